@@ -1,0 +1,104 @@
+#ifndef HESSFIT_UNITS_H_
+#define HESSFIT_UNITS_H_
+/*
+ * Every unit conversion of hessfit, in one place.
+ *
+ * Naming: HF_<FROM>_TO_<TO> multiplies a value in unit FROM to give it in unit TO, e.g.
+ *     k_kj_per_mol_per_nm2 = k_kcal_per_mol_per_a2 * HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2;
+ * A = Angstrom, NM = nanometre, BOHR = Bohr radius, KJ/KCAL are per mole where the name says
+ * PER_MOL (the bare HF_KCAL_TO_KJ is the thermochemical calorie, 4.184, for any quantity).
+ *
+ * Units of the project: OpenMM's (nm, rad, kJ/mol, amu; Hessians kJ/mol/nm^2) inside the plugin;
+ * QM Hessians arrive in Hartree/Bohr^2; q2mm's canonical parameter units are kcal/mol, Angstrom,
+ * degrees with E = k (x - x0)^2 (no 1/2, the same convention as HessianForce), so only the
+ * energy and length units change between q2mm and hessfit, never a factor 2.
+ *
+ * Fundamental constants are CODATA 2018 (exact where the SI fixes them). Factors that follow
+ * from them (the frequency factors, the full mdyn conversions) are functions that compute them
+ * from those constants, so the derivation is in the code.
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- CODATA 2018 ------------------------------------------------------------------------ */
+#define HF_CODATA_HARTREE_J       4.3597447222071e-18 /* Hartree energy E_h, J */
+#define HF_CODATA_BOHR_M          5.29177210903e-11   /* Bohr radius a_0, m */
+#define HF_CODATA_AMU_KG          1.66053906660e-27   /* atomic mass constant m_u, kg */
+#define HF_CODATA_C_M_PER_S       299792458.0         /* speed of light, m/s (exact) */
+#define HF_CODATA_AVOGADRO        6.02214076e23       /* N_A, 1/mol (exact) */
+#define HF_PI                     3.14159265358979323846
+
+/* ---- length ------------------------------------------------------------------------------ */
+#define HF_NM_TO_ANGSTROM         10.0
+#define HF_ANGSTROM_TO_NM         0.1
+#define HF_BOHR_TO_ANGSTROM       0.529177210903
+#define HF_ANGSTROM_TO_BOHR       (1.0 / HF_BOHR_TO_ANGSTROM)
+#define HF_BOHR_TO_NM             0.0529177210903
+#define HF_NM_TO_BOHR             (1.0 / HF_BOHR_TO_NM)
+
+/* ---- energy ------------------------------------------------------------------------------ */
+#define HF_KCAL_TO_KJ             4.184                /* thermochemical calorie, exact */
+#define HF_KJ_TO_KCAL             (1.0 / HF_KCAL_TO_KJ)
+#define HF_HARTREE_TO_KJ_PER_MOL  2625.4996394799      /* E_h * N_A / 1000 */
+#define HF_KJ_PER_MOL_TO_HARTREE  (1.0 / HF_HARTREE_TO_KJ_PER_MOL)
+#define HF_HARTREE_TO_KCAL_PER_MOL (HF_HARTREE_TO_KJ_PER_MOL / HF_KCAL_TO_KJ)
+
+/* ---- angle ------------------------------------------------------------------------------- */
+#define HF_DEG_TO_RAD             (HF_PI / 180.0)
+#define HF_RAD_TO_DEG             (180.0 / HF_PI)
+
+/* ---- force constants and Hessians --------------------------------------------------------- */
+/* Hartree/Bohr^2 <-> kJ/mol/nm^2 (QM Hessian -> OpenMM Hessian): about 937582.9 */
+#define HF_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2 \
+    (HF_HARTREE_TO_KJ_PER_MOL / (HF_BOHR_TO_NM * HF_BOHR_TO_NM))
+#define HF_KJ_PER_MOL_PER_NM2_TO_HARTREE_PER_BOHR2 \
+    (1.0 / HF_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2)
+/* Hartree/Bohr^2 -> kcal/mol/A^2 (about 2240.877) */
+#define HF_HARTREE_PER_BOHR2_TO_KCAL_PER_MOL_PER_A2 \
+    (HF_HARTREE_TO_KCAL_PER_MOL / (HF_BOHR_TO_ANGSTROM * HF_BOHR_TO_ANGSTROM))
+/* q2mm bond constants (kcal/mol/A^2) <-> HessianForce bond constants (kJ/mol/nm^2): 418.4 */
+#define HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2 (HF_KCAL_TO_KJ * 100.0)
+#define HF_KJ_PER_MOL_PER_NM2_TO_KCAL_PER_MOL_PER_A2 (1.0 / HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2)
+/* q2mm angle constants (kcal/mol/rad^2) <-> HessianForce angle constants (kJ/mol/rad^2) */
+#define HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2 HF_KCAL_TO_KJ
+#define HF_KJ_PER_MOL_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2 HF_KJ_TO_KCAL
+
+/* MM3 (MacroModel .fld) force constants -> q2mm/HessianForce convention E = k (x - x0)^2, with
+ * the MM3 program's own constants. An MM3 constant is a spring constant of E = k/2 (x - x0)^2,
+ * so each factor is half the full unit conversion (see hf_mdyn_per_angstrom_to_kcal_per_mol_per_a2):
+ * 71.96631 for stretches (half of 143.9326) and MM3's historical 71.94 for bends. */
+#define HF_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2          71.96631
+#define HF_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2   71.94
+
+/* The full conversion 1 mdyn/A = 100 N/m -> kcal/mol/A^2 (and, the same number, 1 mdyn*A/rad^2
+ * -> kcal/mol/rad^2), from N_A: about 143.9325. No factor 1/2 here. */
+double hf_mdyn_per_angstrom_to_kcal_per_mol_per_a2(void);
+
+/* E_h * N_A / 1000 from the CODATA constants (checks HF_HARTREE_TO_KJ_PER_MOL). */
+double hf_hartree_to_kj_per_mol_codata(void);
+
+/* ---- vibrational frequencies -------------------------------------------------------------- */
+/*
+ * For an eigenvalue l of a mass-weighted Hessian H_ij / sqrt(m_i m_j), the harmonic frequency
+ * in wavenumbers is
+ *     nu [cm^-1] = sign(l) * F * sqrt(|l|),   F = sqrt(E / (L^2 M)) / (2 pi c [cm/s])
+ * where E, L, M are the energy (J per molecule), length (m) and mass (kg) units of H and m;
+ * negative eigenvalues give "imaginary" frequencies printed as negative numbers.
+ */
+double hf_frequency_factor_cm1(double energy_unit_j, double length_unit_m, double mass_unit_kg);
+/* Hartree/Bohr^2 Hessian, masses in amu: 5140.48714... (q2mm prints 5140.4871) */
+double hf_frequency_factor_hartree_bohr2_amu(void);
+/* kJ/mol/nm^2 Hessian (OpenMM), masses in amu: 5.30883746... */
+double hf_frequency_factor_kj_mol_nm2_amu(void);
+/* The rounded factor q2mm uses, for comparisons only. */
+#define HF_Q2MM_FREQUENCY_FACTOR  5140.4871
+
+/* sign(l) * factor * sqrt(|l|), and its inverse sign(nu) * (nu / factor)^2. */
+double hf_eigenvalue_to_cm1(double eigenvalue, double factor);
+double hf_cm1_to_eigenvalue(double frequency_cm1, double factor);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,350 @@
+/* Text readers: .xyz geometries and plain columns of numbers. */
+#include "hessfit_elements.h"
+#include "hessfit_io.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a bounded line reader ---------------------------------------------------------------------- */
+
+typedef struct {
+    FILE *f;
+    const char *path;
+    int line;     /* number of the line in buf (1-based) */
+    char *buf;
+    size_t cap;
+} line_reader;
+
+/* Read the next line into r->buf (without "\n" or "\r\n"). *eof = 1 when the file had no more
+ * characters. NUL bytes and lines longer than HF_XYZ_MAX_LINE are errors. */
+static hf_status next_line(line_reader *r, int *eof)
+{
+    size_t len = 0;
+    int c;
+    *eof = 0;
+    r->line++;
+    for (;;) {
+        c = getc(r->f);
+        if (c == EOF) {
+            if (ferror(r->f))
+                return hf_error(HF_ERROR_IO, "%s:%d: read error", r->path, r->line);
+            if (len == 0)
+                *eof = 1;
+            break;
+        }
+        if (c == '\n')
+            break;
+        if (c == '\0')
+            return hf_error(HF_ERROR_PARSE, "%s:%d: NUL byte in a text file", r->path, r->line);
+        if (len >= HF_XYZ_MAX_LINE)
+            return hf_error(HF_ERROR_PARSE, "%s:%d: line longer than %d bytes", r->path, r->line, HF_XYZ_MAX_LINE);
+        if (len + 1 >= r->cap) {
+            size_t cap = r->cap ? 2 * r->cap : 256;
+            char *b = realloc(r->buf, cap);
+            if (b == NULL)
+                return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for the line", r->path, r->line);
+            r->buf = b;
+            r->cap = cap;
+        }
+        r->buf[len++] = (char)c;
+    }
+    if (r->cap == 0) {
+        r->buf = malloc(256);
+        if (r->buf == NULL)
+            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for the line", r->path, r->line);
+        r->cap = 256;
+    }
+    if (len > 0 && r->buf[len - 1] == '\r')
+        len--;
+    r->buf[len] = '\0';
+    return HF_SUCCESS;
+}
+
+static int is_blank(const char *s)
+{
+    for (; *s; s++)
+        if (!isspace((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+/* Split s in place at whitespace; up to max tokens; returns the number of tokens found (which
+ * may exceed max: the count goes on but only max pointers are stored). */
+static int split(char *s, char **tokens, int max)
+{
+    int n = 0;
+    while (*s) {
+        while (*s && isspace((unsigned char)*s))
+            s++;
+        if (!*s)
+            break;
+        if (n < max)
+            tokens[n] = s;
+        n++;
+        while (*s && !isspace((unsigned char)*s))
+            s++;
+        if (*s)
+            *s++ = '\0';
+    }
+    return n;
+}
+
+/* A whole token as a finite double. what names the field in messages. */
+static hf_status parse_double(const char *token, const char *path, int line, const char *what, double *value)
+{
+    char *end;
+    double v;
+    errno = 0;
+    v = strtod(token, &end);
+    if (end == token || *end != '\0')
+        return hf_error(HF_ERROR_PARSE, "%s:%d: %s '%.40s' is not a number", path, line, what, token);
+    if (isnan(v) || isinf(v)) {
+        if (errno == ERANGE)
+            return hf_error(HF_ERROR_PARSE, "%s:%d: %s '%.40s' is out of the range of a double", path, line, what, token);
+        return hf_error(HF_ERROR_NONFINITE, "%s:%d: %s '%.40s' is not finite (NaN or Inf)", path, line, what, token);
+    }
+    *value = v;
+    return HF_SUCCESS;
+}
+
+/* ---- .xyz ------------------------------------------------------------------------------------------- */
+
+void hf_xyz_free(hf_xyz *xyz)
+{
+    if (xyz == NULL)
+        return;
+    free(xyz->atomic_numbers);
+    free(xyz->coords_angstrom);
+    free(xyz->comment);
+    memset(xyz, 0, sizeof *xyz);
+}
+
+static hf_status parse_count(const char *text, const char *path, int *count)
+{
+    const char *s = text;
+    long long value = 0;
+    int digits = 0;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (*s == '+')
+        s++;
+    while (*s >= '0' && *s <= '9') {
+        if (value <= HF_XYZ_MAX_ATOMS)
+            value = value * 10 + (*s - '0');
+        digits++;
+        s++;
+    }
+    while (isspace((unsigned char)*s))
+        s++;
+    if (digits == 0 || *s != '\0')
+        return hf_error(HF_ERROR_PARSE, "%s:1: the atom count '%.40s' is not a non-negative integer", path, text);
+    if (value > HF_XYZ_MAX_ATOMS)
+        return hf_error(HF_ERROR_OVERFLOW, "%s:1: the atom count '%.40s' exceeds the reader's limit of %d atoms",
+                        path, text, HF_XYZ_MAX_ATOMS);
+    if (value == 0)
+        return hf_error(HF_ERROR_PARSE, "%s:1: the atom count is 0", path);
+    *count = (int)value;
+    return HF_SUCCESS;
+}
+
+static hf_status parse_element(const char *token, const char *path, int line, int *z)
+{
+    const char *s = token;
+    int all_digits = 1;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            all_digits = 0;
+    if (all_digits && strlen(token) <= 3) {
+        int value = atoi(token);
+        if (hf_element_symbol(value) == NULL)
+            return hf_error(HF_ERROR_UNKNOWN_ELEMENT, "%s:%d: no element data for atomic number %s", path, line, token);
+        *z = value;
+        return HF_SUCCESS;
+    }
+    *z = hf_element_atomic_number(token);
+    if (*z == 0)
+        return hf_error(HF_ERROR_UNKNOWN_ELEMENT, "%s:%d: unknown element symbol '%.16s'", path, line, token);
+    return HF_SUCCESS;
+}
+
+hf_status hf_xyz_read(const char *path, hf_xyz *xyz)
+{
+    line_reader r = {NULL, path, 0, NULL, 0};
+    hf_xyz out = {0, NULL, NULL, NULL};
+    int count = 0, cap = 0, eof;
+    hf_status st;
+
+    if (xyz != NULL)
+        memset(xyz, 0, sizeof *xyz);
+    if (path == NULL || xyz == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_xyz_read: %s is NULL", path == NULL ? "path" : "xyz");
+    r.f = fopen(path, "r");
+    if (r.f == NULL)
+        return hf_error(HF_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+
+    if ((st = next_line(&r, &eof)) != HF_SUCCESS)
+        goto fail;
+    if (eof) {
+        st = hf_error(HF_ERROR_PARSE, "%s:1: empty file (the atom count is missing)", path);
+        goto fail;
+    }
+    if ((st = parse_count(r.buf, path, &count)) != HF_SUCCESS)
+        goto fail;
+
+    if ((st = next_line(&r, &eof)) != HF_SUCCESS)
+        goto fail;
+    if (eof) {
+        st = hf_error(HF_ERROR_COUNT, "%s:2: end of file before the comment line (%d atoms announced on line 1)",
+                      path, count);
+        goto fail;
+    }
+    out.comment = malloc(strlen(r.buf) + 1);
+    if (out.comment == NULL) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:2: no memory for the comment", path);
+        goto fail;
+    }
+    strcpy(out.comment, r.buf);
+
+    while (out.n_atoms < count) {
+        char *tok[4];
+        int ntok, z;
+        double x[3];
+        static const char *const axis_name[3] = {"x coordinate", "y coordinate", "z coordinate"};
+        if ((st = next_line(&r, &eof)) != HF_SUCCESS)
+            goto fail;
+        if (eof || is_blank(r.buf)) {
+            st = hf_error(HF_ERROR_COUNT, "%s:%d: %s where atom %d of the %d announced on line 1 should be",
+                          path, r.line, eof ? "end of file" : "blank line", out.n_atoms + 1, count);
+            goto fail;
+        }
+        ntok = split(r.buf, tok, 4);
+        if (ntok != 4) {
+            st = hf_error(HF_ERROR_PARSE, "%s:%d: expected 4 fields 'Symbol x y z', found %d", path, r.line, ntok);
+            goto fail;
+        }
+        if ((st = parse_element(tok[0], path, r.line, &z)) != HF_SUCCESS)
+            goto fail;
+        for (int k = 0; k < 3; k++)
+            if ((st = parse_double(tok[k + 1], path, r.line, axis_name[k], &x[k])) != HF_SUCCESS)
+                goto fail;
+        if (out.n_atoms == cap) {
+            /* grow with the lines actually read, never to the announced count up front */
+            int new_cap = cap ? (cap > count / 2 ? count : 2 * cap) : (count < 64 ? count : 64);
+            int *zs = realloc(out.atomic_numbers, (size_t)new_cap * sizeof *zs);
+            double *cs;
+            if (zs == NULL) {
+                st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %d atoms", path, r.line, new_cap);
+                goto fail;
+            }
+            out.atomic_numbers = zs;
+            cs = realloc(out.coords_angstrom, (size_t)new_cap * 3 * sizeof *cs);
+            if (cs == NULL) {
+                st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %d atoms", path, r.line, new_cap);
+                goto fail;
+            }
+            out.coords_angstrom = cs;
+            cap = new_cap;
+        }
+        out.atomic_numbers[out.n_atoms] = z;
+        for (int k = 0; k < 3; k++)
+            out.coords_angstrom[3 * out.n_atoms + k] = x[k];
+        out.n_atoms++;
+    }
+
+    for (;;) {
+        if ((st = next_line(&r, &eof)) != HF_SUCCESS)
+            goto fail;
+        if (eof)
+            break;
+        if (!is_blank(r.buf)) {
+            st = hf_error(HF_ERROR_COUNT, "%s:%d: data after the %d atoms announced on line 1 (more atoms than "
+                          "the count, or a second frame, which is not supported)", path, r.line, count);
+            goto fail;
+        }
+    }
+
+    free(r.buf);
+    fclose(r.f);
+    *xyz = out;
+    return HF_SUCCESS;
+
+fail:
+    free(r.buf);
+    fclose(r.f);
+    hf_xyz_free(&out);
+    return st;
+}
+
+/* ---- plain numbers -------------------------------------------------------------------------------- */
+
+hf_status hf_text_read_values(const char *path, double **values, size_t *n)
+{
+    line_reader r = {NULL, path, 0, NULL, 0};
+    double *v = NULL;
+    size_t count = 0, cap = 0;
+    int eof;
+    hf_status st = HF_SUCCESS;
+
+    if (values == NULL || n == NULL || path == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_text_read_values: %s is NULL",
+                        path == NULL ? "path" : values == NULL ? "values" : "n");
+    *values = NULL;
+    *n = 0;
+    r.f = fopen(path, "r");
+    if (r.f == NULL)
+        return hf_error(HF_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    for (;;) {
+        char *s, *hash;
+        if ((st = next_line(&r, &eof)) != HF_SUCCESS)
+            break;
+        if (eof)
+            break;
+        hash = strchr(r.buf, '#');
+        if (hash != NULL)
+            *hash = '\0';
+        s = r.buf;
+        for (;;) {
+            char *tok[1];
+            char *next;
+            double x;
+            while (*s && isspace((unsigned char)*s))
+                s++;
+            if (!*s)
+                break;
+            next = s;
+            while (*next && !isspace((unsigned char)*next))
+                next++;
+            if (*next)
+                *next++ = '\0';
+            tok[0] = s;
+            s = next;
+            if ((st = parse_double(tok[0], path, r.line, "value", &x)) != HF_SUCCESS)
+                goto done;
+            if (count == cap) {
+                size_t new_cap = cap ? 2 * cap : 64;
+                double *b = realloc(v, new_cap * sizeof *b);
+                if (b == NULL) {
+                    st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu values", path, r.line, new_cap);
+                    goto done;
+                }
+                v = b;
+                cap = new_cap;
+            }
+            v[count++] = x;
+        }
+    }
+done:
+    free(r.buf);
+    fclose(r.f);
+    if (st != HF_SUCCESS) {
+        free(v);
+        return st;
+    }
+    *values = v;
+    *n = count;
+    return HF_SUCCESS;
+}

@@ -1,0 +1,151 @@
+#include "FlatHessianModel.h"
+#include <cmath>
+#include <sstream>
+
+using namespace HessFit;
+using std::vector;
+
+static hf_term makeTerm(int kind, const HessianForce::Term& t) {
+    hf_term term;
+    term.kind = kind;
+    for (int i = 0; i < 4; i++)
+        term.atoms[i] = t.particles[i];
+    for (int i = 0; i < HF_MAX_TERM_SLOTS; i++)
+        term.slots[i] = t.slots[i];
+    term.periodicity = t.periodicity;
+    term.scale = 1.0;
+    term.phase = 0.0;
+    term.scale_coulomb = 1.0;
+    term.scale_lj = 1.0;
+    return term;
+}
+
+void FlatHessianModel::build(const HessianForce& force) {
+    terms.clear();
+    origins.clear();
+    int n = force.getNumParticles();
+    particleSlots = force.getParticleSlots();
+
+    // Molecules (the implicit one holds every particle in order).
+    int numMolecules = force.getNumMolecules();
+    molOffset.assign(1, 0);
+    molAtoms.clear();
+    atomMol.assign(n, 0);
+    atomLocal.assign(n, 0);
+    exclOffset.assign(numMolecules, 0);
+    blockOffset.assign(numMolecules + 1, 0);
+    long long exclSize = 0;
+    for (int m = 0; m < numMolecules; m++) {
+        vector<int> particles = force.getMoleculeParticles(m);
+        for (int local = 0; local < (int) particles.size(); local++) {
+            atomMol[particles[local]] = m;
+            atomLocal[particles[local]] = local;
+        }
+        molAtoms.insert(molAtoms.end(), particles.begin(), particles.end());
+        molOffset.push_back((int) molAtoms.size());
+        long long nm = (long long) particles.size();
+        exclOffset[m] = exclSize;
+        exclSize += nm * nm;
+        blockOffset[m + 1] = blockOffset[m] + 9 * nm * nm;
+    }
+    excluded.assign(exclSize, 0);
+
+    for (int k = 0; k < HessianForce::NumTermKinds; k++) {
+        HessianForce::TermKind kind = (HessianForce::TermKind) k;
+        const vector<HessianForce::Term>& list = force.getTerms(kind);
+        for (int i = 0; i < (int) list.size(); i++) {
+            const HessianForce::Term& t = list[i];
+            Origin origin = {k, i};
+            if (kind == HessianForce::Exclusion || kind == HessianForce::Pair14 || kind == HessianForce::ExplicitPair) {
+                int a = t.particles[0], b = t.particles[1], m = atomMol[a];
+                long long nm = molOffset[m + 1] - molOffset[m];
+                excluded[exclOffset[m] + atomLocal[a] * nm + atomLocal[b]] = 1;
+                excluded[exclOffset[m] + atomLocal[b] * nm + atomLocal[a]] = 1;
+            }
+            switch (kind) {
+            case HessianForce::Bond:
+            case HessianForce::UreyBradley:
+                terms.push_back(makeTerm(HF_TERM_BOND, t));
+                break;
+            case HessianForce::Angle:
+                terms.push_back(makeTerm(HF_TERM_ANGLE, t));
+                break;
+            case HessianForce::PeriodicTorsion:
+            case HessianForce::PeriodicImproper:
+                terms.push_back(makeTerm(HF_TERM_PERIODIC, t));
+                break;
+            case HessianForce::OPLSTorsion:
+                // V_m/2 (1 + (-1)^(m+1) cos(m phi)) = 0.5 V_m (1 + cos(m phi - phase_m)), phase_m = 0 (m odd), pi (m even).
+                for (int m = 1; m <= 4; m++) {
+                    if (t.slots[m - 1] == HessianForce::NoSlot)
+                        continue;
+                    hf_term term = makeTerm(HF_TERM_PERIODIC, t);
+                    term.slots[0] = t.slots[m - 1];
+                    for (int s = 1; s < HF_MAX_TERM_SLOTS; s++)
+                        term.slots[s] = HF_NO_SLOT;
+                    term.periodicity = m;
+                    term.scale = 0.5;
+                    term.phase = (m % 2 == 1) ? 0.0 : M_PI;
+                    terms.push_back(term);
+                    origins.push_back(origin);
+                }
+                continue;
+            case HessianForce::RBTorsion:
+                terms.push_back(makeTerm(HF_TERM_RB, t));
+                break;
+            case HessianForce::HarmonicImproper:
+                terms.push_back(makeTerm(HF_TERM_HARMONIC_DIHEDRAL, t));
+                break;
+            case HessianForce::Exclusion:
+                continue;
+            case HessianForce::Pair14: {
+                hf_term term = makeTerm(HF_TERM_PAIR_COMBINED, t);
+                int a = t.particles[0], b = t.particles[1];
+                for (int p = 0; p < 3; p++) {
+                    term.slots[2 * p] = particleSlots[3 * a + p];
+                    term.slots[2 * p + 1] = particleSlots[3 * b + p];
+                }
+                term.scale_coulomb = force.getCoulomb14Scale();
+                term.scale_lj = force.getLJ14Scale();
+                terms.push_back(term);
+                break;
+            }
+            case HessianForce::ExplicitPair:
+                terms.push_back(makeTerm(HF_TERM_PAIR, t));
+                break;
+            default:
+                continue;
+            }
+            origins.push_back(origin);
+        }
+    }
+
+    flat.n_particles = n;
+    flat.n_slots = force.getNumParameters();
+    flat.combining = force.getCombiningRule() == HessianForce::Geometric ? HF_COMBINE_GEOMETRIC : HF_COMBINE_LORENTZ_BERTHELOT;
+    flat.particle_slots = particleSlots.data();
+    flat.n_molecules = numMolecules;
+    flat.mol_offset = molOffset.data();
+    flat.mol_atoms = molAtoms.data();
+    flat.atom_mol = atomMol.data();
+    flat.atom_local = atomLocal.data();
+    flat.excluded = excluded.data();
+    flat.excl_offset = exclOffset.data();
+    flat.block_offset = blockOffset.data();
+    flat.n_terms = (int) terms.size();
+    flat.terms = terms.data();
+}
+
+std::string FlatHessianModel::describeTerm(int flatIndex) const {
+    std::ostringstream s;
+    if (flatIndex < 0 || flatIndex >= (int) terms.size()) {
+        s << "a nonbonded pair (coincident particles)";
+        return s.str();
+    }
+    const Origin& o = origins[flatIndex];
+    s << HessianForce::termKindName((HessianForce::TermKind) o.kind) << " " << o.index << " (particles";
+    for (int a = 0; a < 4 && terms[flatIndex].atoms[a] >= 0; a++)
+        s << (a ? ", " : " ") << terms[flatIndex].atoms[a];
+    s << ")";
+    return s.str();
+}

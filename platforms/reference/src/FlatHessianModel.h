@@ -1,0 +1,35 @@
+#ifndef HESSFIT_FLAT_HESSIAN_MODEL_H_
+#define HESSFIT_FLAT_HESSIAN_MODEL_H_
+
+#include "HessianForce.h"
+#include "hf_core.h"
+#include <string>
+#include <vector>
+
+namespace HessFit {
+
+/**
+ * A HessianForce flattened into the arrays of the C math core (hf_model): one hf_term per
+ * energy term (an OPLS torsion becomes up to four periodic terms, a 1-4 pair a combined pair),
+ * molecule tables, exclusion matrices and Hessian block offsets. It owns the arrays; model()
+ * points into them. The force must have been validated (HessianForceImpl::validate).
+ */
+class FlatHessianModel {
+public:
+    void build(const HessianForce& force);
+    const hf_model& model() const { return flat; }
+    /** "angle 3 (particles 4, 5, 6)" for a flattened term index, or a nonbonded-pair note. */
+    std::string describeTerm(int flatIndex) const;
+private:
+    struct Origin { int kind, index; };
+    std::vector<hf_term> terms;
+    std::vector<Origin> origins;
+    std::vector<int> particleSlots, molOffset, molAtoms, atomMol, atomLocal;
+    std::vector<unsigned char> excluded;
+    std::vector<long long> exclOffset, blockOffset;
+    hf_model flat;
+};
+
+} // namespace HessFit
+
+#endif

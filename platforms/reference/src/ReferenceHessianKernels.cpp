@@ -1,0 +1,71 @@
+#include "ReferenceHessianKernels.h"
+#include "HessianForceException.h"
+#include "openmm/internal/ContextImpl.h"
+#include "openmm/reference/ReferencePlatform.h"
+#include "openmm/Vec3.h"
+
+using namespace HessFit;
+using namespace OpenMM;
+using std::vector;
+
+static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 must be three packed doubles");
+
+// Positions and forces of the Reference platform as flat xyz arrays (nm, kJ/mol/nm).
+static const double* positionsOf(ContextImpl& context) {
+    ReferencePlatform::PlatformData* data = reinterpret_cast<ReferencePlatform::PlatformData*>(context.getPlatformData());
+    return &(*data->positions)[0][0];
+}
+
+static double* forcesOf(ContextImpl& context) {
+    ReferencePlatform::PlatformData* data = reinterpret_cast<ReferencePlatform::PlatformData*>(context.getPlatformData());
+    return &(*data->forces)[0][0];
+}
+
+void ReferenceCalcHessianForceKernel::initialize(const System&, const HessianForce& force) {
+    model.build(force);
+    table = force.getParameters();
+}
+
+void ReferenceCalcHessianForceKernel::check(int status, int badTerm) const {
+    if (status != 0)
+        throw HessianForceException(HessianForceException::Geometry,
+                                    "HessianForce: the geometry of " + model.describeTerm(badTerm) +
+                                    " is undefined (coincident particles or collinear dihedral atoms)");
+}
+
+double ReferenceCalcHessianForceKernel::execute(ContextImpl& context, bool includeForces, bool) {
+    if (model.model().n_particles == 0)
+        return 0.0;
+    double energy = 0.0;
+    int bad = 0;
+    check(hf_energy_forces(&model.model(), table.data(), positionsOf(context), &energy,
+                           includeForces ? forcesOf(context) : nullptr, &bad), bad);
+    return energy;
+}
+
+void ReferenceCalcHessianForceKernel::copyParametersToContext(ContextImpl&, const HessianForce& force) {
+    model.build(force);
+    table = force.getParameters();
+}
+
+void ReferenceCalcHessianForceKernel::copyParameterTableToContext(ContextImpl&, const vector<double>& newTable) {
+    table = newTable;
+}
+
+void ReferenceCalcHessianForceKernel::computeHessianBlocks(ContextImpl& context, vector<double>& blocks) {
+    const hf_model& m = model.model();
+    blocks.assign(m.block_offset[m.n_molecules], 0.0);
+    if (m.n_particles == 0)
+        return;
+    int bad = 0;
+    check(hf_hessian_blocks(&m, table.data(), positionsOf(context), blocks.data(), &bad), bad);
+}
+
+void ReferenceCalcHessianForceKernel::computeParameterDerivatives(ContextImpl& context, vector<double>& derivatives) {
+    const hf_model& m = model.model();
+    derivatives.assign(table.size(), 0.0);
+    if (m.n_particles == 0 || table.empty())
+        return;
+    int bad = 0;
+    check(hf_parameter_derivatives(&m, table.data(), positionsOf(context), derivatives.data(), &bad), bad);
+}

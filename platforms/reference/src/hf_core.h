@@ -1,0 +1,110 @@
+#ifndef HESSFIT_HF_CORE_H_
+#define HESSFIT_HF_CORE_H_
+/*
+ * The C math core of the Reference platform: energies, forces, analytic Cartesian Hessians and
+ * parameter derivatives of a flattened HessianForce. OpenMM units (nm, rad, kJ/mol, e).
+ *
+ * Every term is a scalar function of one internal coordinate q (a distance, an angle or a
+ * dihedral): E = f(q; p). The geometry layer gives q, dq/dx and d2q/dx2; the term layer gives
+ * f, f', f'' and their derivatives with respect to the term's parameter slots. Then
+ *     grad E = f' dq/dx,   H = f'' (dq/dx)(dq/dx)^T + f' d2q/dx2,
+ *     dH/dp  = (df''/dp) (dq/dx)(dq/dx)^T + (df'/dp) d2q/dx2,
+ * the last one being what adjoint parameter gradients of Hessian-space objectives need.
+ */
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Coulomb constant, kJ nm / (mol e^2): exactly OpenMM's ONE_4PI_EPS0 (SimTKOpenMMRealType.h). */
+#define HF_ONE_4PI_EPS0 (1.0 / (4.0 * 3.14159265358979323846 * (1e-6 * 8.8541878128e-12 / (1.602176634e-19 * 1.602176634e-19 * 6.02214076e23))))
+
+typedef enum {
+    HF_TERM_BOND = 0,            /* atoms i,j;       slots k, r0;            E = k (r - r0)^2 */
+    HF_TERM_ANGLE,               /* atoms i,j,k;     slots k, theta0;        E = k (theta - theta0)^2 */
+    HF_TERM_PERIODIC,            /* atoms i,j,k,l;   slots k, phase;         E = scale k (1 + cos(n phi - phase)) */
+    HF_TERM_RB,                  /* atoms i,j,k,l;   slots C0..C5;           E = sum C_m cos(phi - pi)^m */
+    HF_TERM_HARMONIC_DIHEDRAL,   /* atoms i,j,k,l;   slots k, phi0;          E = k wrap(phi - phi0)^2 */
+    HF_TERM_PAIR,                /* atoms i,j;       slots qq, sigma, eps;   E = LJ(sigma, eps) + C qq / r */
+    HF_TERM_PAIR_COMBINED,       /* atoms i,j;       slots q_i, q_j, sigma_i, sigma_j, eps_i, eps_j, combined by the
+                                    model's rule; Coulomb scaled by scale_coulomb, LJ by scale_lj */
+    HF_NUM_TERM_KINDS
+} hf_term_kind;
+
+#define HF_MAX_TERM_SLOTS 6
+#define HF_NO_SLOT (-1)          /* the parameter is zero */
+
+typedef struct {
+    int kind;                    /* hf_term_kind */
+    int atoms[4];                /* system particle indices; unused entries -1 */
+    int slots[HF_MAX_TERM_SLOTS];/* parameter slots; HF_NO_SLOT = zero; unused entries HF_NO_SLOT */
+    int periodicity;             /* HF_TERM_PERIODIC: n >= 1 */
+    double scale;                /* HF_TERM_PERIODIC: multiplies k (1 for periodic, 0.5 for OPLS V_m) */
+    double phase;                /* HF_TERM_PERIODIC: used when slots[1] == HF_NO_SLOT (OPLS: 0 or pi) */
+    double scale_coulomb;        /* HF_TERM_PAIR_COMBINED */
+    double scale_lj;             /* HF_TERM_PAIR_COMBINED */
+} hf_term;
+
+typedef enum { HF_COMBINE_GEOMETRIC = 0, HF_COMBINE_LORENTZ_BERTHELOT = 1 } hf_combining;
+
+/*
+ * A flattened force. The plain nonbonded sum runs over all pairs (a < b) of each molecule that are
+ * not marked in that molecule's exclusion matrix; its per-particle slots are particle_slots.
+ * Hessian blocks: molecule m's block is (3 n_m)^2 doubles, row-major, at block_offset[m];
+ * coordinate order within it: local atom index (position in mol_atoms), then x, y, z.
+ */
+typedef struct {
+    int n_particles;
+    int n_slots;
+    int combining;                   /* hf_combining */
+    const int *particle_slots;       /* 3 per particle: charge, sigma, epsilon (HF_NO_SLOT = 0) */
+    int n_molecules;
+    const int *mol_offset;           /* n_molecules + 1 offsets into mol_atoms */
+    const int *mol_atoms;            /* particle indices, molecule by molecule */
+    const int *atom_mol;             /* per particle: its molecule */
+    const int *atom_local;           /* per particle: its position within its molecule */
+    const unsigned char *excluded;   /* per molecule m, an n_m x n_m row-major 0/1 matrix at
+                                        excl_offset[m], symmetric, indexed by local atom index */
+    const long long *excl_offset;    /* n_molecules */
+    const long long *block_offset;   /* n_molecules + 1; block_offset[n_molecules] = total size */
+    int n_terms;
+    const hf_term *terms;
+} hf_model;
+
+/* Per-term scalar results: f(q), f'(q), f''(q) and their derivatives with respect to each of the
+ * term's slots (index s refers to term->slots[s]; entries for HF_NO_SLOT are 0). */
+typedef struct {
+    double q, e, de, d2e;
+    double de_dp[HF_MAX_TERM_SLOTS], dde_dp[HF_MAX_TERM_SLOTS], d2de_dp[HF_MAX_TERM_SLOTS];
+} hf_term_value;
+
+/* Geometry: the internal coordinate of n atoms (2: distance, 3: angle at the middle atom,
+ * 4: IUPAC dihedral) with its gradient (3n) and, if hess != NULL, Hessian (3n x 3n row-major).
+ * Returns 0, or -1 when the coordinate is undefined (coincident atoms, collinear dihedral atoms). */
+int hf_coordinate(int n_atoms, const double *const x[4], double *q, double *grad, double *hess);
+
+/* f, f', f'' and parameter derivatives of one term at coordinate value q. For pair terms q = r. */
+void hf_term_scalar(const hf_model *model, const hf_term *term, const double *table, double q,
+                    hf_term_value *out);
+
+/* Energy (kJ/mol) and, if forces != NULL, forces ADDED to forces[3 n_particles] (kJ/mol/nm).
+ * pos is 3 n_particles. Returns 0, or -1 on undefined geometry (term index in *bad_term). */
+int hf_energy_forces(const hf_model *model, const double *table, const double *pos,
+                     double *energy, double *forces, int *bad_term);
+
+/* Hessian blocks (overwritten; size block_offset[n_molecules]), kJ/mol/nm^2. */
+int hf_hessian_blocks(const hf_model *model, const double *table, const double *pos,
+                      double *blocks, int *bad_term);
+
+/* dE/dslot for every slot (overwritten; size n_slots), kJ/mol per slot unit. */
+int hf_parameter_derivatives(const hf_model *model, const double *table, const double *pos,
+                             double *dedp, int *bad_term);
+
+/* Bad-term index used when the undefined geometry is in the plain nonbonded sum. */
+#define HF_BAD_NONBONDED_PAIR (-2)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,221 @@
+/*
+ * The scalar part of every term: f(q), f'(q), f''(q) and their derivatives with respect to the
+ * term's parameter slots (see hf_core.h for the energy of each kind). A slot HF_NO_SLOT stands for
+ * the value 0 and gets derivative entries 0.
+ */
+#include "hf_core.h"
+
+#include <math.h>
+#include <string.h>
+
+#define HF_TWO_PI 6.28318530717958647692
+
+static inline double slot_value(const hf_term *t, const double *table, int s)
+{
+    return t->slots[s] == HF_NO_SLOT ? 0.0 : table[t->slots[s]];
+}
+
+/* Zero the derivative entries of the slots that are HF_NO_SLOT. */
+static void clear_unused(const hf_term *t, hf_term_value *out)
+{
+    for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
+        if (t->slots[s] == HF_NO_SLOT) {
+            out->de_dp[s] = 0.0;
+            out->dde_dp[s] = 0.0;
+            out->d2de_dp[s] = 0.0;
+        }
+}
+
+/* E = k (q - q0)^2: bonds, Urey-Bradley, angles (slots k, q0). */
+static void harmonic(double k, double d, hf_term_value *out)
+{
+    out->e = k * d * d;
+    out->de = 2.0 * k * d;
+    out->d2e = 2.0 * k;
+    out->de_dp[0] = d * d;
+    out->dde_dp[0] = 2.0 * d;
+    out->d2de_dp[0] = 2.0;
+    out->de_dp[1] = -2.0 * k * d;
+    out->dde_dp[1] = -2.0 * k;
+    out->d2de_dp[1] = 0.0;
+}
+
+/* E = scale k (1 + cos(n q - phase)) */
+static void periodic(const hf_term *t, const double *table, double q, hf_term_value *out)
+{
+    const double k = slot_value(t, table, 0);
+    const double phase = (t->slots[1] == HF_NO_SLOT) ? t->phase : table[t->slots[1]];
+    const double n = (double)t->periodicity, sc = t->scale;
+    const double arg = n * q - phase, cs = cos(arg), sn = sin(arg);
+    out->e = sc * k * (1.0 + cs);
+    out->de = -sc * k * n * sn;
+    out->d2e = -sc * k * n * n * cs;
+    out->de_dp[0] = sc * (1.0 + cs);
+    out->dde_dp[0] = -sc * n * sn;
+    out->d2de_dp[0] = -sc * n * n * cs;
+    /* d/dphase: d(arg)/dphase = -1 */
+    out->de_dp[1] = sc * k * sn;
+    out->dde_dp[1] = sc * k * n * cs;
+    out->d2de_dp[1] = -sc * k * n * n * sn;
+}
+
+/* E = sum_m C_m y^m with y = cos(q - pi) = -cos q: dy/dq = sin q, d2y/dq2 = cos q, so
+ * f' = P'(y) sin q, f'' = P''(y) sin^2 q + P'(y) cos q. */
+static void ryckaert_bellemans(const hf_term *t, const double *table, double q, hf_term_value *out)
+{
+    const double cq = cos(q), sq = sin(q), y = -cq;
+    double pw[6]; /* y^m */
+    pw[0] = 1.0;
+    for (int m = 1; m < 6; m++)
+        pw[m] = pw[m - 1] * y;
+    double e = 0.0, p1 = 0.0, p2 = 0.0; /* P(y), P'(y), P''(y) */
+    for (int m = 0; m < 6; m++) {
+        const double d1 = (m >= 1) ? m * pw[m - 1] : 0.0;           /* d(y^m)/dy */
+        const double d2 = (m >= 2) ? m * (m - 1) * pw[m - 2] : 0.0; /* d2(y^m)/dy2 */
+        const double cm = slot_value(t, table, m);
+        e += cm * pw[m];
+        p1 += cm * d1;
+        p2 += cm * d2;
+        out->de_dp[m] = pw[m];
+        out->dde_dp[m] = d1 * sq;
+        out->d2de_dp[m] = d2 * sq * sq + d1 * cq;
+    }
+    out->e = e;
+    out->de = p1 * sq;
+    out->d2e = p2 * sq * sq + p1 * cq;
+}
+
+/* E = k wrap(q - phi0)^2, wrap to [-pi, pi] (remainder() is exact). d wrap/d phi0 = -1. */
+static void harmonic_dihedral(double k, double q, double phi0, hf_term_value *out)
+{
+    harmonic(k, remainder(q - phi0, HF_TWO_PI), out);
+}
+
+/*
+ * Lennard-Jones + Coulomb of one pair at distance r, with the partial derivatives of f, f', f''
+ * with respect to the charge product qq, sigma and epsilon (each array: f, f', f'').
+ * LJ as OpenMM's Reference platform evaluates it: sig2 = (sigma/r)^2, sig6 = sig2^3,
+ * E = 4 eps sig6 (sig6 - 1). With s = sigma/r:
+ *     f'  = -4 eps sig6 (12 sig6 - 6) / r,        f'' = 4 eps sig6 (156 sig6 - 42) / r^2,
+ *     dE/dsigma   = 4 eps s^5 (12 sig6 - 6) / r,
+ *     df'/dsigma  = 4 eps s^5 (36 - 144 sig6) / r^2,
+ *     df''/dsigma = 4 eps s^5 (1872 sig6 - 252) / r^3   (no division by sigma).
+ */
+static void lj_coulomb(double r, double qq, double sigma, double eps, double sc_coul, double sc_lj,
+                       double f[3], double d_qq[3], double d_sig[3], double d_eps[3])
+{
+    const double inv_r = 1.0 / r, inv_r2 = inv_r * inv_r, inv_r3 = inv_r2 * inv_r;
+    const double sr = sigma * inv_r;
+    const double sig2 = sr * sr, sig6 = sig2 * sig2 * sig2, sr5 = sig2 * sig2 * sr;
+    const double e4 = 4.0 * eps * sc_lj;
+    /* per unit of 4 eps */
+    const double u0 = (sig6 - 1.0) * sig6;
+    const double u1 = -(12.0 * sig6 - 6.0) * sig6 * inv_r;
+    const double u2 = (156.0 * sig6 - 42.0) * sig6 * inv_r2;
+    const double cc = HF_ONE_4PI_EPS0 * sc_coul;
+    const double ccq = cc * qq;
+    f[0] = e4 * u0 + ccq * inv_r;
+    f[1] = e4 * u1 - ccq * inv_r2;
+    f[2] = e4 * u2 + 2.0 * ccq * inv_r3;
+    d_qq[0] = cc * inv_r;
+    d_qq[1] = -cc * inv_r2;
+    d_qq[2] = 2.0 * cc * inv_r3;
+    d_sig[0] = e4 * sr5 * (12.0 * sig6 - 6.0) * inv_r;
+    d_sig[1] = e4 * sr5 * (36.0 - 144.0 * sig6) * inv_r2;
+    d_sig[2] = e4 * sr5 * (1872.0 * sig6 - 252.0) * inv_r3;
+    d_eps[0] = 4.0 * sc_lj * u0;
+    d_eps[1] = 4.0 * sc_lj * u1;
+    d_eps[2] = 4.0 * sc_lj * u2;
+}
+
+/*
+ * d sqrt(x y) / dx. At x == 0 this is 0 if y == 0 (sqrt(x y) is then identically 0 along x) and
+ * +INFINITY otherwise (the one-sided derivative of sqrt(x y) for x -> 0+ diverges).
+ */
+static inline double dsqrt_prod(double x, double y)
+{
+    if (x == 0.0)
+        return y == 0.0 ? 0.0 : INFINITY;
+    if (y == 0.0)
+        return 0.0;
+    return 0.5 * y / sqrt(x * y);
+}
+
+/* outer * inner with 0 * (+-inf) taken as 0: when dE/dsigma or dE/deps vanishes (e.g. sigma = 0,
+ * where E does not depend on the combined parameter at all), an infinite combining-rule
+ * derivative must not turn it into NaN. */
+static inline double chain(double outer, double inner) { return outer == 0.0 ? 0.0 : outer * inner; }
+
+static void pair(const hf_term *t, const double *table, double r, hf_term_value *out)
+{
+    double f[3], dq[3], ds[3], de[3];
+    lj_coulomb(r, slot_value(t, table, 0), slot_value(t, table, 1), slot_value(t, table, 2), 1.0, 1.0,
+               f, dq, ds, de);
+    out->e = f[0];
+    out->de = f[1];
+    out->d2e = f[2];
+    const double *d[3] = {dq, ds, de};
+    for (int s = 0; s < 3; s++) {
+        out->de_dp[s] = d[s][0];
+        out->dde_dp[s] = d[s][1];
+        out->d2de_dp[s] = d[s][2];
+    }
+}
+
+/* Slots q_i, q_j, sigma_i, sigma_j, eps_i, eps_j; qq = q_i q_j, eps = sqrt(eps_i eps_j),
+ * sigma = sqrt(sigma_i sigma_j) (geometric) or (sigma_i + sigma_j)/2 (Lorentz-Berthelot). */
+static void pair_combined(const hf_model *model, const hf_term *t, const double *table, double r,
+                          hf_term_value *out)
+{
+    const double qi = slot_value(t, table, 0), qj = slot_value(t, table, 1);
+    const double si = slot_value(t, table, 2), sj = slot_value(t, table, 3);
+    const double ei = slot_value(t, table, 4), ej = slot_value(t, table, 5);
+    const int geometric = model->combining != HF_COMBINE_LORENTZ_BERTHELOT;
+    const double sigma = geometric ? sqrt(si * sj) : 0.5 * (si + sj);
+    const double eps = sqrt(ei * ej);
+    /* d(combined)/d(slot s) for s = 0..5 */
+    const double dsi = geometric ? dsqrt_prod(si, sj) : 0.5, dsj = geometric ? dsqrt_prod(sj, si) : 0.5;
+    const double inner[HF_MAX_TERM_SLOTS] = {qj, qi, dsi, dsj, dsqrt_prod(ei, ej), dsqrt_prod(ej, ei)};
+    double f[3], dq[3], ds[3], de[3];
+    lj_coulomb(r, qi * qj, sigma, eps, t->scale_coulomb, t->scale_lj, f, dq, ds, de);
+    out->e = f[0];
+    out->de = f[1];
+    out->d2e = f[2];
+    const double *outer[HF_MAX_TERM_SLOTS] = {dq, dq, ds, ds, de, de};
+    for (int s = 0; s < HF_MAX_TERM_SLOTS; s++) {
+        out->de_dp[s] = chain(outer[s][0], inner[s]);
+        out->dde_dp[s] = chain(outer[s][1], inner[s]);
+        out->d2de_dp[s] = chain(outer[s][2], inner[s]);
+    }
+}
+
+void hf_term_scalar(const hf_model *model, const hf_term *term, const double *table, double q,
+                    hf_term_value *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->q = q;
+    switch (term->kind) {
+    case HF_TERM_BOND:
+    case HF_TERM_ANGLE:
+        harmonic(slot_value(term, table, 0), q - slot_value(term, table, 1), out);
+        break;
+    case HF_TERM_PERIODIC:
+        periodic(term, table, q, out);
+        break;
+    case HF_TERM_RB:
+        ryckaert_bellemans(term, table, q, out);
+        break;
+    case HF_TERM_HARMONIC_DIHEDRAL:
+        harmonic_dihedral(slot_value(term, table, 0), q, slot_value(term, table, 1), out);
+        break;
+    case HF_TERM_PAIR:
+        pair(term, table, q, out);
+        break;
+    case HF_TERM_PAIR_COMBINED:
+        pair_combined(model, term, table, q, out);
+        break;
+    default:
+        break; /* unknown kind: contributes nothing */
+    }
+    clear_unused(term, out);
+}

@@ -1,0 +1,43 @@
+#ifndef HESSFIT_HESSIAN_KERNELS_H_
+#define HESSFIT_HESSIAN_KERNELS_H_
+
+#include "HessianForce.h"
+#include "openmm/KernelImpl.h"
+#include "openmm/System.h"
+#include "openmm/Platform.h"
+#include <string>
+#include <vector>
+
+namespace HessFit {
+
+/**
+ * The kernel interface every platform implements for HessianForce. OpenMM units throughout
+ * (nm, rad, kJ/mol). Platforms get the positions from the ContextImpl themselves.
+ *
+ * Hessian-space objectives (projections V^T H V, mass-weighted eigenvalues, their parameter
+ * gradients by the adjoint route) are added as further virtual methods here, so that every
+ * platform computes them where the Hessians live (on the device for GPU platforms); the per-term
+ * quantities they need (f', f'' and their slot derivatives, dq/dx, d2q/dx2) are what the
+ * Reference math core already computes.
+ */
+class CalcHessianForceKernel : public OpenMM::KernelImpl {
+public:
+    static std::string Name() { return "CalcHessianForce"; }
+    CalcHessianForceKernel(std::string name, const OpenMM::Platform& platform) : OpenMM::KernelImpl(name, platform) {}
+    /** Take the force's validated definition. */
+    virtual void initialize(const OpenMM::System& system, const HessianForce& force) = 0;
+    /** Energy (kJ/mol); adds forces (kJ/mol/nm) to the context's force array when includeForces. */
+    virtual double execute(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy) = 0;
+    /** Copy the (validated) table and terms; the particle and molecule layout is unchanged. */
+    virtual void copyParametersToContext(OpenMM::ContextImpl& context, const HessianForce& force) = 0;
+    /** Copy only the parameter table (same length; the terms did not change): a fit's hot path. */
+    virtual void copyParameterTableToContext(OpenMM::ContextImpl& context, const std::vector<double>& table) = 0;
+    /** Concatenated per-molecule Hessian blocks, kJ/mol/nm^2 (layout: HessianForce::getHessianBlocks). */
+    virtual void computeHessianBlocks(OpenMM::ContextImpl& context, std::vector<double>& blocks) = 0;
+    /** dE/dslot for every slot, kJ/mol per slot unit. */
+    virtual void computeParameterDerivatives(OpenMM::ContextImpl& context, std::vector<double>& derivatives) = 0;
+};
+
+} // namespace HessFit
+
+#endif

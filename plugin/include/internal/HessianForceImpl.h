@@ -1,0 +1,46 @@
+#ifndef HESSFIT_HESSIAN_FORCE_IMPL_H_
+#define HESSFIT_HESSIAN_FORCE_IMPL_H_
+
+#include "HessianForce.h"
+#include "openmm/internal/ForceImpl.h"
+#include "openmm/Kernel.h"
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace HessFit {
+
+/** The ForceImpl of HessianForce: validates the force against the System and owns the kernel. */
+class HessianForceImpl : public OpenMM::ForceImpl {
+public:
+    explicit HessianForceImpl(const HessianForce& owner);
+    void initialize(OpenMM::ContextImpl& context);
+    const HessianForce& getOwner() const { return owner; }
+    void updateContextState(OpenMM::ContextImpl&, bool&) {}
+    double calcForcesAndEnergy(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy, int groups);
+    std::map<std::string, double> getDefaultParameters() { return std::map<std::string, double>(); }
+    std::vector<std::string> getKernelNames();
+    std::vector<std::pair<int, int> > getBondedParticles() const;
+    void updateParametersInContext(OpenMM::ContextImpl& context);
+    void getHessianBlocks(OpenMM::ContextImpl& context, std::vector<double>& blocks);
+    void getParameterDerivatives(OpenMM::ContextImpl& context, std::vector<double>& derivatives);
+    /** Check indices, slots, finiteness and molecule membership; throws HessianForceException
+     *  naming the first offending item. numSystemParticles < 0 skips the System size check. */
+    static void validate(const HessianForce& force, int numSystemParticles);
+private:
+    /** True if terms, particle slots and molecules equal those last given to the kernel. */
+    bool sameDefinitionAsKernel() const;
+    void rememberDefinition();
+    const HessianForce& owner;
+    std::vector<HessianForce::Term> kernelTerms[HessianForce::NumTermKinds];
+    std::vector<int> kernelParticleSlots;
+    std::vector<std::vector<int> > kernelMolecules;
+    int kernelCombiningRule;
+    double kernel14Scales[2];
+    OpenMM::Kernel kernel;
+};
+
+} // namespace HessFit
+
+#endif

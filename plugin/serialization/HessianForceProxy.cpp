@@ -1,0 +1,156 @@
+#include "HessianForceProxy.h"
+#include "HessianForce.h"
+#include "HessianForceException.h"
+#include "openmm/serialization/SerializationNode.h"
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace OpenMM;
+using std::string;
+using std::vector;
+
+namespace HessFit {
+
+namespace {
+
+const int proxyVersion = 1;
+
+/** XML layout of one term kind: list node, item node, particle count, slot attribute names. */
+struct KindLayout {
+    HessianForce::TermKind kind;
+    const char* listName;
+    const char* itemName;
+    int numParticles;
+    int numSlots;
+    const char* slotNames[6];
+    bool hasPeriodicity;
+};
+
+const KindLayout kindLayouts[] = {
+    {HessianForce::Bond, "Bonds", "Bond", 2, 2, {"k", "r0"}, false},
+    {HessianForce::UreyBradley, "UreyBradleys", "UreyBradley", 2, 2, {"k", "r0"}, false},
+    {HessianForce::Angle, "Angles", "Angle", 3, 2, {"k", "theta0"}, false},
+    {HessianForce::PeriodicTorsion, "PeriodicTorsions", "Torsion", 4, 2, {"k", "phase"}, true},
+    {HessianForce::OPLSTorsion, "OPLSTorsions", "Torsion", 4, 4, {"v1", "v2", "v3", "v4"}, false},
+    {HessianForce::RBTorsion, "RBTorsions", "Torsion", 4, 6, {"c0", "c1", "c2", "c3", "c4", "c5"}, false},
+    {HessianForce::PeriodicImproper, "PeriodicImpropers", "Improper", 4, 2, {"k", "phase"}, true},
+    {HessianForce::HarmonicImproper, "HarmonicImpropers", "Improper", 4, 2, {"k", "phi0"}, false},
+    {HessianForce::Exclusion, "Exclusions", "Exclusion", 2, 0, {}, false},
+    {HessianForce::Pair14, "Pairs14", "Pair", 2, 0, {}, false},
+    {HessianForce::ExplicitPair, "ExplicitPairs", "Pair", 2, 3, {"chargeProd", "sigma", "epsilon"}, false},
+};
+static_assert(sizeof(kindLayouts) / sizeof(kindLayouts[0]) == HessianForce::NumTermKinds,
+              "HessianForceProxy: a term kind has no XML layout");
+
+const char* particleAttribute[4] = {"p1", "p2", "p3", "p4"};
+
+/** Adds one term through the public API (which validates it). */
+void addTerm(HessianForce& force, HessianForce::TermKind kind, const int* p, const int* s, int periodicity) {
+    switch (kind) {
+    case HessianForce::Bond: force.addBond(p[0], p[1], s[0], s[1]); break;
+    case HessianForce::UreyBradley: force.addUreyBradley(p[0], p[1], s[0], s[1]); break;
+    case HessianForce::Angle: force.addAngle(p[0], p[1], p[2], s[0], s[1]); break;
+    case HessianForce::PeriodicTorsion: force.addPeriodicTorsion(p[0], p[1], p[2], p[3], periodicity, s[0], s[1]); break;
+    case HessianForce::OPLSTorsion: force.addOPLSTorsion(p[0], p[1], p[2], p[3], vector<int>(s, s + 4)); break;
+    case HessianForce::RBTorsion: force.addRBTorsion(p[0], p[1], p[2], p[3], vector<int>(s, s + 6)); break;
+    case HessianForce::PeriodicImproper: force.addPeriodicImproper(p[0], p[1], p[2], p[3], periodicity, s[0], s[1]); break;
+    case HessianForce::HarmonicImproper: force.addHarmonicImproper(p[0], p[1], p[2], p[3], s[0], s[1]); break;
+    case HessianForce::Exclusion: force.addExclusion(p[0], p[1]); break;
+    case HessianForce::Pair14: force.addPair14(p[0], p[1]); break;
+    case HessianForce::ExplicitPair: force.addExplicitPair(p[0], p[1], s[0], s[1], s[2]); break;
+    case HessianForce::NumTermKinds: break;
+    }
+}
+
+} // namespace
+
+HessianForceProxy::HessianForceProxy() : SerializationProxy("HessianForce") {
+}
+
+void HessianForceProxy::serialize(const void* object, SerializationNode& node) const {
+    const HessianForce& force = *reinterpret_cast<const HessianForce*>(object);
+    node.setIntProperty("version", proxyVersion);
+    node.setIntProperty("forceGroup", force.getForceGroup());
+    node.setStringProperty("name", force.getName());
+    node.setIntProperty("combiningRule", (int) force.getCombiningRule());
+    node.setDoubleProperty("coulomb14Scale", force.getCoulomb14Scale());
+    node.setDoubleProperty("lj14Scale", force.getLJ14Scale());
+
+    SerializationNode& parameters = node.createChildNode("Parameters");
+    for (double value : force.getParameters())
+        parameters.createChildNode("Slot").setDoubleProperty("v", value);
+
+    SerializationNode& particles = node.createChildNode("Particles");
+    for (int i = 0; i < force.getNumParticles(); i++) {
+        int q, s, e;
+        force.getParticleParameters(i, q, s, e);
+        particles.createChildNode("Particle").setIntProperty("q", q).setIntProperty("sig", s).setIntProperty("eps", e);
+    }
+
+    SerializationNode& molecules = node.createChildNode("Molecules");
+    for (const vector<int>& molecule : force.getExplicitMolecules()) {
+        SerializationNode& m = molecules.createChildNode("Molecule");
+        for (int p : molecule)
+            m.createChildNode("Particle").setIntProperty("p", p);
+    }
+
+    for (const KindLayout& layout : kindLayouts) {
+        SerializationNode& list = node.createChildNode(layout.listName);
+        for (const HessianForce::Term& term : force.getTerms(layout.kind)) {
+            SerializationNode& item = list.createChildNode(layout.itemName);
+            for (int i = 0; i < layout.numParticles; i++)
+                item.setIntProperty(particleAttribute[i], term.particles[i]);
+            for (int i = 0; i < layout.numSlots; i++)
+                item.setIntProperty(layout.slotNames[i], term.slots[i]);
+            if (layout.hasPeriodicity)
+                item.setIntProperty("periodicity", term.periodicity);
+        }
+    }
+}
+
+void* HessianForceProxy::deserialize(const SerializationNode& node) const {
+    int version = node.getIntProperty("version");
+    if (version != proxyVersion) {
+        std::ostringstream m;
+        m << "HessianForceProxy: unsupported HessianForce serialization version " << version << " (this build reads "
+          << proxyVersion << ")";
+        throw HessianForceException(HessianForceException::Unsupported, m.str());
+    }
+    std::unique_ptr<HessianForce> force(new HessianForce());
+    force->setForceGroup(node.getIntProperty("forceGroup", 0));
+    if (node.hasProperty("name"))
+        force->setName(node.getStringProperty("name"));
+    force->setCombiningRule((HessianForce::CombiningRule) node.getIntProperty("combiningRule"));
+    force->setCoulomb14Scale(node.getDoubleProperty("coulomb14Scale"));
+    force->setLJ14Scale(node.getDoubleProperty("lj14Scale"));
+
+    // The table first: terms and particles check their slots against it.
+    for (const SerializationNode& slot : node.getChildNode("Parameters").getChildren())
+        force->addParameter(slot.getDoubleProperty("v"));
+    for (const SerializationNode& p : node.getChildNode("Particles").getChildren())
+        force->addParticle(p.getIntProperty("q"), p.getIntProperty("sig"), p.getIntProperty("eps"));
+    for (const SerializationNode& m : node.getChildNode("Molecules").getChildren()) {
+        vector<int> particles;
+        for (const SerializationNode& p : m.getChildren())
+            particles.push_back(p.getIntProperty("p"));
+        force->addMolecule(particles);
+    }
+    for (const KindLayout& layout : kindLayouts) {
+        for (const SerializationNode& item : node.getChildNode(layout.listName).getChildren()) {
+            int p[4] = {-1, -1, -1, -1};
+            int s[6] = {HessianForce::NoSlot, HessianForce::NoSlot, HessianForce::NoSlot,
+                        HessianForce::NoSlot, HessianForce::NoSlot, HessianForce::NoSlot};
+            for (int i = 0; i < layout.numParticles; i++)
+                p[i] = item.getIntProperty(particleAttribute[i]);
+            for (int i = 0; i < layout.numSlots; i++)
+                s[i] = item.getIntProperty(layout.slotNames[i]);
+            int periodicity = layout.hasPeriodicity ? item.getIntProperty("periodicity") : 0;
+            addTerm(*force, layout.kind, p, s, periodicity);
+        }
+    }
+    return force.release();
+}
+
+} // namespace HessFit

@@ -1,0 +1,518 @@
+#include "HessianForce.h"
+#include "HessianForceException.h"
+#include "internal/HessianForceImpl.h"
+#include "openmm/internal/ContextImpl.h"
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+using namespace HessFit;
+using namespace OpenMM;
+using std::vector;
+
+namespace {
+
+/** Arity of each term kind: particles and slots; whether its slots may be NoSlot (= zero). */
+struct KindShape {
+    int numParticles, numSlots;
+    bool slotsOptional;
+};
+const KindShape kindShapes[HessianForce::NumTermKinds] = {
+    {2, 2, false},  // Bond: k, r0
+    {2, 2, false},  // UreyBradley: k, r0
+    {3, 2, false},  // Angle: k, theta0
+    {4, 2, false},  // PeriodicTorsion: k, phase
+    {4, 4, true},   // OPLSTorsion: V1..V4
+    {4, 6, true},   // RBTorsion: C0..C5
+    {4, 2, false},  // PeriodicImproper: k, phase
+    {4, 2, false},  // HarmonicImproper: k, phi0
+    {2, 0, true},   // Exclusion
+    {2, 0, true},   // Pair14
+    {2, 3, true},   // ExplicitPair: chargeProd, sigma, epsilon
+};
+
+[[noreturn]] void fail(HessianForceException::Code code, const std::string& message) {
+    throw HessianForceException(code, "HessianForce: " + message);
+}
+
+void checkFinite(double value, const char* what) {
+    if (!std::isfinite(value)) {
+        std::ostringstream m;
+        m << what << " is " << value << " (parameters must be finite)";
+        fail(HessianForceException::Value, m.str());
+    }
+}
+
+} // namespace
+
+HessianForce::HessianForce() : combiningRule(Geometric), coulomb14Scale(0.5), lj14Scale(0.5) {
+}
+
+const char* HessianForce::termKindName(TermKind kind) {
+    static const char* names[NumTermKinds] = {"bond", "Urey-Bradley term", "angle", "periodic torsion",
+        "OPLS torsion", "RB torsion", "periodic improper", "harmonic improper", "exclusion", "1-4 pair",
+        "explicit pair"};
+    return (kind >= 0 && kind < NumTermKinds) ? names[kind] : "unknown term";
+}
+
+// ---- parameter table --------------------------------------------------------------------------
+
+int HessianForce::addParameter(double value) {
+    std::ostringstream what;
+    what << "parameter slot " << parameters.size();
+    checkFinite(value, what.str().c_str());
+    parameters.push_back(value);
+    return (int) parameters.size() - 1;
+}
+
+int HessianForce::getNumParameters() const {
+    return (int) parameters.size();
+}
+
+static void checkSlotIndex(int slot, int numSlots) {
+    if (slot < 0 || slot >= numSlots) {
+        std::ostringstream m;
+        m << "parameter slot " << slot << " is out of range (the table has " << numSlots << " slots)";
+        fail(HessianForceException::Index, m.str());
+    }
+}
+
+double HessianForce::getParameter(int slot) const {
+    checkSlotIndex(slot, getNumParameters());
+    return parameters[slot];
+}
+
+void HessianForce::setParameter(int slot, double value) {
+    checkSlotIndex(slot, getNumParameters());
+    std::ostringstream what;
+    what << "parameter slot " << slot;
+    checkFinite(value, what.str().c_str());
+    parameters[slot] = value;
+}
+
+void HessianForce::setParameters(const vector<double>& values) {
+    if (values.size() != parameters.size()) {
+        std::ostringstream m;
+        m << "setParameters got " << values.size() << " values for a table of " << parameters.size() << " slots";
+        fail(HessianForceException::Size, m.str());
+    }
+    for (size_t i = 0; i < values.size(); i++) {
+        std::ostringstream what;
+        what << "parameter slot " << i;
+        checkFinite(values[i], what.str().c_str());
+    }
+    parameters = values;
+}
+
+const vector<double>& HessianForce::getParameters() const {
+    return parameters;
+}
+
+// ---- particles and molecules --------------------------------------------------------------------
+
+static void checkOptionalSlot(int slot, int numSlots, const std::string& what) {
+    if (slot < HessianForce::NoSlot || slot >= numSlots) {
+        std::ostringstream m;
+        m << what << ": parameter slot " << slot << " is out of range (the table has " << numSlots << " slots)";
+        fail(HessianForceException::Index, m.str());
+    }
+}
+
+int HessianForce::addParticle(int chargeSlot, int sigmaSlot, int epsilonSlot) {
+    int index = getNumParticles();
+    particleSlots.insert(particleSlots.end(), {NoSlot, NoSlot, NoSlot});
+    try {
+        setParticleParameters(index, chargeSlot, sigmaSlot, epsilonSlot);
+    } catch (...) {
+        particleSlots.resize(3 * index);
+        throw;
+    }
+    return index;
+}
+
+int HessianForce::getNumParticles() const {
+    return (int) particleSlots.size() / 3;
+}
+
+static void checkParticleIndex(int index, int numParticles, const char* what) {
+    if (index < 0 || index >= numParticles) {
+        std::ostringstream m;
+        m << what << " " << index << " is out of range (the force has " << numParticles << " particles)";
+        fail(HessianForceException::Index, m.str());
+    }
+}
+
+void HessianForce::getParticleParameters(int index, int& chargeSlot, int& sigmaSlot, int& epsilonSlot) const {
+    checkParticleIndex(index, getNumParticles(), "particle");
+    chargeSlot = particleSlots[3 * index];
+    sigmaSlot = particleSlots[3 * index + 1];
+    epsilonSlot = particleSlots[3 * index + 2];
+}
+
+void HessianForce::setParticleParameters(int index, int chargeSlot, int sigmaSlot, int epsilonSlot) {
+    checkParticleIndex(index, getNumParticles(), "particle");
+    std::ostringstream what;
+    what << "particle " << index;
+    int slots[3] = {chargeSlot, sigmaSlot, epsilonSlot};
+    for (int s : slots)
+        checkOptionalSlot(s, getNumParameters(), what.str());
+    std::copy(slots, slots + 3, particleSlots.begin() + 3 * index);
+}
+
+int HessianForce::addMolecule(const vector<int>& particles) {
+    if (particles.empty())
+        fail(HessianForceException::Size, "addMolecule got an empty particle list");
+    for (int p : particles)
+        if (p < 0) {
+            std::ostringstream m;
+            m << "molecule " << molecules.size() << " lists particle " << p;
+            fail(HessianForceException::Index, m.str());
+        }
+    molecules.push_back(particles);
+    return (int) molecules.size() - 1;
+}
+
+int HessianForce::getNumMolecules() const {
+    if (!molecules.empty())
+        return (int) molecules.size();
+    return getNumParticles() > 0 ? 1 : 0;
+}
+
+vector<int> HessianForce::getMoleculeParticles(int index) const {
+    if (index < 0 || index >= getNumMolecules()) {
+        std::ostringstream m;
+        m << "molecule " << index << " is out of range (the force has " << getNumMolecules() << " molecules)";
+        fail(HessianForceException::Index, m.str());
+    }
+    if (!molecules.empty())
+        return molecules[index];
+    vector<int> all(getNumParticles());
+    for (int i = 0; i < (int) all.size(); i++)
+        all[i] = i;
+    return all;
+}
+
+bool HessianForce::hasExplicitMolecules() const {
+    return !molecules.empty();
+}
+
+// ---- terms: one storage, one checker for every kind ---------------------------------------------
+
+void HessianForce::setTerm(TermKind kind, int index, const int* particles, int numParticles, const int* slots,
+                           int numSlots, int periodicity) {
+    const KindShape& shape = kindShapes[kind];
+    std::ostringstream what;
+    what << termKindName(kind) << " " << index;
+    if (numParticles != shape.numParticles || numSlots != shape.numSlots) {
+        std::ostringstream m;
+        m << what.str() << " needs " << shape.numParticles << " particles and " << shape.numSlots << " slots, got "
+          << numParticles << " and " << numSlots;
+        fail(HessianForceException::Size, m.str());
+    }
+    Term term;
+    std::fill(term.particles, term.particles + 4, -1);
+    std::fill(term.slots, term.slots + 6, NoSlot);
+    for (int i = 0; i < numParticles; i++) {
+        if (particles[i] < 0) {
+            std::ostringstream m;
+            m << what.str() << " uses particle " << particles[i];
+            fail(HessianForceException::Index, m.str());
+        }
+        for (int j = 0; j < i; j++)
+            if (particles[i] == particles[j]) {
+                std::ostringstream m;
+                m << what.str() << " uses particle " << particles[i] << " twice";
+                fail(HessianForceException::Index, m.str());
+            }
+        term.particles[i] = particles[i];
+    }
+    for (int i = 0; i < numSlots; i++) {
+        if (shape.slotsOptional)
+            checkOptionalSlot(slots[i], getNumParameters(), what.str());
+        else
+            checkSlotIndex(slots[i], getNumParameters());
+        term.slots[i] = slots[i];
+    }
+    bool periodic = (kind == PeriodicTorsion || kind == PeriodicImproper);
+    if (periodic && periodicity < 1) {
+        std::ostringstream m;
+        m << what.str() << " has periodicity " << periodicity << " (must be >= 1)";
+        fail(HessianForceException::Value, m.str());
+    }
+    term.periodicity = periodic ? periodicity : 0;
+    vector<Term>& list = terms[kind];
+    if (index == (int) list.size())
+        list.push_back(term);
+    else
+        list[index] = term;
+}
+
+int HessianForce::addTerm(TermKind kind, const int* particles, int numParticles, const int* slots, int numSlots,
+                          int periodicity) {
+    int index = (int) terms[kind].size();
+    setTerm(kind, index, particles, numParticles, slots, numSlots, periodicity);
+    return index;
+}
+
+const HessianForce::Term& HessianForce::getTerm(TermKind kind, int index) const {
+    if (index < 0 || index >= (int) terms[kind].size()) {
+        std::ostringstream m;
+        m << termKindName(kind) << " " << index << " is out of range (the force has " << terms[kind].size() << ")";
+        fail(HessianForceException::Index, m.str());
+    }
+    return terms[kind][index];
+}
+
+static void checkTermIndex(int index, size_t size, HessianForce::TermKind kind) {
+    if (index < 0 || index >= (int) size) {
+        std::ostringstream m;
+        m << HessianForce::termKindName(kind) << " " << index << " is out of range (the force has " << size << ")";
+        fail(HessianForceException::Index, m.str());
+    }
+}
+
+// Two-particle, two-slot terms.
+#define HF_PAIR_TERM_METHODS(Name, Kind)                                                                   \
+    int HessianForce::add##Name(int p1, int p2, int kSlot, int r0Slot) {                                  \
+        int p[2] = {p1, p2}, s[2] = {kSlot, r0Slot};                                                      \
+        return addTerm(Kind, p, 2, s, 2, 0);                                                              \
+    }                                                                                                     \
+    void HessianForce::get##Name##Parameters(int index, int& p1, int& p2, int& kSlot, int& r0Slot) const { \
+        const Term& t = getTerm(Kind, index);                                                             \
+        p1 = t.particles[0]; p2 = t.particles[1]; kSlot = t.slots[0]; r0Slot = t.slots[1];                \
+    }                                                                                                     \
+    void HessianForce::set##Name##Parameters(int index, int p1, int p2, int kSlot, int r0Slot) {          \
+        checkTermIndex(index, terms[Kind].size(), Kind);                                                  \
+        int p[2] = {p1, p2}, s[2] = {kSlot, r0Slot};                                                      \
+        setTerm(Kind, index, p, 2, s, 2, 0);                                                              \
+    }
+
+HF_PAIR_TERM_METHODS(Bond, Bond)
+HF_PAIR_TERM_METHODS(UreyBradley, UreyBradley)
+
+int HessianForce::getNumBonds() const { return (int) terms[Bond].size(); }
+int HessianForce::getNumUreyBradleys() const { return (int) terms[UreyBradley].size(); }
+
+int HessianForce::addAngle(int p1, int p2, int p3, int kSlot, int theta0Slot) {
+    int p[3] = {p1, p2, p3}, s[2] = {kSlot, theta0Slot};
+    return addTerm(Angle, p, 3, s, 2, 0);
+}
+void HessianForce::getAngleParameters(int index, int& p1, int& p2, int& p3, int& kSlot, int& theta0Slot) const {
+    const Term& t = getTerm(Angle, index);
+    p1 = t.particles[0]; p2 = t.particles[1]; p3 = t.particles[2];
+    kSlot = t.slots[0]; theta0Slot = t.slots[1];
+}
+void HessianForce::setAngleParameters(int index, int p1, int p2, int p3, int kSlot, int theta0Slot) {
+    checkTermIndex(index, terms[Angle].size(), Angle);
+    int p[3] = {p1, p2, p3}, s[2] = {kSlot, theta0Slot};
+    setTerm(Angle, index, p, 3, s, 2, 0);
+}
+int HessianForce::getNumAngles() const { return (int) terms[Angle].size(); }
+
+// Four-particle periodic terms (torsions and impropers share the form).
+#define HF_PERIODIC_TERM_METHODS(Name, Kind)                                                              \
+    int HessianForce::add##Name(int p1, int p2, int p3, int p4, int periodicity, int kSlot, int phaseSlot) { \
+        int p[4] = {p1, p2, p3, p4}, s[2] = {kSlot, phaseSlot};                                          \
+        return addTerm(Kind, p, 4, s, 2, periodicity);                                                   \
+    }                                                                                                    \
+    void HessianForce::get##Name##Parameters(int index, int& p1, int& p2, int& p3, int& p4, int& periodicity, \
+                                             int& kSlot, int& phaseSlot) const {                         \
+        const Term& t = getTerm(Kind, index);                                                            \
+        p1 = t.particles[0]; p2 = t.particles[1]; p3 = t.particles[2]; p4 = t.particles[3];              \
+        periodicity = t.periodicity; kSlot = t.slots[0]; phaseSlot = t.slots[1];                         \
+    }                                                                                                    \
+    void HessianForce::set##Name##Parameters(int index, int p1, int p2, int p3, int p4, int periodicity,  \
+                                             int kSlot, int phaseSlot) {                                 \
+        checkTermIndex(index, terms[Kind].size(), Kind);                                                 \
+        int p[4] = {p1, p2, p3, p4}, s[2] = {kSlot, phaseSlot};                                          \
+        setTerm(Kind, index, p, 4, s, 2, periodicity);                                                   \
+    }
+
+HF_PERIODIC_TERM_METHODS(PeriodicTorsion, PeriodicTorsion)
+HF_PERIODIC_TERM_METHODS(PeriodicImproper, PeriodicImproper)
+int HessianForce::getNumPeriodicTorsions() const { return (int) terms[PeriodicTorsion].size(); }
+int HessianForce::getNumPeriodicImpropers() const { return (int) terms[PeriodicImproper].size(); }
+
+// Four-particle terms with a slot list (OPLS V1..V4, RB C0..C5).
+#define HF_LIST_TERM_METHODS(Name, Kind)                                                                  \
+    int HessianForce::add##Name(int p1, int p2, int p3, int p4, const vector<int>& slots) {              \
+        int p[4] = {p1, p2, p3, p4};                                                                     \
+        return addTerm(Kind, p, 4, slots.data(), (int) slots.size(), 0);                                 \
+    }                                                                                                    \
+    void HessianForce::get##Name##Parameters(int index, int& p1, int& p2, int& p3, int& p4,             \
+                                             vector<int>& slots) const {                                 \
+        const Term& t = getTerm(Kind, index);                                                            \
+        p1 = t.particles[0]; p2 = t.particles[1]; p3 = t.particles[2]; p4 = t.particles[3];              \
+        slots.assign(t.slots, t.slots + kindShapes[Kind].numSlots);                                      \
+    }                                                                                                    \
+    void HessianForce::set##Name##Parameters(int index, int p1, int p2, int p3, int p4,                 \
+                                             const vector<int>& slots) {                                 \
+        checkTermIndex(index, terms[Kind].size(), Kind);                                                 \
+        int p[4] = {p1, p2, p3, p4};                                                                     \
+        setTerm(Kind, index, p, 4, slots.data(), (int) slots.size(), 0);                                 \
+    }
+
+HF_LIST_TERM_METHODS(OPLSTorsion, OPLSTorsion)
+HF_LIST_TERM_METHODS(RBTorsion, RBTorsion)
+int HessianForce::getNumOPLSTorsions() const { return (int) terms[OPLSTorsion].size(); }
+int HessianForce::getNumRBTorsions() const { return (int) terms[RBTorsion].size(); }
+
+int HessianForce::addHarmonicImproper(int p1, int p2, int p3, int p4, int kSlot, int phi0Slot) {
+    int p[4] = {p1, p2, p3, p4}, s[2] = {kSlot, phi0Slot};
+    return addTerm(HarmonicImproper, p, 4, s, 2, 0);
+}
+void HessianForce::getHarmonicImproperParameters(int index, int& p1, int& p2, int& p3, int& p4, int& kSlot,
+                                                 int& phi0Slot) const {
+    const Term& t = getTerm(HarmonicImproper, index);
+    p1 = t.particles[0]; p2 = t.particles[1]; p3 = t.particles[2]; p4 = t.particles[3];
+    kSlot = t.slots[0]; phi0Slot = t.slots[1];
+}
+void HessianForce::setHarmonicImproperParameters(int index, int p1, int p2, int p3, int p4, int kSlot, int phi0Slot) {
+    checkTermIndex(index, terms[HarmonicImproper].size(), HarmonicImproper);
+    int p[4] = {p1, p2, p3, p4}, s[2] = {kSlot, phi0Slot};
+    setTerm(HarmonicImproper, index, p, 4, s, 2, 0);
+}
+int HessianForce::getNumHarmonicImpropers() const { return (int) terms[HarmonicImproper].size(); }
+
+// ---- nonbonded ---------------------------------------------------------------------------------
+
+void HessianForce::setCombiningRule(CombiningRule rule) {
+    if (rule != Geometric && rule != LorentzBerthelot) {
+        std::ostringstream m;
+        m << "unknown combining rule " << (int) rule;
+        fail(HessianForceException::Value, m.str());
+    }
+    combiningRule = rule;
+}
+HessianForce::CombiningRule HessianForce::getCombiningRule() const { return combiningRule; }
+
+void HessianForce::setCoulomb14Scale(double scale) {
+    checkFinite(scale, "coulomb14Scale");
+    coulomb14Scale = scale;
+}
+double HessianForce::getCoulomb14Scale() const { return coulomb14Scale; }
+void HessianForce::setLJ14Scale(double scale) {
+    checkFinite(scale, "lj14Scale");
+    lj14Scale = scale;
+}
+double HessianForce::getLJ14Scale() const { return lj14Scale; }
+
+int HessianForce::addExclusion(int p1, int p2) {
+    int p[2] = {p1, p2};
+    return addTerm(Exclusion, p, 2, nullptr, 0, 0);
+}
+void HessianForce::getExclusionParticles(int index, int& p1, int& p2) const {
+    const Term& t = getTerm(Exclusion, index);
+    p1 = t.particles[0]; p2 = t.particles[1];
+}
+int HessianForce::getNumExclusions() const { return (int) terms[Exclusion].size(); }
+
+int HessianForce::addPair14(int p1, int p2) {
+    int p[2] = {p1, p2};
+    return addTerm(Pair14, p, 2, nullptr, 0, 0);
+}
+void HessianForce::getPair14Particles(int index, int& p1, int& p2) const {
+    const Term& t = getTerm(Pair14, index);
+    p1 = t.particles[0]; p2 = t.particles[1];
+}
+int HessianForce::getNumPairs14() const { return (int) terms[Pair14].size(); }
+
+int HessianForce::addExplicitPair(int p1, int p2, int chargeProdSlot, int sigmaSlot, int epsilonSlot) {
+    int p[2] = {p1, p2}, s[3] = {chargeProdSlot, sigmaSlot, epsilonSlot};
+    return addTerm(ExplicitPair, p, 2, s, 3, 0);
+}
+void HessianForce::getExplicitPairParameters(int index, int& p1, int& p2, int& chargeProdSlot, int& sigmaSlot,
+                                             int& epsilonSlot) const {
+    const Term& t = getTerm(ExplicitPair, index);
+    p1 = t.particles[0]; p2 = t.particles[1];
+    chargeProdSlot = t.slots[0]; sigmaSlot = t.slots[1]; epsilonSlot = t.slots[2];
+}
+void HessianForce::setExplicitPairParameters(int index, int p1, int p2, int chargeProdSlot, int sigmaSlot,
+                                             int epsilonSlot) {
+    checkTermIndex(index, terms[ExplicitPair].size(), ExplicitPair);
+    int p[2] = {p1, p2}, s[3] = {chargeProdSlot, sigmaSlot, epsilonSlot};
+    setTerm(ExplicitPair, index, p, 2, s, 3, 0);
+}
+int HessianForce::getNumExplicitPairs() const { return (int) terms[ExplicitPair].size(); }
+
+void HessianForce::createExclusionsFromBonds(const vector<std::pair<int, int> >& bonds) {
+    // Breadth-first search to depth 3 from every particle: distance 1-2 excluded, 3 a 1-4 pair.
+    std::map<int, vector<int> > neighbours;
+    for (const auto& b : bonds) {
+        if (b.first < 0 || b.second < 0 || b.first == b.second) {
+            std::ostringstream m;
+            m << "createExclusionsFromBonds: bad bond (" << b.first << ", " << b.second << ")";
+            fail(HessianForceException::Index, m.str());
+        }
+        neighbours[b.first].push_back(b.second);
+        neighbours[b.second].push_back(b.first);
+    }
+    for (const auto& entry : neighbours) {
+        int start = entry.first;
+        std::map<int, int> distance = {{start, 0}};
+        vector<int> frontier = {start};
+        for (int depth = 1; depth <= 3; depth++) {
+            vector<int> next;
+            for (int a : frontier)
+                for (int b : neighbours[a])
+                    if (distance.emplace(b, depth).second)
+                        next.push_back(b);
+            frontier.swap(next);
+        }
+        for (const auto& d : distance) {
+            if (d.first <= start)
+                continue;
+            if (d.second <= 2)
+                addExclusion(start, d.first);
+            else
+                addPair14(start, d.first);
+        }
+    }
+}
+
+// ---- Context access ------------------------------------------------------------------------------
+
+ForceImpl* HessianForce::createImpl() const {
+    return new HessianForceImpl(*this);
+}
+
+HessianForceImpl& HessianForce::getImpl(Context& context) const {
+    try {
+        return dynamic_cast<HessianForceImpl&>(getImplInContext(context));
+    } catch (const HessianForceException&) {
+        throw;
+    } catch (const OpenMMException& e) {
+        fail(HessianForceException::NotInContext, std::string("the force is not part of this Context (") + e.what() + ")");
+    }
+}
+
+void HessianForce::updateParametersInContext(Context& context) {
+    getImpl(context).updateParametersInContext(getContextImpl(context));
+}
+
+long long HessianForce::getHessianSize() const {
+    return getHessianBlockOffset(getNumMolecules());
+}
+
+long long HessianForce::getHessianBlockOffset(int molecule) const {
+    if (molecule < 0 || molecule > getNumMolecules()) {
+        std::ostringstream m;
+        m << "molecule " << molecule << " is out of range (the force has " << getNumMolecules() << " molecules)";
+        fail(HessianForceException::Index, m.str());
+    }
+    if (molecules.empty())
+        return molecule == 0 ? 0 : 9LL * getNumParticles() * getNumParticles();
+    long long offset = 0;
+    for (int m = 0; m < molecule; m++)
+        offset += 9LL * molecules[m].size() * molecules[m].size();
+    return offset;
+}
+
+void HessianForce::getHessianBlocks(Context& context, vector<double>& blocks) const {
+    getImpl(context).getHessianBlocks(getContextImpl(context), blocks);
+}
+
+void HessianForce::getParameterDerivatives(Context& context, vector<double>& derivatives) const {
+    getImpl(context).getParameterDerivatives(getContextImpl(context), derivatives);
+}

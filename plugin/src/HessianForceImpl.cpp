@@ -1,0 +1,162 @@
+#include "internal/HessianForceImpl.h"
+#include "HessianForceException.h"
+#include "HessianKernels.h"
+#include "openmm/internal/ContextImpl.h"
+#include <cstring>
+#include <sstream>
+#include <unordered_map>
+
+using namespace HessFit;
+using namespace OpenMM;
+using std::vector;
+
+HessianForceImpl::HessianForceImpl(const HessianForce& owner) : owner(owner), kernelCombiningRule(-1) {
+}
+
+vector<std::string> HessianForceImpl::getKernelNames() {
+    return {CalcHessianForceKernel::Name()};
+}
+
+vector<std::pair<int, int> > HessianForceImpl::getBondedParticles() const {
+    vector<std::pair<int, int> > bonds;
+    for (const HessianForce::Term& t : owner.getTerms(HessianForce::Bond))
+        bonds.emplace_back(t.particles[0], t.particles[1]);
+    return bonds;
+}
+
+static void fail(HessianForceException::Code code, const std::string& message) {
+    throw HessianForceException(code, "HessianForce: " + message);
+}
+
+void HessianForceImpl::validate(const HessianForce& force, int numSystemParticles) {
+    int n = force.getNumParticles();
+    if (numSystemParticles >= 0 && n != numSystemParticles) {
+        std::ostringstream m;
+        m << "the force has " << n << " particles but the System has " << numSystemParticles
+          << " (call addParticle once per System particle)";
+        fail(HessianForceException::Size, m.str());
+    }
+    // Molecule of every particle.
+    vector<int> moleculeOf(n, force.hasExplicitMolecules() ? -1 : 0);
+    const vector<vector<int> >& molecules = force.getExplicitMolecules();
+    for (int m = 0; m < (int) molecules.size(); m++)
+        for (int p : molecules[m]) {
+            std::ostringstream msg;
+            if (p < 0 || p >= n) {
+                msg << "molecule " << m << " lists particle " << p << " but the force has " << n << " particles";
+                fail(HessianForceException::Index, msg.str());
+            }
+            if (moleculeOf[p] != -1) {
+                msg << "particle " << p << " is in molecule " << moleculeOf[p] << " and in molecule " << m;
+                fail(HessianForceException::Topology, msg.str());
+            }
+            moleculeOf[p] = m;
+        }
+    for (int p = 0; p < n; p++)
+        if (moleculeOf[p] == -1) {
+            std::ostringstream msg;
+            msg << "particle " << p << " belongs to no molecule (every particle needs one once molecules are declared)";
+            fail(HessianForceException::Topology, msg.str());
+        }
+    // Every term inside one molecule; every nonbonded pair defined once.
+    int numSlots = force.getNumParameters();
+    std::unordered_map<long long, std::pair<int, int> > pairOwner;  // (kind, index) of the pair's definition
+    for (int k = 0; k < HessianForce::NumTermKinds; k++) {
+        HessianForce::TermKind kind = (HessianForce::TermKind) k;
+        const vector<HessianForce::Term>& list = force.getTerms(kind);
+        for (int i = 0; i < (int) list.size(); i++) {
+            const HessianForce::Term& t = list[i];
+            for (int a = 0; a < 4 && t.particles[a] >= 0; a++) {
+                std::ostringstream msg;
+                if (t.particles[a] >= n) {
+                    msg << HessianForce::termKindName(kind) << " " << i << " uses particle " << t.particles[a]
+                        << " but the force has " << n << " particles";
+                    fail(HessianForceException::Index, msg.str());
+                }
+                if (moleculeOf[t.particles[a]] != moleculeOf[t.particles[0]]) {
+                    msg << HessianForce::termKindName(kind) << " " << i << " joins particle " << t.particles[0]
+                        << " (molecule " << moleculeOf[t.particles[0]] << ") and particle " << t.particles[a]
+                        << " (molecule " << moleculeOf[t.particles[a]] << ")";
+                    fail(HessianForceException::Topology, msg.str());
+                }
+            }
+            for (int s = 0; s < 6; s++)
+                if (t.slots[s] >= numSlots) {
+                    std::ostringstream msg;
+                    msg << HessianForce::termKindName(kind) << " " << i << " uses slot " << t.slots[s]
+                        << " but the table has " << numSlots << " slots";
+                    fail(HessianForceException::Index, msg.str());
+                }
+            if (kind == HessianForce::Exclusion || kind == HessianForce::Pair14 || kind == HessianForce::ExplicitPair) {
+                int a = std::min(t.particles[0], t.particles[1]), b = std::max(t.particles[0], t.particles[1]);
+                auto inserted = pairOwner.emplace((long long) a * n + b, std::make_pair(k, i));
+                if (!inserted.second) {
+                    std::ostringstream msg;
+                    msg << "the pair (" << a << ", " << b << ") is both "
+                        << HessianForce::termKindName((HessianForce::TermKind) inserted.first->second.first) << " "
+                        << inserted.first->second.second << " and " << HessianForce::termKindName(kind) << " " << i;
+                    fail(HessianForceException::Topology, msg.str());
+                }
+            }
+        }
+    }
+}
+
+void HessianForceImpl::initialize(ContextImpl& context) {
+    const System& system = context.getSystem();
+    validate(owner, system.getNumParticles());
+    kernel = context.getPlatform().createKernel(CalcHessianForceKernel::Name(), context);
+    kernel.getAs<CalcHessianForceKernel>().initialize(system, owner);
+    rememberDefinition();
+}
+
+double HessianForceImpl::calcForcesAndEnergy(ContextImpl& context, bool includeForces, bool includeEnergy, int groups) {
+    if ((groups & (1 << owner.getForceGroup())) != 0)
+        return kernel.getAs<CalcHessianForceKernel>().execute(context, includeForces, includeEnergy);
+    return 0.0;
+}
+
+bool HessianForceImpl::sameDefinitionAsKernel() const {
+    for (int k = 0; k < HessianForce::NumTermKinds; k++) {
+        const vector<HessianForce::Term>& now = owner.getTerms((HessianForce::TermKind) k);
+        if (now.size() != kernelTerms[k].size() ||
+            (!now.empty() && std::memcmp(now.data(), kernelTerms[k].data(), now.size() * sizeof(HessianForce::Term)) != 0))
+            return false;
+    }
+    return owner.getParticleSlots() == kernelParticleSlots && owner.getExplicitMolecules() == kernelMolecules &&
+           (int) owner.getCombiningRule() == kernelCombiningRule && owner.getCoulomb14Scale() == kernel14Scales[0] &&
+           owner.getLJ14Scale() == kernel14Scales[1];
+}
+
+void HessianForceImpl::rememberDefinition() {
+    for (int k = 0; k < HessianForce::NumTermKinds; k++)
+        kernelTerms[k] = owner.getTerms((HessianForce::TermKind) k);
+    kernelParticleSlots = owner.getParticleSlots();
+    kernelMolecules = owner.getExplicitMolecules();
+    kernelCombiningRule = (int) owner.getCombiningRule();
+    kernel14Scales[0] = owner.getCoulomb14Scale();
+    kernel14Scales[1] = owner.getLJ14Scale();
+}
+
+void HessianForceImpl::updateParametersInContext(ContextImpl& context) {
+    CalcHessianForceKernel& k = kernel.getAs<CalcHessianForceKernel>();
+    if (sameDefinitionAsKernel()) {
+        k.copyParameterTableToContext(context, owner.getParameters());
+    } else {
+        validate(owner, context.getSystem().getNumParticles());
+        if (owner.getExplicitMolecules() != kernelMolecules)
+            fail(HessianForceException::Topology, "updateParametersInContext cannot change the molecules; "
+                                                  "create a new Context instead");
+        k.copyParametersToContext(context, owner);
+        rememberDefinition();
+    }
+    context.systemChanged();
+}
+
+void HessianForceImpl::getHessianBlocks(ContextImpl& context, vector<double>& blocks) {
+    kernel.getAs<CalcHessianForceKernel>().computeHessianBlocks(context, blocks);
+}
+
+void HessianForceImpl::getParameterDerivatives(ContextImpl& context, vector<double>& derivatives) {
+    kernel.getAs<CalcHessianForceKernel>().computeParameterDerivatives(context, derivatives);
+}

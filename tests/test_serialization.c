@@ -1,0 +1,215 @@
+/*
+ * XML round trip of a System holding a HessianForce that uses every term kind, two explicitly
+ * declared molecules (one in a permuted Hessian order), a non-default combining rule, non-default
+ * 1-4 scales, a force group and a name.
+ *
+ * Asserts:
+ *  - the XML names the "HessianForce" proxy type and the force's name;
+ *  - the deserialized force has the same group, name, parameter table (bitwise), particle count,
+ *    molecules (same particles in the same order) and Hessian size;
+ *  - serializing the deserialized System gives exactly the same XML (nothing is lost or changed);
+ *  - on Reference, energy, forces, Hessian blocks and parameter derivatives of both Systems agree
+ *    to 1e-14 relative (they are in fact expected to be bitwise identical; the test prints whether
+ *    they are);
+ *  - the C API refuses to wrap a non-HessianForce (VALUE) and to add a System-owned force to a
+ *    System again (OWNERSHIP).
+ */
+#include "test_util.h"
+#include <string.h>
+
+#define N_ATOMS 10
+#define FORCE_GROUP 3
+#define FORCE_NAME "hessfit round trip"
+
+static int slot(HessFit_Force *f, double value) {
+    int s;
+    HF_OK(hessfit_force_add_parameter(f, value, &s));
+    return s;
+}
+
+/* Molecule A: atoms 0-6, bonds 0-1 1-2 2-3 1-4 2-5 3-6. Molecule B: atoms 7-9 (water-like). */
+static const int bonds_a[6][2] = {{0, 1}, {1, 2}, {2, 3}, {1, 4}, {2, 5}, {3, 6}};
+
+static HessFit_Force *build_force(void) {
+    HessFit_Force *f;
+    HF_OK(hessfit_force_create(&f));
+    /* particles: charge, sigma, epsilon (epsilon never zero so that dE/deps is finite) */
+    static const double q[N_ATOMS] = {-0.18, 0.06, -0.12, 0.31, 0.06, 0.0, -0.13, -0.834, 0.417, 0.417};
+    static const double sig[N_ATOMS] = {0.35, 0.25, 0.35, 0.33, 0.25, 0.25, 0.31, 0.315, 0.04, 0.04};
+    static const double eps[N_ATOMS] = {0.276, 0.126, 0.276, 0.29, 0.126, 0.126, 0.25, 0.636, 0.19, 0.19};
+    for (int i = 0; i < N_ATOMS; i++) {
+        int qs = (i == 5) ? HESSFIT_NO_SLOT : slot(f, q[i]); /* one NoSlot charge */
+        int index;
+        HF_OK(hessfit_force_add_particle(f, qs, slot(f, sig[i]), slot(f, eps[i]), &index));
+        CHECK(index == i, "particle index %d, expected %d", index, i);
+    }
+    /* two explicit molecules; B in a permuted Hessian order */
+    const int mol_a[7] = {0, 1, 2, 3, 4, 5, 6}, mol_b[3] = {9, 7, 8};
+    HF_OK(hessfit_force_add_molecule(f, mol_a, 7, NULL));
+    HF_OK(hessfit_force_add_molecule(f, mol_b, 3, NULL));
+
+    static const double r0[6] = {0.1526, 0.1529, 0.1510, 0.1090, 0.1095, 0.1410};
+    for (int b = 0; b < 6; b++)
+        HF_OK(hessfit_force_add_bond(f, bonds_a[b][0], bonds_a[b][1], slot(f, 1.2e5 + 1e4 * b), slot(f, r0[b]), NULL));
+    HF_OK(hessfit_force_add_urey_bradley(f, 0, 2, slot(f, 8.0e3), slot(f, 0.252), NULL));
+    HF_OK(hessfit_force_add_angle(f, 0, 1, 2, slot(f, 260.0), slot(f, 1.911), NULL));
+    HF_OK(hessfit_force_add_angle(f, 1, 2, 3, slot(f, 250.0), slot(f, 1.940), NULL));
+    HF_OK(hessfit_force_add_angle(f, 4, 1, 2, slot(f, 160.0), slot(f, 1.880), NULL));
+    HF_OK(hessfit_force_add_periodic_torsion(f, 0, 1, 2, 3, 3, slot(f, 1.3), slot(f, 0.1), NULL));
+    const int v[4] = {slot(f, 2.9), slot(f, -1.2), HESSFIT_NO_SLOT, slot(f, 0.4)};
+    HF_OK(hessfit_force_add_opls_torsion(f, 4, 1, 2, 5, v, NULL));
+    const int c[6] = {slot(f, 9.28), slot(f, 12.16), slot(f, -13.12), HESSFIT_NO_SLOT, slot(f, 26.24), slot(f, -31.5)};
+    HF_OK(hessfit_force_add_rb_torsion(f, 0, 1, 2, 5, c, NULL));
+    HF_OK(hessfit_force_add_periodic_improper(f, 1, 0, 2, 4, 2, slot(f, 4.6), slot(f, 3.14159265358979323846), NULL));
+    HF_OK(hessfit_force_add_harmonic_improper(f, 2, 1, 3, 5, slot(f, 40.0), slot(f, 0.55), NULL));
+    /* molecule A: exclusions and 1-4 pairs from its bonds, plus one explicit pair (0-6, a 1-5
+     * pair that would otherwise be plain); 4-6 stays a plain pair */
+    int flat[12];
+    for (int b = 0; b < 6; b++) {
+        flat[2 * b] = bonds_a[b][0];
+        flat[2 * b + 1] = bonds_a[b][1];
+    }
+    HF_OK(hessfit_force_create_exclusions_from_bonds(f, flat, 6));
+    HF_OK(hessfit_force_add_explicit_pair(f, 0, 6, slot(f, -0.02), slot(f, 0.31), slot(f, 0.2), NULL));
+    /* molecule B: its terms and pairs added one by one */
+    HF_OK(hessfit_force_add_bond(f, 7, 8, slot(f, 2.3e5), slot(f, 0.09572), NULL));
+    HF_OK(hessfit_force_add_bond(f, 7, 9, slot(f, 2.3e5), slot(f, 0.09572), NULL));
+    HF_OK(hessfit_force_add_angle(f, 8, 7, 9, slot(f, 320.0), slot(f, 1.824), NULL));
+    HF_OK(hessfit_force_add_exclusion(f, 7, 8, NULL));
+    HF_OK(hessfit_force_add_exclusion(f, 7, 9, NULL));
+    HF_OK(hessfit_force_add_pair14(f, 8, 9, NULL));
+
+    HF_OK(hessfit_force_set_combining_rule(f, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
+    HF_OK(hessfit_force_set_14_scales(f, 0.8333, 0.6));
+    OpenMM_Force_setForceGroup(hessfit_force_as_openmm(f), FORCE_GROUP);
+    OpenMM_Force_setName(hessfit_force_as_openmm(f), FORCE_NAME);
+    return f;
+}
+
+typedef struct {
+    double energy;
+    double forces[3 * N_ATOMS];
+    double *hessian;
+    double *dedp;
+} Results;
+
+static void evaluate(HessFit_Force *f, OpenMM_System *system, const double *pos, long long hsize, int nparams,
+                     Results *out) {
+    OpenMM_Integrator *integrator;
+    OpenMM_Context *context = test_create_context(system, "Reference", pos, N_ATOMS, 0.001, &integrator);
+    HF_OK(hessfit_force_get_energy_forces(f, context, &out->energy, out->forces));
+    out->hessian = malloc((size_t) hsize * sizeof(double));
+    out->dedp = malloc((size_t) nparams * sizeof(double));
+    CHECK(out->hessian && out->dedp, "out of memory");
+    HF_OK(hessfit_force_get_hessian_blocks(f, context, out->hessian, hsize));
+    HF_OK(hessfit_force_get_parameter_derivatives(f, context, out->dedp, nparams));
+    OpenMM_Context_destroy(context);
+    OpenMM_Integrator_destroy(integrator);
+}
+
+/* max |a - b| <= 1e-14 max |a| (and report whether bitwise identical). */
+static void compare(const char *what, const double *a, const double *b, size_t n) {
+    double diff = test_max_abs_diff(a, b, n), scale = test_max_abs(a, n);
+    int bitwise = memcmp(a, b, n * sizeof(double)) == 0;
+    printf("  %-22s max |diff| %.3g (scale %.3g)%s\n", what, diff, scale, bitwise ? ", bitwise identical" : "");
+    CHECK(diff <= 1e-14 * (scale > 0 ? scale : 1.0), "%s differs after the round trip: %.3g (scale %.3g)", what, diff,
+          scale);
+}
+
+int main(void) {
+    test_load_plugins();
+    /* positions (nm): molecule A near a staggered geometry, B a water 1 nm away */
+    double pos[3 * N_ATOMS] = {0.000, 0.000, 0.000,  0.152, 0.000, 0.000,  0.203, 0.144, 0.000,
+                               0.355, 0.150, 0.041,  0.188, -0.058, 0.091, 0.161, 0.200, -0.088,
+                               0.398, 0.283, 0.065,  1.000, 1.000, 1.000,  1.0957, 1.000, 1.000,
+                               0.976, 1.0927, 1.000};
+    test_seed(7);
+    for (int i = 0; i < 3 * N_ATOMS; i++)
+        pos[i] += 0.004 * (test_random() - 0.5);
+
+    OpenMM_System *system = OpenMM_System_create();
+    for (int i = 0; i < N_ATOMS; i++)
+        OpenMM_System_addParticle(system, i < 7 ? 12.0 : 16.0);
+    HessFit_Force *f = build_force();
+    int force_index;
+    HF_OK(hessfit_force_add_to_system(f, system, &force_index));
+    /* the System owns the force now: adding it again is an ownership error */
+    HF_FAILS(hessfit_force_add_to_system(f, system, NULL), HESSFIT_ERROR_OWNERSHIP);
+
+    char *xml = OpenMM_XmlSerializer_serializeSystem(system);
+    CHECK(xml != NULL, "serialization returned NULL");
+    CHECK(strstr(xml, "\"HessianForce\"") != NULL, "the XML does not name the HessianForce type");
+    CHECK(strstr(xml, FORCE_NAME) != NULL, "the XML does not hold the force name");
+    printf("XML: %zu characters\n", strlen(xml));
+
+    OpenMM_System *copy = OpenMM_XmlSerializer_deserializeSystem(xml);
+    CHECK(copy != NULL, "deserialization returned NULL");
+    CHECK(OpenMM_System_getNumForces(copy) == OpenMM_System_getNumForces(system), "force count changed");
+    OpenMM_Force *copied = OpenMM_System_getForce(copy, force_index);
+    HessFit_Force *g;
+    HF_OK(hessfit_force_from_openmm(copied, &g));
+    HF_FAILS(hessfit_force_add_to_system(g, copy, NULL), HESSFIT_ERROR_OWNERSHIP);
+    CHECK(OpenMM_Force_getForceGroup(copied) == FORCE_GROUP, "force group %d", OpenMM_Force_getForceGroup(copied));
+    CHECK(strcmp(OpenMM_Force_getName(copied), FORCE_NAME) == 0, "force name '%s'", OpenMM_Force_getName(copied));
+
+    /* a second round trip writes exactly the same XML */
+    char *xml2 = OpenMM_XmlSerializer_serializeSystem(copy);
+    CHECK(strcmp(xml, xml2) == 0, "the XML of the deserialized System differs from the original XML");
+
+    /* structure */
+    int np_f, np_g, nm_f, nm_g, n_f, n_g;
+    HF_OK(hessfit_force_get_num_parameters(f, &np_f));
+    HF_OK(hessfit_force_get_num_parameters(g, &np_g));
+    CHECK(np_f == np_g, "parameter count %d vs %d", np_f, np_g);
+    HF_OK(hessfit_force_get_num_particles(f, &n_f));
+    HF_OK(hessfit_force_get_num_particles(g, &n_g));
+    CHECK(n_f == N_ATOMS && n_g == N_ATOMS, "particle count %d vs %d", n_f, n_g);
+    HF_OK(hessfit_force_get_num_molecules(f, &nm_f));
+    HF_OK(hessfit_force_get_num_molecules(g, &nm_g));
+    CHECK(nm_f == 2 && nm_g == 2, "molecule count %d vs %d", nm_f, nm_g);
+    for (int m = 0; m < 2; m++) {
+        int pf[N_ATOMS], pg[N_ATOMS], cf, cg;
+        HF_OK(hessfit_force_get_molecule_particles(f, m, pf, N_ATOMS, &cf));
+        HF_OK(hessfit_force_get_molecule_particles(g, m, pg, N_ATOMS, &cg));
+        CHECK(cf == cg && memcmp(pf, pg, (size_t) cf * sizeof(int)) == 0, "molecule %d changed", m);
+    }
+    double *table_f = malloc((size_t) np_f * sizeof(double)), *table_g = malloc((size_t) np_f * sizeof(double));
+    CHECK(table_f && table_g, "out of memory");
+    HF_OK(hessfit_force_get_parameters(f, table_f, np_f));
+    HF_OK(hessfit_force_get_parameters(g, table_g, np_g));
+    CHECK(memcmp(table_f, table_g, (size_t) np_f * sizeof(double)) == 0, "the parameter table is not bitwise identical");
+    long long hs_f, hs_g;
+    HF_OK(hessfit_force_get_hessian_size(f, &hs_f));
+    HF_OK(hessfit_force_get_hessian_size(g, &hs_g));
+    CHECK(hs_f == hs_g && hs_f == 21 * 21 + 9 * 9, "Hessian size %lld vs %lld", hs_f, hs_g);
+
+    /* a non-HessianForce cannot be wrapped */
+    OpenMM_CMMotionRemover *cmm = OpenMM_CMMotionRemover_create(1);
+    HessFit_Force *bad = (HessFit_Force *) 1;
+    HF_FAILS(hessfit_force_from_openmm((OpenMM_Force *) cmm, &bad), HESSFIT_ERROR_VALUE);
+    CHECK(bad == NULL, "a failed hessfit_force_from_openmm left its output set");
+    OpenMM_CMMotionRemover_destroy(cmm);
+
+    /* energies, forces, Hessians, derivatives */
+    Results a, b;
+    evaluate(f, system, pos, hs_f, np_f, &a);
+    evaluate(g, copy, pos, hs_g, np_g, &b);
+    printf("energy %.17g vs %.17g\n", a.energy, b.energy);
+    CHECK(a.energy != 0.0 && test_max_abs(a.hessian, (size_t) hs_f) > 0.0, "the test force does nothing");
+    compare("energy", &a.energy, &b.energy, 1);
+    compare("forces", a.forces, b.forces, 3 * N_ATOMS);
+    compare("Hessian blocks", a.hessian, b.hessian, (size_t) hs_f);
+    compare("parameter derivatives", a.dedp, b.dedp, (size_t) np_f);
+    for (int i = 0; i < np_f; i++)
+        CHECK(isfinite(a.dedp[i]), "dE/dslot %d is %g", i, a.dedp[i]);
+
+    free(a.hessian); free(a.dedp); free(b.hessian); free(b.dedp);
+    free(table_f); free(table_g);
+    free(xml); free(xml2);
+    hessfit_force_destroy(f);
+    hessfit_force_destroy(g);
+    OpenMM_System_destroy(system);
+    OpenMM_System_destroy(copy);
+    printf("test_serialization passed\n");
+    return 0;
+}

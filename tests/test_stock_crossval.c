@@ -1,0 +1,135 @@
+/*
+ * Cross-validation against OpenMM's stock forces (per platform; the stock side always runs on
+ * OpenMM's Reference platform).
+ *
+ * One System holds two molecules, a gauche butane (14 atoms) and an anti 1-propanol (12 atoms),
+ * built with realistic geometry plus a random perturbation. The stock side has
+ * HarmonicBondForce, HarmonicAngleForce, PeriodicTorsionForce (periodicities 1..4, non-zero
+ * phases) and a NonbondedForce (NoCutoff, Lorentz-Berthelot, charges; exceptions zero the 1-2 and
+ * 1-3 pairs, scale the 1-4 pairs, and zero every cross-molecule pair). Our side is one
+ * HessFit_Force built directly through the C API with the same energy: bond/angle k = k_stock / 2,
+ * Lorentz-Berthelot combining, exclusions for 1-2/1-3, and for the 1-4 pairs:
+ *   - butane: 1-4 pairs with coulomb14Scale = 1/1.2, lj14Scale = 0.5 (AMBER values),
+ *   - propanol: explicit pairs with arbitrary charge products, sigmas and epsilons (the stock side
+ *     has the same numbers in its exceptions).
+ * The two molecules are declared with hessfit_force_add_molecule, propanol with its atoms in
+ * reversed order, so the Hessian block layout and ordering are checked too.
+ *
+ * Asserted, at four geometries (the perturbed one and three further random ones, rotated):
+ *   - energy: |E_ours - E_stock| <= 1e-10 * sum_groups |E_stock,group|
+ *   - forces: max |F_ours - F_stock| <= 1e-10 * max |F_stock|
+ *   - every Hessian block against central differences of the STOCK forces,
+ *       max |H_analytic - H_fd| <= FD_TOL * max |H_fd|  (per block), and block symmetry.
+ */
+#include "stock_molecules.h"
+
+/*
+ * Finite-difference step and its error budget. H_fd = -(F(x+h) - F(x-h)) / (2h) has
+ *   truncation error  h^2/6 |d^3F/dx^3|  and  roundoff error  ~ eps |F_terms| / h.
+ * The stiffest terms are the bonds (k_stock <= 4e5 kJ/mol/nm^2, r ~ 0.1 nm; |H| up to ~1e6 with
+ * the angle terms). For a bond |d^3F| ~ c k_stock / r^2 with c a number of order 10 (from the
+ * curvature of r(x)), so the truncation error relative to |H| ~ k_stock is c/6 (h/r)^2: with
+ * h = 1e-5 nm and r = 0.095 nm (O-H), about 2e-9 c, i.e. a few 1e-8. Roundoff: the largest single
+ * force contributions are ~1e4 kJ/mol/nm, eps * 1e4 / 1e-5 ~ 2e-7 kJ/mol/nm^2, ~1e-12 relative.
+ * Measured (Reference): the error scales exactly as h^2 from h = 1e-4 nm (4.9e-6) down to
+ * h = 1e-6 nm (3.8e-10), i.e. ~500 h^2 (c ~ 30), ~5e-8 at h = 1e-5. Asserted: 2e-7.
+ */
+#ifndef FD_STEP
+#define FD_STEP 1e-5
+#endif
+#define FD_TOL 2e-7
+#define EF_TOL 1e-10
+
+int main(int argc, char **argv) {
+    const char *platform = test_platform_name(argc, argv);
+    printf("test_stock_crossval on %s (stock on Reference)\n", platform);
+    test_seed(0x5eedC0FFEEULL);
+
+    sm_mol m;
+    sm_init(&m);
+    const double butane_dihedral[1] = {-65.0};   /* gauche */
+    const double propanol_dihedral[1] = {178.0}; /* anti */
+    sm_add_chain(&m, "CCCC", butane_dihedral, 0.0);
+    sm_add_chain(&m, "CCCO", propanol_dihedral, 1.2);
+    CHECK(m.n == 26 && m.n_molecules == 2, "built %d atoms in %d molecules", m.n, m.n_molecules);
+    CHECK(m.n_bonds == 13 + 11, "built %d bonds", m.n_bonds);
+    sm_perturb(&m, 0.004);
+
+    sm_pair s;
+    sm_pair_create(&s, &m);
+    sm_add_hf_particles(&s, &m, 1, 1);
+    sm_add_bonds(&s, &m);
+    sm_add_angles(&s, &m);
+    sm_add_periodic_torsions(&s, &m);
+
+    /* nonbonded */
+    const double c14 = 1.0 / 1.2, lj14 = 0.5;
+    OpenMM_NonbondedForce *nb = sm_stock_nonbonded(&m);
+    HF_OK(hessfit_force_set_combining_rule(s.hf, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
+    HF_OK(hessfit_force_set_14_scales(s.hf, c14, lj14));
+    int n_excl = 0, n_14 = 0, n_explicit = 0;
+    for (int i = 0; i < m.n; i++)
+        for (int j = i + 1; j < m.n; j++) {
+            int d = m.dist[i][j];
+            if (d == 1 || d == 2) {
+                OpenMM_NonbondedForce_addException(nb, i, j, 0.0, 1.0, 0.0, OpenMM_False);
+                HF_OK(hessfit_force_add_exclusion(s.hf, i, j, NULL));
+                n_excl++;
+            } else if (d == 3 && m.molecule[i] == 0) {
+                OpenMM_NonbondedForce_addException(nb, i, j, c14 * m.charge[i] * m.charge[j],
+                                                   0.5 * (m.sigma[i] + m.sigma[j]),
+                                                   lj14 * sqrt(m.epsilon[i] * m.epsilon[j]), OpenMM_False);
+                HF_OK(hessfit_force_add_pair14(s.hf, i, j, NULL));
+                n_14++;
+            } else if (d == 3) {
+                double qq = sm_uniform(-0.3, 0.3), sig = sm_uniform(0.2, 0.35), eps = sm_uniform(0.05, 0.5);
+                OpenMM_NonbondedForce_addException(nb, i, j, qq, sig, eps, OpenMM_False);
+                HF_OK(hessfit_force_add_explicit_pair(s.hf, i, j, sm_slot(&s, qq), sm_slot(&s, sig), sm_slot(&s, eps), NULL));
+                n_explicit++;
+            }
+        }
+    /* counted by hand: butane 13 bonds + 24 1-3 pairs excluded, 27 1-4 pairs (3 C-C bonds x 3 x 3);
+     * propanol 11 bonds + 19 1-3 pairs excluded, 21 1-4 pairs (9 + 9 + 3) */
+    CHECK(n_excl == 37 + 30, "%d excluded pairs, expected 67", n_excl);
+    CHECK(n_14 == 27, "butane has %d 1-4 pairs, expected 27", n_14);
+    CHECK(n_explicit == 21, "propanol has %d 1-4 pairs, expected 21", n_explicit);
+    printf("  %d exclusions, %d 1-4 pairs (butane), %d explicit pairs (propanol)\n", n_excl, n_14, n_explicit);
+    sm_add_stock(&s, (OpenMM_Force *) nb);
+
+    sm_pair_open(&s, platform, m.pos, 0.001);
+    int nmol;
+    HF_OK(hessfit_force_get_num_molecules(s.hf, &nmol));
+    CHECK(nmol == 2, "%d molecules", nmol);
+    int order[SM_MAX_ATOMS], na;
+    HF_OK(hessfit_force_get_molecule_particles(s.hf, 1, order, SM_MAX_ATOMS, &na));
+    CHECK(na == 12 && order[0] == 25 && order[11] == 14, "propanol block order %d..%d (%d atoms)", order[0], order[na - 1], na);
+
+    double worst_e = 0, worst_f = 0, worst_h = 0;
+    double pos[3 * SM_MAX_ATOMS];
+    for (int geom = 0; geom < 4; geom++) {
+        memcpy(pos, m.pos, sizeof(double) * 3 * m.n);
+        if (geom > 0) {
+            for (int i = 0; i < 3 * m.n; i++)
+                pos[i] += sm_uniform(-0.006, 0.006);
+            const double axis[3] = {sm_uniform(-1, 1), sm_uniform(-1, 1), 1.0};
+            test_rotate(pos, m.n, axis, sm_uniform(0.0, 2.0 * SM_PI));
+        }
+        sm_pair_set_positions(&s, pos);
+        double rel_e, rel_f, rel_h;
+        sm_compare_energy_forces(&s, 0.0, &rel_e, &rel_f);
+        sm_compare_hessian(&s, pos, FD_STEP, &rel_h);
+        printf("  geometry %d: energy %.17g kJ/mol, rel. error energy %.3g, forces %.3g, Hessian vs FD %.3g\n", geom,
+               test_energy_forces(s.stock_ctx, -1, NULL, s.n), rel_e, rel_f, rel_h);
+        CHECK(rel_e <= EF_TOL, "geometry %d: energy relative error %.3g > %g", geom, rel_e, EF_TOL);
+        CHECK(rel_f <= EF_TOL, "geometry %d: force relative error %.3g > %g", geom, rel_f, EF_TOL);
+        CHECK(rel_h <= FD_TOL, "geometry %d: Hessian relative error vs FD %.3g > %g (h = %g nm)", geom, rel_h, FD_TOL, FD_STEP);
+        worst_e = fmax(worst_e, rel_e);
+        worst_f = fmax(worst_f, rel_f);
+        worst_h = fmax(worst_h, rel_h);
+    }
+    printf("max relative errors: energy %.3g, forces %.3g (tol %g); Hessian vs central FD (h = %g nm) %.3g (tol %g)\n",
+           worst_e, worst_f, EF_TOL, FD_STEP, worst_h, FD_TOL);
+    sm_pair_destroy(&s);
+    printf("test_stock_crossval: OK\n");
+    return 0;
+}

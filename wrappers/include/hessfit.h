@@ -1,0 +1,129 @@
+#ifndef HESSFIT_H_
+#define HESSFIT_H_
+/*
+ * hessfit C API: the HessianForce OpenMM plugin for C programs.
+ *
+ * It works beside OpenMM's own C API (OpenMMCWrapper.h): build the System, Integrator and
+ * Context with OpenMM_* calls, add a HessFit_Force to the System with hessfit_force_add_to_system,
+ * then read energy, forces, analytic Hessian blocks and parameter derivatives from the Context.
+ *
+ * Units are OpenMM's: nm, rad, kJ/mol, elementary charges; Hessians in kJ/mol/nm^2. The energy
+ * forms and the meaning of every slot are documented in plugin/include/HessianForce.h.
+ *
+ * Errors: every function returns a HessFit_Status; on failure, hessfit_last_error() gives a
+ * message naming the offending item (thread-local, valid until the next failing call on the same
+ * thread). No C++ exception ever crosses this interface.
+ *
+ * Ownership: hessfit_force_create returns a handle that owns its force. After
+ * hessfit_force_add_to_system the System owns the force; the handle stays usable while the
+ * System lives and hessfit_force_destroy then frees only the handle.
+ */
+#include "OpenMMCWrapper.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    HESSFIT_SUCCESS = 0,
+    HESSFIT_ERROR_NULL_ARGUMENT,     /* a required pointer was NULL */
+    HESSFIT_ERROR_INDEX,             /* a particle, slot, term or molecule index out of range */
+    HESSFIT_ERROR_VALUE,             /* NaN or infinite parameter, bad periodicity or scale */
+    HESSFIT_ERROR_SIZE,              /* an array size does not match what is required */
+    HESSFIT_ERROR_TOPOLOGY,          /* a term spans two molecules, a particle in no or two molecules */
+    HESSFIT_ERROR_GEOMETRY,          /* a coordinate is undefined (coincident or collinear atoms) */
+    HESSFIT_ERROR_NOT_IN_CONTEXT,    /* the force is not part of the given Context */
+    HESSFIT_ERROR_UNSUPPORTED,       /* converter: a stock force or setting it cannot represent */
+    HESSFIT_ERROR_OWNERSHIP,         /* the force already belongs to a System */
+    HESSFIT_ERROR_OPENMM,            /* any other error reported by OpenMM */
+    HESSFIT_ERROR_OUT_OF_MEMORY,
+    HESSFIT_NUM_STATUS
+} HessFit_Status;
+
+/* A fixed text for a status code ("success", "index out of range", ...). */
+const char *hessfit_status_string(HessFit_Status status);
+/* The detailed message of the last failure on this thread ("" if none). */
+const char *hessfit_last_error(void);
+
+typedef enum { HESSFIT_COMBINE_GEOMETRIC = 0, HESSFIT_COMBINE_LORENTZ_BERTHELOT = 1 } HessFit_CombiningRule;
+
+#define HESSFIT_NO_SLOT (-1)
+
+typedef struct HessFit_Force HessFit_Force;
+
+/* ---- lifetime ---------------------------------------------------------------------------- */
+HessFit_Status hessfit_force_create(HessFit_Force **force);
+/* Builds a force equal to the System's stock forces (HarmonicBondForce, HarmonicAngleForce,
+ * PeriodicTorsionForce, RBTorsionForce, NonbondedForce with NoCutoff incl. exceptions;
+ * CMMotionRemover is ignored). Anything else fails with HESSFIT_ERROR_UNSUPPORTED naming it. */
+HessFit_Status hessfit_force_create_from_system(const OpenMM_System *system, HessFit_Force **force);
+void hessfit_force_destroy(HessFit_Force *force);
+/* A non-owning handle on a HessianForce that already lives in a System (e.g. one read back by
+ * OpenMM_XmlSerializer_deserializeSystem); HESSFIT_ERROR_VALUE if openmm_force is not one.
+ * hessfit_force_destroy frees only the handle; hessfit_force_add_to_system refuses it. */
+HessFit_Status hessfit_force_from_openmm(OpenMM_Force *openmm_force, HessFit_Force **force);
+/* The underlying OpenMM_Force, for OpenMM's C API (e.g. OpenMM_Force_setForceGroup). */
+OpenMM_Force *hessfit_force_as_openmm(HessFit_Force *force);
+/* Adds the force to a System, which takes ownership; *force_index may be NULL. */
+HessFit_Status hessfit_force_add_to_system(HessFit_Force *force, OpenMM_System *system, int *force_index);
+
+/* ---- parameter table --------------------------------------------------------------------- */
+HessFit_Status hessfit_force_add_parameter(HessFit_Force *force, double value, int *slot);
+HessFit_Status hessfit_force_get_num_parameters(const HessFit_Force *force, int *n);
+/* n must equal the number of slots. */
+HessFit_Status hessfit_force_set_parameters(HessFit_Force *force, const double *values, int n);
+HessFit_Status hessfit_force_get_parameters(const HessFit_Force *force, double *values, int n);
+
+/* ---- particles and molecules ------------------------------------------------------------- */
+HessFit_Status hessfit_force_add_particle(HessFit_Force *force, int charge_slot, int sigma_slot, int epsilon_slot, int *index);
+HessFit_Status hessfit_force_add_molecule(HessFit_Force *force, const int *particles, int n, int *index);
+HessFit_Status hessfit_force_get_num_particles(const HessFit_Force *force, int *n);
+HessFit_Status hessfit_force_get_num_molecules(const HessFit_Force *force, int *n);
+/* Writes the molecule's particles (Hessian-block order) into particles[capacity]; *n = count. */
+HessFit_Status hessfit_force_get_molecule_particles(const HessFit_Force *force, int molecule, int *particles, int capacity, int *n);
+
+/* ---- terms (index outputs may be NULL) ---------------------------------------------------- */
+HessFit_Status hessfit_force_add_bond(HessFit_Force *force, int p1, int p2, int k_slot, int r0_slot, int *index);
+HessFit_Status hessfit_force_add_urey_bradley(HessFit_Force *force, int p1, int p3, int k_slot, int r0_slot, int *index);
+HessFit_Status hessfit_force_add_angle(HessFit_Force *force, int p1, int p2, int p3, int k_slot, int theta0_slot, int *index);
+HessFit_Status hessfit_force_add_periodic_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index);
+HessFit_Status hessfit_force_add_opls_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, const int v_slots[4], int *index);
+HessFit_Status hessfit_force_add_rb_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, const int c_slots[6], int *index);
+HessFit_Status hessfit_force_add_periodic_improper(HessFit_Force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index);
+HessFit_Status hessfit_force_add_harmonic_improper(HessFit_Force *force, int p1, int p2, int p3, int p4, int k_slot, int phi0_slot, int *index);
+HessFit_Status hessfit_force_add_exclusion(HessFit_Force *force, int p1, int p2, int *index);
+HessFit_Status hessfit_force_add_pair14(HessFit_Force *force, int p1, int p2, int *index);
+HessFit_Status hessfit_force_add_explicit_pair(HessFit_Force *force, int p1, int p2, int charge_prod_slot, int sigma_slot, int epsilon_slot, int *index);
+/* bonds: 2 * n_bonds particle indices. Excludes 1-2 and 1-3 pairs, adds 1-4 pairs. */
+HessFit_Status hessfit_force_create_exclusions_from_bonds(HessFit_Force *force, const int *bonds, int n_bonds);
+HessFit_Status hessfit_force_set_combining_rule(HessFit_Force *force, HessFit_CombiningRule rule);
+HessFit_Status hessfit_force_set_14_scales(HessFit_Force *force, double coulomb14_scale, double lj14_scale);
+
+/* ---- checking and Context creation -------------------------------------------------------- */
+/* Checks the force against a System as Context creation would (particle count, indices, molecule
+ * membership, terms spanning two molecules, pairs defined twice) and reports the first problem. */
+HessFit_Status hessfit_force_validate(const HessFit_Force *force, const OpenMM_System *system);
+/* OpenMM_Context_create_2 with errors reported as a status instead of a C++ exception (which
+ * OpenMM's C API cannot report): platform_name may be NULL for OpenMM's choice; precision
+ * ("single", "mixed", "double") may be NULL and is ignored by platforms without that property. */
+HessFit_Status hessfit_context_create(const OpenMM_System *system, OpenMM_Integrator *integrator,
+                                      const char *platform_name, const char *precision, OpenMM_Context **context);
+
+/* ---- reading a Context -------------------------------------------------------------------- */
+/* Pushes the parameter table (and terms) into the Context without re-initialising it. */
+HessFit_Status hessfit_force_update_parameters_in_context(HessFit_Force *force, OpenMM_Context *context);
+/* Energy (kJ/mol) and, if forces != NULL, forces (3 * n_particles doubles, kJ/mol/nm) of the
+ * force's group in the Context (the force is alone in its group unless the caller put others there). */
+HessFit_Status hessfit_force_get_energy_forces(HessFit_Force *force, OpenMM_Context *context, double *energy, double *forces);
+/* Total length of the concatenated Hessian blocks, sum over molecules of (3 n_m)^2. */
+HessFit_Status hessfit_force_get_hessian_size(const HessFit_Force *force, long long *size);
+HessFit_Status hessfit_force_get_hessian_block_offset(const HessFit_Force *force, int molecule, long long *offset);
+/* Analytic Hessian blocks (kJ/mol/nm^2, row-major per molecule); size must equal the Hessian size. */
+HessFit_Status hessfit_force_get_hessian_blocks(HessFit_Force *force, OpenMM_Context *context, double *blocks, long long size);
+/* dE/dslot for every slot; n must equal the number of slots. */
+HessFit_Status hessfit_force_get_parameter_derivatives(HessFit_Force *force, OpenMM_Context *context, double *derivatives, int n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,571 @@
+/*
+ * The hessfit C API (wrappers/include/hessfit.h) over HessFit::HessianForce.
+ *
+ * Conventions of this file:
+ *  - Every function body runs inside guarded(), which turns any C++ exception into a status:
+ *    HessianForceException -> the HessFit_Status with the same number, std::bad_alloc ->
+ *    HESSFIT_ERROR_OUT_OF_MEMORY, any other OpenMMException (or anything else) ->
+ *    HESSFIT_ERROR_OPENMM. Nothing ever propagates into C.
+ *  - The message of a failure goes into a thread-local string, prefixed with the function's name.
+ *    A successful call does NOT clear it (as hessfit.h documents: the message stays valid until
+ *    the next failing call on the same thread); read it only right after a call that failed.
+ *  - Required pointers are checked first (HESSFIT_ERROR_NULL_ARGUMENT naming the argument).
+ *    An array may be NULL only when its length is 0. Optional outputs (term indices,
+ *    force_index) may be NULL. On failure, outputs are left untouched, except that a
+ *    HessFit_Force** output is set to NULL.
+ *  - OpenMM's C types are reinterpret_casts of the C++ objects (as in OpenMMCWrapper.h).
+ */
+#include "hessfit.h"
+#include "HessianForce.h"
+#include "HessianForceConverter.h"
+#include "HessianForceException.h"
+#include "internal/HessianForceImpl.h"
+#include "openmm/Integrator.h"
+#include "openmm/Platform.h"
+#include "openmm/Context.h"
+#include "openmm/OpenMMException.h"
+#include "openmm/State.h"
+#include "openmm/System.h"
+#include <algorithm>
+#include <map>
+#include <exception>
+#include <new>
+#include <sstream>
+#include <string>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+using HessFit::HessianForce;
+using HessFit::HessianForceException;
+using std::string;
+using std::vector;
+
+struct HessFit_Force {
+    HessFit::HessianForce* force;
+    bool owned;  // true until a System takes the force (or never, for a wrapped foreign force)
+};
+
+// The status numbers equal HessianForceException's codes.
+static_assert((int) HESSFIT_ERROR_NULL_ARGUMENT == (int) HessianForceException::NullArgument, "status mismatch");
+static_assert((int) HESSFIT_ERROR_INDEX == (int) HessianForceException::Index, "status mismatch");
+static_assert((int) HESSFIT_ERROR_VALUE == (int) HessianForceException::Value, "status mismatch");
+static_assert((int) HESSFIT_ERROR_SIZE == (int) HessianForceException::Size, "status mismatch");
+static_assert((int) HESSFIT_ERROR_TOPOLOGY == (int) HessianForceException::Topology, "status mismatch");
+static_assert((int) HESSFIT_ERROR_GEOMETRY == (int) HessianForceException::Geometry, "status mismatch");
+static_assert((int) HESSFIT_ERROR_NOT_IN_CONTEXT == (int) HessianForceException::NotInContext, "status mismatch");
+static_assert((int) HESSFIT_ERROR_UNSUPPORTED == (int) HessianForceException::Unsupported, "status mismatch");
+static_assert((int) HESSFIT_ERROR_OWNERSHIP == (int) HessianForceException::Ownership, "status mismatch");
+
+namespace {
+
+thread_local string lastError;
+
+/** Stores "function: message" without ever throwing. */
+HessFit_Status fail(HessFit_Status status, const char* function, const char* message) noexcept {
+    try {
+        lastError = function;
+        lastError += ": ";
+        lastError += message;
+    } catch (...) {
+        try {
+            lastError = "out of memory";  // short enough not to allocate
+        } catch (...) {
+        }
+    }
+    return status;
+}
+
+/** An error detected by this file; guarded() turns it into its status. */
+struct ApiError {
+    HessFit_Status status;
+    string message;
+};
+
+[[noreturn]] void throwError(HessFit_Status status, const string& message) {
+    throw ApiError{status, message};
+}
+
+void requireArg(const void* pointer, const char* name) {
+    if (pointer == nullptr)
+        throwError(HESSFIT_ERROR_NULL_ARGUMENT, string("argument '") + name + "' is NULL");
+}
+
+/** An array argument: NULL is fine only when it has no entries. */
+void requireArray(const void* pointer, long long length, const char* name) {
+    if (pointer == nullptr && length > 0)
+        throwError(HESSFIT_ERROR_NULL_ARGUMENT, string("argument '") + name + "' is NULL");
+}
+
+void requireSize(long long given, long long expected, const char* name, const char* what) {
+    if (given != expected) {
+        std::ostringstream m;
+        m << "wrong size of '" << name << "': expected " << expected << " (" << what << "), given " << given;
+        throwError(HESSFIT_ERROR_SIZE, m.str());
+    }
+}
+
+HessianForce& forceOf(HessFit_Force* handle) {
+    requireArg(handle, "force");
+    return *handle->force;
+}
+
+const HessianForce& forceOf(const HessFit_Force* handle) {
+    requireArg(handle, "force");
+    return *handle->force;
+}
+
+OpenMM::Context& contextOf(OpenMM_Context* context) {
+    requireArg(context, "context");
+    return *reinterpret_cast<OpenMM::Context*>(context);
+}
+
+template <class F>
+HessFit_Status guarded(const char* function, F&& body) noexcept {
+    try {
+        body();
+        return HESSFIT_SUCCESS;
+    } catch (const ApiError& e) {
+        return fail(e.status, function, e.message.c_str());
+    } catch (const HessianForceException& e) {
+        int code = (int) e.getCode();
+        HessFit_Status status = (code > 0 && code < (int) HESSFIT_ERROR_OPENMM) ? (HessFit_Status) code : HESSFIT_ERROR_OPENMM;
+        return fail(status, function, e.what());
+    } catch (const std::bad_alloc&) {
+        return fail(HESSFIT_ERROR_OUT_OF_MEMORY, function, "out of memory");
+    } catch (const OpenMM::OpenMMException& e) {
+        return fail(HESSFIT_ERROR_OPENMM, function, e.what());
+    } catch (const std::exception& e) {
+        return fail(HESSFIT_ERROR_OPENMM, function, e.what());
+    } catch (...) {
+        return fail(HESSFIT_ERROR_OPENMM, function, "unknown C++ exception");
+    }
+}
+
+template <class T>
+void setOptional(T* out, T value) {
+    if (out != nullptr)
+        *out = value;
+}
+
+/** Wrap a new owned force in a handle (deleting the force if the handle cannot be allocated). */
+HessFit_Force* newHandle(HessianForce* force, bool owned) {
+    try {
+        return new HessFit_Force{force, owned};
+    } catch (...) {
+        if (owned)
+            delete force;
+        throw;
+    }
+}
+
+/** True if the force object is one of the forces of the Context's System. */
+bool contextHasForce(const OpenMM::Context& context, const HessianForce& force) {
+    const OpenMM::System& system = context.getSystem();
+    for (int i = 0; i < system.getNumForces(); i++)
+        if (&system.getForce(i) == static_cast<const OpenMM::Force*>(&force))
+            return true;
+    return false;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *hessfit_status_string(HessFit_Status status) {
+    switch (status) {
+    case HESSFIT_SUCCESS: return "success";
+    case HESSFIT_ERROR_NULL_ARGUMENT: return "null argument";
+    case HESSFIT_ERROR_INDEX: return "index out of range";
+    case HESSFIT_ERROR_VALUE: return "invalid value";
+    case HESSFIT_ERROR_SIZE: return "wrong array size";
+    case HESSFIT_ERROR_TOPOLOGY: return "invalid molecule topology";
+    case HESSFIT_ERROR_GEOMETRY: return "undefined geometry";
+    case HESSFIT_ERROR_NOT_IN_CONTEXT: return "force not in context";
+    case HESSFIT_ERROR_UNSUPPORTED: return "unsupported";
+    case HESSFIT_ERROR_OWNERSHIP: return "ownership error";
+    case HESSFIT_ERROR_OPENMM: return "OpenMM error";
+    case HESSFIT_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case HESSFIT_NUM_STATUS: break;
+    }
+    return "unknown status";
+}
+
+const char *hessfit_last_error(void) {
+    return lastError.c_str();
+}
+
+// ---- lifetime ----------------------------------------------------------------------------------
+
+HessFit_Status hessfit_force_create(HessFit_Force **force) {
+    if (force != nullptr)
+        *force = nullptr;
+    return guarded(__func__, [&]() {
+        requireArg(force, "force");
+        *force = newHandle(new HessianForce(), true);
+    });
+}
+
+HessFit_Status hessfit_force_create_from_system(const OpenMM_System *system, HessFit_Force **force) {
+    if (force != nullptr)
+        *force = nullptr;
+    return guarded(__func__, [&]() {
+        requireArg(system, "system");
+        requireArg(force, "force");
+        HessianForce* converted = HessFit::createHessianForceFromSystem(*reinterpret_cast<const OpenMM::System*>(system));
+        *force = newHandle(converted, true);
+    });
+}
+
+HessFit_Status hessfit_force_from_openmm(OpenMM_Force *openmm_force, HessFit_Force **force) {
+    if (force != nullptr)
+        *force = nullptr;
+    return guarded(__func__, [&]() {
+        requireArg(openmm_force, "openmm_force");
+        requireArg(force, "force");
+        OpenMM::Force* base = reinterpret_cast<OpenMM::Force*>(openmm_force);
+        HessianForce* hf = dynamic_cast<HessianForce*>(base);
+        if (hf == nullptr)
+            throwError(HESSFIT_ERROR_VALUE, "the OpenMM_Force ('" + base->getName() + "') is not a HessianForce");
+        *force = newHandle(hf, false);
+    });
+}
+
+void hessfit_force_destroy(HessFit_Force *force) {
+    if (force == nullptr)
+        return;
+    if (force->owned)
+        delete force->force;
+    delete force;
+}
+
+OpenMM_Force *hessfit_force_as_openmm(HessFit_Force *force) {
+    if (force == nullptr)
+        return nullptr;
+    return reinterpret_cast<OpenMM_Force*>(static_cast<OpenMM::Force*>(force->force));
+}
+
+HessFit_Status hessfit_force_add_to_system(HessFit_Force *force, OpenMM_System *system, int *force_index) {
+    return guarded(__func__, [&]() {
+        requireArg(force, "force");
+        requireArg(system, "system");
+        if (!force->owned)
+            throwError(HESSFIT_ERROR_OWNERSHIP, "the force already belongs to a System (or was not created by this handle)");
+        int index = reinterpret_cast<OpenMM::System*>(system)->addForce(force->force);
+        force->owned = false;
+        setOptional(force_index, index);
+    });
+}
+
+// ---- parameter table ---------------------------------------------------------------------------
+
+HessFit_Status hessfit_force_add_parameter(HessFit_Force *force, double value, int *slot) {
+    return guarded(__func__, [&]() {
+        int s = forceOf(force).addParameter(value);
+        setOptional(slot, s);
+    });
+}
+
+HessFit_Status hessfit_force_get_num_parameters(const HessFit_Force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumParameters();
+    });
+}
+
+HessFit_Status hessfit_force_set_parameters(HessFit_Force *force, const double *values, int n) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        requireArray(values, n, "values");
+        requireSize(n, f.getNumParameters(), "values", "the number of parameter slots");
+        f.setParameters(vector<double>(values, values + n));
+    });
+}
+
+HessFit_Status hessfit_force_get_parameters(const HessFit_Force *force, double *values, int n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArray(values, n, "values");
+        requireSize(n, f.getNumParameters(), "values", "the number of parameter slots");
+        const vector<double>& table = f.getParameters();
+        for (int i = 0; i < n; i++)
+            values[i] = table[i];
+    });
+}
+
+// ---- particles and molecules -------------------------------------------------------------------
+
+HessFit_Status hessfit_force_add_particle(HessFit_Force *force, int charge_slot, int sigma_slot, int epsilon_slot, int *index) {
+    return guarded(__func__, [&]() {
+        setOptional(index, forceOf(force).addParticle(charge_slot, sigma_slot, epsilon_slot));
+    });
+}
+
+HessFit_Status hessfit_force_add_molecule(HessFit_Force *force, const int *particles, int n, int *index) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        if (n < 0)
+            throwError(HESSFIT_ERROR_SIZE, "n is negative (" + std::to_string(n) + ")");
+        requireArray(particles, n, "particles");
+        vector<int> list(particles, particles + n);
+        setOptional(index, f.addMolecule(list));
+    });
+}
+
+HessFit_Status hessfit_force_get_num_particles(const HessFit_Force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumParticles();
+    });
+}
+
+HessFit_Status hessfit_force_get_num_molecules(const HessFit_Force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumMolecules();
+    });
+}
+
+/* particles may be NULL with capacity 0 to query the count in *n (success). Otherwise a capacity
+ * smaller than the count fails with HESSFIT_ERROR_SIZE, still setting *n to the count. */
+HessFit_Status hessfit_force_get_molecule_particles(const HessFit_Force *force, int molecule, int *particles, int capacity, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        if (capacity < 0)
+            throwError(HESSFIT_ERROR_SIZE, "capacity is negative (" + std::to_string(capacity) + ")");
+        requireArray(particles, capacity, "particles");
+        vector<int> list = f.getMoleculeParticles(molecule);
+        int count = (int) list.size();
+        if (particles == nullptr) {
+            *n = count;
+            return;
+        }
+        if (capacity < count) {
+            *n = count;
+            std::ostringstream m;
+            m << "molecule " << molecule << " has " << count << " particles but capacity is " << capacity;
+            throwError(HESSFIT_ERROR_SIZE, m.str());
+        }
+        for (int i = 0; i < count; i++)
+            particles[i] = list[i];
+        *n = count;
+    });
+}
+
+// ---- terms -------------------------------------------------------------------------------------
+
+HessFit_Status hessfit_force_add_bond(HessFit_Force *force, int p1, int p2, int k_slot, int r0_slot, int *index) {
+    return guarded(__func__, [&]() { setOptional(index, forceOf(force).addBond(p1, p2, k_slot, r0_slot)); });
+}
+
+HessFit_Status hessfit_force_add_urey_bradley(HessFit_Force *force, int p1, int p3, int k_slot, int r0_slot, int *index) {
+    return guarded(__func__, [&]() { setOptional(index, forceOf(force).addUreyBradley(p1, p3, k_slot, r0_slot)); });
+}
+
+HessFit_Status hessfit_force_add_angle(HessFit_Force *force, int p1, int p2, int p3, int k_slot, int theta0_slot, int *index) {
+    return guarded(__func__, [&]() { setOptional(index, forceOf(force).addAngle(p1, p2, p3, k_slot, theta0_slot)); });
+}
+
+HessFit_Status hessfit_force_add_periodic_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index) {
+    return guarded(__func__, [&]() {
+        setOptional(index, forceOf(force).addPeriodicTorsion(p1, p2, p3, p4, periodicity, k_slot, phase_slot));
+    });
+}
+
+HessFit_Status hessfit_force_add_opls_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, const int v_slots[4], int *index) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        requireArg(v_slots, "v_slots");
+        setOptional(index, f.addOPLSTorsion(p1, p2, p3, p4, vector<int>(v_slots, v_slots + 4)));
+    });
+}
+
+HessFit_Status hessfit_force_add_rb_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, const int c_slots[6], int *index) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        requireArg(c_slots, "c_slots");
+        setOptional(index, f.addRBTorsion(p1, p2, p3, p4, vector<int>(c_slots, c_slots + 6)));
+    });
+}
+
+HessFit_Status hessfit_force_add_periodic_improper(HessFit_Force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index) {
+    return guarded(__func__, [&]() {
+        setOptional(index, forceOf(force).addPeriodicImproper(p1, p2, p3, p4, periodicity, k_slot, phase_slot));
+    });
+}
+
+HessFit_Status hessfit_force_add_harmonic_improper(HessFit_Force *force, int p1, int p2, int p3, int p4, int k_slot, int phi0_slot, int *index) {
+    return guarded(__func__, [&]() {
+        setOptional(index, forceOf(force).addHarmonicImproper(p1, p2, p3, p4, k_slot, phi0_slot));
+    });
+}
+
+HessFit_Status hessfit_force_add_exclusion(HessFit_Force *force, int p1, int p2, int *index) {
+    return guarded(__func__, [&]() { setOptional(index, forceOf(force).addExclusion(p1, p2)); });
+}
+
+HessFit_Status hessfit_force_add_pair14(HessFit_Force *force, int p1, int p2, int *index) {
+    return guarded(__func__, [&]() { setOptional(index, forceOf(force).addPair14(p1, p2)); });
+}
+
+HessFit_Status hessfit_force_add_explicit_pair(HessFit_Force *force, int p1, int p2, int charge_prod_slot, int sigma_slot, int epsilon_slot, int *index) {
+    return guarded(__func__, [&]() {
+        setOptional(index, forceOf(force).addExplicitPair(p1, p2, charge_prod_slot, sigma_slot, epsilon_slot));
+    });
+}
+
+HessFit_Status hessfit_force_create_exclusions_from_bonds(HessFit_Force *force, const int *bonds, int n_bonds) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        if (n_bonds < 0)
+            throwError(HESSFIT_ERROR_SIZE, "n_bonds is negative (" + std::to_string(n_bonds) + ")");
+        requireArray(bonds, n_bonds, "bonds");
+        vector<std::pair<int, int> > list(n_bonds);
+        for (int i = 0; i < n_bonds; i++)
+            list[i] = std::make_pair(bonds[2 * i], bonds[2 * i + 1]);
+        f.createExclusionsFromBonds(list);
+    });
+}
+
+HessFit_Status hessfit_force_set_combining_rule(HessFit_Force *force, HessFit_CombiningRule rule) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        if (rule != HESSFIT_COMBINE_GEOMETRIC && rule != HESSFIT_COMBINE_LORENTZ_BERTHELOT)
+            throwError(HESSFIT_ERROR_VALUE, "unknown combining rule " + std::to_string((int) rule));
+        f.setCombiningRule(rule == HESSFIT_COMBINE_GEOMETRIC ? HessianForce::Geometric : HessianForce::LorentzBerthelot);
+    });
+}
+
+HessFit_Status hessfit_force_set_14_scales(HessFit_Force *force, double coulomb14_scale, double lj14_scale) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        // Set both or neither: validate on a scratch force first.
+        HessianForce check;
+        check.setCoulomb14Scale(coulomb14_scale);
+        check.setLJ14Scale(lj14_scale);
+        f.setCoulomb14Scale(coulomb14_scale);
+        f.setLJ14Scale(lj14_scale);
+    });
+}
+
+// ---- reading a Context -------------------------------------------------------------------------
+
+HessFit_Status hessfit_force_update_parameters_in_context(HessFit_Force *force, OpenMM_Context *context) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        f.updateParametersInContext(c);
+    });
+}
+
+HessFit_Status hessfit_force_get_energy_forces(HessFit_Force *force, OpenMM_Context *context, double *energy, double *forces) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        requireArg(energy, "energy");
+        if (!contextHasForce(c, f))
+            throwError(HESSFIT_ERROR_NOT_IN_CONTEXT, "the force is not part of the Context's System");
+        int types = OpenMM::State::Energy | (forces != nullptr ? OpenMM::State::Forces : 0);
+        int groups = (int) (1u << (unsigned) f.getForceGroup());
+        OpenMM::State state = c.getState(types, false, groups);
+        if (forces != nullptr) {
+            const vector<OpenMM::Vec3>& fv = state.getForces();
+            for (size_t i = 0; i < fv.size(); i++)
+                for (int k = 0; k < 3; k++)
+                    forces[3 * i + k] = fv[i][k];
+        }
+        *energy = state.getPotentialEnergy();
+    });
+}
+
+HessFit_Status hessfit_force_get_hessian_size(const HessFit_Force *force, long long *size) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(size, "size");
+        *size = f.getHessianSize();
+    });
+}
+
+HessFit_Status hessfit_force_get_hessian_block_offset(const HessFit_Force *force, int molecule, long long *offset) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(offset, "offset");
+        *offset = f.getHessianBlockOffset(molecule);
+    });
+}
+
+HessFit_Status hessfit_force_get_hessian_blocks(HessFit_Force *force, OpenMM_Context *context, double *blocks, long long size) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        long long expected = f.getHessianSize();
+        requireArray(blocks, size, "blocks");
+        requireSize(size, expected, "blocks", "the Hessian size, sum over molecules of (3 n_m)^2");
+        vector<double> result;
+        f.getHessianBlocks(c, result);
+        if ((long long) result.size() != expected) {
+            std::ostringstream m;
+            m << "internal error: the kernel returned " << result.size() << " Hessian entries, expected " << expected;
+            throwError(HESSFIT_ERROR_OPENMM, m.str());
+        }
+        std::copy(result.begin(), result.end(), blocks);
+    });
+}
+
+HessFit_Status hessfit_force_get_parameter_derivatives(HessFit_Force *force, OpenMM_Context *context, double *derivatives, int n) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        requireArray(derivatives, n, "derivatives");
+        requireSize(n, f.getNumParameters(), "derivatives", "the number of parameter slots");
+        vector<double> result;
+        f.getParameterDerivatives(c, result);
+        if ((long long) result.size() != n) {
+            std::ostringstream m;
+            m << "internal error: the kernel returned " << result.size() << " derivatives, expected " << n;
+            throwError(HESSFIT_ERROR_OPENMM, m.str());
+        }
+        std::copy(result.begin(), result.end(), derivatives);
+    });
+}
+
+// ---- checking and Context creation ------------------------------------------------------------
+
+HessFit_Status hessfit_force_validate(const HessFit_Force *force, const OpenMM_System *system) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(system, "system");
+        HessFit::HessianForceImpl::validate(f, reinterpret_cast<const OpenMM::System*>(system)->getNumParticles());
+    });
+}
+
+HessFit_Status hessfit_context_create(const OpenMM_System *system, OpenMM_Integrator *integrator,
+                                      const char *platform_name, const char *precision, OpenMM_Context **context) {
+    if (context != nullptr)
+        *context = nullptr;
+    return guarded(__func__, [&]() {
+        requireArg(system, "system");
+        requireArg(integrator, "integrator");
+        requireArg(context, "context");
+        const OpenMM::System& s = *reinterpret_cast<const OpenMM::System*>(system);
+        OpenMM::Integrator& i = *reinterpret_cast<OpenMM::Integrator*>(integrator);
+        OpenMM::Context* created;
+        if (platform_name == nullptr) {
+            created = new OpenMM::Context(s, i);
+        } else {
+            OpenMM::Platform& platform = OpenMM::Platform::getPlatformByName(platform_name);
+            std::map<string, string> properties;
+            const vector<string>& names = platform.getPropertyNames();
+            if (precision != nullptr && std::find(names.begin(), names.end(), "Precision") != names.end())
+                properties["Precision"] = precision;
+            created = new OpenMM::Context(s, i, platform, properties);
+        }
+        *context = reinterpret_cast<OpenMM_Context*>(created);
+    });
+}
+
+} // extern "C"
