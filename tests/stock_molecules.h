@@ -471,19 +471,22 @@ static inline void sm_pair_destroy(sm_pair *s) {
 
 /* ---- comparisons ---------------------------------------------------------------------------- */
 /* Energy and forces of the HessFit_Force (on its own Context) against the sum of the stock forces.
- * Energy scale: sum over stock force groups of |E_group| (no cancellation hides an error); force
- * scale: max(max |F_stock|, force_floor). Returns the relative errors in *rel_e, *rel_f. */
-static inline void sm_compare_energy_forces(const sm_pair *s, double force_floor, double *rel_e, double *rel_f) {
+ * Energy scale: max(sum over stock force groups of |E_group|, energy_floor) (no cancellation
+ * between forces hides an error); force scale: max(max |F_stock|, force_floor). Returns the
+ * relative errors in *rel_e, *rel_f. */
+static inline void sm_compare_energy_forces(const sm_pair *s, double energy_floor, double force_floor, double *rel_e,
+                                            double *rel_f) {
     int n = s->n;
     OpenMM_Context *stock_ctx = s->stock_ctx, *our_ctx = s->our_ctx;
     double *fs = malloc(sizeof(double) * 3 * n), *fo = malloc(sizeof(double) * 3 * n);
-    double es = test_energy_forces(stock_ctx, -1, fs, n), eo, escale = 0.0;
+    double es = test_energy_forces(stock_ctx, -1, fs, n), eo, escale = energy_floor, esum = 0.0;
     for (int g = 0; g < s->n_stock_forces; g++)
-        escale += fabs(test_energy_forces(stock_ctx, 1 << g, NULL, n));
+        esum += fabs(test_energy_forces(stock_ctx, 1 << g, NULL, n));
+    escale = fmax(escale, esum);
     HF_OK(hessfit_force_get_energy_forces(s->hf, our_ctx, &eo, fo));
     /* the whole-Context energy must be the same as the force's own */
     double eall = test_energy_forces(our_ctx, -1, NULL, n);
-    CHECK_CLOSE(eall, eo, 1e-13, eo, "Context energy vs hessfit_force_get_energy_forces");
+    CHECK_CLOSE(eall, eo, 1e-13, fmax(fabs(eo), escale), "Context energy vs hessfit_force_get_energy_forces");
     double fscale = fmax(test_max_abs(fs, 3 * (size_t) n), force_floor);
     *rel_e = fabs(eo - es) / fmax(escale, 1e-300);
     *rel_f = test_max_abs_diff(fo, fs, 3 * (size_t) n) / fmax(fscale, 1e-300);
@@ -523,11 +526,11 @@ static inline void sm_fd_hessian(OpenMM_Context *ctx, const double *pos, int n, 
 
 /*
  * Compare every Hessian block of the HessFit_Force with central differences (step h) of the stock
- * forces. Each block's error is max |H_analytic - H_fd| / max |H_fd|. Also checks that the blocks
- * are symmetric (to 1e-12 relative) and that the concatenated size and offsets are consistent.
- * Returns the largest relative error over blocks in *max_rel.
+ * forces. Each block's error is max |H_analytic - H_fd| / max(max |H_fd|, h_floor). Also checks
+ * that the blocks are finite and symmetric (to 1e-12 relative) and that the concatenated size and
+ * offsets are consistent. Returns the largest relative error over blocks in *max_rel.
  */
-static inline void sm_compare_hessian(const sm_pair *s, const double *pos, double h, double *max_rel) {
+static inline void sm_compare_hessian(const sm_pair *s, const double *pos, double h, double h_floor, double *max_rel) {
     OpenMM_Context *stock_ctx = s->stock_ctx, *our_ctx = s->our_ctx;
     long long size;
     int nmol;
@@ -548,7 +551,9 @@ static inline void sm_compare_hessian(const sm_pair *s, const double *pos, doubl
         double *fd = malloc(sizeof(double) * (size_t) dim * dim);
         sm_fd_hessian(stock_ctx, pos, s->n, atoms, na, h, fd);
         const double *ha = blocks + off;
-        double scale = test_max_abs(fd, (size_t) dim * dim);
+        double scale = fmax(test_max_abs(fd, (size_t) dim * dim), h_floor);
+        for (int i = 0; i < dim * dim; i++)
+            CHECK(isfinite(ha[i]), "block %d entry %d is %g", mol, i, ha[i]);
         double err = test_max_abs_diff(ha, fd, (size_t) dim * dim) / scale, asym = 0.0;
         for (int i = 0; i < dim; i++)
             for (int j = 0; j < i; j++)

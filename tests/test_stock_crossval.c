@@ -5,8 +5,9 @@
  * One System holds two molecules, a gauche butane (14 atoms) and an anti 1-propanol (12 atoms),
  * built with realistic geometry plus a random perturbation. The stock side has
  * HarmonicBondForce, HarmonicAngleForce, PeriodicTorsionForce (periodicities 1..4, non-zero
- * phases) and a NonbondedForce (NoCutoff, Lorentz-Berthelot, charges; exceptions zero the 1-2 and
- * 1-3 pairs, scale the 1-4 pairs, and zero every cross-molecule pair). Our side is one
+ * phases) and a NonbondedForce (NoCutoff, Lorentz-Berthelot, charges; exceptions from OpenMM's
+ * createExceptionsFromBonds zero the 1-2 and 1-3 pairs and scale the 1-4 pairs; every
+ * cross-molecule pair gets a zero exception). Our side is one
  * HessFit_Force built directly through the C API with the same energy: bond/angle k = k_stock / 2,
  * Lorentz-Berthelot combining, exclusions for 1-2/1-3, and for the 1-4 pairs:
  *   - butane: 1-4 pairs with coulomb14Scale = 1/1.2, lj14Scale = 0.5 (AMBER values),
@@ -67,27 +68,34 @@ int main(int argc, char **argv) {
     OpenMM_NonbondedForce *nb = sm_stock_nonbonded(&m);
     HF_OK(hessfit_force_set_combining_rule(s.hf, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
     HF_OK(hessfit_force_set_14_scales(s.hf, c14, lj14));
+    /* stock exceptions from OpenMM's own createExceptionsFromBonds (1-2/1-3 zeroed, 1-4 scaled by
+     * c14 / lj14 with LB sigma), then the propanol 1-4 exceptions replaced by arbitrary values */
+    OpenMM_BondArray *bond_array = OpenMM_BondArray_create(0);
+    for (int b = 0; b < m.n_bonds; b++)
+        OpenMM_BondArray_append(bond_array, m.bonds[b][0], m.bonds[b][1]);
+    OpenMM_NonbondedForce_createExceptionsFromBonds(nb, bond_array, c14, lj14);
+    OpenMM_BondArray_destroy(bond_array);
     int n_excl = 0, n_14 = 0, n_explicit = 0;
     for (int i = 0; i < m.n; i++)
         for (int j = i + 1; j < m.n; j++) {
             int d = m.dist[i][j];
             if (d == 1 || d == 2) {
-                OpenMM_NonbondedForce_addException(nb, i, j, 0.0, 1.0, 0.0, OpenMM_False);
                 HF_OK(hessfit_force_add_exclusion(s.hf, i, j, NULL));
                 n_excl++;
             } else if (d == 3 && m.molecule[i] == 0) {
-                OpenMM_NonbondedForce_addException(nb, i, j, c14 * m.charge[i] * m.charge[j],
-                                                   0.5 * (m.sigma[i] + m.sigma[j]),
-                                                   lj14 * sqrt(m.epsilon[i] * m.epsilon[j]), OpenMM_False);
                 HF_OK(hessfit_force_add_pair14(s.hf, i, j, NULL));
                 n_14++;
             } else if (d == 3) {
                 double qq = sm_uniform(-0.3, 0.3), sig = sm_uniform(0.2, 0.35), eps = sm_uniform(0.05, 0.5);
-                OpenMM_NonbondedForce_addException(nb, i, j, qq, sig, eps, OpenMM_False);
+                OpenMM_NonbondedForce_addException(nb, i, j, qq, sig, eps, OpenMM_True);
                 HF_OK(hessfit_force_add_explicit_pair(s.hf, i, j, sm_slot(&s, qq), sm_slot(&s, sig), sm_slot(&s, eps), NULL));
                 n_explicit++;
             }
         }
+    /* OpenMM's exceptions and the test's own topology agree on which pairs are special */
+    CHECK(OpenMM_NonbondedForce_getNumExceptions(nb) == 14 * 12 + n_excl + n_14 + n_explicit,
+          "stock has %d exceptions, expected %d", OpenMM_NonbondedForce_getNumExceptions(nb),
+          14 * 12 + n_excl + n_14 + n_explicit);
     /* counted by hand: butane 13 bonds + 24 1-3 pairs excluded, 27 1-4 pairs (3 C-C bonds x 3 x 3);
      * propanol 11 bonds + 19 1-3 pairs excluded, 21 1-4 pairs (9 + 9 + 3) */
     CHECK(n_excl == 37 + 30, "%d excluded pairs, expected 67", n_excl);
@@ -116,8 +124,8 @@ int main(int argc, char **argv) {
         }
         sm_pair_set_positions(&s, pos);
         double rel_e, rel_f, rel_h;
-        sm_compare_energy_forces(&s, 0.0, &rel_e, &rel_f);
-        sm_compare_hessian(&s, pos, FD_STEP, &rel_h);
+        sm_compare_energy_forces(&s, 0.0, 0.0, &rel_e, &rel_f);
+        sm_compare_hessian(&s, pos, FD_STEP, 0.0, &rel_h);
         printf("  geometry %d: energy %.17g kJ/mol, rel. error energy %.3g, forces %.3g, Hessian vs FD %.3g\n", geom,
                test_energy_forces(s.stock_ctx, -1, NULL, s.n), rel_e, rel_f, rel_h);
         CHECK(rel_e <= EF_TOL, "geometry %d: energy relative error %.3g > %g", geom, rel_e, EF_TOL);

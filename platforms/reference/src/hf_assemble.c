@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <string.h>
 
+/* Atoms per side of the tiles in which the plain nonbonded pairs are visited. */
+#define HF_PAIR_TILE 16
+
 /* What the caller wants from each term (NULL: not wanted). */
 typedef struct {
     double energy;
@@ -55,6 +58,41 @@ static int evaluate_term(const hf_model *model, const hf_term *t, const double *
     return n;
 }
 
+/*
+ * block += f'' g g^T + f' Hq for a term of n atoms, g = dq/dx (3n), Hq = d2q/dx2 (3n x 3n).
+ * lrow[a] = 3 * (local index of atom a) in the molecule's block of leading dimension dim. The
+ * 3x3 atom blocks (a, b >= a) are computed once (the diagonal ones from their upper triangle) and
+ * added at (a, b) and, transposed, at (b, a), so the assembled blocks are exactly symmetric.
+ * n is a constant at each call site below, so the loops unroll.
+ */
+static inline void add_term_hessian(int n, const ptrdiff_t *restrict lrow, ptrdiff_t dim, double d2e, double de,
+                                    const double *restrict g, const double *restrict hq, double *restrict block)
+{
+    const int d = 3 * n;
+    for (int a = 0; a < n; a++)
+        for (int b = a; b < n; b++) {
+            double k[9];
+            for (int i = 0; i < 3; i++)
+                for (int j = (a == b ? i : 0); j < 3; j++)
+                    k[3 * i + j] = d2e * g[3 * a + i] * g[3 * b + j] + de * hq[(3 * a + i) * d + 3 * b + j];
+            if (a == b) {
+                k[3] = k[1];
+                k[6] = k[2];
+                k[7] = k[5];
+            }
+            double *dst = block + lrow[a] * dim + lrow[b];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    dst[i * dim + j] += k[3 * i + j];
+            if (a != b) {
+                dst = block + lrow[b] * dim + lrow[a];
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++)
+                        dst[i * dim + j] += k[3 * j + i];
+            }
+        }
+}
+
 /* Evaluate one term and add what acc asks for. Returns 0 or -1 (undefined geometry). */
 static int accumulate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                            accumulator *acc)
@@ -66,28 +104,25 @@ static int accumulate_term(const hf_model *model, const hf_term *t, const double
     if (n < 0)
         return -1;
     acc->energy += v.e;
-    if (acc->forces)
+    if (acc->forces) {
+        double *restrict f = acc->forces;
+        const double de = v.de;
         for (int k = 0; k < n; k++)
             for (int c = 0; c < 3; c++)
-                acc->forces[3 * (ptrdiff_t)t->atoms[k] + c] -= v.de * grad[3 * k + c];
+                f[3 * (ptrdiff_t)t->atoms[k] + c] -= de * grad[3 * k + c];
+    }
     if (acc->blocks) {
         /* all atoms of a term lie in one molecule (validated by the caller) */
         const int mol = model->atom_mol[t->atoms[0]];
         const ptrdiff_t dim = 3 * (ptrdiff_t)(model->mol_offset[mol + 1] - model->mol_offset[mol]);
         double *block = acc->blocks + model->block_offset[mol];
-        const int d = 3 * n;
-        for (int a = 0; a < n; a++) {
-            const ptrdiff_t ra = 3 * (ptrdiff_t)model->atom_local[t->atoms[a]];
-            for (int b = 0; b < n; b++) {
-                const ptrdiff_t cb = 3 * (ptrdiff_t)model->atom_local[t->atoms[b]];
-                for (int i = 0; i < 3; i++) {
-                    const double gi = v.d2e * grad[3 * a + i];
-                    const double *hrow = hess + (3 * a + i) * d + 3 * b;
-                    double *dst = block + (ra + i) * dim + cb;
-                    for (int j = 0; j < 3; j++)
-                        dst[j] += gi * grad[3 * b + j] + v.de * hrow[j];
-                }
-            }
+        ptrdiff_t lrow[4];
+        for (int a = 0; a < n; a++)
+            lrow[a] = 3 * (ptrdiff_t)model->atom_local[t->atoms[a]];
+        switch (n) {
+        case 2: add_term_hessian(2, lrow, dim, v.d2e, v.de, grad, hess, block); break;
+        case 3: add_term_hessian(3, lrow, dim, v.d2e, v.de, grad, hess, block); break;
+        default: add_term_hessian(4, lrow, dim, v.d2e, v.de, grad, hess, block); break;
         }
     }
     if (acc->dedp)
@@ -119,30 +154,37 @@ static int assemble(const hf_model *model, const double *table, const double *po
         const int *atoms = model->mol_atoms + model->mol_offset[m];
         const int nm = model->mol_offset[m + 1] - model->mol_offset[m];
         const unsigned char *excl = model->excluded ? model->excluded + model->excl_offset[m] : NULL;
-        for (int a = 0; a < nm; a++) {
-            const int pa = atoms[a];
-            for (int b = a + 1; b < nm; b++) {
-                if (excl && excl[(ptrdiff_t)a * nm + b])
-                    continue;
-                const int pb = atoms[b];
-                pair.atoms[0] = pa;
-                pair.atoms[1] = pb;
-                /* q_i, q_j, sigma_i, sigma_j, eps_i, eps_j */
-                int any = 0;
-                for (int p = 0; p < 3; p++) {
-                    pair.slots[2 * p] = ps[3 * pa + p];
-                    pair.slots[2 * p + 1] = ps[3 * pb + p];
-                    any |= (ps[3 * pa + p] != HF_NO_SLOT) | (ps[3 * pb + p] != HF_NO_SLOT);
-                }
-                if (!any)
-                    continue; /* all parameters zero: no energy, no derivative */
-                if (accumulate_term(model, &pair, table, pos, acc) != 0) {
-                    if (bad_term)
-                        *bad_term = HF_BAD_NONBONDED_PAIR;
-                    return -1;
+        /* Pairs visited tile by tile (HF_PAIR_TILE x HF_PAIR_TILE atoms) so that the Hessian rows and
+         * columns a tile touches stay in cache and in the TLB; the sum itself is order-independent. */
+        for (int a0 = 0; a0 < nm; a0 += HF_PAIR_TILE)
+            for (int b0 = a0; b0 < nm; b0 += HF_PAIR_TILE) {
+                const int a1 = a0 + HF_PAIR_TILE < nm ? a0 + HF_PAIR_TILE : nm;
+                const int b1 = b0 + HF_PAIR_TILE < nm ? b0 + HF_PAIR_TILE : nm;
+                for (int a = a0; a < a1; a++) {
+                    const int pa = atoms[a];
+                    for (int b = (b0 > a ? b0 : a + 1); b < b1; b++) {
+                        if (excl && excl[(ptrdiff_t)a * nm + b])
+                            continue;
+                        const int pb = atoms[b];
+                        pair.atoms[0] = pa;
+                        pair.atoms[1] = pb;
+                        /* q_i, q_j, sigma_i, sigma_j, eps_i, eps_j */
+                        int any = 0;
+                        for (int p = 0; p < 3; p++) {
+                            pair.slots[2 * p] = ps[3 * pa + p];
+                            pair.slots[2 * p + 1] = ps[3 * pb + p];
+                            any |= (ps[3 * pa + p] != HF_NO_SLOT) | (ps[3 * pb + p] != HF_NO_SLOT);
+                        }
+                        if (!any)
+                            continue; /* all parameters zero: no energy, no derivative */
+                        if (accumulate_term(model, &pair, table, pos, acc) != 0) {
+                            if (bad_term)
+                                *bad_term = HF_BAD_NONBONDED_PAIR;
+                            return -1;
+                        }
+                    }
                 }
             }
-        }
     }
     return 0;
 }

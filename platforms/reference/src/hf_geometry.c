@@ -11,7 +11,6 @@
 #include "hf_core.h"
 
 #include <math.h>
-#include <string.h>
 
 /* Below this sine (of a bond angle, or of the angles F,G and H,G of a dihedral) the coordinate is
  * taken as undefined: its gradient direction and its Hessian (~ 1/sin, 1/sin^2) are then
@@ -69,44 +68,46 @@ static inline void mirror_block(double *hv, int ld, int k, int l)
 
 /*
  * The generic chain rule: derivatives with respect to n_vec difference vectors
- * v_k = x[plus[k]] - x[minus[k]] (gv: 3 n_vec, hv: (3 n_vec)^2) become derivatives with respect to
- * the n_atoms atoms: grad_a = sum_k C_ka gv_k, hess_ab = sum_kl C_ka C_lb hv_kl with C = +-1 / 0.
- * grad or hess may be NULL. The result is symmetrised so that it is exactly symmetric.
+ * v_k = x[plus_k] - x[minus_k] (gv: 3 n_vec, hv: (3 n_vec)^2, symmetric) become derivatives with
+ * respect to the n_atoms atoms through the incidence matrix C (n_vec x n_atoms, row-major),
+ * C_ka = +1 (a = plus_k), -1 (a = minus_k), 0 otherwise, since dv_k/dx_a = C_ka I:
+ *     grad_a = sum_k C_ka gv_k,   hess_ab = sum_kl C_ka hv_kl C_lb.
+ * grad or hess may be NULL. Every entry is written (no zero fill). The upper triangle of hess is
+ * computed and copied to the lower one, so hess is exactly symmetric. The products with +-1 and 0
+ * are exact; the loop bounds are constants once inlined, so the compiler unrolls them.
  */
-static void map_to_atoms(int n_vec, const int *plus, const int *minus, int n_atoms,
-                         const double *gv, const double *hv, double *grad, double *hess)
+static inline void map_to_atoms(int n_vec, int n_atoms, const double *C, const double *gv,
+                                const double *hv, double *grad, double *hess)
 {
     const int dim = 3 * n_atoms, vdim = 3 * n_vec;
-    if (grad) {
-        memset(grad, 0, (size_t)dim * sizeof(double));
-        for (int k = 0; k < n_vec; k++)
+    if (grad)
+        for (int a = 0; a < n_atoms; a++)
             for (int c = 0; c < 3; c++) {
-                grad[3 * plus[k] + c] += gv[3 * k + c];
-                grad[3 * minus[k] + c] -= gv[3 * k + c];
+                double v = 0.0;
+                for (int k = 0; k < n_vec; k++)
+                    v += C[k * n_atoms + a] * gv[3 * k + c];
+                grad[3 * a + c] = v;
             }
-    }
     if (hess) {
-        memset(hess, 0, (size_t)dim * dim * sizeof(double));
-        for (int k = 0; k < n_vec; k++) {
-            const int ak[2] = {plus[k], minus[k]};
-            for (int l = 0; l < n_vec; l++) {
-                const int bl[2] = {plus[l], minus[l]};
-                const double *src = hv + 3 * k * vdim + 3 * l;
-                for (int sa = 0; sa < 2; sa++)
-                    for (int sb = 0; sb < 2; sb++) {
-                        const double sign = (sa == sb) ? 1.0 : -1.0;
-                        double *dst = hess + 3 * ak[sa] * dim + 3 * bl[sb];
-                        for (int i = 0; i < 3; i++)
-                            for (int j = 0; j < 3; j++)
-                                dst[i * dim + j] += sign * src[i * vdim + j];
-                    }
-            }
-        }
-        for (int i = 0; i < dim; i++)
-            for (int j = i + 1; j < dim; j++) {
-                const double m = 0.5 * (hess[i * dim + j] + hess[j * dim + i]);
-                hess[i * dim + j] = m;
-                hess[j * dim + i] = m;
+        double T[9 * 12]; /* T = hv (C (x) I): (3 n_vec) x (3 n_atoms) */
+        for (int r = 0; r < vdim; r++)
+            for (int b = 0; b < n_atoms; b++)
+                for (int j = 0; j < 3; j++) {
+                    double v = 0.0;
+                    for (int l = 0; l < n_vec; l++)
+                        v += hv[r * vdim + 3 * l + j] * C[l * n_atoms + b];
+                    T[r * dim + 3 * b + j] = v;
+                }
+        for (int a = 0; a < n_atoms; a++)
+            for (int i = 0; i < 3; i++) {
+                const int row = 3 * a + i;
+                for (int col = row; col < dim; col++) {
+                    double v = 0.0;
+                    for (int k = 0; k < n_vec; k++)
+                        v += C[k * n_atoms + a] * T[(3 * k + i) * dim + col];
+                    hess[row * dim + col] = v;
+                    hess[col * dim + row] = v;
+                }
             }
     }
 }
@@ -114,7 +115,7 @@ static void map_to_atoms(int n_vec, const int *plus, const int *minus, int n_ato
 /* ---- distance r = |d|, d = x0 - x1 ------------------------------------------------------ */
 static int distance(const double *const x[4], double *q, double *grad, double *hess)
 {
-    static const int plus[1] = {0}, minus[1] = {1};
+    static const double C[1 * 2] = {1.0, -1.0}; /* d = x0 - x1 */
     double d[3], gv[3], hv[9];
     sub3(x[0], x[1], d);
     const double r = sqrt(dot3(d, d));
@@ -129,7 +130,7 @@ static int distance(const double *const x[4], double *q, double *grad, double *h
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
                 hv[3 * i + j] = ((i == j ? 1.0 : 0.0) - gv[i] * gv[j]) * inv_r;
-    map_to_atoms(1, plus, minus, 2, gv, hess ? hv : NULL, grad, hess);
+    map_to_atoms(1, 2, C, gv, hess ? hv : NULL, grad, hess);
     return 0;
 }
 
@@ -149,7 +150,8 @@ static int distance(const double *const x[4], double *q, double *grad, double *h
  */
 static int angle(const double *const x[4], double *q, double *grad, double *hess)
 {
-    static const int plus[2] = {0, 2}, minus[2] = {1, 1};
+    static const double C[2 * 3] = {1.0, -1.0, 0.0,   /* a = x0 - x1 */
+                                    0.0, -1.0, 1.0};  /* b = x2 - x1 */
     double a[3], b[3], u[3], v[3], w[3], n[3], ea[3], eb[3], gv[6], hv[36];
     sub3(x[0], x[1], a);
     sub3(x[2], x[1], b);
@@ -184,7 +186,7 @@ static int angle(const double *const x[4], double *q, double *grad, double *hess
                 hv[(3 + i) * 6 + j] = nn * iab;
             }
     }
-    map_to_atoms(2, plus, minus, 3, gv, hess ? hv : NULL, grad, hess);
+    map_to_atoms(2, 3, C, gv, hess ? hv : NULL, grad, hess);
     return 0;
 }
 
@@ -207,7 +209,9 @@ static int angle(const double *const x[4], double *q, double *grad, double *hess
  */
 static int dihedral(const double *const x[4], double *q, double *grad, double *hess)
 {
-    static const int plus[3] = {0, 1, 3}, minus[3] = {1, 2, 2};
+    static const double C[3 * 4] = {1.0, -1.0, 0.0, 0.0,   /* F = x0 - x1 */
+                                    0.0, 1.0, -1.0, 0.0,   /* G = x1 - x2 */
+                                    0.0, 0.0, -1.0, 1.0};  /* H = x3 - x2 */
     double F[3], G[3], H[3], A[3], B[3], al[3], be[3], gv[9], hv[81];
     sub3(x[0], x[1], F);
     sub3(x[1], x[2], G);
@@ -271,7 +275,7 @@ static int dihedral(const double *const x[4], double *q, double *grad, double *h
                                - be[i] * (H[j] * ig - hg * G[j] * ig3) - hg * ig * MBH[3 * i + j];
         put_block(hv, 9, 1, 1, 1.0, blk);
     }
-    map_to_atoms(3, plus, minus, 4, gv, hess ? hv : NULL, grad, hess);
+    map_to_atoms(3, 4, C, gv, hess ? hv : NULL, grad, hess);
     return 0;
 }
 

@@ -6,7 +6,6 @@
 #include "hf_core.h"
 
 #include <math.h>
-#include <string.h>
 
 #define HF_TWO_PI 6.28318530717958647692
 
@@ -15,11 +14,12 @@ static inline double slot_value(const hf_term *t, const double *table, int s)
     return t->slots[s] == HF_NO_SLOT ? 0.0 : table[t->slots[s]];
 }
 
-/* Zero the derivative entries of the slots that are HF_NO_SLOT. */
-static void clear_unused(const hf_term *t, hf_term_value *out)
+/* Zero the derivative entries of the slots that are HF_NO_SLOT or beyond the kind's n_used slots
+ * (explicit stores: cheaper than a memset of the whole result for the ~10^5 pair terms). */
+static void clear_unused(const hf_term *t, int n_used, hf_term_value *out)
 {
     for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
-        if (t->slots[s] == HF_NO_SLOT) {
+        if (s >= n_used || t->slots[s] == HF_NO_SLOT) {
             out->de_dp[s] = 0.0;
             out->dde_dp[s] = 0.0;
             out->d2de_dp[s] = 0.0;
@@ -129,16 +129,15 @@ static void lj_coulomb(double r, double qq, double sigma, double eps, double sc_
 }
 
 /*
- * d sqrt(x y) / dx. At x == 0 this is 0 if y == 0 (sqrt(x y) is then identically 0 along x) and
- * +INFINITY otherwise (the one-sided derivative of sqrt(x y) for x -> 0+ diverges).
+ * d sqrt(x y) / dx = y / (2 sqrt(x y)), given half_inv_root = 1 / (2 sqrt(x y)) (0 when the root is
+ * 0). At sqrt(x y) == 0: 0 when y == 0 (sqrt(x y) is then identically 0 along x), and +INFINITY
+ * when x == 0 but y != 0 (the one-sided derivative of sqrt(x y) for x -> 0+ diverges).
  */
-static inline double dsqrt_prod(double x, double y)
+static inline double dsqrt_prod(double x, double y, double root, double half_inv_root)
 {
-    if (x == 0.0)
-        return y == 0.0 ? 0.0 : INFINITY;
-    if (y == 0.0)
-        return 0.0;
-    return 0.5 * y / sqrt(x * y);
+    if (root > 0.0)
+        return y * half_inv_root;
+    return (x == 0.0 && y != 0.0) ? INFINITY : 0.0;
 }
 
 /* outer * inner with 0 * (+-inf) taken as 0: when dE/dsigma or dE/deps vanishes (e.g. sigma = 0,
@@ -174,8 +173,10 @@ static void pair_combined(const hf_model *model, const hf_term *t, const double 
     const double sigma = geometric ? sqrt(si * sj) : 0.5 * (si + sj);
     const double eps = sqrt(ei * ej);
     /* d(combined)/d(slot s) for s = 0..5 */
-    const double dsi = geometric ? dsqrt_prod(si, sj) : 0.5, dsj = geometric ? dsqrt_prod(sj, si) : 0.5;
-    const double inner[HF_MAX_TERM_SLOTS] = {qj, qi, dsi, dsj, dsqrt_prod(ei, ej), dsqrt_prod(ej, ei)};
+    const double hs = geometric && sigma > 0.0 ? 0.5 / sigma : 0.0, he = eps > 0.0 ? 0.5 / eps : 0.0;
+    const double dsi = geometric ? dsqrt_prod(si, sj, sigma, hs) : 0.5;
+    const double dsj = geometric ? dsqrt_prod(sj, si, sigma, hs) : 0.5;
+    const double inner[HF_MAX_TERM_SLOTS] = {qj, qi, dsi, dsj, dsqrt_prod(ei, ej, eps, he), dsqrt_prod(ej, ei, eps, he)};
     double f[3], dq[3], ds[3], de[3];
     lj_coulomb(r, qi * qj, sigma, eps, t->scale_coulomb, t->scale_lj, f, dq, ds, de);
     out->e = f[0];
@@ -192,30 +193,37 @@ static void pair_combined(const hf_model *model, const hf_term *t, const double 
 void hf_term_scalar(const hf_model *model, const hf_term *term, const double *table, double q,
                     hf_term_value *out)
 {
-    memset(out, 0, sizeof(*out));
+    int n_used = 0; /* slots the kind defines; the remaining entries are zeroed below */
     out->q = q;
+    out->e = out->de = out->d2e = 0.0;
     switch (term->kind) {
     case HF_TERM_BOND:
     case HF_TERM_ANGLE:
         harmonic(slot_value(term, table, 0), q - slot_value(term, table, 1), out);
+        n_used = 2;
         break;
     case HF_TERM_PERIODIC:
         periodic(term, table, q, out);
+        n_used = 2;
         break;
     case HF_TERM_RB:
         ryckaert_bellemans(term, table, q, out);
+        n_used = 6;
         break;
     case HF_TERM_HARMONIC_DIHEDRAL:
         harmonic_dihedral(slot_value(term, table, 0), q, slot_value(term, table, 1), out);
+        n_used = 2;
         break;
     case HF_TERM_PAIR:
         pair(term, table, q, out);
+        n_used = 3;
         break;
     case HF_TERM_PAIR_COMBINED:
         pair_combined(model, term, table, q, out);
+        n_used = 6;
         break;
     default:
         break; /* unknown kind: contributes nothing */
     }
-    clear_unused(term, out);
+    clear_unused(term, n_used, out);
 }
