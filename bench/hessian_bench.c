@@ -10,7 +10,8 @@
  *     ./build/bin/hessian_bench --json bench.json    # also write the raw numbers
  *
  * Options: --plugin-dir DIR (default: the build tree's plugin dir), --repeats N (finite-difference
- * repeats at every size; analytic repeats are max(20, N) and at least 0.5 s of work),
+ * repeats at every size; analytic repeats are max(20, N) and at least 0.5 s of work, capped at
+ * 100000),
  * --quick, --carbons LIST (comma-separated carbon counts, default 1,20,166), --step H (nm,
  * default 1e-4), --json FILE.
  *

@@ -70,10 +70,10 @@ int HessianForce::getNumParameters() const {
     return (int) parameters.size();
 }
 
-static void checkSlotIndex(int slot, int numSlots) {
+static void checkSlotIndex(int slot, int numSlots, const std::string& what = "") {
     if (slot < 0 || slot >= numSlots) {
         std::ostringstream m;
-        m << "parameter slot " << slot << " is out of range (the table has " << numSlots << " slots)";
+        m << what << (what.empty() ? "" : ": ") << "parameter slot " << slot << " is out of range (the table has " << numSlots << " slots)";
         fail(HessianForceException::Index, m.str());
     }
 }
@@ -231,7 +231,7 @@ void HessianForce::setTerm(TermKind kind, int index, const int* particles, int n
         if (shape.slotsOptional)
             checkOptionalSlot(slots[i], getNumParameters(), what.str());
         else
-            checkSlotIndex(slots[i], getNumParameters());
+            checkSlotIndex(slots[i], getNumParameters(), what.str());
         term.slots[i] = slots[i];
     }
     bool periodic = (kind == PeriodicTorsion || kind == PeriodicImproper);

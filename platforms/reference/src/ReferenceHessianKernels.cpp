@@ -38,8 +38,9 @@ double ReferenceCalcHessianForceKernel::execute(ContextImpl& context, bool inclu
         return 0.0;
     double energy = 0.0;
     int bad = 0;
-    check(hf_energy_forces(&model.model(), table.data(), positionsOf(context), &energy,
-                           includeForces ? forcesOf(context) : nullptr, &bad), bad);
+    int status = hf_energy_forces(&model.model(), table.data(), positionsOf(context), &energy,
+                                  includeForces ? forcesOf(context) : nullptr, &bad);
+    check(status, bad);
     return energy;
 }
 
@@ -58,7 +59,8 @@ void ReferenceCalcHessianForceKernel::computeHessianBlocks(ContextImpl& context,
     if (m.n_particles == 0)
         return;
     int bad = 0;
-    check(hf_hessian_blocks(&m, table.data(), positionsOf(context), blocks.data(), &bad), bad);
+    int status = hf_hessian_blocks(&m, table.data(), positionsOf(context), blocks.data(), &bad);
+    check(status, bad);
 }
 
 void ReferenceCalcHessianForceKernel::computeParameterDerivatives(ContextImpl& context, vector<double>& derivatives) {
@@ -67,5 +69,6 @@ void ReferenceCalcHessianForceKernel::computeParameterDerivatives(ContextImpl& c
     if (m.n_particles == 0 || table.empty())
         return;
     int bad = 0;
-    check(hf_parameter_derivatives(&m, table.data(), positionsOf(context), derivatives.data(), &bad), bad);
+    int status = hf_parameter_derivatives(&m, table.data(), positionsOf(context), derivatives.data(), &bad);
+    check(status, bad);
 }

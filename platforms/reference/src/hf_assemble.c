@@ -12,9 +12,6 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Atoms per side of the tiles in which the plain nonbonded pairs are visited. */
-#define HF_PAIR_TILE 16
-
 /* What the caller wants from each term (NULL: not wanted). */
 typedef struct {
     double energy;
@@ -59,37 +56,71 @@ static int evaluate_term(const hf_model *model, const hf_term *t, const double *
 }
 
 /*
- * block += f'' g g^T + f' Hq for a term of n atoms, g = dq/dx (3n), Hq = d2q/dx2 (3n x 3n).
- * lrow[a] = 3 * (local index of atom a) in the molecule's block of leading dimension dim. The
- * 3x3 atom blocks (a, b >= a) are computed once (the diagonal ones from their upper triangle) and
- * added at (a, b) and, transposed, at (b, a), so the assembled blocks are exactly symmetric.
- * n is a constant at each call site below, so the loops unroll.
+ * Hessian accumulation: block += f'' g g^T + f' Hq for a term of n atoms, g = dq/dx (3n),
+ * Hq = d2q/dx2 (3n x 3n), into the UPPER triangle of the molecule's block only (row <= column);
+ * hf_hessian_blocks mirrors it once all terms are in. (Adding each entry at both mirror positions
+ * instead makes every pair touch a column of the block: several times slower for 10^5 pairs.)
+ * lrow[a] = 3 * (local index of atom a); dim = the block's leading dimension; k = the 3x3 block
+ * (a, b) of the term's Hessian. n is a constant at each call site, so the loops unroll.
  */
+static inline void add_upper_block(const double *restrict k, ptrdiff_t ra, ptrdiff_t rb, ptrdiff_t dim,
+                                   double *restrict block)
+{
+    if (ra < rb) {
+        double *dst = block + ra * dim + rb;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                dst[i * dim + j] += k[3 * i + j];
+    } else if (ra > rb) {
+        double *dst = block + rb * dim + ra;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                dst[i * dim + j] += k[3 * j + i];
+    } else { /* a diagonal block: its upper triangle */
+        double *dst = block + ra * dim + ra;
+        for (int i = 0; i < 3; i++)
+            for (int j = i; j < 3; j++)
+                dst[i * dim + j] += k[3 * i + j];
+    }
+}
+
 static inline void add_term_hessian(int n, const ptrdiff_t *restrict lrow, ptrdiff_t dim, double d2e, double de,
                                     const double *restrict g, const double *restrict hq, double *restrict block)
 {
     const int d = 3 * n;
+    double k[9]; /* one 3x3 block (a, b) of the term's Hessian */
+    if (n == 2) {
+        /* A function of x0 - x1: its Hessian is [[K, -K], [-K, K]], and the geometry layer returns
+         * exactly that structure (g1 = -g0, Hq blocks +-P), so K alone is computed. */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                k[3 * i + j] = d2e * g[i] * g[j] + de * hq[i * d + j];
+        add_upper_block(k, lrow[0], lrow[0], dim, block);
+        add_upper_block(k, lrow[1], lrow[1], dim, block);
+        for (int i = 0; i < 9; i++)
+            k[i] = -k[i];
+        add_upper_block(k, lrow[0], lrow[1], dim, block);
+        return;
+    }
     for (int a = 0; a < n; a++)
         for (int b = a; b < n; b++) {
-            double k[9];
-            for (int i = 0; i < 3; i++)
-                for (int j = (a == b ? i : 0); j < 3; j++)
-                    k[3 * i + j] = d2e * g[3 * a + i] * g[3 * b + j] + de * hq[(3 * a + i) * d + 3 * b + j];
-            if (a == b) {
-                k[3] = k[1];
-                k[6] = k[2];
-                k[7] = k[5];
-            }
-            double *dst = block + lrow[a] * dim + lrow[b];
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++)
-                    dst[i * dim + j] += k[3 * i + j];
-            if (a != b) {
-                dst = block + lrow[b] * dim + lrow[a];
-                for (int i = 0; i < 3; i++)
-                    for (int j = 0; j < 3; j++)
-                        dst[i * dim + j] += k[3 * j + i];
-            }
+                    k[3 * i + j] = d2e * g[3 * a + i] * g[3 * b + j] + de * hq[(3 * a + i) * d + 3 * b + j];
+            add_upper_block(k, lrow[a], lrow[b], dim, block);
+        }
+}
+
+/* Copy the upper triangle of a dim x dim row-major matrix to its lower triangle (tiled transpose). */
+static void mirror_upper(double *h, ptrdiff_t dim)
+{
+    enum { TILE = 64 };
+    for (ptrdiff_t i0 = 0; i0 < dim; i0 += TILE)
+        for (ptrdiff_t j0 = i0; j0 < dim; j0 += TILE) {
+            const ptrdiff_t i1 = i0 + TILE < dim ? i0 + TILE : dim, j1 = j0 + TILE < dim ? j0 + TILE : dim;
+            for (ptrdiff_t i = i0; i < i1; i++)
+                for (ptrdiff_t j = (j0 > i + 1 ? j0 : i + 1); j < j1; j++)
+                    h[j * dim + i] = h[i * dim + j];
         }
 }
 
@@ -154,37 +185,30 @@ static int assemble(const hf_model *model, const double *table, const double *po
         const int *atoms = model->mol_atoms + model->mol_offset[m];
         const int nm = model->mol_offset[m + 1] - model->mol_offset[m];
         const unsigned char *excl = model->excluded ? model->excluded + model->excl_offset[m] : NULL;
-        /* Pairs visited tile by tile (HF_PAIR_TILE x HF_PAIR_TILE atoms) so that the Hessian rows and
-         * columns a tile touches stay in cache and in the TLB; the sum itself is order-independent. */
-        for (int a0 = 0; a0 < nm; a0 += HF_PAIR_TILE)
-            for (int b0 = a0; b0 < nm; b0 += HF_PAIR_TILE) {
-                const int a1 = a0 + HF_PAIR_TILE < nm ? a0 + HF_PAIR_TILE : nm;
-                const int b1 = b0 + HF_PAIR_TILE < nm ? b0 + HF_PAIR_TILE : nm;
-                for (int a = a0; a < a1; a++) {
-                    const int pa = atoms[a];
-                    for (int b = (b0 > a ? b0 : a + 1); b < b1; b++) {
-                        if (excl && excl[(ptrdiff_t)a * nm + b])
-                            continue;
-                        const int pb = atoms[b];
-                        pair.atoms[0] = pa;
-                        pair.atoms[1] = pb;
-                        /* q_i, q_j, sigma_i, sigma_j, eps_i, eps_j */
-                        int any = 0;
-                        for (int p = 0; p < 3; p++) {
-                            pair.slots[2 * p] = ps[3 * pa + p];
-                            pair.slots[2 * p + 1] = ps[3 * pb + p];
-                            any |= (ps[3 * pa + p] != HF_NO_SLOT) | (ps[3 * pb + p] != HF_NO_SLOT);
-                        }
-                        if (!any)
-                            continue; /* all parameters zero: no energy, no derivative */
-                        if (accumulate_term(model, &pair, table, pos, acc) != 0) {
-                            if (bad_term)
-                                *bad_term = HF_BAD_NONBONDED_PAIR;
-                            return -1;
-                        }
-                    }
+        for (int a = 0; a < nm; a++) {
+            const int pa = atoms[a];
+            for (int b = a + 1; b < nm; b++) {
+                if (excl && excl[(ptrdiff_t)a * nm + b])
+                    continue;
+                const int pb = atoms[b];
+                pair.atoms[0] = pa;
+                pair.atoms[1] = pb;
+                /* q_i, q_j, sigma_i, sigma_j, eps_i, eps_j */
+                int any = 0;
+                for (int p = 0; p < 3; p++) {
+                    pair.slots[2 * p] = ps[3 * pa + p];
+                    pair.slots[2 * p + 1] = ps[3 * pb + p];
+                    any |= (ps[3 * pa + p] != HF_NO_SLOT) | (ps[3 * pb + p] != HF_NO_SLOT);
+                }
+                if (!any)
+                    continue; /* all parameters zero: no energy, no derivative */
+                if (accumulate_term(model, &pair, table, pos, acc) != 0) {
+                    if (bad_term)
+                        *bad_term = HF_BAD_NONBONDED_PAIR;
+                    return -1;
                 }
             }
+        }
     }
     return 0;
 }
@@ -204,7 +228,11 @@ int hf_hessian_blocks(const hf_model *model, const double *table, const double *
 {
     memset(blocks, 0, (size_t)model->block_offset[model->n_molecules] * sizeof(double));
     accumulator acc = {0.0, NULL, blocks, NULL};
-    return assemble(model, table, pos, &acc, bad_term);
+    if (assemble(model, table, pos, &acc, bad_term) != 0)
+        return -1;
+    for (int m = 0; m < model->n_molecules; m++)
+        mirror_upper(blocks + model->block_offset[m], 3 * (ptrdiff_t)(model->mol_offset[m + 1] - model->mol_offset[m]));
+    return 0;
 }
 
 int hf_parameter_derivatives(const hf_model *model, const double *table, const double *pos,

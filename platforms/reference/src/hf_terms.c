@@ -101,7 +101,7 @@ static void harmonic_dihedral(double k, double q, double phi0, hf_term_value *ou
  *     df'/dsigma  = 4 eps s^5 (36 - 144 sig6) / r^2,
  *     df''/dsigma = 4 eps s^5 (1872 sig6 - 252) / r^3   (no division by sigma).
  */
-static void lj_coulomb(double r, double qq, double sigma, double eps, double sc_coul, double sc_lj,
+static inline void lj_coulomb(double r, double qq, double sigma, double eps, double sc_coul, double sc_lj,
                        double f[3], double d_qq[3], double d_sig[3], double d_eps[3])
 {
     const double inv_r = 1.0 / r, inv_r2 = inv_r * inv_r, inv_r3 = inv_r2 * inv_r;
@@ -183,10 +183,18 @@ static void pair_combined(const hf_model *model, const hf_term *t, const double 
     out->de = f[1];
     out->d2e = f[2];
     const double *outer[HF_MAX_TERM_SLOTS] = {dq, dq, ds, ds, de, de};
-    for (int s = 0; s < HF_MAX_TERM_SLOTS; s++) {
-        out->de_dp[s] = chain(outer[s][0], inner[s]);
-        out->dde_dp[s] = chain(outer[s][1], inner[s]);
-        out->d2de_dp[s] = chain(outer[s][2], inner[s]);
+    if (isfinite(inner[2]) && isfinite(inner[3]) && isfinite(inner[4]) && isfinite(inner[5])) {
+        for (int s = 0; s < HF_MAX_TERM_SLOTS; s++) { /* the usual case, branch-free */
+            out->de_dp[s] = outer[s][0] * inner[s];
+            out->dde_dp[s] = outer[s][1] * inner[s];
+            out->d2de_dp[s] = outer[s][2] * inner[s];
+        }
+    } else {
+        for (int s = 0; s < HF_MAX_TERM_SLOTS; s++) {
+            out->de_dp[s] = chain(outer[s][0], inner[s]);
+            out->dde_dp[s] = chain(outer[s][1], inner[s]);
+            out->d2de_dp[s] = chain(outer[s][2], inner[s]);
+        }
     }
 }
 
