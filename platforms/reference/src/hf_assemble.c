@@ -90,8 +90,8 @@ static inline void add_term_hessian(int n, const ptrdiff_t *restrict lrow, ptrdi
     const int d = 3 * n;
     double k[9]; /* one 3x3 block (a, b) of the term's Hessian */
     if (n == 2) {
-        /* A function of x0 - x1: its Hessian is [[K, -K], [-K, K]], and the geometry layer returns
-         * exactly that structure (g1 = -g0, Hq blocks +-P), so K alone is computed. */
+        /* A function of x0 - x1 has the Hessian [[K, -K], [-K, K]] (translation invariance; the
+         * geometry layer returns exactly that structure), so only K is computed. */
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
                 k[3 * i + j] = d2e * g[i] * g[j] + de * hq[i * d + j];

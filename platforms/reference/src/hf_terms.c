@@ -102,7 +102,7 @@ static void harmonic_dihedral(double k, double q, double phi0, hf_term_value *ou
  *     df''/dsigma = 4 eps s^5 (1872 sig6 - 252) / r^3   (no division by sigma).
  */
 static inline void lj_coulomb(double r, double qq, double sigma, double eps, double sc_coul, double sc_lj,
-                       double f[3], double d_qq[3], double d_sig[3], double d_eps[3])
+                              double f[3], double d_qq[3], double d_sig[3], double d_eps[3])
 {
     const double inv_r = 1.0 / r, inv_r2 = inv_r * inv_r, inv_r3 = inv_r2 * inv_r;
     const double sr = sigma * inv_r;
