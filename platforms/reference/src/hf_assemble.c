@@ -8,6 +8,7 @@
  *     forces -= f' dq/dx,   H += f'' (dq/dx)(dq/dx)^T + f' d2q/dx2,   dE/dslot += df/dp_s.
  */
 #include "hf_core.h"
+#include "hf_pair.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -35,23 +36,42 @@ static int term_atom_count(int kind)
 }
 
 /*
- * The one shared step: the term's coordinate q with its gradient (3n, if grad != NULL) and
- * Hessian (3n x 3n, if hess != NULL), then its scalar f, f', f'' and parameter derivatives.
+ * The internal coordinate of the last term evaluated: consecutive terms on the same atoms (the
+ * periodic components of one torsion, an OPLS torsion's V1..V4) reuse q, dq/dx and d2q/dx2.
+ */
+typedef struct {
+    int n, atoms[4], has_grad, has_hess;
+    double q, grad[12], hess[144];
+} coordinate_cache;
+
+/*
+ * The one shared step: the term's coordinate q with its gradient (3n, if want_grad) and Hessian
+ * (3n x 3n, if want_hess) in the cache, then its scalar f, f', f'' and parameter derivatives.
  * Returns the number of atoms n, or -1 when the geometry is undefined (or the kind unknown).
  */
 static int evaluate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
-                         double *grad, double *hess, hf_term_value *v)
+                         int want_grad, int want_hess, coordinate_cache *c, hf_term_value *v)
 {
     const int n = term_atom_count(t->kind);
     if (n == 0)
         return -1;
-    const double *x[4] = {NULL, NULL, NULL, NULL};
-    for (int k = 0; k < n; k++)
-        x[k] = pos + 3 * (ptrdiff_t)t->atoms[k];
-    double q;
-    if (hf_coordinate(n, x, &q, grad, hess) != 0)
-        return -1;
-    hf_term_scalar(model, t, table, q, v);
+    int same = c->n == n && c->has_grad >= want_grad && c->has_hess >= want_hess;
+    for (int k = 0; k < n && same; k++)
+        same = c->atoms[k] == t->atoms[k];
+    if (!same) {
+        const double *x[4] = {NULL, NULL, NULL, NULL};
+        for (int k = 0; k < n; k++)
+            x[k] = pos + 3 * (ptrdiff_t)t->atoms[k];
+        c->n = 0;
+        if (hf_coordinate(n, x, &c->q, want_grad ? c->grad : NULL, want_hess ? c->hess : NULL) != 0)
+            return -1;
+        c->n = n;
+        for (int k = 0; k < n; k++)
+            c->atoms[k] = t->atoms[k];
+        c->has_grad = want_grad;
+        c->has_hess = want_hess;
+    }
+    hf_term_scalar(model, t, table, c->q, v);
     return n;
 }
 
@@ -126,14 +146,14 @@ static void mirror_upper(double *h, ptrdiff_t dim)
 
 /* Evaluate one term and add what acc asks for. Returns 0 or -1 (undefined geometry). */
 static int accumulate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
-                           accumulator *acc)
+                           accumulator *acc, coordinate_cache *cache)
 {
-    double grad[12], hess[144];
     hf_term_value v;
     const int want_grad = acc->forces != NULL || acc->blocks != NULL;
-    const int n = evaluate_term(model, t, table, pos, want_grad ? grad : NULL, acc->blocks ? hess : NULL, &v);
+    const int n = evaluate_term(model, t, table, pos, want_grad, acc->blocks != NULL, cache, &v);
     if (n < 0)
         return -1;
+    const double *grad = cache->grad, *hess = cache->hess;
     acc->energy += v.e;
     if (acc->forces) {
         double *restrict f = acc->forces;
@@ -163,16 +183,79 @@ static int accumulate_term(const hf_model *model, const hf_term *t, const double
     return 0;
 }
 
-/* All listed terms, then the plain nonbonded pairs of every molecule. */
-static int assemble(const hf_model *model, const double *table, const double *pos, accumulator *acc,
-                    int *bad_term)
+static inline double slot_or_zero(const double *table, int slot)
 {
-    for (int i = 0; i < model->n_terms; i++)
-        if (accumulate_term(model, &model->terms[i], table, pos, acc) != 0) {
-            if (bad_term)
-                *bad_term = i;
-            return -1;
+    return slot == HF_NO_SLOT ? 0.0 : table[slot];
+}
+
+/*
+ * The plain nonbonded pairs when no parameter derivatives are wanted (energy, forces, Hessian):
+ * the radial function only, and the closed-form pair Hessian H = [[K, -K], [-K, K]] with
+ * K = f'' u u^T + (f'/r)(I - u u^T), u = (x_b - x_a)/r. Same values as the general term path,
+ * several times cheaper (no 6x6 coordinate Hessian, no parameter derivatives).
+ */
+static int plain_pairs_fast(const hf_model *model, const double *table, const double *pos, accumulator *acc)
+{
+    const int *ps = model->particle_slots;
+    for (int m = 0; m < model->n_molecules; m++) {
+        const int *atoms = model->mol_atoms + model->mol_offset[m];
+        const int nm = model->mol_offset[m + 1] - model->mol_offset[m];
+        const unsigned char *excl = model->excluded ? model->excluded + model->excl_offset[m] : NULL;
+        const ptrdiff_t dim = 3 * (ptrdiff_t)nm;
+        double *block = acc->blocks ? acc->blocks + model->block_offset[m] : NULL;
+        for (int a = 0; a < nm; a++) {
+            const int pa = atoms[a];
+            const double qa = slot_or_zero(table, ps[3 * pa]), sa = slot_or_zero(table, ps[3 * pa + 1]);
+            const double ea = slot_or_zero(table, ps[3 * pa + 2]);
+            const double *xa = pos + 3 * (ptrdiff_t)pa;
+            for (int b = a + 1; b < nm; b++) {
+                if (excl && excl[(ptrdiff_t)a * nm + b])
+                    continue;
+                const int pb = atoms[b];
+                const double qb = slot_or_zero(table, ps[3 * pb]), sb = slot_or_zero(table, ps[3 * pb + 1]);
+                const double eps = sqrt(ea * slot_or_zero(table, ps[3 * pb + 2]));
+                if (qa * qb == 0.0 && eps == 0.0)
+                    continue; /* no interaction at all */
+                const double *xb = pos + 3 * (ptrdiff_t)pb;
+                const double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
+                const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                if (!(r2 > 0.0))
+                    return -1;
+                const double inv_r = 1.0 / sqrt(r2);
+                const double u[3] = {d[0] * inv_r, d[1] * inv_r, d[2] * inv_r};
+                double f[3];
+                hf_pair_radial(inv_r, qa * qb, hf_combine_sigma(model->combining, sa, sb), eps, 1.0, 1.0, f);
+                acc->energy += f[0];
+                if (acc->forces) {
+                    double *fa = acc->forces + 3 * (ptrdiff_t)pa, *fb = acc->forces + 3 * (ptrdiff_t)pb;
+                    for (int c = 0; c < 3; c++) {
+                        fa[c] += f[1] * u[c];
+                        fb[c] -= f[1] * u[c];
+                    }
+                }
+                if (block) {
+                    const double radial = f[2] - f[1] * inv_r, tangential = f[1] * inv_r;
+                    double k[9];
+                    for (int i = 0; i < 3; i++)
+                        for (int j = 0; j < 3; j++)
+                            k[3 * i + j] = radial * u[i] * u[j] + (i == j ? tangential : 0.0);
+                    add_upper_block(k, 3 * (ptrdiff_t)a, 3 * (ptrdiff_t)a, dim, block);
+                    add_upper_block(k, 3 * (ptrdiff_t)b, 3 * (ptrdiff_t)b, dim, block);
+                    for (int i = 0; i < 9; i++)
+                        k[i] = -k[i];
+                    add_upper_block(k, 3 * (ptrdiff_t)a, 3 * (ptrdiff_t)b, dim, block);
+                }
+            }
         }
+    }
+    return 0;
+}
+
+/* The plain nonbonded pairs through the general term path (needed for parameter derivatives). */
+static int plain_pairs_general(const hf_model *model, const double *table, const double *pos, accumulator *acc)
+{
+    coordinate_cache cache;
+    cache.n = 0;
     hf_term pair;
     memset(&pair, 0, sizeof(pair));
     pair.kind = HF_TERM_PAIR_COMBINED;
@@ -202,15 +285,30 @@ static int assemble(const hf_model *model, const double *table, const double *po
                 }
                 if (!any)
                     continue; /* all parameters zero: no energy, no derivative */
-                if (accumulate_term(model, &pair, table, pos, acc) != 0) {
-                    if (bad_term)
-                        *bad_term = HF_BAD_NONBONDED_PAIR;
+                if (accumulate_term(model, &pair, table, pos, acc, &cache) != 0)
                     return -1;
-                }
             }
         }
     }
     return 0;
+}
+
+/* All listed terms, then the plain nonbonded pairs of every molecule. */
+static int assemble(const hf_model *model, const double *table, const double *pos, accumulator *acc,
+                    int *bad_term)
+{
+    coordinate_cache cache;
+    cache.n = 0;
+    for (int i = 0; i < model->n_terms; i++)
+        if (accumulate_term(model, &model->terms[i], table, pos, acc, &cache) != 0) {
+            if (bad_term)
+                *bad_term = i;
+            return -1;
+        }
+    const int rc = acc->dedp ? plain_pairs_general(model, table, pos, acc) : plain_pairs_fast(model, table, pos, acc);
+    if (rc != 0 && bad_term)
+        *bad_term = HF_BAD_NONBONDED_PAIR;
+    return rc;
 }
 
 int hf_energy_forces(const hf_model *model, const double *table, const double *pos,

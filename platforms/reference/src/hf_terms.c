@@ -4,6 +4,7 @@
  * the value 0 and gets derivative entries 0.
  */
 #include "hf_core.h"
+#include "hf_pair.h"
 
 #include <math.h>
 
@@ -108,24 +109,18 @@ static inline void lj_coulomb(double r, double qq, double sigma, double eps, dou
     const double sr = sigma * inv_r;
     const double sig2 = sr * sr, sig6 = sig2 * sig2 * sig2, sr5 = sig2 * sig2 * sr;
     const double e4 = 4.0 * eps * sc_lj;
-    /* per unit of 4 eps */
-    const double u0 = (sig6 - 1.0) * sig6;
-    const double u1 = -(12.0 * sig6 - 6.0) * sig6 * inv_r;
-    const double u2 = (156.0 * sig6 - 42.0) * sig6 * inv_r2;
     const double cc = HF_ONE_4PI_EPS0 * sc_coul;
-    const double ccq = cc * qq;
-    f[0] = e4 * u0 + ccq * inv_r;
-    f[1] = e4 * u1 - ccq * inv_r2;
-    f[2] = e4 * u2 + 2.0 * ccq * inv_r3;
+    double u[3]; /* per unit of 4 eps */
+    hf_lj_shape(sig6, inv_r, u);
+    hf_pair_radial(inv_r, qq, sigma, eps, sc_coul, sc_lj, f);
     d_qq[0] = cc * inv_r;
     d_qq[1] = -cc * inv_r2;
     d_qq[2] = 2.0 * cc * inv_r3;
     d_sig[0] = e4 * sr5 * (12.0 * sig6 - 6.0) * inv_r;
     d_sig[1] = e4 * sr5 * (36.0 - 144.0 * sig6) * inv_r2;
     d_sig[2] = e4 * sr5 * (1872.0 * sig6 - 252.0) * inv_r3;
-    d_eps[0] = 4.0 * sc_lj * u0;
-    d_eps[1] = 4.0 * sc_lj * u1;
-    d_eps[2] = 4.0 * sc_lj * u2;
+    for (int i = 0; i < 3; i++)
+        d_eps[i] = 4.0 * sc_lj * u[i];
 }
 
 /*
@@ -170,7 +165,7 @@ static void pair_combined(const hf_model *model, const hf_term *t, const double 
     const double si = slot_value(t, table, 2), sj = slot_value(t, table, 3);
     const double ei = slot_value(t, table, 4), ej = slot_value(t, table, 5);
     const int geometric = model->combining != HF_COMBINE_LORENTZ_BERTHELOT;
-    const double sigma = geometric ? sqrt(si * sj) : 0.5 * (si + sj);
+    const double sigma = hf_combine_sigma(model->combining, si, sj);
     const double eps = sqrt(ei * ej);
     /* d(combined)/d(slot s) for s = 0..5 */
     const double hs = geometric && sigma > 0.0 ? 0.5 / sigma : 0.0, he = eps > 0.0 ? 0.5 / eps : 0.0;
