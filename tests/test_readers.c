@@ -13,21 +13,6 @@ static char tmpdir[256];
 static char *created[64];
 static int n_created;
 
-static char *copy_path(const char *relative)
-{
-    const char *p = test_source_path(relative);
-    char *c = malloc(strlen(p) + 1);
-    CHECK(c != NULL, "out of memory");
-    strcpy(c, p);
-    return c;
-}
-
-#define HF_CALL(call)                                                                          \
-    do {                                                                                       \
-        hf_status hst_ = (call);                                                               \
-        CHECK(hst_ == HF_SUCCESS, "%s -> %s: %s", #call, hf_status_string(hst_), hf_last_error()); \
-    } while (0)
-
 /* The call must fail with status, and the message must contain the path and each given part. */
 static void expect_failure(hf_status got, hf_status want, const char *path, const char *part1, const char *part2,
                            const char *what)
@@ -104,7 +89,7 @@ static void test_real_files(void)
     double *m, *v;
     size_t n;
 
-    path = copy_path("examples/data/sn2/ch3f-hessian.npy");
+    path = test_source_path_dup("examples/data/sn2/ch3f-hessian.npy");
     HF_CALL(hf_npy_read(path, &a));
     CHECK(a.ndim == 2 && a.shape[0] == 15 && a.shape[1] == 15 && a.size == 225, "CH3F Hessian shape");
     /* first value: bytes ef 94 d5 bf 97 3d e3 3f, little-endian 0x3fe33d97bfd594ef */
@@ -120,12 +105,12 @@ static void test_real_files(void)
     CHECK(hf_npy_read_square(path, 18, &m, &n) == HF_ERROR_SHAPE && m == NULL && n == 0, "wrong expected size");
     free(path);
 
-    path = copy_path("examples/data/sn2/sn2-ts-hessian.npy");
+    path = test_source_path_dup("examples/data/sn2/sn2-ts-hessian.npy");
     HF_CALL(hf_npy_read_square(path, 18, &m, &n));
     free(m);
     free(path);
 
-    path = copy_path("examples/data/sn2/ch3f-optimized.xyz");
+    path = test_source_path_dup("examples/data/sn2/ch3f-optimized.xyz");
     HF_CALL(hf_xyz_read(path, &x));
     CHECK(x.n_atoms == 5, "5 atoms");
     CHECK(x.atomic_numbers[0] == 6 && x.atomic_numbers[1] == 9 && x.atomic_numbers[2] == 1 &&
@@ -137,13 +122,13 @@ static void test_real_files(void)
     hf_xyz_free(&x);
     free(path);
 
-    path = copy_path("examples/data/sn2/sn2-ts-optimized.xyz");
+    path = test_source_path_dup("examples/data/sn2/sn2-ts-optimized.xyz");
     HF_CALL(hf_xyz_read(path, &x));
     CHECK(x.n_atoms == 6 && x.atomic_numbers[2] == 9 && x.coords_angstrom[4] == 1.85, "SN2 TS");
     hf_xyz_free(&x);
     free(path);
 
-    path = copy_path("examples/data/sn2/ch3f-frequencies.txt");
+    path = test_source_path_dup("examples/data/sn2/ch3f-frequencies.txt");
     HF_CALL(hf_text_read_values(path, &v, &n));
     CHECK(n == 9 && v[0] == 1.040581386071783299e+03 && v[8] == 3.145087926775190226e+03, "CH3F frequencies");
     free(v);

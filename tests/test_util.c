@@ -30,6 +30,14 @@ const char *test_source_path(const char *relative) {
     return buf;
 }
 
+char *test_source_path_dup(const char *relative) {
+    const char *p = test_source_path(relative);
+    char *c = malloc(strlen(p) + 1);
+    CHECK(c != NULL, "out of memory");
+    strcpy(c, p);
+    return c;
+}
+
 void test_set_positions(OpenMM_Context *context, const double *pos_nm, int n) {
     OpenMM_Vec3Array *positions = OpenMM_Vec3Array_create(n);
     for (int i = 0; i < n; i++) {

@@ -3,6 +3,7 @@
 /* Shared helpers for the CTest programs: checks that stay on in release builds, plugin loading,
  * contexts on a named platform, and finite-difference helpers. */
 #include "hessfit.h"
+#include "hessfit_status.h"
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -45,12 +46,21 @@
         printf("  expected error: %s\n", hessfit_last_error());                               \
     } while (0)
 
+/* A fitting-layer call (hf_status) that must succeed. */
+#define HF_CALL(call)                                                                          \
+    do {                                                                                       \
+        hf_status hst_ = (call);                                                               \
+        CHECK(hst_ == HF_SUCCESS, "%s -> %s: %s", #call, hf_status_string(hst_), hf_last_error()); \
+    } while (0)
+
 /* argv[1] if given, else "Reference". */
 const char *test_platform_name(int argc, char **argv);
 /* Load the hessfit plugins from the build tree's plugin directory (once; failures are fatal). */
 void test_load_plugins(void);
 /* A path under the source tree, e.g. test_source_path("examples/data/ch3f/ch3f.xyz"). */
 const char *test_source_path(const char *relative);
+/* The same in a malloc'ed string the caller frees (test_source_path's buffers are reused). */
+char *test_source_path_dup(const char *relative);
 
 /* A Context on the named platform (double precision where the platform has the property)
  * with a VerletIntegrator(dt_ps) and positions pos_nm (3 n). */

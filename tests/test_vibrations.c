@@ -16,38 +16,23 @@ typedef struct {
     size_t n_reference;
 } qm_data;
 
-static char *copy_path(const char *relative)
-{
-    const char *p = test_source_path(relative);
-    char *c = malloc(strlen(p) + 1);
-    CHECK(c != NULL, "out of memory");
-    strcpy(c, p);
-    return c;
-}
-
-#define HF_CALL(call)                                                                          \
-    do {                                                                                       \
-        hf_status hst_ = (call);                                                               \
-        CHECK(hst_ == HF_SUCCESS, "%s -> %s: %s", #call, hf_status_string(hst_), hf_last_error()); \
-    } while (0)
-
 static void load_qm(const char *stem, qm_data *q)
 {
     char rel[256], *path;
     memset(q, 0, sizeof *q);
     snprintf(rel, sizeof rel, "examples/data/sn2/%s-optimized.xyz", stem);
-    path = copy_path(rel);
+    path = test_source_path_dup(rel);
     HF_CALL(hf_xyz_read(path, &q->xyz));
     free(path);
     q->masses = malloc((size_t)q->xyz.n_atoms * sizeof *q->masses);
     CHECK(q->masses != NULL, "out of memory");
     HF_CALL(hf_element_masses(q->xyz.atomic_numbers, q->xyz.n_atoms, HF_MASS_MONOISOTOPIC, q->masses));
     snprintf(rel, sizeof rel, "examples/data/sn2/%s-hessian.npy", stem);
-    path = copy_path(rel);
+    path = test_source_path_dup(rel);
     HF_CALL(hf_npy_read_square(path, 3 * (size_t)q->xyz.n_atoms, &q->hessian, &q->dim));
     free(path);
     snprintf(rel, sizeof rel, "examples/data/sn2/%s-frequencies.txt", stem);
-    path = copy_path(rel);
+    path = test_source_path_dup(rel);
     HF_CALL(hf_text_read_values(path, &q->reference, &q->n_reference));
     free(path);
 }

@@ -80,7 +80,8 @@ typedef struct {
 } hf_term_value;
 
 /* Geometry: the internal coordinate of n atoms (2: distance, 3: angle at the middle atom,
- * 4: IUPAC dihedral) with its gradient (3n) and, if hess != NULL, Hessian (3n x 3n row-major).
+ * 4: IUPAC dihedral) with, if grad != NULL, its gradient (3n) and, if hess != NULL, its Hessian
+ * (3n x 3n row-major); either may be NULL.
  * Returns 0, or -1 when the coordinate is undefined (coincident atoms, collinear dihedral atoms). */
 int hf_coordinate(int n_atoms, const double *const x[4], double *q, double *grad, double *hess);
 
