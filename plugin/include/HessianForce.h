@@ -186,13 +186,19 @@ public:
      *  (3 n_m) x (3 n_m) block per molecule, concatenated in molecule order; within a block the
      *  coordinates are ordered particle (in getMoleculeParticles order), then x, y, z. */
     void getHessianBlocks(OpenMM::Context& context, std::vector<double>& blocks) const;
-    /** dE/d(slot) for every slot of the table, in kJ/mol per slot unit. */
+    /** dE/d(slot) for every slot of the table, in kJ/mol per slot unit. The derivative with respect
+     *  to a particle's epsilon is infinite where that epsilon is 0 and a partner's is not (the
+     *  combined epsilon is sqrt(eps_i eps_j)): fit such parameters from a non-zero start. */
     void getParameterDerivatives(OpenMM::Context& context, std::vector<double>& derivatives) const;
 
     bool usesPeriodicBoundaryConditions() const { return false; }
 
     /** Name of a term kind ("bond", "angle", ...), for messages. */
     static const char* termKindName(TermKind kind);
+    /** How many particles and slots a term of this kind holds, and whether it has a periodicity. */
+    static int getTermNumParticles(TermKind kind);
+    static int getTermNumSlots(TermKind kind);
+    static bool termHasPeriodicity(TermKind kind);
 
     // Internal storage, public for the platforms and the serialization proxy.
     struct Term {

@@ -17,29 +17,26 @@ namespace {
 
 const int proxyVersion = 1;
 
-/** XML layout of one term kind: list node, item node, particle count, slot attribute names. */
+/** XML layout of one term kind: list node, item node, slot attribute names. */
 struct KindLayout {
     HessianForce::TermKind kind;
     const char* listName;
     const char* itemName;
-    int numParticles;
-    int numSlots;
     const char* slotNames[6];
-    bool hasPeriodicity;
 };
 
 const KindLayout kindLayouts[] = {
-    {HessianForce::Bond, "Bonds", "Bond", 2, 2, {"k", "r0"}, false},
-    {HessianForce::UreyBradley, "UreyBradleys", "UreyBradley", 2, 2, {"k", "r0"}, false},
-    {HessianForce::Angle, "Angles", "Angle", 3, 2, {"k", "theta0"}, false},
-    {HessianForce::PeriodicTorsion, "PeriodicTorsions", "Torsion", 4, 2, {"k", "phase"}, true},
-    {HessianForce::OPLSTorsion, "OPLSTorsions", "Torsion", 4, 4, {"v1", "v2", "v3", "v4"}, false},
-    {HessianForce::RBTorsion, "RBTorsions", "Torsion", 4, 6, {"c0", "c1", "c2", "c3", "c4", "c5"}, false},
-    {HessianForce::PeriodicImproper, "PeriodicImpropers", "Improper", 4, 2, {"k", "phase"}, true},
-    {HessianForce::HarmonicImproper, "HarmonicImpropers", "Improper", 4, 2, {"k", "phi0"}, false},
-    {HessianForce::Exclusion, "Exclusions", "Exclusion", 2, 0, {}, false},
-    {HessianForce::Pair14, "Pairs14", "Pair", 2, 0, {}, false},
-    {HessianForce::ExplicitPair, "ExplicitPairs", "Pair", 2, 3, {"chargeProd", "sigma", "epsilon"}, false},
+    {HessianForce::Bond, "Bonds", "Bond", {"k", "r0"}},
+    {HessianForce::UreyBradley, "UreyBradleys", "UreyBradley", {"k", "r0"}},
+    {HessianForce::Angle, "Angles", "Angle", {"k", "theta0"}},
+    {HessianForce::PeriodicTorsion, "PeriodicTorsions", "Torsion", {"k", "phase"}},
+    {HessianForce::OPLSTorsion, "OPLSTorsions", "Torsion", {"v1", "v2", "v3", "v4"}},
+    {HessianForce::RBTorsion, "RBTorsions", "Torsion", {"c0", "c1", "c2", "c3", "c4", "c5"}},
+    {HessianForce::PeriodicImproper, "PeriodicImpropers", "Improper", {"k", "phase"}},
+    {HessianForce::HarmonicImproper, "HarmonicImpropers", "Improper", {"k", "phi0"}},
+    {HessianForce::Exclusion, "Exclusions", "Exclusion", {}},
+    {HessianForce::Pair14, "Pairs14", "Pair", {}},
+    {HessianForce::ExplicitPair, "ExplicitPairs", "Pair", {"chargeProd", "sigma", "epsilon"}},
 };
 static_assert(sizeof(kindLayouts) / sizeof(kindLayouts[0]) == HessianForce::NumTermKinds,
               "HessianForceProxy: a term kind has no XML layout");
@@ -100,11 +97,11 @@ void HessianForceProxy::serialize(const void* object, SerializationNode& node) c
         SerializationNode& list = node.createChildNode(layout.listName);
         for (const HessianForce::Term& term : force.getTerms(layout.kind)) {
             SerializationNode& item = list.createChildNode(layout.itemName);
-            for (int i = 0; i < layout.numParticles; i++)
+            for (int i = 0; i < HessianForce::getTermNumParticles(layout.kind); i++)
                 item.setIntProperty(particleAttribute[i], term.particles[i]);
-            for (int i = 0; i < layout.numSlots; i++)
+            for (int i = 0; i < HessianForce::getTermNumSlots(layout.kind); i++)
                 item.setIntProperty(layout.slotNames[i], term.slots[i]);
-            if (layout.hasPeriodicity)
+            if (HessianForce::termHasPeriodicity(layout.kind))
                 item.setIntProperty("periodicity", term.periodicity);
         }
     }
@@ -142,11 +139,11 @@ void* HessianForceProxy::deserialize(const SerializationNode& node) const {
             int p[4] = {-1, -1, -1, -1};
             int s[6] = {HessianForce::NoSlot, HessianForce::NoSlot, HessianForce::NoSlot,
                         HessianForce::NoSlot, HessianForce::NoSlot, HessianForce::NoSlot};
-            for (int i = 0; i < layout.numParticles; i++)
+            for (int i = 0; i < HessianForce::getTermNumParticles(layout.kind); i++)
                 p[i] = item.getIntProperty(particleAttribute[i]);
-            for (int i = 0; i < layout.numSlots; i++)
+            for (int i = 0; i < HessianForce::getTermNumSlots(layout.kind); i++)
                 s[i] = item.getIntProperty(layout.slotNames[i]);
-            int periodicity = layout.hasPeriodicity ? item.getIntProperty("periodicity") : 0;
+            int periodicity = HessianForce::termHasPeriodicity(layout.kind) ? item.getIntProperty("periodicity") : 0;
             addTerm(*force, layout.kind, p, s, periodicity);
         }
     }

@@ -56,6 +56,18 @@ const char* HessianForce::termKindName(TermKind kind) {
     return (kind >= 0 && kind < NumTermKinds) ? names[kind] : "unknown term";
 }
 
+int HessianForce::getTermNumParticles(TermKind kind) {
+    return (kind >= 0 && kind < NumTermKinds) ? kindShapes[kind].numParticles : 0;
+}
+
+int HessianForce::getTermNumSlots(TermKind kind) {
+    return (kind >= 0 && kind < NumTermKinds) ? kindShapes[kind].numSlots : 0;
+}
+
+bool HessianForce::termHasPeriodicity(TermKind kind) {
+    return kind == PeriodicTorsion || kind == PeriodicImproper;
+}
+
 // ---- parameter table --------------------------------------------------------------------------
 
 int HessianForce::addParameter(double value) {
@@ -234,7 +246,7 @@ void HessianForce::setTerm(TermKind kind, int index, const int* particles, int n
             checkSlotIndex(slots[i], getNumParameters(), what.str());
         term.slots[i] = slots[i];
     }
-    bool periodic = (kind == PeriodicTorsion || kind == PeriodicImproper);
+    bool periodic = termHasPeriodicity(kind);
     if (periodic && periodicity < 1) {
         std::ostringstream m;
         m << what.str() << " has periodicity " << periodicity << " (must be >= 1)";
