@@ -53,6 +53,16 @@ typedef struct {
 } sm_mol;
 
 /* ---- small vector helpers ------------------------------------------------------------------- */
+/* OPLS V1..V4 to Ryckaert-Bellemans C0..C5 (psi = phi - 180 deg, as RBTorsionForce). */
+static inline void opls_to_rb(const double v[4], double c[6]) {
+    c[0] = v[1] + 0.5 * (v[0] + v[2]);
+    c[1] = 0.5 * (-v[0] + 3.0 * v[2]);
+    c[2] = -v[1] + 4.0 * v[3];
+    c[3] = -2.0 * v[2];
+    c[4] = -4.0 * v[3];
+    c[5] = 0.0;
+}
+
 static inline void sm_sub(const double *a, const double *b, double *c) { for (int k = 0; k < 3; k++) c[k] = a[k] - b[k]; }
 static inline double sm_dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 static inline void sm_cross(const double *a, const double *b, double *c) {

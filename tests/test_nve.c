@@ -35,15 +35,6 @@
 #define ABS_BOUND 0.05
 #define DRIFT_BOUND 1e-2
 
-static void opls_to_rb(const double v[4], double c[6]) {
-    c[0] = v[1] + 0.5 * (v[0] + v[2]);
-    c[1] = 0.5 * (-v[0] + 3.0 * v[2]);
-    c[2] = -v[1] + 4.0 * v[3];
-    c[3] = -2.0 * v[2];
-    c[4] = -4.0 * v[3];
-    c[5] = 0.0;
-}
-
 /* Runs NVE and returns max |E(t) - E(0)| / <KE> in *fluct, the drift in *drift, <KE> in *kin. */
 static void run_nve(OpenMM_Context *ctx, OpenMM_Integrator *integrator, double *fluct, double *drift, double *kin,
                     double *trace) {

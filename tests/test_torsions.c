@@ -69,15 +69,6 @@ static void torsion_geometry(double phi_deg, double theta1_deg, double theta2_de
     pos[9] = r2 - r3 * cos(t2); pos[10] = r3 * sin(t2) * c; pos[11] = r3 * sin(t2) * s; /* p4 */
 }
 
-static void opls_to_rb(const double v[4], double c[6]) {
-    c[0] = v[1] + 0.5 * (v[0] + v[2]);
-    c[1] = 0.5 * (-v[0] + 3.0 * v[2]);
-    c[2] = -v[1] + 4.0 * v[3];
-    c[3] = -2.0 * v[2];
-    c[4] = -4.0 * v[3];
-    c[5] = 0.0;
-}
-
 int main(int argc, char **argv) {
     const char *platform = test_platform_name(argc, argv);
     printf("test_torsions on %s (stock on Reference)\n", platform);
