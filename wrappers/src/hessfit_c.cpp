@@ -44,6 +44,7 @@ using std::vector;
 struct HessFit_Force {
     HessFit::HessianForce* force;
     bool owned;  // true until a System takes the force (or never, for a wrapped foreign force)
+    std::vector<double> hessian;  // reused between calls: a fit asks for the blocks again and again
 };
 
 // The status numbers equal HessianForceException's codes.
@@ -151,7 +152,7 @@ void setOptional(T* out, T value) {
 /** Wrap a new owned force in a handle (deleting the force if the handle cannot be allocated). */
 HessFit_Force* newHandle(HessianForce* force, bool owned) {
     try {
-        return new HessFit_Force{force, owned};
+        return new HessFit_Force{force, owned, {}};
     } catch (...) {
         if (owned)
             delete force;
@@ -505,7 +506,7 @@ HessFit_Status hessfit_force_get_hessian_blocks(HessFit_Force *force, OpenMM_Con
         long long expected = f.getHessianSize();
         requireArray(blocks, size, "blocks");
         requireSize(size, expected, "blocks", "the Hessian size, sum over molecules of (3 n_m)^2");
-        vector<double> result;
+        vector<double>& result = force->hessian;
         f.getHessianBlocks(c, result);
         if ((long long) result.size() != expected) {
             std::ostringstream m;

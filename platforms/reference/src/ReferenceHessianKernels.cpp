@@ -55,7 +55,7 @@ void ReferenceCalcHessianForceKernel::copyParameterTableToContext(ContextImpl&, 
 
 void ReferenceCalcHessianForceKernel::computeHessianBlocks(ContextImpl& context, vector<double>& blocks) {
     const hf_model& m = model.model();
-    blocks.assign(m.block_offset[m.n_molecules], 0.0);
+    blocks.resize(m.block_offset[m.n_molecules]);  // hf_hessian_blocks zeroes it; a reused vector is not refilled
     if (m.n_particles == 0)
         return;
     int bad = 0;
