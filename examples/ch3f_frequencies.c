@@ -70,6 +70,15 @@ static int fail_hf(const char *what, hf_status st)
     return 2;
 }
 
+/* The one routine both Hessians go through: mass-weight, diagonalise (no projection), all 15
+ * frequencies in all[], the 9 of largest magnitude in top9[]. unit_factor: hessfit_units. */
+static hf_status ch3f_frequencies(const double *hessian, const double masses[5], double unit_factor,
+                                  double all[15], double top9[9])
+{
+    hf_status st = hf_vib_analyse(hessian, masses, NULL, 5, unit_factor, 0, all, NULL, NULL);
+    return st != HF_SUCCESS ? st : hf_vib_select(all, 15, 9, top9);
+}
+
 static void join(char *out, size_t cap, const char *dir, const char *name)
 {
     snprintf(out, cap, "%s/%s", dir, name);
@@ -430,8 +439,7 @@ int main(int argc, char **argv)
         rc = fail_hessfit("hessfit_force_get_hessian_blocks", st);
         goto done;
     }
-    if ((hst = hf_vib_analyse(hessian, block_masses, NULL, 5, f_kj, 0, mm_all, NULL, NULL)) != HF_SUCCESS ||
-        (hst = hf_vib_select(mm_all, 15, 9, mm)) != HF_SUCCESS) {
+    if ((hst = ch3f_frequencies(hessian, block_masses, f_kj, mm_all, mm)) != HF_SUCCESS) {
         rc = fail_hf("MM vibrational analysis", hst);
         goto done;
     }
@@ -442,8 +450,7 @@ int main(int argc, char **argv)
         rc = fail_hf("reading the QM Hessian", hst);
         goto done;
     }
-    if ((hst = hf_vib_analyse(qm_hessian, masses, NULL, 5, f_au, 0, qm_all, NULL, NULL)) != HF_SUCCESS ||
-        (hst = hf_vib_select(qm_all, 15, 9, qm)) != HF_SUCCESS) {
+    if ((hst = ch3f_frequencies(qm_hessian, masses, f_au, qm_all, qm)) != HF_SUCCESS) {
         rc = fail_hf("QM vibrational analysis", hst);
         goto done;
     }

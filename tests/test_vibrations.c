@@ -45,15 +45,6 @@ static void free_qm(qm_data *q)
     free(q->reference);
 }
 
-static double max_dev(const double *a, const double *b, size_t n)
-{
-    double m = 0.0;
-    for (size_t i = 0; i < n; i++)
-        if (fabs(a[i] - b[i]) > m)
-            m = fabs(a[i] - b[i]);
-    return m;
-}
-
 static int count_below(const double *f, size_t n, double limit)
 {
     int c = 0;
@@ -82,11 +73,11 @@ static void test_ch3f(void)
     for (int i = 0; i < 6; i++)
         CHECK(fabs(freqs[i]) < 10.0, "unprojected external mode %d at %g cm^-1", i, freqs[i]);
     HF_CALL(hf_vib_select(freqs, 15, 9, sel));
-    dev = max_dev(sel, q.reference, 9);
+    dev = test_max_abs_diff(sel, q.reference, 9);
     /* the same with q2mm's rounded factor 5140.4871 */
     for (int i = 0; i < 9; i++)
         sel[i] *= HF_Q2MM_FREQUENCY_FACTOR / k_au;
-    dev_q2mm = max_dev(sel, q.reference, 9);
+    dev_q2mm = test_max_abs_diff(sel, q.reference, 9);
 
     /* modes: orthonormal rows */
     for (int i = 0; i < 15; i++)
@@ -106,7 +97,7 @@ static void test_ch3f(void)
             CHECK(fabs(proj[i]) < 1e-2, "projected external mode at %g cm^-1", proj[i]);
     CHECK(count_below(proj, 15, -1e-2) == 0, "no imaginary mode after projection");
     HF_CALL(hf_vib_select(proj, 15, 9, sel));
-    dev_proj = max_dev(sel, q.reference, 9);
+    dev_proj = test_max_abs_diff(sel, q.reference, 9);
 
     /* the same routine on the Hessian in OpenMM units gives the same frequencies */
     h_kj = malloc(225 * sizeof *h_kj);
@@ -145,7 +136,7 @@ static void test_sn2_ts(void)
     CHECK_CLOSE(freqs[2], -20.3, 0.1, 1.0, "spurious mode 2");
     CHECK_CLOSE(freqs[3], -20.3, 0.1, 1.0, "spurious mode 3");
     HF_CALL(hf_vib_select(freqs, 18, 12, sel));
-    dev = max_dev(sel, q.reference, 12);
+    dev = test_max_abs_diff(sel, q.reference, 12);
 
     /* projected: exactly one imaginary mode, the spurious ones are gone */
     HF_CALL(hf_vib_analyse(q.hessian, q.masses, q.xyz.coords_angstrom, 6, k_au, HF_VIB_PROJECT_EXTERNAL, proj,
@@ -157,7 +148,7 @@ static void test_sn2_ts(void)
     for (int i = 1; i < 7; i++)
         CHECK(fabs(proj[i]) < 1e-2, "projected external mode %d at %g cm^-1", i, proj[i]);
     HF_CALL(hf_vib_select(proj, 18, 12, sel));
-    dev_proj = max_dev(sel, q.reference, 12);
+    dev_proj = test_max_abs_diff(sel, q.reference, 12);
     printf("SN2 TS imaginary mode %.6f cm^-1; max |dev| vs sn2-ts-frequencies.txt: unprojected %.3g, "
            "projected %.3g cm^-1\n", proj[0], dev, dev_proj);
     CHECK(dev <= 1e-3, "SN2 TS unprojected selection deviates by %g cm^-1", dev);
