@@ -334,6 +334,18 @@ static inline void sm_perturb(sm_mol *m, double amp) {
         m->pos[i] += sm_uniform(-amp, amp);
 }
 
+/* Test geometry number geom of a molecule into pos: 0 is the molecule as built; the others are
+ * perturbed by up to amp nm per coordinate and rigidly rotated at random. */
+static inline void sm_test_pose(const sm_mol *m, int geom, double amp, double *pos) {
+    memcpy(pos, m->pos, sizeof(double) * 3 * m->n);
+    if (geom == 0)
+        return;
+    for (int i = 0; i < 3 * m->n; i++)
+        pos[i] += sm_uniform(-amp, amp);
+    const double axis[3] = {sm_uniform(-1, 1), sm_uniform(-1, 1), 1.0};
+    test_rotate(pos, m->n, axis, sm_uniform(0.0, 2.0 * SM_PI));
+}
+
 /* ---- the two Systems ------------------------------------------------------------------------ */
 typedef struct {
     OpenMM_System *stock;   /* stock forces, force i in force group i */

@@ -126,13 +126,7 @@ static void run_molecule(const char *name, int which, const char *platform, int 
 
     double pos[3 * SM_MAX_ATOMS];
     for (int geom = 0; geom < 4; geom++) {
-        memcpy(pos, m.pos, sizeof(double) * 3 * m.n);
-        if (geom > 0) {
-            for (int i = 0; i < 3 * m.n; i++)
-                pos[i] += sm_uniform(-0.008, 0.008);
-            const double axis[3] = {1.0, sm_uniform(-1, 1), sm_uniform(-1, 1)};
-            test_rotate(pos, m.n, axis, sm_uniform(0.0, 2.0 * SM_PI));
-        }
+        sm_test_pose(&m, geom, 0.008, pos);
         sm_pair_set_positions(&s, pos);
         double rel_e, rel_f, rel_h;
         /* energy scale: the sum of |pair energies| (the total may be near zero by cancellation) */

@@ -115,13 +115,7 @@ int main(int argc, char **argv) {
     double worst_e = 0, worst_f = 0, worst_h = 0;
     double pos[3 * SM_MAX_ATOMS];
     for (int geom = 0; geom < 4; geom++) {
-        memcpy(pos, m.pos, sizeof(double) * 3 * m.n);
-        if (geom > 0) {
-            for (int i = 0; i < 3 * m.n; i++)
-                pos[i] += sm_uniform(-0.006, 0.006);
-            const double axis[3] = {sm_uniform(-1, 1), sm_uniform(-1, 1), 1.0};
-            test_rotate(pos, m.n, axis, sm_uniform(0.0, 2.0 * SM_PI));
-        }
+        sm_test_pose(&m, geom, 0.006, pos);
         sm_pair_set_positions(&s, pos);
         double rel_e, rel_f, rel_h;
         sm_compare_energy_forces(&s, 0.0, 0.0, &rel_e, &rel_f);
