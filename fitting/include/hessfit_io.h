@@ -58,7 +58,7 @@ typedef struct hf_xyz {
 /* Largest atom count the reader accepts. */
 #define HF_XYZ_MAX_ATOMS 10000000
 /* Longest line the reader accepts (bytes, without the newline). */
-#define HF_XYZ_MAX_LINE 65536
+#define HF_XYZ_MAX_LINE 65536 /* = HF_LINES_MAX_LINE of every text reader */
 
 /*
  * Read a single-frame .xyz file: line 1 the atom count (a positive integer alone on its line),

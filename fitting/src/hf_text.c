@@ -1,6 +1,7 @@
-/* Text readers: .xyz geometries and plain columns of numbers. */
+/* Text readers: .xyz geometries and plain columns of numbers (plain or gzip). */
 #include "hessfit_elements.h"
 #include "hessfit_io.h"
+#include "hf_lines.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,108 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- a bounded line reader ---------------------------------------------------------------------- */
-
-typedef struct {
-    FILE *f;
-    const char *path;
-    int line;     /* number of the line in buf (1-based) */
-    char *buf;
-    size_t cap;
-} line_reader;
-
-/* Read the next line into r->buf (without "\n" or "\r\n"). *eof = 1 when the file had no more
- * characters. NUL bytes and lines longer than HF_XYZ_MAX_LINE are errors. */
-static hf_status next_line(line_reader *r, int *eof)
-{
-    size_t len = 0;
-    int c;
-    *eof = 0;
-    r->line++;
-    for (;;) {
-        c = getc(r->f);
-        if (c == EOF) {
-            if (ferror(r->f))
-                return hf_error(HF_ERROR_IO, "%s:%d: read error", r->path, r->line);
-            if (len == 0)
-                *eof = 1;
-            break;
-        }
-        if (c == '\n')
-            break;
-        if (c == '\0')
-            return hf_error(HF_ERROR_PARSE, "%s:%d: NUL byte in a text file", r->path, r->line);
-        if (len >= HF_XYZ_MAX_LINE)
-            return hf_error(HF_ERROR_PARSE, "%s:%d: line longer than %d bytes", r->path, r->line, HF_XYZ_MAX_LINE);
-        if (len + 1 >= r->cap) {
-            size_t cap = r->cap ? 2 * r->cap : 256;
-            char *b = realloc(r->buf, cap);
-            if (b == NULL)
-                return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for the line", r->path, r->line);
-            r->buf = b;
-            r->cap = cap;
-        }
-        r->buf[len++] = (char)c;
-    }
-    if (r->cap == 0) {
-        r->buf = malloc(256);
-        if (r->buf == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for the line", r->path, r->line);
-        r->cap = 256;
-    }
-    if (len > 0 && r->buf[len - 1] == '\r')
-        len--;
-    r->buf[len] = '\0';
-    return HF_SUCCESS;
-}
-
-static int is_blank(const char *s)
-{
-    for (; *s; s++)
-        if (!isspace((unsigned char)*s))
-            return 0;
-    return 1;
-}
-
-/* Split s in place at whitespace; up to max tokens; returns the number of tokens found (which
- * may exceed max: the count goes on but only max pointers are stored). */
-static int split(char *s, char **tokens, int max)
-{
-    int n = 0;
-    while (*s) {
-        while (*s && isspace((unsigned char)*s))
-            s++;
-        if (!*s)
-            break;
-        if (n < max)
-            tokens[n] = s;
-        n++;
-        while (*s && !isspace((unsigned char)*s))
-            s++;
-        if (*s)
-            *s++ = '\0';
-    }
-    return n;
-}
-
-/* A whole token as a finite double. what names the field in messages. */
-static hf_status parse_double(const char *token, const char *path, int line, const char *what, double *value)
-{
-    char *end;
-    double v;
-    errno = 0;
-    v = strtod(token, &end);
-    if (end == token || *end != '\0')
-        return hf_error(HF_ERROR_PARSE, "%s:%d: %s '%.40s' is not a number", path, line, what, token);
-    if (isnan(v) || isinf(v)) {
-        if (errno == ERANGE)
-            return hf_error(HF_ERROR_PARSE, "%s:%d: %s '%.40s' is out of the range of a double", path, line, what, token);
-        return hf_error(HF_ERROR_NONFINITE, "%s:%d: %s '%.40s' is not finite (NaN or Inf)", path, line, what, token);
-    }
-    *value = v;
-    return HF_SUCCESS;
-}
 
 /* ---- .xyz ------------------------------------------------------------------------------------------- */
 
@@ -173,7 +72,7 @@ static hf_status parse_element(const char *token, const char *path, int line, in
 
 hf_status hf_xyz_read(const char *path, hf_xyz *xyz)
 {
-    line_reader r = {NULL, path, 0, NULL, 0};
+    hf_lines r;
     hf_xyz out = {0, NULL, NULL, NULL};
     int count = 0, cap = 0, eof;
     hf_status st;
@@ -182,11 +81,10 @@ hf_status hf_xyz_read(const char *path, hf_xyz *xyz)
         memset(xyz, 0, sizeof *xyz);
     if (path == NULL || xyz == NULL)
         return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_xyz_read: %s is NULL", path == NULL ? "path" : "xyz");
-    r.f = fopen(path, "r");
-    if (r.f == NULL)
-        return hf_error(HF_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if ((st = hf_lines_open(&r, path)) != HF_SUCCESS)
+        return st;
 
-    if ((st = next_line(&r, &eof)) != HF_SUCCESS)
+    if ((st = hf_lines_next(&r, &eof)) != HF_SUCCESS)
         goto fail;
     if (eof) {
         st = hf_error(HF_ERROR_PARSE, "%s:1: empty file (the atom count is missing)", path);
@@ -195,7 +93,7 @@ hf_status hf_xyz_read(const char *path, hf_xyz *xyz)
     if ((st = parse_count(r.buf, path, &count)) != HF_SUCCESS)
         goto fail;
 
-    if ((st = next_line(&r, &eof)) != HF_SUCCESS)
+    if ((st = hf_lines_next(&r, &eof)) != HF_SUCCESS)
         goto fail;
     if (eof) {
         st = hf_error(HF_ERROR_COUNT, "%s:2: end of file before the comment line (%d atoms announced on line 1)",
@@ -214,14 +112,14 @@ hf_status hf_xyz_read(const char *path, hf_xyz *xyz)
         int ntok, z;
         double x[3];
         static const char *const axis_name[3] = {"x coordinate", "y coordinate", "z coordinate"};
-        if ((st = next_line(&r, &eof)) != HF_SUCCESS)
+        if ((st = hf_lines_next(&r, &eof)) != HF_SUCCESS)
             goto fail;
-        if (eof || is_blank(r.buf)) {
+        if (eof || hf_is_blank(r.buf)) {
             st = hf_error(HF_ERROR_COUNT, "%s:%d: %s where atom %d of the %d announced on line 1 should be",
                           path, r.line, eof ? "end of file" : "blank line", out.n_atoms + 1, count);
             goto fail;
         }
-        ntok = split(r.buf, tok, 4);
+        ntok = hf_split(r.buf, tok, 4);
         if (ntok != 4) {
             st = hf_error(HF_ERROR_PARSE, "%s:%d: expected 4 fields 'Symbol x y z', found %d", path, r.line, ntok);
             goto fail;
@@ -229,7 +127,7 @@ hf_status hf_xyz_read(const char *path, hf_xyz *xyz)
         if ((st = parse_element(tok[0], path, r.line, &z)) != HF_SUCCESS)
             goto fail;
         for (int k = 0; k < 3; k++)
-            if ((st = parse_double(tok[k + 1], path, r.line, axis_name[k], &x[k])) != HF_SUCCESS)
+            if ((st = hf_parse_double(tok[k + 1], path, r.line, axis_name[k], &x[k])) != HF_SUCCESS)
                 goto fail;
         if (out.n_atoms == cap) {
             /* grow with the lines actually read, never to the announced count up front */
@@ -256,25 +154,23 @@ hf_status hf_xyz_read(const char *path, hf_xyz *xyz)
     }
 
     for (;;) {
-        if ((st = next_line(&r, &eof)) != HF_SUCCESS)
+        if ((st = hf_lines_next(&r, &eof)) != HF_SUCCESS)
             goto fail;
         if (eof)
             break;
-        if (!is_blank(r.buf)) {
+        if (!hf_is_blank(r.buf)) {
             st = hf_error(HF_ERROR_COUNT, "%s:%d: data after the %d atoms announced on line 1 (more atoms than "
                           "the count, or a second frame, which is not supported)", path, r.line, count);
             goto fail;
         }
     }
 
-    free(r.buf);
-    fclose(r.f);
+    hf_lines_close(&r);
     *xyz = out;
     return HF_SUCCESS;
 
 fail:
-    free(r.buf);
-    fclose(r.f);
+    hf_lines_close(&r);
     hf_xyz_free(&out);
     return st;
 }
@@ -283,7 +179,7 @@ fail:
 
 hf_status hf_text_read_values(const char *path, double **values, size_t *n)
 {
-    line_reader r = {NULL, path, 0, NULL, 0};
+    hf_lines r;
     double *v = NULL;
     size_t count = 0, cap = 0;
     int eof;
@@ -294,12 +190,11 @@ hf_status hf_text_read_values(const char *path, double **values, size_t *n)
                         path == NULL ? "path" : values == NULL ? "values" : "n");
     *values = NULL;
     *n = 0;
-    r.f = fopen(path, "r");
-    if (r.f == NULL)
-        return hf_error(HF_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if ((st = hf_lines_open(&r, path)) != HF_SUCCESS)
+        return st;
     for (;;) {
         char *s, *hash;
-        if ((st = next_line(&r, &eof)) != HF_SUCCESS)
+        if ((st = hf_lines_next(&r, &eof)) != HF_SUCCESS)
             break;
         if (eof)
             break;
@@ -322,7 +217,7 @@ hf_status hf_text_read_values(const char *path, double **values, size_t *n)
                 *next++ = '\0';
             tok[0] = s;
             s = next;
-            if ((st = parse_double(tok[0], path, r.line, "value", &x)) != HF_SUCCESS)
+            if ((st = hf_parse_double(tok[0], path, r.line, "value", &x)) != HF_SUCCESS)
                 goto done;
             if (count == cap) {
                 size_t new_cap = cap ? 2 * cap : 64;
@@ -338,8 +233,7 @@ hf_status hf_text_read_values(const char *path, double **values, size_t *n)
         }
     }
 done:
-    free(r.buf);
-    fclose(r.f);
+    hf_lines_close(&r);
     if (st != HF_SUCCESS) {
         free(v);
         return st;

@@ -1,0 +1,113 @@
+#ifndef HESSFIT_FORCEFIELD_H_
+#define HESSFIT_FORCEFIELD_H_
+/*
+ * A force field as hessfit holds it: a list of typed parameters in canonical units, plus what
+ * its file format needs to write it back unchanged except for fitted values.
+ *
+ * Canonical units and energy forms (q2mm's; the same "no 1/2" convention as HessianForce):
+ *   bond      values = {k [kcal/mol/A^2], r0 [A]}                  E = k (r - r0)^2
+ *   angle     values = {k [kcal/mol/rad^2], theta0 [deg]}          E = k (theta - theta0)^2
+ *   torsion   values = Fourier triples {k_1, phase_1, n_1, k_2, ...}: k [kcal/mol], phase [deg],
+ *             n periodicity (integer valued)                       E = sum k (1 + cos(n phi - phase))
+ *             (MM3's V1 V2 V3 are the triples {V1/2, 0, 1}, {V2/2, 180, 2}, {V3/2, 0, 3})
+ *   improper  values = {k [kcal/mol/rad^2]} harmonic out-of-plane (MM3), or Fourier triples
+ *             (AMBER IMPR); improper_form says which
+ *   vdw       values = {r* [A] (half the minimum distance of a like pair), eps [kcal/mol]}
+ *   charge    values = {q [e]}
+ * Conversions from file units (MM3 mdyn/A x 71.96631, mdyn*A/rad^2 x 71.94) live in
+ * hessfit_units.h.
+ */
+#include "hessfit_molecule.h"
+#include "hessfit_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hf_param_kind {
+    HF_PARAM_BOND = HF_TERM_BOND,
+    HF_PARAM_ANGLE = HF_TERM_ANGLE,
+    HF_PARAM_TORSION = HF_TERM_TORSION,
+    HF_PARAM_IMPROPER = HF_TERM_IMPROPER,
+    HF_PARAM_VDW,
+    HF_PARAM_CHARGE,
+    HF_NUM_PARAM_KINDS
+} hf_param_kind;
+
+typedef enum hf_improper_form { HF_IMPROPER_HARMONIC = 0, HF_IMPROPER_FOURIER = 1 } hf_improper_form;
+
+typedef enum hf_ff_format {
+    HF_FF_MM3_FLD = 0,  /* MacroModel MM3* .fld */
+    HF_FF_FRCMOD = 1,   /* AMBER frcmod */
+    HF_FF_FORMAT_NONE = 2
+} hf_ff_format;
+
+#define HF_FF_TYPE_LEN 8       /* type labels up to 7 characters */
+#define HF_FF_MAX_VALUES 18    /* up to 6 Fourier triples */
+/* The wildcard in stored type labels, whatever the file wrote ("00" in MM3, "X" in AMBER). */
+#define HF_FF_WILDCARD "*"
+
+typedef struct hf_ff_param {
+    hf_param_kind kind;
+    int n_types;                           /* 1 (vdw, charge), 2, 3 or 4 */
+    char types[4][HF_FF_TYPE_LEN];         /* labels as in the file, wildcard as HF_FF_WILDCARD */
+    int n_values;
+    double values[HF_FF_MAX_VALUES];       /* canonical units, above */
+    hf_improper_form improper_form;
+    int line;         /* 1-based line in the file it was read from (q2mm's parameter id); 0 if new */
+    int substructure; /* .fld: index into hf_forcefield.substructures; -1 for the main tables */
+    char label[64];   /* the file's comment or label for the line ("C(sp2)-N"), may be "" */
+} hf_ff_param;
+
+/* An MM3* substructure: parameters that apply where the SMILES-like pattern matches. Terms in
+ * its parameter lines name atoms by their positions in the pattern ("1 2" = atoms 1 and 2). */
+typedef struct hf_ff_substructure {
+    char name[128];     /* the " C  ..." comment line */
+    char pattern[256];  /* the " 9  ..." pattern line */
+    int line;           /* line of the comment line */
+} hf_ff_substructure;
+
+/* MM3* atom-type equivalence: atoms of type `type` use the parameters of `equivalent` for the
+ * kinds the file says (a .fld equivalence line). */
+typedef struct hf_ff_equivalence {
+    char type[HF_FF_TYPE_LEN];
+    char equivalent[HF_FF_TYPE_LEN];
+    int line;
+} hf_ff_equivalence;
+
+typedef struct hf_forcefield {
+    hf_ff_format format;
+    char *path;                 /* file it was read from */
+    int n_params;
+    hf_ff_param *params;
+    int n_substructures;
+    hf_ff_substructure *substructures;
+    int n_equivalences;
+    hf_ff_equivalence *equivalences;
+    /* The file's text, kept so that writing changes only the fitted values. */
+    int n_lines;
+    char **lines;
+} hf_forcefield;
+
+void hf_forcefield_free(hf_forcefield *ff);
+/* "bond", "angle", "torsion", "improper", "vdw", "charge". */
+const char *hf_param_kind_name(hf_param_kind kind);
+/* Index of the parameter read from that line, or -1. */
+int hf_forcefield_param_at_line(const hf_forcefield *ff, int line);
+
+/* MacroModel MM3* .fld: every parameter line of the main tables and of the substructures, the
+ * vdW table, the atom-type equivalences. */
+hf_status hf_fld_read(const char *path, hf_forcefield *ff);
+/* Write ff (read by hf_fld_read, values possibly changed) to path: every line as read except
+ * the numeric fields of parameters whose values changed, rewritten in the file's own fixed
+ * columns and precision. Written atomically (temporary file + rename). */
+hf_status hf_fld_write(const hf_forcefield *ff, const char *path);
+
+/* AMBER frcmod (MASS, BOND, ANGL, DIHE, IMPR, NONB) read and write. */
+hf_status hf_frcmod_read(const char *path, hf_forcefield *ff);
+hf_status hf_frcmod_write(const hf_forcefield *ff, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

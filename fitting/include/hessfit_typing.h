@@ -1,0 +1,89 @@
+#ifndef HESSFIT_TYPING_H_
+#define HESSFIT_TYPING_H_
+/*
+ * Topology of a molecule (bonds, angles, torsions, impropers, 1-4 pairs) and the matching of its
+ * terms to force-field parameters.
+ *
+ * Matching is explicit and auditable: every term records the parameter it matched and the rule
+ * that matched it; a term that matches nothing is an error naming the term and its atom types,
+ * unless the user chose "no term" for it (hf_typing_options.no_term), which is recorded as such.
+ * There is no fallback to a parameter of other types.
+ */
+#include "hessfit_forcefield.h"
+#include "hessfit_molecule.h"
+#include "hessfit_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hf_topology_options {
+    /* Use the file's connectivity when the molecule has it (default 1). */
+    int use_file_bonds;
+    /* Bond when r <= tolerance * (r_cov(i) + r_cov(j)) (default 1.3, q2mm's). */
+    double bond_tolerance;
+    /* A looser tolerance for transition states (used when > 0 instead of bond_tolerance). */
+    double ts_bond_tolerance;
+} hf_topology_options;
+
+/* The defaults above. */
+hf_topology_options hf_topology_default_options(void);
+
+typedef struct hf_topology {
+    int n_atoms;
+    int n_bonds;
+    int *bonds;        /* 2 per bond, i < j, sorted */
+    int n_angles;
+    int *angles;       /* 3 per angle i j k, j the centre, i < k */
+    int n_torsions;
+    int *torsions;     /* 4 per proper torsion i j k l, j < k */
+    int n_impropers;
+    int *impropers;    /* 4 per improper: the three neighbours then the centre of a 3-connected atom */
+    int n_pairs14;
+    int *pairs14;      /* 2 per 1-4 pair (not also 1-2 or 1-3), i < j */
+} hf_topology;
+
+hf_status hf_topology_build(const hf_molecule *mol, const hf_topology_options *options, hf_topology *topo);
+void hf_topology_free(hf_topology *topo);
+
+/* How a term found its parameter. */
+typedef enum hf_match_rule {
+    HF_MATCH_NO_TERM = 0,   /* the user chose no parameter for this term */
+    HF_MATCH_FF_LINE,       /* the force-field line the MM program reported (.mmo) */
+    HF_MATCH_TYPES,         /* exact atom types (either direction) */
+    HF_MATCH_EQUIVALENCE,   /* types after the force field's atom-type equivalences */
+    HF_MATCH_WILDCARD,      /* a parameter with wildcard types */
+    HF_NUM_MATCH_RULES
+} hf_match_rule;
+
+const char *hf_match_rule_name(hf_match_rule rule);
+
+typedef struct hf_typed_term {
+    hf_term_kind kind;
+    int atoms[4];           /* 0-based; unused -1 */
+    int param;              /* index into the force field's params; -1 for HF_MATCH_NO_TERM */
+    hf_match_rule rule;
+    char detail[96];        /* how, in words: "mmo line 123", "types C2 N2", "wildcard 00 C2 N2 00" */
+} hf_typed_term;
+
+typedef struct hf_typed_molecule {
+    int n_terms;
+    hf_typed_term *terms;
+} hf_typed_molecule;
+
+typedef struct hf_typing_options {
+    /* Patterns of terms the user declares as having no parameter: "bond RH H1", "torsion * C2 N2 *"
+     * (kind then atom types, * any type). Terms matching one get HF_MATCH_NO_TERM. */
+    int n_no_term;
+    const char *const *no_term;
+} hf_typing_options;
+
+/* Match every bonded term of topo (from mol) to a parameter of ff. */
+hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, const hf_forcefield *ff,
+                               const hf_typing_options *options, hf_typed_molecule *typed);
+void hf_typed_molecule_free(hf_typed_molecule *typed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
