@@ -1,0 +1,213 @@
+/* The molecule model: freeing, copying, consistency checks, and the .xyz / .npy+.xyz readers. */
+#include "hessfit_elements.h"
+#include "hessfit_io.h"
+#include "hessfit_molecule.h"
+#include "hf_lines.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *hf_term_kind_name(hf_term_kind kind)
+{
+    static const char *const names[HF_NUM_TERM_KINDS] = {"bond", "angle", "torsion", "improper"};
+    return (unsigned)kind < HF_NUM_TERM_KINDS ? names[kind] : "unknown";
+}
+
+int hf_term_kind_atoms(hf_term_kind kind)
+{
+    static const int atoms[HF_NUM_TERM_KINDS] = {2, 3, 4, 4};
+    return (unsigned)kind < HF_NUM_TERM_KINDS ? atoms[kind] : 0;
+}
+
+static void free_strings(char **s, int n)
+{
+    if (s == NULL)
+        return;
+    for (int i = 0; i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+void hf_molecule_free(hf_molecule *mol)
+{
+    if (mol == NULL)
+        return;
+    free(mol->name);
+    free(mol->source);
+    free(mol->atomic_numbers);
+    free(mol->coords);
+    free_strings(mol->atom_types, mol->n_atoms);
+    free_strings(mol->atom_names, mol->n_atoms);
+    free(mol->partial_charges);
+    free(mol->bonds);
+    free(mol->bond_orders);
+    free(mol->hessian);
+    free(mol->frequencies);
+    free(mol->modes);
+    free(mol->reported_terms);
+    memset(mol, 0, sizeof *mol);
+}
+
+void hf_molecule_list_free(hf_molecule_list *list)
+{
+    if (list == NULL)
+        return;
+    for (int i = 0; i < list->n; i++)
+        hf_molecule_free(&list->items[i]);
+    free(list->items);
+    list->items = NULL;
+    list->n = 0;
+}
+
+/* Duplicate n bytes (NULL stays NULL). */
+static int dup_bytes(void **dst, const void *src, size_t n)
+{
+    *dst = NULL;
+    if (src == NULL)
+        return 1;
+    *dst = malloc(n ? n : 1);
+    if (*dst == NULL)
+        return 0;
+    memcpy(*dst, src, n);
+    return 1;
+}
+
+static int dup_strings(char ***dst, char *const *src, int n)
+{
+    *dst = NULL;
+    if (src == NULL)
+        return 1;
+    *dst = calloc((size_t)n, sizeof **dst);
+    if (*dst == NULL)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (src[i] != NULL && ((*dst)[i] = hf_strdup(src[i])) == NULL)
+            return 0;
+    return 1;
+}
+
+hf_status hf_molecule_copy(const hf_molecule *src, hf_molecule *dst)
+{
+    hf_molecule m;
+    size_t n = src ? (size_t)src->n_atoms : 0, n3 = 3 * n;
+    int ok;
+    if (src == NULL || dst == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_molecule_copy: %s is NULL", src == NULL ? "src" : "dst");
+    m = *src; /* scalars; every pointer below is replaced by a copy (or NULL) */
+    m.name = m.source = NULL;
+    m.atomic_numbers = NULL;
+    m.coords = m.partial_charges = m.bond_orders = m.hessian = m.frequencies = m.modes = NULL;
+    m.atom_types = m.atom_names = NULL;
+    m.bonds = NULL;
+    m.reported_terms = NULL;
+    ok = dup_bytes((void **)&m.name, src->name, src->name ? strlen(src->name) + 1 : 0) &&
+         dup_bytes((void **)&m.source, src->source, src->source ? strlen(src->source) + 1 : 0) &&
+         dup_bytes((void **)&m.atomic_numbers, src->atomic_numbers, n * sizeof(int)) &&
+         dup_bytes((void **)&m.coords, src->coords, n3 * sizeof(double)) &&
+         dup_strings(&m.atom_types, src->atom_types, src->n_atoms) &&
+         dup_strings(&m.atom_names, src->atom_names, src->n_atoms) &&
+         dup_bytes((void **)&m.partial_charges, src->partial_charges, n * sizeof(double)) &&
+         dup_bytes((void **)&m.bonds, src->bonds, 2 * (size_t)src->n_bonds * sizeof(int)) &&
+         dup_bytes((void **)&m.bond_orders, src->bond_orders, (size_t)src->n_bonds * sizeof(double)) &&
+         dup_bytes((void **)&m.hessian, src->hessian, n3 * n3 * sizeof(double)) &&
+         dup_bytes((void **)&m.frequencies, src->frequencies, (size_t)src->n_modes * sizeof(double)) &&
+         dup_bytes((void **)&m.modes, src->modes, (size_t)src->n_modes * n3 * sizeof(double)) &&
+         dup_bytes((void **)&m.reported_terms, src->reported_terms,
+                   (size_t)src->n_reported_terms * sizeof(hf_reported_term));
+    if (!ok) {
+        hf_molecule_free(&m); /* frees the copies made so far */
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory to copy molecule '%s'", src->name ? src->name : "");
+    }
+    *dst = m;
+    return HF_SUCCESS;
+}
+
+hf_status hf_molecule_check(const hf_molecule *mol, const char *what)
+{
+    size_t n3;
+    if (mol == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: molecule is NULL", what);
+    if (mol->n_atoms <= 0 || mol->atomic_numbers == NULL || mol->coords == NULL)
+        return hf_error(HF_ERROR_COUNT, "%s: no atoms", what);
+    n3 = 3 * (size_t)mol->n_atoms;
+    for (int i = 0; i < mol->n_atoms; i++) {
+        if (hf_element_symbol(mol->atomic_numbers[i]) == NULL)
+            return hf_error(HF_ERROR_UNKNOWN_ELEMENT, "%s: atom %d has atomic number %d, without element data", what,
+                            i + 1, mol->atomic_numbers[i]);
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(mol->coords[3 * i + k]))
+                return hf_error(HF_ERROR_NONFINITE, "%s: atom %d has a non-finite coordinate", what, i + 1);
+    }
+    for (int b = 0; b < mol->n_bonds; b++) {
+        int i = mol->bonds[2 * b], j = mol->bonds[2 * b + 1];
+        if (i < 0 || j < 0 || i >= mol->n_atoms || j >= mol->n_atoms || i == j)
+            return hf_error(HF_ERROR_COUNT, "%s: bond %d joins atoms %d and %d (of %d)", what, b + 1, i + 1, j + 1,
+                            mol->n_atoms);
+        for (int c = 0; c < b; c++) {
+            int ci = mol->bonds[2 * c], cj = mol->bonds[2 * c + 1];
+            if ((ci == i && cj == j) || (ci == j && cj == i))
+                return hf_error(HF_ERROR_COUNT, "%s: bond %d-%d listed twice", what, i + 1, j + 1);
+        }
+    }
+    if (mol->hessian != NULL) {
+        double hmax = 0.0;
+        for (size_t k = 0; k < n3 * n3; k++) {
+            if (!isfinite(mol->hessian[k]))
+                return hf_error(HF_ERROR_NONFINITE, "%s: Hessian element (%zu, %zu) is not finite", what, k / n3 + 1,
+                                k % n3 + 1);
+            if (fabs(mol->hessian[k]) > hmax)
+                hmax = fabs(mol->hessian[k]);
+        }
+        for (size_t r = 0; r < n3; r++)
+            for (size_t c = 0; c < r; c++)
+                if (fabs(mol->hessian[r * n3 + c] - mol->hessian[c * n3 + r]) > 1e-8 * hmax)
+                    return hf_error(HF_ERROR_SHAPE, "%s: Hessian not symmetric at (%zu, %zu): %.10g vs %.10g", what,
+                                    r + 1, c + 1, mol->hessian[r * n3 + c], mol->hessian[c * n3 + r]);
+    }
+    if (mol->n_modes < 0 || (size_t)mol->n_modes > n3)
+        return hf_error(HF_ERROR_COUNT, "%s: %d normal modes for %d atoms", what, mol->n_modes, mol->n_atoms);
+    return HF_SUCCESS;
+}
+
+/* ---- .xyz and .npy + .xyz ------------------------------------------------------------------- */
+
+hf_status hf_read_xyz_molecule(const char *path, hf_molecule *mol)
+{
+    hf_xyz xyz;
+    hf_status st;
+    if (mol == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_read_xyz_molecule: mol is NULL");
+    memset(mol, 0, sizeof *mol);
+    if ((st = hf_xyz_read(path, &xyz)) != HF_SUCCESS)
+        return st;
+    mol->n_atoms = xyz.n_atoms;
+    mol->atomic_numbers = xyz.atomic_numbers;
+    mol->coords = xyz.coords_angstrom;
+    mol->name = xyz.comment;
+    mol->source = hf_strdup(path);
+    if (mol->source == NULL) {
+        hf_molecule_free(mol);
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory", path);
+    }
+    return HF_SUCCESS;
+}
+
+hf_status hf_read_npy_xyz(const char *xyz_path, const char *npy_path, hf_molecule *mol)
+{
+    hf_status st;
+    size_t n = 0;
+    if (mol == NULL || npy_path == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_read_npy_xyz: %s is NULL", mol == NULL ? "mol" : "npy_path");
+    if ((st = hf_read_xyz_molecule(xyz_path, mol)) != HF_SUCCESS)
+        return st;
+    if ((st = hf_npy_read_square(npy_path, 3 * (size_t)mol->n_atoms, &mol->hessian, &n)) != HF_SUCCESS) {
+        hf_molecule_free(mol);
+        return st;
+    }
+    if ((st = hf_molecule_check(mol, npy_path)) != HF_SUCCESS) {
+        hf_molecule_free(mol);
+        return st;
+    }
+    return HF_SUCCESS;
+}
