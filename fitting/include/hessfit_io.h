@@ -22,6 +22,8 @@ extern "C" {
 #define HF_NPY_MAX_DIMS 32
 /* Largest header the reader accepts (NumPy writes a few hundred bytes). */
 #define HF_NPY_MAX_HEADER_BYTES (1u << 20)
+/* Largest (decompressed) file the reader accepts: 16 GiB, a 15000-atom Hessian. */
+#define HF_NPY_MAX_FILE_BYTES ((size_t)1 << 34)
 
 typedef struct hf_array {
     double *data;                 /* size values in C (row-major) order; NULL if size == 0 */
@@ -31,14 +33,16 @@ typedef struct hf_array {
 } hf_array;
 
 /*
- * Read a .npy file (format versions 1.0, 2.0 and 3.0). Only dtype '<f8' (little-endian float64)
+ * Read a .npy file (format versions 1.0, 2.0 and 3.0), plain or gzip-compressed (.npy.gz).
+ * Only dtype '<f8' (little-endian float64)
  * is accepted (HF_ERROR_UNSUPPORTED names the dtype otherwise); fortran_order True data are
  * transposed to C order. Errors: HF_ERROR_IO (open/read), HF_ERROR_FORMAT (magic, version,
  * header syntax, keys, trailing bytes), HF_ERROR_TRUNCATED (header or data shorter than
  * announced), HF_ERROR_OVERFLOW (a shape whose element or byte count overflows size_t, or a
- * header longer than HF_NPY_MAX_HEADER_BYTES), HF_ERROR_NONFINITE (NaN/Inf: the message names
- * the element's flat index and its index tuple). The file size is checked against the shape
- * before anything is allocated.
+ * header longer than HF_NPY_MAX_HEADER_BYTES, a file over HF_NPY_MAX_FILE_BYTES),
+ * HF_ERROR_NONFINITE (NaN/Inf: the message names the element's flat index and its index tuple).
+ * The file is read whole (memory grows with the bytes actually present) and its size is checked
+ * against the shape before anything the header asks for is allocated.
  */
 hf_status hf_npy_read(const char *path, hf_array *array);
 void hf_array_free(hf_array *array);

@@ -1,5 +1,6 @@
-/* .npy reader: NumPy format 1.0 / 2.0 / 3.0, dtype '<f8' only. */
+/* .npy reader: NumPy format 1.0 / 2.0 / 3.0, dtype '<f8' only; plain or gzip-compressed. */
 #include "hessfit_io.h"
+#include "hf_lines.h"
 
 #include <errno.h>
 #include <math.h>
@@ -252,14 +253,20 @@ static double decode_le_f8(const unsigned char *b)
     return v;
 }
 
-static hf_status read_exact(FILE *f, const char *path, void *buf, size_t n, const char *what)
+/* The file's bytes and a read position: the whole file (plain or gzip) is read first. */
+typedef struct {
+    const unsigned char *data;
+    size_t size, pos;
+} byte_cursor;
+
+static hf_status read_exact(byte_cursor *c, const char *path, void *buf, size_t n, const char *what)
 {
-    size_t got = fread(buf, 1, n, f);
-    if (got == n)
-        return HF_SUCCESS;
-    if (ferror(f))
-        return hf_error(HF_ERROR_IO, "%s: read error in the %s", path, what);
-    return hf_error(HF_ERROR_TRUNCATED, "%s: file ends inside the %s (%zu of %zu bytes)", path, what, got, n);
+    size_t left = c->size - c->pos;
+    if (left < n)
+        return hf_error(HF_ERROR_TRUNCATED, "%s: file ends inside the %s (%zu of %zu bytes)", path, what, left, n);
+    memcpy(buf, c->data + c->pos, n);
+    c->pos += n;
+    return HF_SUCCESS;
 }
 
 /* ---- reader ------------------------------------------------------------------------------------ */
@@ -274,15 +281,15 @@ void hf_array_free(hf_array *array)
 
 hf_status hf_npy_read(const char *path, hf_array *array)
 {
-    FILE *f = NULL;
+    unsigned char *file = NULL;
+    byte_cursor cur = {NULL, 0, 0};
     unsigned char pre[8], lenbuf[4];
     char *header = NULL;
     unsigned char *raw = NULL;
     double *data = NULL;
     header_info h;
-    size_t header_len, prefix_len, size = 1, bytes;
-    long end;
-    unsigned long long file_size, remaining;
+    size_t header_len, size = 1, bytes;
+    unsigned long long remaining;
     size_t got;
     hf_status st = HF_SUCCESS;
 
@@ -291,15 +298,12 @@ hf_status hf_npy_read(const char *path, hf_array *array)
     if (path == NULL || array == NULL)
         return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_npy_read: %s is NULL", path == NULL ? "path" : "array");
 
-    f = fopen(path, "rb");
-    if (f == NULL)
-        return hf_error(HF_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
-
-    got = fread(pre, 1, sizeof pre, f);
-    if (ferror(f)) {
-        st = hf_error(HF_ERROR_IO, "%s: read error in the preamble", path);
-        goto done;
-    }
+    if ((st = hf_read_file(path, HF_NPY_MAX_FILE_BYTES, &file, &cur.size)) != HF_SUCCESS)
+        return st;
+    cur.data = file;
+    got = cur.size < sizeof pre ? cur.size : sizeof pre;
+    memcpy(pre, file, got);
+    cur.pos = got;
     if (memcmp(pre, npy_magic, got < 6 ? got : 6) != 0 || got == 0) {
         st = hf_error(HF_ERROR_FORMAT, "%s: not a NumPy .npy file (the magic string \\x93NUMPY is missing)", path);
         goto done;
@@ -314,15 +318,13 @@ hf_status hf_npy_read(const char *path, hf_array *array)
         goto done;
     }
     if (pre[6] == 1) {
-        if ((st = read_exact(f, path, lenbuf, 2, "header length")) != HF_SUCCESS)
+        if ((st = read_exact(&cur, path, lenbuf, 2, "header length")) != HF_SUCCESS)
             goto done;
         header_len = (size_t)lenbuf[0] | (size_t)lenbuf[1] << 8;
-        prefix_len = 10;
     } else {
-        if ((st = read_exact(f, path, lenbuf, 4, "header length")) != HF_SUCCESS)
+        if ((st = read_exact(&cur, path, lenbuf, 4, "header length")) != HF_SUCCESS)
             goto done;
         header_len = (size_t)lenbuf[0] | (size_t)lenbuf[1] << 8 | (size_t)lenbuf[2] << 16 | (size_t)lenbuf[3] << 24;
-        prefix_len = 12;
     }
     if (header_len > HF_NPY_MAX_HEADER_BYTES) {
         st = hf_error(HF_ERROR_OVERFLOW, "%s: header length %zu exceeds the reader's limit of %u bytes",
@@ -334,7 +336,7 @@ hf_status hf_npy_read(const char *path, hf_array *array)
         st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for a %zu-byte header", path, header_len);
         goto done;
     }
-    if ((st = read_exact(f, path, header, header_len, "header")) != HF_SUCCESS)
+    if ((st = read_exact(&cur, path, header, header_len, "header")) != HF_SUCCESS)
         goto done;
     header[header_len] = '\0';
     if (memchr(header, '\0', header_len) != NULL) {
@@ -367,12 +369,7 @@ hf_status hf_npy_read(const char *path, hf_array *array)
     bytes = size * 8;
 
     /* compare with the file size before allocating anything the header asks for */
-    if (fseek(f, 0, SEEK_END) != 0 || (end = ftell(f)) < 0 || fseek(f, (long)(prefix_len + header_len), SEEK_SET) != 0) {
-        st = hf_error(HF_ERROR_IO, "%s: cannot determine the file size (not a regular file?)", path);
-        goto done;
-    }
-    file_size = (unsigned long long)end;
-    remaining = file_size - (unsigned long long)(prefix_len + header_len);
+    remaining = (unsigned long long)(cur.size - cur.pos);
     if (remaining < (unsigned long long)bytes) {
         char shape_text[256];
         format_shape(shape_text, sizeof shape_text, h.shape, h.ndim);
@@ -392,7 +389,7 @@ hf_status hf_npy_read(const char *path, hf_array *array)
             st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for %zu data bytes", path, bytes);
             goto done;
         }
-        if ((st = read_exact(f, path, raw, bytes, "data")) != HF_SUCCESS)
+        if ((st = read_exact(&cur, path, raw, bytes, "data")) != HF_SUCCESS)
             goto done;
         if (!h.fortran_order || h.ndim < 2) {
             /* decode in place: malloc'ed memory is suitably aligned for double */
@@ -446,8 +443,7 @@ done:
     free(data);
     free(raw);
     free(header);
-    if (f != NULL)
-        fclose(f);
+    free(file);
     return st;
 }
 
