@@ -50,7 +50,7 @@ class HessianForceImpl;
 class OPENMM_EXPORT_HESSFIT HessianForce : public OpenMM::Force {
 public:
     /** Slot index meaning "no parameter: the value is zero". */
-    static const int NoSlot = -1;
+    static constexpr int NoSlot = -1;
 
     /** How per-particle sigma and epsilon combine for a pair. Epsilon is always sqrt(eps_i eps_j). */
     enum CombiningRule {

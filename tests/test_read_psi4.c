@@ -1,0 +1,303 @@
+/* Psi4-style reference data (q2mm examples, B3LYP/6-31+G(d)): a .xyz geometry and a .npy Hessian
+ * through hf_read_npy_xyz. The Hessians rebuild the printed frequencies (CH3F, SN2 TS), the SN2
+ * TS shows its one imaginary mode and, without projection, the spurious negative values that
+ * projection removes; .npy files that disagree with the .xyz or use another dtype are refused,
+ * Fortran order is honoured, and a gzip-compressed .npy reads like the plain one. */
+#define _POSIX_C_SOURCE 200809L
+#include "hessfit_fitting.h"
+#include "hessfit_molecule.h"
+#include "test_util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define SN2_DIR "examples/data/sn2/"
+
+static char tmpdir[256];
+
+static char *temp_path(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    return path;
+}
+
+static const char *temp_names[] = {"small.npy", "f4.npy", "be.npy", "fortran.npy", "fortran-asym.npy",
+                                   "hessian.npy.gz"};
+
+static void remove_temp_files(void)
+{
+    for (size_t i = 0; i < sizeof temp_names / sizeof *temp_names; i++)
+        remove(temp_path(temp_names[i]));
+    if (tmpdir[0] != '\0')
+        remove(tmpdir);
+}
+
+/* A version 1.0 .npy image: the dictionary padded to a 64-byte boundary, then the data bytes. */
+static unsigned char *npy_image(const char *dict, const void *data, size_t data_bytes, size_t *size)
+{
+    size_t dlen = strlen(dict), total = (10 + dlen + 1 + 63) / 64 * 64, hlen = total - 10;
+    unsigned char *buf = malloc(total + data_bytes);
+    CHECK(buf != NULL, "no memory");
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)(hlen & 0xff);
+    buf[9] = (unsigned char)(hlen >> 8);
+    memcpy(buf + 10, dict, dlen);
+    memset(buf + 10 + dlen, ' ', hlen - dlen - 1);
+    buf[total - 1] = '\n';
+    memcpy(buf + total, data, data_bytes);
+    *size = total + data_bytes;
+    return buf;
+}
+
+static const char *write_npy(const char *name, const char *dict, const void *data, size_t data_bytes)
+{
+    size_t size;
+    unsigned char *img = npy_image(dict, data, data_bytes, &size);
+    const char *path = temp_path(name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL && fwrite(img, 1, size, f) == size && fclose(f) == 0, "cannot write %s", path);
+    free(img);
+    return path;
+}
+
+/* Little-endian (or big-endian) float64 bytes of n values. */
+static unsigned char *f8_bytes(const double *v, size_t n, int big_endian)
+{
+    unsigned char *b = malloc(8 * n);
+    CHECK(b != NULL, "no memory");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u;
+        memcpy(&u, &v[i], sizeof u);
+        for (int k = 0; k < 8; k++)
+            b[8 * i + (size_t)(big_endian ? 7 - k : k)] = (unsigned char)(u >> (8 * k));
+    }
+    return b;
+}
+
+static void expect_failure(hf_status got, hf_status want, const char *path, const char *phrase, const char *what)
+{
+    const char *msg = hf_last_error();
+    CHECK(got == want, "%s: got %s, expected %s (%s)", what, hf_status_string(got), hf_status_string(want), msg);
+    CHECK(strstr(msg, path) != NULL, "%s: message does not name the file: %s", what, msg);
+    CHECK(phrase == NULL || strstr(msg, phrase) != NULL, "%s: message lacks '%s': %s", what, phrase, msg);
+    printf("  %-34s -> %s: %s\n", what, hf_status_string(got), msg);
+}
+
+/* 3N frequencies of a molecule read by hf_read_npy_xyz (monoisotopic masses). */
+static void frequencies(const hf_molecule *m, unsigned flags, double *f, int *n_ext)
+{
+    double masses[16];
+    CHECK(m->n_atoms <= 16, "test molecules are small");
+    HF_CALL(hf_element_masses(m->atomic_numbers, m->n_atoms, HF_MASS_MONOISOTOPIC, masses));
+    HF_CALL(hf_vib_analyse(m->hessian, masses, m->coords, m->n_atoms, hf_frequency_factor_hartree_bohr2_amu(), flags,
+                           f, NULL, n_ext));
+}
+
+static double max_diff(const double *a, const double *b, size_t n)
+{
+    double d = 0.0;
+    for (size_t i = 0; i < n; i++)
+        d = fmax(d, fabs(a[i] - b[i]));
+    return d;
+}
+
+static void read_pair(const char *xyz_rel, const char *npy_rel, hf_molecule *m)
+{
+    char *xyz = test_source_path_dup(xyz_rel), *npy = test_source_path_dup(npy_rel);
+    HF_CALL(hf_read_npy_xyz(xyz, npy, m));
+    free(xyz);
+    free(npy);
+}
+
+static double *read_values(const char *rel, size_t *n)
+{
+    double *v;
+    HF_CALL(hf_text_read_values(test_source_path(rel), &v, n));
+    return v;
+}
+
+static void test_ch3f(void)
+{
+    hf_molecule m;
+    double all[15], vib[9], vib_unprojected[9], d, d_unprojected;
+    size_t n;
+    int n_ext = -1;
+    double *ref = read_values(SN2_DIR "ch3f-frequencies.txt", &n);
+    read_pair(SN2_DIR "ch3f-optimized.xyz", SN2_DIR "ch3f-hessian.npy", &m);
+    CHECK(m.n_atoms == 5 && m.atomic_numbers[0] == 6 && m.atomic_numbers[1] == 9 && m.atomic_numbers[4] == 1,
+          "CH3F atoms");
+    CHECK(m.hessian != NULL && n == 9, "CH3F Hessian and 9 reference frequencies");
+    frequencies(&m, HF_VIB_PROJECT_EXTERNAL, all, &n_ext);
+    CHECK(n_ext == 6, "CH3F: %d external modes", n_ext);
+    HF_CALL(hf_vib_select(all, 15, 9, vib));
+    d = max_diff(vib, ref, 9);
+    frequencies(&m, 0, all, &n_ext);
+    HF_CALL(hf_vib_select(all, 15, 9, vib_unprojected));
+    d_unprojected = max_diff(vib_unprojected, ref, 9);
+    printf("  CH3F: 9 frequencies vs ch3f-frequencies.txt: max |diff| %.2e cm^-1 projected, %.2e without\n", d,
+           d_unprojected);
+    CHECK(d <= 1e-3, "CH3F frequencies differ by %.3g cm^-1", d);
+    CHECK(d_unprojected <= 1e-3, "CH3F frequencies without projection differ by %.3g cm^-1", d_unprojected);
+    hf_molecule_free(&m);
+    free(ref);
+}
+
+static int count_below(const double *f, int n, double limit)
+{
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += f[i] < limit;
+    return c;
+}
+
+static void test_sn2_ts(void)
+{
+    hf_molecule m;
+    double projected[18], raw[18], vib[12], d;
+    size_t n;
+    int n_ext = -1;
+    double *ref = read_values(SN2_DIR "sn2-ts-frequencies.txt", &n);
+    read_pair(SN2_DIR "sn2-ts-optimized.xyz", SN2_DIR "sn2-ts-hessian.npy", &m);
+    CHECK(m.n_atoms == 6 && n == 12, "SN2 TS: %d atoms, %zu reference frequencies", m.n_atoms, n);
+
+    frequencies(&m, HF_VIB_PROJECT_EXTERNAL, projected, &n_ext);
+    CHECK(n_ext == 6, "SN2 TS: %d external modes", n_ext);
+    HF_CALL(hf_vib_select(projected, 18, 12, vib));
+    d = max_diff(vib, ref, 12);
+    printf("  SN2 TS projected: imaginary %.4f cm^-1; 12 vs sn2-ts-frequencies.txt max |diff| %.2e; "
+           "below -1 cm^-1: %d\n",
+           projected[0], d, count_below(projected, 18, -1.0));
+    CHECK(count_below(projected, 18, -1.0) == 1 && count_below(vib, 12, 0.0) == 1, "SN2 TS: one imaginary mode");
+    CHECK(fabs(projected[0] - -461.7) <= 0.1 && vib[0] == projected[0], "SN2 TS imaginary mode %.4f", projected[0]);
+    CHECK(d <= 1e-3, "SN2 TS frequencies differ by %.3g cm^-1", d);
+
+    frequencies(&m, 0, raw, &n_ext);
+    CHECK(n_ext == 0, "no projection");
+    printf("  SN2 TS without projection: %.4f, spurious %.4f %.4f %.4f, near zero %.4f %.4f %.4f, then %.4f\n",
+           raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7]);
+    CHECK(fabs(raw[4]) < 1.0 && fabs(raw[5]) < 1.0 && fabs(raw[6]) < 1.0 && fabs(raw[7] - ref[1]) < 1e-2,
+          "three near-zero values (translations), then the first real vibration");
+    CHECK(fabs(raw[0] - -461.7) <= 0.1, "unprojected imaginary mode %.4f", raw[0]);
+    CHECK(fabs(raw[1] - -35.7) <= 0.1 && fabs(raw[2] - -20.3) <= 0.1 && fabs(raw[3] - -20.3) <= 0.1,
+          "the spurious negative values: %.4f %.4f %.4f", raw[1], raw[2], raw[3]);
+    CHECK(count_below(raw, 18, -1.0) == 4 && raw[4] > -1.0, "exactly three spurious negative values");
+    /* projection removes them: nothing between the imaginary mode and the near-zero external ones */
+    for (int i = 1; i < 18; i++)
+        CHECK(!(projected[i] < -1e-2), "projected value %d is %.4f", i, projected[i]);
+    hf_molecule_free(&m);
+    free(ref);
+}
+
+static void test_bad_npy(void)
+{
+    hf_molecule m, ok;
+    char *xyz = test_source_path_dup(SN2_DIR "ch3f-optimized.xyz");
+    const char *path;
+    unsigned char *bytes;
+    double a[225];
+    float f4[225];
+    hf_array arr;
+
+    read_pair(SN2_DIR "ch3f-optimized.xyz", SN2_DIR "ch3f-hessian.npy", &ok);
+    /* a 12 x 12 Hessian for 5 atoms, and the 18 x 18 SN2 TS Hessian with the CH3F geometry */
+    bytes = f8_bytes(ok.hessian, 144, 0);
+    path = write_npy("small.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (12, 12), }", bytes, 8 * 144);
+    free(bytes);
+    expect_failure(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_SHAPE, path, "15 x 15", "12 x 12 Hessian, 5 atoms");
+    CHECK(m.n_atoms == 0 && m.hessian == NULL, "output zeroed");
+    {
+        char *npy = test_source_path_dup(SN2_DIR "sn2-ts-hessian.npy");
+        expect_failure(hf_read_npy_xyz(xyz, npy, &m), HF_ERROR_SHAPE, npy, "18 x 18", "SN2 Hessian, CH3F xyz");
+        free(npy);
+    }
+    /* other dtypes */
+    for (int i = 0; i < 225; i++)
+        f4[i] = (float)ok.hessian[i];
+    path = write_npy("f4.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (15, 15), }", f4, sizeof f4);
+    expect_failure(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_UNSUPPORTED, path, "'<f4'", "dtype <f4");
+    bytes = f8_bytes(ok.hessian, 225, 1);
+    path = write_npy("be.npy", "{'descr': '>f8', 'fortran_order': False, 'shape': (15, 15), }", bytes, 8 * 225);
+    free(bytes);
+    expect_failure(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_UNSUPPORTED, path, "'>f8'", "dtype >f8 (big-endian)");
+
+    /* Fortran order: the file holds the columns one after another. A non-symmetric matrix shows
+     * that the reader transposes (and hf_read_npy_xyz then refuses it as a Hessian). */
+    memcpy(a, ok.hessian, sizeof a);
+    a[0 * 15 + 1] += 0.25; /* A(1,2) != A(2,1) */
+    {
+        double column_major[225];
+        for (int r = 0; r < 15; r++)
+            for (int c = 0; c < 15; c++)
+                column_major[c * 15 + r] = a[r * 15 + c];
+        bytes = f8_bytes(column_major, 225, 0);
+        path = write_npy("fortran-asym.npy", "{'descr': '<f8', 'fortran_order': True, 'shape': (15, 15), }", bytes,
+                         8 * 225);
+        free(bytes);
+        HF_CALL(hf_npy_read(path, &arr));
+        CHECK(arr.ndim == 2 && arr.shape[0] == 15 && memcmp(arr.data, a, sizeof a) == 0,
+              "Fortran-order data come back in C order");
+        hf_array_free(&arr);
+        expect_failure(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_SHAPE, path, "not symmetric",
+                       "non-symmetric Hessian (Fortran order)");
+        for (int r = 0; r < 15; r++)
+            for (int c = 0; c < 15; c++)
+                column_major[c * 15 + r] = ok.hessian[r * 15 + c];
+        bytes = f8_bytes(column_major, 225, 0);
+        path = write_npy("fortran.npy", "{'descr': '<f8', 'fortran_order': True, 'shape': (15, 15), }", bytes,
+                         8 * 225);
+        free(bytes);
+        HF_CALL(hf_read_npy_xyz(xyz, path, &m));
+        CHECK(memcmp(m.hessian, ok.hessian, sizeof a) == 0, "Fortran-order Hessian equals the C-order one");
+        hf_molecule_free(&m);
+        printf("  Fortran order: transposed on reading (checked on a non-symmetric matrix)\n");
+    }
+    hf_molecule_free(&ok);
+    free(xyz);
+}
+
+/* A gzip-compressed .npy (written with zlib) must read like the plain file. */
+static void test_gzip_npy(void)
+{
+    hf_molecule m, ok;
+    char *xyz = test_source_path_dup(SN2_DIR "ch3f-optimized.xyz");
+    char *npy = test_source_path_dup(SN2_DIR "ch3f-hessian.npy");
+    const char *path = temp_path("hessian.npy.gz");
+    FILE *f = fopen(npy, "rb");
+    unsigned char buf[4096];
+    size_t n = f != NULL ? fread(buf, 1, sizeof buf, f) : 0;
+    gzFile gz;
+    hf_status st;
+    CHECK(f != NULL && n > 0 && n < sizeof buf, "cannot read %s", npy);
+    fclose(f);
+    gz = gzopen(path, "wb");
+    CHECK(gz != NULL && gzwrite(gz, buf, (unsigned)n) == (int)n && gzclose(gz) == Z_OK, "cannot write %s", path);
+    HF_CALL(hf_read_npy_xyz(xyz, npy, &ok));
+    st = hf_read_npy_xyz(xyz, path, &m);
+    CHECK(st == HF_SUCCESS, "gzip-compressed .npy not read (hf_npy_read opens files with fopen, not through zlib): "
+          "%s: %s", hf_status_string(st), hf_last_error());
+    CHECK(memcmp(m.hessian, ok.hessian, 225 * sizeof *ok.hessian) == 0, "gzip .npy gives the same Hessian");
+    printf("  gzip-compressed .npy: read, identical Hessian\n");
+    hf_molecule_free(&m);
+    hf_molecule_free(&ok);
+    free(xyz);
+    free(npy);
+}
+
+int main(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/hessfit_test_psi4_XXXXXX", base != NULL && base[0] ? base : "/tmp");
+    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp(%s) failed", tmpdir);
+    atexit(remove_temp_files);
+
+    test_ch3f();
+    test_sn2_ts();
+    test_bad_npy();
+    test_gzip_npy(); /* last: fails until hf_npy_read reads through zlib */
+
+    printf("test_read_psi4: all checks passed\n");
+    return 0;
+}
