@@ -75,6 +75,12 @@ extern "C" {
  * -> kcal/mol/rad^2), from N_A: about 143.9325. No factor 1/2 here. */
 double hf_mdyn_per_angstrom_to_kcal_per_mol_per_a2(void);
 
+/* Hartree/Bohr^2 -> mdyn/A (1 mdyn/A = 100 N/m): about 15.5689310 (q2mm rounds it to 15.569141). */
+#define HF_HARTREE_PER_BOHR2_TO_MDYN_PER_A \
+    (HF_CODATA_HARTREE_J / (HF_CODATA_BOHR_M * HF_CODATA_BOHR_M) / 100.0)
+/* Hartree -> mdyn*A (1 mdyn*A = 1e-18 J), e.g. Hartree/rad^2 -> mdyn*A/rad^2: about 4.3597447. */
+#define HF_HARTREE_TO_MDYN_A (HF_CODATA_HARTREE_J * 1.0e18)
+
 /* E_h * N_A / 1000 from the CODATA constants (checks HF_HARTREE_TO_KJ_PER_MOL). */
 double hf_hartree_to_kj_per_mol_codata(void);
 
