@@ -299,8 +299,7 @@ static const char *const rh_jaguar[9] = {
 
 /* The "Actual" length/angle MacroModel printed on the .mmo line of a term (what q2mm averages for
  * the equilibrium values): the 3rd number after the atoms of a bond row, the 4th of an angle row.
- * Read here straight from the file with zlib (a second route beside hf_read_mmo, which keeps only
- * the constants). lines[] holds the whole decompressed file split at newlines. */
+ * Read here straight from the file with zlib, a second route beside hf_reported_term.actual. lines[] holds the whole decompressed file split at newlines. */
 static char **read_lines_gz(const char *path, int *n_lines)
 {
     gzFile f = gzopen(path, "rb");
@@ -399,7 +398,10 @@ static void test_rh_enamide_golden(void)
             inst[n_inst].kind = rt->kind;
             memcpy(inst[n_inst].atoms, rt->atoms, sizeof inst[n_inst].atoms);
             inst[n_inst].group = rt->ff_line;
-            inst[n_inst].value = printed_actual(lines, n_lines, rt);
+            inst[n_inst].value = rt->actual;
+            /* the reader's printed value equals the column read here by a second route */
+            CHECK(rt->actual == printed_actual(lines, n_lines, rt), ".mmo line %d: reader %.6f vs text %.6f", rt->line,
+                  rt->actual, printed_actual(lines, n_lines, rt));
             n_inst++;
         }
     }

@@ -59,7 +59,8 @@ static void usage(FILE *out)
             "Output: k in kcal/mol/A^2 or kcal/mol/rad^2 for E = k (x - x0)^2 (half the spring constant),\n"
             "k_mdyn the spring constant in mdyn/A or mdyn*A/rad^2 (the MM3 .fld unit), k_au in Hartree/Bohr^2\n"
             "or Hartree/rad^2. With --structures, a line whose estimates are all <= 0 keeps its constant and\n"
-            "equilibria are the mean geometry of the structures. Atoms are numbered from 1.\n");
+            "equilibria are the mean geometry of the structures (with --q2mm-units, of the lengths and angles the\n"
+            ".mmo printed, as q2mm does). Atoms are numbered from 1.\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -376,7 +377,8 @@ static int run_forcefield(const char *ff_path, const char *mmo_path, const char 
             inst[n_inst].kind = rt->kind;
             memcpy(inst[n_inst].atoms, rt->atoms, sizeof inst[n_inst].atoms);
             inst[n_inst].group = rt->ff_line;
-            inst[n_inst].value = NAN;
+            /* q2mm averages the geometry MacroModel printed; otherwise the structure's own (NAN) */
+            inst[n_inst].value = opt->q2mm_units ? rt->actual : NAN;
             n_inst++;
         }
     }

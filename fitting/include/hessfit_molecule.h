@@ -26,7 +26,7 @@ typedef enum hf_term_kind {
     HF_TERM_BOND = 0,     /* atoms i-j */
     HF_TERM_ANGLE = 1,    /* atoms i-j-k, j the centre */
     HF_TERM_TORSION = 2,  /* proper torsion i-j-k-l */
-    HF_TERM_IMPROPER = 3, /* out-of-plane; atoms as the source orders them (MacroModel: centre 3rd) */
+    HF_TERM_IMPROPER = 3, /* out-of-plane; atoms as the source orders them (MacroModel: centre 2nd) */
     HF_NUM_TERM_KINDS
 } hf_term_kind;
 
@@ -42,7 +42,10 @@ typedef struct hf_reported_term {
     int atoms[4];        /* 0-based; unused slots -1 */
     int ff_line;         /* 1-based line of the force-field file (.fld) the program used; 0 if none */
     char source[24];     /* the program's label of where the parameter came from ("Subst", "O1", "A3") */
-    double values[3];    /* the constants it printed: bond k r0, angle k th0, torsion V1 V2 V3 */
+    double values[3];    /* the constants it printed: bond k r0, angle k th0, torsion V1 V2 V3,
+                            improper k */
+    double actual;       /* the geometry it printed for the term (bond A, angle or torsion deg);
+                            NAN for impropers */
     int line;            /* line of the report (.mmo) where the term was printed */
 } hf_reported_term;
 
