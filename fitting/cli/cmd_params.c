@@ -1,9 +1,387 @@
-/* PLACEHOLDER while the readers issue is in progress: replaced by the real subcommand. */
-#include <stdio.h>
+/*
+ * `hessfit params`: every bonded term of the training structures with the force-field parameter it
+ * matched and the rule that matched it (hessfit_typing.h), then a summary per parameter (how many
+ * terms use it, in which structures), the rule counts, what each no-term pattern covered, and the
+ * bonded parameters no term uses. Exit 0 on success, 1 on a failure reported on stderr with the
+ * library's message, 2 on a usage error.
+ */
+#include "hessfit_forcefield.h"
+#include "hessfit_molecule.h"
+#include "hessfit_typing.h"
 #include "hf_commands.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LIST_ARGS 256
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hessfit params --ff FILE.fld|FILE.frcmod --structures FILE.mmo|FILE.mol2 [--structures FILE]...\n"
+            "                      [--no-term PATTERN]... [--bond-tolerance X] [--ts-bond-tolerance X]\n"
+            "                      [--perceive-bonds] [--help]\n"
+            "\n"
+            "Lists every bond, angle, torsion and improper of each structure with the parameter it matched:\n"
+            "  structure  kind  atoms (1-based)  types  ->  line kind types values  rule  detail\n"
+            "then how many terms use each parameter and in which structures, and the parameters no term uses.\n"
+            "\n"
+            "Rules, first that applies: ff-line (the .fld line MacroModel reported in the .mmo), types (exact\n"
+            "atom types, either direction), equivalence (after the force field's atom-type equivalences),\n"
+            "wildcard (the most specific parameter with wildcard types). Substructure parameters are reached\n"
+            "only through ff-line. A term nothing matches is an error, unless a --no-term pattern covers it.\n"
+            "\n"
+            "  --ff FILE               MM3* .fld or AMBER .frcmod (.gz accepted)\n"
+            "  --structures FILE       .mmo (MacroModel report: parameters by ff line) or .mol2 (by atom types);\n"
+            "                          repeatable\n"
+            "  --no-term PATTERN       declare terms without a parameter: 'bond RH H1', 'torsion * C2 N2 *'\n"
+            "                          (kind, then atom types, * any; impropers name the centre first); repeatable\n"
+            "  --bond-tolerance X      bond when r <= X (r_cov(i) + r_cov(j)), Cordero 2008 radii (default 1.3);\n"
+            "                          used for structures without connectivity or with --perceive-bonds\n"
+            "  --ts-bond-tolerance X   a looser tolerance applied instead of --bond-tolerance (transition states)\n"
+            "  --perceive-bonds        ignore the files' connectivity and perceive bonds from the radii\n"
+            "\n"
+            "Units of the values: bond k kcal/mol/A^2, r0 A; angle k kcal/mol/rad^2, theta0 deg; torsion\n"
+            "(k kcal/mol, phase deg, n) per Fourier term; improper k kcal/mol/rad^2 (harmonic) or Fourier terms.\n"
+            "Energies E = k (x - x0)^2, no factor 1/2.\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hessfit params: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return 2;
+}
+
+/* path without a trailing ".gz" ends with ext (".fld") */
+static int has_extension(const char *path, const char *ext)
+{
+    size_t n = strlen(path), e = strlen(ext);
+    if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
+        n -= 3;
+    return n > e && strncmp(path + n - e, ext, e) == 0;
+}
+
+static int parse_tolerance(const char *text, double *value)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v <= 0.0 || v > 3.0)
+        return 0;
+    *value = v;
+    return 1;
+}
+
+/* Fourier triples (k, phase, n). */
+static void print_fourier(FILE *out, const hf_ff_param *p)
+{
+    for (int v = 0; v + 2 < p->n_values; v += 3)
+        fprintf(out, "%s(%.4f,%g,%g)", v ? " " : "", p->values[v], p->values[v + 1], p->values[v + 2]);
+}
+
+static void print_values(FILE *out, const hf_ff_param *p)
+{
+    switch (p->kind) {
+    case HF_PARAM_BOND:
+        fprintf(out, "k=%.4f r0=%.4f", p->n_values > 0 ? p->values[0] : NAN, p->n_values > 1 ? p->values[1] : NAN);
+        break;
+    case HF_PARAM_ANGLE:
+        fprintf(out, "k=%.4f theta0=%.4f", p->n_values > 0 ? p->values[0] : NAN, p->n_values > 1 ? p->values[1] : NAN);
+        break;
+    case HF_PARAM_IMPROPER:
+        if (p->improper_form == HF_IMPROPER_HARMONIC)
+            fprintf(out, "k=%.4f", p->n_values > 0 ? p->values[0] : NAN);
+        else
+            print_fourier(out, p);
+        break;
+    case HF_PARAM_TORSION:
+        print_fourier(out, p);
+        break;
+    default:
+        for (int v = 0; v < p->n_values; v++)
+            fprintf(out, "%s%.4f", v ? " " : "", p->values[v]);
+        break;
+    }
+}
+
+static void print_param(FILE *out, const hf_forcefield *ff, int index)
+{
+    const hf_ff_param *p = &ff->params[index];
+    fprintf(out, "line %d %s", p->line, hf_param_kind_name(p->kind));
+    for (int a = 0; a < p->n_types && a < 4; a++)
+        fprintf(out, "%s%s", a ? "-" : " ", p->types[a]);
+    if (p->substructure >= 0)
+        fprintf(out, " [substructure %d]", p->substructure + 1);
+    fprintf(out, " ");
+    print_values(out, p);
+}
+
+/* Structures that use one parameter: each structure once, in order. */
+typedef struct {
+    int n_terms;
+    int n_structures;
+    int cap;
+    int *structures;
+} param_use;
+
+static int note_use(param_use *u, int structure)
+{
+    u->n_terms++;
+    if (u->n_structures > 0 && u->structures[u->n_structures - 1] == structure)
+        return 1;
+    if (u->n_structures == u->cap) {
+        int cap = u->cap ? 2 * u->cap : 4;
+        int *s = realloc(u->structures, (size_t)cap * sizeof *s);
+        if (s == NULL)
+            return 0;
+        u->structures = s;
+        u->cap = cap;
+    }
+    u->structures[u->n_structures++] = structure;
+    return 1;
+}
+
+typedef struct {
+    const char *ff_path;
+    const char *structures[MAX_LIST_ARGS];
+    int n_structures;
+    const char *no_term[MAX_LIST_ARGS];
+    int n_no_term;
+    hf_topology_options topo;
+} params_args;
+
+/* 0 ok, 2 usage error (reported), -1 --help printed */
+static int parse_args(int argc, char **argv, params_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->topo = hf_topology_default_options();
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *value = NULL;
+        char name[32];
+        const char *eq = strchr(arg, '=');
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return -1;
+        }
+        if (strcmp(arg, "--perceive-bonds") == 0) {
+            a->topo.use_file_bonds = 0;
+            continue;
+        }
+        if (strncmp(arg, "--", 2) != 0)
+            return usage_error("unexpected argument '%s'", arg);
+        if (eq != NULL) { /* --name=value */
+            size_t n = (size_t)(eq - arg);
+            if (n >= sizeof name)
+                return usage_error("unknown option '%s'", arg);
+            memcpy(name, arg, n);
+            name[n] = '\0';
+            value = eq + 1;
+        } else {
+            if (strlen(arg) >= sizeof name)
+                return usage_error("unknown option '%s'", arg);
+            strcpy(name, arg);
+        }
+        if (strcmp(name, "--ff") != 0 && strcmp(name, "--structures") != 0 && strcmp(name, "--no-term") != 0 &&
+            strcmp(name, "--bond-tolerance") != 0 && strcmp(name, "--ts-bond-tolerance") != 0)
+            return usage_error("unknown option '%s'", arg);
+        if (value == NULL) {
+            if (i + 1 >= argc)
+                return usage_error("option '%s' needs a value", arg);
+            value = argv[++i];
+        }
+        if (strcmp(name, "--ff") == 0) {
+            if (a->ff_path != NULL)
+                return usage_error("--ff given twice ('%s')", value);
+            a->ff_path = value;
+        } else if (strcmp(name, "--structures") == 0) {
+            if (a->n_structures == MAX_LIST_ARGS)
+                return usage_error("more than 256 --structures ('%s')", value);
+            a->structures[a->n_structures++] = value;
+        } else if (strcmp(name, "--no-term") == 0) {
+            if (a->n_no_term == MAX_LIST_ARGS)
+                return usage_error("more than 256 --no-term patterns ('%s')", value);
+            a->no_term[a->n_no_term++] = value;
+        } else if (strcmp(name, "--bond-tolerance") == 0) {
+            if (!parse_tolerance(value, &a->topo.bond_tolerance))
+                return usage_error("--bond-tolerance '%s' is not a number in (0, 3]", value);
+        } else if (!parse_tolerance(value, &a->topo.ts_bond_tolerance)) {
+            return usage_error("--ts-bond-tolerance '%s' is not a number in (0, 3]", value);
+        }
+    }
+    if (a->ff_path == NULL)
+        return usage_error("%s", "--ff FILE is required");
+    if (a->n_structures == 0)
+        return usage_error("%s", "--structures FILE is required");
+    if (!has_extension(a->ff_path, ".fld") && !has_extension(a->ff_path, ".frcmod"))
+        return usage_error("--ff '%s': the force field must be a .fld or .frcmod file", a->ff_path);
+    for (int s = 0; s < a->n_structures; s++)
+        if (!has_extension(a->structures[s], ".mmo") && !has_extension(a->structures[s], ".mol2"))
+            return usage_error("--structures '%s': structures must be a .mmo or .mol2 file", a->structures[s]);
+    return 0;
+}
+
+/* The structures of one file (the extension chooses the reader; .gz is transparent). */
+static hf_status read_structures(const char *path, hf_molecule_list *list)
+{
+    return has_extension(path, ".mmo") ? hf_read_mmo(path, list) : hf_read_mol2(path, list);
+}
+
+static const char *type_of(const hf_molecule *m, int atom)
+{
+    return m->atom_types != NULL && m->atom_types[atom] != NULL ? m->atom_types[atom] : "?";
+}
+
+static int failed(const char *what)
+{
+    fprintf(stderr, "hessfit params: %s%s%s\n", what ? what : "", what ? ": " : "", hf_last_error());
+    return 1;
+}
+
 int hf_cmd_params(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "hessfit %s: not built yet\n", argv[0]);
-    return 1;
+    params_args a;
+    hf_forcefield ff;
+    param_use *uses = NULL;
+    int status = 1, n_structures = 0;
+    int rule_counts[HF_NUM_MATCH_RULES][HF_NUM_TERM_KINDS];
+    int *pattern_terms = NULL;
+    long total_terms = 0;
+
+    int parsed = parse_args(argc, argv, &a);
+    if (parsed != 0)
+        return parsed < 0 ? 0 : parsed;
+    memset(&ff, 0, sizeof ff);
+    memset(rule_counts, 0, sizeof rule_counts);
+
+    hf_status st = has_extension(a.ff_path, ".fld") ? hf_fld_read(a.ff_path, &ff) : hf_frcmod_read(a.ff_path, &ff);
+    if (st != HF_SUCCESS)
+        return failed(NULL);
+    uses = calloc((size_t)(ff.n_params ? ff.n_params : 1), sizeof *uses);
+    pattern_terms = calloc((size_t)(a.n_no_term ? a.n_no_term : 1), sizeof *pattern_terms);
+    if (uses == NULL || pattern_terms == NULL) {
+        fprintf(stderr, "hessfit params: out of memory\n");
+        goto done;
+    }
+    printf("# hessfit params: force field %s (%d parameters, %d substructures, %d equivalences)\n", a.ff_path,
+           ff.n_params, ff.n_substructures, ff.n_equivalences);
+    printf("# columns: structure kind atoms types -> parameter (line kind types values) | rule | detail\n");
+
+    hf_typing_options topt = {a.n_no_term, a.no_term};
+    for (int f = 0; f < a.n_structures; f++) {
+        hf_molecule_list list = {0, NULL};
+        if (read_structures(a.structures[f], &list) != HF_SUCCESS) {
+            failed(NULL);
+            goto done;
+        }
+        for (int s = 0; s < list.n; s++) {
+            hf_molecule *m = &list.items[s];
+            hf_topology topo;
+            hf_typed_molecule typed;
+            const int id = ++n_structures;
+            if (hf_topology_build(m, &a.topo, &topo) != HF_SUCCESS) {
+                failed(NULL);
+                hf_molecule_list_free(&list);
+                goto done;
+            }
+            if (hf_assign_parameters(m, &topo, &ff, &topt, &typed) != HF_SUCCESS) {
+                failed(NULL);
+                hf_topology_free(&topo);
+                hf_molecule_list_free(&list);
+                goto done;
+            }
+            const int file_bonds = a.topo.use_file_bonds && m->bonds_known;
+            printf("\n# structure %d: '%s' (%s): %d atoms, bonds from %s; %d bonds %d angles %d torsions %d impropers, "
+                   "%d terms\n",
+                   id, m->name ? m->name : "", m->source ? m->source : a.structures[f], m->n_atoms,
+                   file_bonds ? "the file" : "covalent radii", topo.n_bonds, topo.n_angles, topo.n_torsions,
+                   topo.n_impropers, typed.n_terms);
+            for (int i = 0; i < typed.n_terms; i++) {
+                const hf_typed_term *t = &typed.terms[i];
+                const int n = hf_term_kind_atoms(t->kind);
+                char atoms[64] = "", types[64] = "";
+                size_t pa = 0, pt = 0;
+                for (int k = 0; k < n; k++) {
+                    pa += (size_t)snprintf(atoms + pa, sizeof atoms - pa, "%s%d", k ? "-" : "", t->atoms[k] + 1);
+                    pt += (size_t)snprintf(types + pt, sizeof types - pt, "%s%s", k ? "-" : "", type_of(m, t->atoms[k]));
+                    if (pa >= sizeof atoms || pt >= sizeof types)
+                        break;
+                }
+                printf("%d %-8s %-15s %-19s -> ", id, hf_term_kind_name(t->kind), atoms, types);
+                if (t->param >= 0) {
+                    print_param(stdout, &ff, t->param);
+                    if (!note_use(&uses[t->param], id)) {
+                        fprintf(stderr, "hessfit params: out of memory\n");
+                        hf_typed_molecule_free(&typed);
+                        hf_topology_free(&topo);
+                        hf_molecule_list_free(&list);
+                        goto done;
+                    }
+                } else {
+                    printf("none");
+                }
+                printf(" | %s | %s\n", hf_match_rule_name(t->rule), t->detail);
+                if ((unsigned)t->rule < HF_NUM_MATCH_RULES && (unsigned)t->kind < HF_NUM_TERM_KINDS)
+                    rule_counts[t->rule][t->kind]++;
+                int pattern;
+                if (t->rule == HF_MATCH_NO_TERM && sscanf(t->detail, "no-term pattern %d", &pattern) == 1 &&
+                    pattern >= 1 && pattern <= a.n_no_term)
+                    pattern_terms[pattern - 1]++;
+                total_terms++;
+            }
+            hf_typed_molecule_free(&typed);
+            hf_topology_free(&topo);
+        }
+        hf_molecule_list_free(&list);
+    }
+
+    /* ---- summary ---- */
+    printf("\n# summary: %d structures, %ld terms\n", n_structures, total_terms);
+    printf("# rule         bond angle torsion improper\n");
+    for (int r = 0; r < HF_NUM_MATCH_RULES; r++)
+        printf("# %-11s %5d %5d %7d %8d\n", hf_match_rule_name((hf_match_rule)r), rule_counts[r][0], rule_counts[r][1],
+               rule_counts[r][2], rule_counts[r][3]);
+    for (int p = 0; p < a.n_no_term; p++) {
+        printf("# no-term pattern %d '%s': %d terms\n", p + 1, a.no_term[p], pattern_terms[p]);
+        if (pattern_terms[p] == 0)
+            fprintf(stderr, "hessfit params: warning: no-term pattern '%s' covers no term without a parameter\n",
+                    a.no_term[p]);
+    }
+    int n_used = 0, n_unused = 0;
+    for (int i = 0; i < ff.n_params; i++)
+        n_used += uses[i].n_terms > 0;
+    printf("\n# parameters used: %d (terms, structures)\n", n_used);
+    for (int i = 0; i < ff.n_params; i++) {
+        if (uses[i].n_terms == 0)
+            continue;
+        print_param(stdout, &ff, i);
+        printf(" | %d terms in %d structures:", uses[i].n_terms, uses[i].n_structures);
+        for (int s = 0; s < uses[i].n_structures; s++)
+            printf("%s%d", s ? "," : " ", uses[i].structures[s]);
+        printf("\n");
+    }
+    for (int i = 0; i < ff.n_params; i++)
+        n_unused += uses[i].n_terms == 0 && (int)ff.params[i].kind < HF_NUM_TERM_KINDS;
+    printf("\n# bonded parameters used by no term: %d (vdW and charge parameters are not bonded terms)\n", n_unused);
+    for (int i = 0; i < ff.n_params; i++)
+        if (uses[i].n_terms == 0 && (int)ff.params[i].kind < HF_NUM_TERM_KINDS) {
+            print_param(stdout, &ff, i);
+            printf("\n");
+        }
+    status = fflush(stdout) == 0 ? 0 : 1;
+    if (status != 0)
+        fprintf(stderr, "hessfit params: cannot write the listing: %s\n", strerror(errno));
+done:
+    if (uses != NULL)
+        for (int i = 0; i < ff.n_params; i++)
+            free(uses[i].structures);
+    free(uses);
+    free(pattern_terms);
+    hf_forcefield_free(&ff);
+    return status;
 }

@@ -1,0 +1,244 @@
+/* `hessfit params` end to end: the built program (next to this test in the build's bin/) on the
+ * rh-enamide .mmo and .mol2 with mm3.fld, and on a GAFF-typed acetaldehyde with an frcmod; exit
+ * codes 0 / 1 (failure, message naming the file) / 2 (usage); every term listed and counted. */
+#define _POSIX_C_SOURCE 200809L
+#include "test_util.h"
+
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char hessfit[4096];
+static char err_path[512];
+
+typedef struct {
+    int status;     /* exit code */
+    char *out;      /* stdout */
+    size_t out_len;
+    char err[8192]; /* stderr (truncated) */
+} run_result;
+
+/* Run "hessfit params ARGS" (args already shell-quoted), capturing stdout, stderr and the exit code. */
+static run_result run(const char *args)
+{
+    run_result r;
+    char cmd[8192];
+    memset(&r, 0, sizeof r);
+    CHECK(snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", hessfit, args, err_path) < (int)sizeof cmd, "command too long");
+    FILE *p = popen(cmd, "r");
+    CHECK(p != NULL, "popen %s", cmd);
+    size_t cap = 1 << 16;
+    r.out = malloc(cap);
+    CHECK(r.out != NULL, "out of memory");
+    size_t n;
+    while ((n = fread(r.out + r.out_len, 1, cap - r.out_len - 1, p)) > 0) {
+        r.out_len += n;
+        if (cap - r.out_len - 1 == 0) {
+            cap *= 2;
+            r.out = realloc(r.out, cap);
+            CHECK(r.out != NULL, "out of memory");
+        }
+    }
+    r.out[r.out_len] = '\0';
+    int w = pclose(p);
+    CHECK(w != -1 && WIFEXITED(w), "hessfit did not exit normally: %s", cmd);
+    r.status = WEXITSTATUS(w);
+    FILE *e = fopen(err_path, "r");
+    CHECK(e != NULL, "no stderr file");
+    size_t m = fread(r.err, 1, sizeof r.err - 1, e);
+    r.err[m] = '\0';
+    fclose(e);
+    return r;
+}
+
+/* Lines of out that start with prefix. */
+static int count_lines(const char *out, const char *prefix)
+{
+    int count = 0;
+    size_t n = strlen(prefix);
+    for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        count += strncmp(line, prefix, n) == 0;
+    return count;
+}
+
+/* Term lines: "<structure> <kind> ..." */
+static int count_term_lines(const char *out)
+{
+    int count = 0;
+    for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        const char *p = line;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (p > line && *p == ' ' &&
+            (!strncmp(p + 1, "bond ", 5) || !strncmp(p + 1, "angle ", 6) || !strncmp(p + 1, "torsion ", 8) ||
+             !strncmp(p + 1, "improper ", 9)))
+            count++;
+    }
+    return count;
+}
+
+static void expect_in(const run_result *r, const char *text, const char *what)
+{
+    CHECK(strstr(r->out, text) != NULL, "%s: output lacks '%s'", what, text);
+}
+
+static void expect_status(const run_result *r, int status, const char *err_part, const char *what)
+{
+    CHECK(r->status == status, "%s: exit %d, expected %d; stderr: %s", what, r->status, status, r->err);
+    CHECK(err_part == NULL || strstr(r->err, err_part) != NULL, "%s: stderr lacks '%s': %s", what, err_part, r->err);
+    printf("  %-34s exit %d%s%.*s\n", what, r->status, r->err[0] ? ", stderr: " : "",
+           (int)(strchr(r->err, '\n') ? strchr(r->err, '\n') - r->err : (long)strlen(r->err)), r->err);
+}
+
+#define MMO_PATTERNS                                                                                               \
+    "--no-term 'torsion * RH * *' --no-term 'torsion RH * * *' --no-term 'torsion * * C1 N1' "                     \
+    "--no-term 'torsion N2 C2 C2 H1' --no-term 'torsion C1 C2 C2 H1' --no-term 'torsion C3 P3 C2 H1' "             \
+    "--no-term 'torsion C3 P3 C2 C2'"
+#define MOL2_PATTERNS                                                                                              \
+    "--no-term 'bond RH *' --no-term 'bond C2 HX' --no-term 'angle * RH *' --no-term 'angle RH HX *' "             \
+    "--no-term 'torsion * RH * *' --no-term 'torsion RH * * *'"
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    char self[4096];
+    snprintf(self, sizeof self, "%s", argv[0]);
+    const char *dir = dirname(self);
+    snprintf(hessfit, sizeof hessfit, "%s/hessfit", dir);
+    if (access(hessfit, X_OK) != 0)
+        snprintf(hessfit, sizeof hessfit, "%s/../bin/hessfit", dir);
+    CHECK(access(hessfit, X_OK) == 0, "no hessfit program next to %s", argv[0]);
+    char tmpl[] = "/tmp/hessfit_cli_params_XXXXXX";
+    CHECK(mkdtemp(tmpl) != NULL, "mkdtemp");
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", tmpl);
+
+    char fld[1024], mmo[1024], mol2[1024], frcmod[1024], ace[1024], args[8192];
+    snprintf(fld, sizeof fld, "%s", test_source_path("examples/data/rh-enamide/ff/mm3.fld"));
+    snprintf(mmo, sizeof mmo, "%s", test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz"));
+    snprintf(mol2, sizeof mol2, "%s", test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mol2"));
+    snprintf(frcmod, sizeof frcmod, "%s", test_source_path("tests/data/typing/acetaldehyde_gaff.frcmod"));
+    snprintf(ace, sizeof ace, "%s", test_source_path("tests/data/typing/acetaldehyde_gaff.mol2"));
+    run_result r;
+
+    /* rh-enamide .mmo: every term by its FF line, the 654 torsions MacroModel left out by pattern */
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s' " MMO_PATTERNS, fld, mmo);
+    r = run(args);
+    expect_status(&r, 0, NULL, "rh-enamide .mmo");
+    int terms = count_term_lines(r.out);
+    printf("  .mmo listing: %d term lines, %zu bytes\n", terms, r.out_len);
+    CHECK(terms == 3452, "%d term lines", terms);
+    CHECK(count_lines(r.out, "# structure ") == 9, "structure headers");
+    CHECK(count_lines(r.out, "1 ") == 256 && count_lines(r.out, "4 ") == 459, "terms of structures 1 and 4");
+    expect_in(&r, "# summary: 9 structures, 3452 terms", ".mmo summary");
+    expect_in(&r, "# no-term         0     0     654        0", ".mmo no-term row");
+    expect_in(&r, "# ff-line       500  1050    1198       50", ".mmo ff-line row");
+    expect_in(&r, "# no-term pattern 1 'torsion * RH * *': 495 terms", ".mmo pattern 1");
+    expect_in(&r, "# parameters used: 98 ", ".mmo parameters used");
+    expect_in(&r, "line 81 bond C3-H1 k=341.1203 r0=1.1120 | 204 terms in 9 structures: 1,2,3,4,5,6,7,8,9",
+              ".mmo C3-H1 summary");
+    expect_in(&r, "line 1862 bond 2-3 [substructure 17] k=110.0581 r0=2.2886", ".mmo Rh-P substructure line");
+    expect_in(&r, "1 bond     4-11            N2-H3               -> line 114 bond N2-H3", ".mmo continuation");
+    CHECK(count_lines(r.out, "line ") > 1000, "unused parameters listed");
+    free(r.out);
+
+    /* without the patterns: exit 1 naming the first torsion MacroModel left out */
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s'", fld, mmo);
+    r = run(args);
+    expect_status(&r, 1, "torsion 1-2-3-4 (types RH O2 C2 N2) is not in the MM program's report", "no patterns");
+    CHECK(strstr(r.err, "rh_enamide_training_set.mmo.gz:11") != NULL, "message names the structure: %s", r.err);
+    free(r.out);
+
+    /* rh-enamide .mol2: by atom types, the Rh site by pattern; an unused pattern is a warning */
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s' " MOL2_PATTERNS " --no-term 'bond XX YY'", fld,
+             mol2);
+    r = run(args);
+    expect_status(&r, 0, "warning: no-term pattern 'bond XX YY' covers no term", "rh-enamide .mol2");
+    terms = count_term_lines(r.out);
+    CHECK(terms == 3434, "%d .mol2 term lines", terms);
+    expect_in(&r, "# summary: 9 structures, 3434 terms", ".mol2 summary");
+    expect_in(&r, "line 81 bond C3-H1 k=341.1203 r0=1.1120 | 204 terms in 9 structures", ".mol2 C3-H1 summary");
+    CHECK(strstr(r.out, "[substructure") == NULL || strstr(r.out, "[substructure") > strstr(r.out, "# summary"),
+          ".mol2 terms matched a substructure line");
+    free(r.out);
+
+    /* both files at once: structures numbered on */
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s' --structures '%s' " MMO_PATTERNS " " MOL2_PATTERNS,
+             fld, mmo, mol2);
+    r = run(args);
+    expect_status(&r, 0, NULL, ".mmo + .mol2");
+    CHECK(count_term_lines(r.out) == 3452 + 3434, "both files");
+    expect_in(&r, "# summary: 18 structures, 6886 terms", "both summary");
+    free(r.out);
+
+    /* AMBER frcmod: exact types, the X wildcard torsion, the improper with its centre third */
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s'", frcmod, ace);
+    r = run(args);
+    expect_status(&r, 0, NULL, "acetaldehyde frcmod");
+    CHECK(count_term_lines(r.out) == 22, "acetaldehyde terms");
+    expect_in(&r, "# types           6     9       3        0", "frcmod types row");
+    expect_in(&r, "# wildcard        0     0       3        1", "frcmod wildcard row");
+    expect_in(&r, "1 improper 1-3-4-2         c3-o-ha-c           -> line 25 improper *-*-c-o (10.5000,180,2) | wildcard",
+              "frcmod improper");
+    expect_in(&r, "line 21 torsion hc-c3-c-o (0.8000,0,1) (0.0800,180,3) | 3 terms", "frcmod torsion series");
+    expect_in(&r, "# bonded parameters used by no term: 1 ", "frcmod unused");
+    free(r.out);
+    /* radii instead of the file's bonds: the same listing */
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s' --perceive-bonds --bond-tolerance=1.25", frcmod,
+             ace);
+    r = run(args);
+    expect_status(&r, 0, NULL, "acetaldehyde --perceive-bonds");
+    CHECK(count_term_lines(r.out) == 22, "acetaldehyde terms from radii");
+    expect_in(&r, "bonds from covalent radii", "radii header");
+    free(r.out);
+
+    /* usage errors: exit 2 with the usage on stderr */
+    static const char *const usage_cases[][2] = {
+        {"params", "--ff FILE is required"},
+        {"params --ff x.fld", "--structures FILE is required"},
+        {"params --ff x.fld --structures y.mmo --frobnicate", "unknown option '--frobnicate'"},
+        {"params --ff x.fld --structures y.mmo --bond-tolerance abc", "--bond-tolerance 'abc'"},
+        {"params --ff x.fld --structures y.mmo --bond-tolerance 0", "--bond-tolerance '0'"},
+        {"params --ff x.fld --structures y.mmo --ts-bond-tolerance nan", "--ts-bond-tolerance 'nan'"},
+        {"params --ff x.txt --structures y.mmo", "must be a .fld or .frcmod"},
+        {"params --ff x.fld --structures y.xyz", "must be a .mmo or .mol2"},
+        {"params --ff x.fld --ff z.fld --structures y.mmo", "--ff given twice"},
+        {"params --ff", "option '--ff' needs a value"},
+        {"params stray --ff x.fld --structures y.mmo", "unexpected argument 'stray'"},
+    };
+    for (size_t k = 0; k < sizeof usage_cases / sizeof usage_cases[0]; k++) {
+        r = run(usage_cases[k][0]);
+        expect_status(&r, 2, usage_cases[k][1], usage_cases[k][0]);
+        CHECK(strstr(r.err, "usage: hessfit params") != NULL, "%s: no usage text", usage_cases[k][0]);
+        free(r.out);
+    }
+    r = run("params --help");
+    expect_status(&r, 0, NULL, "--help");
+    CHECK(strstr(r.out, "usage: hessfit params") != NULL && strstr(r.out, "--no-term PATTERN") != NULL, "help text");
+    free(r.out);
+
+    /* missing or broken files: exit 1 naming the file */
+    snprintf(args, sizeof args, "params --ff '%s/missing.fld' --structures '%s'", tmpl, mmo);
+    r = run(args);
+    expect_status(&r, 1, "missing.fld", "missing force field");
+    free(r.out);
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s/missing.mmo'", fld, tmpl);
+    r = run(args);
+    expect_status(&r, 1, "missing.mmo", "missing structures");
+    free(r.out);
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s' --no-term 'stretch A B'", fld, mmo);
+    r = run(args);
+    expect_status(&r, 1, "kind 'stretch'", "bad pattern");
+    free(r.out);
+    /* the .mmo with another force field whose lines do not match: the FF-line check catches it */
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s'", frcmod, mmo);
+    r = run(args);
+    expect_status(&r, 1, "not a parameter line of", "mismatched force field");
+    free(r.out);
+
+    remove(err_path);
+    rmdir(tmpl);
+    printf("test_cli_params: all checks passed\n");
+    return 0;
+}
