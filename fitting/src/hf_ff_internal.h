@@ -1,0 +1,45 @@
+#ifndef HF_FF_INTERNAL_H_
+#define HF_FF_INTERNAL_H_
+/*
+ * Internal to the fitting layer: what the force-field file readers and writers share (hf_fld.c,
+ * hf_frcmod.c, hf_ffxml.c; implemented in hf_forcefield.c).
+ */
+#include <stddef.h>
+
+#include "hessfit_forcefield.h"
+
+/* Force-field files are text of a few hundred kB; refuse anything beyond this. */
+#define HF_FF_MAX_FILE_BYTES ((size_t)64 << 20)
+
+/* Read path (plain or gzip, through hf_read_file) into ff->lines / ff->n_lines: one malloc'ed
+ * string per line without its "\n" (a "\r" before the "\n" is kept, so that CRLF files write back
+ * unchanged; a last line without "\n" is read like one with it). NUL bytes and lines longer than
+ * HF_LINES_MAX_LINE bytes are errors naming path:line. Sets ff->path. On failure ff is freed. */
+hf_status hf_ff_load_lines(const char *path, hf_forcefield *ff);
+
+/* Append a copy of *param to ff->params (capacity in *cap, grown by doubling). */
+hf_status hf_ff_add_param(hf_forcefield *ff, size_t *cap, const hf_ff_param *param);
+
+/* Copy at most size - 1 bytes of s[0..n) into dst with leading and trailing whitespace removed. */
+void hf_ff_copy_trimmed(char *dst, size_t size, const char *s, size_t n);
+
+/* A growable text buffer for writers. */
+typedef struct hf_ff_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+} hf_ff_buf;
+
+hf_status hf_ff_buf_append(hf_ff_buf *b, const char *s, size_t n);
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+hf_status hf_ff_buf_printf(hf_ff_buf *b, const char *format, ...);
+void hf_ff_buf_free(hf_ff_buf *b);
+
+/* Write len bytes to path atomically: a new file "<path>.tmp.<pid>.<n>" in the same directory,
+ * written, flushed to disk and renamed over path. On any failure the temporary file is removed
+ * and path is left as it was; the message names path and the reason. */
+hf_status hf_ff_write_atomic(const char *path, const char *data, size_t len);
+
+#endif

@@ -1,0 +1,734 @@
+/*
+ * MacroModel MM3* force-field files (.fld): read every stretch, bend, torsion, out-of-plane and
+ * van der Waals line into hf_ff_param, the atom-type equivalences and the substructures; write the
+ * file back with only the numeric fields of changed parameters rewritten.
+ *
+ * The file is a sequence of sections, each opened by a marker line "-N" in columns 1-2:
+ *   (before -1)  title lines
+ *   -1           introduction: energy functions, conversion factors, selections (" 0 ..." lines)
+ *   -5           atom-type equivalences: " 1  CU  C1 C2" = types C1 and C2 also match "CU"
+ *   -2           a parameter table (Fortran format of the following lines); the main tables follow
+ *                one another, each opened by its own -2
+ *   -6           the van der Waals table, up to "END OF NONBONDED INTERACTIONS"
+ *   -3           a substructure: " C  name", " 9  pattern", "-2", its parameter lines; the last -3
+ *                of the file, followed by nothing but blank lines, closes the substructure section
+ * Lines " C ..." are comments anywhere.
+ *
+ * Columns of a -2 parameter line (0-based, end exclusive; MacroModel reads them with fixed Fortran
+ * formats, so positions matter, not whitespace):
+ *   [0]      ' ', or 'a' for an alternative parameter (read like the others)
+ *   [1]      interaction code: 1 stretch, 2 bend, 3 stretch-bend, 4 torsion, 5 out-of-plane,
+ *            6 special vdW pair, 7 hydrogen bond, 8 torsion-stretch (1 2 4 5 are modelled here;
+ *            the others, and any other code letter, are kept as text)
+ *   types    main tables [4,6) [9,11) [14,16) [19,21) with separators ("-", "=", "*") between;
+ *            substructures [4,6) [8,10) [12,14) [16,18), each a type or a 1-based position in
+ *            the substructure's pattern ("1", "2"); "00" is the wildcard
+ *   fields   three F10.4 fields [23,33) [34,44) [45,55), then descriptors and selections
+ *   comment  from column 88 (the label)
+ *   stretch: r0 [A], k [mdyn/A] (bond moment)        bend: theta0 [deg], k [mdyn A/rad^2] (bend-bend)
+ *   torsion: V1 V2 V3 [kcal/mol]                      out-of-plane: angle (must be 0), k [mdyn A/rad^2]
+ * A line with blank type columns continues the descriptors of the line above; it is kept as text.
+ * vdW lines: type [2,5), radius r* [5,15) [A], epsilon [16,26) [kcal/mol], offset, charge, ...
+ *
+ * Canonical values (hessfit_forcefield.h): k_bond = k_mdyn * 71.96631, k_angle = k_mdyn * 71.94
+ * (also for out-of-plane constants, which share the bend units), torsion Fourier triples
+ * {V1/2, 0, 1}, {V2/2, 180, 2}, {V3/2, 0, 3}.
+ */
+#include "hessfit_forcefield.h"
+#include "hessfit_units.h"
+#include "hf_ff_internal.h"
+#include "hf_lines.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FLD_COMMENT_COL 88
+#define FLD_NUMBERS_START 23 /* the type columns end before this column */
+
+/* The three numeric fields of a -2 line and the two of a vdW line. */
+static const int TABLE_FIELD_START[3] = {23, 34, 45};
+static const int TABLE_FIELD_END[3] = {33, 44, 55};
+static const int VDW_FIELD_START[2] = {5, 16};
+static const int VDW_FIELD_END[2] = {15, 26};
+
+static const int MAIN_TYPE_COL[4] = {4, 9, 14, 19};
+static const int SUB_TYPE_COL[4] = {4, 8, 12, 16};
+
+/* How the file fields of a parameter kind map to canonical values: values[value[i]] =
+ * file field field[i] * scale[i]. */
+typedef struct fld_map {
+    int n;
+    int field[3];
+    int value[3];
+    double scale[3];
+    int n_values; /* values a parameter of this kind holds */
+} fld_map;
+
+static fld_map fld_map_for(hf_param_kind kind)
+{
+    fld_map m;
+    memset(&m, 0, sizeof m);
+    switch (kind) {
+    case HF_PARAM_BOND:
+        m = (fld_map){2, {0, 1, 0}, {1, 0, 0}, {1.0, HF_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2, 0.0}, 2};
+        break;
+    case HF_PARAM_ANGLE:
+        m = (fld_map){2, {0, 1, 0}, {1, 0, 0}, {1.0, HF_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.0}, 2};
+        break;
+    case HF_PARAM_TORSION: /* V_n / 2 */
+        m = (fld_map){3, {0, 1, 2}, {0, 3, 6}, {0.5, 0.5, 0.5}, 9};
+        break;
+    case HF_PARAM_IMPROPER: /* field 0 is the out-of-plane angle, required to be 0 */
+        m = (fld_map){1, {1, 0, 0}, {0, 0, 0}, {HF_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.0, 0.0}, 1};
+        break;
+    case HF_PARAM_VDW:
+        m = (fld_map){2, {0, 1, 0}, {0, 1, 0}, {1.0, 1.0, 0.0}, 2};
+        break;
+    default:
+        break;
+    }
+    return m;
+}
+
+/* The fixed phases and periodicities of the MM3 torsion triples. */
+static const double MM3_TORSION_PHASE[3] = {0.0, 180.0, 0.0};
+
+/* One parsed line: the parameter and the decimals of each numeric field as written (-1: not read). */
+typedef struct fld_line {
+    hf_ff_param param;
+    int modeled;
+    int decimals[3];
+} fld_line;
+
+static int is_comment(const char *s)
+{
+    if (s[0] == ' ' && s[1] == 'C' && (s[2] == '\0' || isspace((unsigned char)s[2])))
+        return 1;
+    return s[0] == 'C' && (s[1] == '\0' || isspace((unsigned char)s[1]));
+}
+
+static int span_is_blank(const char *s, size_t len, size_t a, size_t b)
+{
+    for (size_t k = a; k < b && k < len; k++)
+        if (!isspace((unsigned char)s[k]))
+            return 0;
+    return 1;
+}
+
+static const char *kind_word(hf_param_kind kind)
+{
+    switch (kind) {
+    case HF_PARAM_BOND: return "stretch";
+    case HF_PARAM_ANGLE: return "bend";
+    case HF_PARAM_TORSION: return "torsion";
+    case HF_PARAM_IMPROPER: return "out-of-plane";
+    case HF_PARAM_VDW: return "van der Waals";
+    default: return "parameter";
+    }
+}
+
+/* The numeric field [start, end) of text: one token, a finite number with a decimal point (a
+ * Fortran F field without one would be read with implied decimals), not running into the columns
+ * around it. */
+static hf_status fld_number(const char *path, int line_no, const char *text, int start, int end, const char *what,
+                            double *value, int *decimals)
+{
+    size_t len = strlen(text);
+    char token[32];
+    const char *dot;
+    size_t a = (size_t)start, b = (size_t)end;
+    hf_status st;
+    if (b > len)
+        b = len;
+    while (a < b && isspace((unsigned char)text[a]))
+        a++;
+    while (b > a && isspace((unsigned char)text[b - 1]))
+        b--;
+    if (a >= b)
+        return hf_error(HF_ERROR_PARSE, "%s:%d: the %s (columns %d-%d) is missing", path, line_no, what, start + 1, end);
+    if ((start > 0 && (size_t)start <= len && !isspace((unsigned char)text[start - 1])) ||
+        ((size_t)end < len && !isspace((unsigned char)text[end])))
+        return hf_error(HF_ERROR_PARSE, "%s:%d: the %s runs outside its columns %d-%d", path, line_no, what, start + 1,
+                        end);
+    for (size_t k = a; k < b; k++)
+        if (isspace((unsigned char)text[k]))
+            return hf_error(HF_ERROR_PARSE, "%s:%d: the %s (columns %d-%d) holds more than one token", path, line_no,
+                            what, start + 1, end);
+    if (b - a >= sizeof token)
+        return hf_error(HF_ERROR_PARSE, "%s:%d: the %s is too long", path, line_no, what);
+    memcpy(token, text + a, b - a);
+    token[b - a] = '\0';
+    st = hf_parse_double(token, path, line_no, what, value);
+    if (st != HF_SUCCESS)
+        return st;
+    dot = strchr(token, '.');
+    if (dot == NULL)
+        return hf_error(HF_ERROR_PARSE,
+                        "%s:%d: the %s '%s' has no decimal point (a Fortran F field would read it with implied "
+                        "decimals)",
+                        path, line_no, what, token);
+    *decimals = 0;
+    for (dot++; isdigit((unsigned char)*dot); dot++)
+        (*decimals)++;
+    return HF_SUCCESS;
+}
+
+/* A type or position label of 1..HF_FF_TYPE_LEN-1 letters, digits or '+'; "00" is the wildcard. */
+static hf_status fld_type(const char *path, int line_no, const char *text, int col, int width, char *out)
+{
+    size_t len = strlen(text);
+    char raw[8];
+    hf_ff_copy_trimmed(raw, sizeof raw, (size_t)col < len ? text + col : "",
+                       (size_t)col < len ? ((size_t)(col + width) <= len ? (size_t)width : len - (size_t)col) : 0);
+    if (raw[0] == '\0')
+        return hf_error(HF_ERROR_PARSE, "%s:%d: atom type missing in columns %d-%d", path, line_no, col + 1, col + width);
+    for (const char *c = raw; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '+')
+            return hf_error(HF_ERROR_PARSE, "%s:%d: '%s' in columns %d-%d is not an atom type", path, line_no, raw,
+                            col + 1, col + width);
+    if (strcmp(raw, "00") == 0)
+        strcpy(out, HF_FF_WILDCARD);
+    else
+        strcpy(out, raw);
+    return HF_SUCCESS;
+}
+
+static int atoms_of_code(char code)
+{
+    switch (code) {
+    case '1': return 2;
+    case '2': return 3;
+    case '4': return 4;
+    case '5': return 4;
+    default: return 0;
+    }
+}
+
+static hf_param_kind kind_of_code(char code)
+{
+    switch (code) {
+    case '1': return HF_PARAM_BOND;
+    case '2': return HF_PARAM_ANGLE;
+    case '4': return HF_PARAM_TORSION;
+    default: return HF_PARAM_IMPROPER;
+    }
+}
+
+/* Parse a -2 table line (not a comment, not blank, not a marker). in_sub: substructure layout. */
+static hf_status fld_parse_table_line(const char *path, int line_no, const char *text, int in_sub, fld_line *out)
+{
+    size_t len = strlen(text);
+    char code;
+    int n_atoms;
+    const int *cols = in_sub ? SUB_TYPE_COL : MAIN_TYPE_COL;
+    hf_ff_param *p = &out->param;
+    fld_map m;
+    double file_value[3] = {0.0, 0.0, 0.0};
+    hf_status st;
+    memset(out, 0, sizeof *out);
+    out->decimals[0] = out->decimals[1] = out->decimals[2] = -1;
+    if (len < 2 || (text[0] != ' ' && text[0] != 'a'))
+        return hf_error(HF_ERROR_PARSE, "%s:%d: not a parameter line ('%.40s'): a table line starts with ' ' or 'a' "
+                        "and an interaction code", path, line_no, text);
+    code = text[1];
+    if (!((code >= '1' && code <= '8') || (code >= 'A' && code <= 'Z')))
+        return hf_error(HF_ERROR_PARSE, "%s:%d: '%c' is not an interaction code of a parameter table", path, line_no,
+                        code);
+    if (span_is_blank(text, len, 2, FLD_NUMBERS_START))
+        return HF_SUCCESS; /* continuation of the descriptors of the line above */
+    n_atoms = atoms_of_code(code);
+    if (n_atoms == 0)
+        return HF_SUCCESS; /* an interaction hessfit does not model: kept as text */
+    p->kind = kind_of_code(code);
+    p->n_types = n_atoms;
+    p->substructure = -1;
+    p->line = line_no;
+    p->improper_form = HF_IMPROPER_HARMONIC;
+    if (!span_is_blank(text, len, 2, (size_t)cols[0]))
+        return hf_error(HF_ERROR_PARSE, "%s:%d: unexpected text before the atom types", path, line_no);
+    for (int k = 0; k < n_atoms; k++) {
+        size_t gap_end = k + 1 < n_atoms ? (size_t)cols[k + 1] : FLD_NUMBERS_START;
+        st = fld_type(path, line_no, text, cols[k], 2, p->types[k]);
+        if (st != HF_SUCCESS)
+            return st;
+        for (size_t c = (size_t)cols[k] + 2; c < gap_end && c < len; c++)
+            if (isalnum((unsigned char)text[c]))
+                return hf_error(HF_ERROR_PARSE,
+                                "%s:%d: unexpected '%c' in column %zu between the atom types (a shifted line?)", path,
+                                line_no, text[c], c + 1);
+    }
+    m = fld_map_for(p->kind);
+    for (int i = 0; i < m.n; i++) {
+        int f = m.field[i];
+        char what[64];
+        snprintf(what, sizeof what, "%s field %d", kind_word(p->kind), f + 1);
+        st = fld_number(path, line_no, text, TABLE_FIELD_START[f], TABLE_FIELD_END[f], what, &file_value[f],
+                        &out->decimals[f]);
+        if (st != HF_SUCCESS)
+            return st;
+        p->values[m.value[i]] = file_value[f] * m.scale[i];
+    }
+    p->n_values = m.n_values;
+    if (p->kind == HF_PARAM_TORSION) {
+        for (int t = 0; t < 3; t++) {
+            p->values[3 * t + 1] = MM3_TORSION_PHASE[t];
+            p->values[3 * t + 2] = (double)(t + 1);
+        }
+    } else if (p->kind == HF_PARAM_IMPROPER) {
+        double angle;
+        int dec;
+        st = fld_number(path, line_no, text, TABLE_FIELD_START[0], TABLE_FIELD_END[0], "out-of-plane angle", &angle,
+                        &dec);
+        if (st != HF_SUCCESS)
+            return st;
+        if (angle != 0.0)
+            return hf_error(HF_ERROR_UNSUPPORTED,
+                            "%s:%d: out-of-plane natural angle %g is not 0 (hessfit's harmonic out-of-plane model holds "
+                            "only k)",
+                            path, line_no, angle);
+    }
+    if ((size_t)FLD_COMMENT_COL < len)
+        hf_ff_copy_trimmed(p->label, sizeof p->label, text + FLD_COMMENT_COL, len - FLD_COMMENT_COL);
+    out->modeled = 1;
+    return HF_SUCCESS;
+}
+
+/* Parse a line of the -6 van der Waals table. */
+static hf_status fld_parse_vdw_line(const char *path, int line_no, const char *text, fld_line *out)
+{
+    size_t len = strlen(text);
+    hf_ff_param *p = &out->param;
+    hf_status st;
+    memset(out, 0, sizeof *out);
+    out->decimals[0] = out->decimals[1] = out->decimals[2] = -1;
+    if (len < 3 || text[0] != ' ' || text[1] != ' ' || isspace((unsigned char)text[2]))
+        return hf_error(HF_ERROR_PARSE, "%s:%d: not a van der Waals line ('%.40s'): the atom type starts in column 3",
+                        path, line_no, text);
+    p->kind = HF_PARAM_VDW;
+    p->n_types = 1;
+    p->substructure = -1;
+    p->line = line_no;
+    st = fld_type(path, line_no, text, 2, 3, p->types[0]);
+    if (st != HF_SUCCESS)
+        return st;
+    st = fld_number(path, line_no, text, VDW_FIELD_START[0], VDW_FIELD_END[0], "van der Waals radius", &p->values[0],
+                    &out->decimals[0]);
+    if (st != HF_SUCCESS)
+        return st;
+    st = fld_number(path, line_no, text, VDW_FIELD_START[1], VDW_FIELD_END[1], "van der Waals epsilon", &p->values[1],
+                    &out->decimals[1]);
+    if (st != HF_SUCCESS)
+        return st;
+    p->n_values = 2;
+    if ((size_t)FLD_COMMENT_COL < len)
+        hf_ff_copy_trimmed(p->label, sizeof p->label, text + FLD_COMMENT_COL, len - FLD_COMMENT_COL);
+    out->modeled = 1;
+    return HF_SUCCESS;
+}
+
+/* ---- reading ------------------------------------------------------------------------------------ */
+
+typedef enum fld_state {
+    FLD_PREAMBLE,     /* before the first marker */
+    FLD_INTRO,        /* -1 */
+    FLD_EQUIV,        /* -5 */
+    FLD_TABLE,        /* -2 in the main part */
+    FLD_VDW,          /* -6 */
+    FLD_AFTER_VDW,    /* after END OF NONBONDED INTERACTIONS, until the next marker */
+    FLD_SUB_HEAD,     /* after -3: the substructure's " C  name" line, or the end of the file */
+    FLD_SUB_PATTERN,  /* after the name: the " 9  pattern" line, then -2 */
+    FLD_SUB_TABLE     /* the substructure's parameter lines */
+} fld_state;
+
+static const char *state_name(fld_state s)
+{
+    switch (s) {
+    case FLD_PREAMBLE: return "the title lines";
+    case FLD_INTRO: return "the introduction (-1)";
+    case FLD_EQUIV: return "the atom-type equivalences (-5)";
+    case FLD_TABLE: return "a parameter table (-2)";
+    case FLD_VDW: return "the van der Waals table (-6)";
+    case FLD_AFTER_VDW: return "the lines after the van der Waals table";
+    case FLD_SUB_HEAD: return "a substructure header (-3)";
+    case FLD_SUB_PATTERN: return "a substructure header (-3)";
+    default: return "a substructure's parameter table";
+    }
+}
+
+static hf_status parse_equivalence(const char *path, int line_no, const char *text, hf_forcefield *ff, size_t *cap)
+{
+    char copy[512];
+    char *tok[64];
+    int n;
+    long index;
+    hf_status st;
+    if (strlen(text) >= sizeof copy)
+        return hf_error(HF_ERROR_PARSE, "%s:%d: equivalence line too long", path, line_no);
+    strcpy(copy, text);
+    n = hf_split(copy, tok, 64);
+    if (n > 64)
+        return hf_error(HF_ERROR_PARSE, "%s:%d: more than 62 types on one equivalence line", path, line_no);
+    if (n < 3)
+        return hf_error(HF_ERROR_PARSE, "%s:%d: an equivalence line reads 'index NEW type type ...' ('%.40s')", path,
+                        line_no, text);
+    st = hf_parse_int(tok[0], path, line_no, "equivalence index", 0, 1000000, &index);
+    if (st != HF_SUCCESS)
+        return st;
+    for (int k = 1; k < n; k++)
+        if (strlen(tok[k]) >= HF_FF_TYPE_LEN)
+            return hf_error(HF_ERROR_PARSE, "%s:%d: atom type '%.20s' longer than %d characters", path, line_no, tok[k],
+                            HF_FF_TYPE_LEN - 1);
+    for (int k = 2; k < n; k++) {
+        hf_ff_equivalence *e;
+        st = hf_grow((void **)&ff->equivalences, cap, (size_t)ff->n_equivalences + 1, sizeof *ff->equivalences,
+                     "equivalences");
+        if (st != HF_SUCCESS)
+            return st;
+        e = &ff->equivalences[ff->n_equivalences++];
+        memset(e, 0, sizeof *e);
+        strcpy(e->type, tok[k]);
+        strcpy(e->equivalent, tok[1]);
+        e->line = line_no;
+    }
+    return HF_SUCCESS;
+}
+
+hf_status hf_fld_read(const char *path, hf_forcefield *ff)
+{
+    hf_forcefield tmp;
+    size_t param_cap = 0, sub_cap = 0, equiv_cap = 0;
+    fld_state state = FLD_PREAMBLE;
+    int section_line = 0; /* line of the marker that opened the current section */
+    int pattern_seen = 0;
+    hf_status st;
+    if (path == NULL || ff == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_fld_read: %s is NULL", path == NULL ? "path" : "ff");
+    memset(ff, 0, sizeof *ff);
+    st = hf_ff_load_lines(path, &tmp);
+    if (st != HF_SUCCESS)
+        return st;
+    tmp.format = HF_FF_MM3_FLD;
+    if (tmp.n_lines == 0) {
+        st = hf_error(HF_ERROR_TRUNCATED, "%s:1: empty file", path);
+        goto fail;
+    }
+    for (int i = 0; i < tmp.n_lines; i++) {
+        const char *text = tmp.lines[i];
+        int line_no = i + 1;
+        if (text[0] == '-' && state != FLD_PREAMBLE) {
+            long marker;
+            if (!isdigit((unsigned char)text[1]) || !hf_is_blank(text + 2)) {
+                st = hf_error(HF_ERROR_PARSE, "%s:%d: '%.40s' is not a section marker ('-' and one digit)", path,
+                              line_no, text);
+                goto fail;
+            }
+            marker = text[1] - '0';
+            if (state == FLD_SUB_HEAD || state == FLD_SUB_PATTERN) {
+                if (marker != 2 || state == FLD_SUB_HEAD || !pattern_seen) {
+                    st = hf_error(HF_ERROR_FORMAT,
+                                  "%s:%d: marker -%ld where the substructure opened at line %d needs its ' C  name' "
+                                  "and ' 9  pattern' lines and then -2",
+                                  path, line_no, marker, section_line);
+                    goto fail;
+                }
+                state = FLD_SUB_TABLE;
+                continue;
+            }
+            switch (marker) {
+            case 1: state = FLD_INTRO; break;
+            case 2: state = state == FLD_SUB_TABLE ? FLD_SUB_TABLE : FLD_TABLE; break;
+            case 3: state = FLD_SUB_HEAD; pattern_seen = 0; break;
+            case 5: state = FLD_EQUIV; break;
+            case 6: state = FLD_VDW; break;
+            default:
+                st = hf_error(HF_ERROR_UNSUPPORTED,
+                              "%s:%d: unknown section marker '-%ld' in %s (hessfit reads -1 -2 -3 -5 -6)", path,
+                              line_no, marker, state_name(state));
+                goto fail;
+            }
+            section_line = line_no;
+            continue;
+        }
+        if (state == FLD_PREAMBLE) {
+            if (text[0] == '-' && isdigit((unsigned char)text[1]) && hf_is_blank(text + 2)) {
+                if (text[1] != '1') {
+                    st = hf_error(HF_ERROR_FORMAT, "%s:%d: the first section marker is '%.2s', not -1", path, line_no,
+                                  text);
+                    goto fail;
+                }
+                state = FLD_INTRO;
+                section_line = line_no;
+            }
+            continue;
+        }
+        if (hf_is_blank(text) || is_comment(text)) {
+            if (state == FLD_SUB_HEAD && is_comment(text)) {
+                hf_ff_substructure *s;
+                st = hf_grow((void **)&tmp.substructures, &sub_cap, (size_t)tmp.n_substructures + 1,
+                             sizeof *tmp.substructures, "substructures");
+                if (st != HF_SUCCESS)
+                    goto fail;
+                s = &tmp.substructures[tmp.n_substructures++];
+                memset(s, 0, sizeof *s);
+                {
+                    const char *c = strchr(text, 'C') + 1;
+                    hf_ff_copy_trimmed(s->name, sizeof s->name, c, strlen(c));
+                }
+                s->line = line_no;
+                state = FLD_SUB_PATTERN;
+            }
+            continue;
+        }
+        switch (state) {
+        case FLD_INTRO:
+            break; /* kept as text */
+        case FLD_EQUIV:
+            st = parse_equivalence(path, line_no, text, &tmp, &equiv_cap);
+            if (st != HF_SUCCESS)
+                goto fail;
+            break;
+        case FLD_TABLE:
+        case FLD_SUB_TABLE: {
+            fld_line parsed;
+            st = fld_parse_table_line(path, line_no, text, state == FLD_SUB_TABLE, &parsed);
+            if (st != HF_SUCCESS)
+                goto fail;
+            if (parsed.modeled) {
+                if (state == FLD_SUB_TABLE)
+                    parsed.param.substructure = tmp.n_substructures - 1;
+                st = hf_ff_add_param(&tmp, &param_cap, &parsed.param);
+                if (st != HF_SUCCESS)
+                    goto fail;
+            }
+            break;
+        }
+        case FLD_VDW: {
+            fld_line parsed;
+            if (hf_starts_with(text, "END", 1)) {
+                state = FLD_AFTER_VDW;
+                break;
+            }
+            st = fld_parse_vdw_line(path, line_no, text, &parsed);
+            if (st != HF_SUCCESS)
+                goto fail;
+            st = hf_ff_add_param(&tmp, &param_cap, &parsed.param);
+            if (st != HF_SUCCESS)
+                goto fail;
+            break;
+        }
+        case FLD_SUB_HEAD:
+            st = hf_error(HF_ERROR_FORMAT, "%s:%d: a substructure (-3 at line %d) starts with its ' C  name' line, not "
+                          "'%.40s'", path, line_no, section_line, text);
+            goto fail;
+        case FLD_SUB_PATTERN: {
+            hf_ff_substructure *s = &tmp.substructures[tmp.n_substructures - 1];
+            char copy[512];
+            char *tok[2];
+            if (text[0] != ' ' || text[1] != '9' || (text[2] != '\0' && !isspace((unsigned char)text[2]))) {
+                st = hf_error(HF_ERROR_FORMAT, "%s:%d: expected the ' 9  pattern' line of substructure '%s', not '%.40s'",
+                              path, line_no, s->name, text);
+                goto fail;
+            }
+            if (pattern_seen) {
+                st = hf_error(HF_ERROR_UNSUPPORTED, "%s:%d: a second pattern line for substructure '%s'", path, line_no,
+                              s->name);
+                goto fail;
+            }
+            snprintf(copy, sizeof copy, "%s", text + 2);
+            if (hf_split(copy, tok, 2) < 1 || strlen(tok[0]) >= sizeof s->pattern) {
+                st = hf_error(HF_ERROR_PARSE, "%s:%d: missing or overlong substructure pattern", path, line_no);
+                goto fail;
+            }
+            strcpy(s->pattern, tok[0]);
+            pattern_seen = 1;
+            break;
+        }
+        default: /* FLD_AFTER_VDW */
+            st = hf_error(HF_ERROR_PARSE, "%s:%d: unexpected line after the van der Waals table: '%.40s'", path, line_no,
+                          text);
+            goto fail;
+        }
+    }
+    if (state == FLD_PREAMBLE) {
+        st = hf_error(HF_ERROR_TRUNCATED, "%s:%d: no '-1' section marker: not a MacroModel .fld, or truncated", path,
+                      tmp.n_lines);
+        goto fail;
+    }
+    if (state != FLD_SUB_HEAD) {
+        st = hf_error(HF_ERROR_TRUNCATED,
+                      "%s:%d: the file ends inside %s (opened at line %d); a MacroModel .fld ends with the '-3' line "
+                      "that closes the substructures (truncated?)",
+                      path, tmp.n_lines, state_name(state), section_line);
+        goto fail;
+    }
+    *ff = tmp;
+    return HF_SUCCESS;
+fail:
+    hf_forcefield_free(&tmp);
+    return st;
+}
+
+/* ---- writing ------------------------------------------------------------------------------------ */
+
+static void describe(const hf_ff_param *p, int index, char *out, size_t size)
+{
+    int n = snprintf(out, size, "parameter %d (%s", index, hf_param_kind_name(p->kind));
+    for (int k = 0; k < p->n_types && k < 4 && n > 0 && (size_t)n < size; k++)
+        n += snprintf(out + n, size - (size_t)n, " %s", p->types[k]);
+    if (n > 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, ", line %d)", p->line);
+}
+
+/* Right-align v with the given decimals into line[start, end); an error if it does not fit. */
+static hf_status put_field(char *line, int start, int end, int decimals, double v, const char *who, const char *path,
+                           int field)
+{
+    char buf[64];
+    int width = end - start, n;
+    if (!isfinite(v))
+        return hf_error(HF_ERROR_NONFINITE, "%s: %s: field %d would be %g", path, who, field + 1, v);
+    n = snprintf(buf, sizeof buf, "%*.*f", width, decimals, v);
+    if (n < 0 || n > width)
+        return hf_error(HF_ERROR_OVERFLOW, "%s: %s: field %d value %.6g does not fit the %d columns (F%d.%d) of its line",
+                        path, who, field + 1, v, width, width, decimals);
+    if (strchr(buf, '-') != NULL && strspn(buf, " -0.") == (size_t)n) /* "-0.0000" -> " 0.0000" */
+        snprintf(buf, sizeof buf, "%*.*f", width, decimals, 0.0);
+    memcpy(line + start, buf, (size_t)width);
+    return HF_SUCCESS;
+}
+
+hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
+{
+    char **edited = NULL; /* per line: NULL = unchanged, else the rewritten line */
+    int *owner = NULL;    /* per line: 1 + the parameter read from it */
+    hf_ff_buf out = {0};
+    hf_status st = HF_SUCCESS;
+    const char *src;
+    if (ff == NULL || path == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_fld_write: %s is NULL", ff == NULL ? "ff" : "path");
+    src = ff->path != NULL ? ff->path : "(force field)";
+    if (ff->format != HF_FF_MM3_FLD || ff->lines == NULL || ff->n_lines <= 0)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                        "hf_fld_write(%s): the force field was not read from a .fld file (it has no .fld lines to "
+                        "write back)",
+                        path);
+    edited = calloc((size_t)ff->n_lines, sizeof *edited);
+    owner = calloc((size_t)ff->n_lines, sizeof *owner);
+    if (edited == NULL || owner == NULL) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for %d lines", path, ff->n_lines);
+        goto done;
+    }
+    for (int i = 0; i < ff->n_params; i++) {
+        const hf_ff_param *p = &ff->params[i];
+        fld_line orig;
+        fld_map m;
+        char who[160];
+        const char *text;
+        int L = p->line;
+        describe(p, i, who, sizeof who);
+        if (L < 1 || L > ff->n_lines) {
+            st = hf_error(HF_ERROR_INVALID_ARGUMENT,
+                          "%s: %s has no line in %s; hf_fld_write only rewrites the lines parameters were read from",
+                          path, who, src);
+            goto done;
+        }
+        if (owner[L - 1] != 0) {
+            st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: parameters %d and %d both claim line %d", path,
+                          owner[L - 1] - 1, i, L);
+            goto done;
+        }
+        owner[L - 1] = i + 1;
+        text = ff->lines[L - 1];
+        /* Re-read the line as it was: what the parameter was, and the precision of each field. */
+        if (p->kind == HF_PARAM_VDW)
+            st = fld_parse_vdw_line(src, L, text, &orig);
+        else
+            st = fld_parse_table_line(src, L, text, p->substructure >= 0, &orig);
+        if (st != HF_SUCCESS)
+            goto done;
+        if (!orig.modeled || orig.param.kind != p->kind || orig.param.n_types != p->n_types) {
+            st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s does not match the text of line %d any more", path, who, L);
+            goto done;
+        }
+        for (int k = 0; k < p->n_types; k++)
+            if (strcmp(orig.param.types[k], p->types[k]) != 0) {
+                st = hf_error(HF_ERROR_INVALID_ARGUMENT,
+                              "%s: %s: its atom types differ from line %d ('%s' vs '%s'); only values are written",
+                              path, who, L, p->types[k], orig.param.types[k]);
+                goto done;
+            }
+        m = fld_map_for(p->kind);
+        if (p->n_values != m.n_values ||
+            (p->kind == HF_PARAM_IMPROPER && p->improper_form != HF_IMPROPER_HARMONIC)) {
+            st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s holds %d values; an MM3 %s line holds %d%s", path, who,
+                          p->n_values, kind_word(p->kind), m.n_values,
+                          p->kind == HF_PARAM_IMPROPER ? " (harmonic)" : "");
+            goto done;
+        }
+        if (p->kind == HF_PARAM_TORSION)
+            for (int t = 0; t < 3; t++)
+                if (p->values[3 * t + 1] != MM3_TORSION_PHASE[t] || p->values[3 * t + 2] != (double)(t + 1)) {
+                    st = hf_error(HF_ERROR_INVALID_ARGUMENT,
+                                  "%s: %s: MM3 torsions are the triples {V1/2, 0, 1}, {V2/2, 180, 2}, {V3/2, 0, 3}; "
+                                  "triple %d is {%g, %g, %g}",
+                                  path, who, t + 1, p->values[3 * t], p->values[3 * t + 1], p->values[3 * t + 2]);
+                    goto done;
+                }
+        for (int k = 0; k < m.n; k++) {
+            int f = m.field[k], v = m.value[k];
+            const int *fs = p->kind == HF_PARAM_VDW ? VDW_FIELD_START : TABLE_FIELD_START;
+            const int *fe = p->kind == HF_PARAM_VDW ? VDW_FIELD_END : TABLE_FIELD_END;
+            if (p->values[v] == orig.param.values[v])
+                continue;
+            if (edited[L - 1] == NULL) { /* a copy without the "\r" of a CRLF line (put back on output) */
+                size_t len = strlen(text), need;
+                if (len > 0 && text[len - 1] == '\r')
+                    len--;
+                need = len > (size_t)fe[f] ? len : (size_t)fe[f];
+                edited[L - 1] = malloc(need + 1);
+                if (edited[L - 1] == NULL) {
+                    st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for line %d", path, L);
+                    goto done;
+                }
+                memcpy(edited[L - 1], text, len);
+                memset(edited[L - 1] + len, ' ', need - len);
+                edited[L - 1][need] = '\0';
+            } else if (strlen(edited[L - 1]) < (size_t)fe[f]) {
+                size_t len = strlen(edited[L - 1]);
+                char *grown = realloc(edited[L - 1], (size_t)fe[f] + 1);
+                if (grown == NULL) {
+                    st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for line %d", path, L);
+                    goto done;
+                }
+                memset(grown + len, ' ', (size_t)fe[f] - len);
+                grown[fe[f]] = '\0';
+                edited[L - 1] = grown;
+            }
+            st = put_field(edited[L - 1], fs[f], fe[f], orig.decimals[f], p->values[v] / m.scale[k], who, path, f);
+            if (st != HF_SUCCESS)
+                goto done;
+        }
+    }
+    for (int i = 0; i < ff->n_lines; i++) {
+        const char *line = edited[i] != NULL ? edited[i] : ff->lines[i];
+        size_t n = strlen(ff->lines[i]);
+        int crlf = edited[i] != NULL && n > 0 && ff->lines[i][n - 1] == '\r';
+        st = hf_ff_buf_append(&out, line, strlen(line));
+        if (st == HF_SUCCESS)
+            st = hf_ff_buf_append(&out, crlf ? "\r\n" : "\n", crlf ? 2 : 1);
+        if (st != HF_SUCCESS)
+            goto done;
+    }
+    st = hf_ff_write_atomic(path, out.data, out.len);
+done:
+    if (edited != NULL)
+        for (int i = 0; i < ff->n_lines; i++)
+            free(edited[i]);
+    free(edited);
+    free(owner);
+    hf_ff_buf_free(&out);
+    return st;
+}
