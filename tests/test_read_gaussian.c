@@ -1,0 +1,856 @@
+/* Gaussian readers (hf_read_fchk, hf_read_gaussian_log) on the ethane ground state of the q2mm
+ * examples (tests/data/ethane: Gaussian 94, B3LYP/6-31G(d), NoSym, so the log has input
+ * orientations only): values read from the files, cross-checks between the two files (the fchk
+ * Hessian's frequencies and normal modes against those printed in the log, the archive Hessian
+ * against the fchk one, interatomic distances), gzip copies, the log rewritten with a rotated
+ * "Standard orientation" and an HPModes section, and bad input of every kind, written to a
+ * mkdtemp directory. */
+#define _POSIX_C_SOURCE 200809L
+#include "hessfit_fitting.h"
+#include "hessfit_molecule.h"
+#include "test_util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define N_ATOMS 8
+#define N3 (3 * N_ATOMS)
+#define N_VIB (N3 - 6)
+
+typedef hf_status (*reader_fn)(const char *path, hf_molecule *mol);
+
+static char tmpdir[256];
+static char *created[512];
+static int n_created;
+
+/* ---- files ------------------------------------------------------------------------------------ */
+
+static const char *temp_path(const char *name)
+{
+    char *path = malloc(strlen(tmpdir) + strlen(name) + 2);
+    CHECK(path != NULL && n_created < (int)(sizeof created / sizeof *created), "out of memory / too many files");
+    sprintf(path, "%s/%s", tmpdir, name);
+    created[n_created++] = path;
+    return path;
+}
+
+static const char *write_temp(const char *name, const char *data, size_t n)
+{
+    const char *path = temp_path(name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL, "cannot write %s", path);
+    CHECK(fwrite(data, 1, n, f) == n, "short write to %s", path);
+    fclose(f);
+    return path;
+}
+
+/* A gzip copy written with zlib. */
+static const char *write_gz(const char *name, const char *data, size_t n)
+{
+    const char *path = temp_path(name);
+    gzFile gz = gzopen(path, "wb");
+    CHECK(gz != NULL, "gzopen %s", path);
+    CHECK(gzwrite(gz, data, (unsigned)n) == (int)n, "gzwrite %s", path);
+    CHECK(gzclose(gz) == Z_OK, "gzclose %s", path);
+    return path;
+}
+
+static char *load(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *data;
+    long size;
+    CHECK(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    data = malloc((size_t)size + 1);
+    CHECK(data != NULL && fread(data, 1, (size_t)size, f) == (size_t)size, "cannot read %s", path);
+    fclose(f);
+    data[size] = '\0';
+    *n = (size_t)size;
+    return data;
+}
+
+/* text with the first occurrence of from (which must exist) replaced by to; malloc'ed. */
+static char *replace_once(const char *text, const char *from, const char *to)
+{
+    const char *hit = strstr(text, from);
+    size_t a, nf = strlen(from), nt = strlen(to), n = strlen(text);
+    char *out;
+    CHECK(hit != NULL, "'%s' not found in the text to mutate", from);
+    a = (size_t)(hit - text);
+    out = malloc(n - nf + nt + 1);
+    CHECK(out != NULL, "out of memory");
+    memcpy(out, text, a);
+    memcpy(out + a, to, nt);
+    memcpy(out + a + nt, hit + nf, n - a - nf + 1);
+    return out;
+}
+
+/* text with every occurrence of from replaced by to (at least one must exist). */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    char *cur = replace_once(text, from, to);
+    for (;;) {
+        char *next;
+        if (strstr(cur, from) == NULL)
+            return cur;
+        next = replace_once(cur, from, to);
+        free(cur);
+        cur = next;
+    }
+}
+
+/* text with the first occurrence of from (which must exist) replaced by to; *line = the 1-based
+ * line of the occurrence. */
+static char *mutate(const char *text, const char *from, const char *to, int *line)
+{
+    const char *hit = strstr(text, from);
+    int l = 1;
+    CHECK(hit != NULL, "'%s' not found in the text to mutate", from);
+    for (const char *c = text; c < hit; c++)
+        l += *c == '\n';
+    *line = l;
+    return replace_once(text, from, to);
+}
+
+/* Offset of the start of 1-based line `line` in text. */
+static size_t line_offset(const char *text, int line)
+{
+    size_t off = 0;
+    for (int l = 1; l < line; l++) {
+        const char *nl = strchr(text + off, '\n');
+        CHECK(nl != NULL, "line %d beyond the text", line);
+        off = (size_t)(nl - text) + 1;
+    }
+    return off;
+}
+
+/* text without lines [first, last] (1-based, inclusive); malloc'ed. */
+static char *delete_lines(const char *text, int first, int last)
+{
+    size_t a = line_offset(text, first), b = line_offset(text, last + 1), n = strlen(text);
+    char *out = malloc(n - (b - a) + 1);
+    CHECK(out != NULL, "out of memory");
+    memcpy(out, text, a);
+    memcpy(out + a, text + b, n - b + 1);
+    return out;
+}
+
+/* text with insert placed before 1-based line `line`; malloc'ed. */
+static char *insert_before_line(const char *text, int line, const char *insert)
+{
+    size_t a = line_offset(text, line), n = strlen(text), ni = strlen(insert);
+    char *out = malloc(n + ni + 1);
+    CHECK(out != NULL, "out of memory");
+    memcpy(out, text, a);
+    memcpy(out + a, insert, ni);
+    memcpy(out + a + ni, text + a, n - a + 1);
+    return out;
+}
+
+/* 1-based number of the line that holds text offset off. */
+static int line_of(const char *text, size_t off)
+{
+    int line = 1;
+    for (size_t k = 0; k < off; k++)
+        line += text[k] == '\n';
+    return line;
+}
+
+/* 1-based line of the first (last when last != 0) line containing s. */
+static int find_line(const char *text, const char *s, int last)
+{
+    const char *hit = strstr(text, s), *next;
+    CHECK(hit != NULL, "'%s' not in the text", s);
+    while (last && (next = strstr(hit + 1, s)) != NULL)
+        hit = next;
+    return line_of(text, (size_t)(hit - text));
+}
+
+/* ---- checks ----------------------------------------------------------------------------------- */
+
+/* The reader must fail (with want unless want is HF_SUCCESS); the message must name the file and
+ * contain part and part2 (those given); the output must be zeroed. */
+static void expect_fail2(reader_fn read, const char *path, hf_status want, const char *part, const char *part2,
+                         const char *what)
+{
+    hf_molecule m;
+    hf_status st;
+    const char *msg;
+    memset(&m, 0x5a, sizeof m);
+    st = read(path, &m);
+    msg = hf_last_error();
+    CHECK(st != HF_SUCCESS, "%s: the reader accepted bad input", what);
+    CHECK(want == HF_SUCCESS || st == want, "%s: got %s, expected %s (%s)", what, hf_status_string(st),
+          hf_status_string(want), msg);
+    CHECK(strstr(msg, path) != NULL, "%s: the message does not name the file: %s", what, msg);
+    CHECK(part == NULL || strstr(msg, part) != NULL, "%s: the message lacks '%s': %s", what, part, msg);
+    CHECK(part2 == NULL || strstr(msg, part2) != NULL, "%s: the message lacks '%s': %s", what, part2, msg);
+    CHECK(m.n_atoms == 0 && m.atomic_numbers == NULL && m.hessian == NULL && m.name == NULL && m.modes == NULL,
+          "%s: the output is not zeroed after a failure", what);
+    printf("  %-44s -> %s: %s\n", what, hf_status_string(st), msg);
+}
+
+static void expect_fail(reader_fn read, const char *path, hf_status want, const char *part, const char *what)
+{
+    expect_fail2(read, path, want, part, NULL, what);
+}
+
+/* "path:line:" for messages. */
+static const char *at_line(const char *path, int line)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s:%d:", path, line);
+    return buf[k];
+}
+
+/* Every cut at k/20 of the file (k = 1..19) and at the given extra offsets must fail. A cut right
+ * after a newline is moved 3 bytes on, into the next line, so that every cut ends mid-line. */
+static void check_truncations(reader_fn read, const char *stem, const char *data, size_t n, const size_t *extra,
+                              int n_extra)
+{
+    for (int k = 1; k < 20 + n_extra; k++) {
+        char name[64], what[96];
+        size_t cut = k < 20 ? n * (size_t)k / 20 : extra[k - 20];
+        const char *path;
+        if (cut > 0 && data[cut - 1] == '\n')
+            cut += 3;
+        snprintf(name, sizeof name, "%s-cut%zu", stem, cut);
+        snprintf(what, sizeof what, "%s cut at byte %zu of %zu", stem, cut, n);
+        path = write_temp(name, data, cut);
+        expect_fail(read, path, HF_SUCCESS, NULL, what);
+    }
+}
+
+/* Two molecules hold the same values (gzip copies). */
+static void check_identical(const hf_molecule *a, const hf_molecule *b, const char *what)
+{
+    const size_t n3 = 3 * (size_t)a->n_atoms;
+    CHECK(a->n_atoms == b->n_atoms && a->n_modes == b->n_modes && a->has_energy == b->has_energy &&
+              a->energy == b->energy && a->has_charge == b->has_charge && a->charge == b->charge &&
+              a->multiplicity == b->multiplicity && strcmp(a->name, b->name) == 0,
+          "%s: scalars differ", what);
+    CHECK(memcmp(a->atomic_numbers, b->atomic_numbers, (size_t)a->n_atoms * sizeof(int)) == 0, "%s: elements", what);
+    CHECK(memcmp(a->coords, b->coords, n3 * sizeof(double)) == 0, "%s: coordinates", what);
+    CHECK((a->hessian == NULL) == (b->hessian == NULL), "%s: Hessian presence", what);
+    CHECK(a->hessian == NULL || memcmp(a->hessian, b->hessian, n3 * n3 * sizeof(double)) == 0, "%s: Hessian", what);
+    CHECK(a->n_modes == 0 || memcmp(a->frequencies, b->frequencies, (size_t)a->n_modes * sizeof(double)) == 0,
+          "%s: frequencies", what);
+    CHECK(a->n_modes == 0 || memcmp(a->modes, b->modes, (size_t)a->n_modes * n3 * sizeof(double)) == 0,
+          "%s: modes", what);
+}
+
+/* Frequencies (18, ascending) and unit Cartesian normal modes (18 x 24) of a Hessian, with
+ * monoisotopic masses and translations/rotations projected out. */
+static void vibrations(const hf_molecule *m, double *freqs, double *cart_modes)
+{
+    double masses[N_ATOMS], all[N3], modes[N3 * N3];
+    int n_ext = 0;
+    HF_CALL(hf_element_masses(m->atomic_numbers, N_ATOMS, HF_MASS_MONOISOTOPIC, masses));
+    HF_CALL(hf_vib_analyse(m->hessian, masses, m->coords, N_ATOMS, hf_frequency_factor_hartree_bohr2_amu(),
+                           HF_VIB_PROJECT_EXTERNAL, all, modes, &n_ext));
+    CHECK(n_ext == 6, "ethane: %d external modes", n_ext);
+    CHECK(fabs(all[5]) < 1.0 && all[6] > 300.0, "ethane: external/vibration split %g %g", all[5], all[6]);
+    for (int k = 0; k < N_VIB; k++) {
+        double norm = 0.0;
+        freqs[k] = all[6 + k];
+        for (int i = 0; i < N3; i++) {
+            cart_modes[k * N3 + i] = modes[(6 + k) * N3 + i] / sqrt(masses[i / 3]);
+            norm += cart_modes[k * N3 + i] * cart_modes[k * N3 + i];
+        }
+        for (int i = 0; i < N3; i++)
+            cart_modes[k * N3 + i] /= sqrt(norm);
+    }
+}
+
+/* max over modes of min over the sign of max_i |s a_i - b_i|; a is flipped to b's sign in place. */
+static double align_modes(double *a, const double *b, int n_modes)
+{
+    double worst = 0.0;
+    for (int k = 0; k < n_modes; k++) {
+        double dot = 0.0, d = 0.0;
+        for (int i = 0; i < N3; i++)
+            dot += a[k * N3 + i] * b[k * N3 + i];
+        for (int i = 0; i < N3; i++) {
+            if (dot < 0)
+                a[k * N3 + i] = -a[k * N3 + i];
+            d = fmax(d, fabs(a[k * N3 + i] - b[k * N3 + i]));
+        }
+        worst = fmax(worst, d);
+    }
+    return worst;
+}
+
+static double distance(const double *x, int i, int j)
+{
+    double dx = x[3 * i] - x[3 * j], dy = x[3 * i + 1] - x[3 * j + 1], dz = x[3 * i + 2] - x[3 * j + 2];
+    return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+/* R (row-major) applied to every 3 x 3 block: R H R^T. */
+static void rotate_hessian(const double R[9], const double *h, double *out)
+{
+    for (int a = 0; a < N_ATOMS; a++)
+        for (int b = 0; b < N_ATOMS; b++)
+            for (int u = 0; u < 3; u++)
+                for (int v = 0; v < 3; v++) {
+                    double s = 0.0;
+                    for (int p = 0; p < 3; p++)
+                        for (int q = 0; q < 3; q++)
+                            s += R[3 * u + p] * h[(3 * a + p) * N3 + 3 * b + q] * R[3 * v + q];
+                    out[(3 * a + u) * N3 + 3 * b + v] = s;
+                }
+}
+
+/* ---- the real files ----------------------------------------------------------------------------- */
+
+static const int ethane_z[N_ATOMS] = {1, 6, 1, 6, 1, 1, 1, 1};
+
+static void test_fchk(hf_molecule *fchk)
+{
+    const char *path = test_source_path("tests/data/ethane/GS.fchk");
+    const double bohr = HF_BOHR_TO_ANGSTROM;
+    HF_CALL(hf_read_fchk(path, fchk));
+    HF_CALL(hf_molecule_check(fchk, "GS.fchk"));
+    CHECK(fchk->n_atoms == N_ATOMS, "fchk atoms %d", fchk->n_atoms);
+    CHECK(memcmp(fchk->atomic_numbers, ethane_z, sizeof ethane_z) == 0, "fchk elements");
+    CHECK(strcmp(fchk->name, "Basic Ethane minimum") == 0, "fchk title '%s'", fchk->name);
+    CHECK(strstr(fchk->source, "GS.fchk") != NULL, "fchk source '%s'", fchk->source);
+    CHECK(fchk->has_charge && fchk->charge == 0 && fchk->multiplicity == 1, "fchk charge %d multiplicity %d",
+          fchk->charge, fchk->multiplicity);
+    CHECK(fchk->has_energy && fchk->energy == -7.983041689192832E+01, "fchk energy %.17g", fchk->energy);
+    /* first and last coordinates of "Current cartesian coordinates" (Bohr) */
+    CHECK(fchk->coords[0] == 3.38072221E-02 * bohr && fchk->coords[1] == 5.85043133E-02 * bohr &&
+              fchk->coords[23] == 5.09438078E+00 * bohr,
+          "fchk coordinates %.17g %.17g %.17g", fchk->coords[0], fchk->coords[1], fchk->coords[23]);
+    /* "Cartesian Force Constants": H(1,1), H(2,1), H(2,2), H(3,1), the last H(24,24), and
+     * element 17 of the triangle = H(6,2) (row 6 starts at 15 = 5*6/2) */
+    CHECK(fchk->hessian[0] == 4.96990292E-02 && fchk->hessian[1 * N3 + 0] == 2.16464405E-03 &&
+              fchk->hessian[0 * N3 + 1] == 2.16464405E-03 && fchk->hessian[1 * N3 + 1] == 5.21338590E-02 &&
+              fchk->hessian[2 * N3 + 0] == -3.34199599E-03 && fchk->hessian[N3 * N3 - 1] == 3.38276497E-01 &&
+              fchk->hessian[5 * N3 + 1] == 3.09212254E-03 && fchk->hessian[1 * N3 + 5] == 3.09212254E-03,
+          "fchk Hessian elements");
+    for (int i = 0; i < N3; i++)
+        for (int j = 0; j < N3; j++)
+            CHECK(fchk->hessian[i * N3 + j] == fchk->hessian[j * N3 + i], "fchk Hessian not symmetric at %d,%d", i, j);
+    CHECK(fchk->n_modes == 0 && fchk->frequencies == NULL, "fchk has no frequencies");
+    printf("GS.fchk: 8 atoms, E = %.14f Hartree, H(1,1) = %.8e\n", fchk->energy, fchk->hessian[0]);
+}
+
+/* The 18 frequencies and, of mode 1 and mode 18, a few displacements as GS.log prints them. */
+static const double log_freqs[N_VIB] = {312.9189,  831.7378,  832.4266,  1010.0217, 1235.4014, 1235.5487,
+                                        1433.0238, 1454.2083, 1531.7465, 1532.1621, 1537.4225, 1537.8152,
+                                        3047.0774, 3047.9938, 3098.3069, 3098.5764, 3122.6553, 3122.9498};
+
+static void test_log(hf_molecule *log)
+{
+    const char *path = test_source_path("tests/data/ethane/GS.log");
+    HF_CALL(hf_read_gaussian_log(path, log));
+    HF_CALL(hf_molecule_check(log, "GS.log"));
+    CHECK(log->n_atoms == N_ATOMS, "log atoms %d", log->n_atoms);
+    CHECK(memcmp(log->atomic_numbers, ethane_z, sizeof ethane_z) == 0, "log elements");
+    CHECK(strcmp(log->name, "Basic Ethane minimum") == 0, "log title (archive) '%s'", log->name);
+    CHECK(log->has_charge && log->charge == 0 && log->multiplicity == 1, "log charge/multiplicity");
+    CHECK(log->has_energy && log->energy == -79.8304168919, "log energy (last SCF Done) %.12f", log->energy);
+    /* the last input orientation (line 864): atom 1 and atom 8 */
+    CHECK(log->coords[0] == 0.017890 && log->coords[1] == 0.030959 && log->coords[2] == -0.005497 &&
+              log->coords[21] == -0.739611 && log->coords[22] == -1.281015 && log->coords[23] == 2.695830,
+          "log coordinates");
+    CHECK(log->n_modes == N_VIB, "log modes %d", log->n_modes);
+    for (int k = 0; k < N_VIB; k++)
+        CHECK(log->frequencies[k] == log_freqs[k], "log frequency %d: %.4f", k + 1, log->frequencies[k]);
+    /* mode 1: atom 1 (0.35, -0.20, 0.00), atom 3 (-0.12, 0.20, 0.33); mode 18: atom 8 (0.00, 0.02, -0.42) */
+    CHECK(log->modes[0] == 0.35 && log->modes[1] == -0.20 && log->modes[2] == 0.0 && log->modes[6] == -0.12 &&
+              log->modes[8] == 0.33 && log->modes[17 * N3 + 21] == 0.0 && log->modes[17 * N3 + 22] == 0.02 &&
+              log->modes[17 * N3 + 23] == -0.42,
+          "log normal-mode displacements");
+    /* mode 2, atom 2 (C): -0.03 0.00 -0.03 (a block's second column) */
+    CHECK(log->modes[1 * N3 + 3] == -0.03 && log->modes[1 * N3 + 5] == -0.03, "log mode 2 atom 2");
+    /* archive Hessian: first values 0.04969903,0.00216464,0.05213386 and the last 0.33827650 */
+    CHECK(log->hessian != NULL && log->hessian[0] == 0.04969903 && log->hessian[N3] == 0.00216464 &&
+              log->hessian[N3 + 1] == 0.05213386 && log->hessian[N3 * N3 - 1] == 0.33827650,
+          "log archive Hessian elements");
+    printf("GS.log: 8 atoms, E = %.10f, %d frequencies %.4f .. %.4f\n", log->energy, log->n_modes,
+           log->frequencies[0], log->frequencies[N_VIB - 1]);
+}
+
+static void test_cross_checks(const hf_molecule *fchk, const hf_molecule *log)
+{
+    double freqs[N_VIB], cart[N_VIB * N3], dmax = 0.0, hmax = 0.0, rmax = 0.0, mode_dev;
+    /* frequencies of the fchk Hessian against those printed in the log (4 decimals) */
+    vibrations(fchk, freqs, cart);
+    for (int k = 0; k < N_VIB; k++)
+        dmax = fmax(dmax, fabs(freqs[k] - log->frequencies[k]));
+    printf("fchk Hessian -> frequencies vs GS.log: max |diff| = %.2e cm^-1\n", dmax);
+    CHECK(dmax <= 1e-4, "frequencies of the fchk Hessian differ from the log by %.3g cm^-1", dmax);
+    /* normal modes of the fchk Hessian against the log's 2-decimal displacements */
+    mode_dev = align_modes(cart, log->modes, N_VIB);
+    printf("fchk Hessian -> unit Cartesian normal modes vs GS.log (2 decimals): max |diff| = %.2e\n", mode_dev);
+    CHECK(mode_dev <= 0.0051, "normal modes differ from the log by %.3g", mode_dev);
+    /* archive Hessian (8 decimals) against the fchk Hessian (9 significant digits) */
+    for (int k = 0; k < N3 * N3; k++)
+        hmax = fmax(hmax, fabs(fchk->hessian[k] - log->hessian[k]));
+    printf("GS.log archive Hessian vs GS.fchk: max |diff| = %.2e Hartree/Bohr^2\n", hmax);
+    CHECK(hmax <= 5.5e-9, "archive Hessian differs from the fchk one by %.3g", hmax);
+    /* interatomic distances */
+    for (int i = 0; i < N_ATOMS; i++)
+        for (int j = 0; j < i; j++)
+            rmax = fmax(rmax, fabs(distance(fchk->coords, i, j) - distance(log->coords, i, j)));
+    printf("GS.log orientation vs GS.fchk coordinates: max |distance diff| = %.2e A\n", rmax);
+    CHECK(rmax <= 1e-5, "interatomic distances differ by %.3g A", rmax);
+}
+
+static void test_gzip(const hf_molecule *fchk, const hf_molecule *log)
+{
+    size_t n;
+    char *data;
+    hf_molecule m;
+    data = load(test_source_path("tests/data/ethane/GS.fchk"), &n);
+    HF_CALL(hf_read_fchk(write_gz("GS.fchk.gz", data, n), &m));
+    check_identical(fchk, &m, "GS.fchk.gz");
+    hf_molecule_free(&m);
+    free(data);
+    data = load(test_source_path("tests/data/ethane/GS.log"), &n);
+    HF_CALL(hf_read_gaussian_log(write_gz("GS.log.gz", data, n), &m));
+    check_identical(log, &m, "GS.log.gz");
+    hf_molecule_free(&m);
+    free(data);
+    printf("gzip copies of GS.fchk and GS.log read identically\n");
+}
+
+/* The first job of GS.log alone (an optimisation, up to its "Normal termination"): its last
+ * orientation and SCF energy, no frequencies, and no Hessian (its archive has no NImag). */
+static void test_log_first_job(void)
+{
+    size_t n;
+    char *data = load(test_source_path("tests/data/ethane/GS.log"), &n);
+    int end = find_line(data, "Normal termination of Gaussian", 0);
+    size_t cut = line_offset(data, end + 1);
+    hf_molecule m;
+    HF_CALL(hf_read_gaussian_log(write_temp("first-job.log", data, cut), &m));
+    CHECK(m.n_atoms == N_ATOMS && m.hessian == NULL && m.n_modes == 0 && m.has_energy &&
+              m.energy == -79.8304168919 && m.coords[2] == -0.005497,
+          "first job: atoms %d, Hessian %p, modes %d, energy %.10f", m.n_atoms, (void *)m.hessian, m.n_modes,
+          m.energy);
+    printf("GS.log up to line %d (the optimisation job): no Hessian, no modes, E = %.10f\n", end, m.energy);
+    hf_molecule_free(&m);
+    free(data);
+}
+
+/* GS.log rewritten as a newer Gaussian with symmetry would print it: a "Standard orientation"
+ * (the input orientation rotated and shifted) after the last input orientation, and an HPModes
+ * section (5 decimals, from the fchk Hessian) before the default frequency section. */
+static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, const hf_molecule *log)
+{
+    const double axis[3] = {1.0, 2.0, 3.0}, angle = 0.7, shift[3] = {0.3, -0.2, 0.1};
+    double R[9], std_xyz[N3], freqs[N_VIB], hp[N_VIB * N3], expect_h[N3 * N3], hmax = 0.0, fmax_dev = 0.0,
+                                                                               hp_dev = 0.0, beyond_2dp = 0.0;
+    size_t n, cap = 200000, len = 0;
+    char *data = load(test_source_path("tests/data/ethane/GS.log"), &n), *with_std, *with_hp, *block, *bad;
+    int title, dashes = 0, after, freq_title;
+    hf_molecule m;
+
+    /* R: rotation about axis by angle (Rodrigues) */
+    {
+        double u[3], c = cos(angle), s = sin(angle), norm = sqrt(14.0);
+        for (int k = 0; k < 3; k++)
+            u[k] = axis[k] / norm;
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                R[3 * a + b] = (a == b ? c : 0.0) + (1 - c) * u[a] * u[b];
+        R[1] -= s * u[2];
+        R[2] += s * u[1];
+        R[3] += s * u[2];
+        R[5] -= s * u[0];
+        R[6] -= s * u[1];
+        R[7] += s * u[0];
+    }
+    block = malloc(cap);
+    CHECK(block != NULL, "out of memory");
+
+    /* the standard orientation table, after the last input orientation table */
+    title = find_line(data, "Input orientation:", 1);
+    for (after = title + 1; dashes < 3; after++)
+        if (strstr(data + line_offset(data, after), " -----") == data + line_offset(data, after))
+            dashes++;
+    len += (size_t)snprintf(block + len, cap - len,
+                            "                         Standard orientation:                         \n"
+                            " ---------------------------------------------------------------------\n"
+                            " Center     Atomic      Atomic             Coordinates (Angstroms)\n"
+                            " Number     Number       Type             X           Y           Z\n"
+                            " ---------------------------------------------------------------------\n");
+    for (int i = 0; i < N_ATOMS; i++) {
+        for (int a = 0; a < 3; a++) {
+            char num[32];
+            double v = shift[a];
+            for (int b = 0; b < 3; b++)
+                v += R[3 * a + b] * log->coords[3 * i + b];
+            snprintf(num, sizeof num, "%.6f", v);
+            std_xyz[3 * i + a] = atof(num);
+        }
+        len += (size_t)snprintf(block + len, cap - len, "%7d%11d%12d    %12.6f%12.6f%12.6f\n", i + 1, ethane_z[i], 0,
+                                std_xyz[3 * i], std_xyz[3 * i + 1], std_xyz[3 * i + 2]);
+    }
+    len += (size_t)snprintf(block + len, cap - len,
+                            " ---------------------------------------------------------------------\n");
+    with_std = insert_before_line(data, after, block);
+
+    /* the HPModes section before the default one */
+    vibrations(fchk, freqs, hp);
+    align_modes(hp, log->modes, N_VIB);
+    len = 0;
+    len += (size_t)snprintf(block + len, cap - len,
+                            " Harmonic frequencies (cm**-1), IR intensities (KM/Mole), Raman scattering\n"
+                            " activities (A**4/AMU), depolarization ratios for plane and unpolarized\n"
+                            " incident light, reduced masses (AMU), force constants (mDyne/A),\n"
+                            " and normal coordinates:\n");
+    for (int k0 = 0; k0 < N_VIB; k0 += 5) {
+        int k1 = k0 + 5 < N_VIB ? k0 + 5 : N_VIB;
+        len += (size_t)snprintf(block + len, cap - len, "                 ");
+        for (int k = k0; k < k1; k++)
+            len += (size_t)snprintf(block + len, cap - len, "%10d", k + 1);
+        len += (size_t)snprintf(block + len, cap - len, "\n                 ");
+        for (int k = k0; k < k1; k++)
+            len += (size_t)snprintf(block + len, cap - len, "%10s", k < 3 ? "AU" : "AG");
+        len += (size_t)snprintf(block + len, cap - len, "\n     Frequencies --- ");
+        for (int k = k0; k < k1; k++)
+            len += (size_t)snprintf(block + len, cap - len, "%10.4f", log->frequencies[k]);
+        len += (size_t)snprintf(block + len, cap - len, "\n  Reduced masses --- ");
+        for (int k = k0; k < k1; k++)
+            len += (size_t)snprintf(block + len, cap - len, "%10.4f", 1.0);
+        len += (size_t)snprintf(block + len, cap - len, "\n  IR Intensities --- ");
+        for (int k = k0; k < k1; k++)
+            len += (size_t)snprintf(block + len, cap - len, "%10.4f", 0.0);
+        len += (size_t)snprintf(block + len, cap - len, "\n Coord Atom Element:\n");
+        for (int row = 0; row < N3; row++) {
+            len += (size_t)snprintf(block + len, cap - len, "%4d%6d%6d       ", row % 3 + 1, row / 3 + 1,
+                                    ethane_z[row / 3]);
+            for (int k = k0; k < k1; k++)
+                len += (size_t)snprintf(block + len, cap - len, "%10.5f", hp[k * N3 + row]);
+            len += (size_t)snprintf(block + len, cap - len, "\n");
+        }
+    }
+    freq_title = find_line(with_std, "Harmonic frequencies (cm**-1)", 0);
+    with_hp = insert_before_line(with_std, freq_title, block);
+
+    HF_CALL(hf_read_gaussian_log(write_temp("GS-standard-hpmodes.log", with_hp, strlen(with_hp)), &m));
+    HF_CALL(hf_molecule_check(&m, "GS-standard-hpmodes.log"));
+    /* coordinates: the standard orientation */
+    CHECK(memcmp(m.coords, std_xyz, sizeof std_xyz) == 0, "coordinates are not the standard orientation");
+    /* Hessian: the archive's, rotated into the standard orientation */
+    rotate_hessian(R, fchk->hessian, expect_h);
+    for (int k = 0; k < N3 * N3; k++)
+        hmax = fmax(hmax, fabs(m.hessian[k] - expect_h[k]));
+    printf("rotated log: Hessian vs R H_fchk R^T: max |diff| = %.2e Hartree/Bohr^2\n", hmax);
+    CHECK(hmax <= 2e-7, "rotated archive Hessian differs from R H R^T by %.3g", hmax);
+    /* its frequencies in the new frame */
+    {
+        double f2[N_VIB], c2[N_VIB * N3];
+        vibrations(&m, f2, c2);
+        for (int k = 0; k < N_VIB; k++)
+            fmax_dev = fmax(fmax_dev, fabs(f2[k] - log_freqs[k]));
+        printf("rotated log: frequencies of the rotated Hessian vs GS.log: max |diff| = %.2e cm^-1\n", fmax_dev);
+        CHECK(fmax_dev <= 1e-3, "frequencies of the rotated Hessian differ by %.3g", fmax_dev);
+    }
+    /* modes: the HPModes values, not the default 2-decimal ones that follow them */
+    CHECK(m.n_modes == N_VIB, "HPModes log: %d modes", m.n_modes);
+    for (int k = 0; k < N_VIB; k++)
+        CHECK(m.frequencies[k] == log_freqs[k], "HPModes frequency %d", k + 1);
+    for (int k = 0; k < N_VIB * N3; k++) {
+        hp_dev = fmax(hp_dev, fabs(m.modes[k] - hp[k]));
+        beyond_2dp = fmax(beyond_2dp, fabs(m.modes[k] - log->modes[k]));
+    }
+    printf("HPModes log: modes vs the values written (5 decimals): max |diff| = %.2e; vs the default "
+           "2-decimal block: %.2e\n",
+           hp_dev, beyond_2dp);
+    CHECK(hp_dev <= 5.0001e-6, "HPModes values read wrongly (%.3g)", hp_dev);
+    CHECK(beyond_2dp > 1e-3, "the default block was read instead of the HPModes one");
+    hf_molecule_free(&m);
+
+    /* a standard orientation that is not a rotation of the archive geometry: atom 8 moved 0.01 A */
+    {
+        char row[128], moved[128];
+        snprintf(row, sizeof row, "%7d%11d%12d    %12.6f", 8, 1, 0, std_xyz[21]);
+        snprintf(moved, sizeof moved, "%7d%11d%12d    %12.6f", 8, 1, 0, std_xyz[21] + 0.01);
+        bad = replace_once(with_std, row, moved);
+        expect_fail(hf_read_gaussian_log, write_temp("GS-not-a-rotation.log", bad, strlen(bad)), HF_ERROR_FORMAT,
+                    "not a rotation", "standard orientation of another geometry");
+        free(bad);
+    }
+    free(block);
+    free(with_std);
+    free(with_hp);
+    free(data);
+}
+
+/* ---- bad input ---------------------------------------------------------------------------------- */
+
+static void write_and_expect(reader_fn read, const char *name, const char *text, hf_status want, int line,
+                             const char *part, const char *what)
+{
+    const char *path = write_temp(name, text, strlen(text));
+    expect_fail2(read, path, want, line > 0 ? at_line(path, line) : NULL, part, what);
+}
+
+static void garbage(reader_fn read, const char *stem)
+{
+    unsigned char bytes[4096];
+    char name[64];
+    unsigned long long x = 0x9e3779b97f4a7c15ull;
+    for (size_t k = 0; k < sizeof bytes; k++) {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        bytes[k] = (unsigned char)((x * 0x2545f4914f6cdd1dull) >> 56);
+    }
+    snprintf(name, sizeof name, "%s-empty", stem);
+    expect_fail(read, write_temp(name, "", 0), HF_SUCCESS, NULL, "empty file");
+    snprintf(name, sizeof name, "%s-garbage", stem);
+    expect_fail(read, write_temp(name, (const char *)bytes, sizeof bytes), HF_SUCCESS, NULL, "binary garbage");
+    for (size_t k = 0; k < sizeof bytes; k++) /* printable garbage, no NULs, some newlines */
+        bytes[k] = (unsigned char)(bytes[k] % 7 == 0 ? '\n' : 33 + bytes[k] % 90);
+    snprintf(name, sizeof name, "%s-text-garbage", stem);
+    expect_fail(read, write_temp(name, (const char *)bytes, sizeof bytes), HF_SUCCESS, NULL, "text garbage");
+    expect_fail(read, test_source_path("tests/data/ethane/no-such-file"), HF_ERROR_IO, NULL, "missing file");
+}
+
+static void test_bad_fchk(void)
+{
+    size_t n;
+    char *data = load(test_source_path("tests/data/ethane/GS.fchk"), &n), *t;
+    const char *fc_header = strstr(data, "Cartesian Force Constants");
+    size_t fc = (size_t)(fc_header - data), extra[6];
+    int fc_line = line_of(data, fc), line;
+    printf("fchk: bad input\n");
+    /* truncations, also inside the force constants (mid-number, 6 places) */
+    for (int k = 0; k < 6; k++)
+        extra[k] = fc + 100 + (size_t)k * 700 + (size_t)k * 7;
+    CHECK(extra[5] < (size_t)(strstr(data, "Dipole Moment") - data), "cuts inside the force constants");
+    check_truncations(hf_read_fchk, "GS.fchk", data, n, extra, 6);
+
+    /* NaN: a coordinate and a force constant; a word among the force constants */
+    t = mutate(data, " 3.38072221E-02", "            NaN", &line);
+    CHECK(line == 26, "first coordinate on line %d", line);
+    write_and_expect(hf_read_fchk, "nan-coord.fchk", t, HF_ERROR_NONFINITE, line, NULL, "NaN coordinate");
+    free(t);
+    t = mutate(data, " 2.12620247E-03", "            nan", &line);
+    CHECK(line == fc_line + 2, "force constant on line %d", line);
+    write_and_expect(hf_read_fchk, "nan-fc.fchk", t, HF_ERROR_NONFINITE, line, NULL, "NaN force constant");
+    free(t);
+    t = mutate(data, " 2.16464405E-03", " 2.16464x05E-03", &line);
+    write_and_expect(hf_read_fchk, "word-fc.fchk", t, HF_ERROR_PARSE, line, NULL, "non-number force constant");
+    free(t);
+    /* wrong N= counts */
+    t = mutate(data, "Atomic numbers                             I   N=           8",
+               "Atomic numbers                             I   N=           7", &line);
+    write_and_expect(hf_read_fchk, "n-atomic-numbers.fchk", t, HF_ERROR_COUNT, line, "N=7", "N= 7 atomic numbers");
+    free(t);
+    t = mutate(data, "Cartesian Force Constants                  R   N=         300",
+               "Cartesian Force Constants                  R   N=         299", &line);
+    write_and_expect(hf_read_fchk, "n-fc.fchk", t, HF_ERROR_COUNT, line, "N=299", "N= 299 force constants");
+    free(t);
+    t = mutate(data, "Number of atoms                            I                8",
+               "Number of atoms                            I                7", &line);
+    write_and_expect(hf_read_fchk, "n-atoms.fchk", t, HF_ERROR_COUNT, 19, "needs 7", "Number of atoms 7");
+    free(t);
+    /* an unused array with a wrong count: more values than N= / fewer */
+    t = mutate(data, "Dipole Moment                              R   N=           3",
+               "Dipole Moment                              R   N=           2", &line);
+    write_and_expect(hf_read_fchk, "n-dipole-small.fchk", t, HF_ERROR_COUNT, line + 1, "more values",
+                     "unused array, N= too small");
+    free(t);
+    t = mutate(data, "Dipole Moment                              R   N=           3",
+               "Dipole Moment                              R   N=           4", &line);
+    write_and_expect(hf_read_fchk, "n-dipole-large.fchk", t, HF_ERROR_TRUNCATED, line + 2, "ends after 3 of its N=4",
+                     "unused array, N= too large");
+    free(t);
+    /* a short force-constant array: one line of values removed */
+    t = delete_lines(data, fc_line + 3, fc_line + 3);
+    write_and_expect(hf_read_fchk, "short-fc.fchk", t, HF_ERROR_TRUNCATED, fc_line + 60, "ends after 295 of its N=300",
+                     "force constants one line short");
+    free(t);
+    /* missing sections */
+    t = delete_lines(data, 19, 21);
+    write_and_expect(hf_read_fchk, "no-atomic-numbers.fchk", t, HF_ERROR_FORMAT, 0, "no 'Atomic numbers'",
+                     "no Atomic numbers");
+    free(t);
+    t = delete_lines(data, 25, 30);
+    write_and_expect(hf_read_fchk, "no-coordinates.fchk", t, HF_ERROR_FORMAT, 0, "Current cartesian coordinates",
+                     "no coordinates");
+    free(t);
+    t = delete_lines(data, 3, 3);
+    write_and_expect(hf_read_fchk, "no-natoms.fchk", t, HF_ERROR_FORMAT, 18, "before 'Number of atoms'",
+                     "no Number of atoms");
+    free(t);
+    /* absurd counts: refused, or never allocated */
+    t = mutate(data, "Number of atoms                            I                8",
+               "Number of atoms                            I       2000000000", &line);
+    write_and_expect(hf_read_fchk, "huge-natoms.fchk", t, HF_ERROR_PARSE, line, "outside", "2e9 atoms");
+    free(t);
+    t = mutate(data, "Cartesian Force Constants                  R   N=         300",
+               "Cartesian Force Constants                  R   N= 999999999999", &line);
+    write_and_expect(hf_read_fchk, "huge-fc.fchk", t, HF_ERROR_COUNT, line, NULL, "N= 1e12 force constants");
+    free(t);
+    {
+        char *t2 = mutate(data, "Number of atoms                            I                8",
+                          "Number of atoms                            I          9000000", &line);
+        t = mutate(t2, "Atomic numbers                             I   N=           8",
+                   "Atomic numbers                             I   N=     9000000", &line);
+        write_and_expect(hf_read_fchk, "huge-consistent.fchk", t, HF_ERROR_TRUNCATED, line + 3, "ends after 8 of its",
+                         "9e6 atoms announced, 8 given");
+        free(t2);
+        free(t);
+    }
+    t = mutate(data, "Atomic numbers                             I   N=           8",
+               "Atomic numbers                             R   N=           8", &line);
+    write_and_expect(hf_read_fchk, "type.fchk", t, HF_ERROR_FORMAT, line, "type I", "atomic numbers of type R");
+    free(t);
+    t = mutate(data, "           1           6           1           6           1           1",
+               "           1           6           1           6         200           1", &line);
+    write_and_expect(hf_read_fchk, "element.fchk", t, HF_ERROR_PARSE, line, NULL, "atomic number 200");
+    free(t);
+    garbage(hf_read_fchk, "fchk");
+    free(data);
+}
+
+/* text with the first occurrence of from after line `after` (1-based) replaced by to. */
+static char *mutate_after(const char *text, int after, const char *from, const char *to, int *line)
+{
+    size_t head = line_offset(text, after);
+    int sub;
+    char *tail = mutate(text + head, from, to, &sub), *out = malloc(head + strlen(tail) + 1);
+    CHECK(out != NULL, "out of memory");
+    memcpy(out, text, head);
+    strcpy(out + head, tail);
+    free(tail);
+    *line = after - 1 + sub;
+    return out;
+}
+
+static void test_bad_log(void)
+{
+    size_t n;
+    char *data = load(test_source_path("tests/data/ethane/GS.log"), &n), *t;
+    const char *nimag = strstr(data, "NImag=0");
+    size_t hess = (size_t)(nimag - data), extra[5];
+    int arch_line = line_of(data, hess), last_archive = find_line(data, "0,1\\H", 1), line,
+        archive_start = find_line(data, " 1\\1\\GINC", 1);
+    printf("log: bad input\n");
+    for (int k = 0; k < 5; k++) /* inside the archive Hessian */
+        extra[k] = hess + 20 + (size_t)k * 500 + (size_t)k * 3;
+    check_truncations(hf_read_gaussian_log, "GS.log", data, n, extra, 5);
+
+    /* NaN and a non-number in the archive Hessian, a NaN frequency */
+    t = mutate(data, "\\\\0.04969903,", "\\\\NaN,", &line);
+    CHECK(line == arch_line, "archive Hessian starts on line %d", line);
+    write_and_expect(hf_read_gaussian_log, "nan-archive.log", t, HF_ERROR_NONFINITE, line, NULL,
+                     "NaN in the archive Hessian");
+    free(t);
+    t = mutate(data, "6133,0.33827650,", "6133,0.3382765x,", &line);
+    CHECK(line == arch_line + 1, "archive line %d", line);
+    write_and_expect(hf_read_gaussian_log, "word-archive.log", t, HF_ERROR_PARSE, line, NULL,
+                     "non-number in the archive Hessian");
+    free(t);
+    t = mutate(data, "Frequencies --   312.9189", "Frequencies --        NaN", &line);
+    write_and_expect(hf_read_gaussian_log, "nan-freq.log", t, HF_ERROR_NONFINITE, line, NULL, "NaN frequency");
+    free(t);
+    /* wrong counts: a force constant missing, a mode row missing or short, atom numbering */
+    t = mutate(data, ",0.05213386,", ",", &line);
+    write_and_expect(hf_read_gaussian_log, "short-archive.log", t, HF_ERROR_COUNT, line, "has 299 values",
+                     "archive Hessian one value short");
+    free(t);
+    {
+        int row = find_line(data, "   8   1     0.35  -0.20   0.00", 1);
+        t = delete_lines(data, row, row);
+        write_and_expect(hf_read_gaussian_log, "short-modes.log", t, HF_ERROR_COUNT, row, NULL,
+                         "mode table one row short");
+        free(t);
+    }
+    t = mutate(data, "   1   1     0.35  -0.20   0.00     0.33   0.29  -0.02    -0.02  -0.37   0.01",
+               "   1   1     0.35  -0.20   0.00     0.33   0.29  -0.02    -0.02  -0.37", &line);
+    write_and_expect(hf_read_gaussian_log, "fields.log", t, HF_ERROR_COUNT, line, "fields", "mode row with a value missing");
+    free(t);
+    t = mutate(data, "    7          1          -1.760520", "    9          1          -1.760520", &line);
+    write_and_expect(hf_read_gaussian_log, "center.log", t, HF_ERROR_PARSE, line, "center number",
+                     "orientation row numbered 9 for 7");
+    free(t);
+    t = mutate(data, "   2   6     0.00   0.00   0.00    -0.03", "   2   7     0.00   0.00   0.00    -0.03", &line);
+    write_and_expect(hf_read_gaussian_log, "an.log", t, HF_ERROR_PARSE, line, "atomic number",
+                     "mode table element differs from the orientation");
+    free(t);
+    /* missing sections: no orientation table; no normal termination */
+    t = replace_all(data, "Input orientation:", "Input geometry:");
+    write_and_expect(hf_read_gaussian_log, "no-orientation.log", t, HF_ERROR_FORMAT, 0, "orientation",
+                     "no orientation table");
+    free(t);
+    t = replace_all(data, "Normal termination of Gaussian", "Error termination of Gaussian");
+    write_and_expect(hf_read_gaussian_log, "error-termination.log", t, HF_ERROR_TRUNCATED, 0, "Normal termination",
+                     "error termination");
+    free(t);
+    /* absurd numbers: a mode number, an atom number */
+    t = mutate(data, "                     1                      2                      3",
+               "                     1             999999999                      3", &line);
+    write_and_expect(hf_read_gaussian_log, "mode-number.log", t, HF_ERROR_PARSE, line, "mode number",
+                     "mode number 999999999");
+    free(t);
+    t = mutate(data, "    1          1           0.017890", " 2147483648000   1         0.017890", &line);
+    write_and_expect(hf_read_gaussian_log, "atom-number.log", t, HF_ERROR_PARSE, line, "center number",
+                     "atom number 2e12");
+    free(t);
+    /* the archive geometry disagrees with the orientation (atom 1 moved 0.1 A) */
+    t = mutate_after(data, last_archive, ",0.0178900128,", ",0.1178900128,", &line);
+    write_and_expect(hf_read_gaussian_log, "archive-geometry.log", t, HF_ERROR_FORMAT, archive_start,
+                     "not a rotation", "archive geometry of another structure");
+    free(t);
+    /* the archive's charge/multiplicity disagrees with the log's */
+    t = mutate_after(data, last_archive, "\\\\0,1\\H", "\\\\0,3\\H", &line);
+    write_and_expect(hf_read_gaussian_log, "archive-multiplicity.log", t, HF_ERROR_FORMAT, 0, "multiplicity",
+                     "archive multiplicity 3, log 1");
+    free(t);
+    /* an archive block that never ends */
+    t = mutate(data, "\\\\\\@", "\\\\\\ ", &line);
+    write_and_expect(hf_read_gaussian_log, "archive-open.log", t, HF_ERROR_TRUNCATED, 0, "archive block",
+                     "archive without its terminator");
+    free(t);
+    garbage(hf_read_gaussian_log, "log");
+    free(data);
+}
+
+static void remove_temp_files(void)
+{
+    for (int i = 0; i < n_created; i++) {
+        remove(created[i]);
+        free(created[i]);
+    }
+    n_created = 0;
+    if (tmpdir[0] != '\0')
+        remove(tmpdir);
+}
+
+int main(void)
+{
+    const char *base = getenv("TMPDIR");
+    hf_molecule fchk, log;
+    snprintf(tmpdir, sizeof tmpdir, "%s/hessfit_test_read_gaussian_XXXXXX", base != NULL && base[0] ? base : "/tmp");
+    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp(%s) failed", tmpdir);
+    atexit(remove_temp_files);
+
+    test_fchk(&fchk);
+    test_log(&log);
+    test_cross_checks(&fchk, &log);
+    test_gzip(&fchk, &log);
+    test_log_first_job();
+    test_log_standard_orientation_and_hpmodes(&fchk, &log);
+    test_bad_fchk();
+    test_bad_log();
+    hf_molecule_free(&fchk);
+    hf_molecule_free(&log);
+    printf("test_read_gaussian: all checks passed\n");
+    return 0;
+}

@@ -1,0 +1,475 @@
+/* ORCA .hess reader on hessfit's own ORCA-layout files (tests/data/orca, written once by
+ * make_orca_hess.py from the Psi4 CH3F and SN2-TS data of examples/data/sn2): the Hessian against
+ * the .npy it came from, the geometry against the .xyz, the frequencies in the file and those
+ * rebuilt from the Hessian against the reference frequency lists, the normal modes as
+ * eigenvectors of the mass-weighted Hessian, gzip copies, and bad input of every kind written to
+ * a mkdtemp directory. */
+#define _POSIX_C_SOURCE 200809L
+#include "hessfit_fitting.h"
+#include "hessfit_molecule.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static char tmpdir[256];
+static char *created[256];
+static int n_created;
+
+/* ---- files ------------------------------------------------------------------------------------ */
+
+static const char *temp_path(const char *name)
+{
+    char *path = malloc(strlen(tmpdir) + strlen(name) + 2);
+    CHECK(path != NULL && n_created < (int)(sizeof created / sizeof *created), "out of memory / too many files");
+    sprintf(path, "%s/%s", tmpdir, name);
+    created[n_created++] = path;
+    return path;
+}
+
+static const char *write_temp(const char *name, const char *data, size_t n)
+{
+    const char *path = temp_path(name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL, "cannot write %s", path);
+    CHECK(fwrite(data, 1, n, f) == n, "short write to %s", path);
+    fclose(f);
+    return path;
+}
+
+static const char *write_gz(const char *name, const char *data, size_t n)
+{
+    const char *path = temp_path(name);
+    gzFile gz = gzopen(path, "wb");
+    CHECK(gz != NULL, "gzopen %s", path);
+    CHECK(gzwrite(gz, data, (unsigned)n) == (int)n, "gzwrite %s", path);
+    CHECK(gzclose(gz) == Z_OK, "gzclose %s", path);
+    return path;
+}
+
+static char *load(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *data;
+    long size;
+    CHECK(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    data = malloc((size_t)size + 1);
+    CHECK(data != NULL && fread(data, 1, (size_t)size, f) == (size_t)size, "cannot read %s", path);
+    fclose(f);
+    data[size] = '\0';
+    *n = (size_t)size;
+    return data;
+}
+
+/* text with the first occurrence of from (which must exist) replaced by to; *line = its line. */
+static char *mutate(const char *text, const char *from, const char *to, int *line)
+{
+    const char *hit = strstr(text, from);
+    size_t a, nf = strlen(from), nt = strlen(to), n = strlen(text);
+    char *out;
+    int l = 1;
+    CHECK(hit != NULL, "'%s' not found in the text to mutate", from);
+    for (const char *c = text; c < hit; c++)
+        l += *c == '\n';
+    *line = l;
+    a = (size_t)(hit - text);
+    out = malloc(n - nf + nt + 1);
+    CHECK(out != NULL, "out of memory");
+    memcpy(out, text, a);
+    memcpy(out + a, to, nt);
+    memcpy(out + a + nt, hit + nf, n - a - nf + 1);
+    return out;
+}
+
+static size_t line_offset(const char *text, int line)
+{
+    size_t off = 0;
+    for (int l = 1; l < line; l++) {
+        const char *nl = strchr(text + off, '\n');
+        CHECK(nl != NULL, "line %d beyond the text", line);
+        off = (size_t)(nl - text) + 1;
+    }
+    return off;
+}
+
+/* text without lines [first, last] (1-based, inclusive). */
+static char *delete_lines(const char *text, int first, int last)
+{
+    size_t a = line_offset(text, first), b = line_offset(text, last + 1), n = strlen(text);
+    char *out = malloc(n - (b - a) + 1);
+    CHECK(out != NULL, "out of memory");
+    memcpy(out, text, a);
+    memcpy(out + a, text + b, n - b + 1);
+    return out;
+}
+
+/* 1-based line of the first line that is exactly s. */
+static int find_exact_line(const char *text, const char *s)
+{
+    int line = 1;
+    size_t n = strlen(s);
+    for (const char *p = text; *p; line++) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len == n && strncmp(p, s, n) == 0)
+            return line;
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+    CHECK(0, "no line '%s'", s);
+    return 0;
+}
+
+/* ---- checks ----------------------------------------------------------------------------------- */
+
+static void expect_fail(const char *path, hf_status want, int line, const char *part, const char *what)
+{
+    hf_molecule m;
+    hf_status st;
+    const char *msg;
+    char where[512];
+    memset(&m, 0x5a, sizeof m);
+    st = hf_read_orca_hess(path, &m);
+    msg = hf_last_error();
+    CHECK(st != HF_SUCCESS, "%s: the reader accepted bad input", what);
+    CHECK(want == HF_SUCCESS || st == want, "%s: got %s, expected %s (%s)", what, hf_status_string(st),
+          hf_status_string(want), msg);
+    snprintf(where, sizeof where, "%s:%d:", path, line);
+    CHECK(strstr(msg, path) != NULL, "%s: the message does not name the file: %s", what, msg);
+    CHECK(line <= 0 || strstr(msg, where) != NULL, "%s: the message does not name line %d: %s", what, line, msg);
+    CHECK(part == NULL || strstr(msg, part) != NULL, "%s: the message lacks '%s': %s", what, part, msg);
+    CHECK(m.n_atoms == 0 && m.atomic_numbers == NULL && m.hessian == NULL && m.name == NULL && m.modes == NULL,
+          "%s: the output is not zeroed after a failure", what);
+    printf("  %-44s -> %s: %s\n", what, hf_status_string(st), msg);
+}
+
+static void write_and_expect(const char *name, const char *text, hf_status want, int line, const char *part,
+                             const char *what)
+{
+    expect_fail(write_temp(name, text, strlen(text)), want, line, part, what);
+}
+
+typedef struct reference {
+    hf_xyz xyz;
+    double *hessian; /* .npy */
+    double *freqs;   /* .txt, the 3N - 6 vibrations */
+    size_t n_freqs;
+} reference;
+
+static void load_reference(const char *stem, reference *ref)
+{
+    char rel[128];
+    size_t n;
+    snprintf(rel, sizeof rel, "examples/data/sn2/%s-optimized.xyz", stem);
+    HF_CALL(hf_xyz_read(test_source_path(rel), &ref->xyz));
+    snprintf(rel, sizeof rel, "examples/data/sn2/%s-hessian.npy", stem);
+    HF_CALL(hf_npy_read_square(test_source_path(rel), 3 * (size_t)ref->xyz.n_atoms, &ref->hessian, &n));
+    snprintf(rel, sizeof rel, "examples/data/sn2/%s-frequencies.txt", stem);
+    HF_CALL(hf_text_read_values(test_source_path(rel), &ref->freqs, &ref->n_freqs));
+    CHECK(ref->n_freqs == 3 * (size_t)ref->xyz.n_atoms - 6, "%s: %zu reference frequencies", stem, ref->n_freqs);
+}
+
+static void free_reference(reference *ref)
+{
+    hf_xyz_free(&ref->xyz);
+    free(ref->hessian);
+    free(ref->freqs);
+}
+
+/*
+ * One .hess file against its sources. hess_tol: the print precision of its Hessian values;
+ * freq_tol: the bound on the frequencies rebuilt from that Hessian; mode_tol: the bound on the
+ * modes' deviation from unit norm and on their eigenvector residual (from their print precision).
+ */
+static void check_file(const char *stem, double energy, double hess_tol, double freq_tol, double mode_tol)
+{
+    char rel[128];
+    reference ref;
+    hf_molecule m, gz;
+    const double factor = hf_frequency_factor_hartree_bohr2_amu();
+    double xyz_dev = 0.0, h_dev = 0.0, file_dev = 0.0, rebuilt_dev = 0.0, resid = 0.0, norm_dev = 0.0, hmax = 0.0;
+    double *masses, *all, *mw, *vib;
+    int n, n3, n_ext = 0;
+    size_t size;
+    char *data;
+
+    memset(&ref, 0, sizeof ref);
+    load_reference(stem, &ref);
+    snprintf(rel, sizeof rel, "tests/data/orca/%s.hess", stem);
+    HF_CALL(hf_read_orca_hess(test_source_path(rel), &m));
+    HF_CALL(hf_molecule_check(&m, rel));
+    n = m.n_atoms;
+    n3 = 3 * n;
+    CHECK(n == ref.xyz.n_atoms, "%s: %d atoms, the .xyz has %d", stem, n, ref.xyz.n_atoms);
+    CHECK(memcmp(m.atomic_numbers, ref.xyz.atomic_numbers, (size_t)n * sizeof(int)) == 0, "%s: elements", stem);
+    CHECK(strcmp(m.name, "") == 0 && strstr(m.source, rel) != NULL, "%s: name '%s' source '%s'", stem, m.name,
+          m.source);
+    CHECK(m.has_energy && m.energy == energy, "%s: energy %.12f", stem, m.energy);
+    CHECK(!m.has_charge && m.multiplicity == 1, "%s: charge %d/%d multiplicity %d", stem, m.has_charge, m.charge,
+          m.multiplicity);
+    /* geometry: Bohr with 12 decimals in the file */
+    for (int k = 0; k < n3; k++)
+        xyz_dev = fmax(xyz_dev, fabs(m.coords[k] - ref.xyz.coords_angstrom[k]));
+    CHECK(xyz_dev <= 1e-11, "%s: coordinates differ from the .xyz by %.3g A", stem, xyz_dev);
+    /* Hessian against the .npy */
+    for (int k = 0; k < n3 * n3; k++) {
+        h_dev = fmax(h_dev, fabs(m.hessian[k] - ref.hessian[k]));
+        hmax = fmax(hmax, fabs(ref.hessian[k]));
+    }
+    CHECK(h_dev <= hess_tol, "%s: Hessian differs from the .npy by %.3g (print precision %.3g)", stem, h_dev, hess_tol);
+    /* frequencies as printed: 6 zeros, then the vibrations */
+    CHECK(m.n_modes == n3 && m.modes != NULL, "%s: %d modes", stem, m.n_modes);
+    for (int k = 0; k < 6; k++)
+        CHECK(m.frequencies[k] == 0.0, "%s: frequency %d is %g", stem, k, m.frequencies[k]);
+    for (int k = 6; k < n3; k++)
+        file_dev = fmax(file_dev, fabs(m.frequencies[k] - ref.freqs[k - 6]));
+    CHECK(file_dev <= 1e-5, "%s: frequencies in the file differ from the reference by %.3g cm^-1", stem, file_dev);
+    /* frequencies rebuilt from the file's Hessian */
+    masses = malloc((size_t)n * sizeof *masses);
+    all = malloc((size_t)n3 * sizeof *all);
+    mw = malloc((size_t)n3 * (size_t)n3 * sizeof *mw);
+    vib = malloc((size_t)n3 * sizeof *vib);
+    CHECK(masses && all && mw && vib, "out of memory");
+    HF_CALL(hf_element_masses(m.atomic_numbers, n, HF_MASS_MONOISOTOPIC, masses));
+    HF_CALL(hf_vib_analyse(m.hessian, masses, m.coords, n, factor, HF_VIB_PROJECT_EXTERNAL, all, NULL, &n_ext));
+    CHECK(n_ext == 6, "%s: %d external modes", stem, n_ext);
+    HF_CALL(hf_vib_select(all, n3, n3 - 6, vib));
+    for (int k = 0; k < n3 - 6; k++)
+        rebuilt_dev = fmax(rebuilt_dev, fabs(vib[k] - ref.freqs[k]));
+    CHECK(rebuilt_dev <= freq_tol, "%s: frequencies of the file's Hessian differ by %.3g cm^-1", stem, rebuilt_dev);
+    /* the modes (rows of mol->modes = columns of the file): unit Cartesian vectors whose
+     * mass-weighted forms are eigenvectors of the mass-weighted Hessian (translations and
+     * rotations projected out) with eigenvalue (nu / factor)^2 sign(nu) */
+    HF_CALL(hf_vib_mass_weight(m.hessian, masses, n, mw));
+    {
+        double *basis = malloc(6 * (size_t)n3 * sizeof *basis);
+        int n_basis = 0;
+        CHECK(basis != NULL, "out of memory");
+        HF_CALL(hf_vib_external_basis(masses, m.coords, n, basis, &n_basis));
+        HF_CALL(hf_vib_project(mw, basis, n_basis, n));
+        free(basis);
+    }
+    for (int k = 0; k < n3; k++) {
+        const double *l = m.modes + (size_t)k * (size_t)n3;
+        double norm = 0.0, vnorm = 0.0, lambda = hf_cm1_to_eigenvalue(m.frequencies[k], factor);
+        double *v = all; /* reuse: mass-weighted vector */
+        for (int i = 0; i < n3; i++)
+            norm += l[i] * l[i];
+        if (k < 6) {
+            CHECK(norm == 0.0, "%s: translation/rotation column %d is not zero", stem, k);
+            continue;
+        }
+        norm_dev = fmax(norm_dev, fabs(sqrt(norm) - 1.0));
+        for (int i = 0; i < n3; i++) {
+            v[i] = l[i] * sqrt(masses[i / 3]);
+            vnorm += v[i] * v[i];
+        }
+        for (int i = 0; i < n3; i++)
+            v[i] /= sqrt(vnorm);
+        for (int i = 0; i < n3; i++) {
+            double hv = 0.0;
+            for (int j = 0; j < n3; j++)
+                hv += mw[i * n3 + j] * v[j];
+            resid = fmax(resid, fabs(hv - lambda * v[i]));
+        }
+    }
+    CHECK(norm_dev <= mode_tol, "%s: mode norms differ from 1 by %.3g", stem, norm_dev);
+    CHECK(resid <= mode_tol, "%s: modes are not eigenvectors: residual %.3g", stem, resid);
+    printf("%s.hess: Hessian vs .npy max |diff| %.2e (max |H| %.3f); frequencies in the file vs reference %.2e cm^-1, "
+           "rebuilt from the file's Hessian %.2e cm^-1; mode norms |1 - |l|| %.1e, eigen-residual %.1e\n",
+           stem, h_dev, hmax, file_dev, rebuilt_dev, norm_dev, resid);
+
+    /* a gzip copy reads identically */
+    data = load(test_source_path(rel), &size);
+    snprintf(rel, sizeof rel, "%s.hess.gz", stem);
+    HF_CALL(hf_read_orca_hess(write_gz(rel, data, size), &gz));
+    CHECK(gz.n_atoms == n && gz.n_modes == m.n_modes && gz.energy == m.energy && gz.multiplicity == m.multiplicity &&
+              memcmp(gz.atomic_numbers, m.atomic_numbers, (size_t)n * sizeof(int)) == 0 &&
+              memcmp(gz.coords, m.coords, (size_t)n3 * sizeof(double)) == 0 &&
+              memcmp(gz.hessian, m.hessian, (size_t)n3 * (size_t)n3 * sizeof(double)) == 0 &&
+              memcmp(gz.frequencies, m.frequencies, (size_t)n3 * sizeof(double)) == 0 &&
+              memcmp(gz.modes, m.modes, (size_t)n3 * (size_t)n3 * sizeof(double)) == 0,
+          "%s: the gzip copy reads differently", stem);
+    printf("%s.hess.gz reads identically\n", stem);
+    hf_molecule_free(&gz);
+    free(data);
+    free(masses);
+    free(all);
+    free(mw);
+    free(vib);
+    hf_molecule_free(&m);
+    free_reference(&ref);
+}
+
+/* ---- bad input ---------------------------------------------------------------------------------- */
+
+static void test_bad_input(void)
+{
+    size_t n;
+    char *data = load(test_source_path("tests/data/orca/ch3f.hess"), &n), *t, *t2;
+    const int hess_line = find_exact_line(data, "$hessian"), freq_line = find_exact_line(data, "$vibrational_frequencies"),
+              modes_line = find_exact_line(data, "$normal_modes"), atoms_line = find_exact_line(data, "$atoms"),
+              end_line = find_exact_line(data, "$end");
+    size_t hess = line_offset(data, hess_line);
+    unsigned char bytes[4096];
+    unsigned long long x = 0x9e3779b97f4a7c15ull;
+    int line;
+
+    printf("ORCA .hess: bad input\n");
+    /* truncated at every twentieth of the file and at 6 places inside $hessian */
+    for (int k = 1; k < 26; k++) {
+        char name[64], what[96];
+        size_t cut = k < 20 ? n * (size_t)k / 20 : hess + 30 + (size_t)(k - 20) * 550;
+        snprintf(name, sizeof name, "cut%zu.hess", cut);
+        snprintf(what, sizeof what, "cut at byte %zu of %zu", cut, n);
+        expect_fail(write_temp(name, data, cut), HF_SUCCESS, 0, NULL, what);
+    }
+    /* NaN in $hessian, in $vibrational_frequencies, in $normal_modes, in $atoms */
+    t = mutate(data, "6.0126864879E-01", "NaN", &line);
+    write_and_expect("nan-hessian.hess", t, HF_ERROR_NONFINITE, line, NULL, "NaN in $hessian");
+    free(t);
+    t = mutate(data, "1040.581386", "nan", &line);
+    write_and_expect("nan-frequency.hess", t, HF_ERROR_NONFINITE, line, NULL, "NaN frequency");
+    free(t);
+    t = mutate(data + line_offset(data, modes_line), "E-01", "E-0x", &line);
+    line += modes_line - 1;
+    t2 = malloc(line_offset(data, modes_line) + strlen(t) + 1);
+    CHECK(t2 != NULL, "out of memory");
+    memcpy(t2, data, line_offset(data, modes_line));
+    strcpy(t2 + line_offset(data, modes_line), t);
+    write_and_expect("word-mode.hess", t2, HF_ERROR_PARSE, line, NULL, "non-number in $normal_modes");
+    free(t);
+    free(t2);
+    t = mutate(data, "-1.417813852040", "inf", &line);
+    write_and_expect("inf-atom.hess", t, HF_ERROR_NONFINITE, line, NULL, "Inf coordinate");
+    free(t);
+    /* wrong counts */
+    t = mutate(data, "$hessian\n15\n", "$hessian\n14\n", &line);
+    write_and_expect("n-hessian-14.hess", t, HF_ERROR_PARSE, hess_line + 17, "column index", "$hessian 14 for 15");
+    free(t);
+    t = mutate(data, "$hessian\n15\n", "$hessian\n16\n", &line);
+    write_and_expect("n-hessian-16.hess", t, HF_ERROR_PARSE, hess_line + 18, "row index", "$hessian 16 for 15");
+    free(t);
+    t = mutate(data, "$atoms\n5\n", "$atoms\n4\n", &line);
+    write_and_expect("n-atoms-4.hess", t, HF_ERROR_FORMAT, atoms_line + 6, "unexpected line", "$atoms 4 for 5");
+    free(t);
+    t = mutate(data, "$atoms\n5\n", "$atoms\n6\n", &line);
+    write_and_expect("n-atoms-6.hess", t, HF_ERROR_TRUNCATED, atoms_line + 7, "ends early", "$atoms 6 for 5");
+    free(t);
+    t = mutate(data, "$vibrational_frequencies\n15\n", "$vibrational_frequencies\n14\n", &line);
+    write_and_expect("n-freq-14.hess", t, HF_ERROR_FORMAT, freq_line + 16, "unexpected line", "14 frequencies for 15");
+    free(t);
+    t = mutate(data, "$normal_modes\n15 15\n", "$normal_modes\n15 14\n", &line);
+    write_and_expect("n-modes-14.hess", t, HF_ERROR_COUNT, modes_line + 34, "beyond", "$normal_modes 15 x 14");
+    free(t);
+    t = mutate(data, "$normal_modes\n15 15\n", "$normal_modes\n15\n", &line);
+    write_and_expect("n-modes-one.hess", t, HF_ERROR_PARSE, modes_line + 1, "2 integers", "$normal_modes one count");
+    free(t);
+    /* strict blocks: a column index out of sequence, a missing row, a missing value */
+    t = mutate(data, "                         0                  1                  2",
+               "                         0                  2                  1", &line);
+    write_and_expect("columns.hess", t, HF_ERROR_PARSE, hess_line + 2, "column index", "column indices 0 2 1");
+    free(t);
+    t = delete_lines(data, hess_line + 10, hess_line + 10);
+    write_and_expect("row-missing.hess", t, HF_ERROR_PARSE, hess_line + 10, "row index", "$hessian row 7 missing");
+    free(t);
+    t = mutate(data, "      3  -6.2596165243E-02   8.1585381858E-06   0.0000000000E+00   4.3799335198E-02  -3.7302175948E-06",
+               "      3  -6.2596165243E-02   8.1585381858E-06   0.0000000000E+00   4.3799335198E-02", &line);
+    write_and_expect("value-missing.hess", t, HF_ERROR_COUNT, line, "4 values", "$hessian row with 4 of 5 values");
+    free(t);
+    t = mutate(data, "    7        1191.748144", "    8        1191.748144", &line);
+    write_and_expect("freq-index.hess", t, HF_ERROR_PARSE, line, "frequency index", "frequency numbered 8 for 7");
+    free(t);
+    /* missing sections */
+    t = delete_lines(data, atoms_line, atoms_line + 6);
+    write_and_expect("no-atoms.hess", t, HF_ERROR_FORMAT, 0, "no $atoms", "no $atoms");
+    free(t);
+    t = delete_lines(data, hess_line, freq_line - 1);
+    write_and_expect("no-hessian.hess", t, HF_ERROR_FORMAT, 0, "no $hessian", "no $hessian");
+    free(t);
+    t = delete_lines(data, freq_line, modes_line - 1);
+    write_and_expect("no-frequencies.hess", t, HF_ERROR_FORMAT, find_exact_line(t, "$normal_modes"),
+                     "without $vibrational_frequencies", "$normal_modes without frequencies");
+    free(t);
+    t = delete_lines(data, end_line, end_line);
+    write_and_expect("no-end.hess", t, HF_ERROR_TRUNCATED, 0, "without $end", "no $end");
+    free(t);
+    t = mutate(data, "$orca_hessian_file", "$orca_hessian_fil", &line);
+    write_and_expect("no-title.hess", t, HF_ERROR_FORMAT, line, "not an ORCA .hess file", "no $orca_hessian_file");
+    free(t);
+    /* absurd counts */
+    t = mutate(data, "$hessian\n15\n", "$hessian\n999999999\n", &line);
+    write_and_expect("huge-hessian.hess", t, HF_ERROR_PARSE, hess_line + 1, "outside", "$hessian 1e9");
+    free(t);
+    t = mutate(data, "$hessian\n15\n", "$hessian\n29999999\n", &line);
+    write_and_expect("large-hessian.hess", t, HF_ERROR_PARSE, hess_line + 18, "row index", "$hessian 3e7, data for 15");
+    free(t);
+    t = mutate(data, "$atoms\n5\n", "$atoms\n9999999\n", &line);
+    write_and_expect("huge-atoms.hess", t, HF_ERROR_TRUNCATED, atoms_line + 7, "ends early", "$atoms 1e7, 5 given");
+    free(t);
+    t = mutate(data, "$normal_modes\n15 15\n", "$normal_modes\n15 2000000000\n", &line);
+    write_and_expect("huge-modes.hess", t, HF_ERROR_PARSE, modes_line + 1, "outside", "$normal_modes 15 x 2e9");
+    free(t);
+    /* other damage: a duplicated section, an unknown element, a stray line */
+    t = mutate(data, "$multiplicity\n  1\n", "$multiplicity\n  1\n\n$act_energy\n  -1.0\n", &line);
+    write_and_expect("duplicate.hess", t, HF_ERROR_FORMAT, line + 3, "second time", "$act_energy twice");
+    free(t);
+    t = mutate(data, "\n F   18.99", "\n Xx  18.99", &line);
+    write_and_expect("element.hess", t, HF_ERROR_UNKNOWN_ELEMENT, line + 1, "Xx", "unknown element Xx");
+    free(t);
+    t = mutate(data, "$act_energy\n", "$act_energy\n    -1.0\n    -2.0\n", &line);
+    write_and_expect("stray.hess", t, HF_ERROR_FORMAT, line + 2, "unexpected line", "two energies");
+    free(t);
+    /* empty file, garbage, no file */
+    expect_fail(write_temp("empty.hess", "", 0), HF_ERROR_TRUNCATED, 0, "empty", "empty file");
+    for (size_t k = 0; k < sizeof bytes; k++) {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        bytes[k] = (unsigned char)((x * 0x2545f4914f6cdd1dull) >> 56);
+    }
+    expect_fail(write_temp("garbage.hess", (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL, "binary garbage");
+    for (size_t k = 0; k < sizeof bytes; k++)
+        bytes[k] = (unsigned char)(bytes[k] % 7 == 0 ? '\n' : 33 + bytes[k] % 90);
+    expect_fail(write_temp("text-garbage.hess", (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL,
+                "text garbage");
+    t = malloc(n);
+    CHECK(t != NULL, "out of memory");
+    memcpy(t, data, n);
+    t[line_offset(t, hess_line + 5) + 12] = '\0'; /* a NUL byte inside $hessian */
+    expect_fail(write_temp("nul.hess", t, n), HF_ERROR_PARSE, hess_line + 5, "NUL", "NUL byte");
+    free(t);
+    expect_fail(test_source_path("tests/data/orca/no-such-file.hess"), HF_ERROR_IO, 0, NULL, "missing file");
+    free(data);
+}
+
+static void remove_temp_files(void)
+{
+    for (int i = 0; i < n_created; i++) {
+        remove(created[i]);
+        free(created[i]);
+    }
+    n_created = 0;
+    if (tmpdir[0] != '\0')
+        remove(tmpdir);
+}
+
+int main(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/hessfit_test_read_orca_XXXXXX", base != NULL && base[0] ? base : "/tmp");
+    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp(%s) failed", tmpdir);
+    atexit(remove_temp_files);
+
+    /* ch3f.hess: %.10E values (|H| < 1: 5e-11); sn2-ts.hess: %11.6f (5e-7) */
+    check_file("ch3f", -139.751112913417, 5.0001e-11, 1e-5, 1e-9);
+    check_file("sn2-ts", -239.617572855815, 5.0001e-7, 1e-2, 1e-5);
+    test_bad_input();
+    printf("test_read_orca: all checks passed\n");
+    return 0;
+}
