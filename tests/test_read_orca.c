@@ -425,6 +425,21 @@ static void test_bad_input(void)
     t = mutate(data, "$act_energy\n", "$act_energy\n    -1.0\n    -2.0\n", &line);
     write_and_expect("stray.hess", t, HF_ERROR_FORMAT, line + 2, "unexpected line", "two energies");
     free(t);
+    /* asymmetry: H(1,0) = 9.89e-7 vs H(0,1) = 9.89e-7. Off by 1e-5 (1.7e-5 of max|H|, below the
+     * 1e-4 tolerance for numerical Hessians) it reads, symmetrised; off by 0.1 it is an error */
+    {
+        hf_molecule m;
+        const size_t n3 = 15;
+        t = mutate(data, "      1   9.8944668732E-07", "      1   1.0989446687E-05", &line);
+        HF_CALL(hf_read_orca_hess(write_temp("slightly-asymmetric.hess", t, strlen(t)), &m));
+        CHECK(m.hessian[1 * n3 + 0] == m.hessian[0 * n3 + 1], "not symmetrised");
+        CHECK_CLOSE(m.hessian[1 * n3 + 0], 0.5 * (9.8944668732E-07 + 1.0989446687E-05), 1e-15, 1e-5, "H(1,0)");
+        hf_molecule_free(&m);
+        free(t);
+        t = mutate(data, "      1   9.8944668732E-07", "      1   1.0000000000E-01", &line);
+        write_and_expect("asymmetric.hess", t, HF_ERROR_SHAPE, hess_line, "not symmetric", "H(1,0) != H(0,1)");
+        free(t);
+    }
     /* empty file, garbage, no file */
     expect_fail(write_temp("empty.hess", "", 0), HF_ERROR_TRUNCATED, 0, "empty", "empty file");
     for (size_t k = 0; k < sizeof bytes; k++) {

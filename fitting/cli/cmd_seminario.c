@@ -108,17 +108,7 @@ static hf_status read_hessian(const char *path, const char *xyz, hf_molecule *mo
             return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: a .npy Hessian needs --xyz for the geometry", path);
         return hf_read_npy_xyz(xyz, path, mol);
     }
-    if (has_extension(path, ".fchk") || has_extension(path, ".fch"))
-        st = hf_read_fchk(path, mol);
-    else if (has_extension(path, ".log"))
-        st = hf_read_gaussian_log(path, mol);
-    else if (has_extension(path, ".in"))
-        st = hf_read_jaguar_in(path, mol);
-    else if (has_extension(path, ".hess"))
-        st = hf_read_orca_hess(path, mol);
-    else
-        return hf_error(HF_ERROR_UNSUPPORTED, "%s: not a Hessian file this command reads (.fchk .fch .log .in .hess "
-                        ".npy)", path);
+    st = hf_molecule_read(path, NULL, mol);
     if (st != HF_SUCCESS)
         return st;
     if (mol->hessian == NULL) {

@@ -106,6 +106,9 @@ hf_status hf_molecule_check(const hf_molecule *mol, const char *what);
  * extension is HF_ERROR_UNSUPPORTED naming the file and the known formats.
  */
 hf_status hf_molecules_read(const char *path, const char *format, hf_molecule_list *list);
+/* The same for a file that must hold exactly one structure (HF_ERROR_COUNT names the file
+ * otherwise). */
+hf_status hf_molecule_read(const char *path, const char *format, hf_molecule *mol);
 /* The list of format names above, comma-separated, for messages and --help. */
 const char *hf_molecule_formats(void);
 

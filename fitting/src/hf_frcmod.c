@@ -331,9 +331,9 @@ hf_status hf_frcmod_read(const char *path, hf_forcefield *ff)
                 static const char *const what[] = {"R*", "epsilon"};
                 size_t pos = 0, a = 0, b = 0;
                 next_token(s, &pos, &a, &b); /* the type; the line is not blank */
-                if (b - a >= HF_FF_TYPE_LEN) {
-                    st = hf_error(HF_ERROR_PARSE, "%s:%d: atom type '%.20s' longer than %d characters", path, line_no,
-                                  s + a, HF_FF_TYPE_LEN - 1);
+                if (b - a > 2) { /* as in the bonded sections' fixed two-character columns */
+                    st = hf_error(HF_ERROR_PARSE, "%s:%d: atom type '%.20s' longer than AMBER's two characters", path,
+                                  line_no, s + a);
                     goto fail;
                 }
                 memcpy(p.types[0], s + a, b - a);

@@ -28,8 +28,12 @@
 #include "hf_lines.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Largest relative asymmetry |H_ij - H_ji| / max|H| accepted in a $hessian block. */
+#define HF_ORCA_SYMMETRY_TOLERANCE 1e-4
 
 /* Largest atom count (the same bound as .xyz files). */
 #define ORCA_MAX_ATOMS HF_XYZ_MAX_ATOMS
@@ -418,6 +422,24 @@ hf_status hf_read_orca_hess(const char *path, hf_molecule *mol)
         m.coords[k] *= HF_BOHR_TO_ANGSTROM;
     m.hessian = d.hessian.v;
     d.hessian.v = NULL;
+    /* ORCA's numerical Hessians are symmetric only to their differencing error: accept an
+     * asymmetry up to HF_ORCA_SYMMETRY_TOLERANCE of the largest element and symmetrise,
+     * (H + H^T) / 2; a larger one is an error naming the element. */
+    {
+        double hmax = 0.0;
+        for (size_t k = 0; k < n3 * n3; k++)
+            hmax = fmax(hmax, fabs(m.hessian[k]));
+        for (size_t i = 0; i < n3; i++)
+            for (size_t j = 0; j < i; j++) {
+                double a = m.hessian[i * n3 + j], b = m.hessian[j * n3 + i];
+                if (fabs(a - b) > HF_ORCA_SYMMETRY_TOLERANCE * hmax) {
+                    st = hf_error(HF_ERROR_SHAPE, "%s:%d: $hessian is not symmetric: element (%zu, %zu) = %.10g but "
+                                  "(%zu, %zu) = %.10g", path, d.hessian.line, i, j, a, j, i, b);
+                    goto fail;
+                }
+                m.hessian[i * n3 + j] = m.hessian[j * n3 + i] = 0.5 * (a + b);
+            }
+    }
     m.name = hf_strdup("");
     m.source = hf_strdup(path);
     if (m.name == NULL || m.source == NULL) {

@@ -1,0 +1,118 @@
+/*
+ * libFuzzer target for one reader of the fitting layer (the reader is chosen at compile time by
+ * HF_FUZZ_FORMAT, see CMakeLists.txt here). Each input is written to a private temporary file and
+ * read through the same path-based entry point users call; the reader must return a status
+ * (any) without crashing, leaking or over-reading (AddressSanitizer/UBSan catch those). A
+ * successful read must also pass hf_molecule_check, and a force field that was read must write
+ * back and re-read (write-back is part of the .fld/.frcmod contract).
+ */
+#include "hessfit_forcefield.h"
+#include "hessfit_io.h"
+#include "hessfit_molecule.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef HF_FUZZ_FORMAT
+#error "HF_FUZZ_FORMAT must name the reader"
+#endif
+
+static char input_path[64], output_path[64];
+
+static void make_paths(void)
+{
+    if (input_path[0])
+        return;
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(input_path, sizeof input_path, "%s/hf-fuzz-in-%ld", dir, (long)getpid());
+    snprintf(output_path, sizeof output_path, "%s/hf-fuzz-out-%ld", dir, (long)getpid());
+}
+
+static void require(int cond, const char *what)
+{
+    if (!cond) {
+        fprintf(stderr, "fuzz_%s: %s: %s\n", HF_FUZZ_FORMAT, what, hf_last_error());
+        abort();
+    }
+}
+
+static void read_molecule(hf_status (*reader)(const char *, hf_molecule *))
+{
+    hf_molecule mol;
+    if (reader(input_path, &mol) == HF_SUCCESS) {
+        require(hf_molecule_check(&mol, input_path) == HF_SUCCESS, "a molecule read without error fails its check");
+        hf_molecule_free(&mol);
+    }
+}
+
+static void read_list(hf_status (*reader)(const char *, hf_molecule_list *))
+{
+    hf_molecule_list list;
+    if (reader(input_path, &list) == HF_SUCCESS) {
+        for (int i = 0; i < list.n; i++)
+            require(hf_molecule_check(&list.items[i], input_path) == HF_SUCCESS,
+                    "a molecule read without error fails its check");
+        hf_molecule_list_free(&list);
+    }
+}
+
+static void read_forcefield(hf_status (*reader)(const char *, hf_forcefield *),
+                            hf_status (*writer)(const hf_forcefield *, const char *))
+{
+    hf_forcefield ff, again;
+    if (reader(input_path, &ff) != HF_SUCCESS)
+        return;
+    require(writer(&ff, output_path) == HF_SUCCESS, "a force field read without error does not write back");
+    require(reader(output_path, &again) == HF_SUCCESS, "a written force field does not re-read");
+    require(again.n_params == ff.n_params, "a written force field re-reads with another parameter count");
+    hf_forcefield_free(&again);
+    hf_forcefield_free(&ff);
+    unlink(output_path);
+}
+
+static void read_array(void)
+{
+    hf_array a;
+    if (hf_npy_read(input_path, &a) == HF_SUCCESS)
+        hf_array_free(&a);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    FILE *f;
+    const char *fmt = HF_FUZZ_FORMAT;
+    make_paths();
+    f = fopen(input_path, "wb");
+    require(f != NULL, "cannot create the temporary input");
+    require(fwrite(data, 1, size, f) == size && fclose(f) == 0, "cannot write the temporary input");
+
+    if (!strcmp(fmt, "fchk"))
+        read_molecule(hf_read_fchk);
+    else if (!strcmp(fmt, "gaussian-log"))
+        read_molecule(hf_read_gaussian_log);
+    else if (!strcmp(fmt, "jaguar-in"))
+        read_molecule(hf_read_jaguar_in);
+    else if (!strcmp(fmt, "jaguar-out"))
+        read_molecule(hf_read_jaguar_out);
+    else if (!strcmp(fmt, "orca-hess"))
+        read_molecule(hf_read_orca_hess);
+    else if (!strcmp(fmt, "xyz"))
+        read_molecule(hf_read_xyz_molecule);
+    else if (!strcmp(fmt, "npy"))
+        read_array();
+    else if (!strcmp(fmt, "mmo"))
+        read_list(hf_read_mmo);
+    else if (!strcmp(fmt, "mol2"))
+        read_list(hf_read_mol2);
+    else if (!strcmp(fmt, "fld"))
+        read_forcefield(hf_fld_read, hf_fld_write);
+    else if (!strcmp(fmt, "frcmod"))
+        read_forcefield(hf_frcmod_read, hf_frcmod_write);
+    else
+        require(0, "unknown HF_FUZZ_FORMAT");
+    unlink(input_path);
+    return 0;
+}
