@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_HESSIANS 4096
 
@@ -82,9 +83,9 @@ static int fail(void)
 static int has_extension(const char *path, const char *ext)
 {
     size_t n = strlen(path), e = strlen(ext);
-    if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
+    if (n > 3 && strcasecmp(path + n - 3, ".gz") == 0)
         n -= 3;
-    return n > e && strncmp(path + n - e, ext, e) == 0;
+    return n > e && strncasecmp(path + n - e, ext, e) == 0;
 }
 
 static int parse_positive(const char *text, double max, double *value)
@@ -207,7 +208,7 @@ static int run_single(const char *hessian, const char *xyz, const hf_seminario_o
     hf_seminario_estimate *est = NULL;
     hf_seminario_group *groups = NULL;
     char (*keys)[24] = NULL;
-    int n_inst, n_keys = 0, n_groups = 0, rc = 1;
+    int n_inst, n_keys = 0, n_groups = 0, rc = 1, perceived;
 
     memset(&topo, 0, sizeof topo);
     if (read_hessian(hessian, xyz, &mol) != HF_SUCCESS)
@@ -215,7 +216,7 @@ static int run_single(const char *hessian, const char *xyz, const hf_seminario_o
     topt.bond_tolerance = tolerance;
     if (hf_topology_build(&mol, &topt, &topo) != HF_SUCCESS)
         goto done;
-    if (!mol.bonds_known) { /* the modified method takes the neighbours from the molecule */
+    if ((perceived = !mol.bonds_known)) { /* the modified method takes the neighbours from the molecule */
         free(mol.bonds);
         mol.bonds = malloc(2 * (size_t)topo.n_bonds * sizeof *mol.bonds + 1);
         if (mol.bonds == NULL) {
@@ -259,7 +260,7 @@ static int run_single(const char *hessian, const char *xyz, const hf_seminario_o
 
     print_options(opt, hessian);
     printf("# %d atoms, %d bonds%s, %d angles\n", mol.n_atoms, topo.n_bonds,
-           topo.n_bonds > 0 && mol.bonds_known ? "" : " (perceived)", topo.n_angles);
+           perceived ? " (perceived)" : "", topo.n_angles);
     printf("%-6s %-14s %-10s %11s %13s %11s %12s\n", "kind", "atoms", "elements", "value", "k", "k_mdyn", "k_au");
     for (int t = 0; t < n_inst; t++)
         print_estimate_row("", &mol, &est[t]);
@@ -452,8 +453,15 @@ int hf_cmd_seminario(int argc, char **argv)
             all_lines = 1;
             continue;
         }
+        static const char *const with_value[] = {"--hessian", "--xyz", "--ff", "--structures", "--out",
+                                                 "--method", "--ts", "--scaling", "--bond-tolerance"};
+        int known = 0;
         if (a[0] != '-' || a[1] != '-')
             return usage_error("unexpected argument '%s'", a);
+        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+            known |= strcmp(a, with_value[k]) == 0;
+        if (!known)
+            return usage_error("unknown option '%s'", a);
         if (i + 1 >= argc)
             return usage_error("%s needs a value", a);
         const char *v = argv[++i];
@@ -491,8 +499,7 @@ int hf_cmd_seminario(int argc, char **argv)
         } else if (strcmp(a, "--bond-tolerance") == 0) {
             if (!parse_positive(v, 3.0, &tolerance))
                 return usage_error("--bond-tolerance needs a number in (0, 3], not '%s'", v);
-        } else
-            return usage_error("unknown option '%s'", a);
+        }
     }
     if (n_hessians == 0)
         return usage_error("%s", "--hessian FILE is required");

@@ -101,9 +101,10 @@ hf_status hf_molecule_check(const hf_molecule *mol, const char *what);
 /* ---- readers ------------------------------------------------------------------------------ */
 /*
  * The format is chosen by name ("fchk", "gaussian-log", "jaguar-in", "jaguar-out", "orca-hess",
- * "mmo", "mol2", "xyz", "npy-xyz") or, when format is NULL, from the file name (a trailing .gz is
- * ignored): .fchk .fch, .log, .in (Jaguar), .out (Jaguar), .hess, .mmo, .mol2, .xyz. An unknown
- * extension is HF_ERROR_UNSUPPORTED naming the file and the known formats.
+ * "mmo", "mol2", "xyz") or, when format is NULL, from the file name (a trailing .gz is ignored;
+ * any case): .fchk .fch, .log, .in (Jaguar), .out (Jaguar), .hess, .mmo, .mol2, .xyz. An unknown
+ * extension or name is HF_ERROR_UNSUPPORTED naming the file and the known formats. A Psi4 .npy
+ * Hessian needs its .xyz geometry too: hf_read_npy_xyz.
  */
 hf_status hf_molecules_read(const char *path, const char *format, hf_molecule_list *list);
 /* The same for a file that must hold exactly one structure (HF_ERROR_COUNT names the file

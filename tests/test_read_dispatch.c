@@ -1,0 +1,509 @@
+/* hf_molecules_read / hf_molecule_read, the one entry point for every structure format: each
+ * format reached by its extension and by its name on the repository's real files (and on copies
+ * with upper-case extensions, gzip-compressed or decompressed, written to a mkdtemp directory),
+ * always giving bit for bit what the format's own reader gives; unknown extensions and format
+ * names, a multi-structure file where one structure is expected, and NULL arguments fail with
+ * the documented status and a message naming the file. */
+#define _POSIX_C_SOURCE 200809L
+#include "hessfit_molecule.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static char tmpdir[256];
+static char *created[64];
+static int n_created;
+
+/* Totals over every comparison, for the report. */
+static long n_compared_molecules, n_compared_hessian_values;
+
+/* ---- files ------------------------------------------------------------------------------------ */
+
+static const char *temp_path(const char *name)
+{
+    char *path = malloc(strlen(tmpdir) + strlen(name) + 2);
+    CHECK(path != NULL && n_created < (int)(sizeof created / sizeof *created), "out of memory / too many files");
+    sprintf(path, "%s/%s", tmpdir, name);
+    created[n_created++] = path;
+    return path;
+}
+
+/* The whole content of a file, decompressed if it is gzip (gzread reads plain files as is). */
+static char *load(const char *path, size_t *n)
+{
+    gzFile f = gzopen(path, "rb");
+    size_t cap = 1 << 20, len = 0;
+    char *data = malloc(cap);
+    int got;
+    CHECK(f != NULL && data != NULL, "cannot open %s", path);
+    while ((got = gzread(f, data + len, (unsigned)(cap - len))) > 0) {
+        len += (size_t)got;
+        if (len == cap) {
+            cap *= 2;
+            data = realloc(data, cap);
+            CHECK(data != NULL, "out of memory");
+        }
+    }
+    CHECK(got == 0, "gzread %s failed", path);
+    gzclose(f);
+    *n = len;
+    return data;
+}
+
+/* A plain copy of the (decompressed) content of src under tmpdir/name. */
+static const char *write_plain(const char *name, const char *src)
+{
+    size_t n;
+    char *data = load(src, &n);
+    const char *path = temp_path(name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL, "cannot write %s", path);
+    CHECK(fwrite(data, 1, n, f) == n, "short write to %s", path);
+    CHECK(fclose(f) == 0, "close %s", path);
+    free(data);
+    return path;
+}
+
+/* A gzip-compressed copy of the (decompressed) content of src under tmpdir/name. */
+static const char *write_gz(const char *name, const char *src)
+{
+    size_t n;
+    char *data = load(src, &n);
+    const char *path = temp_path(name);
+    gzFile gz = gzopen(path, "wb");
+    CHECK(gz != NULL, "gzopen %s", path);
+    CHECK(gzwrite(gz, data, (unsigned)n) == (int)n, "gzwrite %s", path);
+    CHECK(gzclose(gz) == Z_OK, "gzclose %s", path);
+    free(data);
+    return path;
+}
+
+/* ---- comparison -------------------------------------------------------------------------------- */
+
+static int same_strings(char **a, char **b, int n)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    for (int i = 0; i < n; i++)
+        if ((a[i] == NULL) != (b[i] == NULL) || (a[i] != NULL && strcmp(a[i], b[i]) != 0))
+            return 0;
+    return 1;
+}
+
+/* Both NULL, or the same n bytes. */
+static int same_bytes(const void *a, const void *b, size_t n)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    return memcmp(a, b, n) == 0;
+}
+
+static int same_text(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+/* Every field of two molecules, bit for bit (doubles compared by their bytes); name and source
+ * only when identity is set (copies under another file name differ there by design). */
+static void check_same_molecule(const hf_molecule *a, const hf_molecule *b, int identity, const char *what)
+{
+    const int n = a->n_atoms;
+    const size_t dim = 3 * (size_t)n;
+    CHECK(n > 0 && n == b->n_atoms, "%s: %d vs %d atoms", what, a->n_atoms, b->n_atoms);
+    if (identity) {
+        CHECK(same_text(a->name, b->name), "%s: name '%s' vs '%s'", what, a->name, b->name);
+        CHECK(same_text(a->source, b->source), "%s: source '%s' vs '%s'", what, a->source, b->source);
+    }
+    CHECK(same_bytes(a->atomic_numbers, b->atomic_numbers, (size_t)n * sizeof(int)), "%s: elements", what);
+    CHECK(a->coords != NULL && same_bytes(a->coords, b->coords, dim * sizeof(double)), "%s: coordinates", what);
+    CHECK(same_strings(a->atom_types, b->atom_types, n), "%s: atom types", what);
+    CHECK(same_strings(a->atom_names, b->atom_names, n), "%s: atom names", what);
+    CHECK(same_bytes(a->partial_charges, b->partial_charges, (size_t)n * sizeof(double)), "%s: charges", what);
+    CHECK(a->bonds_known == b->bonds_known && a->n_bonds == b->n_bonds, "%s: bonds known %d/%d, %d vs %d bonds", what,
+          a->bonds_known, b->bonds_known, a->n_bonds, b->n_bonds);
+    if (a->n_bonds > 0) {
+        CHECK(same_bytes(a->bonds, b->bonds, 2 * (size_t)a->n_bonds * sizeof(int)), "%s: bond list", what);
+        CHECK(same_bytes(a->bond_orders, b->bond_orders, (size_t)a->n_bonds * sizeof(double)), "%s: bond orders",
+              what);
+    }
+    CHECK(same_bytes(a->hessian, b->hessian, dim * dim * sizeof(double)), "%s: Hessian", what);
+    if (a->hessian != NULL)
+        n_compared_hessian_values += (long)(dim * dim);
+    CHECK(a->has_energy == b->has_energy && same_bytes(&a->energy, &b->energy, sizeof a->energy), "%s: energy", what);
+    CHECK(a->has_charge == b->has_charge && a->charge == b->charge && a->multiplicity == b->multiplicity,
+          "%s: charge/multiplicity", what);
+    CHECK(a->n_modes == b->n_modes, "%s: %d vs %d modes", what, a->n_modes, b->n_modes);
+    if (a->n_modes > 0) {
+        CHECK(same_bytes(a->frequencies, b->frequencies, (size_t)a->n_modes * sizeof(double)), "%s: frequencies",
+              what);
+        CHECK(same_bytes(a->modes, b->modes, (size_t)a->n_modes * dim * sizeof(double)), "%s: normal modes", what);
+    }
+    CHECK(a->n_reported_terms == b->n_reported_terms, "%s: %d vs %d reported terms", what, a->n_reported_terms,
+          b->n_reported_terms);
+    for (int t = 0; t < a->n_reported_terms; t++) {
+        const hf_reported_term *x = &a->reported_terms[t], *y = &b->reported_terms[t];
+        CHECK(x->kind == y->kind && memcmp(x->atoms, y->atoms, sizeof x->atoms) == 0 && x->ff_line == y->ff_line &&
+                  strcmp(x->source, y->source) == 0 && memcmp(x->values, y->values, sizeof x->values) == 0 &&
+                  memcmp(&x->actual, &y->actual, sizeof x->actual) == 0 && x->line == y->line,
+              "%s: reported term %d (.mmo line %d vs %d)", what, t, x->line, y->line);
+    }
+    n_compared_molecules++;
+}
+
+static void check_same_list(const hf_molecule_list *a, const hf_molecule_list *b, int identity, const char *what)
+{
+    char item[600];
+    CHECK(a->n > 0 && a->n == b->n, "%s: %d vs %d structures", what, a->n, b->n);
+    for (int m = 0; m < a->n; m++) {
+        snprintf(item, sizeof item, "%s, structure %d", what, m + 1);
+        check_same_molecule(&a->items[m], &b->items[m], identity, item);
+    }
+}
+
+static void check_zeroed_list(const hf_molecule_list *list, const char *what)
+{
+    CHECK(list->n == 0 && list->items == NULL, "%s: list not zeroed after a failure (n %d)", what, list->n);
+}
+
+static void check_zeroed_molecule(const hf_molecule *m, const char *what)
+{
+    static const hf_molecule zero;
+    CHECK(memcmp(m, &zero, sizeof zero) == 0, "%s: molecule not zeroed after a failure", what);
+}
+
+/* ---- the dispatch ---------------------------------------------------------------------------------- */
+
+typedef struct format_case {
+    const char *name;                                         /* format name */
+    hf_status (*read_one)(const char *path, hf_molecule *mol);        /* its own reader, or */
+    hf_status (*read_list)(const char *path, hf_molecule_list *list); /* for multi-structure formats */
+} format_case;
+
+static const format_case FCHK = {"fchk", hf_read_fchk, NULL};
+static const format_case GAUSSIAN_LOG = {"gaussian-log", hf_read_gaussian_log, NULL};
+static const format_case JAGUAR_IN = {"jaguar-in", hf_read_jaguar_in, NULL};
+static const format_case JAGUAR_OUT = {"jaguar-out", hf_read_jaguar_out, NULL};
+static const format_case ORCA_HESS = {"orca-hess", hf_read_orca_hess, NULL};
+static const format_case MMO = {"mmo", NULL, hf_read_mmo};
+static const format_case MOL2 = {"mol2", NULL, hf_read_mol2};
+static const format_case XYZ = {"xyz", hf_read_xyz_molecule, NULL};
+
+/* The format's own reader on path, as a list. */
+static void read_direct(const format_case *f, const char *path, hf_molecule_list *list)
+{
+    memset(list, 0, sizeof *list);
+    if (f->read_list != NULL) {
+        HF_CALL(f->read_list(path, list));
+        return;
+    }
+    list->items = calloc(1, sizeof *list->items);
+    CHECK(list->items != NULL, "out of memory");
+    HF_CALL(f->read_one(path, &list->items[0]));
+    list->n = 1;
+}
+
+/*
+ * path read by extension (format NULL) and by the format's name through hf_molecules_read, and
+ * through hf_molecule_read, equals the format's own reader on the same path (everything, name
+ * and source included) and, when original is given, the content read from the original file.
+ * Returns the direct read in *out (for later comparisons) if out is not NULL.
+ */
+static void check_dispatch(const format_case *f, const char *path, int n_structures, const hf_molecule_list *original,
+                           hf_molecule_list *out)
+{
+    hf_molecule_list direct, by_ext, by_name;
+    hf_molecule one;
+    char what[600];
+
+    read_direct(f, path, &direct);
+    CHECK(direct.n == n_structures, "%s: %d structures, expected %d", path, direct.n, n_structures);
+    HF_CALL(hf_molecules_read(path, NULL, &by_ext));
+    HF_CALL(hf_molecules_read(path, f->name, &by_name));
+    snprintf(what, sizeof what, "%s by extension", path);
+    check_same_list(&by_ext, &direct, 1, what);
+    snprintf(what, sizeof what, "%s by name '%s'", path, f->name);
+    check_same_list(&by_name, &direct, 1, what);
+    if (original != NULL) {
+        snprintf(what, sizeof what, "%s against the original file", path);
+        check_same_list(&direct, original, 0, what);
+    }
+
+    /* the single-structure entry point */
+    for (int named = 0; named < 2; named++) {
+        hf_status st = hf_molecule_read(path, named ? f->name : NULL, &one);
+        snprintf(what, sizeof what, "hf_molecule_read(%s, %s)", path, named ? f->name : "NULL");
+        if (n_structures == 1) {
+            CHECK(st == HF_SUCCESS, "%s -> %s: %s", what, hf_status_string(st), hf_last_error());
+            check_same_molecule(&one, &direct.items[0], 1, what);
+            hf_molecule_free(&one);
+        } else {
+            char count[32];
+            snprintf(count, sizeof count, "%d structures", n_structures);
+            CHECK(st == HF_ERROR_COUNT, "%s -> %s, expected HF_ERROR_COUNT", what, hf_status_string(st));
+            CHECK(strstr(hf_last_error(), path) != NULL && strstr(hf_last_error(), count) != NULL,
+                  "%s: message lacks the file or '%s': %s", what, count, hf_last_error());
+            check_zeroed_molecule(&one, what);
+        }
+    }
+    hf_molecule_list_free(&by_ext);
+    hf_molecule_list_free(&by_name);
+    if (out != NULL)
+        *out = direct;
+    else
+        hf_molecule_list_free(&direct);
+}
+
+/* An UNSUPPORTED failure whose message names the file, what was asked and every known format. */
+static void check_unsupported(const char *path, const char *format, const char *must_name)
+{
+    hf_molecule_list list = {7, (hf_molecule *)&list}; /* garbage that must be overwritten */
+    hf_molecule mol;
+    hf_status st = hf_molecules_read(path, format, &list);
+    static const char *const names[] = {"fchk", "gaussian-log", "jaguar-in", "jaguar-out", "orca-hess", "mmo",
+                                        "mol2", "xyz"};
+    CHECK(st == HF_ERROR_UNSUPPORTED, "%s (format %s) -> %s, expected HF_ERROR_UNSUPPORTED: %s", path,
+          format ? format : "NULL", hf_status_string(st), hf_last_error());
+    check_zeroed_list(&list, path);
+    CHECK(strstr(hf_last_error(), path) != NULL, "message does not name %s: %s", path, hf_last_error());
+    CHECK(must_name == NULL || strstr(hf_last_error(), must_name) != NULL, "message lacks '%s': %s", must_name,
+          hf_last_error());
+    CHECK(strstr(hf_last_error(), hf_molecule_formats()) != NULL, "message lacks the list of formats: %s",
+          hf_last_error());
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        CHECK(strstr(hf_molecule_formats(), names[k]) != NULL, "format list lacks %s", names[k]);
+    printf("  expected error: %s\n", hf_last_error());
+    /* the single-structure entry point passes the failure on */
+    memset(&mol, 0xA5, sizeof mol);
+    CHECK(hf_molecule_read(path, format, &mol) == HF_ERROR_UNSUPPORTED, "hf_molecule_read(%s) status", path);
+    check_zeroed_molecule(&mol, path);
+}
+
+/* ---- the formats on the repository's files ---------------------------------------------------- */
+
+static const char *const rh_jaguar[9] = {
+    "1ZDMPfromJCTCSI_loner1", "2DMPEConformation1fromJCTCSI_isomer1", "3DMPEConformation2fromJCTCSI_isomer2",
+    "4RR-Me-DuPHOSpro-RfromJCTCSI_isomer3", "5RR-Me-DuPHOSpro-SfromJCTCSI_isomer4",
+    "6RR-Me-BPEpro-RConformation1fromJCTCSI_isomer5", "7RR-Me-BPEpro-RConformation2fromJCTCSI_isomer6",
+    "8RR-Me-BPEpro-SConformation1fromJCTCSI_isomer7", "9RR-Me-BPEpro-SConformation2fromJCTCSI_isomer8"};
+
+static void test_gaussian(void)
+{
+    char *fchk = test_source_path_dup("tests/data/ethane/GS.fchk");
+    char *log = test_source_path_dup("tests/data/ethane/GS.log");
+    hf_molecule_list ref_fchk, ref_log;
+
+    check_dispatch(&FCHK, fchk, 1, NULL, &ref_fchk);
+    CHECK(ref_fchk.items[0].n_atoms == 8 && ref_fchk.items[0].hessian != NULL, "ethane fchk: %d atoms, Hessian %p",
+          ref_fchk.items[0].n_atoms, (void *)ref_fchk.items[0].hessian);
+    check_dispatch(&FCHK, write_plain("ethane.FCHK", fchk), 1, &ref_fchk, NULL);
+    check_dispatch(&FCHK, write_plain("ethane.fch", fchk), 1, &ref_fchk, NULL);
+    check_dispatch(&FCHK, write_gz("ethane.Fch.GZ", fchk), 1, &ref_fchk, NULL);
+    check_dispatch(&FCHK, write_gz("ethane.fchk.gz", fchk), 1, &ref_fchk, NULL);
+
+    check_dispatch(&GAUSSIAN_LOG, log, 1, NULL, &ref_log);
+    CHECK(ref_log.items[0].n_atoms == 8 && ref_log.items[0].hessian != NULL && ref_log.items[0].n_modes == 18,
+          "ethane log: %d atoms, %d modes", ref_log.items[0].n_atoms, ref_log.items[0].n_modes);
+    check_dispatch(&GAUSSIAN_LOG, write_gz("ethane.LOG.gz", log), 1, &ref_log, NULL);
+    check_dispatch(&GAUSSIAN_LOG, write_plain("ethane.Log", log), 1, &ref_log, NULL);
+    printf("Gaussian: fchk (.fchk .FCHK .fch .Fch.GZ .fchk.gz) and log (.log .LOG.gz .Log) by extension and by "
+           "name equal hf_read_fchk / hf_read_gaussian_log bit for bit\n");
+    hf_molecule_list_free(&ref_fchk);
+    hf_molecule_list_free(&ref_log);
+    free(fchk);
+    free(log);
+}
+
+static void test_jaguar(void)
+{
+    int min_atoms = 1 << 30, max_atoms = 0;
+    for (int m = 0; m < 9; m++) {
+        char rel[200], *in, *out;
+        hf_molecule_list ref_in, ref_out;
+        snprintf(rel, sizeof rel, "examples/data/rh-enamide/jaguar/%s.01.in.gz", rh_jaguar[m]);
+        in = test_source_path_dup(rel);
+        snprintf(rel, sizeof rel, "examples/data/rh-enamide/jaguar/%s.out.gz", rh_jaguar[m]);
+        out = test_source_path_dup(rel);
+        check_dispatch(&JAGUAR_IN, in, 1, NULL, &ref_in);
+        check_dispatch(&JAGUAR_OUT, out, 1, NULL, &ref_out);
+        min_atoms = ref_in.items[0].n_atoms < min_atoms ? ref_in.items[0].n_atoms : min_atoms;
+        max_atoms = ref_in.items[0].n_atoms > max_atoms ? ref_in.items[0].n_atoms : max_atoms;
+        CHECK(ref_in.items[0].hessian != NULL && ref_out.items[0].n_modes > 0, "%s: Hessian / modes", rh_jaguar[m]);
+        CHECK(ref_in.items[0].n_atoms == ref_out.items[0].n_atoms, "%s: .in %d vs .out %d atoms", rh_jaguar[m],
+              ref_in.items[0].n_atoms, ref_out.items[0].n_atoms);
+        if (m == 0) { /* renamed copies of the smallest pair */
+            check_dispatch(&JAGUAR_IN, write_plain("loner1.01.IN", in), 1, &ref_in, NULL);
+            check_dispatch(&JAGUAR_IN, write_gz("loner1.01.In.Gz", in), 1, &ref_in, NULL);
+            check_dispatch(&JAGUAR_OUT, write_plain("loner1.OUT", out), 1, &ref_out, NULL);
+            check_dispatch(&JAGUAR_OUT, write_gz("loner1.Out.GZ", out), 1, &ref_out, NULL);
+        }
+        hf_molecule_list_free(&ref_in);
+        hf_molecule_list_free(&ref_out);
+        free(in);
+        free(out);
+    }
+    printf("Jaguar: nine .01.in.gz and nine .out.gz (%d to %d atoms) and upper-/mixed-case, plain and gzip copies by "
+           "extension and by name equal hf_read_jaguar_in / hf_read_jaguar_out bit for bit\n",
+           min_atoms, max_atoms);
+}
+
+static void test_orca_and_xyz(void)
+{
+    char *hess = test_source_path_dup("tests/data/orca/ch3f.hess");
+    char *xyz = test_source_path_dup("examples/data/sn2/ch3f-optimized.xyz");
+    hf_molecule_list ref_hess, ref_xyz;
+
+    check_dispatch(&ORCA_HESS, hess, 1, NULL, &ref_hess);
+    CHECK(ref_hess.items[0].n_atoms == 5 && ref_hess.items[0].hessian != NULL, "ch3f.hess: %d atoms",
+          ref_hess.items[0].n_atoms);
+    check_dispatch(&ORCA_HESS, write_gz("ch3f.HESS.gz", hess), 1, &ref_hess, NULL);
+    check_dispatch(&ORCA_HESS, write_plain("ch3f.Hess", hess), 1, &ref_hess, NULL);
+
+    check_dispatch(&XYZ, xyz, 1, NULL, &ref_xyz);
+    CHECK(ref_xyz.items[0].n_atoms == 5 && ref_xyz.items[0].hessian == NULL, "ch3f xyz: %d atoms",
+          ref_xyz.items[0].n_atoms);
+    CHECK(memcmp(ref_xyz.items[0].atomic_numbers, ref_hess.items[0].atomic_numbers, 5 * sizeof(int)) == 0,
+          "CH3F elements differ between the .xyz and the ORCA file");
+    check_dispatch(&XYZ, write_gz("ch3f.XYZ.GZ", xyz), 1, &ref_xyz, NULL);
+    check_dispatch(&XYZ, write_plain("ch3f.Xyz", xyz), 1, &ref_xyz, NULL);
+    printf("ORCA .hess and .xyz (CH3F, 5 atoms), plain, .gz and upper-case: equal hf_read_orca_hess / "
+           "hf_read_xyz_molecule bit for bit\n");
+    hf_molecule_list_free(&ref_hess);
+    hf_molecule_list_free(&ref_xyz);
+    free(hess);
+    free(xyz);
+}
+
+static void test_macromodel_and_mol2(void)
+{
+    char *mmo = test_source_path_dup("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz");
+    char *mol2 = test_source_path_dup("examples/data/rh-enamide/rh_enamide_training_set.mol2");
+    char *ethane = test_source_path_dup("tests/data/ethane/GS.mol2");
+    hf_molecule_list ref_mmo, ref_mol2;
+    int n_terms = 0;
+
+    check_dispatch(&MMO, mmo, 9, NULL, &ref_mmo);
+    for (int m = 0; m < 9; m++)
+        n_terms += ref_mmo.items[m].n_reported_terms;
+    /* 3452 terms of the nine topologies less the 654 torsions MacroModel left out (test_cli_params) */
+    CHECK(n_terms == 2798, ".mmo: %d reported terms, expected 2798", n_terms);
+    check_dispatch(&MMO, write_plain("training.MMO", mmo), 9, &ref_mmo, NULL);
+    check_dispatch(&MMO, write_gz("training.Mmo.GZ", mmo), 9, &ref_mmo, NULL);
+
+    check_dispatch(&MOL2, mol2, 9, NULL, &ref_mol2);
+    for (int m = 0; m < 9; m++) /* the same nine structures in both files */
+        CHECK(ref_mol2.items[m].n_atoms == ref_mmo.items[m].n_atoms &&
+                  memcmp(ref_mol2.items[m].atomic_numbers, ref_mmo.items[m].atomic_numbers,
+                         (size_t)ref_mmo.items[m].n_atoms * sizeof(int)) == 0,
+              "structure %d: .mol2 and .mmo atoms differ", m + 1);
+    check_dispatch(&MOL2, write_gz("training.MOL2.gz", mol2), 9, &ref_mol2, NULL);
+    check_dispatch(&MOL2, ethane, 1, NULL, NULL);
+    check_dispatch(&MOL2, write_plain("ethane.Mol2", ethane), 1, NULL, NULL);
+    printf(".mmo (9 structures, %d reported terms) and .mol2 (9 + ethane's 1), plain/.gz/upper-case: equal "
+           "hf_read_mmo / hf_read_mol2 bit for bit; hf_molecule_read on them: HF_ERROR_COUNT naming the file\n",
+           n_terms);
+    hf_molecule_list_free(&ref_mmo);
+    hf_molecule_list_free(&ref_mol2);
+    free(mmo);
+    free(mol2);
+    free(ethane);
+}
+
+/* ---- failures ------------------------------------------------------------------------------------ */
+
+static void test_unknown_and_wrong(void)
+{
+    char *fchk = test_source_path_dup("tests/data/ethane/GS.fchk");
+    char *xyz = test_source_path_dup("examples/data/sn2/ch3f-optimized.xyz");
+    const char *dat = write_plain("ethane.dat", fchk);
+    const char *gz_only = write_gz("ethane.gz", fchk);
+    hf_molecule_list list, direct;
+    hf_molecule mol;
+    hf_status st;
+
+    /* an extension no reader has, a bare .gz, a name without extension: the format must be named */
+    check_unsupported(dat, NULL, "cannot tell the format");
+    check_unsupported(gz_only, NULL, "cannot tell the format");
+    check_unsupported(write_plain("ethane", fchk), NULL, "cannot tell the format");
+    check_unsupported(write_plain("ethane.npy", fchk), NULL, "cannot tell the format");
+    /* unknown format names (names are exact; npy-xyz needs two files: hf_read_npy_xyz) */
+    check_unsupported(fchk, "gaussian", "'gaussian'");
+    check_unsupported(fchk, "", "''");
+    check_unsupported(xyz, "npy-xyz", "'npy-xyz'");
+
+    /* the name wins over the extension: the .dat copy read as fchk is the fchk */
+    HF_CALL(hf_molecules_read(dat, "fchk", &list));
+    read_direct(&FCHK, fchk, &direct);
+    check_same_list(&list, &direct, 0, "ethane.dat read as fchk");
+    hf_molecule_list_free(&list);
+    hf_molecule_list_free(&direct);
+    /* ... and a wrong name is that reader's failure on the file, naming it */
+    st = hf_molecules_read(fchk, "xyz", &list);
+    CHECK(st != HF_SUCCESS && strstr(hf_last_error(), fchk) != NULL, "GS.fchk read as xyz -> %s: %s",
+          hf_status_string(st), hf_last_error());
+    check_zeroed_list(&list, "fchk as xyz");
+    printf("  expected error: %s\n", hf_last_error());
+    st = hf_molecules_read(xyz, "orca-hess", &list);
+    CHECK(st != HF_SUCCESS && strstr(hf_last_error(), xyz) != NULL, ".xyz read as orca-hess -> %s: %s",
+          hf_status_string(st), hf_last_error());
+    check_zeroed_list(&list, "xyz as orca-hess");
+    st = hf_molecule_read(xyz, "mmo", &mol);
+    CHECK(st != HF_SUCCESS && strstr(hf_last_error(), xyz) != NULL, ".xyz read as mmo -> %s: %s",
+          hf_status_string(st), hf_last_error());
+    check_zeroed_molecule(&mol, "xyz as mmo");
+
+    /* a missing file: the reader's I/O error naming it */
+    {
+        const char *missing = temp_path("missing.fchk");
+        st = hf_molecules_read(missing, NULL, &list);
+        CHECK(st == HF_ERROR_IO && strstr(hf_last_error(), missing) != NULL, "missing file -> %s: %s",
+              hf_status_string(st), hf_last_error());
+        check_zeroed_list(&list, "missing file");
+        printf("  expected error: %s\n", hf_last_error());
+    }
+
+    /* NULL arguments */
+    list.n = 3;
+    CHECK(hf_molecules_read(NULL, NULL, &list) == HF_ERROR_NULL_ARGUMENT && strstr(hf_last_error(), "path"),
+          "NULL path: %s", hf_last_error());
+    check_zeroed_list(&list, "NULL path");
+    CHECK(hf_molecules_read(NULL, "fchk", &list) == HF_ERROR_NULL_ARGUMENT, "NULL path with a format");
+    CHECK(hf_molecules_read(fchk, NULL, NULL) == HF_ERROR_NULL_ARGUMENT && strstr(hf_last_error(), "list"),
+          "NULL list: %s", hf_last_error());
+    CHECK(hf_molecule_read(fchk, NULL, NULL) == HF_ERROR_NULL_ARGUMENT && strstr(hf_last_error(), "mol"),
+          "NULL mol: %s", hf_last_error());
+    memset(&mol, 0x5A, sizeof mol);
+    CHECK(hf_molecule_read(NULL, NULL, &mol) == HF_ERROR_NULL_ARGUMENT, "hf_molecule_read NULL path: %s",
+          hf_last_error());
+    check_zeroed_molecule(&mol, "hf_molecule_read NULL path");
+    printf("unknown extensions (.dat, bare .gz, none, .npy) and format names ('gaussian', '', 'npy-xyz'): "
+           "HF_ERROR_UNSUPPORTED naming the file and the formats; NULL arguments: HF_ERROR_NULL_ARGUMENT\n");
+    free(fchk);
+    free(xyz);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/hessfit_read_dispatch_XXXXXX");
+    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp");
+
+    test_gaussian();
+    test_jaguar();
+    test_orca_and_xyz();
+    test_macromodel_and_mol2();
+    test_unknown_and_wrong();
+    printf("compared %ld molecules field by field (%ld Hessian values bit for bit)\n", n_compared_molecules,
+           n_compared_hessian_values);
+
+    for (int i = 0; i < n_created; i++) {
+        remove(created[i]);
+        free(created[i]);
+    }
+    CHECK(rmdir(tmpdir) == 0, "temporary directory %s not empty", tmpdir);
+    printf("test_read_dispatch: all checks passed\n");
+    return 0;
+}
