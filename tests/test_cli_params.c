@@ -96,9 +96,12 @@ static void expect_status(const run_result *r, int status, const char *err_part,
     "--no-term 'torsion * RH * *' --no-term 'torsion RH * * *' --no-term 'torsion * * C1 N1' "                     \
     "--no-term 'torsion N2 C2 C2 H1' --no-term 'torsion C1 C2 C2 H1' --no-term 'torsion C3 P3 C2 H1' "             \
     "--no-term 'torsion C3 P3 C2 C2'"
-#define MOL2_PATTERNS                                                                                              \
+#define MOL2_NO_TERM                                                                                               \
     "--no-term 'bond RH *' --no-term 'bond C2 HX' --no-term 'angle * RH *' --no-term 'angle RH HX *' "             \
     "--no-term 'torsion * RH * *' --no-term 'torsion RH * * *'"
+/* the ties of different values type matching finds in mm3.fld (see test_typing.c) */
+#define MOL2_PREFER "--prefer 952 --prefer 198 --prefer 947 --prefer=517 --prefer 509"
+#define MOL2_PATTERNS MOL2_NO_TERM " " MOL2_PREFER
 
 int main(int argc, char **argv)
 {
@@ -150,7 +153,34 @@ int main(int argc, char **argv)
     CHECK(strstr(r.err, "rh_enamide_training_set.mmo.gz:11") != NULL, "message names the structure: %s", r.err);
     free(r.out);
 
-    /* rh-enamide .mol2: by atom types, the Rh site by pattern; an unused pattern is a warning */
+    /* rh-enamide .mol2 without prefer patterns: every structure has ambiguous terms (equally good
+     * candidates with different values): each is listed as FAILED, exit 1 */
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s' " MOL2_NO_TERM, fld, mol2);
+    r = run(args);
+    expect_status(&r, 1, "hessfit params: structure 1: ", "rh-enamide .mol2 without prefer");
+    CHECK(strstr(r.err, "rh_enamide_training_set.mol2:1: torsion 3-4-5-1 (types C2 N2 C2 RH) is ambiguous in") &&
+              strstr(r.err, "lines 952/978 (wildcard * C2 N2 *) are equally good candidates with different values; "
+                            "choose one with a pattern such as 'prefer 952' (and 5 more ambiguous terms)") &&
+              strstr(r.err, "hessfit params: 9 of 9 structures failed") && !strstr(r.err, "warning"),
+          "ambiguity messages: %s", r.err);
+    CHECK(count_lines(r.out, "# structure ") == 9 && strstr(r.out, "FAILED: ") != NULL &&
+              strstr(r.out, "angle 15-25-29 (types C2 C2 C2) is ambiguous") != NULL,
+          "failed structures listed");
+    CHECK(count_term_lines(r.out) == 0, "terms of failed structures listed");
+    expect_in(&r, "# summary: 9 structures, 0 terms; 9 structures FAILED (listed above)", "failed summary");
+    free(r.out);
+    /* only the first three --prefer: structures 4 and 5 (their benzo ring) still fail, the rest are listed */
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s' " MOL2_NO_TERM " --prefer 952 --prefer 198",
+             fld, mol2);
+    r = run(args);
+    expect_status(&r, 1, "structure 4: ", "rh-enamide .mol2 partly settled");
+    CHECK(strstr(r.err, "structure 5: ") && !strstr(r.err, "structure 6: ") &&
+              strstr(r.err, "2 of 9 structures failed") && strstr(r.err, "(types PX C2 C2 PX) is ambiguous"),
+          "partly settled: %s", r.err);
+    expect_in(&r, "# summary: 9 structures, 2520 terms; 2 structures FAILED (listed above)", "partly settled summary");
+    free(r.out);
+
+    /* rh-enamide .mol2: by atom types, the Rh site by pattern, ties by prefer; an unused pattern is a warning */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s' " MOL2_PATTERNS " --no-term 'bond XX YY'", fld,
              mol2);
     r = run(args);
@@ -159,6 +189,18 @@ int main(int argc, char **argv)
     CHECK(terms == 3434, "%d .mol2 term lines", terms);
     expect_in(&r, "# summary: 9 structures, 3434 terms", ".mol2 summary");
     expect_in(&r, "line 81 bond C3-H1 k=341.1203 r0=1.1120 | 204 terms in 9 structures", ".mol2 C3-H1 summary");
+    expect_in(&r, "1 bond     4-11            N2-H3               -> line 116 bond N2-H3 k=487.2119 r0=1.0280 | types | "
+              "types N2 H3; 114 ranks below: 1C200 0000 not evaluated", ".mol2 unevaluated condition");
+    expect_in(&r, "1 angle    3-4-11          C2-N2-H3            -> line 293 angle C2-N2-H3 k=41.7252 theta0=118.5000 "
+              "| types | types C2 N2 H3; O200 0000 0000 holds", ".mol2 condition that holds");
+    expect_in(&r, "1 torsion  3-4-5-6         C2-N2-C2-C2         -> line 952 torsion *-C2-N2-* (0.0000,0,1) "
+              "(0.6250,180,2) (0.0000,0,3) | wildcard | wildcard * C2 N2 *; 952/978 differ: pattern 7 prefers 952",
+              ".mol2 tie settled by --prefer");
+    expect_in(&r, "# prefer pattern 7 'prefer 952': 54 terms", ".mol2 prefer 952");
+    expect_in(&r, "# prefer pattern 11 'prefer 509': 12 terms", ".mol2 prefer 509");
+    expect_in(&r, "# types         437   760     981        0", ".mol2 types row");
+    expect_in(&r, "# wildcard        0   146     349       32", ".mol2 wildcard row");
+    CHECK(count_lines(r.out, "1 ") == 254 && count_term_lines(r.out) - 3434 == 0, ".mol2 structure 1 terms");
     CHECK(strstr(r.out, "[substructure") == NULL || strstr(r.out, "[substructure") > strstr(r.out, "# summary"),
           ".mol2 terms matched a substructure line");
     free(r.out);
@@ -203,6 +245,8 @@ int main(int argc, char **argv)
         {"params --ff x.fld --structures y.mmo --ts-bond-tolerance nan", "--ts-bond-tolerance 'nan'"},
         {"params --ff x.txt --structures y.mmo", "must be a .fld or .frcmod"},
         {"params --ff x.fld --structures y.xyz", "must be a .mmo or .mol2"},
+        {"params --ff x.fld --structures y.mmo --prefer 95x", "--prefer '95x' is not a force-field line number"},
+        {"params --ff x.fld --structures y.mmo --prefer 0", "--prefer '0' is not a force-field line number"},
         {"params --ff x.fld --ff z.fld --structures y.mmo", "--ff given twice"},
         {"params --ff", "option '--ff' needs a value"},
         {"params stray --ff x.fld --structures y.mmo", "unexpected argument 'stray'"},
@@ -215,7 +259,9 @@ int main(int argc, char **argv)
     }
     r = run("params --help");
     expect_status(&r, 0, NULL, "--help");
-    CHECK(strstr(r.out, "usage: hessfit params") != NULL && strstr(r.out, "--no-term PATTERN") != NULL, "help text");
+    CHECK(strstr(r.out, "usage: hessfit params") != NULL && strstr(r.out, "--no-term PATTERN") != NULL &&
+              strstr(r.out, "--prefer LINE") != NULL,
+          "help text");
     free(r.out);
 
     /* missing or broken files: exit 1 naming the file */
@@ -230,6 +276,11 @@ int main(int argc, char **argv)
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s' --no-term 'stretch A B'", fld, mmo);
     r = run(args);
     expect_status(&r, 1, "kind 'stretch'", "bad pattern");
+    CHECK(strstr(r.err, "structure 2") == NULL && strstr(r.out, "# summary") == NULL, "a bad pattern stops at once");
+    free(r.out);
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s' --prefer 1", fld, mol2);
+    r = run(args);
+    expect_status(&r, 1, "pattern 'prefer 1': line 1 of", "prefer a line without a parameter");
     free(r.out);
     /* the .mmo with another force field whose lines do not match: the FF-line check catches it */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s'", frcmod, mmo);

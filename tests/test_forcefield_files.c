@@ -352,6 +352,82 @@ static void test_fld_read(void)
     CHECK(p->kind == HF_PARAM_ANGLE && p->substructure == 17, "line 1909");
     p = param_at(&ff, 1890);
     check_types(p, 4, HF_FF_WILDCARD, "2", "3", HF_FF_WILDCARD);
+    /* Bond marks (columns 8, 13, 18) and "Opt. Descriptor" fields (columns 57-76), checked against
+     * the raw text of each line as well as by value on the lines the typing relies on. */
+    {
+        static const struct {
+            int line;
+            const char *marks; /* one per gap, '0' for none */
+            const char *descriptor;
+        } want[] = {
+            {96, "-", "O200 0000"},   /* " 1  C2 - C2 ... O200 0000"  C(=O)-C(sp2) */
+            {97, "=", "Si00 0000"},   /* " 1  C2 = C2 ... Si00 0000"  (Si-)C=C */
+            {98, "=", ""},            /* " 1  C2 = C2 ... 0000 0000"  C=C */
+            {114, "-", "1C200 0000"}, /* one continuation line (115) follows */
+            {116, "-", ""},
+            {117, "=", ""},           /* N2 = C2 */
+            {118, "%", ""},           /* N1 % C1 */
+            {60, "-", "1C200 0000"},
+            {173, "--", "0000 H1H1 0000"},
+            {225, "*-", "0000 H100 0000"},
+            {448, "---", ""},
+            {510, "*-=", "0000 C200 0000 0000"},
+            {519, "*--", "C200 C200 O200 0000"},
+            {957, "*.-", ""},         /* '.': MacroModel's bond without order */
+            {1022, "000", ""},        /* out-of-plane: the '*' between its atoms are not stored */
+            {1860, "0", ""},          /* substructure: none */
+            {1890, "000", ""},
+        };
+        for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+            p = param_at(&ff, want[w].line);
+            for (int k = 0; k + 1 < p->n_types; k++) {
+                char got = p->bond_marks[k] ? p->bond_marks[k] : '0';
+                CHECK(got == want[w].marks[k], "line %d: bond mark %d '%c', expected '%c'", want[w].line, k + 1, got,
+                      want[w].marks[k]);
+            }
+            CHECK(strcmp(p->descriptor, want[w].descriptor) == 0, "line %d: descriptor '%s', expected '%s'",
+                  want[w].line, p->descriptor, want[w].descriptor);
+        }
+        int marked = 0, described = 0, continued = 0;
+        for (int i = 0; i < ff.n_params; i++) {
+            const hf_ff_param *q = &ff.params[i];
+            const char *t = raw[q->line - 1];
+            if (q->substructure >= 0 || q->kind == HF_PARAM_VDW || q->kind == HF_PARAM_IMPROPER) {
+                CHECK(!q->bond_marks[0] && !q->bond_marks[1] && !q->bond_marks[2] &&
+                          (q->substructure >= 0 || q->kind == HF_PARAM_IMPROPER || q->descriptor[0] == '\0'),
+                      "line %d: marks or descriptor on a %s line", q->line, hf_param_kind_name(q->kind));
+                if (q->substructure >= 0)
+                    CHECK(q->descriptor[0] == '\0', "substructure line %d has descriptor '%s'", q->line,
+                          q->descriptor);
+                continue;
+            }
+            for (int k = 0; k + 1 < q->n_types; k++) {
+                CHECK(q->bond_marks[k] == t[7 + 5 * k], "line %d: mark %d '%c' vs column %d '%c'", q->line, k + 1,
+                      q->bond_marks[k], 8 + 5 * k, t[7 + 5 * k]);
+                marked++;
+            }
+            /* independent: a descriptor is stored iff column 57 holds a count or a field is not 0000 */
+            int conditional = strlen(t) > 56 && t[56] != ' ';
+            for (int k = 0; k < q->n_types; k++)
+                conditional |= strlen(t) >= (size_t)(61 + 5 * k) && strncmp(t + 57 + 5 * k, "0000", 4) != 0;
+            CHECK(conditional == (q->descriptor[0] != '\0'), "line %d: descriptor '%s' vs '%.25s'", q->line,
+                  q->descriptor, t + 55);
+            described += conditional;
+            continued += q->descriptor[0] >= '1' && q->descriptor[0] <= '9';
+        }
+        printf("mm3.fld main tables: %d bond marks, %d conditional lines (%d with continuation lines)\n", marked,
+               described, continued);
+        CHECK(marked == 105 + 2 * 258 + 3 * 559 && described == 337 && continued == 2,
+              "marks %d, conditional %d, continued %d", marked, described, continued);
+    }
+    /* A continuation line maps to the parameter it continues (MacroModel reports it as the FF line);
+     * the parameter keeps its own line. */
+    CHECK(hf_forcefield_param_at_line(&ff, 115) == hf_forcefield_param_at_line(&ff, 114) &&
+              param_at(&ff, 115)->line == 114 && param_at(&ff, 61)->line == 60,
+          "continuation lines 115, 61");
+    CHECK(hf_forcefield_param_at_line(&ff, 59) == -1 && hf_forcefield_param_at_line(&ff, 1) == -1 &&
+              hf_forcefield_param_at_line(&ff, 0) == -1 && hf_forcefield_param_at_line(&ff, 99999) == -1,
+          "non-parameter lines");
     /* Equivalences: " 1  CU  C1 C2" (line 48) ... " 6  HX  H1 ... H7" (line 53) */
     CHECK(strcmp(ff.equivalences[0].type, "C1") == 0 && strcmp(ff.equivalences[0].equivalent, "CU") == 0 &&
               ff.equivalences[0].line == 48,
@@ -559,6 +635,33 @@ static void test_fld_bad_input(void)
         snprintf(line, sizeof line, " %s", raw[59]);
         bad = edit_line(orig, n, 60, line, 0, &m);
         expect_read_failure(hf_fld_read, "shifted.fld", bad, m, HF_ERROR_PARSE, ".fld:60:", 0);
+        free(bad);
+    }
+    /* a bond mark hessfit does not know, two marks in one gap */
+    {
+        char line[256];
+        snprintf(line, sizeof line, "%s", raw[97]); /* " 1  C2 = C2 ..." */
+        line[7] = '#';
+        bad = edit_line(orig, n, 98, line, 0, &m);
+        expect_read_failure(hf_fld_read, "mark.fld", bad, m, HF_ERROR_PARSE, ".fld:98: '#' in column 8", 0);
+        free(bad);
+        line[6] = '-';
+        line[7] = '=';
+        bad = edit_line(orig, n, 98, line, 0, &m);
+        expect_read_failure(hf_fld_read, "marks.fld", bad, m, HF_ERROR_PARSE, "is not one bond mark", 0);
+        free(bad);
+    }
+    /* a continuation line whose parameter line is gone is no parameter's line */
+    {
+        hf_forcefield ff;
+        const char *dir_file = tmp_path("orphan.fld");
+        bad = edit_line(orig, n, 114, " C  (comment instead of the N2-H3 line)", 0, &m);
+        spit(dir_file, bad, m);
+        HF_CALL(hf_fld_read(dir_file, &ff));
+        CHECK(hf_forcefield_param_at_line(&ff, 115) == -1 && hf_forcefield_param_at_line(&ff, 61) >= 0,
+              "orphaned continuation line");
+        hf_forcefield_free(&ff);
+        remove(dir_file);
         free(bad);
     }
     bad = edit_line(orig, n, 62, "-7", 1, &m);

@@ -1,9 +1,12 @@
 /*
  * `hessfit params`: every bonded term of the training structures with the force-field parameter it
  * matched and the rule that matched it (hessfit_typing.h), then a summary per parameter (how many
- * terms use it, in which structures), the rule counts, what each no-term pattern covered, and the
- * bonded parameters no term uses. Exit 0 on success, 1 on a failure reported on stderr with the
- * library's message, 2 on a usage error.
+ * terms use it, in which structures), the rule counts, what each no-term and prefer pattern
+ * covered, and the bonded parameters no term uses. A structure whose terms cannot all be matched
+ * (a term without a parameter, or an ambiguous one: equally good candidates with different values)
+ * is listed as failed with the library's message, also on stderr, and the others are still listed.
+ * Exit 0 on success, 1 on any failure (a structure that failed, a file that cannot be read), 2 on
+ * a usage error.
  */
 #include "hessfit_forcefield.h"
 #include "hessfit_molecule.h"
@@ -22,8 +25,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: hessfit params --ff FILE.fld|FILE.frcmod --structures FILE.mmo|FILE.mol2 [--structures FILE]...\n"
-            "                      [--no-term PATTERN]... [--bond-tolerance X] [--ts-bond-tolerance X]\n"
-            "                      [--perceive-bonds] [--help]\n"
+            "                      [--no-term PATTERN]... [--prefer LINE]... [--bond-tolerance X]\n"
+            "                      [--ts-bond-tolerance X] [--perceive-bonds] [--help]\n"
             "\n"
             "Lists every bond, angle, torsion and improper of each structure with the parameter it matched:\n"
             "  structure  kind  atoms (1-based)  types  ->  line kind types values  rule  detail\n"
@@ -32,13 +35,21 @@ static void usage(FILE *out)
             "Rules, first that applies: ff-line (the .fld line MacroModel reported in the .mmo), types (exact\n"
             "atom types, either direction), equivalence (after the force field's atom-type equivalences),\n"
             "wildcard (the most specific parameter with wildcard types). Substructure parameters are reached\n"
-            "only through ff-line. A term nothing matches is an error, unless a --no-term pattern covers it.\n"
+            "only through ff-line. For an MM3 .fld, a candidate's bond marks must fit the molecule's bond\n"
+            "orders (- single, aromatic or without order; = double or aromatic; %% triple; . without order;\n"
+            "* any) and its environment descriptor ('O200 0000': atom 1 bears an O2) must hold; a satisfied\n"
+            "condition beats none, and a descriptor hessfit cannot evaluate (with continuation lines) ranks\n"
+            "below none. Equally good candidates with equal values: the first line; with different values\n"
+            "the term is ambiguous, an error unless --prefer names one of them. A term nothing matches is an\n"
+            "error, unless a --no-term pattern covers it. A structure that fails is listed as failed.\n"
             "\n"
             "  --ff FILE               MM3* .fld or AMBER .frcmod (.gz accepted)\n"
             "  --structures FILE       .mmo (MacroModel report: parameters by ff line) or .mol2 (by atom types);\n"
             "                          repeatable\n"
             "  --no-term PATTERN       declare terms without a parameter: 'bond RH H1', 'torsion * C2 N2 *'\n"
             "                          (kind, then atom types, * any; impropers name the centre first); repeatable\n"
+            "  --prefer LINE           settle ties of different values among equally good candidates: the\n"
+            "                          parameter on force-field line LINE wins when it is one of them; repeatable\n"
             "  --bond-tolerance X      bond when r <= X (r_cov(i) + r_cov(j)), Cordero 2008 radii (default 1.3);\n"
             "                          used for structures without connectivity or with --perceive-bonds\n"
             "  --ts-bond-tolerance X   a looser tolerance applied instead of --bond-tolerance (transition states)\n"
@@ -151,10 +162,20 @@ typedef struct {
     const char *ff_path;
     const char *structures[MAX_LIST_ARGS];
     int n_structures;
-    const char *no_term[MAX_LIST_ARGS];
+    const char *no_term[MAX_LIST_ARGS]; /* the patterns for hf_typing_options: no-term and "prefer LINE" */
     int n_no_term;
+    char prefer_text[MAX_LIST_ARGS][32];
     hf_topology_options topo;
 } params_args;
+
+/* A positive line number. */
+static int parse_line_number(const char *text)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    return errno == 0 && end != text && *end == '\0' && v >= 1 && v <= 100000000L;
+}
 
 /* 0 ok, 2 usage error (reported), -1 --help printed */
 static int parse_args(int argc, char **argv, params_args *a)
@@ -188,7 +209,8 @@ static int parse_args(int argc, char **argv, params_args *a)
             strcpy(name, arg);
         }
         if (strcmp(name, "--ff") != 0 && strcmp(name, "--structures") != 0 && strcmp(name, "--no-term") != 0 &&
-            strcmp(name, "--bond-tolerance") != 0 && strcmp(name, "--ts-bond-tolerance") != 0)
+            strcmp(name, "--prefer") != 0 && strcmp(name, "--bond-tolerance") != 0 &&
+            strcmp(name, "--ts-bond-tolerance") != 0)
             return usage_error("unknown option '%s'", arg);
         if (value == NULL) {
             if (i + 1 >= argc)
@@ -205,8 +227,16 @@ static int parse_args(int argc, char **argv, params_args *a)
             a->structures[a->n_structures++] = value;
         } else if (strcmp(name, "--no-term") == 0) {
             if (a->n_no_term == MAX_LIST_ARGS)
-                return usage_error("more than 256 --no-term patterns ('%s')", value);
+                return usage_error("more than 256 --no-term and --prefer patterns ('%s')", value);
             a->no_term[a->n_no_term++] = value;
+        } else if (strcmp(name, "--prefer") == 0) {
+            if (!parse_line_number(value))
+                return usage_error("--prefer '%s' is not a force-field line number", value);
+            if (a->n_no_term == MAX_LIST_ARGS)
+                return usage_error("more than 256 --no-term and --prefer patterns ('%s')", value);
+            snprintf(a->prefer_text[a->n_no_term], sizeof a->prefer_text[0], "prefer %s", value);
+            a->no_term[a->n_no_term] = a->prefer_text[a->n_no_term];
+            a->n_no_term++;
         } else if (strcmp(name, "--bond-tolerance") == 0) {
             if (!parse_tolerance(value, &a->topo.bond_tolerance))
                 return usage_error("--bond-tolerance '%s' is not a number in (0, 3]", value);
@@ -248,7 +278,7 @@ int hf_cmd_params(int argc, char **argv)
     params_args a;
     hf_forcefield ff;
     param_use *uses = NULL;
-    int status = 1, n_structures = 0;
+    int status = 1, n_structures = 0, n_failed = 0;
     int rule_counts[HF_NUM_MATCH_RULES][HF_NUM_TERM_KINDS];
     int *pattern_terms = NULL;
     long total_terms = 0;
@@ -290,8 +320,22 @@ int hf_cmd_params(int argc, char **argv)
                 goto done;
             }
             if (hf_assign_parameters(m, &topo, &ff, &topt, &typed) != HF_SUCCESS) {
-                failed(NULL);
+                /* A failure of this structure (a message that names it: a term without a parameter, an
+                 * ambiguous term) is listed and the others go on; anything else (a bad pattern) stops. */
+                const char *label = m->source != NULL && m->source[0] ? m->source
+                                    : m->name != NULL && m->name[0] ? m->name
+                                                                    : "molecule";
+                const int own = strncmp(hf_last_error(), label, strlen(label)) == 0;
+                if (own) {
+                    printf("\n# structure %d: '%s' (%s): FAILED: %s\n", id, m->name ? m->name : "",
+                           m->source ? m->source : a.structures[f], hf_last_error());
+                    fprintf(stderr, "hessfit params: structure %d: %s\n", id, hf_last_error());
+                    n_failed++;
+                }
                 hf_topology_free(&topo);
+                if (own)
+                    continue;
+                failed(NULL);
                 hf_molecule_list_free(&list);
                 goto done;
             }
@@ -328,9 +372,11 @@ int hf_cmd_params(int argc, char **argv)
                 printf(" | %s | %s\n", hf_match_rule_name(t->rule), t->detail);
                 if ((unsigned)t->rule < HF_NUM_MATCH_RULES && (unsigned)t->kind < HF_NUM_TERM_KINDS)
                     rule_counts[t->rule][t->kind]++;
+                /* "no-term pattern 2 '...'", "...; 952/978 differ: pattern 7 prefers 952" */
+                const char *which = strstr(t->detail, "pattern ");
                 int pattern;
-                if (t->rule == HF_MATCH_NO_TERM && sscanf(t->detail, "no-term pattern %d", &pattern) == 1 &&
-                    pattern >= 1 && pattern <= a.n_no_term)
+                if (which != NULL && sscanf(which, "pattern %d", &pattern) == 1 && pattern >= 1 &&
+                    pattern <= a.n_no_term)
                     pattern_terms[pattern - 1]++;
                 total_terms++;
             }
@@ -341,16 +387,22 @@ int hf_cmd_params(int argc, char **argv)
     }
 
     /* ---- summary ---- */
-    printf("\n# summary: %d structures, %ld terms\n", n_structures, total_terms);
+    if (n_failed > 0)
+        printf("\n# summary: %d structures, %ld terms; %d structures FAILED (listed above)\n", n_structures,
+               total_terms, n_failed);
+    else
+        printf("\n# summary: %d structures, %ld terms\n", n_structures, total_terms);
     printf("# rule         bond angle torsion improper\n");
     for (int r = 0; r < HF_NUM_MATCH_RULES; r++)
         printf("# %-11s %5d %5d %7d %8d\n", hf_match_rule_name((hf_match_rule)r), rule_counts[r][0], rule_counts[r][1],
                rule_counts[r][2], rule_counts[r][3]);
     for (int p = 0; p < a.n_no_term; p++) {
-        printf("# no-term pattern %d '%s': %d terms\n", p + 1, a.no_term[p], pattern_terms[p]);
-        if (pattern_terms[p] == 0)
-            fprintf(stderr, "hessfit params: warning: no-term pattern '%s' covers no term without a parameter\n",
-                    a.no_term[p]);
+        const int prefer = strncmp(a.no_term[p], "prefer ", 7) == 0;
+        printf("# %s pattern %d '%s': %d terms\n", prefer ? "prefer" : "no-term", p + 1, a.no_term[p],
+               pattern_terms[p]);
+        if (pattern_terms[p] == 0 && n_failed == 0) /* unused patterns mean something only when all typed */
+            fprintf(stderr, "hessfit params: warning: %s pattern '%s' %s\n", prefer ? "prefer" : "no-term",
+                    a.no_term[p], prefer ? "settles no tie" : "covers no term without a parameter");
     }
     int n_used = 0, n_unused = 0;
     for (int i = 0; i < ff.n_params; i++)
@@ -376,6 +428,10 @@ int hf_cmd_params(int argc, char **argv)
     status = fflush(stdout) == 0 ? 0 : 1;
     if (status != 0)
         fprintf(stderr, "hessfit params: cannot write the listing: %s\n", strerror(errno));
+    if (n_failed > 0) {
+        fprintf(stderr, "hessfit params: %d of %d structures failed\n", n_failed, n_structures);
+        status = 1;
+    }
 done:
     if (uses != NULL)
         for (int i = 0; i < ff.n_params; i++)

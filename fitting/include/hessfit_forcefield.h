@@ -57,6 +57,15 @@ typedef struct hf_ff_param {
     int line;         /* 1-based line in the file it was read from (q2mm's parameter id); 0 if new */
     int substructure; /* .fld: index into hf_forcefield.substructures; -1 for the main tables */
     char label[64];   /* the file's comment or label for the line ("C(sp2)-N"), may be "" */
+    /* MM3* .fld main tables: the separator printed between types i and i+1 ('-' single, '=' double,
+     * '%' triple bond, '*' any bond, '.' a bond without order (MacroModel's zero-order bond); 0 when
+     * the file gives none, for out-of-plane lines, or for other formats: any bond). */
+    char bond_marks[3];
+    /* MM3* .fld main tables: the "Opt. Descriptor" columns as text (environment conditions such as
+     * "O200 0000": atom 1 bears an O2; "1C200 0000": one continuation line follows), "" when blank
+     * or every field is 0000 (no condition). Types alone cannot evaluate them: the matcher does on
+     * the molecule's bonds (see hessfit_typing.h). */
+    char descriptor[24];
 } hf_ff_param;
 
 /* An MM3* substructure: parameters that apply where the SMILES-like pattern matches. Terms in
@@ -92,7 +101,10 @@ typedef struct hf_forcefield {
 void hf_forcefield_free(hf_forcefield *ff);
 /* "bond", "angle", "torsion", "improper", "vdw", "charge". */
 const char *hf_param_kind_name(hf_param_kind kind);
-/* Index of the parameter read from that line, or -1. */
+/* Index of the parameter read from that line, or -1. For an MM3 .fld, a descriptor continuation
+ * line (blank type columns below a parameter line of the same interaction code, e.g. mm3.fld
+ * line 115 under the N2-H3 stretch of line 114) gives the parameter it continues, as MacroModel
+ * reports such a line as the parameter's FF line; that parameter's own .line stays 114. */
 int hf_forcefield_param_at_line(const hf_forcefield *ff, int line);
 
 /* MacroModel MM3* .fld: every parameter line of the main tables and of the substructures, the

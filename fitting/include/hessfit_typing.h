@@ -8,6 +8,21 @@
  * that matched it; a term that matches nothing is an error naming the term and its atom types,
  * unless the user chose "no term" for it (hf_typing_options.no_term), which is recorded as such.
  * There is no fallback to a parameter of other types.
+ *
+ * Matching by types (HF_MATCH_TYPES / EQUIVALENCE / WILDCARD; the full rules in hf_typing.c):
+ *   - candidates are main-table parameters whose types fit (exact, equivalent, wildcard), whose
+ *     MM3 .fld bond marks fit the molecule's bond orders ('-' 1, 1.5 or 0; '=' 2 or 1.5; '%' 3;
+ *     '.' 0; '*' or none any; orders the molecule does not give are not checked), and whose MM3
+ *     environment descriptor does not fail ("O200 0000": atom 1 bears an O2 besides the term's own
+ *     atoms; "00" any; an element wildcard "C0" any carbon);
+ *   - ranked by fewest wildcards, fewest equivalence substitutions, then condition: satisfied
+ *     (the more attached atoms required the better) before none before not evaluated (descriptors
+ *     with continuation lines, whose meaning is not documented: the detail says so);
+ *   - the best candidates with equal values: the first in file order, the others named in the
+ *     detail; with different values the term is AMBIGUOUS, an error naming the term, its types and
+ *     the lines, unless a "prefer LINE" pattern names exactly one of them. Never a silent pick.
+ * For an MM3 .fld, hf_forcefield_param_at_line maps a descriptor continuation line to the
+ * parameter it continues, so a report naming it (MacroModel: mm3.fld 115 for 114) matches.
  */
 #include "hessfit_forcefield.h"
 #include "hessfit_molecule.h"
@@ -63,7 +78,11 @@ typedef struct hf_typed_term {
     int atoms[4];           /* 0-based; unused -1 */
     int param;              /* index into the force field's params; -1 for HF_MATCH_NO_TERM */
     hf_match_rule rule;
-    char detail[96];        /* how, in words: "mmo line 123", "types C2 N2", "wildcard 00 C2 N2 00" */
+    char detail[96];        /* how, in words (truncated to fit): "ff line 114 (continued on 115) via mmo line
+                               880 (O1)", "types C2 C2; O200 0000 holds", "types N2 H3; 114 ranks below:
+                               1C200 0000 not evaluated", "wildcard * C2 C2 *; first of 955/970 (same
+                               values)", "wildcard * C2 N2 *; 952/978 differ: pattern 7 prefers 952",
+                               "...; bond orders unknown", "no-term pattern 2 'bond RH *'" */
 } hf_typed_term;
 
 typedef struct hf_typed_molecule {
@@ -73,12 +92,19 @@ typedef struct hf_typed_molecule {
 
 typedef struct hf_typing_options {
     /* Patterns of terms the user declares as having no parameter: "bond RH H1", "torsion * C2 N2 *"
-     * (kind then atom types, * any type). Terms matching one get HF_MATCH_NO_TERM. */
+     * (kind then atom types, * any type; impropers name the centre first). Terms that match no
+     * parameter and match one get HF_MATCH_NO_TERM.
+     * The same list takes "prefer LINE" entries: LINE (a line of a main-table bonded parameter of
+     * the force field, else an error) settles every tie of different values it is part of; it
+     * never promotes a worse candidate, and two prefer entries naming members of one tie leave it
+     * ambiguous. */
     int n_no_term;
     const char *const *no_term;
 } hf_typing_options;
 
-/* Match every bonded term of topo (from mol) to a parameter of ff. */
+/* Match every bonded term of topo (from mol) to a parameter of ff. Fails (HF_ERROR_INVALID_ARGUMENT,
+ * typed left empty) when a term matches nothing and no pattern covers it, or when a term is
+ * ambiguous; the message names the first such term and counts the others. */
 hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, const hf_forcefield *ff,
                                const hf_typing_options *options, hf_typed_molecule *typed);
 void hf_typed_molecule_free(hf_typed_molecule *typed);

@@ -2,7 +2,7 @@
 #define HF_FF_INTERNAL_H_
 /*
  * Internal to the fitting layer: what the force-field file readers and writers share (hf_fld.c,
- * hf_frcmod.c, hf_ffxml.c; implemented in hf_forcefield.c).
+ * hf_frcmod.c, hf_ffxml.c; implemented in hf_forcefield.c unless said otherwise).
  */
 #include <stddef.h>
 
@@ -16,6 +16,12 @@
  * unchanged; a last line without "\n" is read like one with it). NUL bytes and lines longer than
  * HF_LINES_MAX_LINE bytes are errors naming path:line. Sets ff->path. On failure ff is freed. */
 hf_status hf_ff_load_lines(const char *path, hf_forcefield *ff);
+
+/* MM3 .fld (hf_fld.c): the index of the parameter that line `line` (1-based) continues -- a -2
+ * table line with blank type columns and more descriptors, below the parameter line of the same
+ * interaction code (possibly through further continuation lines) -- or -1 (not a continuation, or
+ * ff not an .fld). mm3.fld line 115 continues the N2-H3 stretch of line 114. */
+int hf_fld_param_continued_at(const hf_forcefield *ff, int line);
 
 /* Append a copy of *param to ff->params (capacity in *cap, grown by doubling). */
 hf_status hf_ff_add_param(hf_forcefield *ff, size_t *cap, const hf_ff_param *param);

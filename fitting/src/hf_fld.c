@@ -20,14 +20,26 @@
  *   [1]      interaction code: 1 stretch, 2 bend, 3 stretch-bend, 4 torsion, 5 out-of-plane,
  *            6 special vdW pair, 7 hydrogen bond, 8 torsion-stretch (1 2 4 5 are modelled here;
  *            the others, and any other code letter, are kept as text)
- *   types    main tables [4,6) [9,11) [14,16) [19,21) with separators ("-", "=", "*") between;
- *            substructures [4,6) [8,10) [12,14) [16,18), each a type or a 1-based position in
- *            the substructure's pattern ("1", "2"); "00" is the wildcard
- *   fields   three F10.4 fields [23,33) [34,44) [45,55), then descriptors and selections
- *   comment  from column 88 (the label)
+ *   types    main tables [4,6) [9,11) [14,16) [19,21) with a bond mark between consecutive types
+ *            (columns 7, 12, 17): '-' single, '=' double, '%' triple, '*' any bond, '.' a bond
+ *            without order (MacroModel's zero-order dative/metal bond, as in the Rh substructure
+ *            pattern "HX-RH(-PX)-HX.C2*C2(.2)-N2-C2=O2.2"); stored in hf_ff_param.bond_marks for
+ *            stretch, bend and torsion lines (out-of-plane lines write '*' between atoms that form
+ *            no chain: not stored). Substructures [4,6) [8,10) [12,14) [16,18), each a type or a
+ *            1-based position in the substructure's pattern ("1", "2"), no marks; "00" is the
+ *            wildcard
+ *   fields   three F10.4 fields [23,33) [34,44) [45,55)
+ *   descr.   main tables: [56] the number of continuation lines (blank: none), then one
+ *            "Opt. Descriptor" field of 4 characters per atom at [57,61) [62,66) [67,71) [72,76):
+ *            two attached-atom types each, "00" any ("O200": atom 1 must bear an O2; "0000": no
+ *            condition). Stored as written in hf_ff_param.descriptor ("O200 0000", "1C200 0000"),
+ *            "" when there is no condition; what it means is the matcher's business (hf_typing.c)
+ *   then     selections and alternatives, and from column 88 the comment (the label)
  *   stretch: r0 [A], k [mdyn/A] (bond moment)        bend: theta0 [deg], k [mdyn A/rad^2] (bend-bend)
  *   torsion: V1 V2 V3 [kcal/mol]                      out-of-plane: angle (must be 0), k [mdyn A/rad^2]
- * A line with blank type columns continues the descriptors of the line above; it is kept as text.
+ * A line with blank type columns continues the descriptors of the line above ("1C200 0000" on
+ * line 114 of mm3.fld, " O200 0000" on 115); it is kept as text, and hf_forcefield_param_at_line
+ * maps it to the parameter it continues (MacroModel's .mmo names such a line as the FF line).
  * vdW lines: type [2,5), radius r* [5,15) [A], epsilon [16,26) [kcal/mol], offset, charge, ...
  *
  * Canonical values (hessfit_forcefield.h): k_bond = k_mdyn * 71.96631, k_angle = k_mdyn * 71.94
@@ -47,6 +59,8 @@
 
 #define FLD_COMMENT_COL 88
 #define FLD_NUMBERS_START 23 /* the type columns end before this column */
+#define FLD_DESCRIPTOR_COL 56 /* continuation count, then the descriptor fields from column 57 */
+#define FLD_BOND_MARKS "-=%*."
 
 /* The three numeric fields of a -2 line and the two of a vdW line. */
 static const int TABLE_FIELD_START[3] = {23, 34, 45};
@@ -217,6 +231,48 @@ static hf_param_kind kind_of_code(char code)
     }
 }
 
+/* The bond mark in the gap [a, b) between two main-table types (" - "): '-' single, '=' double,
+ * '%' triple, '*' any bond, '.' a bond without order (MacroModel's zero-order bond, the
+ * dative/metal bonds); 0 when the gap is blank. Anything else is an error. */
+static hf_status fld_bond_mark(const char *path, int line_no, const char *text, size_t a, size_t b, char *mark)
+{
+    size_t len = strlen(text);
+    *mark = 0;
+    for (size_t c = a; c < b && c < len; c++) {
+        if (isspace((unsigned char)text[c]))
+            continue;
+        if (*mark != 0 || strchr(FLD_BOND_MARKS, text[c]) == NULL)
+            return hf_error(HF_ERROR_PARSE,
+                            "%s:%d: '%c' in column %zu between the atom types is not one bond mark (one of %s)", path,
+                            line_no, text[c], c + 1, FLD_BOND_MARKS);
+        *mark = text[c];
+    }
+    return HF_SUCCESS;
+}
+
+/* The "Opt. Descriptor" columns of a main-table line with n_atoms atoms: an optional count of
+ * continuation lines in FLD_DESCRIPTOR_COL, then one 4-character field per atom, 5 columns apart
+ * ("1C200 0000" = one continuation line; the fields of atoms 1 and 2). Stored as written, trimmed;
+ * "" when there is no count and every field is blank or "0000" (no condition). */
+static void fld_descriptor(const char *text, size_t len, int n_atoms, char *out, size_t size)
+{
+    const size_t a = FLD_DESCRIPTOR_COL, b = FLD_DESCRIPTOR_COL + 1 + 5 * (size_t)n_atoms - 1;
+    int conditional = 0;
+    out[0] = '\0';
+    if (len <= a)
+        return;
+    if (!isspace((unsigned char)text[a]))
+        conditional = 1; /* a continuation count */
+    for (int k = 0; k < n_atoms && !conditional; k++) {
+        size_t f = a + 1 + 5 * (size_t)k;
+        for (size_t c = f; c < f + 4 && c < len; c++)
+            if (text[c] != '0' && !isspace((unsigned char)text[c]))
+                conditional = 1;
+    }
+    if (conditional)
+        hf_ff_copy_trimmed(out, size, text + a, (len < b ? len : b) - a);
+}
+
 /* Parse a -2 table line (not a comment, not blank, not a marker). in_sub: substructure layout. */
 static hf_status fld_parse_table_line(const char *path, int line_no, const char *text, int in_sub, fld_line *out)
 {
@@ -259,7 +315,17 @@ static hf_status fld_parse_table_line(const char *path, int line_no, const char 
                 return hf_error(HF_ERROR_PARSE,
                                 "%s:%d: unexpected '%c' in column %zu between the atom types (a shifted line?)", path,
                                 line_no, text[c], c + 1);
+        if (!in_sub && k + 1 < n_atoms) {
+            char mark;
+            st = fld_bond_mark(path, line_no, text, (size_t)cols[k] + 2, gap_end, &mark);
+            if (st != HF_SUCCESS)
+                return st;
+            if (p->kind != HF_PARAM_IMPROPER) /* out-of-plane atoms are no chain: their '*' say nothing */
+                p->bond_marks[k] = mark;
+        }
     }
+    if (!in_sub)
+        fld_descriptor(text, len, n_atoms, p->descriptor, sizeof p->descriptor);
     m = fld_map_for(p->kind);
     for (int i = 0; i < m.n; i++) {
         int f = m.field[i];
@@ -569,6 +635,44 @@ hf_status hf_fld_read(const char *path, hf_forcefield *ff)
 fail:
     hf_forcefield_free(&tmp);
     return st;
+}
+
+/* ---- continuation lines ---------------------------------------------------------------------- */
+
+/* 1 if text has the shape of a -2 continuation line: ' ' or 'a', an interaction code, blank type
+ * columns, something after them (the reader's test in fld_parse_table_line). */
+static int fld_is_continuation_text(const char *text)
+{
+    size_t len = text != NULL ? strlen(text) : 0;
+    char code;
+    if (len < 2 || (text[0] != ' ' && text[0] != 'a'))
+        return 0;
+    code = text[1];
+    if (!((code >= '1' && code <= '8') || (code >= 'A' && code <= 'Z')))
+        return 0;
+    return span_is_blank(text, len, 2, FLD_NUMBERS_START) && len > FLD_NUMBERS_START &&
+           !hf_is_blank(text + FLD_NUMBERS_START);
+}
+
+int hf_fld_param_continued_at(const hf_forcefield *ff, int line)
+{
+    if (ff == NULL || ff->format != HF_FF_MM3_FLD || ff->lines == NULL || line < 2 || line > ff->n_lines ||
+        !fld_is_continuation_text(ff->lines[line - 1]))
+        return -1;
+    const char code = ff->lines[line - 1][1];
+    /* up through further continuation lines of the same code to the parameter line */
+    for (int l = line - 1; l >= 1; l--) {
+        const char *above = ff->lines[l - 1];
+        if (above == NULL || strlen(above) < 2 || above[1] != code)
+            return -1;
+        if (fld_is_continuation_text(above))
+            continue;
+        for (int i = 0; i < ff->n_params; i++)
+            if (ff->params[i].line == l && ff->params[i].kind != HF_PARAM_VDW)
+                return i;
+        return -1;
+    }
+    return -1;
 }
 
 /* ---- writing ------------------------------------------------------------------------------------ */

@@ -1,4 +1,5 @@
-/* The force-field model (hessfit_forcefield.h): freeing, names, look-up by line; and what the
+/* The force-field model (hessfit_forcefield.h): freeing, names, look-up by line (an MM3 .fld
+ * continuation line through hf_fld_param_continued_at, hf_fld.c); and what the
  * force-field readers and writers share (hf_ff_internal.h): whole-file line splitting, the
  * parameter list, a text buffer and the atomic file writer. */
 #define _POSIX_C_SOURCE 200809L
@@ -47,12 +48,13 @@ const char *hf_param_kind_name(hf_param_kind kind)
 
 int hf_forcefield_param_at_line(const hf_forcefield *ff, int line)
 {
-    if (ff == NULL || line <= 0)
+    if (ff == NULL || line <= 0 || (ff->n_params > 0 && ff->params == NULL))
         return -1;
     for (int i = 0; i < ff->n_params; i++)
         if (ff->params[i].line == line)
             return i;
-    return -1;
+    /* an MM3 .fld descriptor continuation line stands for the parameter it continues */
+    return ff->format == HF_FF_MM3_FLD ? hf_fld_param_continued_at(ff, line) : -1;
 }
 
 /* ---- shared by the readers and writers ------------------------------------------------------- */

@@ -4,20 +4,51 @@
  * Rules, first that applies:
  *  1. HF_MATCH_FF_LINE: the molecule carries the MM program's report (MacroModel .mmo): the term
  *     with the same atoms (either direction; impropers as a set of four atoms) names the .fld line
- *     of its parameter. That line must be a parameter line of ff of the same kind, and a
- *     main-table parameter's types must fit the term's atom types (exact, equivalence or
- *     wildcard): otherwise ff is not the force field the report was made with, an error.
+ *     of its parameter (hf_forcefield_param_at_line: a descriptor continuation line such as
+ *     mm3.fld 115 stands for the parameter it continues, 114). That line must be a parameter line
+ *     of ff of the same kind, and a main-table parameter's types must fit the term's atom types
+ *     (exact, equivalence or wildcard): otherwise ff is not the force field the report was made
+ *     with, an error.
  *  2. HF_MATCH_TYPES: a main-table parameter with exactly the atom types, either direction.
  *  3. HF_MATCH_EQUIVALENCE: the same after replacing some atom types by their force-field
  *     equivalents (an MM3 .fld "PX  P0 P3 P4 P5" lets a P3 atom use PX parameters).
  *  4. HF_MATCH_WILDCARD: a main-table parameter with wildcard ("*") types.
- *     2-4 are one ranking: a candidate scores (wildcards, equivalence substitutions) and the
- *     lexicographically smallest wins, so exact beats equivalent beats wildcard, and among
- *     wildcards the most specific wins. Equally good candidates (MM3 repeats a type tuple with
- *     environment descriptors that hessfit does not evaluate, the unconditioned line last) go to
- *     the LAST in file order; the detail says how many there were.
  *  Substructure parameters (substructure >= 0) name pattern positions, not types: only rule 1
  *  reaches them.
+ *
+ * Rules 2-4 are one ranking. A candidate is a main-table parameter of the term's kind laid on the
+ * term in one of its orientations (both directions; impropers: centre fixed, the three others in
+ * any order) such that
+ *   - every type fits (exact, equivalent, wildcard);
+ *   - every bond mark fits the bond order of the molecule (MM3 .fld, hf_ff_param.bond_marks):
+ *       '-' fits orders 1, 1.5 (aromatic) and 0 (a bond without order: dative/metal, mol2
+ *           "nc"/"du"/"un", the .mmo blank mark);
+ *       '=' fits 2 and 1.5;   '%' fits 3;   '.' (MacroModel's zero-order bond) fits 0;
+ *       '*' and no mark (0, all other formats) fit any bond.
+ *     A bond whose order the molecule does not give (no bond_orders, or a bond the topology
+ *     perceived that the file lacks) is not checked: every mark fits it, and the detail says
+ *     "bond orders unknown";
+ *   - its environment condition (hf_ff_param.descriptor) does not fail. MacroModel's documented
+ *     meaning (MacroModel Reference Manual, App. D, "optional atom descriptors"): one 4-character
+ *     field per main atom, in the parameter's atom order, naming two types that must be attached
+ *     to that atom ("C200": a C2; "C2C3": a C2 and a C3, two different atoms; "0000": nothing),
+ *     "00" any atom. Implemented exactly: the attached atoms are the atom's topology neighbours
+ *     other than the term's own atoms (the manual's "additional" atoms; counting them, 86
+ *     rh-enamide terms would get a conditional line where MacroModel reported the plain one), and a
+ *     field type fits a neighbour of that type, of a type the force field makes equivalent to it,
+ *     or, for an element wildcard "C0" (an element symbol and 0, the manual's substructure
+ *     wording), any atom of that element. A condition that holds makes the candidate conditional
+ *     and satisfied; one that fails excludes it. A descriptor with continuation lines
+ *     ("1C200 0000" + " O200 0000": their meaning is not documented) or of any other form is NOT
+ *     evaluated: such a candidate ranks below unconditional ones and the detail says so.
+ * Candidates are ordered by (fewest wildcards, fewest equivalence substitutions, condition:
+ * satisfied < none < not evaluated, then among satisfied conditions the most attached atoms
+ * required: "H1H1" before "H100"). The best ones (equal keys) must agree: when their values are
+ * equal, the first in file order is used (MacroModel's choice on the rh-enamide set) and the detail
+ * names the others; when their values differ the term is AMBIGUOUS, an error naming the term, its
+ * types and the lines, unless a "prefer LINE" pattern (hf_typing_options.no_term) names exactly
+ * one of them. Nothing else breaks a tie: no file order between different values.
+ *
  *  A term nothing matches gets HF_MATCH_NO_TERM when a user pattern covers it, else the call
  *  fails naming the term's atoms (1-based) and types. When the molecule has a report, a term not
  *  in it is likewise NO_TERM by pattern or an error (never matched by types instead).
@@ -34,14 +65,21 @@
  * topology (a bond, angle or torsion) mean the connectivity disagrees with the MM program's and
  * are an error naming the report line.
  */
+#include "hessfit_elements.h"
 #include "hessfit_typing.h"
 #include "hf_lines.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define HF_TYPING_MAX_PATTERN 256
+/* Tied lines named in one error message. */
+#define HF_TYPING_MAX_LISTED 8
 
 const char *hf_match_rule_name(hf_match_rule rule)
 {
@@ -84,6 +122,21 @@ static const char *atom_type(const hf_molecule *mol, int atom)
     return mol->atom_types[atom];
 }
 
+/* Append printf text to buf[size] at *pos (truncating, always terminated). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void append(char *buf, size_t size, size_t *pos, const char *fmt, ...)
+{
+    va_list ap;
+    if (*pos >= size - 1)
+        return;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *pos, size - *pos, fmt, ap);
+    va_end(ap);
+    *pos = w > 0 && (size_t)w < size - *pos ? *pos + (size_t)w : size - 1;
+}
+
 /* "1-13-20-24" (1-based) and "RH P3 C3 H1" into the buffers. */
 static void term_text(const hf_molecule *mol, const int *atoms, int n, char *atoms_buf, size_t na, char *types_buf,
                       size_t nt)
@@ -91,22 +144,43 @@ static void term_text(const hf_molecule *mol, const int *atoms, int n, char *ato
     size_t pa = 0, pt = 0;
     atoms_buf[0] = types_buf[0] = '\0';
     for (int a = 0; a < n; a++) {
-        int w = snprintf(atoms_buf + pa, na - pa, "%s%d", a ? "-" : "", atoms[a] + 1);
-        pa = w > 0 && (size_t)w < na - pa ? pa + (size_t)w : na - 1;
-        w = snprintf(types_buf + pt, nt - pt, "%s%s", a ? " " : "", atom_type(mol, atoms[a]));
-        pt = w > 0 && (size_t)w < nt - pt ? pt + (size_t)w : nt - 1;
+        append(atoms_buf, na, &pa, "%s%d", a ? "-" : "", atoms[a] + 1);
+        append(types_buf, nt, &pt, "%s%s", a ? " " : "", atom_type(mol, atoms[a]));
     }
 }
 
-/* ---- no-term patterns ----------------------------------------------------------------------- */
+/* ---- user patterns: no-term and prefer ------------------------------------------------------- */
 
 typedef struct {
-    hf_term_kind kind;
+    hf_term_kind kind;              /* HF_NUM_TERM_KINDS for a prefer pattern */
     int n_types;
-    char types[4][HF_FF_TYPE_LEN]; /* centre first for impropers */
-} no_term_pattern;
+    char types[4][HF_FF_TYPE_LEN];  /* centre first for impropers */
+    int prefer;                     /* prefer pattern: the parameter index it names; -1 otherwise */
+} user_pattern;
 
-static hf_status parse_pattern(const char *text, int index, no_term_pattern *p)
+/* "prefer LINE": LINE must hold a main-table parameter of ff (a continuation line names its
+ * parameter). */
+static hf_status parse_prefer(const hf_forcefield *ff, const char *text, const char *line_text, user_pattern *p)
+{
+    char *end;
+    errno = 0;
+    long line = strtol(line_text, &end, 10);
+    if (errno != 0 || end == line_text || *end != '\0' || line < 1 || line > 100000000L)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "pattern '%s': '%s' is not a force-field line number", text,
+                        line_text);
+    int i = hf_forcefield_param_at_line(ff, (int)line);
+    if (i < 0 || ff->params[i].substructure >= 0 || (int)ff->params[i].kind >= HF_NUM_TERM_KINDS)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                        "pattern '%s': line %ld of %s holds no main-table bonded parameter (type matching chooses only "
+                        "among those)",
+                        text, line, ff_label(ff));
+    p->kind = HF_NUM_TERM_KINDS;
+    p->n_types = 0;
+    p->prefer = i;
+    return HF_SUCCESS;
+}
+
+static hf_status parse_pattern(const hf_forcefield *ff, const char *text, int index, user_pattern *p)
 {
     char buf[HF_TYPING_MAX_PATTERN];
     char *tok[6];
@@ -119,13 +193,21 @@ static hf_status parse_pattern(const char *text, int index, no_term_pattern *p)
     int n = hf_split(buf, tok, 6);
     if (n < 1)
         return hf_error(HF_ERROR_INVALID_ARGUMENT, "no-term pattern %d '%s' is empty", index + 1, text);
+    p->prefer = -1;
+    if (strcmp(tok[0], "prefer") == 0) {
+        if (n != 2)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "pattern '%s': 'prefer' takes one force-field line number",
+                            text);
+        return parse_prefer(ff, text, tok[1], p);
+    }
     int kind = -1;
     for (int k = 0; k < HF_NUM_TERM_KINDS; k++)
         if (strcmp(tok[0], hf_term_kind_name((hf_term_kind)k)) == 0)
             kind = k;
     if (kind < 0)
         return hf_error(HF_ERROR_INVALID_ARGUMENT,
-                        "no-term pattern '%s': kind '%s' is not bond, angle, torsion or improper", text, tok[0]);
+                        "no-term pattern '%s': kind '%s' is not bond, angle, torsion or improper (or 'prefer LINE')",
+                        text, tok[0]);
     p->kind = (hf_term_kind)kind;
     p->n_types = hf_term_kind_atoms(p->kind);
     if (n - 1 != p->n_types)
@@ -145,19 +227,20 @@ static int pattern_type_fits(const char *pattern, const char *type)
     return is_wildcard(pattern) || strcmp(pattern, type) == 0;
 }
 
+static const int improper_perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+
 /* types: the term's atom types in its atom order (impropers: three neighbours then the centre). */
-static int pattern_covers(const no_term_pattern *p, hf_term_kind kind, const char *const *types)
+static int pattern_covers(const user_pattern *p, hf_term_kind kind, const char *const *types)
 {
     if (p->kind != kind)
         return 0;
     if (kind == HF_TERM_IMPROPER) {
-        static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
         if (!pattern_type_fits(p->types[0], types[3]))
             return 0;
         for (int q = 0; q < 6; q++) {
             int ok = 1;
             for (int a = 0; a < 3 && ok; a++)
-                ok = pattern_type_fits(p->types[a + 1], types[perms[q][a]]);
+                ok = pattern_type_fits(p->types[a + 1], types[improper_perms[q][a]]);
             if (ok)
                 return 1;
         }
@@ -169,139 +252,6 @@ static int pattern_covers(const no_term_pattern *p, hf_term_kind kind, const cha
         rev = rev && pattern_type_fits(p->types[a], types[p->n_types - 1 - a]);
     }
     return fwd || rev;
-}
-
-/* ---- type matching ---------------------------------------------------------------------------- */
-
-/* Where a parameter's improper types name the centre. */
-static int centre_slot(const hf_forcefield *ff)
-{
-    return ff->format == HF_FF_FRCMOD ? 2 : 0;
-}
-
-/* 1 if the force field lets an atom of type `type` use parameters written for `param_type`. */
-static int equivalent(const hf_forcefield *ff, const char *type, const char *param_type)
-{
-    for (int e = 0; e < ff->n_equivalences; e++)
-        if (strcmp(ff->equivalences[e].type, type) == 0 && strcmp(ff->equivalences[e].equivalent, param_type) == 0)
-            return 1;
-    return 0;
-}
-
-typedef struct {
-    int wildcards;
-    int substitutions;
-} match_score;
-
-/* One parameter type against one atom type: 0 no, 1 yes (score updated). */
-static int type_fits(const hf_forcefield *ff, const char *param_type, const char *type, match_score *s)
-{
-    if (is_wildcard(param_type)) {
-        s->wildcards++;
-        return 1;
-    }
-    if (strcmp(param_type, type) == 0)
-        return 1;
-    if (equivalent(ff, type, param_type)) {
-        s->substitutions++;
-        return 1;
-    }
-    return 0;
-}
-
-static int score_less(match_score a, match_score b)
-{
-    return a.wildcards != b.wildcards ? a.wildcards < b.wildcards : a.substitutions < b.substitutions;
-}
-
-/* Best score of parameter p for a term with atom types `types` (term order); 0 if it does not fit. */
-static int param_fits(const hf_forcefield *ff, const hf_ff_param *p, hf_term_kind kind, const char *const *types,
-                      match_score *best)
-{
-    const int n = hf_term_kind_atoms(kind);
-    int found = 0;
-    if ((int)p->kind != (int)kind || p->n_types != n)
-        return 0;
-    if (kind == HF_TERM_IMPROPER) {
-        static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-        const int c = centre_slot(ff);
-        int others[3], m = 0;
-        for (int a = 0; a < 4; a++)
-            if (a != c)
-                others[m++] = a;
-        for (int q = 0; q < 6; q++) {
-            match_score s = {0, 0};
-            int ok = type_fits(ff, p->types[c], types[3], &s);
-            for (int a = 0; a < 3 && ok; a++)
-                ok = type_fits(ff, p->types[others[a]], types[perms[q][a]], &s);
-            if (ok && (!found || score_less(s, *best))) {
-                *best = s;
-                found = 1;
-            }
-        }
-        return found;
-    }
-    for (int dir = 0; dir < 2; dir++) {
-        match_score s = {0, 0};
-        int ok = 1;
-        for (int a = 0; a < n && ok; a++)
-            ok = type_fits(ff, p->types[a], types[dir ? n - 1 - a : a], &s);
-        if (ok && (!found || score_less(s, *best))) {
-            *best = s;
-            found = 1;
-        }
-    }
-    return found;
-}
-
-static void param_types_text(const hf_ff_param *p, char *buf, size_t size)
-{
-    size_t pos = 0;
-    buf[0] = '\0';
-    for (int a = 0; a < p->n_types && a < 4; a++) {
-        int w = snprintf(buf + pos, size - pos, "%s%s", a ? " " : "", p->types[a]);
-        pos = w > 0 && (size_t)w < size - pos ? pos + (size_t)w : size - 1;
-    }
-}
-
-/* Rules 2-4 for one term: the best main-table parameter, or -1. */
-static int match_by_types(const hf_forcefield *ff, hf_term_kind kind, const char *const *types, hf_typed_term *out)
-{
-    int best = -1, ties = 0;
-    match_score best_score = {0, 0};
-    for (int i = 0; i < ff->n_params; i++) {
-        const hf_ff_param *p = &ff->params[i];
-        match_score s;
-        if (p->substructure >= 0 || !param_fits(ff, p, kind, types, &s))
-            continue;
-        if (best < 0 || score_less(s, best_score)) {
-            best = i;
-            best_score = s;
-            ties = 1;
-        } else if (!score_less(best_score, s)) { /* equally good: the last in file order wins */
-            best = i;
-            ties++;
-        }
-    }
-    if (best < 0)
-        return -1;
-    char ptypes[4 * HF_FF_TYPE_LEN + 4], tie_text[48] = "";
-    param_types_text(&ff->params[best], ptypes, sizeof ptypes);
-    if (ties > 1)
-        snprintf(tie_text, sizeof tie_text, "; last of %d equal candidates", ties);
-    out->param = best;
-    if (best_score.wildcards > 0) {
-        out->rule = HF_MATCH_WILDCARD;
-        snprintf(out->detail, sizeof out->detail, "wildcard %s%s%s", ptypes,
-                 best_score.substitutions ? " with equivalences" : "", tie_text);
-    } else if (best_score.substitutions > 0) {
-        out->rule = HF_MATCH_EQUIVALENCE;
-        snprintf(out->detail, sizeof out->detail, "equivalence %s%s", ptypes, tie_text);
-    } else {
-        out->rule = HF_MATCH_TYPES;
-        snprintf(out->detail, sizeof out->detail, "types %s%s", ptypes, tie_text);
-    }
-    return best;
 }
 
 /* ---- the MM program's report ----------------------------------------------------------------- */
@@ -415,20 +365,494 @@ static int report_find(const report_entry *idx, int n, hf_term_kind kind, const 
     return hit != NULL ? (int)(hit - idx) : -1;
 }
 
-/* ---- the matching ----------------------------------------------------------------------------- */
+/* ---- the matching context -------------------------------------------------------------------- */
 
 typedef struct {
     const hf_molecule *mol;
     const hf_topology *topo;
     const hf_forcefield *ff;
-    const no_term_pattern *patterns;
+    const user_pattern *patterns;
     const char *const *pattern_text;
     int n_patterns;
-    report_entry *report; /* NULL without a report */
+    /* the topology's bonds as adjacency lists, with the molecule's bond orders */
+    int *adj_start;        /* n_atoms + 1 offsets into adj */
+    int *adj;              /* neighbours */
+    double *adj_order;     /* order of each listed bond; -1 when the molecule does not give it */
+    /* scratch: the candidates of one term */
+    int *cand;             /* parameter indices */
+    struct match_key *cand_key;
+    report_entry *report;  /* NULL without a report */
     unsigned char *report_used;
-    int n_unmatched;
+    int n_unmatched, n_ambiguous;
     char first_unmatched[HF_ERROR_MESSAGE_SIZE];
+    char first_ambiguous[HF_ERROR_MESSAGE_SIZE];
 } typing_context;
+
+typedef struct {
+    int i, j; /* i < j */
+    double order;
+} order_entry;
+
+static int cmp_order_entry(const void *a, const void *b)
+{
+    const order_entry *x = a, *y = b;
+    if (x->i != y->i)
+        return x->i < y->i ? -1 : 1;
+    return x->j < y->j ? -1 : x->j > y->j;
+}
+
+/* Adjacency lists of the topology bonds, each bond with the order the molecule gives it (-1 when
+ * mol has no bond orders or not this bond). */
+static hf_status build_graph(typing_context *c)
+{
+    const hf_molecule *mol = c->mol;
+    const hf_topology *topo = c->topo;
+    order_entry *orders = NULL;
+    int n_orders = 0;
+    const size_t n_atoms = (size_t)topo->n_atoms, n_bonds = (size_t)topo->n_bonds;
+    c->adj_start = calloc(n_atoms + 1, sizeof *c->adj_start);
+    const size_t n_entries = n_bonds > 0 ? 2 * n_bonds : 1;
+    c->adj = malloc(n_entries * sizeof *c->adj);
+    c->adj_order = malloc(n_entries * sizeof *c->adj_order);
+    if (c->adj_start == NULL || c->adj == NULL || c->adj_order == NULL)
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: adjacency of %d bonds", mol_label(mol), topo->n_bonds);
+    if (mol->bond_orders != NULL && mol->n_bonds > 0) {
+        if (mol->bonds == NULL)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %d bond orders but no bonds", mol_label(mol), mol->n_bonds);
+        orders = malloc((size_t)mol->n_bonds * sizeof *orders);
+        if (orders == NULL)
+            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: %d bond orders", mol_label(mol), mol->n_bonds);
+        for (int b = 0; b < mol->n_bonds; b++) {
+            int i = mol->bonds[2 * b], j = mol->bonds[2 * b + 1];
+            if (i < 0 || j < 0 || i >= mol->n_atoms || j >= mol->n_atoms) {
+                free(orders);
+                return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: bond %d names atom %d, outside 1..%d", mol_label(mol),
+                                b + 1, (i < 0 || i >= mol->n_atoms ? i : j) + 1, mol->n_atoms);
+            }
+            orders[n_orders].i = i < j ? i : j;
+            orders[n_orders].j = i < j ? j : i;
+            orders[n_orders++].order = isfinite(mol->bond_orders[b]) ? mol->bond_orders[b] : -1.0;
+        }
+        qsort(orders, (size_t)n_orders, sizeof *orders, cmp_order_entry);
+    }
+    for (size_t b = 0; b < n_bonds; b++) {
+        c->adj_start[topo->bonds[2 * b] + 1]++;
+        c->adj_start[topo->bonds[2 * b + 1] + 1]++;
+    }
+    for (size_t a = 0; a < n_atoms; a++)
+        c->adj_start[a + 1] += c->adj_start[a];
+    int *fill = calloc(n_atoms ? n_atoms : 1, sizeof *fill);
+    if (fill == NULL) {
+        free(orders);
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: adjacency of %d atoms", mol_label(mol), topo->n_atoms);
+    }
+    for (size_t b = 0; b < n_bonds; b++) {
+        int i = topo->bonds[2 * b], j = topo->bonds[2 * b + 1];
+        order_entry key = {i < j ? i : j, i < j ? j : i, 0.0};
+        const order_entry *hit = orders != NULL ? bsearch(&key, orders, (size_t)n_orders, sizeof *orders,
+                                                          cmp_order_entry)
+                                                : NULL;
+        double order = hit != NULL ? hit->order : -1.0;
+        int pi = c->adj_start[i] + fill[i]++, pj = c->adj_start[j] + fill[j]++;
+        c->adj[pi] = j;
+        c->adj_order[pi] = order;
+        c->adj[pj] = i;
+        c->adj_order[pj] = order;
+    }
+    free(fill);
+    free(orders);
+    return HF_SUCCESS;
+}
+
+/* Order of bond a-b (-1 unknown or not bonded). */
+static double bond_order(const typing_context *c, int a, int b)
+{
+    for (int k = c->adj_start[a]; k < c->adj_start[a + 1]; k++)
+        if (c->adj[k] == b)
+            return c->adj_order[k];
+    return -1.0;
+}
+
+/* ---- candidates: types, bond marks, environment conditions ------------------------------------ */
+
+/* Where a parameter's improper types name the centre. */
+static int centre_slot(const hf_forcefield *ff)
+{
+    return ff->format == HF_FF_FRCMOD ? 2 : 0;
+}
+
+/* 1 if the force field lets an atom of type `type` use parameters written for `param_type`. */
+static int equivalent(const hf_forcefield *ff, const char *type, const char *param_type)
+{
+    for (int e = 0; e < ff->n_equivalences; e++)
+        if (strcmp(ff->equivalences[e].type, type) == 0 && strcmp(ff->equivalences[e].equivalent, param_type) == 0)
+            return 1;
+    return 0;
+}
+
+typedef enum { COND_HOLDS = 0, COND_NONE = 1, COND_NOT_EVALUATED = 2, COND_FAILS = 3 } condition;
+
+/* A candidate's rank, smaller first (see the top of the file). */
+typedef struct match_key {
+    int wildcards;
+    int substitutions;
+    int condition; /* COND_HOLDS, COND_NONE or COND_NOT_EVALUATED */
+    int required;  /* attached atoms a holding condition requires */
+} match_key;
+
+static int key_less(match_key a, match_key b)
+{
+    if (a.wildcards != b.wildcards)
+        return a.wildcards < b.wildcards;
+    if (a.substitutions != b.substitutions)
+        return a.substitutions < b.substitutions;
+    if (a.condition != b.condition)
+        return a.condition < b.condition;
+    return a.required > b.required;
+}
+
+static int key_equal(match_key a, match_key b)
+{
+    return !key_less(a, b) && !key_less(b, a);
+}
+
+/* One parameter type against one atom type: 0 no, 1 yes (key updated). */
+static int type_fits(const hf_forcefield *ff, const char *param_type, const char *type, match_key *k)
+{
+    if (is_wildcard(param_type)) {
+        k->wildcards++;
+        return 1;
+    }
+    if (strcmp(param_type, type) == 0)
+        return 1;
+    if (equivalent(ff, type, param_type)) {
+        k->substitutions++;
+        return 1;
+    }
+    return 0;
+}
+
+/* The ways a parameter can lie on a term: maps[o][position in the parameter] = slot of the term's
+ * atoms (impropers: three neighbours then the centre). Returns the number of maps. */
+static int orientations(const hf_forcefield *ff, hf_term_kind kind, int maps[6][4])
+{
+    const int n = hf_term_kind_atoms(kind);
+    if (kind == HF_TERM_IMPROPER) {
+        const int c = centre_slot(ff);
+        int others[3], m = 0;
+        for (int a = 0; a < 4; a++)
+            if (a != c)
+                others[m++] = a;
+        for (int q = 0; q < 6; q++) {
+            maps[q][c] = 3;
+            for (int a = 0; a < 3; a++)
+                maps[q][others[a]] = improper_perms[q][a];
+        }
+        return 6;
+    }
+    for (int a = 0; a < n; a++) {
+        maps[0][a] = a;
+        maps[1][a] = n - 1 - a;
+    }
+    return 2;
+}
+
+/* 1 if the mark between two parameter types fits a bond of that order (top of the file). */
+static int mark_fits(char mark, double order, int *unchecked)
+{
+    if (mark == 0 || mark == '*')
+        return 1;
+    if (order < 0.0) {
+        *unchecked = 1;
+        return 1;
+    }
+    const int zero = fabs(order) < 0.1, single = fabs(order - 1.0) < 0.1, aromatic = fabs(order - 1.5) < 0.1,
+              dbl = fabs(order - 2.0) < 0.1, triple = fabs(order - 3.0) < 0.1;
+    switch (mark) {
+    case '-': return single || aromatic || zero;
+    case '=': return dbl || aromatic;
+    case '%': return triple;
+    case '.': return zero;
+    default: return 0; /* hf_fld_read writes no other mark */
+    }
+}
+
+/* 1 if an attached atom fits a descriptor type: the same type, a type equivalent to it, or for an
+ * element wildcard ("C0": an element symbol of one letter and 0) any atom of that element. */
+static int attached_fits(const typing_context *c, const char *label, int atom)
+{
+    const char *type = atom_type(c->mol, atom);
+    if (strcmp(label, type) == 0 || equivalent(c->ff, type, label))
+        return 1;
+    if (label[1] == '0' && label[2] == '\0' && isupper((unsigned char)label[0]) && c->mol->atomic_numbers != NULL) {
+        const char symbol[2] = {label[0], '\0'};
+        const int z = hf_element_atomic_number(symbol);
+        return z > 0 && c->mol->atomic_numbers[atom] == z;
+    }
+    return 0;
+}
+
+static int is_term_atom(int atom, const int *term_atoms, int n_term)
+{
+    for (int t = 0; t < n_term; t++)
+        if (term_atoms[t] == atom)
+            return 1;
+    return 0;
+}
+
+/* 1 if `atom` bears, among its neighbours other than the term's atoms, n_labels (1 or 2) distinct
+ * atoms fitting the labels. */
+static int bears(const typing_context *c, int atom, const int *term_atoms, int n_term, char labels[2][3], int n_labels)
+{
+    for (int k = c->adj_start[atom]; k < c->adj_start[atom + 1]; k++) {
+        const int first = c->adj[k];
+        if (is_term_atom(first, term_atoms, n_term) || !attached_fits(c, labels[0], first))
+            continue;
+        if (n_labels == 1)
+            return 1;
+        for (int m = c->adj_start[atom]; m < c->adj_start[atom + 1]; m++) {
+            const int second = c->adj[m];
+            if (second != first && !is_term_atom(second, term_atoms, n_term) && attached_fits(c, labels[1], second))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The condition p's descriptor sets on the term laid as map; *required: the attached atoms it
+ * asks for. Forms other than one 4-character field per atom are not evaluated. */
+static condition descriptor_condition(const typing_context *c, const hf_ff_param *p, const int *atoms, int n,
+                                      const int *map, int *required)
+{
+    char buf[sizeof p->descriptor + 1];
+    char *tok[5];
+    *required = 0;
+    memcpy(buf, p->descriptor, sizeof p->descriptor);
+    buf[sizeof p->descriptor] = '\0';
+    if (hf_is_blank(buf))
+        return COND_NONE;
+    if (hf_split(buf, tok, 5) != n)
+        return COND_NOT_EVALUATED;
+    for (int k = 0; k < n; k++) {
+        if (strlen(tok[k]) != 4)
+            return COND_NOT_EVALUATED; /* e.g. "1C200": a count of continuation lines */
+        for (int ch = 0; ch < 4; ch++)
+            if (!isalnum((unsigned char)tok[k][ch]))
+                return COND_NOT_EVALUATED;
+    }
+    for (int k = 0; k < n; k++) {
+        char labels[2][3];
+        int n_labels = 0;
+        for (int h = 0; h < 2; h++)
+            if (tok[k][2 * h] != '0' || tok[k][2 * h + 1] != '0') {
+                labels[n_labels][0] = tok[k][2 * h];
+                labels[n_labels][1] = tok[k][2 * h + 1];
+                labels[n_labels++][2] = '\0';
+            }
+        if (n_labels > 0 && !bears(c, atoms[map[k]], atoms, n, labels, n_labels))
+            return COND_FAILS;
+        *required += n_labels;
+    }
+    return *required > 0 ? COND_HOLDS : COND_NONE;
+}
+
+/* The best key of parameter p on the term (atoms, types in the term's order); 0 if it is no
+ * candidate. *unchecked is set when a bond mark met a bond of unknown order. */
+static int candidate_key(const typing_context *c, const hf_ff_param *p, hf_term_kind kind, const int *atoms,
+                         const char *const *types, match_key *best, int *unchecked)
+{
+    const int n = hf_term_kind_atoms(kind);
+    int maps[6][4], found = 0;
+    if ((int)p->kind != (int)kind || p->n_types != n)
+        return 0;
+    const int n_maps = orientations(c->ff, kind, maps);
+    for (int o = 0; o < n_maps; o++) {
+        match_key k = {0, 0, COND_NONE, 0};
+        int ok = 1, unknown = 0;
+        for (int a = 0; a < n && ok; a++)
+            ok = type_fits(c->ff, p->types[a], types[maps[o][a]], &k);
+        if (kind != HF_TERM_IMPROPER)
+            for (int a = 0; a + 1 < n && ok; a++)
+                ok = mark_fits(p->bond_marks[a], bond_order(c, atoms[maps[o][a]], atoms[maps[o][a + 1]]), &unknown);
+        if (!ok)
+            continue;
+        int required;
+        condition cond = descriptor_condition(c, p, atoms, n, maps[o], &required);
+        if (cond == COND_FAILS)
+            continue;
+        k.condition = (int)cond;
+        k.required = cond == COND_HOLDS ? required : 0;
+        *unchecked |= unknown;
+        if (!found || key_less(k, *best)) {
+            *best = k;
+            found = 1;
+        }
+    }
+    return found;
+}
+
+/* 1 if p's types fit the term in some orientation (the check of a reported FF line). */
+static int types_fit(const hf_forcefield *ff, const hf_ff_param *p, hf_term_kind kind, const char *const *types)
+{
+    const int n = hf_term_kind_atoms(kind);
+    int maps[6][4];
+    if ((int)p->kind != (int)kind || p->n_types != n)
+        return 0;
+    const int n_maps = orientations(ff, kind, maps);
+    for (int o = 0; o < n_maps; o++) {
+        match_key k = {0, 0, COND_NONE, 0};
+        int ok = 1;
+        for (int a = 0; a < n && ok; a++)
+            ok = type_fits(ff, p->types[a], types[maps[o][a]], &k);
+        if (ok)
+            return 1;
+    }
+    return 0;
+}
+
+static void param_types_text(const hf_ff_param *p, char *buf, size_t size)
+{
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (int a = 0; a < p->n_types && a < 4; a++)
+        append(buf, size, &pos, "%s%s", a ? " " : "", p->types[a]);
+}
+
+static int same_values(const hf_ff_param *a, const hf_ff_param *b)
+{
+    if (a->n_values != b->n_values || a->improper_form != b->improper_form)
+        return 0;
+    for (int v = 0; v < a->n_values && v < HF_FF_MAX_VALUES; v++)
+        if (a->values[v] != b->values[v])
+            return 0;
+    return 1;
+}
+
+/* "952/978" (at most HF_TYPING_MAX_LISTED lines, then "/..."). */
+static void lines_text(const hf_forcefield *ff, const int *idx, int n, char *buf, size_t size)
+{
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (int t = 0; t < n; t++) {
+        if (t == HF_TYPING_MAX_LISTED) {
+            append(buf, size, &pos, "/... (%d lines)", n);
+            break;
+        }
+        append(buf, size, &pos, "%s%d", t ? "/" : "", ff->params[idx[t]].line);
+    }
+}
+
+static void note_ambiguous(typing_context *c, hf_term_kind kind, const int *atoms, const int *top, int n_top,
+                           const char *how, const char *why)
+{
+    if (c->n_ambiguous++ > 0)
+        return;
+    char at[64], ty[64], lines[128];
+    term_text(c->mol, atoms, hf_term_kind_atoms(kind), at, sizeof at, ty, sizeof ty);
+    lines_text(c->ff, top, n_top, lines, sizeof lines);
+    snprintf(c->first_ambiguous, sizeof c->first_ambiguous,
+             "%s: %s %s (types %s) is ambiguous in %s: lines %s (%s) are equally good candidates with different "
+             "values%s; choose one with a pattern such as 'prefer %d'",
+             mol_label(c->mol), hf_term_kind_name(kind), at, ty, ff_label(c->ff), lines, how, why,
+             c->ff->params[top[0]].line);
+}
+
+/* Rules 2-4 for one term: 1 matched (out filled), 0 no candidate, -1 ambiguous (noted). */
+static int match_by_types(typing_context *c, hf_term_kind kind, const int *atoms, const char *const *types,
+                          hf_typed_term *out)
+{
+    const hf_forcefield *ff = c->ff;
+    int n_cand = 0, unchecked = 0;
+    match_key best = {0, 0, COND_NONE, 0};
+    for (int i = 0; i < ff->n_params; i++) {
+        match_key k;
+        if (ff->params[i].substructure >= 0 || !candidate_key(c, &ff->params[i], kind, atoms, types, &k, &unchecked))
+            continue;
+        if (n_cand == 0 || key_less(k, best))
+            best = k;
+        c->cand[n_cand] = i;
+        c->cand_key[n_cand++] = k;
+    }
+    if (n_cand == 0)
+        return 0;
+    /* the best candidates moved to the front of cand, in file order (insertion by line); the writes
+     * reach only positions already read (n_top <= k), cand_key is not moved */
+    int n_top = 0, n_below = 0, below = -1;
+    for (int k = 0; k < n_cand; k++) {
+        if (key_equal(c->cand_key[k], best)) {
+            int i = c->cand[k], t = n_top++;
+            while (t > 0 && ff->params[c->cand[t - 1]].line > ff->params[i].line) {
+                c->cand[t] = c->cand[t - 1];
+                t--;
+            }
+            c->cand[t] = i;
+        } else if (c->cand_key[k].condition == COND_NOT_EVALUATED && best.condition != COND_NOT_EVALUATED &&
+                   c->cand_key[k].wildcards == best.wildcards && c->cand_key[k].substitutions == best.substitutions) {
+            /* ranked below the choice only because its condition was not evaluated */
+            if (n_below++ == 0)
+                below = c->cand[k];
+        }
+    }
+    int *top = c->cand, chosen = top[0], by_pattern = -1, equal = 1;
+    for (int t = 1; t < n_top; t++)
+        equal = equal && same_values(&ff->params[top[t]], &ff->params[top[0]]);
+
+    char ptypes[4 * HF_FF_TYPE_LEN + 4], lines[128], how[64];
+    param_types_text(&ff->params[top[0]], ptypes, sizeof ptypes);
+    snprintf(how, sizeof how, "%s %s", best.wildcards ? "wildcard" : best.substitutions ? "equivalence" : "types",
+             ptypes);
+    lines_text(ff, top, n_top, lines, sizeof lines);
+    if (!equal) {
+        int n_preferred = 0; /* distinct tied parameters some prefer pattern names */
+        for (int t = 0; t < n_top; t++) {
+            int named_by = -1;
+            for (int p = 0; p < c->n_patterns && named_by < 0; p++)
+                if (c->patterns[p].prefer == top[t])
+                    named_by = p;
+            if (named_by >= 0 && n_preferred++ == 0) {
+                chosen = top[t];
+                by_pattern = named_by;
+            }
+        }
+        if (n_preferred != 1) {
+            note_ambiguous(c, kind, atoms, top, n_top, how,
+                           n_preferred > 1 ? " and prefer patterns name more than one of them" : "");
+            return -1;
+        }
+    }
+
+    const hf_ff_param *p = &ff->params[chosen];
+    char *detail = out->detail;
+    size_t pos = 0;
+    param_types_text(p, ptypes, sizeof ptypes);
+    if (best.wildcards > 0) {
+        out->rule = HF_MATCH_WILDCARD;
+        append(detail, sizeof out->detail, &pos, "wildcard %s%s", ptypes, best.substitutions ? " with equivalences" : "");
+    } else if (best.substitutions > 0) {
+        out->rule = HF_MATCH_EQUIVALENCE;
+        append(detail, sizeof out->detail, &pos, "equivalence %s", ptypes);
+    } else {
+        out->rule = HF_MATCH_TYPES;
+        append(detail, sizeof out->detail, &pos, "types %s", ptypes);
+    }
+    if (by_pattern >= 0)
+        append(detail, sizeof out->detail, &pos, "; %s differ: pattern %d prefers %d", lines, by_pattern + 1, p->line);
+    if (best.condition == COND_HOLDS)
+        append(detail, sizeof out->detail, &pos, "; %s holds", p->descriptor);
+    else if (best.condition == COND_NOT_EVALUATED)
+        append(detail, sizeof out->detail, &pos, "; condition %s NOT evaluated", p->descriptor);
+    if (n_top > 1 && by_pattern < 0)
+        append(detail, sizeof out->detail, &pos, "; first of %s (same values)", lines);
+    if (n_below > 0)
+        append(detail, sizeof out->detail, &pos, "; %d%s ranks below: %s not evaluated", ff->params[below].line,
+               n_below > 1 ? " etc." : "", ff->params[below].descriptor);
+    if (unchecked)
+        append(detail, sizeof out->detail, &pos, "; bond orders unknown");
+    out->param = chosen;
+    return 1;
+}
+
+/* ---- the MM program's report: the term's FF line ------------------------------------------------ */
 
 static int covered_by_pattern(const typing_context *c, hf_term_kind kind, const char *const *types, hf_typed_term *t)
 {
@@ -442,45 +866,6 @@ static int covered_by_pattern(const typing_context *c, hf_term_kind kind, const 
     return 0;
 }
 
-/* 1 if .fld line `line` (1-based) continues the parameter line above it: MM3* writes further
- * environment descriptors of a parameter on lines whose type columns (2-22) are blank, e.g.
- *     " 1  N2 - H3                1.0280     6.7700    -1.5800 1C200 0000   ..."
- *     " 1                                                       O200 0000"
- * and MacroModel's "FF Line" names the LAST line of such an entry (mm3.fld line 115). */
-static int fld_continuation_line(const hf_forcefield *ff, int line)
-{
-    if (ff->format != HF_FF_MM3_FLD || ff->lines == NULL || line < 2 || line > ff->n_lines)
-        return 0;
-    const char *t = ff->lines[line - 1];
-    if (t == NULL || strlen(t) <= 23 || t[0] != ' ' || t[1] < '1' || t[1] > '9' || hf_is_blank(t + 23))
-        return 0;
-    for (int c = 2; c < 23; c++)
-        if (t[c] != ' ')
-            return 0;
-    return 1;
-}
-
-/* The parameter a reported FF line names: the parameter on that line, or the one a chain of
- * continuation lines leads back to (*from = its line; 0 when the line itself is a parameter). */
-static int param_at_reported_line(const hf_forcefield *ff, int line, int *from)
-{
-    int p = hf_forcefield_param_at_line(ff, line);
-    *from = 0;
-    if (p >= 0)
-        return p;
-    for (int l = line; fld_continuation_line(ff, l); l--) {
-        p = hf_forcefield_param_at_line(ff, l - 1);
-        if (p >= 0) {
-            const char *above = ff->lines[l - 2];
-            if (above[1] != ff->lines[line - 1][1]) /* the same interaction code */
-                return -1;
-            *from = l - 1;
-            return p;
-        }
-    }
-    return -1;
-}
-
 /* Rule 1 for a term found in the report: the parameter on that line, checked. */
 static hf_status match_by_line(typing_context *c, const hf_reported_term *r, hf_term_kind kind, const int *atoms,
                                const char *const *types, hf_typed_term *t)
@@ -488,8 +873,7 @@ static hf_status match_by_line(typing_context *c, const hf_reported_term *r, hf_
     char at[64], ty[64];
     const hf_forcefield *ff = c->ff;
     term_text(c->mol, atoms, hf_term_kind_atoms(kind), at, sizeof at, ty, sizeof ty);
-    int from;
-    int p = param_at_reported_line(ff, r->ff_line, &from);
+    int p = hf_forcefield_param_at_line(ff, r->ff_line);
     if (p < 0)
         return hf_error(HF_ERROR_INVALID_ARGUMENT,
                         "%s: %s %s (types %s) at report line %d uses force-field line %d, which is not a parameter "
@@ -501,8 +885,7 @@ static hf_status match_by_line(typing_context *c, const hf_reported_term *r, hf_
                         "%s: %s %s (types %s) at report line %d uses force-field line %d of %s, a parameter of kind %s",
                         mol_label(c->mol), hf_term_kind_name(kind), at, ty, r->line, r->ff_line, ff_label(ff),
                         hf_param_kind_name(param->kind));
-    match_score s;
-    if (param->substructure < 0 && c->mol->atom_types != NULL && !param_fits(ff, param, kind, types, &s)) {
+    if (param->substructure < 0 && c->mol->atom_types != NULL && !types_fit(ff, param, kind, types)) {
         char pt[4 * HF_FF_TYPE_LEN + 4];
         param_types_text(param, pt, sizeof pt);
         return hf_error(HF_ERROR_INVALID_ARGUMENT,
@@ -512,9 +895,9 @@ static hf_status match_by_line(typing_context *c, const hf_reported_term *r, hf_
     }
     t->param = p;
     t->rule = HF_MATCH_FF_LINE;
-    if (from > 0)
-        snprintf(t->detail, sizeof t->detail, "ff line %d (continued on %d) via mmo line %d%s%s%s", from, r->ff_line,
-                 r->line, r->source[0] ? " (" : "", r->source, r->source[0] ? ")" : "");
+    if (param->line != r->ff_line) /* a continuation line of the parameter's entry */
+        snprintf(t->detail, sizeof t->detail, "ff line %d (continued on %d) via mmo line %d%s%s%s", param->line,
+                 r->ff_line, r->line, r->source[0] ? " (" : "", r->source, r->source[0] ? ")" : "");
     else
         snprintf(t->detail, sizeof t->detail, "ff line %d via mmo line %d%s%s%s", r->ff_line, r->line,
                  r->source[0] ? " (" : "", r->source, r->source[0] ? ")" : "");
@@ -532,7 +915,8 @@ static void note_unmatched(typing_context *c, hf_term_kind kind, const int *atom
              mol_label(c->mol), hf_term_kind_name(kind), at, ty, why, hf_term_kind_name(kind), ty);
 }
 
-/* One topology term (atoms in topology order) -> t. Unmatched terms are counted, not fatal here. */
+/* One topology term (atoms in topology order) -> t. Unmatched and ambiguous terms are counted,
+ * not fatal here. */
 static hf_status match_term(typing_context *c, hf_term_kind kind, const int *atoms, hf_typed_term *t)
 {
     const int n = hf_term_kind_atoms(kind);
@@ -567,7 +951,8 @@ static hf_status match_term(typing_context *c, hf_term_kind kind, const int *ato
         return HF_SUCCESS;
     }
 
-    if (match_by_types(c->ff, kind, types, t) >= 0)
+    int matched = match_by_types(c, kind, atoms, types, t);
+    if (matched != 0) /* matched, or ambiguous (noted) */
         return HF_SUCCESS;
     if (covered_by_pattern(c, kind, types, t))
         return HF_SUCCESS;
@@ -575,8 +960,8 @@ static hf_status match_term(typing_context *c, hf_term_kind kind, const int *ato
         snprintf(t->detail, sizeof t->detail, "optional improper: no parameter for centre type %s", types[3]);
         return HF_SUCCESS;
     }
-    snprintf(ff_words, sizeof ff_words, "matches no parameter of %s (exact, equivalent or wildcard types)",
-             ff_label(c->ff));
+    snprintf(ff_words, sizeof ff_words, "matches no parameter of %s (exact, equivalent or wildcard types, bond marks "
+             "and conditions)", ff_label(c->ff));
     note_unmatched(c, kind, atoms, ff_words);
     return HF_SUCCESS;
 }
@@ -681,7 +1066,7 @@ hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, 
                                const hf_typing_options *options, hf_typed_molecule *typed)
 {
     typing_context c;
-    no_term_pattern *patterns = NULL;
+    user_pattern *patterns = NULL;
     hf_typed_term *terms = NULL;
     hf_status st;
     int n_terms = 0, use_impropers = 0;
@@ -718,7 +1103,7 @@ hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, 
         if (patterns == NULL)
             return hf_error(HF_ERROR_OUT_OF_MEMORY, "%d no-term patterns", options->n_no_term);
         for (int p = 0; p < options->n_no_term; p++)
-            if ((st = parse_pattern(options->no_term[p], p, &patterns[p])) != HF_SUCCESS) {
+            if ((st = parse_pattern(ff, options->no_term[p], p, &patterns[p])) != HF_SUCCESS) {
                 free(patterns);
                 return st;
             }
@@ -726,11 +1111,17 @@ hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, 
         c.pattern_text = options->no_term;
         c.n_patterns = options->n_no_term;
     }
+    if ((st = build_graph(&c)) != HF_SUCCESS)
+        goto done;
+    c.cand = malloc((size_t)(ff->n_params ? ff->n_params : 1) * sizeof *c.cand);
+    c.cand_key = malloc((size_t)(ff->n_params ? ff->n_params : 1) * sizeof *c.cand_key);
+    if (c.cand == NULL || c.cand_key == NULL) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: candidate lists of %d parameters", ff_label(ff), ff->n_params);
+        goto done;
+    }
     if (mol->n_reported_terms > 0) {
-        if ((st = report_index(mol, &c.report)) != HF_SUCCESS) {
-            free(patterns);
-            return st;
-        }
+        if ((st = report_index(mol, &c.report)) != HF_SUCCESS)
+            goto done;
         c.report_used = calloc((size_t)mol->n_reported_terms, 1);
         if (c.report_used == NULL) {
             st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: %d reported terms", mol_label(mol), mol->n_reported_terms);
@@ -762,12 +1153,17 @@ hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, 
                 HF_SUCCESS)
                 goto done;
     }
-    if (c.n_unmatched > 0) {
+    if (c.n_unmatched > 0 || c.n_ambiguous > 0) {
+        char more[160] = "";
+        size_t pos = 0;
         if (c.n_unmatched > 1)
-            st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s (and %d more unmatched terms)", c.first_unmatched,
-                          c.n_unmatched - 1);
-        else
-            st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s", c.first_unmatched);
+            append(more, sizeof more, &pos, " (and %d more unmatched terms)", c.n_unmatched - 1);
+        if (c.n_unmatched > 0 && c.n_ambiguous > 0)
+            append(more, sizeof more, &pos, " (and %d ambiguous terms)", c.n_ambiguous);
+        else if (c.n_ambiguous > 1)
+            append(more, sizeof more, &pos, " (and %d more ambiguous terms)", c.n_ambiguous - 1);
+        st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s%s", c.n_unmatched > 0 ? c.first_unmatched : c.first_ambiguous,
+                      more);
         goto done;
     }
     /* Reported terms the topology lacks, in report order. */
@@ -788,5 +1184,10 @@ done:
     free(patterns);
     free(c.report);
     free(c.report_used);
+    free(c.adj_start);
+    free(c.adj);
+    free(c.adj_order);
+    free(c.cand);
+    free(c.cand_key);
     return st;
 }
