@@ -104,6 +104,15 @@ double hf_frequency_factor_kj_mol_nm2_amu(void);
 double hf_eigenvalue_to_cm1(double eigenvalue, double factor);
 double hf_cm1_to_eigenvalue(double frequency_cm1, double factor);
 
+/* ---- van der Waals radii ------------------------------------------------------------------- */
+/* 2^(-1/6): a Lennard-Jones pair 4 eps ((sigma/r)^12 - (sigma/r)^6) has its minimum at
+ * r_min = 2^(1/6) sigma, so sigma = r_min * HF_LJ_RMIN_TO_SIGMA. */
+#define HF_LJ_RMIN_TO_SIGMA 0.89089871814033930
+/* A vdW radius R* (MM3 .fld and AMBER NONB: half the minimum distance of a like pair, Angstrom)
+ * -> the LJ sigma (nm) of one particle: sigma = 2 R* / 2^(1/6), so that Lorentz-Berthelot
+ * sigma_ij = (sigma_i + sigma_j) / 2 puts the pair's minimum at R*_i + R*_j. */
+#define HF_RSTAR_A_TO_LJ_SIGMA_NM (2.0 * HF_LJ_RMIN_TO_SIGMA * HF_ANGSTROM_TO_NM)
+
 #ifdef __cplusplus
 }
 #endif

@@ -116,10 +116,25 @@ static hf_status read_numbers(const char *path, int line_no, const char *s, size
     return HF_SUCCESS;
 }
 
+/* An AMBER type as read: one or two printable characters, no '-' (the separator). The writer
+ * accepts exactly these, so whatever reads writes back. */
+static hf_status check_type(const char *path, int line_no, int k, const char *t)
+{
+    if (t[0] == '\0' || strlen(t) > 2)
+        return hf_error(HF_ERROR_PARSE, "%s:%d: atom type %d ('%.20s') is not one or two characters", path, line_no,
+                        k + 1, t);
+    for (const char *c = t; *c; c++)
+        if (!isgraph((unsigned char)*c) || *c == '-')
+            return hf_error(HF_ERROR_PARSE, "%s:%d: atom type %d ('%s') has a character that is not allowed", path,
+                            line_no, k + 1, t);
+    return HF_SUCCESS;
+}
+
 /* Types "t1-t2-..." in the fixed A2 columns; "X" -> wildcard. */
 static hf_status read_types(const char *path, int line_no, const char *s, int n, hf_ff_param *p)
 {
     size_t len = strlen(s);
+    hf_status st;
     if (len < (size_t)(3 * n - 1))
         return hf_error(HF_ERROR_PARSE, "%s:%d: '%.40s' is too short for %d atom types 'a1-a2...'", path, line_no, s, n);
     for (int k = 0; k < n; k++) {
@@ -131,10 +146,8 @@ static hf_status read_types(const char *path, int line_no, const char *s, int n,
         hf_ff_copy_trimmed(t, sizeof t, s + 3 * k, 2);
         if (t[0] == '\0')
             return hf_error(HF_ERROR_PARSE, "%s:%d: atom type %d is blank", path, line_no, k + 1);
-        for (const char *c = t; *c; c++)
-            if (!isgraph((unsigned char)*c) || *c == '-')
-                return hf_error(HF_ERROR_PARSE, "%s:%d: atom type %d ('%s') has a character that is not allowed", path,
-                                line_no, k + 1, t);
+        if ((st = check_type(path, line_no, k, t)) != HF_SUCCESS)
+            return st;
         strcpy(p->types[k], strcmp(t, "X") == 0 ? HF_FF_WILDCARD : t);
     }
     p->n_types = n;
@@ -338,6 +351,8 @@ hf_status hf_frcmod_read(const char *path, hf_forcefield *ff)
                 }
                 memcpy(p.types[0], s + a, b - a);
                 p.types[0][b - a] = '\0';
+                if ((st = check_type(path, line_no, 0, p.types[0])) != HF_SUCCESS)
+                    goto fail;
                 p.n_types = 1;
                 st = read_numbers(path, line_no, s, pos, 2, what, v, p.label, sizeof p.label);
                 if (st != HF_SUCCESS)

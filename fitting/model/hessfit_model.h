@@ -1,0 +1,193 @@
+#ifndef HESSFIT_MODEL_H_
+#define HESSFIT_MODEL_H_
+/*
+ * The fit model (libhessfit_model): a typed training set -- molecules, their typed terms and a
+ * force field -- as ONE OpenMM System and Context holding one HessianForce, with the force
+ * field's parameters as a vector of free values in canonical units.
+ *
+ *   hf_model_create      every atom of every molecule in one System (one molecule group each),
+ *                        one HessianForce term per typed term, one parameter slot per
+ *                        (force-field parameter, value) that some term uses, shared by all
+ *                        terms that use it; the Context is created once, positions = each
+ *                        molecule's coordinates.
+ *   hf_model_add_free    declares ff->params[param].values[value] free; x is the vector of free
+ *                        values in the force field's canonical units (kcal/mol, Angstrom,
+ *                        degrees, E = k (x - x0)^2; hessfit_forcefield.h).
+ *   hf_model_set_free    pushes x into the slot table (one updateParametersInContext, the
+ *                        table-only fast path); evaluations then read that table.
+ *   hf_model_write_back  stores x into the force field (hf_fld_write / hf_frcmod_write then
+ *                        rewrite exactly the fitted values).
+ *
+ * Slots. Every slot is factor * one canonical value (hessfit_units.h):
+ *   bond      k   kcal/mol/A^2   -> kJ/mol/nm^2    HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2 (418.4)
+ *             r0  A              -> nm             HF_ANGSTROM_TO_NM
+ *   angle     k   kcal/mol/rad^2 -> kJ/mol/rad^2   HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2
+ *             theta0 deg         -> rad            HF_DEG_TO_RAD
+ *   torsion, Fourier improper: per triple (k, phase, n)
+ *             k   kcal/mol       -> kJ/mol         HF_KCAL_TO_KJ
+ *             phase deg          -> rad            HF_DEG_TO_RAD
+ *             n   the term's periodicity (an integer, never a slot, never free)
+ *   harmonic improper  k kcal/mol/rad^2 -> kJ/mol/rad^2 (phi0 is a constant 0 slot)
+ *   vdw       R*  A              -> LJ sigma nm    HF_RSTAR_A_TO_LJ_SIGMA_NM (2 R* / 2^(1/6))
+ *             eps kcal/mol       -> kJ/mol         HF_KCAL_TO_KJ
+ * so d/dx_i = factor_i d/dslot_i exactly (hf_model_slot_gradient_to_free). Charges are the
+ * molecules' partial charges, one constant slot per atom (not force-field parameters).
+ *
+ * Terms (HessianForce energy forms, hessfit's "no 1/2" convention on both sides):
+ *   bond -> harmonic bond; angle -> harmonic angle; torsion -> one periodic torsion per Fourier
+ *   triple whose k is not 0 or is free; improper with HF_IMPROPER_HARMONIC -> harmonic improper
+ *   k phi^2 (phi0 = 0), with HF_IMPROPER_FOURIER -> periodic impropers (triples as torsions);
+ *   HF_MATCH_NO_TERM terms are left out. An improper is the dihedral of its central atom (the one
+ *   bonded to the other three) and the other three in the term's order: (c, a, b, d) as is,
+ *   (a, b, d, c) as is (the same dihedral as (c, d, b, a)), a centre listed second or third moved
+ *   to the front -- the dihedral hf_ffxml_write writes. Freeing the k or phase of a triple whose
+ *   k is 0 adds its terms then (one full updateParametersInContext).
+ *
+ * Nonbonded (option, off by default): per atom Lennard-Jones from the force field's vdw
+ * parameter of its atom type (the exact type, the last such main-table line; else the one
+ * equivalent type, .fld atom-type equivalences, that has one), charges from the molecule's
+ * partial_charges, exclusions of 1-2 and 1-3 pairs from the bond terms and 1-4 pairs scaled by
+ * the options. Lorentz-Berthelot combining (default) puts a pair's LJ minimum at R*_i + R*_j,
+ * MM3's and AMBER's rule; geometric combining does not.
+ *
+ * MM3 caveat. The model is harmonic. Of an MM3 / MM3* force field (mm3.fld's STR 3, BND 3,
+ * S-B, B-B, T-S, VDW 3 lines) it represents the quadratic stretch and bend, the Fourier
+ * torsions exactly, and NOT:
+ *   - the cubic and quartic stretch, E = k dr^2 (1 - 2.55 dr + (7/12) 2.55^2 dr^2) (dr in A);
+ *     its curvature is k (2 - 15.3 dr + 45.5 dr^2), 7.4 % below the harmonic 2k at dr = +0.01 A
+ *     (Allinger, Yuh, Lii, JACS 111, 8551, 1989);
+ *   - the sextic bend, E = k dt^2 (1 - 0.014 dt + 5.6e-5 dt^2 - 7.0e-7 dt^3 + 9.0e-10 dt^4)
+ *     (dt in degrees); its curvature is 8.3 % below 2k at dt = +2 degrees;
+ *   - the stretch-bend, bend-bend and torsion-stretch cross terms (no parameters are read for
+ *     them either);
+ *   - the Buckingham van der Waals E = eps (1.84e5 exp(-12 r/r_v) - 2.25 (r_v/r)^6): the LJ
+ *     stand-in has its minimum at r_v = R*_i + R*_j with depth eps, where the Buckingham form has
+ *     it at 1.001 r_v with depth 1.119 eps and curvature 67.1 eps/r_v^2 (LJ: 72 eps/r_v^2); its
+ *     hydrogen offset (the .fld vdW "Offset" column) and hydrogen-bond terms are left out;
+ *   - the out-of-plane term as MacroModel defines its coordinate: here k phi^2 on the improper
+ *     dihedral above, as hf_ffxml_write and q2mm's harmonic OpenMM route do.
+ * The stretch and bend curvatures agree with MM3's only where a bond or angle sits at its
+ * reference value; elsewhere the cubic and higher terms change both the gradient and the
+ * curvature, and the cross terms contribute to the Hessian even there (a stretch-bend
+ * k_sb (dr1 + dr2) dt has mixed second derivatives k_sb at dr = dt = 0). Electrostatics come from
+ * the molecules' partial charges (the .mmo QQ charges), never from the force field's bond
+ * dipoles or bond-charge increments.
+ *
+ * Hessians come back in Hartree/Bohr^2 (hessfit_units.h), one dense row-major (3 n_m) x (3 n_m)
+ * block per molecule, atoms in the molecule's order then x, y, z, concatenated in molecule order
+ * (hf_model_molecule_offset). Energies in kcal/mol.
+ *
+ * Errors: every function returns an hf_status; hf_last_error() names the molecule, term,
+ * parameter (file:line) or free index; every hessfit C API failure becomes HF_ERROR_HESSFIT
+ * with hessfit_last_error() in the message. A failed call leaves the free values, the force
+ * field and the caller's data as they were (hf_model_set_free restores the previous values when
+ * the push fails; a failed hf_model_add_free of a zero triple may leave its k = 0 terms added).
+ * The plugin kernels must be loaded (OpenMM_Platform_loadPluginsFromDirectory) before
+ * hf_model_create. A model is not thread-safe.
+ */
+#include "hessfit.h"
+#include "hessfit_elements.h"
+#include "hessfit_forcefield.h"
+#include "hessfit_molecule.h"
+#include "hessfit_status.h"
+#include "hessfit_typing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hf_model hf_model;
+
+typedef struct hf_model_options {
+    const char *platform;             /* OpenMM platform name; default "Reference" */
+    const char *precision;            /* "single", "mixed", "double" or NULL (platform default) */
+    hf_mass_kind masses;              /* System masses; default HF_MASS_MONOISOTOPIC */
+    int nonbonded;                    /* 1: Lennard-Jones + Coulomb; default 0 (bonded terms only) */
+    HessFit_CombiningRule combining;  /* default HESSFIT_COMBINE_LORENTZ_BERTHELOT */
+    double coulomb14_scale;           /* 1-4 pair scales, >= 0; default 1.0 and 1.0 (MM3: */
+    double lj14_scale;                /*   unscaled; AMBER 1/1.2 and 0.5; OPLS 0.5 and 0.5) */
+} hf_model_options;
+
+/* The defaults above. */
+hf_model_options hf_model_default_options(void);
+
+/* Builds the model of n_mols molecules (mols[m] typed as typed[m] against ff); opt may be NULL
+ * (defaults). Copies what it needs: ff, mols and typed may be freed afterwards. */
+hf_status hf_model_create(const hf_forcefield *ff, const hf_molecule *mols, const hf_typed_molecule *typed,
+                          int n_mols, const hf_model_options *opt, hf_model **model);
+void hf_model_destroy(hf_model *model);
+
+/* ---- layout ------------------------------------------------------------------------------ */
+int hf_model_n_molecules(const hf_model *model);
+/* Atoms of molecule mol (-1 when mol is out of range). */
+int hf_model_n_atoms(const hf_model *model, int mol);
+/* Particles of the System (all atoms of all molecules; molecule m's atoms are consecutive). */
+int hf_model_n_particles(const hf_model *model);
+/* HessianForce terms now in the force (grows when a zero triple is freed). */
+int hf_model_n_terms(const hf_model *model);
+/* Sum over molecules of (3 n_m)^2: the length of hf_model_hessians_all's output. */
+long long hf_model_hessian_size(const hf_model *model);
+/* Where molecule mol's block starts in hf_model_hessians_all's output (-1 when out of range). */
+long long hf_model_molecule_offset(const hf_model *model, int mol);
+
+/* ---- slots ------------------------------------------------------------------------------- */
+int hf_model_n_slots(const hf_model *model);
+/* The slot table as the model last pushed it (HessianForce units), n = hf_model_n_slots. */
+hf_status hf_model_get_slots(const hf_model *model, double *slots, int n);
+
+/* ---- free parameters --------------------------------------------------------------------- */
+/* Frees ff->params[param].values[value]. The parameter must be used by some term (a vdw
+ * parameter by some atom when nonbonded terms are on); value must be a k, equilibrium, phase,
+ * R* or eps (never a periodicity); freeing it twice is an error. */
+hf_status hf_model_add_free(hf_model *model, int param, int value);
+
+/* Which values hf_model_add_free_kind frees, or-ed: */
+#define HF_MODEL_FREE_K 1u     /* bond/angle/harmonic improper k; Fourier k; vdw eps */
+#define HF_MODEL_FREE_X0 2u    /* bond r0, angle theta0; vdw R* */
+#define HF_MODEL_FREE_PHASE 4u /* Fourier phases */
+/* Frees those values of every used parameter of one kind (Fourier triples: only those whose k
+ * is not 0; free a zero triple with hf_model_add_free). Values already free are skipped;
+ * *n_added (may be NULL) counts the new ones. */
+hf_status hf_model_add_free_kind(hf_model *model, hf_param_kind kind, unsigned what, int *n_added);
+
+int hf_model_n_free(const hf_model *model);
+/* What free value i is: its parameter and value index, its slot, and factor = dslot/dx_i
+ * (each output may be NULL). */
+hf_status hf_model_free_parameter(const hf_model *model, int i, int *param, int *value, int *slot, double *factor);
+/* x[i] = the current canonical value of free value i. */
+hf_status hf_model_get_free(const hf_model *model, double *x);
+/* Sets every free value (finite, else HF_ERROR_NONFINITE naming it and nothing changes) and
+ * pushes the table into the Context. */
+hf_status hf_model_set_free(hf_model *model, const double *x);
+/* ff->params[param].values[value] = x for every free value. ff must be the force field the
+ * model was created from, or a copy with the same parameter lines (checked). */
+hf_status hf_model_write_back(const hf_model *model, hf_forcefield *ff);
+/* d_free[i] = factor_i * d_slot[slot_i]: d_slot per HessianForce slot unit (n_slots entries),
+ * d_free per canonical unit (n_free entries). */
+hf_status hf_model_slot_gradient_to_free(const hf_model *model, const double *d_slot, double *d_free);
+
+/* ---- evaluations at the molecules' coordinates ------------------------------------------- */
+/* Molecule mol's Hessian, Hartree/Bohr^2, (3 n) x (3 n) row-major. */
+hf_status hf_model_hessian(hf_model *model, int mol, double *hessian);
+/* Every block (one kernel call), Hartree/Bohr^2, hf_model_hessian_size doubles. */
+hf_status hf_model_hessians_all(hf_model *model, double *hessians);
+/* Molecule mol's energy, kcal/mol. The HessianForce reports the sum over molecules only, so the
+ * first call for a molecule builds a small Context holding just that molecule (same platform,
+ * same slot table); later calls push the table to it when it changed. */
+hf_status hf_model_energy(hf_model *model, int mol, double *energy);
+/* Sum over all molecules, kcal/mol, from the model's Context (one evaluation). */
+hf_status hf_model_total_energy(hf_model *model, double *energy);
+/* d(total energy)/dx_i, kcal/mol per canonical unit, from the analytic dE/dslot. */
+hf_status hf_model_energy_gradient(hf_model *model, double *d_free);
+
+/* ---- the underlying objects (owned by the model) ----------------------------------------- */
+/* For kernel calls the model does not wrap (adjoint gradients): read them freely; a slot table
+ * set through them is replaced by the next hf_model_set_free. */
+HessFit_Force *hf_model_force(hf_model *model);
+OpenMM_Context *hf_model_context(hf_model *model);
+OpenMM_System *hf_model_system(hf_model *model);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
