@@ -39,6 +39,14 @@
  *
  * Accuracy: max |H_fd - H_an| over all (3N)^2 entries, and that divided by max |H_an|; the
  * energies of the two Systems at the benchmark geometry (relative difference).
+ *
+ * Adjoint contractions (the fitting issue's gradients of Hessian-space objectives), timed like
+ * the analytic Hessian on the same System, each in its own loop of setPositions + the call:
+ *   hessfit_force_get_hessian_contraction_derivatives: tr(G dH/dslot) for every slot, G a random
+ *       symmetric matrix in the Hessian-block layout (entries in [-1, 1], fixed seed);
+ *   hessfit_force_get_gradient_contraction_derivatives: y . d(grad E)/dslot, y random in [-1, 1].
+ * Reported as medians and as ratios to the analytic Hessian's median (the question: does the
+ * gradient of a Hessian objective cost about as much as the Hessian itself?).
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
@@ -387,15 +395,75 @@ static void dump_xml(OpenMM_System *stock, OpenMM_Context *ctx, int natoms) {
 
 /* ---- one size ------------------------------------------------------------------------------ */
 typedef struct {
-    int ncarbon, natoms, nbonds, nangles, ntorsions;
-    int an_reps, fd_reps;
-    double *an_times, *fd_times; /* seconds */
+    int ncarbon, natoms, nbonds, nangles, ntorsions, nslots;
+    int an_reps, fd_reps, hc_reps, gc_reps;
+    double *an_times, *fd_times, *hc_times, *gc_times; /* seconds */
     double an_median, fd_median, speedup;
+    double hc_median, gc_median; /* Hessian contraction tr(G dH/dp), gradient contraction y . d(grad E)/dp */
     double max_abs_err, max_abs_h, rel_err;
     int err_row_col[2];          /* where the largest |H_fd - H_an| is */
     double e_stock, e_hessfit, e_rel;
     double max_force_diff, max_abs_force;
 } Result;
+
+/* The calls timed on the HessFit_Force System: each repetition is setPositions + one call. */
+typedef enum { CALL_HESSIAN, CALL_HESSIAN_CONTRACTION, CALL_GRADIENT_CONTRACTION } TimedCall;
+
+typedef struct {
+    HessFit_Force *hf;
+    OpenMM_Context *ctx;
+    OpenMM_Vec3Array *arr;
+    double *blocks;        /* the Hessian blocks (hsize) */
+    long long hsize;
+    const double *adjoint; /* G (hsize) */
+    const double *y;       /* 3 natoms */
+    int ny;
+    double *out;           /* nslots */
+    int nslots;
+} Calls;
+
+static HessFit_Status timed_call(const Calls *c, TimedCall which) {
+    switch (which) {
+    case CALL_HESSIAN:
+        return hessfit_force_get_hessian_blocks(c->hf, c->ctx, c->blocks, c->hsize);
+    case CALL_HESSIAN_CONTRACTION:
+        return hessfit_force_get_hessian_contraction_derivatives(c->hf, c->ctx, c->adjoint, c->hsize, c->out, c->nslots);
+    default:
+        return hessfit_force_get_gradient_contraction_derivatives(c->hf, c->ctx, c->y, c->ny, c->out, c->nslots);
+    }
+}
+
+static const char *call_name(TimedCall which) {
+    return which == CALL_HESSIAN ? "hessfit_force_get_hessian_blocks"
+         : which == CALL_HESSIAN_CONTRACTION ? "hessfit_force_get_hessian_contraction_derivatives"
+                                             : "hessfit_force_get_gradient_contraction_derivatives";
+}
+
+/* Repeats setPositions + the call at least min_reps times and for at least min_time s (at most
+ * 100000 times); *times gets the malloc'ed timings (s). Returns the number of repeats. */
+static int time_call(const Calls *c, TimedCall which, int min_reps, double min_time, double **times) {
+    hf_check(timed_call(c, which), call_name(which)); /* warm-up */
+    int cap = min_reps, reps = 0;
+    double *t = xcalloc((size_t) cap, sizeof *t), t_total = 0.0;
+    while ((reps < min_reps || t_total < min_time) && reps < 100000) {
+        if (reps == cap) {
+            cap *= 2;
+            double *p = realloc(t, (size_t) cap * sizeof *p);
+            if (!p)
+                die("out of memory (%s)", "realloc");
+            t = p;
+        }
+        double t0 = now_s();
+        OpenMM_Context_setPositions(c->ctx, c->arr);
+        HessFit_Status st = timed_call(c, which);
+        double t1 = now_s();
+        hf_check(st, call_name(which));
+        t[reps++] = t1 - t0;
+        t_total += t1 - t0;
+    }
+    *times = t;
+    return reps;
+}
 
 static void run_size(int ncarbon, int fd_reps, int an_min_reps, double an_min_time, double h, Result *r) {
     Alkane m;
@@ -461,28 +529,30 @@ static void run_size(int ncarbon, int fd_reps, int an_min_reps, double an_min_ti
     }
     free(parts);
 
-    int cap = an_min_reps;
-    r->an_times = xcalloc((size_t) cap, sizeof *r->an_times);
-    double t_total = 0.0;
-    int reps = 0;
-    while ((reps < an_min_reps || t_total < an_min_time) && reps < 100000) {
-        if (reps == cap) {
-            cap *= 2;
-            double *p = realloc(r->an_times, (size_t) cap * sizeof *p);
-            if (!p)
-                die("out of memory (%s)", "realloc");
-            r->an_times = p;
-        }
-        double t0 = now_s();
-        OpenMM_Context_setPositions(chf, arr);
-        HessFit_Status st = hessfit_force_get_hessian_blocks(hf, chf, blocks, hsize);
-        double t1 = now_s();
-        hf_check(st, "hessfit_force_get_hessian_blocks");
-        r->an_times[reps++] = t1 - t0;
-        t_total += t1 - t0;
+    /* the adjoint inputs: G random symmetric per molecule block, y random */
+    hf_check(hessfit_force_get_num_parameters(hf, &r->nslots), "hessfit_force_get_num_parameters");
+    double *adjoint = xcalloc((size_t) hsize, sizeof *adjoint), *y = xcalloc((size_t) dim, sizeof *y);
+    double *out = xcalloc((size_t) r->nslots, sizeof *out);
+    for (int mol = 0; mol < nmol; mol++) {
+        long long off = 0, end = 0;
+        hf_check(hessfit_force_get_hessian_block_offset(hf, mol, &off), "hessfit_force_get_hessian_block_offset");
+        hf_check(hessfit_force_get_hessian_block_offset(hf, mol + 1, &end), "hessfit_force_get_hessian_block_offset");
+        long long bd = (long long) llround(sqrt((double) (end - off)));
+        for (long long a = 0; a < bd; a++)
+            for (long long b = a; b < bd; b++)
+                adjoint[off + a * bd + b] = adjoint[off + b * bd + a] = 2.0 * rng_uniform() - 1.0;
     }
-    r->an_reps = reps;
-    r->an_median = median(r->an_times, reps);
+    for (int k = 0; k < dim; k++)
+        y[k] = 2.0 * rng_uniform() - 1.0;
+
+    Calls calls = {hf, chf, arr, blocks, hsize, adjoint, y, dim, out, r->nslots};
+    r->an_reps = time_call(&calls, CALL_HESSIAN, an_min_reps, an_min_time, &r->an_times);
+    r->an_median = median(r->an_times, r->an_reps);
+    r->hc_reps = time_call(&calls, CALL_HESSIAN_CONTRACTION, an_min_reps, an_min_time, &r->hc_times);
+    r->hc_median = median(r->hc_times, r->hc_reps);
+    r->gc_reps = time_call(&calls, CALL_GRADIENT_CONTRACTION, an_min_reps, an_min_time, &r->gc_times);
+    r->gc_median = median(r->gc_times, r->gc_reps);
+    free(adjoint), free(y), free(out);
 
     /* finite differences on the stock System */
     double *Hfd = xcalloc((size_t) dim * dim, sizeof *Hfd);
@@ -653,10 +723,12 @@ int main(int argc, char **argv) {
                 "  bonds %d, angles %d, torsions %d; E_stock %.10g kJ/mol, E_hessfit %.10g kJ/mol, "
                 "rel. diff %.2e; max |F_stock - F_hessfit| %.2e kJ/mol/nm (max |F| %.3g)\n"
                 "  analytic %d repeats, median %.4f ms; FD %d repeats, median %.2f ms; "
-                "max err at (%d, %d)\n",
+                "max err at (%d, %d)\n"
+                "  %d slots: tr(G dH/dp) %d repeats, median %.4f ms; y . d(grad E)/dp %d repeats, median %.4f ms\n",
                 r->nbonds, r->nangles, r->ntorsions, r->e_stock, r->e_hessfit, r->e_rel, r->max_force_diff,
                 r->max_abs_force, r->an_reps, 1e3 * r->an_median, r->fd_reps, 1e3 * r->fd_median,
-                r->err_row_col[0], r->err_row_col[1]);
+                r->err_row_col[0], r->err_row_col[1], r->nslots, r->hc_reps, 1e3 * r->hc_median, r->gc_reps,
+                1e3 * r->gc_median);
     }
 
     printf("| atoms | analytic median ms | FD median ms | speedup | max \\|H_fd - H_an\\| (kJ/mol/nm^2) | relative |\n");
@@ -666,6 +738,15 @@ int main(int argc, char **argv) {
         printf("| %d | %.4g | %.4g | %.0fx | %.2e | %.1e |\n", r->natoms, 1e3 * r->an_median, 1e3 * r->fd_median,
                r->speedup, r->max_abs_err, r->rel_err);
     }
+    printf("\nAdjoint contractions vs the analytic Hessian blocks (same System, medians; ratio = time / "
+           "Hessian time):\n\n");
+    printf("| atoms | slots | Hessian blocks ms | tr(G dH/dp) ms | ratio | y . d(grad E)/dp ms | ratio |\n");
+    printf("|------:|------:|------------------:|---------------:|------:|--------------------:|------:|\n");
+    for (int s = 0; s < ncarb; s++) {
+        Result *r = &res[s];
+        printf("| %d | %d | %.4g | %.4g | %.2f | %.4g | %.2f |\n", r->natoms, r->nslots, 1e3 * r->an_median,
+               1e3 * r->hc_median, r->hc_median / r->an_median, 1e3 * r->gc_median, r->gc_median / r->an_median);
+    }
     printf("\nEnergy check (stock System vs converted HessFit_Force System):\n\n");
     printf("| atoms | E stock (kJ/mol) | E HessFit (kJ/mol) | relative difference | max \\|F diff\\| (kJ/mol/nm) |\n");
     printf("|------:|-----------------:|-------------------:|--------------------:|-------------------------:|\n");
@@ -674,9 +755,10 @@ int main(int argc, char **argv) {
         printf("| %d | %.10g | %.10g | %.1e | %.1e |\n", r->natoms, r->e_stock, r->e_hessfit, r->e_rel,
                r->max_force_diff);
     }
-    printf("\nRepeats (analytic / FD): ");
+    printf("\nRepeats (analytic / FD / Hessian contraction / gradient contraction): ");
     for (int s = 0; s < ncarb; s++)
-        printf("%s%d atoms %d/%d", s ? ", " : "", res[s].natoms, res[s].an_reps, res[s].fd_reps);
+        printf("%s%d atoms %d/%d/%d/%d", s ? ", " : "", res[s].natoms, res[s].an_reps, res[s].fd_reps, res[s].hc_reps,
+               res[s].gc_reps);
     printf("; max |H_an| (kJ/mol/nm^2): ");
     for (int s = 0; s < ncarb; s++)
         printf("%s%.4g", s ? ", " : "", res[s].max_abs_h);
@@ -697,22 +779,29 @@ int main(int argc, char **argv) {
                     "     \"analytic_median_s\": %.9g, \"fd_median_s\": %.9g, \"speedup\": %.6g,\n"
                     "     \"max_abs_err\": %.9g, \"max_abs_hessian\": %.9g, \"relative_err\": %.9g,\n"
                     "     \"energy_stock\": %.17g, \"energy_hessfit\": %.17g, \"energy_relative_diff\": %.9g,\n"
-                    "     \"max_force_diff\": %.9g,\n     \"analytic_times_s\": [",
+                    "     \"max_force_diff\": %.9g,\n     \"slots\": %d, \"hessian_contraction_median_s\": %.9g,"
+                    " \"gradient_contraction_median_s\": %.9g,\n     \"analytic_times_s\": [",
                     r->ncarbon, r->natoms, r->nbonds, r->nangles, r->ntorsions, r->an_median, r->fd_median,
                     r->speedup, r->max_abs_err, r->max_abs_h, r->rel_err, r->e_stock, r->e_hessfit, r->e_rel,
-                    r->max_force_diff);
+                    r->max_force_diff, r->nslots, r->hc_median, r->gc_median);
             for (int k = 0; k < r->an_reps; k++)
                 fprintf(f, "%s%.9g", k ? ", " : "", r->an_times[k]);
             fprintf(f, "],\n     \"fd_times_s\": [");
             for (int k = 0; k < r->fd_reps; k++)
                 fprintf(f, "%s%.9g", k ? ", " : "", r->fd_times[k]);
+            fprintf(f, "],\n     \"hessian_contraction_times_s\": [");
+            for (int k = 0; k < r->hc_reps; k++)
+                fprintf(f, "%s%.9g", k ? ", " : "", r->hc_times[k]);
+            fprintf(f, "],\n     \"gradient_contraction_times_s\": [");
+            for (int k = 0; k < r->gc_reps; k++)
+                fprintf(f, "%s%.9g", k ? ", " : "", r->gc_times[k]);
             fprintf(f, "]}%s\n", s + 1 < ncarb ? "," : "");
         }
         fprintf(f, "  ]\n}\n");
         fclose(f);
     }
     for (int s = 0; s < ncarb; s++)
-        free(res[s].an_times), free(res[s].fd_times);
+        free(res[s].an_times), free(res[s].fd_times), free(res[s].hc_times), free(res[s].gc_times);
     free(res);
     return 0;
 }

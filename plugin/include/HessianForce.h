@@ -190,6 +190,24 @@ public:
      *  to a particle's epsilon is infinite where that epsilon is 0 and a partner's is not (the
      *  combined epsilon is sqrt(eps_i eps_j)): fit such parameters from a non-zero start. */
     void getParameterDerivatives(OpenMM::Context& context, std::vector<double>& derivatives) const;
+    /** The adjoint route to parameter gradients of Hessian-space objectives: for every slot s,
+     *      derivatives[s] = tr(G^T dH/dslot_s) = sum over molecules m, block entries ij of G_m,ij dH_m,ij/dslot_s,
+     *  without forming any dH/dslot. adjoint holds G in the layout of getHessianBlocks (size
+     *  getHessianSize(), one block per molecule); only its symmetric part matters. An objective
+     *  L(H) has dL/dslot = tr(G^T dH/dslot) with G = dL/dH, e.g. G = sum_k c_k w_k w_k^T for a
+     *  weighted sum of eigenvalues with eigenvectors w_k. derivatives are in kJ/mol/nm^2 times
+     *  G's units, per slot unit. Throws HessianForceException: Size (wrong size), Value (a
+     *  non-finite entry, named), Geometry (an undefined coordinate, as getHessianBlocks). Where a
+     *  slot's dE/dslot is infinite (see getParameterDerivatives) the result is not finite. */
+    void getHessianContractionDerivatives(OpenMM::Context& context, const std::vector<double>& adjoint,
+                                          std::vector<double>& derivatives) const;
+    /** The mixed second derivative contracted with a vector y, for every slot s:
+     *      derivatives[s] = y . d(grad E)/dslot_s = -y . dF/dslot_s,
+     *  what implicit differentiation of an optimised geometry needs. y has 3 entries per System
+     *  particle (x, y, z in System order) and must be finite; derivatives are in kJ/mol/nm times
+     *  y's units, per slot unit. Errors as getHessianContractionDerivatives. */
+    void getGradientContractionDerivatives(OpenMM::Context& context, const std::vector<double>& y,
+                                           std::vector<double>& derivatives) const;
 
     bool usesPeriodicBoundaryConditions() const { return false; }
 

@@ -14,11 +14,12 @@ namespace HessFit {
  * The kernel interface every platform implements for HessianForce. OpenMM units throughout
  * (nm, rad, kJ/mol). Platforms get the positions from the ContextImpl themselves.
  *
- * Hessian-space objectives (projections V^T H V, mass-weighted eigenvalues, their parameter
- * gradients by the adjoint route) are added as further virtual methods here, so that every
- * platform computes them where the Hessians live (on the device for GPU platforms); the per-term
- * quantities they need (f', f'' and their slot derivatives, dq/dx, d2q/dx2) are what the
- * Reference math core already computes.
+ * Hessian-space objectives (projections V^T H V, mass-weighted eigenvalues) get their parameter
+ * gradients by the adjoint route: every such gradient is tr(G^T dH/dslot) for one adjoint matrix G
+ * per molecule, and implicit differentiation of an optimised geometry needs y . d(grad E)/dslot.
+ * Both contractions are kernel methods, so that every platform computes them where the Hessians
+ * live (on the device for GPU platforms), from the per-term quantities (f', f'' and their slot
+ * derivatives, dq/dx, d2q/dx2) and without forming dH/dslot.
  */
 class CalcHessianForceKernel : public OpenMM::KernelImpl {
 public:
@@ -36,6 +37,15 @@ public:
     virtual void computeHessianBlocks(OpenMM::ContextImpl& context, std::vector<double>& blocks) = 0;
     /** dE/dslot for every slot, kJ/mol per slot unit. */
     virtual void computeParameterDerivatives(OpenMM::ContextImpl& context, std::vector<double>& derivatives) = 0;
+    /** derivatives[s] = tr(G^T dH/dslot_s) = sum over molecules and block entries of G_ij dH_ij/dslot_s,
+     *  for every slot. adjoint: G in the layout of computeHessianBlocks (the caller has checked
+     *  its size and that it is finite). Units: kJ/mol/nm^2 times G's units, per slot unit. */
+    virtual void computeHessianContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& adjoint,
+                                                      std::vector<double>& derivatives) = 0;
+    /** derivatives[s] = y . d(grad E)/dslot_s for every slot; y has 3 entries per particle (x, y, z
+     *  in System order; checked by the caller). Units: kJ/mol/nm times y's units, per slot unit. */
+    virtual void computeGradientContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& y,
+                                                       std::vector<double>& derivatives) = 0;
 };
 
 } // namespace HessFit

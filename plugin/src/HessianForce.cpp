@@ -528,3 +528,13 @@ void HessianForce::getHessianBlocks(Context& context, vector<double>& blocks) co
 void HessianForce::getParameterDerivatives(Context& context, vector<double>& derivatives) const {
     getImpl(context).getParameterDerivatives(getContextImpl(context), derivatives);
 }
+
+void HessianForce::getHessianContractionDerivatives(Context& context, const vector<double>& adjoint,
+                                                    vector<double>& derivatives) const {
+    getImpl(context).getHessianContractionDerivatives(getContextImpl(context), adjoint, derivatives);
+}
+
+void HessianForce::getGradientContractionDerivatives(Context& context, const vector<double>& y,
+                                                     vector<double>& derivatives) const {
+    getImpl(context).getGradientContractionDerivatives(getContextImpl(context), y, derivatives);
+}

@@ -2,6 +2,9 @@
 #include "HessianForceException.h"
 #include "HessianKernels.h"
 #include "openmm/internal/ContextImpl.h"
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 #include <unordered_map>
@@ -159,4 +162,81 @@ void HessianForceImpl::getHessianBlocks(ContextImpl& context, vector<double>& bl
 
 void HessianForceImpl::getParameterDerivatives(ContextImpl& context, vector<double>& derivatives) {
     kernel.getAs<CalcHessianForceKernel>().computeParameterDerivatives(context, derivatives);
+}
+
+/** Index of the first NaN or infinite entry of v[0..n), or -1. Chunks are tested first with a
+ *  branch-free comparison the compiler vectorises: G can hold millions of entries. */
+static long long firstNonFinite(const double* v, long long n) {
+    const long long chunk = 4096;
+    for (long long start = 0; start < n; start += chunk) {
+        const long long end = std::min(n, start + chunk);
+        bool bad = false;
+        for (long long k = start; k < end; k++)
+            bad |= !(std::fabs(v[k]) <= DBL_MAX);
+        if (bad)
+            for (long long k = start; k < end; k++)
+                if (!std::isfinite(v[k]))
+                    return k;
+    }
+    return -1;
+}
+
+vector<vector<int> > HessianForceImpl::kernelMoleculeParticles(const ContextImpl& context) const {
+    if (!kernelMolecules.empty())
+        return kernelMolecules;
+    vector<int> all(context.getSystem().getNumParticles());
+    for (int i = 0; i < (int) all.size(); i++)
+        all[i] = i;
+    return vector<vector<int> >(1, all);
+}
+
+void HessianForceImpl::getHessianContractionDerivatives(ContextImpl& context, const vector<double>& adjoint,
+                                                        vector<double>& derivatives) {
+    const vector<vector<int> > molecules = kernelMoleculeParticles(context);
+    long long expected = 0;
+    for (const vector<int>& m : molecules)
+        expected += 9LL * (long long) m.size() * (long long) m.size();
+    if ((long long) adjoint.size() != expected) {
+        std::ostringstream msg;
+        msg << "the adjoint matrix G has " << adjoint.size() << " entries but the Hessian blocks of this Context have "
+            << expected << " (sum over molecules of (3 n_m)^2, the layout of getHessianBlocks)";
+        fail(HessianForceException::Size, msg.str());
+    }
+    const long long bad = firstNonFinite(adjoint.data(), expected);
+    if (bad >= 0) {
+        long long offset = 0;
+        int m = 0;
+        while (offset + 9LL * (long long) molecules[m].size() * (long long) molecules[m].size() <= bad) {
+            offset += 9LL * (long long) molecules[m].size() * (long long) molecules[m].size();
+            m++;
+        }
+        const long long dim = 3LL * (long long) molecules[m].size(), row = (bad - offset) / dim, col = (bad - offset) % dim;
+        static const char xyz[] = "xyz";
+        std::ostringstream msg;
+        msg << "the adjoint matrix G is " << adjoint[bad] << " at entry " << bad << ": molecule " << m << ", row "
+            << row << " (particle " << molecules[m][row / 3] << " " << xyz[row % 3] << "), column " << col
+            << " (particle " << molecules[m][col / 3] << " " << xyz[col % 3] << ") of its block; G must be finite";
+        fail(HessianForceException::Value, msg.str());
+    }
+    kernel.getAs<CalcHessianForceKernel>().computeHessianContractionDerivatives(context, adjoint, derivatives);
+}
+
+void HessianForceImpl::getGradientContractionDerivatives(ContextImpl& context, const vector<double>& y,
+                                                         vector<double>& derivatives) {
+    const long long expected = 3LL * context.getSystem().getNumParticles();
+    if ((long long) y.size() != expected) {
+        std::ostringstream msg;
+        msg << "the vector y has " << y.size() << " entries but must have " << expected
+            << " (x, y, z of each of the System's " << expected / 3 << " particles)";
+        fail(HessianForceException::Size, msg.str());
+    }
+    const long long k = firstNonFinite(y.data(), expected);
+    if (k >= 0) {
+        static const char xyz[] = "xyz";
+        std::ostringstream msg;
+        msg << "the vector y is " << y[k] << " at entry " << k << " (particle " << k / 3 << " " << xyz[k % 3]
+            << "); y must be finite";
+        fail(HessianForceException::Value, msg.str());
+    }
+    kernel.getAs<CalcHessianForceKernel>().computeGradientContractionDerivatives(context, y, derivatives);
 }

@@ -123,6 +123,26 @@ HessFit_Status hessfit_force_get_hessian_blocks(HessFit_Force *force, OpenMM_Con
 /* dE/dslot for every slot; n must equal the number of slots. */
 HessFit_Status hessfit_force_get_parameter_derivatives(HessFit_Force *force, OpenMM_Context *context, double *derivatives, int n);
 
+/* ---- adjoint contractions (parameter gradients of Hessian-space objectives) ----------------- */
+/* derivatives[s] = tr(G^T dH/dslot_s) = sum over molecules m and block entries ij of
+ * G_m,ij dH_m,ij/dslot_s, for every slot s, without forming any dH/dslot. adjoint holds G in the
+ * layout of hessfit_force_get_hessian_blocks (size must equal the Hessian size); only its
+ * symmetric part matters. For an objective L(H), G = dL/dH: e.g. sum_k c_k w_k w_k^T for
+ * sum_k c_k lambda_k with eigenvectors w_k. derivatives: kJ/mol/nm^2 times G's units, per slot
+ * unit; n must equal the number of slots. HESSFIT_ERROR_SIZE for a wrong size,
+ * HESSFIT_ERROR_VALUE for a NaN or infinite entry of G (the message names it),
+ * HESSFIT_ERROR_GEOMETRY where hessfit_force_get_hessian_blocks fails. */
+HessFit_Status hessfit_force_get_hessian_contraction_derivatives(HessFit_Force *force, OpenMM_Context *context,
+                                                                 const double *adjoint, long long size,
+                                                                 double *derivatives, int n);
+/* derivatives[s] = y . d(grad E)/dslot_s = -y . dF/dslot_s for every slot s (implicit
+ * differentiation of an optimised geometry). y: 3 * n_particles doubles (x, y, z per particle in
+ * System order), finite; n_y must be 3 * n_particles. derivatives: kJ/mol/nm times y's units,
+ * per slot unit; n must equal the number of slots. Errors as above. */
+HessFit_Status hessfit_force_get_gradient_contraction_derivatives(HessFit_Force *force, OpenMM_Context *context,
+                                                                  const double *y, int n_y,
+                                                                  double *derivatives, int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -45,6 +45,7 @@ struct HessFit_Force {
     HessFit::HessianForce* force;
     bool owned;  // true until a System takes the force (or never, for a wrapped foreign force)
     std::vector<double> hessian;  // reused between calls: a fit asks for the blocks again and again
+    std::vector<double> adjoint;  // the same for an adjoint matrix G passed in
 };
 
 // The status numbers equal HessianForceException's codes.
@@ -152,7 +153,7 @@ void setOptional(T* out, T value) {
 /** Wrap a new owned force in a handle (deleting the force if the handle cannot be allocated). */
 HessFit_Force* newHandle(HessianForce* force, bool owned) {
     try {
-        return new HessFit_Force{force, owned, {}};
+        return new HessFit_Force{force, owned, {}, {}};
     } catch (...) {
         if (owned)
             delete force;
@@ -167,6 +168,16 @@ bool contextHasForce(const OpenMM::Context& context, const HessianForce& force) 
         if (&system.getForce(i) == static_cast<const OpenMM::Force*>(&force))
             return true;
     return false;
+}
+
+/** Copies the slot derivatives out, checking the count the kernel returned. */
+void copyDerivatives(const vector<double>& result, double* derivatives, int n) {
+    if ((long long) result.size() != n) {
+        std::ostringstream m;
+        m << "internal error: the kernel returned " << result.size() << " derivatives, expected " << n;
+        throwError(HESSFIT_ERROR_OPENMM, m.str());
+    }
+    std::copy(result.begin(), result.end(), derivatives);
 }
 
 } // namespace
@@ -531,6 +542,42 @@ HessFit_Status hessfit_force_get_parameter_derivatives(HessFit_Force *force, Ope
             throwError(HESSFIT_ERROR_OPENMM, m.str());
         }
         std::copy(result.begin(), result.end(), derivatives);
+    });
+}
+
+// ---- adjoint contractions -----------------------------------------------------------------------
+
+HessFit_Status hessfit_force_get_hessian_contraction_derivatives(HessFit_Force *force, OpenMM_Context *context,
+                                                                 const double *adjoint, long long size,
+                                                                 double *derivatives, int n) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        requireArray(adjoint, size, "adjoint");
+        requireArray(derivatives, n, "derivatives");
+        requireSize(size, f.getHessianSize(), "adjoint", "the Hessian size, sum over molecules of (3 n_m)^2");
+        requireSize(n, f.getNumParameters(), "derivatives", "the number of parameter slots");
+        vector<double>& g = force->adjoint;
+        g.assign(adjoint, adjoint + size);
+        vector<double> result;
+        f.getHessianContractionDerivatives(c, g, result);
+        copyDerivatives(result, derivatives, n);
+    });
+}
+
+HessFit_Status hessfit_force_get_gradient_contraction_derivatives(HessFit_Force *force, OpenMM_Context *context,
+                                                                  const double *y, int n_y,
+                                                                  double *derivatives, int n) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        requireArray(y, n_y, "y");
+        requireArray(derivatives, n, "derivatives");
+        requireSize(n_y, 3LL * f.getNumParticles(), "y", "3 * the number of particles");
+        requireSize(n, f.getNumParameters(), "derivatives", "the number of parameter slots");
+        vector<double> result;
+        f.getGradientContractionDerivatives(c, vector<double>(y, y + n_y), result);
+        copyDerivatives(result, derivatives, n);
     });
 }
 

@@ -3,6 +3,7 @@
 #include "openmm/internal/ContextImpl.h"
 #include "openmm/reference/ReferencePlatform.h"
 #include "openmm/Vec3.h"
+#include <sstream>
 
 using namespace HessFit;
 using namespace OpenMM;
@@ -70,5 +71,39 @@ void ReferenceCalcHessianForceKernel::computeParameterDerivatives(ContextImpl& c
         return;
     int bad = 0;
     int status = hf_parameter_derivatives(&m, table.data(), positionsOf(context), derivatives.data(), &bad);
+    check(status, bad);
+}
+
+void ReferenceCalcHessianForceKernel::checkSize(size_t given, size_t expected, const char* what) const {
+    if (given != expected) {
+        std::ostringstream m;
+        m << "HessianForce: " << what << " has " << given << " entries but the Context's force needs " << expected;
+        throw HessianForceException(HessianForceException::Size, m.str());
+    }
+}
+
+void ReferenceCalcHessianForceKernel::computeHessianContractionDerivatives(ContextImpl& context, const vector<double>& adjoint,
+                                                                           vector<double>& derivatives) {
+    const hf_model& m = model.model();
+    checkSize(adjoint.size(), (size_t) m.block_offset[m.n_molecules], "the adjoint matrix G");
+    derivatives.assign(table.size(), 0.0);
+    if (m.n_particles == 0 || table.empty())
+        return;
+    int bad = 0;
+    int status = hf_hessian_contraction_derivatives(&m, table.data(), positionsOf(context), adjoint.data(),
+                                                    derivatives.data(), &bad);
+    check(status, bad);
+}
+
+void ReferenceCalcHessianForceKernel::computeGradientContractionDerivatives(ContextImpl& context, const vector<double>& y,
+                                                                            vector<double>& derivatives) {
+    const hf_model& m = model.model();
+    checkSize(y.size(), 3 * (size_t) m.n_particles, "the vector y");
+    derivatives.assign(table.size(), 0.0);
+    if (m.n_particles == 0 || table.empty())
+        return;
+    int bad = 0;
+    int status = hf_gradient_contraction_derivatives(&m, table.data(), positionsOf(context), y.data(),
+                                                     derivatives.data(), &bad);
     check(status, bad);
 }

@@ -17,9 +17,15 @@ public:
     void copyParameterTableToContext(OpenMM::ContextImpl& context, const std::vector<double>& table);
     void computeHessianBlocks(OpenMM::ContextImpl& context, std::vector<double>& blocks);
     void computeParameterDerivatives(OpenMM::ContextImpl& context, std::vector<double>& derivatives);
+    void computeHessianContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& adjoint,
+                                              std::vector<double>& derivatives);
+    void computeGradientContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& y,
+                                               std::vector<double>& derivatives);
 private:
     /** Throws HessianForceException(Geometry) naming the term when the core returned an error. */
     void check(int status, int badTerm) const;
+    /** Throws HessianForceException(Size) unless an input array has the size the kernel holds. */
+    void checkSize(size_t given, size_t expected, const char* what) const;
     FlatHessianModel model;
     std::vector<double> table;
 };

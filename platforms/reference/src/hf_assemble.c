@@ -4,7 +4,7 @@
  * Every contribution is one term E = f(q(x); p): the listed terms of the model, and the plain
  * nonbonded pairs (all local pairs a < b of each molecule not marked excluded), which are turned
  * on the fly into HF_TERM_PAIR_COMBINED terms with scales 1 and the particles' slots, so one
- * evaluation step (evaluate_term) serves all. From it:
+ * evaluation step (hf_evaluate_term) serves all. From it:
  *     forces -= f' dq/dx,   H += f'' (dq/dx)(dq/dx)^T + f' d2q/dx2,   dE/dslot += df/dp_s.
  */
 #include "hf_core.h"
@@ -36,21 +36,13 @@ static int term_atom_count(int kind)
 }
 
 /*
- * The internal coordinate of the last term evaluated: consecutive terms on the same atoms (the
- * periodic components of one torsion, an OPLS torsion's V1..V4) reuse q, dq/dx and d2q/dx2.
+ * The one shared step (also used by hf_contract.c): the term's coordinate q with its gradient
+ * (3n, if want_grad) and Hessian (3n x 3n, if want_hess) in the cache, then its scalar f, f', f''
+ * and parameter derivatives. Returns the number of atoms n, or -1 when the geometry is undefined
+ * (or the kind unknown).
  */
-typedef struct {
-    int n, atoms[4], has_grad, has_hess;
-    double q, grad[12], hess[144];
-} coordinate_cache;
-
-/*
- * The one shared step: the term's coordinate q with its gradient (3n, if want_grad) and Hessian
- * (3n x 3n, if want_hess) in the cache, then its scalar f, f', f'' and parameter derivatives.
- * Returns the number of atoms n, or -1 when the geometry is undefined (or the kind unknown).
- */
-static int evaluate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
-                         int want_grad, int want_hess, coordinate_cache *c, hf_term_value *v)
+int hf_evaluate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
+                     int want_grad, int want_hess, hf_coordinate_cache *c, hf_term_value *v)
 {
     const int n = term_atom_count(t->kind);
     if (n == 0)
@@ -146,11 +138,11 @@ static void mirror_upper(double *h, ptrdiff_t dim)
 
 /* Evaluate one term and add what acc asks for. Returns 0 or -1 (undefined geometry). */
 static int accumulate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
-                           accumulator *acc, coordinate_cache *cache)
+                           accumulator *acc, hf_coordinate_cache *cache)
 {
     hf_term_value v;
     const int want_grad = acc->forces != NULL || acc->blocks != NULL;
-    const int n = evaluate_term(model, t, table, pos, want_grad, acc->blocks != NULL, cache, &v);
+    const int n = hf_evaluate_term(model, t, table, pos, want_grad, acc->blocks != NULL, cache, &v);
     if (n < 0)
         return -1;
     const double *grad = cache->grad, *hess = cache->hess;
@@ -251,39 +243,43 @@ static int plain_pairs_fast(const hf_model *model, const double *table, const do
     return 0;
 }
 
+int hf_plain_pair_term(const hf_model *model, int pa, int pb, hf_term *pair)
+{
+    const int *ps = model->particle_slots;
+    pair->kind = HF_TERM_PAIR_COMBINED;
+    pair->atoms[0] = pa;
+    pair->atoms[1] = pb;
+    pair->atoms[2] = pair->atoms[3] = -1;
+    pair->periodicity = 0;
+    pair->scale = 1.0;
+    pair->phase = 0.0;
+    pair->scale_coulomb = 1.0;
+    pair->scale_lj = 1.0;
+    /* q_i, q_j, sigma_i, sigma_j, eps_i, eps_j */
+    int any = 0;
+    for (int p = 0; p < 3; p++) {
+        pair->slots[2 * p] = ps[3 * pa + p];
+        pair->slots[2 * p + 1] = ps[3 * pb + p];
+        any |= (ps[3 * pa + p] != HF_NO_SLOT) | (ps[3 * pb + p] != HF_NO_SLOT);
+    }
+    return any;
+}
+
 /* The plain nonbonded pairs through the general term path (needed for parameter derivatives). */
 static int plain_pairs_general(const hf_model *model, const double *table, const double *pos, accumulator *acc)
 {
-    coordinate_cache cache;
+    hf_coordinate_cache cache;
     cache.n = 0;
     hf_term pair;
-    memset(&pair, 0, sizeof(pair));
-    pair.kind = HF_TERM_PAIR_COMBINED;
-    pair.atoms[2] = pair.atoms[3] = -1;
-    pair.scale = 1.0;
-    pair.scale_coulomb = 1.0;
-    pair.scale_lj = 1.0;
-    const int *ps = model->particle_slots;
     for (int m = 0; m < model->n_molecules; m++) {
         const int *atoms = model->mol_atoms + model->mol_offset[m];
         const int nm = model->mol_offset[m + 1] - model->mol_offset[m];
         const unsigned char *excl = model->excluded ? model->excluded + model->excl_offset[m] : NULL;
         for (int a = 0; a < nm; a++) {
-            const int pa = atoms[a];
             for (int b = a + 1; b < nm; b++) {
                 if (excl && excl[(ptrdiff_t)a * nm + b])
                     continue;
-                const int pb = atoms[b];
-                pair.atoms[0] = pa;
-                pair.atoms[1] = pb;
-                /* q_i, q_j, sigma_i, sigma_j, eps_i, eps_j */
-                int any = 0;
-                for (int p = 0; p < 3; p++) {
-                    pair.slots[2 * p] = ps[3 * pa + p];
-                    pair.slots[2 * p + 1] = ps[3 * pb + p];
-                    any |= (ps[3 * pa + p] != HF_NO_SLOT) | (ps[3 * pb + p] != HF_NO_SLOT);
-                }
-                if (!any)
+                if (!hf_plain_pair_term(model, atoms[a], atoms[b], &pair))
                     continue; /* all parameters zero: no energy, no derivative */
                 if (accumulate_term(model, &pair, table, pos, acc, &cache) != 0)
                     return -1;
@@ -297,7 +293,7 @@ static int plain_pairs_general(const hf_model *model, const double *table, const
 static int assemble(const hf_model *model, const double *table, const double *pos, accumulator *acc,
                     int *bad_term)
 {
-    coordinate_cache cache;
+    hf_coordinate_cache cache;
     cache.n = 0;
     for (int i = 0; i < model->n_terms; i++)
         if (accumulate_term(model, &model->terms[i], table, pos, acc, &cache) != 0) {

@@ -9,7 +9,8 @@
  * f, f', f'' and their derivatives with respect to the term's parameter slots. Then
  *     grad E = f' dq/dx,   H = f'' (dq/dx)(dq/dx)^T + f' d2q/dx2,
  *     dH/dp  = (df''/dp) (dq/dx)(dq/dx)^T + (df'/dp) d2q/dx2,
- * the last one being what adjoint parameter gradients of Hessian-space objectives need.
+ * the last one being what adjoint parameter gradients of Hessian-space objectives need
+ * (hf_contract.c: tr(G dH/dp) and y . d(grad E)/dp for every slot in one pass).
  */
 #include <stddef.h>
 
@@ -104,6 +105,52 @@ int hf_parameter_derivatives(const hf_model *model, const double *table, const d
 
 /* Bad-term index used when the undefined geometry is in the plain nonbonded sum. */
 #define HF_BAD_NONBONDED_PAIR (-2)
+
+/*
+ * Adjoint contractions (hf_contract.c), for every slot s (outputs overwritten; size n_slots):
+ *
+ *   hf_hessian_contraction_derivatives:  out[s] = tr(G^T dH/dp_s) = sum_m sum_ij G_m,ij dH_m,ij/dp_s
+ *       adjoint = G in the layout of the Hessian blocks (block_offset[n_molecules] doubles); only
+ *       the symmetric part of G matters (dH/dp is symmetric). out is in Hessian units (kJ/mol/nm^2)
+ *       times G's units, per slot unit.
+ *   hf_gradient_contraction_derivatives: out[s] = y . d(grad E)/dp_s
+ *       y: 3 n_particles, system order. out is in kJ/mol/nm times y's units, per slot unit.
+ *
+ * Per term, with g = dq/dx and Hq = d2q/dx2 of its coordinate,
+ *   tr(G^T dH/dp_s) = (df''/dp_s) g^T G g + (df'/dp_s) <G, Hq>,   y . d(grad E)/dp_s = (df'/dp_s) g . y,
+ * O(term size^2) work per term; no Hessian is formed. Every term of the energy takes part (the
+ * plain nonbonded pairs through the general term path, which has the slot derivatives). Where a
+ * slot derivative is infinite (an epsilon of 0 whose partner's is not, see hf_terms.c) the result
+ * is infinite or NaN, except that a term whose contraction weight is 0 adds exactly 0.
+ * Return 0, or -1 on undefined geometry (term index, or HF_BAD_NONBONDED_PAIR, in *bad_term),
+ * exactly where hf_parameter_derivatives fails (and hf_hessian_blocks, except that its fast pair
+ * path skips pairs with zero energy, whose slot derivatives need not be zero).
+ */
+int hf_hessian_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
+                                       const double *adjoint, double *out, int *bad_term);
+int hf_gradient_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
+                                        const double *y, double *out, int *bad_term);
+
+/* ---- the evaluation step shared by the assembly (hf_assemble.c) and the contractions ---------- */
+
+/* The internal coordinate of the last term evaluated: consecutive terms on the same atoms (the
+ * periodic components of one torsion, an OPLS torsion's V1..V4) reuse q, dq/dx and d2q/dx2.
+ * Set n = 0 before the first use. */
+typedef struct {
+    int n, atoms[4], has_grad, has_hess;
+    double q, grad[12], hess[144];
+} hf_coordinate_cache;
+
+/* The term's coordinate q with its gradient (3n, if want_grad) and Hessian (3n x 3n, if want_hess)
+ * in the cache, then its f, f', f'' and slot derivatives in *value. Returns the number of atoms
+ * n, or -1 when the geometry is undefined (or the kind unknown). */
+int hf_evaluate_term(const hf_model *model, const hf_term *term, const double *table, const double *pos,
+                     int want_grad, int want_hess, hf_coordinate_cache *cache, hf_term_value *value);
+
+/* The plain nonbonded pair (pa, pb) as an HF_TERM_PAIR_COMBINED term (every field set: scales 1,
+ * slots q_a, q_b, sigma_a, sigma_b, eps_a, eps_b). Returns 0 when all six slots are HF_NO_SLOT
+ * (the pair has no energy and no slot derivative), 1 otherwise. */
+int hf_plain_pair_term(const hf_model *model, int pa, int pb, hf_term *pair);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,13 @@ public:
     void updateParametersInContext(OpenMM::ContextImpl& context);
     void getHessianBlocks(OpenMM::ContextImpl& context, std::vector<double>& blocks);
     void getParameterDerivatives(OpenMM::ContextImpl& context, std::vector<double>& derivatives);
+    /** tr(G^T dH/dslot) for every slot; throws HessianForceException (Size, Value) naming the problem
+     *  unless G has the Hessian-block layout of the Context's force and is finite. */
+    void getHessianContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& adjoint,
+                                          std::vector<double>& derivatives);
+    /** y . d(grad E)/dslot for every slot; y must be finite with 3 entries per System particle. */
+    void getGradientContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& y,
+                                           std::vector<double>& derivatives);
     /** Check indices, slots, finiteness and molecule membership; throws HessianForceException
      *  naming the first offending item. numSystemParticles < 0 skips the System size check. */
     static void validate(const HessianForce& force, int numSystemParticles);
@@ -32,6 +39,8 @@ private:
     /** True if terms, particle slots and molecules equal those last given to the kernel. */
     bool sameDefinitionAsKernel() const;
     void rememberDefinition();
+    /** Particles of each molecule as the kernel holds them (the implicit one: all, in order). */
+    std::vector<std::vector<int> > kernelMoleculeParticles(const OpenMM::ContextImpl& context) const;
     const HessianForce& owner;
     std::vector<HessianForce::Term> kernelTerms[HessianForce::NumTermKinds];
     std::vector<int> kernelParticleSlots;
