@@ -440,6 +440,23 @@ static void test_bad_input(void)
         write_and_expect("asymmetric.hess", t, HF_ERROR_SHAPE, hess_line, "not symmetric", "H(1,0) != H(0,1)");
         free(t);
     }
+    /* a long count line after $multiplicity makes the line buffer grow: the message must still
+     * name the section (a fuzzer found it naming freed memory) */
+    {
+        char long_line[1200];
+        size_t k = 0;
+        while (k + 2 < sizeof long_line - 2) {
+            long_line[k++] = '1';
+            long_line[k++] = ' ';
+        }
+        long_line[k++] = '\n';
+        long_line[k] = '\0';
+        char replacement[1300];
+        snprintf(replacement, sizeof replacement, "$multiplicity\n%s", long_line);
+        t = mutate(data, "$multiplicity\n  1\n", replacement, &line);
+        write_and_expect("long-count.hess", t, HF_ERROR_PARSE, line + 1, "$multiplicity", "long count line");
+        free(t);
+    }
     /* empty file, garbage, no file */
     expect_fail(write_temp("empty.hess", "", 0), HF_ERROR_TRUNCATED, 0, "empty", "empty file");
     for (size_t k = 0; k < sizeof bytes; k++) {

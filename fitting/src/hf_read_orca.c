@@ -312,7 +312,7 @@ static hf_status orca_parse(hf_lines *r, orca_data *d)
         skipping = 0;
         if (hf_split(r->buf, tok, 4) != 1)
             return hf_error(HF_ERROR_FORMAT, "%s:%d: a section title must stand alone on its line", r->path, r->line);
-        name = tok[0];
+        name = tok[0]; /* points into r->buf: valid only until the next line is read */
         if (strcmp(name, "$end") == 0)
             return HF_SUCCESS;
         if (strcmp(name, "$orca_hessian_file") == 0 ||
@@ -341,7 +341,7 @@ static hf_status orca_parse(hf_lines *r, orca_data *d)
             if ((st = read_atoms(r, start, d)) != HF_SUCCESS)
                 return st;
         } else if (strcmp(name, "$act_energy") == 0) {
-            if ((st = section_line(r, name, start, "the energy")) != HF_SUCCESS)
+            if ((st = section_line(r, "$act_energy", start, "the energy")) != HF_SUCCESS)
                 return st;
             if (hf_split(r->buf, tok, 4) != 1)
                 return hf_error(HF_ERROR_PARSE, "%s:%d: $act_energy: expected one value", r->path, r->line);
@@ -349,7 +349,7 @@ static hf_status orca_parse(hf_lines *r, orca_data *d)
                 return st;
             d->energy_line = start;
         } else if (strcmp(name, "$multiplicity") == 0) {
-            if ((st = count_line(r, name, start, 1, 1, 100000, &d->multiplicity)) != HF_SUCCESS)
+            if ((st = count_line(r, "$multiplicity", start, 1, 1, 100000, &d->multiplicity)) != HF_SUCCESS)
                 return st;
             d->multiplicity_line = start;
         } else {
