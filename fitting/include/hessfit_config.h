@@ -1,0 +1,70 @@
+#ifndef HESSFIT_CONFIG_H_
+#define HESSFIT_CONFIG_H_
+/*
+ * The input file of `hessfit fit`: what to fit, to which data, how.
+ *
+ * Format: one "key = value" per line; '#' starts a comment (to the end of the line); blank lines
+ * are ignored; keys are case-sensitive; keys marked (repeatable) may appear several times, every
+ * other key at most once. Relative paths are relative to the directory of the input file. An
+ * unknown key, a repeated single key, a value of the wrong form or a missing required key is an
+ * error naming file:line (or the key). docs/fitting.md documents every key with an example.
+ *
+ *   forcefield    = PATH        MM3* .fld or AMBER .frcmod (required)
+ *   structures    = PATH        training structures: .mmo, .mol2, .fchk, .log, .in, .hess, .xyz
+ *                               (repeatable; the molecules are taken in order)
+ *   hessian       = PATH        a QM Hessian for the next structure without one, in order
+ *                               (repeatable; .fchk .log .in .hess, or .npy with an .xyz structure)
+ *   free          = WHAT        free parameters (repeatable): "bond k", "bond r0", "angle k",
+ *                               "angle theta0", "torsion k", "improper k", "vdw r", "vdw eps",
+ *                               "line N" (every value of the parameter on line N), "line N k" ...
+ *   no-term       = PATTERN     a term declared without parameter: "torsion * RH * *" (repeatable)
+ *   prefer        = LINE        settles an ambiguous type match (repeatable)
+ *   objective     = KIND        frequencies (default), frequencies-q2mm, eigenmatrix, hessian
+ *   weight        = W           weight of every datum of the objective (default per kind)
+ *   ts            = keep|replace   transition-state eigenvalue handling (default keep)
+ *   start         = forcefield|seminario   starting values (default forcefield)
+ *   optimizer     = lbfgs|nelder-mead|sbplx|grad-simp   (default lbfgs)
+ *   bounds        = q2mm|none   parameter bounds (default q2mm)
+ *   max-evaluations = N         (default 1000)
+ *   max-time      = SECONDS     (default 0: none)
+ *   ftol          = X           relative loss tolerance (default 1e-8)
+ *   output        = DIR         where the results go (default: "<input file stem>-out" beside it)
+ */
+#include "hessfit_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One "key = value" as read, with where it was. */
+typedef struct hf_config_entry {
+    char *key;
+    char *value;   /* paths already resolved against the input file's directory */
+    int line;
+} hf_config_entry;
+
+typedef struct hf_config {
+    char *path;            /* the input file */
+    int n_entries;
+    hf_config_entry *entries;
+} hf_config;
+
+/* Read and check an input file: syntax, known keys, single keys at most once, required keys,
+ * value forms of the enumerated and numeric keys. */
+hf_status hf_config_read(const char *path, hf_config *config);
+void hf_config_free(hf_config *config);
+
+/* The value of a single key, or fallback when absent. */
+const char *hf_config_get(const hf_config *config, const char *key, const char *fallback);
+/* Number of entries of a key and the i-th one (NULL past the end). */
+int hf_config_count(const hf_config *config, const char *key);
+const hf_config_entry *hf_config_entry_at(const hf_config *config, const char *key, int i);
+/* A numeric key: HF_ERROR_PARSE naming file:line when the value is not a finite number in
+ * [min, max]; fallback when absent. */
+hf_status hf_config_number(const hf_config *config, const char *key, double min, double max, double fallback,
+                           double *value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,108 @@
+/* The `hessfit fit` input file (hessfit_config.h): keys, paths resolved against the file's
+ * directory, and an error naming file:line for every kind of bad input. */
+#include "hessfit_config.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[256];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    f = fopen(path, "w");
+    CHECK(f != NULL && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
+    return path;
+}
+
+static void expect_error(const char *name, const char *text, const char *where, const char *part)
+{
+    hf_config c;
+    const char *path = write_file(name, text);
+    char location[320];
+    hf_status st = hf_config_read(path, &c);
+    CHECK(st != HF_SUCCESS, "%s: accepted", name);
+    snprintf(location, sizeof location, "%s%s", path, where);
+    CHECK(strstr(hf_last_error(), location) != NULL, "%s: message lacks '%s': %s", name, location, hf_last_error());
+    CHECK(strstr(hf_last_error(), part) != NULL, "%s: message lacks '%s': %s", name, part, hf_last_error());
+    CHECK(c.n_entries == 0 && c.entries == NULL && c.path == NULL, "%s: output not zeroed", name);
+    printf("  expected error: %s\n", hf_last_error());
+}
+
+int main(void)
+{
+    static const char good[] =
+        "# a training set\n"
+        "forcefield = ff/start.fld   # relative to this file\n"
+        "structures = set.mmo\n"
+        "hessian    = /abs/one.in\n"
+        "hessian    = two.in\n"
+        "free = bond k\n"
+        "free = angle theta0\n"
+        "\n"
+        "no-term = torsion * RH * *\n"
+        "objective = eigenmatrix\n"
+        "max-time = 30\n";
+    const char *base = "/tmp/hessfit_test_config_XXXXXX";
+    hf_config c;
+    double v;
+    char expected[256];
+
+    strcpy(dir, base);
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp failed");
+
+    HF_CALL(hf_config_read(write_file("good.fit", good), &c));
+    CHECK(c.n_entries == 9, "%d entries", c.n_entries);
+    snprintf(expected, sizeof expected, "%s/ff/start.fld", dir);
+    CHECK(strcmp(hf_config_get(&c, "forcefield", NULL), expected) == 0, "forcefield %s",
+          hf_config_get(&c, "forcefield", NULL));
+    CHECK(hf_config_count(&c, "hessian") == 2, "hessians");
+    CHECK(strcmp(hf_config_entry_at(&c, "hessian", 0)->value, "/abs/one.in") == 0, "absolute path kept");
+    snprintf(expected, sizeof expected, "%s/two.in", dir);
+    CHECK(strcmp(hf_config_entry_at(&c, "hessian", 1)->value, expected) == 0, "relative path resolved");
+    CHECK(hf_config_entry_at(&c, "hessian", 1)->line == 5, "line numbers");
+    CHECK(hf_config_entry_at(&c, "hessian", 2) == NULL, "past the end");
+    CHECK(strcmp(hf_config_entry_at(&c, "no-term", 0)->value, "torsion * RH * *") == 0, "text value kept whole");
+    CHECK(strcmp(hf_config_get(&c, "optimizer", "lbfgs"), "lbfgs") == 0, "fallback");
+    HF_CALL(hf_config_number(&c, "max-time", 0, 100, -1, &v));
+    CHECK(v == 30.0, "max-time %g", v);
+    HF_CALL(hf_config_number(&c, "ftol", 0, 1, 1e-8, &v));
+    CHECK(v == 1e-8, "ftol fallback %g", v);
+    CHECK(hf_config_number(&c, "max-time", 0, 10, -1, &v) == HF_ERROR_PARSE, "range in the getter");
+    hf_config_free(&c);
+    hf_config_free(&c); /* safe twice */
+
+    expect_error("unknown.fit", "forcefield = a.fld\nstructures = s.mmo\nfree = bond k\nfrobnicate = 1\n", ":4:",
+                 "unknown key 'frobnicate'");
+    expect_error("twice.fit", "forcefield = a.fld\nforcefield = b.fld\n", ":2:", "second time (first on line 1)");
+    expect_error("choice.fit", "forcefield = a.fld\noptimizer = bfgs\n", ":2:", "lbfgs|nelder-mead|sbplx|grad-simp");
+    expect_error("number.fit", "forcefield = a.fld\nmax-evaluations = ten\n", ":2:", "not a number");
+    expect_error("nan.fit", "forcefield = a.fld\nftol = nan\n", ":2:", "not finite");
+    expect_error("range.fit", "forcefield = a.fld\nftol = 2\n", ":2:", "outside [0, 1]");
+    expect_error("noeq.fit", "forcefield a.fld\n", ":1:", "expected 'key = value'");
+    expect_error("empty-value.fit", "forcefield =\n", ":1:", "has no value");
+    expect_error("missing.fit", "forcefield = a.fld\nstructures = s.mmo\n", ":", "required key 'free'");
+    expect_error("empty.fit", "", ":", "required key 'forcefield'");
+    {
+        /* a NUL byte inside the file */
+        const char *path = write_file("nul.fit", "x");
+        FILE *f = fopen(path, "wb");
+        CHECK(f != NULL && fwrite("forcefield = a\0b\n", 1, 17, f) == 17 && fclose(f) == 0, "write");
+        CHECK(hf_config_read(path, &c) == HF_ERROR_PARSE && strstr(hf_last_error(), ":1:") != NULL, "NUL: %s",
+              hf_last_error());
+    }
+    CHECK(hf_config_read("/nonexistent/x.fit", &c) == HF_ERROR_IO, "missing file");
+    CHECK(strstr(hf_last_error(), "/nonexistent/x.fit") != NULL, "message names the file");
+
+    {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        CHECK(system(cmd) == 0, "cleanup");
+    }
+    printf("test_fit_config: ok\n");
+    return 0;
+}
