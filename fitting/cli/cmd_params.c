@@ -11,6 +11,7 @@
 #include "hessfit_forcefield.h"
 #include "hessfit_molecule.h"
 #include "hessfit_typing.h"
+#include "hessfit_path.h"
 #include "hf_commands.h"
 
 #include <errno.h>
@@ -24,7 +25,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: hessfit params --ff FILE.fld|FILE.frcmod --structures FILE.mmo|FILE.mol2 [--structures FILE]...\n"
+            "usage: hessfit params --ff FILE.fld|FILE.frcmod --structures FILE [--structures FILE]...\n"
             "                      [--no-term PATTERN]... [--prefer LINE]... [--bond-tolerance X]\n"
             "                      [--ts-bond-tolerance X] [--perceive-bonds] [--help]\n"
             "\n"
@@ -44,7 +45,8 @@ static void usage(FILE *out)
             "error, unless a --no-term pattern covers it. A structure that fails is listed as failed.\n"
             "\n"
             "  --ff FILE               MM3* .fld or AMBER .frcmod (.gz accepted)\n"
-            "  --structures FILE       .mmo (MacroModel report: parameters by ff line) or .mol2 (by atom types);\n"
+            "  --structures FILE       .mmo (MacroModel report: parameters by ff line), .mol2 (by atom types), or\n"
+            "                          any structure file hessfit reads (QM files, .xyz: typed by element symbol);\n"
             "                          repeatable\n"
             "  --no-term PATTERN       declare terms without a parameter: 'bond RH H1', 'torsion * C2 N2 *'\n"
             "                          (kind, then atom types, * any; impropers name the centre first); repeatable\n"
@@ -69,14 +71,6 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-/* path without a trailing ".gz" ends with ext (".fld") */
-static int has_extension(const char *path, const char *ext)
-{
-    size_t n = strlen(path), e = strlen(ext);
-    if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
-        n -= 3;
-    return n > e && strncmp(path + n - e, ext, e) == 0;
-}
 
 static int parse_tolerance(const char *text, double *value)
 {
@@ -248,18 +242,22 @@ static int parse_args(int argc, char **argv, params_args *a)
         return usage_error("%s", "--ff FILE is required");
     if (a->n_structures == 0)
         return usage_error("%s", "--structures FILE is required");
-    if (!has_extension(a->ff_path, ".fld") && !has_extension(a->ff_path, ".frcmod"))
+    if (!hf_path_has_extension(a->ff_path, ".fld") && !hf_path_has_extension(a->ff_path, ".frcmod"))
         return usage_error("--ff '%s': the force field must be a .fld or .frcmod file", a->ff_path);
-    for (int s = 0; s < a->n_structures; s++)
-        if (!has_extension(a->structures[s], ".mmo") && !has_extension(a->structures[s], ".mol2"))
-            return usage_error("--structures '%s': structures must be a .mmo or .mol2 file", a->structures[s]);
     return 0;
 }
 
-/* The structures of one file (the extension chooses the reader; .gz is transparent). */
+/* The structures of one file (the extension chooses the reader; .gz is transparent). Structures
+ * without atom types (QM files, xyz) are typed by element symbol. */
 static hf_status read_structures(const char *path, hf_molecule_list *list)
 {
-    return has_extension(path, ".mmo") ? hf_read_mmo(path, list) : hf_read_mol2(path, list);
+    hf_status st = hf_molecules_read(path, NULL, list);
+    for (int m = 0; m < list->n && st == HF_SUCCESS; m++)
+        if (list->items[m].atom_types == NULL)
+            st = hf_molecule_set_element_types(&list->items[m]);
+    if (st != HF_SUCCESS)
+        hf_molecule_list_free(list);
+    return st;
 }
 
 static const char *type_of(const hf_molecule *m, int atom)
@@ -289,7 +287,7 @@ int hf_cmd_params(int argc, char **argv)
     memset(&ff, 0, sizeof ff);
     memset(rule_counts, 0, sizeof rule_counts);
 
-    hf_status st = has_extension(a.ff_path, ".fld") ? hf_fld_read(a.ff_path, &ff) : hf_frcmod_read(a.ff_path, &ff);
+    hf_status st = hf_forcefield_read(a.ff_path, &ff);
     if (st != HF_SUCCESS)
         return failed(NULL);
     uses = calloc((size_t)(ff.n_params ? ff.n_params : 1), sizeof *uses);

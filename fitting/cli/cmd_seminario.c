@@ -14,6 +14,7 @@
 #include "hessfit_molecule.h"
 #include "hessfit_seminario.h"
 #include "hessfit_typing.h"
+#include "hessfit_path.h"
 #include "hf_commands.h"
 
 #include <errno.h>
@@ -79,14 +80,6 @@ static int fail(void)
     return 1;
 }
 
-/* path, without a trailing ".gz", ends with ext */
-static int has_extension(const char *path, const char *ext)
-{
-    size_t n = strlen(path), e = strlen(ext);
-    if (n > 3 && strcasecmp(path + n - 3, ".gz") == 0)
-        n -= 3;
-    return n > e && strncasecmp(path + n - e, ext, e) == 0;
-}
 
 static int parse_positive(const char *text, double max, double *value)
 {
@@ -104,7 +97,7 @@ static int parse_positive(const char *text, double max, double *value)
 static hf_status read_hessian(const char *path, const char *xyz, hf_molecule *mol)
 {
     hf_status st;
-    if (has_extension(path, ".npy")) {
+    if (hf_path_has_extension(path, ".npy")) {
         if (xyz == NULL)
             return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: a .npy Hessian needs --xyz for the geometry", path);
         return hf_read_npy_xyz(xyz, path, mol);
@@ -508,9 +501,9 @@ int hf_cmd_seminario(int argc, char **argv)
     if (ff != NULL) {
         if (xyz != NULL)
             return usage_error("%s", "--xyz is for a single structure; with --structures the .mmo gives the geometry");
-        if (!has_extension(ff, ".fld"))
+        if (!hf_path_has_extension(ff, ".fld"))
             return usage_error("--ff must be an MM3* .fld file, not '%s'", ff);
-        if (!has_extension(mmo, ".mmo"))
+        if (!hf_path_has_extension(mmo, ".mmo"))
             return usage_error("--structures must be a MacroModel .mmo file, not '%s'", mmo);
         return run_forcefield(ff, mmo, hessians, n_hessians, out, all_lines, &opt);
     }

@@ -107,6 +107,12 @@ const char *hf_param_kind_name(hf_param_kind kind);
  * reports such a line as the parameter's FF line; that parameter's own .line stays 114. */
 int hf_forcefield_param_at_line(const hf_forcefield *ff, int line);
 
+/* A force-field file by its extension: .fld (MM3*) or .frcmod (AMBER), optionally .gz;
+ * HF_ERROR_UNSUPPORTED names the file otherwise. */
+hf_status hf_forcefield_read(const char *path, hf_forcefield *ff);
+/* Write ff in the format it was read from (hf_fld_write or hf_frcmod_write). */
+hf_status hf_forcefield_write(const hf_forcefield *ff, const char *path);
+
 /* MacroModel MM3* .fld: every parameter line of the main tables and of the substructures, the
  * vdW table, the atom-type equivalences. */
 hf_status hf_fld_read(const char *path, hf_forcefield *ff);

@@ -88,6 +88,11 @@ typedef struct hf_molecule_list {
 void hf_molecule_free(hf_molecule *mol);
 void hf_molecule_list_free(hf_molecule_list *list);
 
+/* Give a molecule without atom types its element symbols as types ("C", "H", "Cl"), so that
+ * structures from QM files (xyz, fchk, Jaguar) can be typed against a force field written in
+ * element types. HF_ERROR_INVALID_ARGUMENT when it already has types (nothing is replaced). */
+hf_status hf_molecule_set_element_types(hf_molecule *mol);
+
 /* Deep copy of src into *dst. */
 hf_status hf_molecule_copy(const hf_molecule *src, hf_molecule *dst);
 

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "hessfit_forcefield.h"
+#include "hessfit_path.h"
 #include "hf_ff_internal.h"
 #include "hf_lines.h"
 
@@ -232,5 +233,32 @@ io_fail: {
         unlink(tmp);
         free(tmp);
         return st;
+    }
+}
+
+hf_status hf_forcefield_read(const char *path, hf_forcefield *ff)
+{
+    if (ff != NULL)
+        memset(ff, 0, sizeof *ff);
+    if (path == NULL || ff == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_forcefield_read: %s is NULL", path == NULL ? "path" : "ff");
+    if (hf_path_has_extension(path, ".fld"))
+        return hf_fld_read(path, ff);
+    if (hf_path_has_extension(path, ".frcmod"))
+        return hf_frcmod_read(path, ff);
+    return hf_error(HF_ERROR_UNSUPPORTED, "%s: not a force-field file hessfit reads (.fld MM3*, .frcmod AMBER)", path);
+}
+
+hf_status hf_forcefield_write(const hf_forcefield *ff, const char *path)
+{
+    if (ff == NULL || path == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_forcefield_write: %s is NULL", path == NULL ? "path" : "ff");
+    switch (ff->format) {
+    case HF_FF_MM3_FLD:
+        return hf_fld_write(ff, path);
+    case HF_FF_FRCMOD:
+        return hf_frcmod_write(ff, path);
+    default:
+        return hf_error(HF_ERROR_UNSUPPORTED, "%s: the force field has no file format to write it in", path);
     }
 }

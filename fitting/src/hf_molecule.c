@@ -170,6 +170,31 @@ hf_status hf_molecule_check(const hf_molecule *mol, const char *what)
     return HF_SUCCESS;
 }
 
+hf_status hf_molecule_set_element_types(hf_molecule *mol)
+{
+    char **types;
+    if (mol == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_molecule_set_element_types: mol is NULL");
+    if (mol->atom_types != NULL)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "molecule '%s' already has atom types", mol->name ? mol->name : "");
+    types = calloc((size_t)(mol->n_atoms > 0 ? mol->n_atoms : 1), sizeof *types);
+    if (types == NULL)
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %d atom types", mol->n_atoms);
+    for (int i = 0; i < mol->n_atoms; i++) {
+        const char *symbol = hf_element_symbol(mol->atomic_numbers[i]);
+        if (symbol == NULL || (types[i] = hf_strdup(symbol)) == NULL) {
+            for (int k = 0; k < i; k++)
+                free(types[k]);
+            free(types);
+            return symbol == NULL ? hf_error(HF_ERROR_UNKNOWN_ELEMENT, "atom %d: atomic number %d", i + 1,
+                                             mol->atomic_numbers[i])
+                                  : hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for atom types");
+        }
+    }
+    mol->atom_types = types;
+    return HF_SUCCESS;
+}
+
 /* ---- .xyz and .npy + .xyz ------------------------------------------------------------------- */
 
 hf_status hf_read_xyz_molecule(const char *path, hf_molecule *mol)

@@ -1,9 +1,9 @@
 /* hf_molecules_read: one entry point for every structure format, chosen by name or extension. */
 #include "hessfit_molecule.h"
+#include "hessfit_path.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 typedef struct {
     const char *name;       /* format name for the format argument */
@@ -33,13 +33,15 @@ const char *hf_molecule_formats(void)
 /* Does the file name (minus a trailing .gz) end in one of the space-separated extensions? */
 static int has_extension(const char *path, const char *extensions)
 {
-    size_t n = strlen(path);
-    if (n > 3 && strcasecmp(path + n - 3, ".gz") == 0)
-        n -= 3;
+    char ext[16];
     for (const char *e = extensions; *e;) {
         size_t len = strcspn(e, " ");
-        if (len > 0 && n > len && strncasecmp(path + n - len, e, len) == 0)
-            return 1;
+        if (len > 0 && len < sizeof ext) {
+            memcpy(ext, e, len);
+            ext[len] = '\0';
+            if (hf_path_has_extension(path, ext))
+                return 1;
+        }
         e += len;
         while (*e == ' ')
             e++;
