@@ -1,0 +1,870 @@
+/* The optimiser driver (hessfit_optimize.h): the handle and its setters, the evaluation routine
+ * every pass goes through (counting, checks, best point, progress, checkpoints, stop flag), one
+ * NLopt pass over a subset of the parameters, the single-pass run of L-BFGS / Nelder-Mead /
+ * Subplex, NLopt's result codes in words, and the stop flag with its SIGINT handler. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "hf_model_optimize_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+/* ---- names and texts ------------------------------------------------------------------------- */
+
+const char *hf_opt_algorithm_name(hf_opt_algorithm algorithm)
+{
+    switch (algorithm) {
+    case HF_OPT_LBFGS: return "LD_LBFGS";
+    case HF_OPT_NELDER_MEAD: return "LN_NELDERMEAD";
+    case HF_OPT_SUBPLEX: return "LN_SBPLX";
+    case HF_OPT_GRAD_SIMP: return "GRAD_SIMP";
+    case HF_NUM_OPT_ALGORITHMS: break;
+    }
+    return "unknown";
+}
+
+hf_status hf_opt_algorithm_from_name(const char *name, hf_opt_algorithm *algorithm)
+{
+    static const struct {
+        const char *name;
+        hf_opt_algorithm algorithm;
+    } names[] = {{"LD_LBFGS", HF_OPT_LBFGS},       {"lbfgs", HF_OPT_LBFGS},
+                 {"LN_NELDERMEAD", HF_OPT_NELDER_MEAD}, {"neldermead", HF_OPT_NELDER_MEAD},
+                 {"nelder-mead", HF_OPT_NELDER_MEAD},   {"LN_SBPLX", HF_OPT_SUBPLEX},
+                 {"sbplx", HF_OPT_SUBPLEX},            {"subplex", HF_OPT_SUBPLEX},
+                 {"GRAD_SIMP", HF_OPT_GRAD_SIMP},      {"grad-simp", HF_OPT_GRAD_SIMP}};
+    if (name == NULL || algorithm == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_opt_algorithm_from_name: %s is NULL",
+                        name == NULL ? "name" : "algorithm");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcasecmp(name, names[i].name) == 0) {
+            *algorithm = names[i].algorithm;
+            return HF_SUCCESS;
+        }
+    return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                    "unknown optimiser '%.40s' (known: LD_LBFGS, LN_NELDERMEAD, LN_SBPLX, GRAD_SIMP)", name);
+}
+
+const char *hf_opt_outcome_string(hf_opt_outcome outcome)
+{
+    switch (outcome) {
+    case HF_OPT_CONVERGED: return "converged (NLopt's success: for L-BFGS, the gradient is below its tolerance)";
+    case HF_OPT_FTOL_REACHED: return "the relative change of the loss fell below ftol_rel";
+    case HF_OPT_XTOL_REACHED: return "the relative change of the parameters fell below xtol_rel";
+    case HF_OPT_MAXEVAL_REACHED: return "the evaluation limit was reached";
+    case HF_OPT_MAXTIME_REACHED: return "the time limit was reached";
+    case HF_OPT_ROUNDOFF_LIMITED: return "roundoff errors limited progress (the point is usually still useful)";
+    case HF_OPT_STOPPED: return "stopped on request (stop flag, Ctrl-C or the progress callback)";
+    case HF_OPT_CYCLE_CONVERGED: return "a grad-simp cycle improved the loss by less than the threshold";
+    case HF_OPT_MAX_CYCLES: return "the grad-simp cycle limit was reached";
+    case HF_NUM_OPT_OUTCOMES: break;
+    }
+    return "unknown outcome";
+}
+
+const char *hf_opt_nlopt_result_string(int nlopt_result)
+{
+    switch (nlopt_result) {
+    case NLOPT_SUCCESS: return "NLOPT_SUCCESS: converged (generic success)";
+    case NLOPT_STOPVAL_REACHED: return "NLOPT_STOPVAL_REACHED: the loss reached the stop value";
+    case NLOPT_FTOL_REACHED: return "NLOPT_FTOL_REACHED: the relative change of the loss fell below ftol_rel";
+    case NLOPT_XTOL_REACHED: return "NLOPT_XTOL_REACHED: the relative change of the parameters fell below xtol_rel";
+    case NLOPT_MAXEVAL_REACHED: return "NLOPT_MAXEVAL_REACHED: the evaluation limit was reached";
+    case NLOPT_MAXTIME_REACHED: return "NLOPT_MAXTIME_REACHED: the time limit was reached";
+    case NLOPT_FAILURE:
+        return "NLOPT_FAILURE: generic failure (for L-BFGS usually a line search that found no decrease: "
+               "a gradient that does not match the loss, or a loss that is not smooth)";
+    case NLOPT_INVALID_ARGS: return "NLOPT_INVALID_ARGS: invalid arguments (bounds, start point, steps or settings)";
+    case NLOPT_OUT_OF_MEMORY: return "NLOPT_OUT_OF_MEMORY: NLopt ran out of memory";
+    case NLOPT_ROUNDOFF_LIMITED:
+        return "NLOPT_ROUNDOFF_LIMITED: roundoff errors limited progress (the point is usually still useful)";
+    case NLOPT_FORCED_STOP: return "NLOPT_FORCED_STOP: stopped by nlopt_force_stop";
+    default: break;
+    }
+    return "unknown NLopt result";
+}
+
+/* ---- the handle -------------------------------------------------------------------------------- */
+
+hf_opt_grad_simp_options hf_opt_grad_simp_default_options(void)
+{
+    hf_opt_grad_simp_options o;
+    o.n_simplex = 3;
+    o.max_cycles = 10;
+    o.min_improvement = 0.01;
+    o.sensitivity = HF_OPT_SENSITIVITY_Q2MM;
+    o.full_maxeval = 200;
+    o.simplex_maxeval = 200;
+    return o;
+}
+
+hf_status hf_optimize_create(hf_opt_algorithm algorithm, int n, hf_optimize **opt)
+{
+    hf_optimize *o;
+    size_t un;
+    if (opt == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_create: opt is NULL");
+    *opt = NULL;
+    if ((int)algorithm < 0 || algorithm >= HF_NUM_OPT_ALGORITHMS)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_create: unknown algorithm %d", (int)algorithm);
+    if (n < 1 || n > HF_OPT_CHECKPOINT_MAX_N)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_create: %d parameters (1 to %d allowed)", n,
+                        HF_OPT_CHECKPOINT_MAX_N);
+    un = (size_t)n;
+    o = calloc(1, sizeof *o);
+    if (o == NULL)
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_optimize_create: no memory for the handle");
+    o->lo = malloc(un * sizeof *o->lo);
+    o->hi = malloc(un * sizeof *o->hi);
+    o->step = malloc(un * sizeof *o->step);
+    o->best_x = malloc(un * sizeof *o->best_x);
+    o->best_grad = malloc(un * sizeof *o->best_grad);
+    o->x_full = malloc(un * sizeof *o->x_full);
+    o->g_full = malloc(un * sizeof *o->g_full);
+    o->ranking = malloc(un * sizeof *o->ranking);
+    o->score = malloc(un * sizeof *o->score);
+    if (o->lo == NULL || o->hi == NULL || o->step == NULL || o->best_x == NULL || o->best_grad == NULL ||
+        o->x_full == NULL || o->g_full == NULL || o->ranking == NULL || o->score == NULL) {
+        hf_optimize_destroy(o);
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_optimize_create: no memory for %d parameters", n);
+    }
+    for (int i = 0; i < n; i++) {
+        o->lo[i] = -HUGE_VAL;
+        o->hi[i] = HUGE_VAL;
+        o->step[i] = 0.0;
+    }
+    o->algorithm = algorithm;
+    o->n = n;
+    o->ftol_rel = 1e-8;
+    o->gs = hf_opt_grad_simp_default_options();
+    *opt = o;
+    return HF_SUCCESS;
+}
+
+void hf_optimize_destroy(hf_optimize *opt)
+{
+    if (opt == NULL)
+        return;
+    free(opt->lo);
+    free(opt->hi);
+    free(opt->step);
+    free(opt->best_x);
+    free(opt->best_grad);
+    free(opt->x_full);
+    free(opt->g_full);
+    free(opt->ranking);
+    free(opt->score);
+    free(opt->cycles);
+    free(opt->checkpoint_path);
+    free(opt);
+}
+
+hf_opt_algorithm hf_optimize_algorithm(const hf_optimize *opt)
+{
+    return opt == NULL ? HF_NUM_OPT_ALGORITHMS : opt->algorithm;
+}
+
+int hf_optimize_dimension(const hf_optimize *opt)
+{
+    return opt == NULL ? 0 : opt->n;
+}
+
+#define HF_OPT_CHECK_HANDLE(opt, fn)                                                        \
+    do {                                                                                    \
+        if ((opt) == NULL)                                                                  \
+            return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: the optimiser handle is NULL", fn); \
+    } while (0)
+
+hf_status hf_optimize_set_objective(hf_optimize *opt, hf_opt_objective f, void *data)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_objective");
+    if (f == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_set_objective: the objective function is NULL");
+    opt->f = f;
+    opt->f_data = data;
+    return HF_SUCCESS;
+}
+
+hf_status hf_optimize_set_bounds(hf_optimize *opt, const double *lo, const double *hi)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_bounds");
+    for (int i = 0; i < opt->n; i++) {
+        double l = lo == NULL ? -HUGE_VAL : lo[i], h = hi == NULL ? HUGE_VAL : hi[i];
+        if (isnan(l) || isnan(h))
+            return hf_error(HF_ERROR_NONFINITE, "hf_optimize_set_bounds: parameter %d has a NaN bound", i);
+        if (l > h)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                            "hf_optimize_set_bounds: parameter %d has lower bound %.17g above its upper bound %.17g",
+                            i, l, h);
+    }
+    for (int i = 0; i < opt->n; i++) {
+        opt->lo[i] = lo == NULL ? -HUGE_VAL : lo[i];
+        opt->hi[i] = hi == NULL ? HUGE_VAL : hi[i];
+    }
+    return HF_SUCCESS;
+}
+
+hf_status hf_optimize_set_initial_step(hf_optimize *opt, const double *step)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_initial_step");
+    if (step == NULL) {
+        opt->have_steps = 0;
+        return HF_SUCCESS;
+    }
+    for (int i = 0; i < opt->n; i++)
+        if (!isfinite(step[i]) || step[i] <= 0.0)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                            "hf_optimize_set_initial_step: the step of parameter %d is %g (must be finite and > 0)", i,
+                            step[i]);
+    memcpy(opt->step, step, (size_t)opt->n * sizeof *step);
+    opt->have_steps = 1;
+    return HF_SUCCESS;
+}
+
+static hf_status set_nonnegative(double value, double *dst, const char *fn)
+{
+    if (!(value >= 0.0) || isinf(value))
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %g is not a finite value >= 0", fn, value);
+    *dst = value;
+    return HF_SUCCESS;
+}
+
+hf_status hf_optimize_set_ftol_rel(hf_optimize *opt, double ftol_rel)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_ftol_rel");
+    return set_nonnegative(ftol_rel, &opt->ftol_rel, "hf_optimize_set_ftol_rel");
+}
+
+hf_status hf_optimize_set_xtol_rel(hf_optimize *opt, double xtol_rel)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_xtol_rel");
+    return set_nonnegative(xtol_rel, &opt->xtol_rel, "hf_optimize_set_xtol_rel");
+}
+
+hf_status hf_optimize_set_maxtime(hf_optimize *opt, double seconds)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_maxtime");
+    return set_nonnegative(seconds, &opt->maxtime, "hf_optimize_set_maxtime");
+}
+
+hf_status hf_optimize_set_maxeval(hf_optimize *opt, long long maxeval)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_maxeval");
+    if (maxeval < 0)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_set_maxeval: %lld is negative", maxeval);
+    opt->maxeval = maxeval;
+    return HF_SUCCESS;
+}
+
+hf_status hf_optimize_set_grad_simp(hf_optimize *opt, const hf_opt_grad_simp_options *o)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_grad_simp");
+    if (o == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_set_grad_simp: options is NULL");
+    if (o->n_simplex < 1 || o->n_simplex > HF_OPT_MAX_SIMPLEX)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "grad-simp: n_simplex %d is not in [1, %d]", o->n_simplex,
+                        HF_OPT_MAX_SIMPLEX);
+    if (o->max_cycles < 1)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "grad-simp: max_cycles %d is not >= 1", o->max_cycles);
+    if (!(o->min_improvement >= 0.0 && o->min_improvement < 1.0))
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "grad-simp: min_improvement %g is not in [0, 1)",
+                        o->min_improvement);
+    if (o->sensitivity != HF_OPT_SENSITIVITY_Q2MM && o->sensitivity != HF_OPT_SENSITIVITY_GRADIENT)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "grad-simp: unknown sensitivity measure %d", (int)o->sensitivity);
+    if (o->full_maxeval < 1 || o->simplex_maxeval < 1)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "grad-simp: full_maxeval %lld and simplex_maxeval %lld must be >= 1",
+                        o->full_maxeval, o->simplex_maxeval);
+    opt->gs = *o;
+    return HF_SUCCESS;
+}
+
+hf_status hf_optimize_set_progress(hf_optimize *opt, hf_opt_progress_fn f, void *data)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_progress");
+    opt->progress = f;
+    opt->progress_data = data;
+    return HF_SUCCESS;
+}
+
+hf_status hf_optimize_set_checkpoint_file(hf_optimize *opt, const char *path, double interval_seconds)
+{
+    char *copy = NULL;
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_checkpoint_file");
+    if (!(interval_seconds >= 0.0) || isinf(interval_seconds))
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_set_checkpoint_file: interval %g is not a finite value >= 0",
+                        interval_seconds);
+    if (path != NULL) {
+        if (path[0] == '\0')
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_set_checkpoint_file: empty path");
+        copy = malloc(strlen(path) + 1);
+        if (copy == NULL)
+            return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_optimize_set_checkpoint_file: no memory for the path");
+        strcpy(copy, path);
+    }
+    free(opt->checkpoint_path);
+    opt->checkpoint_path = copy;
+    opt->checkpoint_interval = interval_seconds;
+    return HF_SUCCESS;
+}
+
+hf_status hf_optimize_best(const hf_optimize *opt, double *x, double *loss)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_best");
+    if (!opt->have_best)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_best: no evaluation has succeeded yet");
+    if (x != NULL)
+        memcpy(x, opt->best_x, (size_t)opt->n * sizeof *x);
+    if (loss != NULL)
+        *loss = opt->best_loss;
+    return HF_SUCCESS;
+}
+
+int hf_optimize_n_cycles(const hf_optimize *opt)
+{
+    return opt == NULL ? 0 : opt->n_cycles;
+}
+
+hf_status hf_optimize_cycle(const hf_optimize *opt, int i, hf_opt_cycle *cycle)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_cycle");
+    if (cycle == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_cycle: cycle is NULL");
+    if (i < 0 || i >= opt->n_cycles)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_cycle: cycle %d of %d", i, opt->n_cycles);
+    *cycle = opt->cycles[i];
+    return HF_SUCCESS;
+}
+
+hf_status hf_optimize_sensitivity_ranking(const hf_optimize *opt, int *ranking, double *score)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_sensitivity_ranking");
+    if (!opt->have_ranking)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_sensitivity_ranking: no sensitivity analysis has run");
+    if (ranking != NULL)
+        memcpy(ranking, opt->ranking, (size_t)opt->n * sizeof *ranking);
+    if (score != NULL)
+        memcpy(score, opt->score, (size_t)opt->n * sizeof *score);
+    return HF_SUCCESS;
+}
+
+/* ---- the stop flag ------------------------------------------------------------------------------ */
+
+static volatile sig_atomic_t hf_opt_stop_flag = 0;
+static struct sigaction hf_opt_previous_sigint;
+static int hf_opt_sigint_installed = 0;
+
+void hf_optimize_request_stop(void)
+{
+    hf_opt_stop_flag = 1;
+}
+
+void hf_optimize_clear_stop(void)
+{
+    hf_opt_stop_flag = 0;
+}
+
+int hf_optimize_stop_requested(void)
+{
+    return hf_opt_stop_flag != 0;
+}
+
+static void hf_opt_on_sigint(int sig)
+{
+    (void)sig;
+    hf_opt_stop_flag = 1; /* the only thing a handler may do here; SA_RESETHAND restores the default */
+}
+
+hf_status hf_optimize_catch_sigint(int enable)
+{
+    if (enable) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = hf_opt_on_sigint;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends the program */
+        if (sigaction(SIGINT, &sa, hf_opt_sigint_installed ? NULL : &hf_opt_previous_sigint) != 0)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_catch_sigint: sigaction failed");
+        hf_opt_sigint_installed = 1;
+    } else if (hf_opt_sigint_installed) {
+        if (sigaction(SIGINT, &hf_opt_previous_sigint, NULL) != 0)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_catch_sigint: sigaction failed");
+        hf_opt_sigint_installed = 0;
+    }
+    return HF_SUCCESS;
+}
+
+/* ---- one evaluation ----------------------------------------------------------------------------- */
+
+const char *hf_opt_phase_name(hf_opt_phase phase)
+{
+    switch (phase) {
+    case HF_OPT_PHASE_MAIN: return "run";
+    case HF_OPT_PHASE_FULL: return "full pass";
+    case HF_OPT_PHASE_SENSITIVITY: return "sensitivity analysis";
+    case HF_OPT_PHASE_SIMPLEX: return "simplex pass";
+    }
+    return "pass";
+}
+
+double hf_opt_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void hf_opt_request_stop_reason(hf_optimize *opt, hf_opt_outcome reason)
+{
+    if (!opt->stop) {
+        opt->stop = 1;
+        opt->stop_reason = reason;
+    }
+    if (opt->current != NULL)
+        nlopt_force_stop(opt->current);
+}
+
+/* Records an error of the run (the first one wins) and stops it. */
+static void fail_run(hf_optimize *opt, hf_status status)
+{
+    if (opt->failure == HF_SUCCESS)
+        opt->failure = status;
+    opt->stop = 1;
+    if (opt->current != NULL)
+        nlopt_force_stop(opt->current);
+}
+
+/* sqrt(sum g_i^2) over the components that do not push against an active bound. */
+static double projected_gradient_norm(const hf_optimize *opt, const double *x, const double *g)
+{
+    double s = 0.0;
+    for (int i = 0; i < opt->n; i++) {
+        if ((x[i] <= opt->lo[i] && g[i] > 0.0) || (x[i] >= opt->hi[i] && g[i] < 0.0))
+            continue;
+        s += g[i] * g[i];
+    }
+    return sqrt(s);
+}
+
+hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *grad, double *loss)
+{
+    hf_status st = HF_SUCCESS;
+    hf_opt_eval_result ret = HF_OPT_EVAL_DONE;
+    int improved = 0;
+    double v, now;
+    if (opt->stop)
+        return HF_OPT_EVAL_REFUSED;
+    if (opt->have_best) { /* a run always evaluates its start point */
+        if (opt->maxeval > 0 && opt->evaluations >= opt->maxeval) {
+            hf_opt_request_stop_reason(opt, HF_OPT_MAXEVAL_REACHED);
+            return HF_OPT_EVAL_REFUSED;
+        }
+        if (opt->maxtime > 0.0 && hf_opt_now() - opt->t_start >= opt->maxtime) {
+            hf_opt_request_stop_reason(opt, HF_OPT_MAXTIME_REACHED);
+            return HF_OPT_EVAL_REFUSED;
+        }
+        if (hf_opt_stop_flag) {
+            hf_opt_request_stop_reason(opt, HF_OPT_STOPPED);
+            return HF_OPT_EVAL_REFUSED;
+        }
+    }
+    v = opt->f(opt->n, x, grad, opt->f_data, &st);
+    opt->evaluations++;
+    opt->run_evaluations++;
+    if (st != HF_SUCCESS) {
+        char message[HF_ERROR_MESSAGE_SIZE], where[96] = "";
+        snprintf(message, sizeof message, "%s", hf_last_error()[0] != '\0' ? hf_last_error() : hf_status_string(st));
+        if (opt->cycle > 0)
+            snprintf(where, sizeof where, " (grad-simp cycle %d, %s)", opt->cycle, hf_opt_phase_name(opt->phase));
+        fail_run(opt, hf_error(st, "objective failed at evaluation %lld%s: %s", opt->evaluations, where, message));
+        return HF_OPT_EVAL_REFUSED;
+    }
+    if (!isfinite(v)) {
+        fail_run(opt, hf_error(HF_ERROR_NONFINITE,
+                               "objective returned %g at evaluation %lld without reporting an error", v,
+                               opt->evaluations));
+        return HF_OPT_EVAL_REFUSED;
+    }
+    if (grad != NULL)
+        for (int i = 0; i < opt->n; i++)
+            if (!isfinite(grad[i])) {
+                fail_run(opt, hf_error(HF_ERROR_NONFINITE,
+                                       "objective returned a gradient with entry %d = %g at evaluation %lld "
+                                       "(loss %.17g) without reporting an error",
+                                       i, grad[i], opt->evaluations, v));
+                return HF_OPT_EVAL_REFUSED;
+            }
+    if (!opt->have_initial) {
+        opt->initial_loss = v;
+        opt->have_initial = 1;
+    }
+    if (!opt->have_best || v < opt->best_loss) {
+        memcpy(opt->best_x, x, (size_t)opt->n * sizeof *x);
+        opt->best_loss = v;
+        opt->have_best = 1;
+        opt->best_grad_valid = grad != NULL;
+        if (grad != NULL)
+            memcpy(opt->best_grad, grad, (size_t)opt->n * sizeof *grad);
+        improved = 1;
+        opt->checkpoint_dirty = 1;
+    } else if (grad != NULL && !opt->best_grad_valid && v == opt->best_loss &&
+               memcmp(x, opt->best_x, (size_t)opt->n * sizeof *x) == 0) {
+        memcpy(opt->best_grad, grad, (size_t)opt->n * sizeof *grad); /* the best point again, with its gradient */
+        opt->best_grad_valid = 1;
+    }
+    *loss = v;
+    now = hf_opt_now();
+    if (opt->progress != NULL) {
+        hf_opt_progress p;
+        memset(&p, 0, sizeof p);
+        p.event = HF_OPT_EVENT_EVALUATION;
+        p.phase = opt->phase;
+        p.cycle = opt->cycle;
+        p.evaluations = opt->evaluations;
+        p.loss = v;
+        p.best_loss = opt->best_loss;
+        p.new_best = improved;
+        p.gradient_norm = grad != NULL ? projected_gradient_norm(opt, x, grad) : NAN;
+        p.seconds = now - opt->t_start;
+        p.evaluations_per_second = p.seconds > 0.0 ? (double)opt->run_evaluations / p.seconds : 0.0;
+        if (opt->progress(&p, opt->progress_data) != 0) {
+            hf_opt_request_stop_reason(opt, HF_OPT_STOPPED);
+            ret = HF_OPT_EVAL_DONE_STOP;
+        }
+    }
+    if (opt->checkpoint_path != NULL && opt->checkpoint_dirty &&
+        now - opt->last_checkpoint_time >= opt->checkpoint_interval) {
+        if (hf_opt_write_checkpoint(opt) != HF_SUCCESS)
+            return HF_OPT_EVAL_DONE_STOP;
+    }
+    if (hf_opt_stop_flag) {
+        hf_opt_request_stop_reason(opt, HF_OPT_STOPPED);
+        ret = HF_OPT_EVAL_DONE_STOP;
+    }
+    return ret;
+}
+
+hf_status hf_opt_write_checkpoint(hf_optimize *opt)
+{
+    hf_opt_checkpoint cp;
+    hf_status st;
+    if (opt->checkpoint_path == NULL || !opt->have_best)
+        return HF_SUCCESS;
+    cp.algorithm = opt->algorithm;
+    cp.n = opt->n;
+    cp.x = opt->best_x;
+    cp.best_loss = opt->best_loss;
+    cp.evaluations = opt->evaluations;
+    cp.cycle = opt->cycles_done;
+    st = hf_optimize_save_checkpoint(opt->checkpoint_path, &cp);
+    if (st != HF_SUCCESS) {
+        fail_run(opt, st);
+        return st;
+    }
+    opt->checkpoint_dirty = 0;
+    opt->last_checkpoint_time = hf_opt_now();
+    return HF_SUCCESS;
+}
+
+void hf_opt_report_cycle(hf_optimize *opt, const hf_opt_cycle *cycle)
+{
+    hf_opt_progress p;
+    if (opt->progress == NULL)
+        return;
+    memset(&p, 0, sizeof p);
+    p.event = HF_OPT_EVENT_CYCLE;
+    p.phase = opt->phase;
+    p.cycle = cycle->cycle;
+    p.evaluations = opt->evaluations;
+    p.loss = cycle->loss_after_simplex;
+    p.best_loss = opt->best_loss;
+    p.gradient_norm = opt->best_grad_valid ? projected_gradient_norm(opt, opt->best_x, opt->best_grad) : NAN;
+    p.seconds = hf_opt_now() - opt->t_start;
+    p.evaluations_per_second = p.seconds > 0.0 ? (double)opt->run_evaluations / p.seconds : 0.0;
+    p.cycle_info = cycle;
+    if (opt->progress(&p, opt->progress_data) != 0)
+        hf_opt_request_stop_reason(opt, HF_OPT_STOPPED);
+}
+
+/* ---- one NLopt pass ------------------------------------------------------------------------------ */
+
+typedef struct {
+    hf_optimize *opt;
+    const int *idx; /* NULL: all parameters */
+    int m;
+} hf_opt_pass;
+
+/* NLopt's objective: the subspace point into the full one, one evaluation, the gradient back. */
+static double pass_objective(unsigned m, const double *xs, double *gs, void *data)
+{
+    hf_opt_pass *p = data;
+    hf_optimize *opt = p->opt;
+    double loss = 0.0;
+    hf_opt_eval_result r;
+    (void)m;
+    if (p->idx == NULL)
+        memcpy(opt->x_full, xs, (size_t)opt->n * sizeof *xs);
+    else
+        for (int k = 0; k < p->m; k++)
+            opt->x_full[p->idx[k]] = xs[k];
+    r = hf_opt_evaluate(opt, opt->x_full, gs != NULL ? opt->g_full : NULL, &loss);
+    if (r == HF_OPT_EVAL_REFUSED) {
+        /* NLopt stops at once after nlopt_force_stop; hand it something finite. */
+        loss = opt->have_best ? opt->best_loss : HUGE_VAL;
+        if (gs != NULL)
+            memset(gs, 0, (size_t)p->m * sizeof *gs);
+        if (opt->current != NULL)
+            nlopt_force_stop(opt->current);
+        return loss;
+    }
+    if (gs != NULL) {
+        if (p->idx == NULL)
+            memcpy(gs, opt->g_full, (size_t)opt->n * sizeof *gs);
+        else
+            for (int k = 0; k < p->m; k++)
+                gs[k] = opt->g_full[p->idx[k]];
+    }
+    if (r == HF_OPT_EVAL_DONE_STOP && opt->current != NULL)
+        nlopt_force_stop(opt->current);
+    return loss;
+}
+
+hf_status hf_opt_nlopt_error(hf_optimize *opt, int result, const char *nlopt_message)
+{
+    char where[64] = "";
+    char best[160] = "no evaluation succeeded";
+    if (opt->cycle > 0)
+        snprintf(where, sizeof where, " of grad-simp cycle %d", opt->cycle);
+    if (opt->have_best)
+        snprintf(best, sizeof best, "the best point so far (loss %.17g, %lld evaluations) is kept: hf_optimize_best",
+                 opt->best_loss, opt->evaluations);
+    return hf_error(HF_ERROR_NLOPT, "NLopt %s (%s%s) ended with %s%s%s; %s", hf_opt_algorithm_name(opt->algorithm),
+                    hf_opt_phase_name(opt->phase), where, hf_opt_nlopt_result_string(result),
+                    nlopt_message != NULL && nlopt_message[0] != '\0' ? "; NLopt says: " : "",
+                    nlopt_message != NULL ? nlopt_message : "", best);
+}
+
+/* Sets one NLopt option; a failure becomes the run's error. */
+static int nlopt_ok(hf_optimize *opt, nlopt_opt o, nlopt_result r, const char *what)
+{
+    if (r > 0)
+        return 1;
+    fail_run(opt, hf_error(HF_ERROR_NLOPT, "NLopt rejected %s: %s%s%s", what, hf_opt_nlopt_result_string(r),
+                           nlopt_get_errmsg(o) != NULL ? ": " : "",
+                           nlopt_get_errmsg(o) != NULL ? nlopt_get_errmsg(o) : ""));
+    return 0;
+}
+
+int hf_opt_nlopt_pass(hf_optimize *opt, nlopt_algorithm alg, const int *idx, int m, const double *start,
+                      long long pass_maxeval)
+{
+    hf_opt_pass pass;
+    nlopt_opt o;
+    double *buf, *lb, *ub, *xs, *dx;
+    double minf = 0.0;
+    long long cap = pass_maxeval;
+    nlopt_result r;
+    int ok;
+    if (opt->stop)
+        return NLOPT_FORCED_STOP;
+    if (opt->maxeval > 0) {
+        long long left = opt->maxeval - opt->evaluations;
+        if (left <= 0 && opt->have_best) {
+            hf_opt_request_stop_reason(opt, HF_OPT_MAXEVAL_REACHED);
+            return NLOPT_FORCED_STOP;
+        }
+        if (left < 1)
+            left = 1;
+        if (cap == 0 || left < cap)
+            cap = left;
+    }
+    if (cap > INT_MAX)
+        cap = INT_MAX;
+    buf = malloc(4 * (size_t)m * sizeof *buf);
+    o = nlopt_create(alg, (unsigned)m);
+    if (buf == NULL || o == NULL) {
+        free(buf);
+        if (o != NULL)
+            nlopt_destroy(o);
+        fail_run(opt, hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for an NLopt pass over %d parameters", m));
+        return NLOPT_OUT_OF_MEMORY;
+    }
+    lb = buf;
+    ub = buf + m;
+    xs = buf + 2 * m;
+    dx = buf + 3 * m;
+    for (int k = 0; k < m; k++) {
+        int i = idx == NULL ? k : idx[k];
+        lb[k] = opt->lo[i];
+        ub[k] = opt->hi[i];
+        xs[k] = start[i];
+        dx[k] = opt->step[i];
+    }
+    memcpy(opt->x_full, start, (size_t)opt->n * sizeof *start); /* the held values of a subspace pass */
+    pass.opt = opt;
+    pass.idx = idx;
+    pass.m = m;
+    ok = nlopt_ok(opt, o, nlopt_set_lower_bounds(o, lb), "the lower bounds") &&
+         nlopt_ok(opt, o, nlopt_set_upper_bounds(o, ub), "the upper bounds") &&
+         nlopt_ok(opt, o, nlopt_set_min_objective(o, pass_objective, &pass), "the objective") &&
+         nlopt_ok(opt, o, nlopt_set_ftol_rel(o, opt->ftol_rel), "ftol_rel") &&
+         nlopt_ok(opt, o, nlopt_set_xtol_rel(o, opt->xtol_rel), "xtol_rel") &&
+         (cap <= 0 || nlopt_ok(opt, o, nlopt_set_maxeval(o, (int)cap), "maxeval"));
+    if (ok && opt->maxtime > 0.0) {
+        double left = opt->maxtime - (hf_opt_now() - opt->t_start);
+        if (left <= 0.0 && opt->have_best) {
+            hf_opt_request_stop_reason(opt, HF_OPT_MAXTIME_REACHED);
+            nlopt_destroy(o);
+            free(buf);
+            return NLOPT_FORCED_STOP;
+        }
+        ok = nlopt_ok(opt, o, nlopt_set_maxtime(o, left > 0.0 ? left : 1e-9), "maxtime");
+    }
+    if (ok && alg != NLOPT_LD_LBFGS && opt->have_steps)
+        ok = nlopt_ok(opt, o, nlopt_set_initial_step(o, dx), "the initial steps");
+    if (!ok) {
+        nlopt_destroy(o);
+        free(buf);
+        return NLOPT_INVALID_ARGS;
+    }
+    opt->current = o;
+    r = nlopt_optimize(o, xs, &minf);
+    opt->current = NULL;
+    if ((r == NLOPT_FAILURE || r == NLOPT_INVALID_ARGS || r == NLOPT_OUT_OF_MEMORY) && opt->failure == HF_SUCCESS) {
+        /* Keep NLopt's own message; the caller decides whether it ends the run. */
+        const char *msg = nlopt_get_errmsg(o);
+        snprintf(opt->nlopt_message, sizeof opt->nlopt_message, "%s", msg != NULL ? msg : "");
+    } else {
+        opt->nlopt_message[0] = '\0';
+    }
+    nlopt_destroy(o);
+    free(buf);
+    return (int)r;
+}
+
+/* ---- the run ---------------------------------------------------------------------------------- */
+
+/* The outcome of a single pass's NLopt result, or the run's error. */
+static hf_status outcome_of(hf_optimize *opt, int r, hf_opt_outcome *outcome)
+{
+    if (opt->failure != HF_SUCCESS)
+        return opt->failure;
+    if (opt->stop) {
+        *outcome = opt->stop_reason;
+        return HF_SUCCESS;
+    }
+    switch (r) {
+    case NLOPT_SUCCESS:
+    case NLOPT_STOPVAL_REACHED: *outcome = HF_OPT_CONVERGED; return HF_SUCCESS;
+    case NLOPT_FTOL_REACHED: *outcome = HF_OPT_FTOL_REACHED; return HF_SUCCESS;
+    case NLOPT_XTOL_REACHED: *outcome = HF_OPT_XTOL_REACHED; return HF_SUCCESS;
+    case NLOPT_MAXEVAL_REACHED: *outcome = HF_OPT_MAXEVAL_REACHED; return HF_SUCCESS;
+    case NLOPT_MAXTIME_REACHED: *outcome = HF_OPT_MAXTIME_REACHED; return HF_SUCCESS;
+    case NLOPT_ROUNDOFF_LIMITED: *outcome = HF_OPT_ROUNDOFF_LIMITED; return HF_SUCCESS;
+    default: break;
+    }
+    return hf_opt_nlopt_error(opt, r, opt->nlopt_message);
+}
+
+static nlopt_algorithm nlopt_algorithm_of(hf_opt_algorithm a)
+{
+    switch (a) {
+    case HF_OPT_NELDER_MEAD: return NLOPT_LN_NELDERMEAD;
+    case HF_OPT_SUBPLEX: return NLOPT_LN_SBPLX;
+    default: return NLOPT_LD_LBFGS;
+    }
+}
+
+hf_status hf_optimize_run(hf_optimize *opt, double *x, hf_opt_result *result)
+{
+    hf_status st;
+    hf_opt_outcome outcome = HF_OPT_CONVERGED;
+    int last_nlopt = 0;
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_run");
+    if (x == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_run: x is NULL");
+    if (opt->f == NULL)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_run: no objective (hf_optimize_set_objective)");
+    for (int i = 0; i < opt->n; i++) {
+        if (!isfinite(x[i]))
+            return hf_error(HF_ERROR_NONFINITE, "hf_optimize_run: start value of parameter %d is %g", i, x[i]);
+        if (x[i] < opt->lo[i] || x[i] > opt->hi[i])
+            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                            "hf_optimize_run: start value of parameter %d, %.17g, lies outside its bounds [%.17g, %.17g]",
+                            i, x[i], opt->lo[i], opt->hi[i]);
+    }
+    if (opt->algorithm == HF_OPT_GRAD_SIMP && !opt->have_steps)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                        "hf_optimize_run: grad-simp needs a step for every parameter (hf_optimize_set_initial_step; "
+                        "hf_optimize_q2mm_defaults gives q2mm's)");
+
+    /* A fresh run, or the continuation of a checkpoint. */
+    opt->evaluations = opt->resume_pending ? opt->resume_evaluations : 0;
+    opt->cycles_done = opt->resume_pending && opt->algorithm == HF_OPT_GRAD_SIMP ? opt->resume_cycle : 0;
+    opt->have_best = opt->resume_pending;
+    opt->best_grad_valid = 0;
+    if (opt->resume_pending) {
+        memcpy(opt->best_x, x, (size_t)opt->n * sizeof *x);
+        opt->best_loss = opt->resume_loss;
+    }
+    opt->have_initial = opt->resume_pending;
+    opt->initial_loss = opt->resume_pending ? opt->resume_loss : NAN;
+    opt->resume_pending = 0;
+    opt->run_evaluations = 0;
+    opt->t_start = hf_opt_now();
+    opt->last_checkpoint_time = opt->t_start;
+    opt->checkpoint_dirty = 0;
+    opt->current = NULL;
+    opt->stop = 0;
+    opt->stop_reason = HF_OPT_STOPPED;
+    opt->failure = HF_SUCCESS;
+    opt->n_cycles = 0;
+    opt->have_ranking = 0;
+    opt->cycle = 0;
+    opt->nlopt_message[0] = '\0';
+
+    if (opt->algorithm == HF_OPT_GRAD_SIMP) {
+        st = hf_opt_run_grad_simp(opt, x, &outcome, &last_nlopt);
+    } else {
+        opt->phase = HF_OPT_PHASE_MAIN;
+        last_nlopt = hf_opt_nlopt_pass(opt, nlopt_algorithm_of(opt->algorithm), NULL, opt->n, x, 0);
+        st = outcome_of(opt, last_nlopt, &outcome);
+    }
+    /* The last checkpoint: the best point whatever the ending (a failed write keeps the first error). */
+    if (opt->checkpoint_path != NULL && opt->have_best) {
+        if (st != HF_SUCCESS) {
+            char message[HF_ERROR_MESSAGE_SIZE];
+            snprintf(message, sizeof message, "%s", hf_last_error());
+            if (hf_opt_write_checkpoint(opt) != HF_SUCCESS) { /* the run's error stays the one reported */
+                char why[HF_ERROR_MESSAGE_SIZE];
+                snprintf(why, sizeof why, "%s", hf_last_error());
+                hf_error(st, "%s (and the checkpoint could not be written: %s)", message, why);
+            } else {
+                hf_error(st, "%s", message);
+            }
+        } else {
+            st = hf_opt_write_checkpoint(opt);
+        }
+    }
+    if (st != HF_SUCCESS)
+        return st;
+    if (!opt->have_best)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_run: no evaluation was made");
+    memcpy(x, opt->best_x, (size_t)opt->n * sizeof *x);
+    if (result != NULL) {
+        result->outcome = outcome;
+        result->loss = opt->best_loss;
+        result->initial_loss = opt->initial_loss;
+        result->evaluations = opt->evaluations;
+        result->run_evaluations = opt->run_evaluations;
+        result->seconds = hf_opt_now() - opt->t_start;
+        result->cycles = opt->cycles_done;
+        result->last_nlopt_result = last_nlopt;
+    }
+    return HF_SUCCESS;
+}

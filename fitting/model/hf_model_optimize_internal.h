@@ -1,0 +1,90 @@
+#ifndef HF_MODEL_OPTIMIZE_INTERNAL_H_
+#define HF_MODEL_OPTIMIZE_INTERNAL_H_
+/* Internal to the optimiser driver (hf_model_optimize*.c): the handle, the one evaluation routine
+ * every pass goes through, and one NLopt pass over a subset of the parameters. */
+#include "hessfit_optimize.h"
+
+#include <nlopt.h>
+
+struct hf_optimize {
+    hf_opt_algorithm algorithm;
+    int n;
+    double *lo, *hi;           /* -inf / +inf when unset */
+    double *step;              /* valid when have_steps */
+    int have_steps;
+    hf_opt_objective f;
+    void *f_data;
+    double ftol_rel, xtol_rel, maxtime;
+    long long maxeval;
+    hf_opt_grad_simp_options gs;
+    hf_opt_progress_fn progress;
+    void *progress_data;
+    char *checkpoint_path;
+    double checkpoint_interval;
+
+    /* set by hf_optimize_resume, consumed by the next run */
+    int resume_pending;
+    long long resume_evaluations;
+    int resume_cycle;
+    double resume_loss;
+
+    /* the state of a run */
+    double *best_x;
+    double *best_grad;         /* dL/dx at best_x when best_grad_valid */
+    int have_best, best_grad_valid;
+    double best_loss;
+    int have_initial;
+    double initial_loss;       /* the first loss of the run (a resumed run: the checkpoint's) */
+    double *x_full, *g_full;   /* scratch: the full vector of a subspace evaluation */
+    long long evaluations;     /* in all */
+    long long run_evaluations; /* this run */
+    double t_start;
+    double last_checkpoint_time;
+    int checkpoint_dirty;      /* the best changed since the last write */
+    nlopt_opt current;         /* the NLopt pass running now */
+    int stop;                  /* the run must stop: why in stop_reason, or failure */
+    hf_opt_outcome stop_reason;
+    char nlopt_message[256];   /* nlopt_get_errmsg of the last pass that failed */
+    hf_status failure;         /* an error (objective, checkpoint): the run's return value */
+    hf_opt_phase phase;
+    int cycle;                 /* grad-simp: the current cycle (1-based) */
+    int cycles_done;           /* grad-simp: in all, counting a resumed run's */
+
+    /* grad-simp records of the last run */
+    hf_opt_cycle *cycles;
+    int n_cycles, cap_cycles;
+    int *ranking;
+    double *score;
+    int have_ranking;
+};
+
+/* The result of hf_opt_evaluate. */
+typedef enum {
+    HF_OPT_EVAL_DONE = 0,      /* evaluated; go on */
+    HF_OPT_EVAL_DONE_STOP = 1, /* evaluated, and the run must stop now */
+    HF_OPT_EVAL_REFUSED = 2    /* not evaluated: the run must stop (budget, time, flag, failure) */
+} hf_opt_eval_result;
+
+/* Monotonic wall time in seconds. */
+double hf_opt_now(void);
+/* One evaluation at the full point x (grad: n entries or NULL): counts it, checks the loss and
+ * gradient, keeps the best, reports progress, writes a due checkpoint, polls the stop flag. */
+hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *grad, double *loss);
+/* Marks the run as stopping for reason (the first reason wins) and stops the NLopt pass. */
+void hf_opt_request_stop_reason(hf_optimize *opt, hf_opt_outcome reason);
+/* One NLopt pass with algorithm alg over the parameters idx[0..m) (NULL: all n, m = n), the
+ * others held at start[]; starts at start (a full point). Returns the nlopt_result; the best
+ * point is tracked by hf_opt_evaluate. pass_maxeval caps this pass (0: only the run's budget). */
+int hf_opt_nlopt_pass(hf_optimize *opt, nlopt_algorithm alg, const int *idx, int m, const double *start,
+                      long long pass_maxeval);
+/* An NLopt failure code (FAILURE, INVALID_ARGS, OUT_OF_MEMORY) as an HF_ERROR_NLOPT message naming
+ * the pass, with NLopt's own message and the best point kept. */
+hf_status hf_opt_nlopt_error(hf_optimize *opt, int result, const char *nlopt_message);
+/* Writes the checkpoint now (no-op without a path); sets opt->failure on an error. */
+hf_status hf_opt_write_checkpoint(hf_optimize *opt);
+/* Reports a grad-simp cycle to the progress callback. */
+void hf_opt_report_cycle(hf_optimize *opt, const hf_opt_cycle *cycle);
+/* The grad-simp cycle loop (hf_model_optimize_gradsimp.c); x is the start point. */
+hf_status hf_opt_run_grad_simp(hf_optimize *opt, const double *x, hf_opt_outcome *outcome, int *last_nlopt);
+
+#endif

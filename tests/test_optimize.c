@@ -1,0 +1,1158 @@
+/* The optimiser driver (fitting/model/hessfit_optimize.h) on functions with known minima:
+ * L-BFGS, Nelder-Mead and Subplex on Rosenbrock and on a box-bounded quadratic whose minimum lies
+ * outside the box; grad-simp's sensitivity measure against its closed form and the whole cycle on
+ * a function where three of eight parameters matter; failures, NaNs, the stop flag (a real
+ * SIGINT), the progress callback, evaluation and time limits; checkpoints (bit-identical round
+ * trip, resumed runs, every truncation and mutation of a file an error naming path:line); q2mm's
+ * default bounds and steps and the value kinds of a real MM3* force field. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "hessfit_forcefield.h"
+#include "hessfit_optimize.h"
+#include "test_util.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <nlopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define MAX_N 16
+#define MAX_LOG 20000
+/* The ripple on the parameters that matter in FN_FEW: height 0.02, period 2 pi 0.002; its slope
+ * (up to 10) traps a gradient method in a local minimum every 0.0126 along those axes. */
+#define FEW_RIPPLE 0.02
+#define FEW_WIDTH 0.002
+
+/* ---- test functions ---------------------------------------------------------------------- */
+
+typedef enum { FN_ROSENBROCK, FN_QUADRATIC, FN_FEW } fn_kind;
+
+typedef struct {
+    fn_kind kind;
+    int n;
+    double a[MAX_N], c[MAX_N]; /* quadratic: sum a_i (x_i - c_i)^2; few: weights and centres */
+    int matters[MAX_N];        /* few: 1 for the parameters in the |.| part */
+    long long calls;
+    long long fail_at;         /* this evaluation reports an error */
+    long long nan_at;          /* this evaluation returns NaN without an error */
+    long long nan_grad_at;     /* this evaluation returns a NaN gradient entry 1 */
+    long long sigint_at;       /* this evaluation raises SIGINT */
+    double sleep_s;
+    int log_n;                 /* every evaluation: x and loss */
+    double log_x[MAX_LOG][MAX_N];
+    double log_f[MAX_LOG];
+} test_fn;
+
+static test_fn F; /* one at a time; large, so static */
+
+static void fn_reset(fn_kind kind, int n)
+{
+    memset(&F, 0, sizeof F);
+    F.kind = kind;
+    F.n = n;
+}
+
+static double fn_value(const double *x, double *g)
+{
+    double f = 0.0;
+    int n = F.n;
+    if (g != NULL)
+        memset(g, 0, (size_t)n * sizeof *g);
+    switch (F.kind) {
+    case FN_ROSENBROCK:
+        for (int i = 0; i + 1 < n; i++) {
+            double t1 = x[i + 1] - x[i] * x[i], t2 = 1.0 - x[i];
+            f += 100.0 * t1 * t1 + t2 * t2;
+            if (g != NULL) {
+                g[i] += -400.0 * x[i] * t1 - 2.0 * t2;
+                g[i + 1] += 200.0 * t1;
+            }
+        }
+        break;
+    case FN_QUADRATIC:
+        for (int i = 0; i < n; i++) {
+            double d = x[i] - F.c[i];
+            f += F.a[i] * d * d;
+            if (g != NULL)
+                g[i] = 2.0 * F.a[i] * d;
+        }
+        break;
+    case FN_FEW: /* 1 + sum_S [a_i (x_i - c_i)^2 + R (1 - cos(x_i / W))] + sum_rest a_i (x_i - c_i)^2 */
+        f = 1.0;
+        for (int i = 0; i < n; i++) {
+            double d = x[i] - F.c[i];
+            if (F.matters[i]) {
+                f += F.a[i] * d * d + FEW_RIPPLE * (1.0 - cos(x[i] / FEW_WIDTH));
+                if (g != NULL)
+                    g[i] = 2.0 * F.a[i] * d + FEW_RIPPLE / FEW_WIDTH * sin(x[i] / FEW_WIDTH);
+            } else {
+                f += F.a[i] * d * d;
+                if (g != NULL)
+                    g[i] = 2.0 * F.a[i] * d;
+            }
+        }
+        break;
+    }
+    return f;
+}
+
+static double objective(int n, const double *x, double *grad, void *data, hf_status *status)
+{
+    double f;
+    (void)data;
+    CHECK(n == F.n, "objective called with n = %d, not %d", n, F.n);
+    F.calls++;
+    if (F.sleep_s > 0.0) {
+        struct timespec t = {0, (long)(F.sleep_s * 1e9)};
+        nanosleep(&t, NULL);
+    }
+    if (F.calls == F.fail_at) {
+        *status = hf_error(HF_ERROR_HESSFIT, "molecule 3: the Hessian kernel failed (test failure)");
+        return 0.0;
+    }
+    f = fn_value(x, grad);
+    if (F.calls == F.nan_at)
+        f = NAN;
+    if (F.calls == F.nan_grad_at && grad != NULL)
+        grad[1] = NAN;
+    if (F.log_n < MAX_LOG) {
+        memcpy(F.log_x[F.log_n], x, (size_t)n * sizeof *x);
+        F.log_f[F.log_n] = f;
+        F.log_n++;
+    }
+    if (F.calls == F.sigint_at)
+        raise(SIGINT);
+    return f;
+}
+
+/* The lowest logged loss (first of equals) and its index. */
+static int log_argmin(void)
+{
+    int best = 0;
+    for (int k = 1; k < F.log_n; k++)
+        if (F.log_f[k] < F.log_f[best])
+            best = k;
+    return best;
+}
+
+static hf_optimize *make(hf_opt_algorithm alg, int n)
+{
+    hf_optimize *opt = NULL;
+    HF_CALL(hf_optimize_create(alg, n, &opt));
+    HF_CALL(hf_optimize_set_objective(opt, objective, NULL));
+    return opt;
+}
+
+static void rosenbrock_start(double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        x[i] = i % 2 == 0 ? -1.2 : 1.0;
+}
+
+static double max_abs_minus(const double *x, int n, double v)
+{
+    double m = 0.0;
+    for (int i = 0; i < n; i++)
+        m = fmax(m, fabs(x[i] - v));
+    return m;
+}
+
+/* ---- progress ------------------------------------------------------------------------------ */
+
+typedef struct {
+    long long count, last_evaluations, improvements, cycles;
+    double last_best, last_rate;
+    int grad_norm_finite, grad_norm_nan, bad;
+    long long stop_at_phase_count; /* stop on the k-th evaluation of stop_phase */
+    hf_opt_phase stop_phase;
+    long long phase_count;
+    long long phase_first[4]; /* first evaluation number of each phase */
+} progress_log;
+
+static int on_progress(const hf_opt_progress *p, void *data)
+{
+    progress_log *log = data;
+    if (p->event == HF_OPT_EVENT_CYCLE) {
+        log->cycles++;
+        if (p->cycle_info == NULL || p->cycle_info->cycle != p->cycle)
+            log->bad++;
+        return 0;
+    }
+    if (p->evaluations != log->last_evaluations + 1 && log->count > 0)
+        log->bad++;
+    if (log->count > 0 && p->best_loss > log->last_best)
+        log->bad++;
+    if (p->new_best && p->loss != p->best_loss)
+        log->bad++;
+    if (p->new_best)
+        log->improvements++;
+    if (isnan(p->gradient_norm))
+        log->grad_norm_nan++;
+    else
+        log->grad_norm_finite++;
+    if (log->phase_first[p->phase] == 0)
+        log->phase_first[p->phase] = p->evaluations;
+    log->count++;
+    log->last_evaluations = p->evaluations;
+    log->last_best = p->best_loss;
+    log->last_rate = p->evaluations_per_second;
+    if (log->stop_at_phase_count > 0 && p->phase == log->stop_phase &&
+        ++log->phase_count == log->stop_at_phase_count)
+        return 1;
+    return 0;
+}
+
+/* ---- L-BFGS, Nelder-Mead, Subplex ---------------------------------------------------------- */
+
+static void test_rosenbrock(hf_opt_algorithm alg, int n, double tol, long long maxeval)
+{
+    double x[MAX_N];
+    hf_opt_result res;
+    progress_log log;
+    hf_optimize *opt = make(alg, n);
+    fn_reset(FN_ROSENBROCK, n);
+    rosenbrock_start(x, n);
+    memset(&log, 0, sizeof log);
+    HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-15));
+    HF_CALL(hf_optimize_set_maxeval(opt, maxeval));
+    if (alg != HF_OPT_LBFGS) {
+        double step[MAX_N];
+        for (int i = 0; i < n; i++)
+            step[i] = 0.1;
+        HF_CALL(hf_optimize_set_initial_step(opt, step));
+        HF_CALL(hf_optimize_set_xtol_rel(opt, 1e-12));
+    }
+    HF_CALL(hf_optimize_set_progress(opt, on_progress, &log));
+    HF_CALL(hf_optimize_run(opt, x, &res));
+    printf("  %-13s Rosenbrock n = %2d: %s after %lld evaluations (%lld new bests), loss %.3g (start %.4g), "
+           "max|x - 1| %.3g\n",
+           hf_opt_algorithm_name(alg), n, hf_opt_outcome_string(res.outcome), res.evaluations, log.improvements,
+           res.loss, res.initial_loss, max_abs_minus(x, n, 1.0));
+    if (tol == 0.0) {
+        /* Subplex in 10 dimensions does not finish Rosenbrock's valley within the budget: only the
+         * descent is checked. */
+        CHECK(res.loss <= 1e-2 * res.initial_loss, "%s Rosenbrock n = %d: loss %g from %g", hf_opt_algorithm_name(alg),
+              n, res.loss, res.initial_loss);
+    } else if (tol > 0.0) {
+        CHECK(max_abs_minus(x, n, 1.0) <= tol, "%s Rosenbrock n = %d: max|x - 1| = %g > %g", hf_opt_algorithm_name(alg),
+              n, max_abs_minus(x, n, 1.0), tol);
+    } else {
+        /* A derivative-free method in 10 dimensions: a stationary point, the global minimum (0) or
+         * the generalized Rosenbrock's local one near (-1, 1, ..., 1) (3.98662). */
+        double g[MAX_N], gnorm = 0.0;
+        fn_value(x, g);
+        for (int i = 0; i < n; i++)
+            gnorm += g[i] * g[i];
+        gnorm = sqrt(gnorm);
+        printf("    |grad L| at the end %.3g\n", gnorm);
+        CHECK(gnorm <= -tol, "%s Rosenbrock n = %d: |grad| %g at the end", hf_opt_algorithm_name(alg), n, gnorm);
+        CHECK(res.loss <= 1e-6 || fabs(res.loss - 3.98662) <= 1e-4, "%s Rosenbrock n = %d: loss %.8g",
+              hf_opt_algorithm_name(alg), n, res.loss);
+    }
+    CHECK(res.outcome != HF_OPT_STOPPED && (res.outcome != HF_OPT_MAXEVAL_REACHED || tol == 0.0), "outcome %s",
+          hf_opt_outcome_string(res.outcome));
+    /* The returned point is the best evaluated one, bit for bit. */
+    CHECK(res.evaluations == F.calls && res.evaluations == res.run_evaluations, "evaluations %lld vs %lld calls",
+          res.evaluations, F.calls);
+    CHECK(res.loss == F.log_f[log_argmin()], "loss %.17g is not the lowest evaluated %.17g", res.loss,
+          F.log_f[log_argmin()]);
+    CHECK(memcmp(x, F.log_x[log_argmin()], (size_t)n * sizeof *x) == 0, "x is not the best evaluated point");
+    CHECK(res.initial_loss == F.log_f[0], "initial loss %.17g vs %.17g", res.initial_loss, F.log_f[0]);
+    /* Progress: once per evaluation, consecutive counts, best never rising, gradient norms only
+     * where a gradient was computed. */
+    CHECK(log.count == res.evaluations && log.bad == 0, "progress: %lld reports for %lld evaluations, %d bad",
+          log.count, res.evaluations, log.bad);
+    if (alg == HF_OPT_LBFGS)
+        CHECK(log.grad_norm_finite == log.count, "L-BFGS: %d of %lld gradient norms finite", log.grad_norm_finite,
+              log.count);
+    else
+        CHECK(log.grad_norm_nan == log.count, "%s: %d of %lld gradient norms NaN", hf_opt_algorithm_name(alg),
+              log.grad_norm_nan, log.count);
+    CHECK(log.last_rate > 0.0, "evaluations per second %g", log.last_rate);
+    hf_optimize_destroy(opt);
+}
+
+/* sum a_i (x_i - c_i)^2 in the box [-1, 1]^3 with c = (3, -2, 0.5): the minimum (1, -1, 0.5) has
+ * two coordinates on the box. */
+static void test_bounded_quadratic(hf_opt_algorithm alg)
+{
+    const int n = 3;
+    double x[3] = {0.0, 0.0, 0.0}, lo[3] = {-1.0, -1.0, -1.0}, hi[3] = {1.0, 1.0, 1.0}, step[3] = {0.2, 0.2, 0.2};
+    const double expect[3] = {1.0, -1.0, 0.5};
+    double tol = alg == HF_OPT_LBFGS ? 1e-8 : 1e-5;
+    hf_opt_result res;
+    hf_optimize *opt = make(alg, n);
+    fn_reset(FN_QUADRATIC, n);
+    F.a[0] = 1.0, F.a[1] = 2.0, F.a[2] = 3.0;
+    F.c[0] = 3.0, F.c[1] = -2.0, F.c[2] = 0.5;
+    HF_CALL(hf_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hf_optimize_set_initial_step(opt, step));
+    HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-14));
+    HF_CALL(hf_optimize_set_xtol_rel(opt, 1e-12));
+    HF_CALL(hf_optimize_run(opt, x, &res));
+    printf("  %-13s bounded quadratic: x = (%.17g, %.17g, %.17g), loss %.17g (min 6), %lld evaluations, %s\n",
+           hf_opt_algorithm_name(alg), x[0], x[1], x[2], res.loss, res.evaluations, hf_opt_outcome_string(res.outcome));
+    for (int i = 0; i < n; i++)
+        CHECK(fabs(x[i] - expect[i]) <= tol, "%s: x[%d] = %.17g, expected %g (tol %g)", hf_opt_algorithm_name(alg), i,
+              x[i], expect[i], tol);
+    CHECK(x[0] <= 1.0 && x[1] >= -1.0, "outside the box");
+    CHECK_CLOSE(res.loss, 6.0, alg == HF_OPT_LBFGS ? 1e-12 : 1e-8, 6.0, "bounded quadratic loss");
+    /* Every evaluation stayed in the box. */
+    for (int k = 0; k < F.log_n; k++)
+        for (int i = 0; i < n; i++)
+            CHECK(F.log_x[k][i] >= lo[i] && F.log_x[k][i] <= hi[i], "evaluation %d: x[%d] = %g outside the box", k,
+                  i, F.log_x[k][i]);
+    hf_optimize_destroy(opt);
+}
+
+/* ---- grad-simp -------------------------------------------------------------------------------- */
+
+/* The sensitivity measure against its closed form: for a quadratic, central differences are exact,
+ * so d1 = 2 a_i d_i h, d2 = 2 a_i h^2 and q2mm's score d2/d1^2 = 1 / (2 a_i d_i^2); the gradient
+ * measure is |2 a_i d_i| h. One cycle whose full pass makes one evaluation (the start point). */
+static void test_sensitivity_measure(hf_opt_sensitivity measure)
+{
+    const int n = 6;
+    double x[6], step[6], score[6];
+    int ranking[6];
+    const int expect_q2mm[6] = {3, 0, 5, 1, 4, 2}; /* by a_i d_i^2 = gain, descending */
+    const int expect_grad[6] = {3, 1, 0, 5, 4, 2}; /* by |2 a_i d_i| h_i, descending */
+    hf_opt_grad_simp_options o = hf_opt_grad_simp_default_options();
+    hf_opt_cycle cyc;
+    hf_opt_result res;
+    hf_optimize *opt = make(HF_OPT_GRAD_SIMP, n);
+    double max_rel = 0.0;
+    fn_reset(FN_QUADRATIC, n);
+    /* a_i, d_i = x_i - c_i: gains a d^2 = 4, 1.25, 0.01, 9, 0.25, 2.25; |2 a d| h (h = 0.1, 0.2
+     * on x_5) = 0.4, 0.5, 0.002, 1.8, 0.1, 0.3. */
+    const double a[6] = {1.0, 5.0, 0.01, 9.0, 1.0, 0.25}, d[6] = {2.0, 0.5, 1.0, 1.0, -0.5, -3.0};
+    for (int i = 0; i < n; i++) {
+        F.a[i] = a[i];
+        F.c[i] = 0.25 * i;
+        x[i] = F.c[i] + d[i];
+        step[i] = i == 5 ? 0.2 : 0.1;
+    }
+    o.full_maxeval = 1;
+    o.max_cycles = 1;
+    o.sensitivity = measure;
+    HF_CALL(hf_optimize_set_grad_simp(opt, &o));
+    HF_CALL(hf_optimize_set_initial_step(opt, step));
+    HF_CALL(hf_optimize_run(opt, x, &res));
+    HF_CALL(hf_optimize_sensitivity_ranking(opt, ranking, score));
+    for (int i = 0; i < n; i++) {
+        double expect = measure == HF_OPT_SENSITIVITY_Q2MM ? 1.0 / (2.0 * a[i] * d[i] * d[i])
+                                                           : fabs(2.0 * a[i] * d[i]) * step[i];
+        max_rel = fmax(max_rel, fabs(score[i] - expect) / expect);
+        CHECK(ranking[i] == (measure == HF_OPT_SENSITIVITY_Q2MM ? expect_q2mm : expect_grad)[i],
+              "ranking[%d] = %d", i, ranking[i]);
+    }
+    HF_CALL(hf_optimize_cycle(opt, 0, &cyc));
+    printf("  grad-simp %s measure: ranking %d %d %d %d %d %d, max relative error of the scores %.2g; simplex on "
+           "%d %d %d; %lld evaluations (1 + %d + simplex)\n",
+           measure == HF_OPT_SENSITIVITY_Q2MM ? "q2mm" : "gradient", ranking[0], ranking[1], ranking[2], ranking[3],
+           ranking[4], ranking[5], max_rel, cyc.selected[0], cyc.selected[1], cyc.selected[2], res.evaluations,
+           measure == HF_OPT_SENSITIVITY_Q2MM ? 2 * n : 0);
+    CHECK(max_rel <= 1e-9, "sensitivity scores off by %g", max_rel);
+    CHECK(cyc.n_selected == 3 && cyc.selected[0] == ranking[0] && cyc.selected[1] == ranking[1] &&
+              cyc.selected[2] == ranking[2],
+          "the simplex pass must take the three first-ranked parameters");
+    CHECK(res.outcome == HF_OPT_MAX_CYCLES && res.cycles == 1, "outcome %s, %d cycles",
+          hf_opt_outcome_string(res.outcome), res.cycles);
+    /* The simplex pass moved only the selected parameters (the held ones keep their start values). */
+    for (int i = 0; i < n; i++) {
+        int selected = i == cyc.selected[0] || i == cyc.selected[1] || i == cyc.selected[2];
+        if (!selected)
+            CHECK(x[i] == F.c[i] + d[i], "held parameter %d moved to %.17g", i, x[i]);
+    }
+    hf_optimize_destroy(opt);
+}
+
+/* Eight parameters, three of which matter (S = {1, 4, 6}, weights 3, 2, 1; the others 0.001): on
+ * S a quadratic bowl under a fine ripple (FN_FEW), whose local minima trap L-BFGS within a few
+ * hundredths of its start, while central differences with q2mm's step scale (0.1) see the bowl and
+ * rank S first, and the simplex pass, stepping over the ripple, walks down it. */
+static const int few_S[3] = {1, 4, 6};
+
+static void few_setup(double *x, double *lo, double *hi, double *step)
+{
+    fn_reset(FN_FEW, 8);
+    for (int i = 0; i < 8; i++) {
+        F.c[i] = 0.37 * i - 1.1;
+        F.a[i] = 0.001;
+        x[i] = 0.0;
+        lo[i] = -5.0;
+        hi[i] = 5.0;
+        step[i] = 0.1;
+    }
+    F.matters[1] = F.matters[4] = F.matters[6] = 1;
+    F.a[1] = 3.0, F.a[4] = 2.0, F.a[6] = 1.0;
+}
+
+static double few_error_on_S(const double *x)
+{
+    double m = 0.0;
+    for (int k = 0; k < 3; k++)
+        m = fmax(m, fabs(x[few_S[k]] - F.c[few_S[k]]));
+    return m;
+}
+
+static hf_optimize *few_optimizer(double *x, const hf_opt_grad_simp_options *o)
+{
+    double lo[8], hi[8], step[8];
+    hf_optimize *opt = make(HF_OPT_GRAD_SIMP, 8);
+    few_setup(x, lo, hi, step);
+    HF_CALL(hf_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hf_optimize_set_initial_step(opt, step));
+    if (o != NULL)
+        HF_CALL(hf_optimize_set_grad_simp(opt, o));
+    return opt;
+}
+
+#define FEW_LOSS_TOL 0.015 /* measured 0.0104 */
+#define FEW_X_TOL 0.06 /* measured 0.0514 */
+#define FEW_TRAPPED 0.5 /* measured 0.667 */
+static void test_grad_simp_cycle(hf_opt_result *out, double *x_out)
+{
+    double x[8];
+    hf_opt_result res;
+    progress_log log;
+    hf_optimize *opt = few_optimizer(x, NULL);
+    int first_cycle_is_S = 1;
+    {
+        /* L-BFGS alone on the same function. */
+        double y[8], lo[8], hi[8], step[8];
+        hf_opt_result r;
+        hf_optimize *plain = make(HF_OPT_LBFGS, 8);
+        few_setup(y, lo, hi, step);
+        HF_CALL(hf_optimize_set_bounds(plain, lo, hi));
+        HF_CALL(hf_optimize_run(plain, y, &r));
+        printf("  L-BFGS alone on the rippled bowl (3 of 8 parameters matter): %s after %lld evaluations, loss "
+               "%.6f (min 1), max |x - c| on S %.3g\n",
+               hf_opt_outcome_string(r.outcome), r.evaluations, r.loss, few_error_on_S(y));
+        CHECK(few_error_on_S(y) > FEW_TRAPPED, "L-BFGS alone reached the bottom (%g): the test function is too easy",
+              few_error_on_S(y));
+        hf_optimize_destroy(plain);
+        few_setup(x, lo, hi, step);
+    }
+    memset(&log, 0, sizeof log);
+    HF_CALL(hf_optimize_set_progress(opt, on_progress, &log));
+    HF_CALL(hf_optimize_run(opt, x, &res));
+    printf("  grad-simp (q2mm defaults: 3 parameters, 1 %%, 10 cycles) on the rippled bowl: %s after %d "
+           "cycles, %lld evaluations, loss %.10f (min 1), max |x - c| on S %.3g\n",
+           hf_opt_outcome_string(res.outcome), res.cycles, res.evaluations, res.loss, few_error_on_S(x));
+    for (int k = 0; k < hf_optimize_n_cycles(opt); k++) {
+        hf_opt_cycle c;
+        HF_CALL(hf_optimize_cycle(opt, k, &c));
+        printf("    cycle %d: loss %.8f -> %.8f (full pass, %s) -> %.8f (simplex on %d %d %d), improvement %.4f %%, "
+               "%lld evaluations\n",
+               c.cycle, c.loss_before, c.loss_after_full, hf_opt_nlopt_result_string(c.full_nlopt_result),
+               c.loss_after_simplex, c.selected[0], c.selected[1], c.selected[2], 100.0 * c.improvement,
+               c.evaluations);
+        CHECK(c.loss_after_full <= c.loss_before && c.loss_after_simplex <= c.loss_after_full, "cycle %d rose",
+              c.cycle);
+        CHECK_CLOSE(c.improvement, (c.loss_before - c.loss_after_simplex) / c.loss_before, 1e-15, 1.0, "improvement");
+        if (k + 1 < hf_optimize_n_cycles(opt))
+            CHECK(c.improvement >= 0.01, "cycle %d improved %g < 1 %% but the run went on", c.cycle, c.improvement);
+        else
+            CHECK(c.improvement < 0.01, "the last cycle improved %g >= 1 %%", c.improvement);
+        if (k == 0)
+            for (int j = 0; j < 3; j++)
+                if (c.selected[j] != few_S[0] && c.selected[j] != few_S[1] && c.selected[j] != few_S[2])
+                    first_cycle_is_S = 0;
+    }
+    CHECK(res.outcome == HF_OPT_CYCLE_CONVERGED, "outcome %s", hf_opt_outcome_string(res.outcome));
+    CHECK(res.cycles >= 2 && res.cycles < 10, "%d cycles", res.cycles);
+    CHECK(first_cycle_is_S, "the first cycle's simplex must run on the three parameters that matter");
+    CHECK(res.loss - 1.0 <= FEW_LOSS_TOL, "loss %.10f", res.loss);
+    CHECK(few_error_on_S(x) <= FEW_X_TOL, "max |x - c| on S = %g", few_error_on_S(x));
+    CHECK(log.cycles == res.cycles && log.bad == 0 && log.count == res.evaluations,
+          "progress: %lld cycle events for %d cycles, %lld evaluation events for %lld, %d bad", log.cycles,
+          res.cycles, log.count, res.evaluations, log.bad);
+    CHECK(res.loss == F.log_f[log_argmin()] && memcmp(x, F.log_x[log_argmin()], sizeof x) == 0,
+          "grad-simp must return the best evaluated point");
+    *out = res;
+    memcpy(x_out, x, sizeof x);
+    hf_optimize_destroy(opt);
+}
+
+/* ---- failures ------------------------------------------------------------------------------------ */
+
+static hf_optimize *failing_setup(hf_opt_algorithm alg, double *x)
+{
+    double step[2] = {0.1, 0.1};
+    hf_optimize *opt = make(alg, 2);
+    fn_reset(FN_ROSENBROCK, 2);
+    rosenbrock_start(x, 2);
+    HF_CALL(hf_optimize_set_initial_step(opt, step));
+    HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-15));
+    return opt;
+}
+
+static void expect_failure_at(hf_opt_algorithm alg, long long k, const char *dir)
+{
+    double x[2], x0[2], best[2], best_loss;
+    char path[512];
+    hf_opt_checkpoint cp;
+    hf_status st;
+    hf_optimize *opt = failing_setup(alg, x);
+    char expect[128];
+    memcpy(x0, x, sizeof x);
+    F.fail_at = k;
+    snprintf(path, sizeof path, "%s/failed.checkpoint", dir);
+    HF_CALL(hf_optimize_set_checkpoint_file(opt, path, 1e9));
+    st = hf_optimize_run(opt, x, NULL);
+    snprintf(expect, sizeof expect, alg == HF_OPT_GRAD_SIMP ? "objective failed at evaluation %lld (grad-simp cycle 1, "
+             "sensitivity analysis): " : "objective failed at evaluation %lld: ", k);
+    printf("  %-13s failing objective: %s\n", hf_opt_algorithm_name(alg), hf_last_error());
+    CHECK(st == HF_ERROR_HESSFIT, "status %s", hf_status_string(st));
+    CHECK(strstr(hf_last_error(), expect) != NULL && strstr(hf_last_error(), "molecule 3: the Hessian kernel failed"),
+          "message: %s", hf_last_error());
+    CHECK(F.calls == k, "the objective was called %lld times after failing at %lld", F.calls, k);
+    CHECK(x[0] == x0[0] && x[1] == x0[1], "x changed by a failed run");
+    HF_CALL(hf_optimize_best(opt, best, &best_loss));
+    CHECK(best_loss == F.log_f[log_argmin()] && memcmp(best, F.log_x[log_argmin()], sizeof best) == 0,
+          "best so far after the failure");
+    /* The final checkpoint holds that best point. */
+    HF_CALL(hf_optimize_load_checkpoint(path, &cp));
+    CHECK(cp.best_loss == best_loss && memcmp(cp.x, best, sizeof best) == 0 && cp.evaluations == k,
+          "checkpoint after the failure: loss %.17g, %lld evaluations", cp.best_loss, cp.evaluations);
+    hf_opt_checkpoint_free(&cp);
+    remove(path);
+    hf_optimize_destroy(opt);
+}
+
+static void test_failures(const char *dir)
+{
+    double x[2];
+    hf_status st;
+    hf_optimize *opt;
+    progress_log log;
+    hf_opt_grad_simp_options o = hf_opt_grad_simp_default_options();
+    long long sens_first;
+
+    expect_failure_at(HF_OPT_LBFGS, 7, dir);
+    expect_failure_at(HF_OPT_NELDER_MEAD, 7, dir);
+    expect_failure_at(HF_OPT_SUBPLEX, 12, dir);
+    /* grad-simp, failing in its sensitivity analysis: find where that starts, then fail there + 2. */
+    opt = failing_setup(HF_OPT_GRAD_SIMP, x);
+    memset(&log, 0, sizeof log);
+    o.max_cycles = 1;
+    HF_CALL(hf_optimize_set_grad_simp(opt, &o));
+    HF_CALL(hf_optimize_set_progress(opt, on_progress, &log));
+    HF_CALL(hf_optimize_run(opt, x, NULL));
+    sens_first = log.phase_first[HF_OPT_PHASE_SENSITIVITY];
+    CHECK(sens_first > 1, "no sensitivity phase seen");
+    hf_optimize_destroy(opt);
+    expect_failure_at(HF_OPT_GRAD_SIMP, sens_first + 2, dir);
+
+    /* NaN loss and NaN gradient without a reported error. */
+    opt = failing_setup(HF_OPT_LBFGS, x);
+    F.nan_at = 5;
+    st = hf_optimize_run(opt, x, NULL);
+    printf("  NaN loss: %s\n", hf_last_error());
+    CHECK(st == HF_ERROR_NONFINITE && strstr(hf_last_error(), "returned nan at evaluation 5"), "%s: %s",
+          hf_status_string(st), hf_last_error());
+    hf_optimize_destroy(opt);
+    opt = failing_setup(HF_OPT_LBFGS, x);
+    F.nan_grad_at = 4;
+    st = hf_optimize_run(opt, x, NULL);
+    printf("  NaN gradient: %s\n", hf_last_error());
+    CHECK(st == HF_ERROR_NONFINITE && strstr(hf_last_error(), "gradient with entry 1 = nan at evaluation 4"),
+          "%s: %s", hf_status_string(st), hf_last_error());
+    CHECK(F.calls == 4, "%lld calls after the NaN gradient", F.calls);
+    hf_optimize_destroy(opt);
+}
+
+/* ---- stopping -------------------------------------------------------------------------------------- */
+
+static void check_stopped_best(hf_optimize *opt, const double *x, const hf_opt_result *res, long long evaluations,
+                               const char *what)
+{
+    int k = log_argmin();
+    double best_loss;
+    CHECK(res->outcome == HF_OPT_STOPPED, "%s: outcome %s", what, hf_opt_outcome_string(res->outcome));
+    CHECK(res->evaluations == evaluations && F.calls == evaluations, "%s: %lld evaluations (%lld calls), expected %lld",
+          what, res->evaluations, F.calls, evaluations);
+    CHECK(res->loss == F.log_f[k] && memcmp(x, F.log_x[k], (size_t)F.n * sizeof *x) == 0,
+          "%s: the result is not the best evaluated point", what);
+    HF_CALL(hf_optimize_best(opt, NULL, &best_loss));
+    CHECK(best_loss == res->loss, "%s: hf_optimize_best", what);
+}
+
+static void test_stopping(void)
+{
+    double x[MAX_N], step[MAX_N];
+    hf_opt_result res;
+    hf_optimize *opt;
+    progress_log log;
+    struct sigaction now;
+    const hf_opt_algorithm algs[3] = {HF_OPT_LBFGS, HF_OPT_NELDER_MEAD, HF_OPT_GRAD_SIMP};
+
+    /* A real SIGINT at evaluation 30, through hf_optimize_catch_sigint. */
+    for (int a = 0; a < 3; a++) {
+        opt = make(algs[a], 10);
+        fn_reset(FN_ROSENBROCK, 10);
+        rosenbrock_start(x, 10);
+        for (int i = 0; i < 10; i++)
+            step[i] = 0.1;
+        HF_CALL(hf_optimize_set_initial_step(opt, step));
+        HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-15));
+        F.sigint_at = 30;
+        hf_optimize_clear_stop();
+        HF_CALL(hf_optimize_catch_sigint(1));
+        HF_CALL(hf_optimize_run(opt, x, &res));
+        CHECK(hf_optimize_stop_requested(), "SIGINT did not set the stop flag");
+        sigaction(SIGINT, NULL, &now);
+        CHECK(now.sa_handler == SIG_DFL, "a second SIGINT must end the program (SA_RESETHAND)");
+        HF_CALL(hf_optimize_catch_sigint(0));
+        printf("  %-13s SIGINT at evaluation 30: %s, best loss %.6g of 30 evaluations\n", hf_opt_algorithm_name(algs[a]),
+               hf_opt_outcome_string(res.outcome), res.loss);
+        check_stopped_best(opt, x, &res, 30, hf_opt_algorithm_name(algs[a]));
+        /* With the flag still set, the next run evaluates its start point only. */
+        fn_reset(FN_ROSENBROCK, 10);
+        rosenbrock_start(x, 10);
+        HF_CALL(hf_optimize_run(opt, x, &res));
+        check_stopped_best(opt, x, &res, 1, "flag already set");
+        hf_optimize_clear_stop();
+        hf_optimize_destroy(opt);
+    }
+
+    /* The progress callback stops grad-simp in its sensitivity analysis (3rd evaluation there). */
+    opt = make(HF_OPT_GRAD_SIMP, 10);
+    fn_reset(FN_ROSENBROCK, 10);
+    rosenbrock_start(x, 10);
+    HF_CALL(hf_optimize_set_initial_step(opt, step));
+    memset(&log, 0, sizeof log);
+    log.stop_phase = HF_OPT_PHASE_SENSITIVITY;
+    log.stop_at_phase_count = 3;
+    HF_CALL(hf_optimize_set_progress(opt, on_progress, &log));
+    HF_CALL(hf_optimize_run(opt, x, &res));
+    printf("  grad-simp stopped by the progress callback in the sensitivity analysis: %s at evaluation %lld, 0 "
+           "cycles done\n",
+           hf_opt_outcome_string(res.outcome), res.evaluations);
+    check_stopped_best(opt, x, &res, log.phase_first[HF_OPT_PHASE_SENSITIVITY] + 2, "progress stop");
+    CHECK(res.cycles == 0 && hf_optimize_n_cycles(opt) == 0, "a cut cycle is not a done cycle");
+    hf_optimize_destroy(opt);
+}
+
+static void test_limits(void)
+{
+    double x[MAX_N], step[MAX_N];
+    hf_opt_result res;
+    const hf_opt_algorithm algs[4] = {HF_OPT_LBFGS, HF_OPT_NELDER_MEAD, HF_OPT_SUBPLEX, HF_OPT_GRAD_SIMP};
+    for (int i = 0; i < MAX_N; i++)
+        step[i] = 0.1;
+    for (int a = 0; a < 4; a++) {
+        hf_optimize *opt = make(algs[a], 10);
+        /* maxeval: exactly that many evaluations, never one more. */
+        fn_reset(FN_ROSENBROCK, 10);
+        rosenbrock_start(x, 10);
+        HF_CALL(hf_optimize_set_initial_step(opt, step));
+        HF_CALL(hf_optimize_set_ftol_rel(opt, 0.0));
+        HF_CALL(hf_optimize_set_maxeval(opt, 57));
+        HF_CALL(hf_optimize_run(opt, x, &res));
+        CHECK(res.outcome == HF_OPT_MAXEVAL_REACHED && res.evaluations == 57 && F.calls == 57,
+              "%s maxeval 57: %s after %lld evaluations", hf_opt_algorithm_name(algs[a]),
+              hf_opt_outcome_string(res.outcome), F.calls);
+        CHECK(res.loss == F.log_f[log_argmin()], "maxeval: best");
+        /* maxtime: 2 ms per evaluation, 0.1 s. */
+        fn_reset(FN_ROSENBROCK, 10);
+        rosenbrock_start(x, 10);
+        F.sleep_s = 0.002;
+        HF_CALL(hf_optimize_set_maxeval(opt, 0));
+        HF_CALL(hf_optimize_set_maxtime(opt, 0.1));
+        HF_CALL(hf_optimize_run(opt, x, &res));
+        printf("  %-13s maxeval 57: 57 evaluations; maxtime 0.1 s at 2 ms per evaluation: %s after %.4f s, %lld "
+               "evaluations\n",
+               hf_opt_algorithm_name(algs[a]), hf_opt_outcome_string(res.outcome), res.seconds, res.evaluations);
+        CHECK(res.outcome == HF_OPT_MAXTIME_REACHED, "%s: outcome %s", hf_opt_algorithm_name(algs[a]),
+              hf_opt_outcome_string(res.outcome));
+        CHECK(res.seconds >= 0.1 - 1e-3 && res.seconds < 0.1 + 0.06, "%s: %.4f s for maxtime 0.1",
+              hf_opt_algorithm_name(algs[a]), res.seconds);
+        CHECK(res.evaluations >= 10 && res.evaluations <= 51, "%s: %lld evaluations in 0.1 s at >= 2 ms each",
+              hf_opt_algorithm_name(algs[a]), res.evaluations);
+        hf_optimize_destroy(opt);
+    }
+}
+
+/* ---- checkpoints ------------------------------------------------------------------------------------ */
+
+static void write_text(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL, "cannot write %s", path);
+    CHECK(fwrite(text, 1, len, f) == len, "short write %s", path);
+    fclose(f);
+}
+
+static char *read_text(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    CHECK(f != NULL, "cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    CHECK(buf != NULL && fread(buf, 1, (size_t)n, f) == (size_t)n, "read %s", path);
+    buf[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+/* No temporary file of the atomic writer is left in dir. */
+static void check_no_temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    CHECK(d != NULL, "opendir %s", dir);
+    while ((e = readdir(d)) != NULL)
+        CHECK(strstr(e->d_name, ".tmp.") == NULL, "temporary file %s left in %s", e->d_name, dir);
+    closedir(d);
+}
+
+static void test_checkpoint_round_trip(const char *dir)
+{
+    double xs[9] = {0.1, 1.0 / 3.0, -0.0, 4.9406564584124654e-324, 1.7976931348623157e308, -2.2250738585072014e-308,
+                    3.141592653589793, -1e-300, 123456789.123456789};
+    hf_opt_checkpoint cp = {HF_OPT_GRAD_SIMP, 9, xs, 0.22144500000000001, 123456789012LL, 7}, back;
+    char path[512], gzpath[512];
+    gzFile gz;
+    size_t len;
+    char *text;
+    snprintf(path, sizeof path, "%s/round.checkpoint", dir);
+    HF_CALL(hf_optimize_save_checkpoint(path, &cp));
+    check_no_temporaries(dir);
+    HF_CALL(hf_optimize_load_checkpoint(path, &back));
+    CHECK(back.algorithm == cp.algorithm && back.n == 9 && back.evaluations == cp.evaluations && back.cycle == 7,
+          "round trip: header");
+    CHECK(memcmp(back.x, xs, sizeof xs) == 0, "round trip: x not bit-identical");
+    CHECK(memcmp(&back.best_loss, &cp.best_loss, sizeof(double)) == 0, "round trip: best loss");
+    CHECK(signbit(back.x[2]), "-0.0 lost its sign");
+    hf_opt_checkpoint_free(&back);
+    /* The same file gzip-compressed reads the same. */
+    text = read_text(path, &len);
+    snprintf(gzpath, sizeof gzpath, "%s/round.checkpoint.gz", dir);
+    gz = gzopen(gzpath, "wb");
+    CHECK(gz != NULL && gzwrite(gz, text, (unsigned)len) == (int)len && gzclose(gz) == Z_OK, "gzip %s", gzpath);
+    HF_CALL(hf_optimize_load_checkpoint(gzpath, &back));
+    CHECK(memcmp(back.x, xs, sizeof xs) == 0, "gzip round trip: x");
+    hf_opt_checkpoint_free(&back);
+    printf("  checkpoint round trip (9 values incl. -0, denormal, DBL_MAX; plain and gzip): bit-identical, %zu bytes\n",
+           len);
+    remove(gzpath);
+    remove(path);
+    free(text);
+    /* Nothing non-finite is written. */
+    xs[4] = NAN;
+    CHECK(hf_optimize_save_checkpoint(path, &cp) == HF_ERROR_NONFINITE, "a NaN x was written");
+    CHECK(access(path, F_OK) != 0, "a refused checkpoint left a file");
+}
+
+/* One mutation of a valid file: the load must fail with status and a message naming path:line. */
+static void expect_bad(const char *dir, const char *name, const char *text, hf_status status, int line,
+                       const char *fragment)
+{
+    char path[512], where[600];
+    hf_opt_checkpoint cp;
+    hf_status st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    write_text(path, text, strlen(text));
+    st = hf_optimize_load_checkpoint(path, &cp);
+    snprintf(where, sizeof where, "%s:%d: ", path, line);
+    CHECK(st == status, "%s: status %s, expected %s (%s)", name, hf_status_string(st), hf_status_string(status),
+          hf_last_error());
+    CHECK(strstr(hf_last_error(), where) != NULL && strstr(hf_last_error(), fragment) != NULL,
+          "%s: message '%s' lacks '%s' or '%s'", name, hf_last_error(), where, fragment);
+    CHECK(cp.x == NULL && cp.n == 0, "%s: output not zeroed", name);
+    printf("    %-16s %s\n", name, hf_last_error() + strlen(dir) + 1);
+    remove(path);
+}
+
+static void test_bad_checkpoints(const char *dir)
+{
+    double xs[3] = {1.5, -2.25, 3.0};
+    hf_opt_checkpoint cp = {HF_OPT_LBFGS, 3, xs, 0.5, 40, 0}, back;
+    char path[512], cut_path[512];
+    char *text, *mut;
+    size_t len;
+    int n_cut = 0;
+    snprintf(path, sizeof path, "%s/good.checkpoint", dir);
+    HF_CALL(hf_optimize_save_checkpoint(path, &cp));
+    text = read_text(path, &len);
+    /* Lines: 1-2 comment, 3 header, 4 algorithm, 5 n, 6 evaluations, 7 cycle, 8 best_loss, 9-11 x, 12 end. */
+    CHECK(strstr(text, "\nx 0 1.5\nx 1 -2.25\nx 2 3\nend\n") != NULL, "unexpected layout:\n%s", text);
+    /* Every truncation (prefix) fails with path:line, except the one that drops only the last "\n". */
+    snprintf(cut_path, sizeof cut_path, "%s/cut.checkpoint", dir);
+    for (size_t cut = 0; cut < len; cut++) {
+        hf_status st;
+        write_text(cut_path, text, cut);
+        st = hf_optimize_load_checkpoint(cut_path, &back);
+        if (cut == len - 1) {
+            CHECK(st == HF_SUCCESS && memcmp(back.x, xs, sizeof xs) == 0, "without its last newline: %s",
+                  hf_last_error());
+            hf_opt_checkpoint_free(&back);
+            continue;
+        }
+        CHECK(st != HF_SUCCESS, "truncated to %zu of %zu bytes: loaded", cut, len);
+        CHECK(strncmp(hf_last_error(), cut_path, strlen(cut_path)) == 0 && hf_last_error()[strlen(cut_path)] == ':',
+              "truncated to %zu bytes: message '%s' does not name the file:line", cut, hf_last_error());
+        CHECK(back.x == NULL, "truncated: output not zeroed");
+        n_cut++;
+    }
+    printf("  checkpoint: all %d truncations of the %zu-byte file are errors naming file:line, e.g.\n", n_cut, len);
+    write_text(cut_path, text, len - 10);
+    CHECK(hf_optimize_load_checkpoint(cut_path, &back) != HF_SUCCESS, "cut");
+    printf("    %s\n", hf_last_error() + strlen(dir) + 1);
+    remove(cut_path);
+
+#define MUTATE(from, to)                                                                   \
+    do {                                                                                   \
+        char *at_ = strstr(text, from);                                                    \
+        CHECK(at_ != NULL, "mutation source '%s' not found", from);                        \
+        mut = malloc(len + strlen(to) + 1);                                                \
+        memcpy(mut, text, (size_t)(at_ - text));                                           \
+        strcpy(mut + (at_ - text), to);                                                    \
+        strcat(mut, at_ + strlen(from));                                                   \
+    } while (0)
+#define BAD(name, from, to, status, line, fragment)                                        \
+    do {                                                                                   \
+        MUTATE(from, to);                                                                  \
+        expect_bad(dir, name, mut, status, line, fragment);                                \
+        free(mut);                                                                         \
+    } while (0)
+    printf("  checkpoint mutations:\n");
+    BAD("nan_x", "x 1 -2.25", "x 1 nan", HF_ERROR_NONFINITE, 10, "x[1]");
+    BAD("inf_loss", "best_loss 0.5", "best_loss -inf", HF_ERROR_NONFINITE, 8, "best loss");
+    BAD("garbage_x", "x 2 3\n", "x 2 3.0e\n", HF_ERROR_PARSE, 11, "is not a number");
+    BAD("x_order", "x 1 -2.25", "x 2 -2.25", HF_ERROR_FORMAT, 10, "x index 2 where 1 was expected");
+    BAD("x_missing", "x 2 3\n", "", HF_ERROR_COUNT, 11, "after 2 of n = 3");
+    BAD("x_extra", "end\n", "x 3 4\nend\n", HF_ERROR_COUNT, 12, "more than n = 3");
+    BAD("n_zero", "\nn 3\n", "\nn 0\n", HF_ERROR_PARSE, 5, "parameter count");
+    BAD("n_huge", "\nn 3\n", "\nn 99999999999\n", HF_ERROR_PARSE, 5, "parameter count");
+    BAD("n_twice", "\nn 3\n", "\nn 3\nn 3\n", HF_ERROR_FORMAT, 6, "second time");
+    BAD("no_cycle", "cycle 0\n", "", HF_ERROR_FORMAT, 11, "without the 'cycle' line");
+    BAD("bad_algorithm", "LD_LBFGS", "LD_MMA", HF_ERROR_PARSE, 4, "unknown algorithm");
+    BAD("unknown_key", "cycle 0\n", "cycle 0\nstep 3\n", HF_ERROR_PARSE, 8, "unknown line");
+    BAD("after_end", "end\n", "end\nx 0 1\n", HF_ERROR_FORMAT, 13, "after 'end'");
+    BAD("fields", "evaluations 40", "evaluations 40 41", HF_ERROR_PARSE, 6, "takes 1 field");
+    BAD("negative_count", "evaluations 40", "evaluations -1", HF_ERROR_PARSE, 6, "evaluation count");
+    BAD("header", "hessfit-checkpoint 1", "hessfit-checkpoint", HF_ERROR_FORMAT, 3, "not a hessfit checkpoint");
+    BAD("version", "hessfit-checkpoint 1", "hessfit-checkpoint 2", HF_ERROR_UNSUPPORTED, 3, "version 2");
+    BAD("x_before_n", "\nn 3\n", "\nx 0 1\nn 3\n", HF_ERROR_FORMAT, 5, "before the parameter count");
+#undef BAD
+#undef MUTATE
+    remove(path);
+    free(text);
+}
+
+/* L-BFGS stopped by maxeval with a checkpoint file, resumed from that file: the same minimum. */
+static void test_resume_lbfgs(const char *dir)
+{
+    double xa[MAX_N], xb[MAX_N];
+    const int n = 10;
+    hf_opt_result ra, rb, rc;
+    hf_opt_checkpoint cp;
+    char path[512];
+    hf_optimize *opt = make(HF_OPT_LBFGS, n);
+    snprintf(path, sizeof path, "%s/lbfgs.checkpoint", dir);
+    HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-15));
+    fn_reset(FN_ROSENBROCK, n);
+    rosenbrock_start(xa, n);
+    HF_CALL(hf_optimize_run(opt, xa, &ra));
+    /* The same, cut at 40 evaluations (checkpoint after every improvement). */
+    fn_reset(FN_ROSENBROCK, n);
+    rosenbrock_start(xb, n);
+    HF_CALL(hf_optimize_set_maxeval(opt, 40));
+    HF_CALL(hf_optimize_set_checkpoint_file(opt, path, 0.0));
+    HF_CALL(hf_optimize_run(opt, xb, &rb));
+    CHECK(rb.outcome == HF_OPT_MAXEVAL_REACHED && rb.evaluations == 40, "cut run: %s, %lld",
+          hf_opt_outcome_string(rb.outcome), rb.evaluations);
+    check_no_temporaries(dir);
+    hf_optimize_destroy(opt);
+    /* A new optimiser continues from the file. */
+    opt = make(HF_OPT_LBFGS, n);
+    HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-15));
+    HF_CALL(hf_optimize_set_maxeval(opt, 100000));
+    HF_CALL(hf_optimize_load_checkpoint(path, &cp));
+    CHECK(cp.evaluations == 40 && cp.best_loss == rb.loss && memcmp(cp.x, xb, (size_t)n * sizeof *xb) == 0,
+          "checkpoint of the cut run: %lld evaluations, loss %.17g vs %.17g", cp.evaluations, cp.best_loss, rb.loss);
+    HF_CALL(hf_optimize_resume(opt, &cp, xb));
+    hf_opt_checkpoint_free(&cp);
+    F.calls = 0;
+    HF_CALL(hf_optimize_run(opt, xb, &rc));
+    printf("  L-BFGS Rosenbrock n = 10: uninterrupted %lld evaluations, loss %.3g; cut at 40 (loss %.4g) and "
+           "resumed: %lld evaluations in all, loss %.3g, max|x_resumed - x_uninterrupted| %.3g\n",
+           ra.evaluations, ra.loss, rb.loss, rc.evaluations, rc.loss, test_max_abs_diff(xa, xb, (size_t)n));
+    CHECK(rc.evaluations == 40 + rc.run_evaluations && rc.run_evaluations == F.calls, "resumed counts");
+    CHECK(rc.initial_loss == rb.loss, "the resumed run starts at the checkpoint's loss");
+    CHECK(test_max_abs_diff(xa, xb, (size_t)n) <= 1e-6 && max_abs_minus(xb, n, 1.0) <= 1e-6,
+          "resumed run ends at %g from the uninterrupted one", test_max_abs_diff(xa, xb, (size_t)n));
+    /* Resuming with the evaluation budget already spent: no evaluation, the checkpoint's point. */
+    HF_CALL(hf_optimize_get_checkpoint(opt, &cp));
+    CHECK(cp.evaluations == rc.evaluations && cp.best_loss == rc.loss, "hf_optimize_get_checkpoint");
+    HF_CALL(hf_optimize_set_maxeval(opt, cp.evaluations));
+    HF_CALL(hf_optimize_resume(opt, &cp, xa));
+    F.calls = 0;
+    HF_CALL(hf_optimize_run(opt, xa, &rb));
+    CHECK(F.calls == 0 && rb.outcome == HF_OPT_MAXEVAL_REACHED && rb.loss == cp.best_loss &&
+              memcmp(xa, cp.x, (size_t)n * sizeof *xa) == 0,
+          "spent budget: %lld calls, %s", F.calls, hf_opt_outcome_string(rb.outcome));
+    hf_opt_checkpoint_free(&cp);
+    remove(path);
+    hf_optimize_destroy(opt);
+}
+
+/* grad-simp cut after its first cycle and resumed from the file: bit-identical to the uninterrupted
+ * run (same x, loss, evaluations, cycles). */
+static void test_resume_grad_simp(const char *dir, const hf_opt_result *full, const double *x_full)
+{
+    double x[8], y[8];
+    hf_opt_result r1, r2;
+    hf_opt_checkpoint cp;
+    hf_opt_grad_simp_options o = hf_opt_grad_simp_default_options();
+    char path[512];
+    hf_optimize *opt;
+    snprintf(path, sizeof path, "%s/gradsimp.checkpoint", dir);
+    o.max_cycles = 1;
+    opt = few_optimizer(x, &o);
+    HF_CALL(hf_optimize_set_checkpoint_file(opt, path, 1e9)); /* only at cycle ends and the run's end */
+    HF_CALL(hf_optimize_run(opt, x, &r1));
+    CHECK(r1.outcome == HF_OPT_MAX_CYCLES && r1.cycles == 1, "first part: %s, %d cycles",
+          hf_opt_outcome_string(r1.outcome), r1.cycles);
+    hf_optimize_destroy(opt);
+    opt = few_optimizer(y, NULL);
+    HF_CALL(hf_optimize_load_checkpoint(path, &cp));
+    CHECK(cp.cycle == 1 && cp.algorithm == HF_OPT_GRAD_SIMP && cp.evaluations == r1.evaluations, "checkpoint");
+    HF_CALL(hf_optimize_resume(opt, &cp, y));
+    hf_opt_checkpoint_free(&cp);
+    HF_CALL(hf_optimize_run(opt, y, &r2));
+    printf("  grad-simp cut after cycle 1 (%lld evaluations) and resumed: %d cycles, %lld evaluations, loss %.17g; "
+           "uninterrupted: %d, %lld, %.17g; x bit-identical: %s\n",
+           r1.evaluations, r2.cycles, r2.evaluations, r2.loss, full->cycles, full->evaluations, full->loss,
+           memcmp(y, x_full, sizeof y) == 0 ? "yes" : "no");
+    CHECK(memcmp(y, x_full, sizeof y) == 0 && r2.loss == full->loss, "resumed grad-simp differs");
+    CHECK(r2.evaluations == full->evaluations && r2.cycles == full->cycles && r2.outcome == full->outcome,
+          "resumed grad-simp: %lld evaluations, %d cycles vs %lld, %d", r2.evaluations, r2.cycles, full->evaluations,
+          full->cycles);
+    /* A checkpoint of another algorithm or size is refused. */
+    {
+        hf_optimize *other = make(HF_OPT_LBFGS, 8);
+        double z[8];
+        HF_CALL(hf_optimize_load_checkpoint(path, &cp));
+        CHECK(hf_optimize_resume(other, &cp, z) == HF_ERROR_INVALID_ARGUMENT && strstr(hf_last_error(), "GRAD_SIMP"),
+              "resume with another algorithm: %s", hf_last_error());
+        hf_optimize_destroy(other);
+        other = make(HF_OPT_GRAD_SIMP, 7);
+        CHECK(hf_optimize_resume(other, &cp, z) == HF_ERROR_COUNT, "resume with another n");
+        hf_optimize_destroy(other);
+        hf_opt_checkpoint_free(&cp);
+    }
+    remove(path);
+    hf_optimize_destroy(opt);
+}
+
+/* ---- arguments, texts, defaults -------------------------------------------------------------------------- */
+
+static void test_arguments(void)
+{
+    hf_optimize *opt = NULL;
+    double x[2] = {0.0, 2.0}, lo[2] = {-1.0, -1.0}, hi[2] = {1.0, 1.0}, step[2] = {0.1, 0.0};
+    hf_opt_grad_simp_options o = hf_opt_grad_simp_default_options();
+    hf_opt_algorithm alg;
+    const char *seen[16];
+    int n_seen = 0;
+    CHECK(hf_optimize_create(HF_OPT_LBFGS, 0, &opt) == HF_ERROR_INVALID_ARGUMENT && opt == NULL, "n = 0");
+    CHECK(hf_optimize_create((hf_opt_algorithm)9, 2, &opt) == HF_ERROR_INVALID_ARGUMENT, "algorithm 9");
+    opt = make(HF_OPT_LBFGS, 2);
+    fn_reset(FN_ROSENBROCK, 2);
+    HF_CALL(hf_optimize_set_bounds(opt, lo, hi));
+    CHECK(hf_optimize_run(opt, x, NULL) == HF_ERROR_INVALID_ARGUMENT && strstr(hf_last_error(), "parameter 1, 2,"),
+          "start outside the box: %s", hf_last_error());
+    CHECK(F.calls == 0, "evaluated a start outside the box");
+    x[1] = NAN;
+    CHECK(hf_optimize_run(opt, x, NULL) == HF_ERROR_NONFINITE, "NaN start");
+    CHECK(hf_optimize_set_bounds(opt, hi, lo) == HF_ERROR_INVALID_ARGUMENT, "lo > hi");
+    CHECK(hf_optimize_set_initial_step(opt, step) == HF_ERROR_INVALID_ARGUMENT && strstr(hf_last_error(), "parameter 1"),
+          "zero step: %s", hf_last_error());
+    CHECK(hf_optimize_set_ftol_rel(opt, -1.0) == HF_ERROR_INVALID_ARGUMENT, "negative ftol");
+    CHECK(hf_optimize_set_maxtime(opt, NAN) == HF_ERROR_INVALID_ARGUMENT, "NaN maxtime");
+    CHECK(hf_optimize_set_maxeval(opt, -5) == HF_ERROR_INVALID_ARGUMENT, "negative maxeval");
+    CHECK(hf_optimize_best(opt, NULL, NULL) == HF_ERROR_INVALID_ARGUMENT, "best before any evaluation");
+    o.n_simplex = 0;
+    CHECK(hf_optimize_set_grad_simp(opt, &o) == HF_ERROR_INVALID_ARGUMENT, "n_simplex 0");
+    o = hf_opt_grad_simp_default_options();
+    o.min_improvement = 1.0;
+    CHECK(hf_optimize_set_grad_simp(opt, &o) == HF_ERROR_INVALID_ARGUMENT, "min_improvement 1");
+    hf_optimize_destroy(opt);
+    opt = make(HF_OPT_GRAD_SIMP, 2);
+    x[1] = 0.5;
+    CHECK(hf_optimize_run(opt, x, NULL) == HF_ERROR_INVALID_ARGUMENT && strstr(hf_last_error(), "step"),
+          "grad-simp without steps: %s", hf_last_error());
+    hf_optimize_destroy(opt);
+    opt = NULL;
+    CHECK(hf_optimize_create(HF_OPT_LBFGS, 2, &opt) == HF_SUCCESS && hf_optimize_run(opt, x, NULL) ==
+              HF_ERROR_INVALID_ARGUMENT, "run without an objective");
+    hf_optimize_destroy(opt);
+    /* Names round trip; every NLopt result and outcome has its own text. */
+    for (int a = 0; a < HF_NUM_OPT_ALGORITHMS; a++) {
+        HF_CALL(hf_opt_algorithm_from_name(hf_opt_algorithm_name((hf_opt_algorithm)a), &alg));
+        CHECK(alg == (hf_opt_algorithm)a, "algorithm name round trip %d", a);
+    }
+    CHECK(hf_opt_algorithm_from_name("bfgs", &alg) == HF_ERROR_INVALID_ARGUMENT, "unknown name");
+    for (int r = NLOPT_FORCED_STOP; r <= NLOPT_MAXTIME_REACHED; r++) {
+        if (r == 0)
+            continue;
+        seen[n_seen] = hf_opt_nlopt_result_string(r);
+        CHECK(strncmp(seen[n_seen], nlopt_result_to_string((nlopt_result)r), strlen(nlopt_result_to_string((nlopt_result)r))) == 0 ||
+                  strstr(seen[n_seen], nlopt_result_to_string((nlopt_result)r)) != NULL,
+              "text of NLopt result %d (%s) lacks NLopt's name: %s", r, nlopt_result_to_string((nlopt_result)r),
+              seen[n_seen]);
+        for (int k = 0; k < n_seen; k++)
+            CHECK(strcmp(seen[k], seen[n_seen]) != 0, "two NLopt results with one text");
+        n_seen++;
+    }
+    CHECK(strcmp(hf_opt_nlopt_result_string(42), "unknown NLopt result") == 0, "result 42");
+    for (int a = 0; a < HF_NUM_OPT_OUTCOMES; a++)
+        for (int b = 0; b < a; b++)
+            CHECK(strcmp(hf_opt_outcome_string((hf_opt_outcome)a), hf_opt_outcome_string((hf_opt_outcome)b)) != 0,
+                  "outcomes %d and %d share a text", a, b);
+    printf("  arguments: every bad setting refused with a message; %d NLopt results and %d outcomes in words\n", n_seen,
+           (int)HF_NUM_OPT_OUTCOMES);
+}
+
+static void test_q2mm_defaults(void)
+{
+    const struct {
+        hf_opt_value_kind kind;
+        double lo, hi, step;
+    } expect[] = {{HF_OPT_BOND_K, 0, 3600, 7.2},        {HF_OPT_BOND_R0, 0.5, 3.0, 0.02},
+                  {HF_OPT_ANGLE_K, 0, 720, 7.2},         {HF_OPT_ANGLE_THETA0, 30, 180, 1.0},
+                  {HF_OPT_FOURIER_K, -20, 20, 0.1},      {HF_OPT_FOURIER_PHASE, -360, 360, 1.0},
+                  {HF_OPT_IMPROPER_K, 0, 720, 7.2},      {HF_OPT_VDW_RSTAR, 0.5, 5.0, 0.1},
+                  {HF_OPT_VDW_EPS, 0.001, 2.0, 0.02}};
+    hf_forcefield ff;
+    int counted[HF_NUM_OPT_VALUE_KINDS] = {0}, outside[HF_NUM_OPT_VALUE_KINDS] = {0}, periodicities = 0;
+    double lo, hi, step;
+    for (size_t k = 0; k < sizeof expect / sizeof expect[0]; k++) {
+        HF_CALL(hf_optimize_q2mm_defaults(expect[k].kind, &lo, &hi, &step));
+        CHECK(lo == expect[k].lo && hi == expect[k].hi && step == expect[k].step, "%s: [%g, %g] %g",
+              hf_opt_value_kind_name(expect[k].kind), lo, hi, step);
+    }
+    CHECK(hf_optimize_q2mm_defaults(HF_NUM_OPT_VALUE_KINDS, &lo, &hi, &step) == HF_ERROR_INVALID_ARGUMENT,
+          "unknown kind");
+    /* Every fitted value of the rh-enamide Seminario force field: its kind, and whether it lies in
+     * q2mm's box. */
+    memset(&ff, 0, sizeof ff);
+    HF_CALL(hf_fld_read(test_source_path("examples/data/rh-enamide/ff/rh_hyd_enamide_seminario.fld"), &ff));
+    for (int p = 0; p < ff.n_params; p++) {
+        const hf_ff_param *par = &ff.params[p];
+        for (int v = 0; v < par->n_values; v++) {
+            hf_opt_value_kind kind;
+            hf_status st = hf_optimize_value_kind(par, v, &kind);
+            if (st != HF_SUCCESS) {
+                CHECK((par->kind == HF_PARAM_TORSION && v % 3 == 2) || par->kind == HF_PARAM_CHARGE ||
+                          (par->kind == HF_PARAM_IMPROPER && par->improper_form == HF_IMPROPER_FOURIER && v % 3 == 2),
+                      "line %d value %d: %s", par->line, v, hf_last_error());
+                CHECK(strstr(hf_last_error(), "line") != NULL, "message names no line: %s", hf_last_error());
+                periodicities++;
+                continue;
+            }
+            HF_CALL(hf_optimize_q2mm_defaults(kind, &lo, &hi, NULL));
+            counted[kind]++;
+            if (par->values[v] < lo || par->values[v] > hi) {
+                outside[kind]++;
+                printf("    outside q2mm's box: line %d (%s %s %s %s), %s %g not in [%g, %g]\n", par->line, par->types[0],
+                       par->types[1], par->n_types > 2 ? par->types[2] : "", par->n_types > 3 ? par->types[3] : "",
+                       hf_opt_value_kind_name(kind), par->values[v], lo, hi);
+            }
+        }
+    }
+    printf("  q2mm defaults; rh_hyd_enamide_seminario.fld values per kind (outside q2mm's box):");
+    for (int k = 0; k < HF_NUM_OPT_VALUE_KINDS; k++)
+        printf(" %s %d (%d)", hf_opt_value_kind_name((hf_opt_value_kind)k), counted[k], outside[k]);
+    printf("; %d periodicities refused\n", periodicities);
+    CHECK(counted[HF_OPT_BOND_K] > 0 && counted[HF_OPT_ANGLE_K] > 0 && counted[HF_OPT_FOURIER_K] > 0 &&
+              counted[HF_OPT_VDW_RSTAR] > 0,
+          "kinds missing from the force field");
+    /* Golden: every value inside, except the two ring V2 = 60 torsions (k = 30, lines 1768, 1799). */
+    for (int k = 0; k < HF_NUM_OPT_VALUE_KINDS; k++)
+        CHECK(outside[k] == (k == HF_OPT_FOURIER_K ? 2 : 0), "%d %s values outside q2mm's box",
+              outside[k], hf_opt_value_kind_name((hf_opt_value_kind)k));
+    CHECK(counted[HF_OPT_BOND_K] == 186 && counted[HF_OPT_ANGLE_K] == 529 && counted[HF_OPT_FOURIER_K] == 2733 &&
+              counted[HF_OPT_IMPROPER_K] == 4 && counted[HF_OPT_VDW_EPS] == 36,
+          "value counts of rh_hyd_enamide_seminario.fld");
+    {
+        /* A bond's value 0 is its k, value 1 its r0; a periodicity is refused naming the line. */
+        hf_ff_param bond = {0}, tors = {0};
+        hf_opt_value_kind kind;
+        bond.kind = HF_PARAM_BOND;
+        bond.n_values = 2;
+        bond.line = 12;
+        HF_CALL(hf_optimize_value_kind(&bond, 1, &kind));
+        CHECK(kind == HF_OPT_BOND_R0, "bond value 1");
+        CHECK(hf_optimize_value_kind(&bond, 2, &kind) == HF_ERROR_INVALID_ARGUMENT && strstr(hf_last_error(), "line 12"),
+              "%s", hf_last_error());
+        tors.kind = HF_PARAM_TORSION;
+        tors.n_values = 9;
+        tors.line = 40;
+        HF_CALL(hf_optimize_value_kind(&tors, 4, &kind));
+        CHECK(kind == HF_OPT_FOURIER_PHASE, "torsion value 4");
+        CHECK(hf_optimize_value_kind(&tors, 5, &kind) == HF_ERROR_INVALID_ARGUMENT &&
+                  strstr(hf_last_error(), "periodicity"),
+              "%s", hf_last_error());
+    }
+    hf_forcefield_free(&ff);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/hessfit_test_optimize_XXXXXX";
+    hf_opt_result gs_result;
+    double gs_x[8];
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+
+    printf("L-BFGS, Nelder-Mead, Subplex:\n");
+    test_rosenbrock(HF_OPT_LBFGS, 2, 1e-7, 100000);
+    test_rosenbrock(HF_OPT_LBFGS, 10, 1e-7, 100000);
+    test_rosenbrock(HF_OPT_NELDER_MEAD, 2, 1e-6, 100000);
+    test_rosenbrock(HF_OPT_NELDER_MEAD, 10, -1e-4, MAX_LOG);
+    test_rosenbrock(HF_OPT_SUBPLEX, 2, 1e-6, 100000);
+    test_rosenbrock(HF_OPT_SUBPLEX, 10, 0.0, MAX_LOG);
+    test_bounded_quadratic(HF_OPT_LBFGS);
+    test_bounded_quadratic(HF_OPT_NELDER_MEAD);
+    test_bounded_quadratic(HF_OPT_SUBPLEX);
+
+    printf("grad-simp:\n");
+    test_sensitivity_measure(HF_OPT_SENSITIVITY_Q2MM);
+    test_sensitivity_measure(HF_OPT_SENSITIVITY_GRADIENT);
+    test_grad_simp_cycle(&gs_result, gs_x);
+
+    printf("failures, stopping, limits:\n");
+    test_failures(dir);
+    test_stopping();
+    test_limits();
+
+    printf("checkpoints:\n");
+    test_checkpoint_round_trip(dir);
+    test_bad_checkpoints(dir);
+    test_resume_lbfgs(dir);
+    test_resume_grad_simp(dir, &gs_result, gs_x);
+
+    printf("arguments and defaults:\n");
+    test_arguments();
+    test_q2mm_defaults();
+
+    check_no_temporaries(dir);
+    CHECK(rmdir(dir) == 0, "%s not empty at the end", dir);
+    printf("test_optimize: all checks passed\n");
+    return 0;
+}
