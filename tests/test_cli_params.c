@@ -244,7 +244,6 @@ int main(int argc, char **argv)
         {"params --ff x.fld --structures y.mmo --bond-tolerance 0", "--bond-tolerance '0'"},
         {"params --ff x.fld --structures y.mmo --ts-bond-tolerance nan", "--ts-bond-tolerance 'nan'"},
         {"params --ff x.txt --structures y.mmo", "must be a .fld or .frcmod"},
-        {"params --ff x.fld --structures y.xyz", "must be a .mmo or .mol2"},
         {"params --ff x.fld --structures y.mmo --prefer 95x", "--prefer '95x' is not a force-field line number"},
         {"params --ff x.fld --structures y.mmo --prefer 0", "--prefer '0' is not a force-field line number"},
         {"params --ff x.fld --ff z.fld --structures y.mmo", "--ff given twice"},
@@ -272,6 +271,10 @@ int main(int argc, char **argv)
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s/missing.mmo'", fld, tmpl);
     r = run(args);
     expect_status(&r, 1, "missing.mmo", "missing structures");
+    free(r.out);
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s/structures.dat'", fld, tmpl);
+    r = run(args);
+    expect_status(&r, 1, "cannot tell the format", "structures of an unknown format");
     free(r.out);
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s' --no-term 'stretch A B'", fld, mmo);
     r = run(args);

@@ -40,6 +40,7 @@
 #include "openmm/Force.h"
 #include "openmm/Vec3.h"
 #include "internal/windowsExportHessFit.h"
+#include "HessianObjective.h"
 #include <string>
 #include <vector>
 
@@ -208,6 +209,31 @@ public:
      *  y's units, per slot unit. Errors as getHessianContractionDerivatives. */
     void getGradientContractionDerivatives(OpenMM::Context& context, const std::vector<double>& y,
                                            std::vector<double>& derivatives) const;
+
+    // ---- Hessian-space objectives (HessianObjective.h) ---------------------------------------
+    /** Set the Context's Hessian-space objective: per molecule frequencies (paired by position or
+     *  by eigenvector overlap), eigenmatrix elements, Hessian elements, with targets and weights
+     *  (OpenMM units, see HessianObjective.h). The spec is checked first: one Molecule per molecule
+     *  of the force, sizes, finite targets, weights >= 0, masses > 0, orthonormal vectors
+     *  (HessianForceException Size / Value naming the molecule, field and entry). Replaces an
+     *  earlier objective; the objective belongs to this Context. */
+    void setHessianObjective(OpenMM::Context& context, const HessianObjectiveSpec& spec) const;
+    /** The loss L = sum r_i^2 of the Context's objective and dL/dslot for every slot (loss units
+     *  per slot unit), for all molecules in one kernel call: the Hessian blocks, per molecule the
+     *  eigen-decomposition and the adjoint G, then one tr(G^T dH/dslot) contraction. residuals,
+     *  when not null, receives the r_i (getHessianObjectiveNumResiduals of them). Throws
+     *  HessianForceException Value when no objective is set or an eigensolver fails, Geometry as
+     *  getHessianBlocks. */
+    double computeHessianObjective(OpenMM::Context& context, std::vector<double>& dLdslot,
+                                   std::vector<double>* residuals = nullptr) const;
+    /** The loss alone (no gradient), and the residuals when residuals is not null. */
+    double computeHessianObjective(OpenMM::Context& context, std::vector<double>* residuals = nullptr) const;
+    /** Residuals of the Context's objective (0 when none is set). */
+    long long getHessianObjectiveNumResiduals(OpenMM::Context& context) const;
+    /** For each frequency target (molecule by molecule) the MM mode index (ascending eigenvalue
+     *  order of the molecule's mode list) it was paired with in the last evaluation; -1 when
+     *  unpaired or before the first evaluation. */
+    void getHessianObjectivePairing(OpenMM::Context& context, std::vector<int>& modes) const;
 
     bool usesPeriodicBoundaryConditions() const { return false; }
 

@@ -2,6 +2,7 @@
 #define HESSFIT_HESSIAN_KERNELS_H_
 
 #include "HessianForce.h"
+#include "HessianObjective.h"
 #include "openmm/KernelImpl.h"
 #include "openmm/System.h"
 #include "openmm/Platform.h"
@@ -46,6 +47,20 @@ public:
      *  in System order; checked by the caller). Units: kJ/mol/nm times y's units, per slot unit. */
     virtual void computeGradientContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& y,
                                                        std::vector<double>& derivatives) = 0;
+    /** Take a Hessian-space objective (HessianObjective.h), validated by the caller against the
+     *  force's molecules (one Molecule per molecule, sizes, finite values, positive masses,
+     *  orthonormal vectors). Replaces any earlier one and forgets its position-paired selection. */
+    virtual void setHessianObjective(OpenMM::ContextImpl& context, const HessianObjectiveSpec& spec) = 0;
+    /** The objective's loss L = sum r_i^2 at the Context's positions and parameters, for all
+     *  molecules in this one call; when dLdslot is not null, dL/dslot for every slot (the adjoint
+     *  route: one G per molecule, then one tr(G^T dH/dslot) contraction); when residuals is not
+     *  null, the r_i in the spec's layout. Requires a set objective (checked by the caller). */
+    virtual double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
+                                           std::vector<double>* residuals) = 0;
+    /** For every frequency target (molecule by molecule), the MM mode it was compared with in the
+     *  last evaluation (index in ascending eigenvalue order of the mode list), -1 if unpaired or
+     *  not evaluated yet. */
+    virtual void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) = 0;
 };
 
 } // namespace HessFit

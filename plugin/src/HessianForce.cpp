@@ -538,3 +538,23 @@ void HessianForce::getGradientContractionDerivatives(Context& context, const vec
                                                      vector<double>& derivatives) const {
     getImpl(context).getGradientContractionDerivatives(getContextImpl(context), y, derivatives);
 }
+
+void HessianForce::setHessianObjective(Context& context, const HessianObjectiveSpec& spec) const {
+    getImpl(context).setHessianObjective(getContextImpl(context), spec);
+}
+
+double HessianForce::computeHessianObjective(Context& context, vector<double>& dLdslot, vector<double>* residuals) const {
+    return getImpl(context).computeHessianObjective(getContextImpl(context), &dLdslot, residuals);
+}
+
+double HessianForce::computeHessianObjective(Context& context, vector<double>* residuals) const {
+    return getImpl(context).computeHessianObjective(getContextImpl(context), nullptr, residuals);
+}
+
+long long HessianForce::getHessianObjectiveNumResiduals(Context& context) const {
+    return getImpl(context).getHessianObjectiveNumResiduals();
+}
+
+void HessianForce::getHessianObjectivePairing(Context& context, vector<int>& modes) const {
+    getImpl(context).getHessianObjectivePairing(getContextImpl(context), modes);
+}

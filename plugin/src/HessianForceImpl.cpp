@@ -13,7 +13,8 @@ using namespace HessFit;
 using namespace OpenMM;
 using std::vector;
 
-HessianForceImpl::HessianForceImpl(const HessianForce& owner) : owner(owner), kernelCombiningRule(-1) {
+HessianForceImpl::HessianForceImpl(const HessianForce& owner)
+    : owner(owner), kernelCombiningRule(-1), hasObjective(false), objectiveResiduals(0), objectiveFrequencyTargets(0) {
 }
 
 vector<std::string> HessianForceImpl::getKernelNames() {
@@ -239,4 +240,26 @@ void HessianForceImpl::getGradientContractionDerivatives(ContextImpl& context, c
         fail(HessianForceException::Value, msg.str());
     }
     kernel.getAs<CalcHessianForceKernel>().computeGradientContractionDerivatives(context, y, derivatives);
+}
+
+// ---- Hessian-space objectives ------------------------------------------------------------------
+
+void HessianForceImpl::setHessianObjective(ContextImpl& context, const HessianObjectiveSpec& spec) {
+    validateObjective(spec, kernelMoleculeParticles(context));
+    kernel.getAs<CalcHessianForceKernel>().setHessianObjective(context, spec);
+    hasObjective = true;
+    objectiveResiduals = spec.numResiduals();
+    objectiveFrequencyTargets = spec.numFrequencyTargets();
+}
+
+double HessianForceImpl::computeHessianObjective(ContextImpl& context, vector<double>* dLdslot, vector<double>* residuals) {
+    if (!hasObjective)
+        fail(HessianForceException::Value, "no Hessian objective is set in this Context (call setHessianObjective first)");
+    return kernel.getAs<CalcHessianForceKernel>().computeHessianObjective(context, dLdslot, residuals);
+}
+
+void HessianForceImpl::getHessianObjectivePairing(ContextImpl& context, vector<int>& modes) {
+    if (!hasObjective)
+        fail(HessianForceException::Value, "no Hessian objective is set in this Context (call setHessianObjective first)");
+    kernel.getAs<CalcHessianForceKernel>().getHessianObjectivePairing(context, modes);
 }

@@ -143,6 +143,65 @@ HessFit_Status hessfit_force_get_gradient_contraction_derivatives(HessFit_Force 
                                                                   const double *y, int n_y,
                                                                   double *derivatives, int n);
 
+/* ---- Hessian-space objectives (HessianObjective.h) ------------------------------------------ */
+/*
+ * A Context can hold one objective: per molecule, frequency targets (paired with MM modes by
+ * position, selected once at the first evaluation, or by maximum eigenvector overlap at every
+ * evaluation), eigenmatrix elements V A V^T (A the mass-weighted Hessian, V fixed orthonormal
+ * vectors), and Hessian elements, each with weights; loss = sum_i r_i^2, r_i = w_i (target_i -
+ * value_i). One call gives the loss, dL/dslot for every slot (adjoint route, one kernel call for
+ * all molecules) and the residuals. Units: kJ/mol/nm^2, amu, kJ/mol/nm^2/amu, cm^-1. The full
+ * description (projection, pairing, residual order, gradients) is in plugin/include/HessianObjective.h.
+ */
+typedef enum {
+    HESSFIT_NO_FREQUENCIES = 0,
+    HESSFIT_PAIR_BY_POSITION = 1,  /* candidates above frequency_threshold at the first evaluation */
+    HESSFIT_PAIR_BY_OVERLAP = 2    /* maximum total overlap with frequency_vectors, every evaluation */
+} HessFit_FrequencyPairing;
+
+/* The objectives of one molecule. Every array comes with its number of entries (an array may be
+ * NULL only with 0 entries); sizes are checked against the molecule (n particles, dim = 3n). */
+typedef struct {
+    const double *masses;             int n_masses;               /* n, amu, Hessian-block order */
+    int frequency_pairing;            /* a HessFit_FrequencyPairing (int: any value is checked) */
+    int project_external;             /* frequencies: project translations and rotations out */
+    const double *frequency_targets;  int n_frequency_targets;    /* cm^-1 */
+    const double *frequency_weights;  int n_frequency_weights;    /* one per target, >= 0 */
+    double frequency_threshold;       /* position pairing: candidates above it, cm^-1 */
+    const double *frequency_vectors;  long long n_frequency_vectors; /* overlap pairing: targets x dim */
+    const double *eigen_vectors;      long long n_eigen_vectors;  /* k x dim, orthonormal rows */
+    const double *eigen_targets;      long long n_eigen_targets;  /* k x k (lower triangle read) */
+    const double *eigen_weights;      long long n_eigen_weights;  /* k x k */
+    const double *hessian_targets;    long long n_hessian_targets; /* dim x dim (lower triangle read) or 0 */
+    const double *hessian_weights;    long long n_hessian_weights;
+} HessFit_MoleculeObjective;
+
+/* Zero every field, frequency_threshold = 50 cm^-1 (q2mm's). */
+void hessfit_molecule_objective_init(HessFit_MoleculeObjective *molecule);
+/* Sets the Context's objective: n_molecules must equal the force's molecule count;
+ * frequency_factor (cm^-1 per sqrt(kJ/mol/nm^2/amu), the fitting layer's
+ * hf_frequency_factor_kj_mol_nm2_amu()) is needed when any molecule has frequencies.
+ * HESSFIT_ERROR_SIZE / HESSFIT_ERROR_VALUE name the molecule, field and entry (wrong sizes, NaN,
+ * negative weights, masses <= 0, vectors not orthonormal). */
+HessFit_Status hessfit_force_set_hessian_objective(HessFit_Force *force, OpenMM_Context *context,
+                                                   const HessFit_MoleculeObjective *molecules, int n_molecules,
+                                                   double frequency_factor);
+/* The loss; dLdslot (n = the number of slots; NULL with n = 0: no gradient), loss units per slot
+ * unit; residuals (n_res = hessfit_force_get_hessian_objective_size's count; NULL with 0: none).
+ * HESSFIT_ERROR_VALUE without an objective or when an eigensolver fails, HESSFIT_ERROR_GEOMETRY as
+ * hessfit_force_get_hessian_blocks. */
+HessFit_Status hessfit_force_compute_hessian_objective(HessFit_Force *force, OpenMM_Context *context, double *loss,
+                                                       double *dLdslot, int n, double *residuals, long long n_res);
+/* Residual count and total frequency targets of the Context's objective (0 and 0 when none);
+ * either output may be NULL. */
+HessFit_Status hessfit_force_get_hessian_objective_size(HessFit_Force *force, OpenMM_Context *context,
+                                                        long long *n_residuals, int *n_frequency_targets);
+/* For every frequency target (molecules concatenated), the MM mode index (ascending eigenvalue order
+ * of the molecule's mode list) it was compared with in the last evaluation, -1 if none;
+ * n = the total frequency targets. */
+HessFit_Status hessfit_force_get_hessian_objective_pairing(HessFit_Force *force, OpenMM_Context *context, int *modes,
+                                                           int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -46,6 +46,7 @@ struct HessFit_Force {
     bool owned;  // true until a System takes the force (or never, for a wrapped foreign force)
     std::vector<double> hessian;  // reused between calls: a fit asks for the blocks again and again
     std::vector<double> adjoint;  // the same for an adjoint matrix G passed in
+    std::vector<double> objectiveGradient, objectiveResiduals;  // reused by every objective evaluation
 };
 
 // The status numbers equal HessianForceException's codes.
@@ -153,7 +154,7 @@ void setOptional(T* out, T value) {
 /** Wrap a new owned force in a handle (deleting the force if the handle cannot be allocated). */
 HessFit_Force* newHandle(HessianForce* force, bool owned) {
     try {
-        return new HessFit_Force{force, owned, {}, {}};
+        return new HessFit_Force{force, owned, {}, {}, {}, {}};
     } catch (...) {
         if (owned)
             delete force;
@@ -178,6 +179,22 @@ void copyDerivatives(const vector<double>& result, double* derivatives, int n) {
         throwError(HESSFIT_ERROR_OPENMM, m.str());
     }
     std::copy(result.begin(), result.end(), derivatives);
+}
+
+/** A C array of `count` entries as a vector (NULL only with 0 entries; counts must be >= 0). */
+template <class Count>
+vector<double> arrayOf(const double* data, Count count, int molecule, const char* name) {
+    if (count < 0) {
+        std::ostringstream m;
+        m << "molecule " << molecule << ": " << name << " count is negative (" << count << ")";
+        throwError(HESSFIT_ERROR_SIZE, m.str());
+    }
+    if (data == nullptr && count > 0) {
+        std::ostringstream m;
+        m << "molecule " << molecule << ": " << name << " is NULL with " << count << " entries";
+        throwError(HESSFIT_ERROR_NULL_ARGUMENT, m.str());
+    }
+    return count > 0 ? vector<double>(data, data + count) : vector<double>();
 }
 
 } // namespace
@@ -578,6 +595,110 @@ HessFit_Status hessfit_force_get_gradient_contraction_derivatives(HessFit_Force 
         vector<double> result;
         f.getGradientContractionDerivatives(c, vector<double>(y, y + n_y), result);
         copyDerivatives(result, derivatives, n);
+    });
+}
+
+// ---- Hessian-space objectives -------------------------------------------------------------------
+
+void hessfit_molecule_objective_init(HessFit_MoleculeObjective *molecule) {
+    if (molecule == nullptr)
+        return;
+    *molecule = HessFit_MoleculeObjective();
+    molecule->frequency_pairing = HESSFIT_NO_FREQUENCIES;
+    molecule->frequency_threshold = 50.0;
+}
+
+HessFit_Status hessfit_force_set_hessian_objective(HessFit_Force *force, OpenMM_Context *context,
+                                                   const HessFit_MoleculeObjective *molecules, int n_molecules,
+                                                   double frequency_factor) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        if (n_molecules < 0)
+            throwError(HESSFIT_ERROR_SIZE, "n_molecules is negative (" + std::to_string(n_molecules) + ")");
+        requireArray(molecules, n_molecules, "molecules");
+        HessFit::HessianObjectiveSpec spec;
+        spec.frequencyFactor = frequency_factor;
+        spec.molecules.resize(n_molecules);
+        for (int i = 0; i < n_molecules; i++) {
+            const HessFit_MoleculeObjective& src = molecules[i];
+            HessFit::HessianObjectiveSpec::Molecule& dst = spec.molecules[i];
+            dst.masses = arrayOf(src.masses, src.n_masses, i, "masses");
+            dst.frequencyPairing = (HessFit::HessianObjectiveSpec::FrequencyPairing) src.frequency_pairing;
+            dst.projectExternal = src.project_external != 0;
+            dst.frequencyTargets = arrayOf(src.frequency_targets, src.n_frequency_targets, i, "frequency_targets");
+            dst.frequencyWeights = arrayOf(src.frequency_weights, src.n_frequency_weights, i, "frequency_weights");
+            dst.frequencyThreshold = src.frequency_threshold;
+            dst.frequencyVectors = arrayOf(src.frequency_vectors, src.n_frequency_vectors, i, "frequency_vectors");
+            dst.eigenVectors = arrayOf(src.eigen_vectors, src.n_eigen_vectors, i, "eigen_vectors");
+            dst.eigenTargets = arrayOf(src.eigen_targets, src.n_eigen_targets, i, "eigen_targets");
+            dst.eigenWeights = arrayOf(src.eigen_weights, src.n_eigen_weights, i, "eigen_weights");
+            dst.hessianTargets = arrayOf(src.hessian_targets, src.n_hessian_targets, i, "hessian_targets");
+            dst.hessianWeights = arrayOf(src.hessian_weights, src.n_hessian_weights, i, "hessian_weights");
+        }
+        f.setHessianObjective(c, spec);
+    });
+}
+
+HessFit_Status hessfit_force_compute_hessian_objective(HessFit_Force *force, OpenMM_Context *context, double *loss,
+                                                       double *dLdslot, int n, double *residuals, long long n_res) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        requireArg(loss, "loss");
+        requireArray(dLdslot, n, "dLdslot");
+        requireArray(residuals, n_res, "residuals");
+        if (dLdslot != nullptr)
+            requireSize(n, f.getNumParameters(), "dLdslot", "the number of parameter slots");
+        if (residuals != nullptr)
+            requireSize(n_res, f.getHessianObjectiveNumResiduals(c), "residuals", "the objective's residual count");
+        vector<double>* res = residuals != nullptr ? &force->objectiveResiduals : nullptr;
+        double value;
+        if (dLdslot != nullptr) {
+            value = f.computeHessianObjective(c, force->objectiveGradient, res);
+            copyDerivatives(force->objectiveGradient, dLdslot, n);
+        } else {
+            value = f.computeHessianObjective(c, res);
+        }
+        if (res != nullptr) {
+            if ((long long) res->size() != n_res) {
+                std::ostringstream m;
+                m << "internal error: the kernel returned " << res->size() << " residuals, expected " << n_res;
+                throwError(HESSFIT_ERROR_OPENMM, m.str());
+            }
+            std::copy(res->begin(), res->end(), residuals);
+        }
+        *loss = value;
+    });
+}
+
+HessFit_Status hessfit_force_get_hessian_objective_size(HessFit_Force *force, OpenMM_Context *context,
+                                                        long long *n_residuals, int *n_frequency_targets) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        const long long count = f.getHessianObjectiveNumResiduals(c);
+        int targets = 0;
+        if (count > 0) {
+            vector<int> modes;
+            f.getHessianObjectivePairing(c, modes);
+            targets = (int) modes.size();
+        }
+        setOptional(n_residuals, count);
+        setOptional(n_frequency_targets, targets);
+    });
+}
+
+HessFit_Status hessfit_force_get_hessian_objective_pairing(HessFit_Force *force, OpenMM_Context *context, int *modes,
+                                                           int n) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        requireArray(modes, n, "modes");
+        vector<int> result;
+        f.getHessianObjectivePairing(c, result);
+        requireSize(n, (long long) result.size(), "modes", "the objective's frequency target count");
+        std::copy(result.begin(), result.end(), modes);
     });
 }
 

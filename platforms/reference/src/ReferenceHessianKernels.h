@@ -3,6 +3,7 @@
 
 #include "HessianKernels.h"
 #include "FlatHessianModel.h"
+#include <memory>
 #include <vector>
 
 namespace HessFit {
@@ -21,6 +22,10 @@ public:
                                               std::vector<double>& derivatives);
     void computeGradientContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& y,
                                                std::vector<double>& derivatives);
+    void setHessianObjective(OpenMM::ContextImpl& context, const HessianObjectiveSpec& spec);
+    double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
+                                   std::vector<double>* residuals);
+    void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes);
 private:
     /** Throws HessianForceException(Geometry) naming the term when the core returned an error. */
     void check(int status, int badTerm) const;
@@ -28,6 +33,14 @@ private:
     void checkSize(size_t given, size_t expected, const char* what) const;
     FlatHessianModel model;
     std::vector<double> table;
+    /** The objective as given (owning the arrays) and its flat view for the C core. */
+    HessianObjectiveSpec objective;
+    std::vector<hf_objective_molecule> objectiveMolecules;
+    hf_objective_spec objectiveFlat;
+    struct StateDeleter {
+        void operator()(hf_objective_state* state) const { hf_objective_state_destroy(state); }
+    };
+    std::unique_ptr<hf_objective_state, StateDeleter> objectiveState;
 };
 
 } // namespace HessFit

@@ -152,6 +152,85 @@ int hf_evaluate_term(const hf_model *model, const hf_term *term, const double *t
  * (the pair has no energy and no slot derivative), 1 otherwise. */
 int hf_plain_pair_term(const hf_model *model, int pa, int pb, hf_term *pair);
 
+/* ---- Hessian-space objectives (hf_objective.c) ------------------------------------------------ */
+/*
+ * The loss L = sum_i r_i^2, r_i = w_i (target_i - value_i), of frequency, eigenmatrix and Hessian-
+ * element targets for every molecule, its gradient dL/dslot for every slot by the adjoint route
+ * (one G per molecule, then one hf_hessian_contraction_derivatives call) and the residuals. The
+ * meaning of every field and the residual layout are those of HessianObjectiveSpec
+ * (plugin/include/HessianObjective.h); the caller has validated the spec.
+ */
+typedef enum { HF_PAIR_NONE = 0, HF_PAIR_BY_POSITION = 1, HF_PAIR_BY_OVERLAP = 2 } hf_frequency_pairing;
+
+typedef struct {
+    const double *masses;        /* n_m, amu (NULL when neither frequencies nor the eigenmatrix are used) */
+    int pairing;                 /* hf_frequency_pairing */
+    int project;                 /* frequencies: project translations and rotations out */
+    int n_freq;
+    const double *freq_target;   /* n_freq, cm^-1 */
+    const double *freq_weight;   /* n_freq */
+    double freq_threshold;       /* HF_PAIR_BY_POSITION: candidates above it (cm^-1) */
+    const double *freq_vectors;  /* HF_PAIR_BY_OVERLAP: n_freq rows of 3 n_m */
+    int n_eig;                   /* eigenmatrix vectors (0: none) */
+    const double *eig_vectors;   /* n_eig rows of 3 n_m */
+    const double *eig_target;    /* n_eig^2 row-major, lower triangle read */
+    const double *eig_weight;
+    const double *hess_target;   /* (3 n_m)^2 row-major, lower triangle read; NULL: no Hessian elements */
+    const double *hess_weight;
+} hf_objective_molecule;
+
+typedef struct {
+    int n_molecules;                          /* = the model's */
+    const hf_objective_molecule *molecules;
+    double frequency_factor;                  /* cm^-1 per sqrt(kJ/mol/nm^2/amu) */
+} hf_objective_spec;
+
+/* Workspace and memory between evaluations (the position-paired selection, the last pairing). */
+typedef struct hf_objective_state hf_objective_state;
+
+/* NULL when out of memory. The state fits this model's molecules and this spec. */
+hf_objective_state *hf_objective_state_create(const hf_model *model, const hf_objective_spec *spec);
+void hf_objective_state_destroy(hf_objective_state *state);
+
+/* What went wrong in hf_objective_compute. */
+typedef struct {
+    int bad_term;   /* HF_OBJECTIVE_GEOMETRY: the term (or HF_BAD_NONBONDED_PAIR) */
+    int molecule;   /* HF_OBJECTIVE_EIGENSOLVER, HF_OBJECTIVE_NONFINITE: the molecule */
+    int info;       /* HF_OBJECTIVE_EIGENSOLVER: LAPACK's info */
+} hf_objective_error;
+
+#define HF_OBJECTIVE_GEOMETRY (-1)     /* undefined geometry, as hf_hessian_blocks */
+#define HF_OBJECTIVE_EIGENSOLVER (-2)  /* LAPACKE_dsyevd failed (info) */
+#define HF_OBJECTIVE_NONFINITE (-3)    /* a molecule's Hessian block (or its modes) is not finite */
+
+/*
+ * One evaluation at (table, pos): *loss; dldslot (n_slots, overwritten; NULL: no gradient, no
+ * contraction); residuals (NULL: not wanted). Returns 0 or one of the codes above.
+ */
+int hf_objective_compute(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
+                         hf_objective_state *state, double *loss, double *dldslot, double *residuals,
+                         hf_objective_error *error);
+
+/* For each frequency target (molecules concatenated) the MM mode it was compared with in the last
+ * evaluation (ascending eigenvalue order of its mode list), -1 if none; n = the total targets. */
+void hf_objective_state_pairing(const hf_objective_state *state, int *modes, int n);
+
+/* ---- helpers of the objective (hf_rigid_body.c, hf_assignment.c) ------------------------------- */
+
+/* Orthonormal rows (basis: 6 rows of 3 n_atoms, row-major) spanning the translations and the
+ * infinitesimal rotations about the centre of mass in mass-weighted coordinates:
+ * t_k = sqrt(m_a) e_k, r_k = sqrt(m_a) e_k x (x_a - x_com). Rotations that vanish (a linear
+ * molecule's axis, a single atom) are dropped. atoms: the molecule's particle indices into pos.
+ * Returns the number of rows (6, 5 or 3). */
+int hf_rigid_body_basis(int n_atoms, const int *atoms, const double *pos, const double *masses, double *basis);
+
+/* An assignment of rows to distinct columns maximising sum_k score[k][col_of_row[k]] (score:
+ * rows x cols, row-major, 1 <= rows <= cols, finite), by shortest augmenting paths (the Hungarian
+ * method: O(rows^2 cols) worst case, one O(cols) scan per row when its best column is still free).
+ * work: at least rows + 2 cols + 3 doubles; iwork: at least 3 (cols + 1) ints. Returns 0, or -1
+ * when a score is not finite (col_of_row is then incomplete). */
+int hf_assign_max_score(int rows, int cols, const double *score, int *col_of_row, double *work, int *iwork);
+
 #ifdef __cplusplus
 }
 #endif

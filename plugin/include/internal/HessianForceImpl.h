@@ -35,6 +35,15 @@ public:
     /** Check indices, slots, finiteness and molecule membership; throws HessianForceException
      *  naming the first offending item. numSystemParticles < 0 skips the System size check. */
     static void validate(const HessianForce& force, int numSystemParticles);
+    /** Check and take a Hessian-space objective for this Context (see HessianForce). */
+    void setHessianObjective(OpenMM::ContextImpl& context, const HessianObjectiveSpec& spec);
+    double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
+                                   std::vector<double>* residuals);
+    long long getHessianObjectiveNumResiduals() const { return objectiveResiduals; }
+    void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes);
+    /** Check a Hessian-space objective against the molecules (particles of each, block order):
+     *  throws HessianForceException (Size, Value) naming the molecule, the field and the entry. */
+    static void validateObjective(const HessianObjectiveSpec& spec, const std::vector<std::vector<int> >& molecules);
 private:
     /** True if terms, particle slots and molecules equal those last given to the kernel. */
     bool sameDefinitionAsKernel() const;
@@ -47,6 +56,9 @@ private:
     std::vector<std::vector<int> > kernelMolecules;
     int kernelCombiningRule;
     double kernel14Scales[2];
+    bool hasObjective;
+    long long objectiveResiduals;
+    int objectiveFrequencyTargets;
     OpenMM::Kernel kernel;
 };
 

@@ -1,0 +1,368 @@
+/*
+ * The objective of a fit model (hessfit_objective.h): checks the QM data against the model,
+ * builds every molecule's targets (hf_objective_targets.c), hands them to the plugin's objective
+ * kernel once, and evaluates: set the free values, ONE kernel call (loss, dL/dslot of all
+ * molecules, residuals), chain to the free values.
+ */
+#include "hf_objective_internal.h"
+#include "hessfit_elements.h"
+#include "hessfit_units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest distance (Angstrom) between a QM coordinate and the model's position of that atom. */
+#define HF_OBJECTIVE_GEOMETRY_TOLERANCE_A 1e-3
+
+struct hf_objective {
+    hf_model *model;
+    long long n_residuals;
+    int n_freq;
+    int *freq_mol;               /* per frequency target: molecule, target (cm^-1) and weight */
+    double *freq_target, *freq_weight;
+    double *d_slot;              /* dL/dslot, grown with the model's slot table */
+    int cap_slots;
+    unsigned long long kernel_calls;
+};
+
+static hf_status hessfit_failure(HessFit_Status st, const char *what)
+{
+    return hf_error(HF_ERROR_HESSFIT, "objective: %s: %s: %s", what, hessfit_status_string(st), hessfit_last_error());
+}
+
+hf_objective_options hf_objective_default_options(void)
+{
+    hf_objective_options o;
+    memset(&o, 0, sizeof o);
+    o.frequencies = HF_OBJ_FREQUENCIES_OVERLAP;
+    o.frequency_weight = 0.001;
+    o.frequency_threshold = 50.0;
+    o.eigenmatrix = 0;
+    o.eigenmatrix_diagonal_only = 0;
+    o.eig_i = 0.0;
+    o.eig_d_low = 0.1;
+    o.eig_d_high = 0.1;
+    o.eig_o = 0.05;
+    o.eig_threshold = 0.1173;
+    o.hessian = 0;
+    o.hessian_diagonal_weight = 0.1;
+    o.hessian_offdiagonal_weight = 0.05;
+    o.ts = HF_OBJ_TS_SKIP;
+    o.ts_replace_eigenvalue = 1.0;
+    return o;
+}
+
+static int has_objective(const hf_objective_options *o)
+{
+    return o->frequencies != HF_OBJ_FREQUENCIES_NONE || o->eigenmatrix || o->hessian;
+}
+
+static hf_status check_options(const hf_objective_options *o, int mol)
+{
+    const struct {
+        const char *name;
+        double value;
+    } weights[] = {{"frequency_weight", o->frequency_weight}, {"eig_i", o->eig_i}, {"eig_d_low", o->eig_d_low},
+                   {"eig_d_high", o->eig_d_high}, {"eig_o", o->eig_o},
+                   {"hessian_diagonal_weight", o->hessian_diagonal_weight},
+                   {"hessian_offdiagonal_weight", o->hessian_offdiagonal_weight}};
+    if (o->frequencies != HF_OBJ_FREQUENCIES_NONE && o->frequencies != HF_OBJ_FREQUENCIES_Q2MM &&
+        o->frequencies != HF_OBJ_FREQUENCIES_OVERLAP)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: unknown frequency mode %d", mol + 1,
+                        (int)o->frequencies);
+    if (o->ts != HF_OBJ_TS_SKIP && o->ts != HF_OBJ_TS_KEEP && o->ts != HF_OBJ_TS_REPLACE)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: unknown transition-state mode %d", mol + 1,
+                        (int)o->ts);
+    for (size_t i = 0; i < sizeof weights / sizeof weights[0]; i++)
+        if (!(isfinite(weights[i].value) && weights[i].value >= 0.0))
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: %s is %g (must be finite and >= 0)",
+                            mol + 1, weights[i].name, weights[i].value);
+    if (!isfinite(o->frequency_threshold) || !isfinite(o->eig_threshold))
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: a threshold is not finite", mol + 1);
+    if (!(isfinite(o->ts_replace_eigenvalue) && o->ts_replace_eigenvalue > 0.0))
+        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                        "objective: molecule %d: ts_replace_eigenvalue is %g (must be finite and > 0)", mol + 1,
+                        o->ts_replace_eigenvalue);
+    return HF_SUCCESS;
+}
+
+/*
+ * Masses (amu) of molecule mol's particles in Hessian-block order, checked against the QM molecule:
+ * same atom count, each element's monoisotopic or average mass equal to the particle's, and each QM
+ * coordinate within the tolerance of the Context's position.
+ */
+static hf_status molecule_masses(hf_model *model, const OpenMM_Vec3Array *positions, const hf_molecule *qm, int mol,
+                                 double *masses)
+{
+    const int n = hf_model_n_atoms(model, mol);
+    int count = 0;
+    HessFit_Status hst;
+    if (qm->n_atoms != n)
+        return hf_error(HF_ERROR_COUNT, "objective: molecule %d: the QM data %s has %d atoms, the model's molecule has %d",
+                        mol + 1, qm->source ? qm->source : "", qm->n_atoms, n);
+    if (qm->hessian == NULL)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: the QM data %s has no Hessian", mol + 1,
+                        qm->source ? qm->source : "");
+    if (qm->atomic_numbers == NULL || qm->coords == NULL)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: the QM data has no %s", mol + 1,
+                        qm->atomic_numbers == NULL ? "elements" : "coordinates");
+    int *particles = malloc((size_t)n * sizeof *particles);
+    if (particles == NULL)
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
+    hst = hessfit_force_get_molecule_particles(hf_model_force(model), mol, particles, n, &count);
+    if (hst != HESSFIT_SUCCESS || count != n) {
+        free(particles);
+        return hst != HESSFIT_SUCCESS ? hessfit_failure(hst, "hessfit_force_get_molecule_particles")
+                                      : hf_error(HF_ERROR_COUNT, "objective: molecule %d: %d particles, expected %d",
+                                                 mol + 1, count, n);
+    }
+    const OpenMM_System *system = hf_model_system(model);
+    for (int a = 0; a < n; a++) {
+        const double mass = OpenMM_System_getParticleMass(system, particles[a]);
+        const int z = qm->atomic_numbers[a];
+        const OpenMM_Vec3 p = *OpenMM_Vec3Array_get(positions, particles[a]);
+        const double x[3] = {p.x * HF_NM_TO_ANGSTROM, p.y * HF_NM_TO_ANGSTROM, p.z * HF_NM_TO_ANGSTROM};
+        double dist2 = 0.0;
+        for (int k = 0; k < 3; k++) {
+            const double d = x[k] - qm->coords[3 * a + k];
+            dist2 += d * d;
+        }
+        if (mass != hf_element_monoisotopic_mass(z) && mass != hf_element_average_mass(z)) {
+            free(particles);
+            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                            "objective: molecule %d, atom %d: the QM data has element %s but the model's particle "
+                            "has mass %.6f amu",
+                            mol + 1, a + 1, hf_element_symbol(z), mass);
+        }
+        if (!(sqrt(dist2) <= HF_OBJECTIVE_GEOMETRY_TOLERANCE_A)) {
+            free(particles);
+            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                            "objective: molecule %d, atom %d: the QM coordinates are %.3g Angstrom from the model's "
+                            "position (tolerance %g): the MM Hessian must be taken at the QM geometry",
+                            mol + 1, a + 1, sqrt(dist2), HF_OBJECTIVE_GEOMETRY_TOLERANCE_A);
+        }
+        masses[a] = mass;
+    }
+    free(particles);
+    return HF_SUCCESS;
+}
+
+static void to_kernel(const hf_objective_targets *t, const double *masses, HessFit_MoleculeObjective *k)
+{
+    const long long dim = 3LL * t->n_atoms;
+    hessfit_molecule_objective_init(k);
+    k->masses = masses;
+    k->n_masses = t->n_atoms;
+    k->frequency_pairing = t->pairing;
+    k->project_external = t->project;
+    k->frequency_threshold = t->threshold;
+    k->frequency_targets = t->freq_target;
+    k->n_frequency_targets = t->n_freq;
+    k->frequency_weights = t->freq_weight;
+    k->n_frequency_weights = t->n_freq;
+    k->frequency_vectors = t->freq_vectors;
+    k->n_frequency_vectors = t->freq_vectors ? (long long)t->n_freq * dim : 0;
+    k->eigen_vectors = t->eig_vectors;
+    k->n_eigen_vectors = (long long)t->n_eig * dim;
+    k->eigen_targets = t->eig_target;
+    k->n_eigen_targets = (long long)t->n_eig * t->n_eig;
+    k->eigen_weights = t->eig_weight;
+    k->n_eigen_weights = (long long)t->n_eig * t->n_eig;
+    k->hessian_targets = t->hess_target;
+    k->n_hessian_targets = t->hessian ? dim * dim : 0;
+    k->hessian_weights = t->hess_weight;
+    k->n_hessian_weights = t->hessian ? dim * dim : 0;
+}
+
+void hf_objective_destroy(hf_objective *obj)
+{
+    if (obj == NULL)
+        return;
+    free(obj->freq_mol);
+    free(obj->freq_target);
+    free(obj->freq_weight);
+    free(obj->d_slot);
+    free(obj);
+}
+
+hf_status hf_objective_create(hf_model *model, const hf_molecule *qm, int n_mols, const hf_objective_options *opt,
+                              hf_objective **objective)
+{
+    hf_status st = HF_SUCCESS;
+    HessFit_Status hst;
+    if (objective == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_create: objective is NULL");
+    *objective = NULL;
+    if (model == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_create: model is NULL");
+    if (n_mols != hf_model_n_molecules(model))
+        return hf_error(HF_ERROR_COUNT, "hf_objective_create: %d QM molecules for a model of %d molecules", n_mols,
+                        hf_model_n_molecules(model));
+    const hf_objective_options defaults = hf_objective_default_options();
+    int any = 0;
+    for (int m = 0; m < n_mols; m++) {
+        const hf_objective_options *o = opt ? &opt[m] : &defaults;
+        if ((st = check_options(o, m)) != HF_SUCCESS)
+            return st;
+        any |= has_objective(o);
+    }
+    if (any && qm == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_create: qm is NULL");
+
+    hf_objective *obj = calloc(1, sizeof *obj);
+    hf_objective_targets *targets = calloc((size_t)n_mols, sizeof *targets);
+    HessFit_MoleculeObjective *kernel = calloc((size_t)n_mols, sizeof *kernel);
+    double **masses = calloc((size_t)n_mols, sizeof *masses);
+    OpenMM_State *state = NULL;
+    if (obj == NULL || targets == NULL || kernel == NULL || masses == NULL) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_objective_create: no memory");
+        goto done;
+    }
+    obj->model = model;
+    state = OpenMM_Context_getState(hf_model_context(model), OpenMM_State_Positions, 0);
+    const OpenMM_Vec3Array *positions = OpenMM_State_getPositions(state);
+    for (int m = 0; m < n_mols && st == HF_SUCCESS; m++) {
+        const hf_objective_options *o = opt ? &opt[m] : &defaults;
+        hessfit_molecule_objective_init(&kernel[m]);
+        if (!has_objective(o))
+            continue;
+        masses[m] = malloc((size_t)hf_model_n_atoms(model, m) * sizeof(double));
+        if (masses[m] == NULL)
+            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_objective_create: no memory");
+        if (st == HF_SUCCESS)
+            st = molecule_masses(model, positions, &qm[m], m, masses[m]);
+        if (st == HF_SUCCESS)
+            st = hf_objective_targets_build(&qm[m], m, masses[m], o, &targets[m]);
+        if (st == HF_SUCCESS) {
+            to_kernel(&targets[m], masses[m], &kernel[m]);
+            obj->n_freq += targets[m].n_freq;
+        }
+    }
+    if (st != HF_SUCCESS)
+        goto done;
+
+    /* what each frequency target is, for reports */
+    obj->freq_mol = malloc((size_t)(obj->n_freq > 0 ? obj->n_freq : 1) * sizeof(int));
+    obj->freq_target = malloc((size_t)(obj->n_freq > 0 ? obj->n_freq : 1) * sizeof(double));
+    obj->freq_weight = malloc((size_t)(obj->n_freq > 0 ? obj->n_freq : 1) * sizeof(double));
+    if (!obj->freq_mol || !obj->freq_target || !obj->freq_weight) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_objective_create: no memory");
+        goto done;
+    }
+    for (int m = 0, at = 0; m < n_mols; m++)
+        for (int k = 0; k < targets[m].n_freq; k++, at++) {
+            obj->freq_mol[at] = m;
+            obj->freq_target[at] = targets[m].freq_target[k];
+            obj->freq_weight[at] = targets[m].freq_weight[k];
+        }
+
+    if ((hst = hessfit_force_set_hessian_objective(hf_model_force(model), hf_model_context(model), kernel, n_mols,
+                                                   hf_frequency_factor_kj_mol_nm2_amu())) != HESSFIT_SUCCESS) {
+        st = hessfit_failure(hst, "hessfit_force_set_hessian_objective");
+        goto done;
+    }
+    int n_freq_kernel = 0;
+    if ((hst = hessfit_force_get_hessian_objective_size(hf_model_force(model), hf_model_context(model),
+                                                        &obj->n_residuals, &n_freq_kernel)) != HESSFIT_SUCCESS) {
+        st = hessfit_failure(hst, "hessfit_force_get_hessian_objective_size");
+        goto done;
+    }
+    if (n_freq_kernel != obj->n_freq) {
+        st = hf_error(HF_ERROR_HESSFIT, "objective: the kernel holds %d frequency targets, expected %d", n_freq_kernel,
+                      obj->n_freq);
+        goto done;
+    }
+    /* one evaluation at the starting parameters: the q2mm mode selects its MM modes now */
+    double loss;
+    st = hf_objective_evaluate(obj, NULL, &loss, NULL, NULL);
+
+done:
+    if (state != NULL)
+        OpenMM_State_destroy(state);
+    for (int m = 0; targets != NULL && m < n_mols; m++)
+        hf_objective_targets_free(&targets[m]);
+    for (int m = 0; masses != NULL && m < n_mols; m++)
+        free(masses[m]);
+    free(masses);
+    free(targets);
+    free(kernel);
+    if (st != HF_SUCCESS)
+        hf_objective_destroy(obj);
+    else
+        *objective = obj;
+    return st;
+}
+
+hf_status hf_objective_evaluate(hf_objective *obj, const double *x_free, double *loss, double *grad_free,
+                                double *residuals)
+{
+    hf_status st;
+    HessFit_Status hst;
+    if (obj == NULL || loss == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_evaluate: %s is NULL", obj == NULL ? "objective" : "loss");
+    if (residuals != NULL && obj->n_residuals == 0)
+        residuals = NULL;
+    if (x_free != NULL && (st = hf_model_set_free(obj->model, x_free)) != HF_SUCCESS)
+        return st;
+    const int n_slots = hf_model_n_slots(obj->model);
+    if (grad_free != NULL && n_slots > obj->cap_slots) { /* freeing a zero triple adds slots */
+        double *grown = realloc(obj->d_slot, (size_t)n_slots * sizeof *grown);
+        if (grown == NULL)
+            return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_objective_evaluate: no memory");
+        obj->d_slot = grown;
+        obj->cap_slots = n_slots;
+    }
+    obj->kernel_calls++;
+    hst = hessfit_force_compute_hessian_objective(hf_model_force(obj->model), hf_model_context(obj->model), loss,
+                                                  grad_free != NULL ? obj->d_slot : NULL, grad_free != NULL ? n_slots : 0,
+                                                  residuals, residuals != NULL ? obj->n_residuals : 0);
+    if (hst != HESSFIT_SUCCESS)
+        return hessfit_failure(hst, "hessfit_force_compute_hessian_objective");
+    if (grad_free != NULL)
+        return hf_model_slot_gradient_to_free(obj->model, obj->d_slot, grad_free);
+    return HF_SUCCESS;
+}
+
+long long hf_objective_n_residuals(const hf_objective *obj)
+{
+    return obj != NULL ? obj->n_residuals : 0;
+}
+
+int hf_objective_n_frequency_targets(const hf_objective *obj)
+{
+    return obj != NULL ? obj->n_freq : 0;
+}
+
+hf_status hf_objective_frequency_target(const hf_objective *obj, int i, int *mol, double *target_cm1, double *weight)
+{
+    if (obj == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_frequency_target: objective is NULL");
+    if (i < 0 || i >= obj->n_freq)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_frequency_target: target %d outside 0..%d", i,
+                        obj->n_freq - 1);
+    if (mol != NULL)
+        *mol = obj->freq_mol[i];
+    if (target_cm1 != NULL)
+        *target_cm1 = obj->freq_target[i];
+    if (weight != NULL)
+        *weight = obj->freq_weight[i];
+    return HF_SUCCESS;
+}
+
+hf_status hf_objective_pairing(hf_objective *obj, int *modes)
+{
+    if (obj == NULL || (modes == NULL && obj->n_freq > 0))
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_pairing: %s is NULL", obj == NULL ? "objective" : "modes");
+    if (obj->n_freq == 0)
+        return HF_SUCCESS;
+    HessFit_Status hst = hessfit_force_get_hessian_objective_pairing(hf_model_force(obj->model),
+                                                                     hf_model_context(obj->model), modes, obj->n_freq);
+    return hst == HESSFIT_SUCCESS ? HF_SUCCESS : hessfit_failure(hst, "hessfit_force_get_hessian_objective_pairing");
+}
+
+unsigned long long hf_objective_n_kernel_calls(const hf_objective *obj)
+{
+    return obj != NULL ? obj->kernel_calls : 0;
+}
