@@ -11,6 +11,9 @@ typedef struct {
 } command;
 
 static const command commands[] = {
+    {"fit", hf_cmd_fit, "fit force-field parameters to QM Hessians as an input file says (INPUT.fit)"},
+    {"report", hf_cmd_report, "QM vs MM frequencies per molecule and mode, and the objective, for a force field"},
+    {"check", hf_cmd_check, "analytic vs finite-difference Hessians and objective gradients on a training set"},
     {"params", hf_cmd_params, "list every term of the training structures with the parameter it matched and how"},
     {"seminario", hf_cmd_seminario, "estimate bond and angle force constants from QM Hessians (Seminario)"},
 };

@@ -5,6 +5,9 @@
  * success, 1 on a failure it reported on stderr (the message names the file/line or item),
  * 2 on a usage error. */
 
+int hf_cmd_fit(int argc, char **argv);
+int hf_cmd_report(int argc, char **argv);
+int hf_cmd_check(int argc, char **argv);
 int hf_cmd_params(int argc, char **argv);
 int hf_cmd_seminario(int argc, char **argv);
 

@@ -21,7 +21,8 @@
  *   prefer        = LINE        settles an ambiguous type match (repeatable)
  *   objective     = KIND        frequencies (default), frequencies-q2mm, eigenmatrix, hessian
  *   weight        = W           weight of every datum of the objective (default per kind)
- *   ts            = keep|replace   transition-state eigenvalue handling (default keep)
+ *   ts            = skip|keep|replace   the QM reaction coordinate of a transition state: weight 0
+ *                               (default, q2mm's), compared as is, or replaced by a positive target
  *   start         = forcefield|seminario   starting values (default forcefield)
  *   optimizer     = lbfgs|nelder-mead|sbplx|grad-simp   (default lbfgs)
  *   bounds        = q2mm|none   parameter bounds (default q2mm)

@@ -27,7 +27,7 @@ static const key_rule rules[] = {
     {"prefer", 1, 0, VALUE_NUMBER, NULL, 1, 1e9},
     {"objective", 0, 0, VALUE_CHOICE, "frequencies|frequencies-q2mm|eigenmatrix|hessian", 0, 0},
     {"weight", 0, 0, VALUE_NUMBER, NULL, 1e-300, 1e300},
-    {"ts", 0, 0, VALUE_CHOICE, "keep|replace", 0, 0},
+    {"ts", 0, 0, VALUE_CHOICE, "skip|keep|replace", 0, 0},
     {"start", 0, 0, VALUE_CHOICE, "forcefield|seminario", 0, 0},
     {"optimizer", 0, 0, VALUE_CHOICE, "lbfgs|nelder-mead|sbplx|grad-simp", 0, 0},
     {"bounds", 0, 0, VALUE_CHOICE, "q2mm|none", 0, 0},

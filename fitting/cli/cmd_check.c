@@ -1,0 +1,285 @@
+/*
+ * `hessfit check INPUT.fit`: the analytic derivatives hessfit fits with, checked against finite
+ * differences on the user's own training set (in the spirit of Tinker's testhess), at the start
+ * values of the input:
+ *
+ *   1. every molecule's analytic Hessian against central differences of the analytic forces,
+ *      H_ij ~ -(F_i(x + h e_j) - F_i(x - h e_j)) / 2h, h = CHECK_HESSIAN_STEP_NM, in the model's
+ *      Context (the positions are put back exactly afterwards); reported as the largest absolute
+ *      difference (Hartree/Bohr^2) and that difference relative to the largest |H_ij| of the
+ *      molecule; it must not exceed CHECK_HESSIAN_TOLERANCE;
+ *   2. the gradient of the objective with respect to every free value against 4-point central
+ *      differences of the loss, h_i = CHECK_GRADIENT_STEP max(|x_i|, 1), error
+ *      |fd_i - g_i| / max(|g_i|, 1e-3 max_j |g_j|), which must not exceed CHECK_GRADIENT_TOLERANCE.
+ *      The stencil's truncation error grows with the loss's higher derivatives, which are large
+ *      near nearly degenerate MM modes (a frequency's k-th derivative scales as 1/gap^(k-1)), so a
+ *      value whose difference exceeds a tenth of the tolerance is tried again with h/10 and h/100,
+ *      and the closest agreement counts (an analytic gradient that is wrong disagrees at every
+ *      step). The frequency objectives are differentiable only where the
+ *      pairing of QM and MM modes does not change: a stencil whose points pair differently is not
+ *      used, and a value whose pairing switches at all three steps is reported as such and not
+ *      counted as a disagreement.
+ * Exit 0 when both agree within their tolerances, 1 when they do not or on an error, 2 on a usage
+ * error.
+ */
+#include "hessfit_units.h"
+#include "hf_commands.h"
+#include "hf_training_set.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_HESSIAN_STEP_NM 1e-5
+#define CHECK_HESSIAN_TOLERANCE 1e-5
+#define CHECK_GRADIENT_STEP 1e-5
+#define CHECK_GRADIENT_TOLERANCE 1e-5
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hessfit check INPUT.fit [--help]\n"
+            "\n"
+            "Checks the analytic derivatives on INPUT's training set at its start values, like Tinker's testhess:\n"
+            "  1. each molecule's analytic Hessian against central differences of the forces (step %g nm);\n"
+            "     the largest difference relative to the largest Hessian element must be <= %g;\n"
+            "  2. the objective's gradient over every free value against 4-point central differences of the\n"
+            "     loss (step %g max(|x|, 1)); each relative difference must be <= %g. A value that differs by\n"
+            "     more than a tenth of that is tried again with 1/10 and 1/100 of the step (the stencil's error\n"
+            "     grows near nearly degenerate modes), and so is one whose pairing of QM and MM modes switches\n"
+            "     within the stencil; values whose pairing switches at every step are listed (the loss is not\n"
+            "     differentiable there) and not counted.\n"
+            "Exit status: 0 all agree, 1 a disagreement or an error, 2 usage error.\n",
+            CHECK_HESSIAN_STEP_NM, CHECK_HESSIAN_TOLERANCE, CHECK_GRADIENT_STEP, CHECK_GRADIENT_TOLERANCE);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hessfit check: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return 2;
+}
+
+/* Forces (kJ/mol/nm) of every particle at positions. */
+static void forces_at(OpenMM_Context *ctx, const OpenMM_Vec3Array *positions, double *f, int n)
+{
+    OpenMM_Context_setPositions(ctx, positions);
+    OpenMM_State *state = OpenMM_Context_getState(ctx, OpenMM_State_Forces, 0);
+    const OpenMM_Vec3Array *forces = OpenMM_State_getForces(state);
+    for (int i = 0; i < n; i++) {
+        const OpenMM_Vec3 *v = OpenMM_Vec3Array_get(forces, i);
+        f[3 * i] = v->x;
+        f[3 * i + 1] = v->y;
+        f[3 * i + 2] = v->z;
+    }
+    OpenMM_State_destroy(state);
+}
+
+/* Part 1: returns 1 when every molecule agrees, 0 when one does not, -1 on an error. */
+static int check_hessians(hf_training_set *set)
+{
+    hf_model *model = set->model;
+    OpenMM_Context *ctx = hf_model_context(model);
+    const int n_particles = hf_model_n_particles(model);
+    const double to_au = HF_KJ_PER_MOL_PER_NM2_TO_HARTREE_PER_BOHR2, h = CHECK_HESSIAN_STEP_NM;
+    OpenMM_State *state = OpenMM_Context_getState(ctx, OpenMM_State_Positions, 0);
+    const OpenMM_Vec3Array *original = OpenMM_State_getPositions(state);
+    OpenMM_Vec3Array *moved = OpenMM_Vec3Array_create(n_particles);
+    double *fp = malloc(3 * (size_t)n_particles * sizeof *fp), *fm = malloc(3 * (size_t)n_particles * sizeof *fm);
+    int ok = 1;
+    for (int i = 0; i < n_particles; i++)
+        OpenMM_Vec3Array_set(moved, i, *OpenMM_Vec3Array_get(original, i));
+    printf("1. Hessians: analytic vs central differences of the forces (step %g nm)\n", h);
+    for (int m = 0; m < set->n_mols && ok >= 0; m++) {
+        const int n = hf_model_n_atoms(model, m), dim = 3 * n;
+        double *an = malloc((size_t)dim * (size_t)dim * sizeof *an);
+        int *particles = malloc((size_t)n * sizeof *particles), count = 0;
+        double max_h = 0.0, max_err = 0.0;
+        int worst_i = 0, worst_j = 0;
+        if (an == NULL || particles == NULL || fp == NULL || fm == NULL) {
+            fprintf(stderr, "hessfit check: no memory\n");
+            ok = -1;
+        } else if (hf_model_hessian(model, m, an) != HF_SUCCESS) {
+            fprintf(stderr, "hessfit check: %s: %s\n", set->labels[m], hf_last_error());
+            ok = -1;
+        } else if (hessfit_force_get_molecule_particles(hf_model_force(model), m, particles, n, &count) !=
+                       HESSFIT_SUCCESS ||
+                   count != n) {
+            fprintf(stderr, "hessfit check: %s: %s\n", set->labels[m], hessfit_last_error());
+            ok = -1;
+        }
+        for (int j = 0; j < dim && ok >= 0; j++) { /* column j: displace coordinate j */
+            const int pj = particles[j / 3];
+            OpenMM_Vec3 p = *OpenMM_Vec3Array_get(original, pj), q = p;
+            double *c = j % 3 == 0 ? &q.x : j % 3 == 1 ? &q.y : &q.z;
+            const double x0 = *c;
+            *c = x0 + h;
+            OpenMM_Vec3Array_set(moved, pj, q);
+            forces_at(ctx, moved, fp, n_particles);
+            *c = x0 - h;
+            OpenMM_Vec3Array_set(moved, pj, q);
+            forces_at(ctx, moved, fm, n_particles);
+            OpenMM_Vec3Array_set(moved, pj, p);
+            for (int i = 0; i < dim; i++) {
+                const int pi = particles[i / 3];
+                const double fd = -(fp[3 * pi + i % 3] - fm[3 * pi + i % 3]) / (2.0 * h) * to_au;
+                const double a = an[(size_t)i * (size_t)dim + (size_t)j], err = fabs(fd - a);
+                max_h = fmax(max_h, fabs(a));
+                if (err > max_err) {
+                    max_err = err;
+                    worst_i = i;
+                    worst_j = j;
+                }
+            }
+        }
+        if (ok >= 0) {
+            const double rel = max_h > 0.0 ? max_err / max_h : max_err;
+            const int good = rel <= CHECK_HESSIAN_TOLERANCE;
+            printf("   %-60.60s %3d atoms: max |H_fd - H| %.3e Hartree/Bohr^2 (row %d, column %d), relative to max|H| "
+                   "%.3e: %.3e  %s\n",
+                   set->labels[m], n, max_err, worst_i + 1, worst_j + 1, max_h, rel, good ? "ok" : "DISAGREE");
+            if (!good)
+                ok = 0;
+        }
+        free(an);
+        free(particles);
+    }
+    OpenMM_Context_setPositions(ctx, original); /* exactly the positions the model had */
+    OpenMM_Vec3Array_destroy(moved);
+    OpenMM_State_destroy(state);
+    free(fp);
+    free(fm);
+    if (ok > 0)
+        printf("   all within %g\n", CHECK_HESSIAN_TOLERANCE);
+    return ok;
+}
+
+/* Part 2: 1 agree, 0 disagree, -1 error. */
+static int check_gradient(hf_training_set *set)
+{
+    const int n = set->n_fit, nt = hf_objective_n_frequency_targets(set->objective);
+    double *g = malloc((size_t)n * sizeof *g), *x = malloc((size_t)n * sizeof *x), loss, l[4];
+    double *fds = malloc((size_t)n * sizeof *fds);
+    int *p0 = malloc((size_t)(nt + 1) * sizeof *p0), *p1 = malloc((size_t)(nt + 1) * sizeof *p1);
+    static const double at[4] = {2.0, 1.0, -1.0, -2.0};
+    double max_g = 0.0, max_rel = 0.0;
+    int worst = -1, n_reduced = 0, n_switching = 0, ok = 1;
+    char what[200];
+    if (g == NULL || x == NULL || fds == NULL || p0 == NULL || p1 == NULL) {
+        fprintf(stderr, "hessfit check: no memory\n");
+        ok = -1;
+        goto done;
+    }
+    printf(
+        "2. objective gradient (%s, %d free values): analytic vs 4-point central differences (step %g max(|x|, 1))\n",
+        set->settings.objective_name, n, CHECK_GRADIENT_STEP);
+    if (hf_objective_evaluate(set->objective, set->x_start, &loss, g, NULL) != HF_SUCCESS ||
+        hf_objective_pairing(set->objective, p0) != HF_SUCCESS)
+        goto error;
+    for (int i = 0; i < n; i++)
+        max_g = fmax(max_g, fabs(g[i]));
+    const double floor_g = 1e-3 * max_g;
+    printf("   loss %.10g, max |dL/dx| %.4e\n", loss, max_g);
+    for (int i = 0; i < n; i++) {
+        /* the step: h0, then h0/10 and h0/100 while the difference exceeds the tolerance (the
+         * truncation error of the stencil grows with the loss's higher derivatives, which are large
+         * near nearly degenerate MM modes) or the pairing switches within the stencil */
+        double h = CHECK_GRADIENT_STEP * fmax(fabs(set->x_start[i]), 1.0), rel = INFINITY;
+        int stable = 0, any_stable = 0;
+        for (int attempt = 0; attempt < 3 && rel > 0.1 * CHECK_GRADIENT_TOLERANCE; attempt++, h *= 0.1) {
+            stable = 1;
+            for (int k = 0; k < 4 && stable; k++) {
+                memcpy(x, set->x_start, (size_t)n * sizeof *x);
+                x[i] += at[k] * h;
+                if (hf_objective_evaluate(set->objective, x, &l[k], NULL, NULL) != HF_SUCCESS ||
+                    hf_objective_pairing(set->objective, p1) != HF_SUCCESS)
+                    goto error;
+                stable = memcmp(p0, p1, (size_t)nt * sizeof *p0) == 0;
+            }
+            if (stable) {
+                const double fd = (8.0 * (l[1] - l[2]) - (l[0] - l[3])) / (12.0 * h);
+                const double r = fabs(fd - g[i]) / fmax(fabs(g[i]), floor_g > 0.0 ? floor_g : 1e-300);
+                if (!any_stable || r < rel) {
+                    rel = r;
+                    fds[i] = fd;
+                }
+                any_stable = 1;
+            }
+            n_reduced += attempt == 1;
+        }
+        hf_training_set_describe_free(set, i, what, sizeof what);
+        if (!any_stable) {
+            n_switching++;
+            printf("   %-40s the pairing switches within 1e-2 of the step: not differentiable here, skipped\n", what);
+            continue;
+        }
+        if (rel > max_rel) {
+            max_rel = rel;
+            worst = i;
+        }
+        if (rel > CHECK_GRADIENT_TOLERANCE) {
+            printf("   %-40s analytic %.10e  finite differences %.10e  relative difference %.3e  DISAGREE\n", what,
+                   g[i], fds[i], rel);
+            ok = 0;
+        }
+    }
+    if (worst >= 0)
+        hf_training_set_describe_free(set, worst, what, sizeof what);
+    printf("   max relative difference %.3e (%s) over %d values%s", max_rel, worst >= 0 ? what : "-", n - n_switching,
+           ok > 0 ? "" : "");
+    if (n_reduced > 0)
+        printf("; %d values retried with 1/10 (and 1/100) of the step", n_reduced);
+    if (n_switching > 0)
+        printf("; %d values skipped (pairing switches)", n_switching);
+    printf("\n   %s (tolerance %g)\n", ok > 0 ? "all within tolerance" : "DISAGREEMENT", CHECK_GRADIENT_TOLERANCE);
+    goto done;
+error:
+    fprintf(stderr, "hessfit check: %s\n", hf_last_error());
+    ok = -1;
+done:
+    if (ok >= 0 && x != NULL) /* the model back at the start values */
+        hf_objective_evaluate(set->objective, set->x_start, &loss, NULL, NULL);
+    free(g);
+    free(x);
+    free(fds);
+    free(p0);
+    free(p1);
+    return ok;
+}
+
+int hf_cmd_check(int argc, char **argv)
+{
+    const char *input = NULL;
+    hf_training_set set;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (argv[i][0] == '-')
+            return usage_error("unknown option '%s'", argv[i]);
+        if (input != NULL)
+            return usage_error("unexpected argument '%s' (one input file)", argv[i]);
+        input = argv[i];
+    }
+    if (input == NULL)
+        return usage_error("%s", "the input file INPUT.fit is required");
+    hf_training_set_options topt = {NULL, NULL, "-out"};
+    if (hf_training_set_load(input, &topt, &set) != HF_SUCCESS) {
+        fprintf(stderr, "hessfit check: %s\n", hf_last_error());
+        return 1;
+    }
+    printf("hessfit check %s: %d structures, %d free values\n", input, set.n_mols, set.n_fit);
+    const int hessians = check_hessians(&set);
+    const int gradient = hessians >= 0 ? check_gradient(&set) : -1;
+    hf_training_set_free(&set);
+    if (hessians < 0 || gradient < 0)
+        return 1;
+    printf("%s\n", hessians && gradient ? "check passed"
+                                        : "check FAILED: analytic and finite-difference derivatives "
+                                          "disagree beyond the tolerance");
+    return hessians && gradient ? 0 : 1;
+}

@@ -1,0 +1,515 @@
+/*
+ * `hessfit fit INPUT.fit`: fit the free force-field parameters of a training set to its QM data.
+ *
+ * Everything is loaded and checked first (hf_training_set.h): a bad input file, a missing file, an
+ * unknown parameter, an empty training set or a structure without a Hessian stops before any work,
+ * and before the output directory is created. Then the optimiser runs (hessfit_optimize.h) with a
+ * progress line per iteration; Ctrl-C (SIGINT) or the time limit stops it cleanly, keeping the
+ * best point so far, and a checkpoint in the output directory lets `--resume` continue. The
+ * outputs, each written atomically (temporary file + rename), in the output directory:
+ *   fitted.fld | fitted.frcmod   the force field in the input's format, only the fitted values changed
+ *   fitted.frcmod (from a .fld)  the used parameters an AMBER frcmod can express; the others
+ *                                (MM3 substructure parameters, harmonic out-of-plane terms, long type
+ *                                labels) are listed in frcmod-omitted.txt and on stdout
+ *   fitted.xml                   OpenMM ForceField XML of the training molecules (hessfit_ffxml.h)
+ *   report.txt, report.json      per molecule and per mode, QM against MM before and after the fit
+ *   frequencies.svg              QM vs MM frequency scatter, before and after
+ *   convergence.svg              loss (and gradient norm) against evaluations
+ *   checkpoint.txt               the best point so far, for --resume
+ * Exit 0 when the fit ended (converged, a limit, or stopped) and its results were written; 1 on an
+ * error; 2 on a usage error.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "hessfit_atomic_file.h"
+#include "hessfit_ffxml.h"
+#include "hessfit_path.h"
+#include "hessfit_report.h"
+#include "hf_commands.h"
+#include "hf_fit_report.h"
+#include "hf_training_set.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: hessfit fit INPUT.fit [--output DIR] [--resume] [--max-time SECONDS] [--help]\n"
+                 "\n"
+                 "Fits the free parameters of a force field to QM Hessians. INPUT.fit lists the force field, the\n"
+                 "training structures and their Hessians, which parameters are free, the objective and the\n"
+                 "optimiser (docs/fitting.md documents every key; examples/rh-enamide.fit and examples/ch3f.fit are\n"
+                 "commented examples). Everything is read and checked before the fit starts.\n"
+                 "\n"
+                 "  --output DIR        where the results go (default: the input's `output`, else\n"
+                 "                      <input stem>-out beside the input file)\n"
+                 "  --resume            continue from DIR/checkpoint.txt (same input, same free parameters)\n"
+                 "  --max-time SECONDS  stop after this wall time (replaces the input's max-time), keeping the best\n"
+                 "                      point so far\n"
+                 "\n"
+                 "A progress line per iteration: evaluations, loss, gradient norm, evaluations per second.\n"
+                 "Ctrl-C stops the fit cleanly and writes the best parameters so far (a second Ctrl-C kills it).\n"
+                 "Outputs (atomic writes) in DIR: fitted.fld or fitted.frcmod (the input's format, only fitted\n"
+                 "values changed), fitted.frcmod from a .fld (what an frcmod can express; the rest listed in\n"
+                 "frcmod-omitted.txt), fitted.xml (OpenMM ForceField), report.txt, report.json, frequencies.svg,\n"
+                 "convergence.svg, checkpoint.txt.\n"
+                 "Exit status: 0 fit ended and results written, 1 error, 2 usage error.\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hessfit fit: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return 2;
+}
+
+static void join(char *out, size_t size, const char *dir, const char *name)
+{
+    snprintf(out, size, "%s/%s", dir, name);
+}
+
+/* ---- progress and history ------------------------------------------------------------------------ */
+
+/* The convergence history keeps at most HISTORY_MAX points: when full, every other point is dropped
+ * and the sampling interval doubles, so a long derivative-free run still gives a curve of the whole
+ * run in a report of bounded size. */
+#define HISTORY_MAX 4000
+/* Derivative-free runs improve the best point thousands of times a second: at most 10 lines/s. */
+#define PRINT_INTERVAL_S 0.1
+
+typedef struct {
+    hf_report_iteration points[HISTORY_MAX];
+    int n;
+    long long stride;      /* evaluations between kept points */
+    double last_print;     /* run time of the last progress line */
+    long long n_unprinted; /* improvements not printed since the last line */
+} history;
+
+static void record(history *h, const hf_opt_progress *p)
+{
+    if (h->stride > 1 && p->evaluations % h->stride != 0)
+        return;
+    if (h->n == HISTORY_MAX) {
+        for (int k = 1; k < HISTORY_MAX / 2; k++)
+            h->points[k] = h->points[2 * k];
+        h->n = HISTORY_MAX / 2;
+        h->stride *= 2;
+        if (p->evaluations % h->stride != 0)
+            return;
+    }
+    h->points[h->n].evaluation = (long)p->evaluations;
+    h->points[h->n].loss = p->loss;
+    h->points[h->n].gradient_norm = p->gradient_norm;
+    h->n++;
+}
+
+static int on_progress(const hf_opt_progress *p, void *data)
+{
+    history *h = data;
+    if (p->event == HF_OPT_EVENT_CYCLE) {
+        const hf_opt_cycle *c = p->cycle_info;
+        printf("  grad-simp cycle %d: loss %.10g -> %.10g (%.2f %% lower), %lld evaluations\n", c->cycle,
+               c->loss_before, c->loss_after_simplex, 100.0 * c->improvement, c->evaluations);
+        fflush(stdout);
+        return 0;
+    }
+    record(h, p);
+    if (!p->new_best)
+        return 0;
+    /* every L-BFGS iteration (an improving evaluation with a gradient); derivative-free improvements
+     * at most every PRINT_INTERVAL_S */
+    if (isnan(p->gradient_norm) && p->evaluations > 1 && p->seconds - h->last_print < PRINT_INTERVAL_S) {
+        h->n_unprinted++;
+        return 0;
+    }
+    char grad[32], skipped[48] = "";
+    if (isnan(p->gradient_norm))
+        snprintf(grad, sizeof grad, "n/a");
+    else
+        snprintf(grad, sizeof grad, "%.4e", p->gradient_norm);
+    if (h->n_unprinted > 0)
+        snprintf(skipped, sizeof skipped, "  (+%lld improvements)", h->n_unprinted);
+    printf("  eval %7lld  loss %-18.10g |grad| %-11s %8.1f eval/s%s%s%s\n", p->evaluations, p->loss, grad,
+           p->evaluations_per_second, p->phase != HF_OPT_PHASE_MAIN ? "  " : "",
+           p->phase != HF_OPT_PHASE_MAIN ? hf_opt_phase_name(p->phase) : "", skipped);
+    fflush(stdout);
+    h->last_print = p->seconds;
+    h->n_unprinted = 0;
+    return 0;
+}
+
+/*
+ * The optimiser works on y_i = x_i / s_i, s_i the q2mm step of free value i (7.2 kcal/mol/A^2 for
+ * a bond k, 0.02 A for its r0, ...): in the canonical units a bond k and its r0 differ by four
+ * orders of magnitude in size and in their effect on the loss, which leaves a quasi-Newton method
+ * that starts from the identity badly scaled; in steps they are alike. The simplex methods start
+ * from a step of 1 in every y_i, i.e. q2mm's steps, and grad-simp's differences are those steps.
+ */
+typedef struct {
+    hf_objective *objective;
+    int n;
+    const double *scale; /* s_i */
+    double *x, *grad;    /* n each: the canonical point and gradient */
+} scaled_problem;
+
+static double fit_loss(int n, const double *y, double *grad, void *data, hf_status *status)
+{
+    scaled_problem *p = data;
+    double loss = 0.0;
+    for (int i = 0; i < n; i++)
+        p->x[i] = y[i] * p->scale[i];
+    *status = hf_objective_evaluate(p->objective, p->x, &loss, grad != NULL ? p->grad : NULL, NULL);
+    if (grad != NULL)
+        for (int i = 0; i < n; i++)
+            grad[i] = p->grad[i] * p->scale[i]; /* dL/dy_i = s_i dL/dx_i */
+    return loss;
+}
+
+static void to_canonical(const scaled_problem *p, const double *y, double *x)
+{
+    for (int i = 0; i < p->n; i++)
+        x[i] = y[i] * p->scale[i];
+}
+
+/* ---- outputs ------------------------------------------------------------------------------------- */
+
+/* Whether an AMBER frcmod can hold p; why not, in words. */
+static int frcmod_expressible(const hf_ff_param *p, char *why, size_t size)
+{
+    if (p->kind != HF_PARAM_BOND && p->kind != HF_PARAM_ANGLE && p->kind != HF_PARAM_TORSION &&
+        p->kind != HF_PARAM_IMPROPER) {
+        snprintf(why, size, "an frcmod has no %s parameters", hf_param_kind_name(p->kind));
+        return 0;
+    }
+    if (p->substructure >= 0) {
+        snprintf(why, size, "MM3* substructure parameter (its atoms are pattern positions, not types)");
+        return 0;
+    }
+    if (p->kind == HF_PARAM_IMPROPER && p->improper_form != HF_IMPROPER_FOURIER) {
+        snprintf(why, size, "harmonic out-of-plane term (AMBER impropers are Fourier terms)");
+        return 0;
+    }
+    for (int t = 0; t < p->n_types; t++) {
+        size_t n = strlen(p->types[t]);
+        if (n == 0 || n > 2 || strpbrk(p->types[t], "- ") != NULL) {
+            snprintf(why, size, "type '%s' is not a two-character AMBER type", p->types[t]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The used parameters of a fitted .fld that an frcmod can express, and a list of the others. */
+static void write_frcmod_part(const hf_training_set *set, const char *dir, int *n_written, int *n_omitted)
+{
+    char path[4200], omitted_path[4200], why[160], types[64], title[600];
+    unsigned char *used = calloc((size_t)set->ff.n_params + 1, 1);
+    hf_ff_param *params = calloc((size_t)set->ff.n_params + 1, sizeof *params);
+    char *list = NULL;
+    size_t len = 0, cap = 0;
+    int n_used = 0;
+    *n_written = *n_omitted = 0;
+    join(path, sizeof path, dir, "fitted.frcmod");
+    join(omitted_path, sizeof omitted_path, dir, "frcmod-omitted.txt");
+    if (used == NULL || params == NULL) {
+        printf("  fitted.frcmod not written: no memory\n");
+        goto done;
+    }
+    for (int m = 0; m < set->n_mols; m++)
+        for (int t = 0; t < set->typed[m].n_terms; t++)
+            if (set->typed[m].terms[t].param >= 0)
+                used[set->typed[m].terms[t].param] = 1;
+    for (int p = 0; p < set->ff.n_params; p++) {
+        const hf_ff_param *q = &set->ff.params[p];
+        if (!used[p])
+            continue;
+        n_used++;
+        if (frcmod_expressible(q, why, sizeof why)) {
+            params[(*n_written)++] = *q;
+            continue;
+        }
+        hf_param_types_text(q, types, sizeof types);
+        char line[400];
+        int w = snprintf(line, sizeof line, "line %d %s %s: %s\n", q->line, hf_param_kind_name(q->kind), types, why);
+        if (w > 0 && len + (size_t)w + 1 > cap) {
+            size_t grown = 2 * cap + (size_t)w + 256;
+            char *l = realloc(list, grown);
+            if (l == NULL)
+                continue;
+            list = l;
+            cap = grown;
+        }
+        if (w > 0) {
+            memcpy(list + len, line, (size_t)w);
+            len += (size_t)w;
+            (*n_omitted)++;
+        }
+    }
+    snprintf(title, sizeof title,
+             "%s fitted by hessfit: %d of the %d parameters the training set uses (the others: "
+             "frcmod-omitted.txt)",
+             set->ff.path, *n_written, n_used);
+    hf_forcefield part;
+    memset(&part, 0, sizeof part);
+    part.format = HF_FF_FORMAT_NONE;
+    part.path = title;
+    part.n_params = *n_written;
+    part.params = params;
+    if (hf_frcmod_write(&part, path) != HF_SUCCESS)
+        printf("  fitted.frcmod not written: %s\n", hf_last_error());
+    if (hf_atomic_write_buffer(omitted_path, list != NULL ? list : "", len) != HF_SUCCESS)
+        printf("  frcmod-omitted.txt not written: %s\n", hf_last_error());
+    if (*n_omitted > 0) {
+        printf("  fitted.frcmod holds %d of the %d used parameters; an frcmod cannot express these %d:\n", *n_written,
+               n_used, *n_omitted);
+        for (const char *s = list; s != NULL && s < list + len;) {
+            const char *nl = memchr(s, '\n', (size_t)(list + len - s));
+            printf("    %.*s\n", (int)(nl != NULL ? nl - s : list + len - s), s);
+            s = nl != NULL ? nl + 1 : NULL;
+        }
+    }
+done:
+    free(used);
+    free(params);
+    free(list);
+}
+
+/* ---- the command --------------------------------------------------------------------------------- */
+
+int hf_cmd_fit(int argc, char **argv)
+{
+    const char *input = NULL, *output = NULL;
+    int resume = 0, rc = 1;
+    double max_time = -1.0;
+    hf_training_set set;
+    hf_training_set_options topt = {NULL, NULL, "-out"};
+    hf_optimize *opt = NULL;
+    hf_opt_checkpoint cp;
+    hf_opt_result result;
+    hf_fit_comparison cmp;
+    history *hist = NULL;
+    double *x = NULL, *y = NULL, *lower = NULL, *upper = NULL, *ones = NULL;
+    scaled_problem problem = {NULL, 0, NULL, NULL, NULL};
+    char path[4200];
+    hf_status st;
+
+    memset(&cp, 0, sizeof cp);
+    memset(&cmp, 0, sizeof cmp);
+    memset(&result, 0, sizeof result);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--resume") == 0)
+            resume = 1;
+        else if (strcmp(a, "--output") == 0 || strcmp(a, "--max-time") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", a);
+            if (strcmp(a, "--output") == 0)
+                output = argv[++i];
+            else {
+                char *end;
+                errno = 0;
+                max_time = strtod(argv[++i], &end);
+                if (errno != 0 || end == argv[i] || *end != '\0' || !isfinite(max_time) || max_time <= 0.0)
+                    return usage_error("--max-time needs a positive number of seconds, not '%s'", argv[i]);
+            }
+        } else if (a[0] == '-')
+            return usage_error("unknown option '%s'", a);
+        else if (input != NULL)
+            return usage_error("unexpected argument '%s' (one input file)", a);
+        else
+            input = a;
+    }
+    if (input == NULL)
+        return usage_error("%s", "the input file INPUT.fit is required");
+
+    topt.output_dir = output;
+    if (hf_training_set_load(input, &topt, &set) != HF_SUCCESS) {
+        fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
+        return 1;
+    }
+    if (max_time > 0.0)
+        set.settings.max_time = max_time;
+    const int n = set.n_fit;
+    const char *dir = set.settings.output_dir;
+    char checkpoint[4200];
+    join(checkpoint, sizeof checkpoint, dir, "checkpoint.txt");
+    if (resume) {
+        if (hf_optimize_load_checkpoint(checkpoint, &cp) != HF_SUCCESS) {
+            fprintf(stderr, "hessfit fit: --resume: %s\n", hf_last_error());
+            goto done;
+        }
+        if (cp.n != n || cp.algorithm != set.settings.algorithm) {
+            fprintf(stderr,
+                    "hessfit fit: --resume: %s is a checkpoint of %d values with %s, but %s frees %d values "
+                    "for %s\n",
+                    checkpoint, cp.n, hf_opt_algorithm_name(cp.algorithm), input, n,
+                    hf_opt_algorithm_name(set.settings.algorithm));
+            goto done;
+        }
+    }
+
+    /* the optimiser */
+    x = malloc((size_t)n * sizeof *x);
+    y = malloc((size_t)n * sizeof *y);
+    ones = malloc((size_t)n * sizeof *ones);
+    problem.x = malloc((size_t)n * sizeof *problem.x);
+    problem.grad = malloc((size_t)n * sizeof *problem.grad);
+    if (set.lower != NULL) {
+        lower = malloc((size_t)n * sizeof *lower);
+        upper = malloc((size_t)n * sizeof *upper);
+    }
+    if (!x || !y || !ones || !problem.x || !problem.grad || (set.lower != NULL && (!lower || !upper)) ||
+        (hist = calloc(1, sizeof *hist)) == NULL) {
+        fprintf(stderr, "hessfit fit: no memory\n");
+        goto done;
+    }
+    problem.objective = set.objective;
+    problem.n = n;
+    problem.scale = set.step;
+    for (int i = 0; i < n; i++) {
+        y[i] = set.x_start[i] / set.step[i];
+        ones[i] = 1.0;
+        if (lower != NULL) {
+            lower[i] = set.lower[i] / set.step[i];
+            upper[i] = set.upper[i] / set.step[i];
+        }
+    }
+    hist->stride = 1;
+    if ((st = hf_optimize_create(set.settings.algorithm, n, &opt)) != HF_SUCCESS ||
+        (st = hf_optimize_set_objective(opt, fit_loss, &problem)) != HF_SUCCESS ||
+        (st = hf_optimize_set_bounds(opt, lower, upper)) != HF_SUCCESS ||
+        (st = hf_optimize_set_initial_step(opt, ones)) != HF_SUCCESS ||
+        (st = hf_optimize_set_ftol_rel(opt, set.settings.ftol)) != HF_SUCCESS ||
+        (st = hf_optimize_set_maxeval(opt, set.settings.max_evaluations)) != HF_SUCCESS ||
+        (st = hf_optimize_set_maxtime(opt, set.settings.max_time)) != HF_SUCCESS ||
+        (st = hf_optimize_set_progress(opt, on_progress, hist)) != HF_SUCCESS ||
+        (resume && (st = hf_optimize_resume(opt, &cp, y)) != HF_SUCCESS)) {
+        fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
+        goto done;
+    }
+    if (hf_cli_make_directory(dir) != HF_SUCCESS ||
+        hf_optimize_set_checkpoint_file(opt, checkpoint, 2.0) != HF_SUCCESS) {
+        fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
+        goto done;
+    }
+
+    int n_atoms = 0, n_terms = 0;
+    for (int m = 0; m < set.n_mols; m++) {
+        n_atoms += set.mols[m].n_atoms;
+        n_terms += set.typed[m].n_terms;
+    }
+    printf("hessfit fit %s\n  %d structures, %d atoms, %d typed terms; %d free values; objective %s; optimizer %s; "
+           "bounds %s\n  force field %s%s; output %s\n",
+           input, set.n_mols, n_atoms, n_terms, n, set.settings.objective_name,
+           hf_opt_algorithm_name(set.settings.algorithm), set.settings.bounds ? "q2mm" : "none", set.ff.path,
+           set.settings.start_seminario ? " (start: Seminario estimates)" : "", dir);
+    if (resume)
+        printf("  resuming from %s: %lld evaluations done, best loss %.10g\n", checkpoint, cp.evaluations,
+               cp.best_loss);
+    fflush(stdout);
+
+    hf_optimize_clear_stop();
+    hf_optimize_catch_sigint(1);
+    st = hf_optimize_run(opt, y, &result);
+    hf_optimize_catch_sigint(0);
+    if (st != HF_SUCCESS) {
+        char why[HF_ERROR_MESSAGE_SIZE];
+        snprintf(why, sizeof why, "%s", hf_last_error());
+        fprintf(stderr, "hessfit fit: the fit failed: %s\n", why);
+        if (hf_optimize_best(opt, y, NULL) == HF_SUCCESS)
+            fprintf(stderr, "hessfit fit: its best point so far is in %s\n", checkpoint);
+        goto done;
+    }
+    const int interrupted = hf_optimize_stop_requested();
+    printf("  %s: loss %.10g -> %.10g in %lld evaluations (%lld in this run, %.2f s, %.1f eval/s)\n",
+           interrupted ? "stopped (Ctrl-C)" : "done", result.initial_loss, result.loss, result.evaluations,
+           result.run_evaluations, result.seconds,
+           result.seconds > 0 ? (double)result.run_evaluations / result.seconds : 0.0);
+    printf("  outcome: %s\n", hf_opt_outcome_string(result.outcome));
+
+    /* the outputs: before = the start values, after = the best point */
+    to_canonical(&problem, y, x);
+    if ((st = hf_fit_compare(&set, set.x_start, x, n, &cmp)) != HF_SUCCESS) {
+        fprintf(stderr, "hessfit fit: the report: %s\n", hf_last_error());
+        goto done;
+    }
+    if ((st = hf_model_set_free(set.model, x)) != HF_SUCCESS ||
+        (st = hf_model_write_back(set.model, &set.ff)) != HF_SUCCESS) {
+        fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
+        goto done;
+    }
+    const int is_fld = set.ff.format == HF_FF_MM3_FLD;
+    join(path, sizeof path, dir, is_fld ? "fitted.fld" : "fitted.frcmod");
+    if (hf_forcefield_write(&set.ff, path) != HF_SUCCESS) {
+        fprintf(stderr, "hessfit fit: the fitted force field: %s\n", hf_last_error());
+        goto done;
+    }
+    printf("  wrote %s\n", path);
+    if (is_fld) {
+        int written, omitted;
+        write_frcmod_part(&set, dir, &written, &omitted);
+    }
+    join(path, sizeof path, dir, "fitted.xml");
+    if (hf_ffxml_write(path, &set.ff, set.mols, set.typed, set.n_mols) != HF_SUCCESS)
+        printf("  fitted.xml (OpenMM ForceField) not written: %s\n", hf_last_error());
+
+    char status[512];
+    snprintf(status, sizeof status, "%s%s", interrupted ? "stopped by Ctrl-C (SIGINT): " : "",
+             hf_opt_outcome_string(result.outcome));
+    hf_report report;
+    hf_fit_comparison_report(&cmp, &report);
+    report.title = input;
+    report.optimizer = hf_opt_algorithm_name(set.settings.algorithm);
+    report.status = status;
+    report.evaluations = (long)result.evaluations;
+    report.wall_time_s = result.seconds;
+    report.history.title = report.optimizer;
+    report.history.n_points = hist->n;
+    report.history.points = hist->points;
+    struct {
+        const char *name;
+        hf_status (*write)(const char *, const hf_report *);
+    } outputs[] = {{"report.txt", hf_report_write_text},
+                   {"report.json", hf_report_write_json},
+                   {"frequencies.svg", hf_svg_frequency_scatter}};
+    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
+        join(path, sizeof path, dir, outputs[k].name);
+        if (outputs[k].write(path, &report) != HF_SUCCESS) {
+            fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
+            goto done;
+        }
+    }
+    join(path, sizeof path, dir, "convergence.svg");
+    if (hf_svg_convergence(path, &report.history) != HF_SUCCESS) {
+        fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
+        goto done;
+    }
+    for (int k = 0; k < cmp.n_objectives; k++)
+        printf("  %s: loss %.10g -> %.10g, RMSD %.6g -> %.6g %s\n", cmp.objectives[k].kind,
+               cmp.objectives[k].loss_before, cmp.objectives[k].loss_after, cmp.objectives[k].rmsd_before,
+               cmp.objectives[k].rmsd_after, cmp.objectives[k].unit);
+    printf("  wrote %s/{report.txt,report.json,frequencies.svg,convergence.svg,checkpoint.txt}\n", dir);
+    rc = 0;
+done:
+    hf_fit_comparison_free(&cmp);
+    hf_opt_checkpoint_free(&cp);
+    hf_optimize_destroy(opt);
+    free(hist);
+    free(x);
+    free(y);
+    free(ones);
+    free(lower);
+    free(upper);
+    free(problem.x);
+    free(problem.grad);
+    hf_training_set_free(&set);
+    return rc;
+}

@@ -1,0 +1,471 @@
+/* QM against MM per molecule and per mode at two points of a training set's free values
+ * (hf_fit_report.h). */
+#include "hf_fit_report.h"
+
+#include "hessfit_units.h"
+#include "hessfit_vib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The QM side of one molecule's rows, fixed for both points. */
+typedef struct {
+    int n_atoms, dim;
+    double *masses; /* n_atoms, amu (the model's particles) */
+    int n_rows;
+    int *qm_mode;   /* per row: the QM mode compared (see qm_index below), -1 unknown */
+    double *qm_vec; /* n_rows x dim: the row's unit mass-weighted QM mode (NaN row: unknown) */
+    double *qm_cm1, *weight;
+    int first_target;    /* the molecule's first frequency target of the objective */
+    long long residuals; /* where its residuals start */
+    int n_targets;       /* its frequency targets */
+} qm_rows;
+
+static void rows_free(qm_rows *q)
+{
+    free(q->masses);
+    free(q->qm_mode);
+    free(q->qm_vec);
+    free(q->qm_cm1);
+    free(q->weight);
+}
+
+/*
+ * Vibrational analysis of a Hartree/Bohr^2 Hessian: frequencies (cm^-1) and unit mass-weighted
+ * modes (rows) in ascending eigenvalue order, and which of them are vibrations: with projection,
+ * those outside the rigid-body span (its directions come out at eigenvalue ~0 and are dropped, as
+ * the objective kernel does); without, all. vib[0..*n_vib) lists the vibrations in ascending order.
+ */
+static hf_status analyse(const double *hessian, const double *masses, const double *coords, int n, int project,
+                         double *freq, double *modes, int *vib, int *n_vib)
+{
+    const size_t d = 3 * (size_t)n;
+    double basis[6 * 3 * 64], *b = basis;
+    int n_ext = 0;
+    hf_status st = hf_vib_analyse(hessian, masses, coords, n, hf_frequency_factor_hartree_bohr2_amu(),
+                                  project ? HF_VIB_PROJECT_EXTERNAL : 0u, freq, modes, NULL);
+    if (st != HF_SUCCESS)
+        return st;
+    *n_vib = 0;
+    if (!project) {
+        for (size_t j = 0; j < d; j++)
+            vib[(*n_vib)++] = (int)j;
+        return HF_SUCCESS;
+    }
+    if (n > 64 && (b = malloc(6 * d * sizeof *b)) == NULL)
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for a vibrational analysis of %d atoms", n);
+    if ((st = hf_vib_external_basis(masses, coords, n, b, &n_ext)) == HF_SUCCESS)
+        for (size_t j = 0; j < d; j++) {
+            double weight = 0.0;
+            for (int r = 0; r < n_ext; r++) {
+                double dot = 0.0;
+                for (size_t i = 0; i < d; i++)
+                    dot += b[(size_t)r * d + i] * modes[j * d + i];
+                weight += dot * dot;
+            }
+            if (weight <= 0.5)
+                vib[(*n_vib)++] = (int)j;
+        }
+    if (b != basis)
+        free(b);
+    return st;
+}
+
+static double dot(const double *a, const double *b, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+/* Indices 0..n-1 sorted by values (insertion sort: n is a molecule's 3N). */
+static void sort_indices(int *idx, int n, const double *values)
+{
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    for (int i = 1; i < n; i++) {
+        int v = idx[i], j = i;
+        while (j > 0 && values[idx[j - 1]] > values[v]) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = v;
+    }
+}
+
+static hf_status build_rows(hf_training_set *set, int m, int first_target, int n_targets, qm_rows *q)
+{
+    const hf_molecule *mol = &set->mols[m];
+    const hf_objective_options *o = &set->settings.objective;
+    const int n = mol->n_atoms, dim = 3 * n;
+    const size_t d = (size_t)dim;
+    double *freq = malloc(d * sizeof *freq), *modes = malloc(d * d * sizeof *modes);
+    double *pfreq = malloc(d * sizeof *pfreq), *pmodes = malloc(d * d * sizeof *pmodes), *shifted = NULL;
+    int *vib = malloc(d * sizeof *vib), *pvib = malloc(d * sizeof *pvib), *order = malloc(d * sizeof *order);
+    int *particles = malloc((size_t)n * sizeof *particles), n_vib = 0, n_pvib = 0, count = 0;
+    hf_status st = HF_SUCCESS;
+    memset(q, 0, sizeof *q);
+    q->n_atoms = n;
+    q->dim = dim;
+    q->first_target = first_target;
+    q->n_targets = n_targets;
+    q->masses = malloc((size_t)n * sizeof *q->masses);
+    if (!freq || !modes || !pfreq || !pmodes || !vib || !pvib || !order || !particles || !q->masses) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
+        goto done;
+    }
+    if (hessfit_force_get_molecule_particles(hf_model_force(set->model), m, particles, n, &count) != HESSFIT_SUCCESS ||
+        count != n) {
+        st = hf_error(HF_ERROR_HESSFIT, "report: the particles of %s: %s", set->labels[m], hessfit_last_error());
+        goto done;
+    }
+    for (int a = 0; a < n; a++)
+        q->masses[a] = OpenMM_System_getParticleMass(hf_model_system(set->model), particles[a]);
+    if ((st = analyse(mol->hessian, q->masses, mol->coords, n, 1, pfreq, pmodes, pvib, &n_pvib)) != HF_SUCCESS)
+        goto done;
+
+    q->n_rows = o->frequencies == HF_OBJ_FREQUENCIES_NONE ? n_pvib : n_targets;
+    q->qm_mode = malloc((size_t)(q->n_rows + 1) * sizeof *q->qm_mode);
+    q->qm_vec = malloc(((size_t)q->n_rows + 1) * d * sizeof *q->qm_vec);
+    q->qm_cm1 = malloc((size_t)(q->n_rows + 1) * sizeof *q->qm_cm1);
+    q->weight = malloc((size_t)(q->n_rows + 1) * sizeof *q->weight);
+    if (!q->qm_mode || !q->qm_vec || !q->qm_cm1 || !q->weight) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
+        goto done;
+    }
+    for (int k = 0; k < q->n_rows; k++) {
+        q->qm_mode[k] = -1;
+        for (size_t i = 0; i < d; i++)
+            q->qm_vec[(size_t)k * d + i] = NAN;
+        q->weight[k] = 0.0;
+        q->qm_cm1[k] = NAN;
+        if (o->frequencies != HF_OBJ_FREQUENCIES_NONE) {
+            int mol_of;
+            if ((st = hf_objective_frequency_target(set->objective, first_target + k, &mol_of, &q->qm_cm1[k],
+                                                    &q->weight[k])) != HF_SUCCESS)
+                goto done;
+        }
+    }
+    if (o->frequencies == HF_OBJ_FREQUENCIES_Q2MM) {
+        /* the targets: unprojected QM frequencies above the threshold, ascending (a replaced
+         * reaction coordinate sorted in), as hessfit_objective.h builds them */
+        if ((st = analyse(mol->hessian, q->masses, NULL, n, 0, freq, modes, vib, &n_vib)) != HF_SUCCESS)
+            goto done;
+        if ((shifted = malloc(d * sizeof *shifted)) == NULL) {
+            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
+            goto done;
+        }
+        memcpy(shifted, freq, d * sizeof *shifted);
+        if (o->ts == HF_OBJ_TS_REPLACE && n_pvib > 0 && pfreq[pvib[0]] < 0.0)
+            shifted[0] = hf_eigenvalue_to_cm1(o->ts_replace_eigenvalue, hf_frequency_factor_hartree_bohr2_amu());
+        sort_indices(order, dim, shifted);
+        int k = 0;
+        for (int j = 0; j < dim; j++)
+            if (shifted[order[j]] > o->frequency_threshold) {
+                if (k < q->n_rows) {
+                    q->qm_mode[k] = order[j];
+                    memcpy(q->qm_vec + (size_t)k * d, modes + (size_t)order[j] * d, d * sizeof(double));
+                }
+                k++;
+            }
+        if (k != q->n_rows) /* not the objective's targets after all: leave the modes unknown */
+            for (int r = 0; r < q->n_rows; r++)
+                q->qm_mode[r] = -1;
+    } else {
+        for (int k = 0; k < q->n_rows && k < n_pvib; k++) {
+            q->qm_mode[k] = k; /* the k-th vibration of the projected analysis */
+            memcpy(q->qm_vec + (size_t)k * d, pmodes + (size_t)pvib[k] * d, d * sizeof(double));
+            if (o->frequencies == HF_OBJ_FREQUENCIES_NONE)
+                q->qm_cm1[k] = pfreq[pvib[k]];
+        }
+        if (q->n_rows != n_pvib)
+            st = hf_error(HF_ERROR_COUNT, "report: %s: %d frequency targets, but %d projected QM vibrations",
+                          set->labels[m], q->n_rows, n_pvib);
+    }
+done:
+    free(freq);
+    free(modes);
+    free(pfreq);
+    free(pmodes);
+    free(shifted);
+    free(vib);
+    free(pvib);
+    free(order);
+    free(particles);
+    if (st != HF_SUCCESS)
+        rows_free(q);
+    return st;
+}
+
+/* The MM side of molecule m's rows at the model's current values (after an evaluation). */
+static hf_status fill_mm(hf_training_set *set, int m, const qm_rows *q, const int *pairing, const double *residuals,
+                         int after, hf_report_mode *rows)
+{
+    const hf_objective_options *o = &set->settings.objective;
+    const size_t d = (size_t)q->dim;
+    double *h = malloc(d * d * sizeof *h), *freq = malloc(d * sizeof *freq), *modes = malloc(d * d * sizeof *modes);
+    int *vib = malloc(d * sizeof *vib), n_vib = 0;
+    hf_status st;
+    if (!h || !freq || !modes || !vib) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
+        goto done;
+    }
+    if ((st = hf_model_hessian(set->model, m, h)) != HF_SUCCESS)
+        goto done;
+    if (o->frequencies == HF_OBJ_FREQUENCIES_NONE) {
+        /* the MM frequency along each QM mode: v^T A v, A = M^-1/2 H M^-1/2 */
+        if ((st = hf_vib_mass_weight(h, q->masses, q->n_atoms, h)) != HF_SUCCESS)
+            goto done;
+        for (int k = 0; k < q->n_rows; k++) {
+            const double *v = q->qm_vec + (size_t)k * d;
+            double quotient = 0.0;
+            for (size_t i = 0; i < d; i++)
+                quotient += v[i] * dot(h + i * d, v, (int)d);
+            const double nu = hf_eigenvalue_to_cm1(quotient, hf_frequency_factor_hartree_bohr2_amu());
+            *(after ? &rows[k].mm_after_cm1 : &rows[k].mm_before_cm1) = nu;
+            *(after ? &rows[k].mm_mode_after : &rows[k].mm_mode_before) = -1;
+            *(after ? &rows[k].overlap_after : &rows[k].overlap_before) = NAN;
+            *(after ? &rows[k].residual_after : &rows[k].residual_before) = 0.0;
+        }
+        goto done;
+    }
+    const int project = o->frequencies == HF_OBJ_FREQUENCIES_OVERLAP;
+    if ((st = analyse(h, q->masses, set->mols[m].coords, q->n_atoms, project, freq, modes, vib, &n_vib)) != HF_SUCCESS)
+        goto done;
+    for (int k = 0; k < q->n_rows; k++) {
+        const int j = pairing[q->first_target + k];
+        const double r = residuals[q->residuals + k];
+        double nu = NAN, overlap = NAN;
+        if (j >= 0 && j < n_vib) {
+            const double *mm = modes + (size_t)vib[j] * d, *qm = q->qm_vec + (size_t)k * d;
+            nu = freq[vib[j]];
+            if (!isnan(qm[0])) {
+                const double c = dot(mm, qm, q->dim);
+                overlap = c * c;
+            }
+        }
+        *(after ? &rows[k].mm_after_cm1 : &rows[k].mm_before_cm1) = nu;
+        *(after ? &rows[k].mm_mode_after : &rows[k].mm_mode_before) = j >= 0 && j < n_vib ? j : -1;
+        *(after ? &rows[k].overlap_after : &rows[k].overlap_before) = overlap;
+        *(after ? &rows[k].residual_after : &rows[k].residual_before) = r * r;
+    }
+done:
+    free(h);
+    free(freq);
+    free(modes);
+    free(vib);
+    return st;
+}
+
+void hf_fit_comparison_free(hf_fit_comparison *c)
+{
+    if (c == NULL)
+        return;
+    free(c->molecules);
+    free(c->modes);
+    free(c->parameters);
+    free(c->parameter_text);
+    memset(c, 0, sizeof *c);
+}
+
+/* Per-kind sums over one evaluation's residuals. */
+typedef struct {
+    double loss[3];
+    long weighted[3];
+    double freq_sq; /* sum (MM - QM)^2 over weighted, paired frequency targets */
+    long freq_n;
+} kind_sums;
+
+static hf_status evaluate_point(hf_training_set *set, const double *x, qm_rows *q, int after, hf_fit_comparison *c,
+                                double *loss)
+{
+    const hf_objective_options *o = &set->settings.objective;
+    const long long n_res = hf_objective_n_residuals(set->objective);
+    const int n_targets = hf_objective_n_frequency_targets(set->objective);
+    double *r = malloc((size_t)(n_res > 0 ? n_res : 1) * sizeof *r);
+    int *pairing = malloc((size_t)(n_targets > 0 ? n_targets : 1) * sizeof *pairing);
+    hf_status st;
+    kind_sums s;
+    memset(&s, 0, sizeof s);
+    if (r == NULL || pairing == NULL) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %lld residuals", n_res);
+        goto done;
+    }
+    if ((st = hf_objective_evaluate(set->objective, x, loss, NULL, r)) != HF_SUCCESS ||
+        (st = hf_objective_pairing(set->objective, pairing)) != HF_SUCCESS)
+        goto done;
+    hf_report_mode *rows = c->modes;
+    for (int m = 0; m < set->n_mols; m++) {
+        const long long tri = (long long)q[m].dim * (q[m].dim + 1) / 2;
+        long long at = q[m].residuals;
+        if ((st = fill_mm(set, m, &q[m], pairing, r, after, rows)) != HF_SUCCESS)
+            goto done;
+        for (int k = 0; k < q[m].n_targets; k++, at++) {
+            const double w = q[m].weight[k];
+            s.loss[0] += r[at] * r[at];
+            if (w != 0.0) {
+                s.weighted[0]++;
+                if (pairing[q[m].first_target + k] >= 0) {
+                    s.freq_sq += (r[at] / w) * (r[at] / w);
+                    s.freq_n++;
+                }
+            }
+        }
+        for (int kind = 1; kind <= 2; kind++) {
+            if (!(kind == 1 ? o->eigenmatrix : o->hessian))
+                continue;
+            for (long long i = 0; i < tri; i++, at++) {
+                s.loss[kind] += r[at] * r[at];
+                s.weighted[kind] += r[at] != 0.0;
+            }
+        }
+        rows += q[m].n_rows;
+    }
+    for (int k = 0; k < c->n_objectives; k++) {
+        hf_report_objective *obj = &c->objectives[k];
+        const int kind = strncmp(obj->kind, "frequencies", 11) == 0   ? 0
+                         : strncmp(obj->kind, "eigenmatrix", 11) == 0 ? 1
+                                                                      : 2;
+        double rmsd = kind == 0 ? (s.freq_n > 0 ? sqrt(s.freq_sq / (double)s.freq_n) : NAN)
+                                : (s.weighted[kind] > 0 ? sqrt(s.loss[kind] / (double)s.weighted[kind]) : NAN);
+        if (after) {
+            obj->loss_after = s.loss[kind];
+            obj->rmsd_after = rmsd;
+        } else {
+            obj->loss_before = s.loss[kind];
+            obj->rmsd_before = rmsd;
+            obj->n_weighted = s.weighted[kind];
+        }
+    }
+done:
+    free(r);
+    free(pairing);
+    return st;
+}
+
+static void set_objective_kinds(const hf_objective_options *o, hf_fit_comparison *c)
+{
+    c->n_objectives = 0;
+    if (o->frequencies == HF_OBJ_FREQUENCIES_OVERLAP)
+        c->objectives[c->n_objectives++].kind = "frequencies (projected, paired by eigenvector overlap)";
+    else if (o->frequencies == HF_OBJ_FREQUENCIES_Q2MM)
+        c->objectives[c->n_objectives++].kind = "frequencies-q2mm (unprojected, above the threshold, by position)";
+    if (o->eigenmatrix)
+        c->objectives[c->n_objectives++].kind = "eigenmatrix (QM normal modes)";
+    if (o->hessian)
+        c->objectives[c->n_objectives++].kind = "Hessian elements";
+    for (int k = 0; k < c->n_objectives; k++) {
+        c->objectives[k].unit = strncmp(c->objectives[k].kind, "frequencies", 11) == 0 ? "cm^-1" : "weighted residual";
+        c->objectives[k].loss_after = c->objectives[k].rmsd_after = NAN;
+    }
+}
+
+hf_status hf_fit_compare(hf_training_set *set, const double *x_before, const double *x_after, int n_parameters,
+                         hf_fit_comparison *c)
+{
+    const hf_objective_options *o = &set->settings.objective;
+    qm_rows *q = calloc((size_t)set->n_mols, sizeof *q);
+    hf_status st = HF_SUCCESS;
+    long n_rows = 0;
+    long long residuals = 0;
+    int target = 0;
+    memset(c, 0, sizeof *c);
+    if (q == NULL)
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report");
+    /* the QM side, and where each molecule's targets and residuals are */
+    for (int m = 0; m < set->n_mols && st == HF_SUCCESS; m++) {
+        int n_targets = 0;
+        const long long tri = (long long)3 * set->mols[m].n_atoms * (3 * set->mols[m].n_atoms + 1) / 2;
+        for (int k = target; k < hf_objective_n_frequency_targets(set->objective); k++) {
+            int mol;
+            if (hf_objective_frequency_target(set->objective, k, &mol, NULL, NULL) != HF_SUCCESS || mol != m)
+                break;
+            n_targets++;
+        }
+        if ((st = build_rows(set, m, target, n_targets, &q[m])) != HF_SUCCESS)
+            break;
+        q[m].residuals = residuals;
+        residuals += n_targets + (o->eigenmatrix ? tri : 0) + (o->hessian ? tri : 0);
+        target += n_targets;
+        n_rows += q[m].n_rows;
+    }
+    if (st == HF_SUCCESS && residuals != hf_objective_n_residuals(set->objective))
+        st = hf_error(HF_ERROR_COUNT, "report: the objective has %lld residuals, the layout gives %lld",
+                      hf_objective_n_residuals(set->objective), residuals);
+    if (st != HF_SUCCESS)
+        goto done;
+
+    c->n_molecules = set->n_mols;
+    c->molecules = calloc((size_t)set->n_mols, sizeof *c->molecules);
+    c->modes = calloc((size_t)n_rows + 1, sizeof *c->modes);
+    c->n_parameters = n_parameters;
+    c->parameters = calloc((size_t)n_parameters + 1, sizeof *c->parameters);
+    c->parameter_text = calloc((size_t)n_parameters + 1, sizeof *c->parameter_text);
+    if (!c->molecules || !c->modes || !c->parameters || !c->parameter_text) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report");
+        goto done;
+    }
+    hf_report_mode *rows = c->modes;
+    for (int m = 0; m < set->n_mols; m++) {
+        c->molecules[m].name = set->mols[m].name != NULL && set->mols[m].name[0] ? set->mols[m].name : set->labels[m];
+        c->molecules[m].source = set->mols[m].source;
+        c->molecules[m].n_modes = q[m].n_rows;
+        c->molecules[m].modes = rows;
+        for (int k = 0; k < q[m].n_rows; k++) {
+            rows[k].index = k;
+            rows[k].qm_mode = q[m].qm_mode[k];
+            rows[k].qm_cm1 = q[m].qm_cm1[k];
+            rows[k].weight = q[m].weight[k];
+            rows[k].mm_mode_after = -1;
+            rows[k].mm_after_cm1 = rows[k].overlap_after = rows[k].residual_after = NAN;
+        }
+        rows += q[m].n_rows;
+    }
+    set_objective_kinds(o, c);
+    c->loss_after = NAN;
+    if ((st = evaluate_point(set, x_before, q, 0, c, &c->loss_before)) != HF_SUCCESS)
+        goto done;
+    if (x_after != NULL && (st = evaluate_point(set, x_after, q, 1, c, &c->loss_after)) != HF_SUCCESS)
+        goto done;
+
+    for (int i = 0; i < n_parameters; i++) {
+        hf_report_parameter *p = &c->parameters[i];
+        int param, value;
+        const char *unit;
+        if ((st = hf_model_free_parameter(set->model, i, &param, &value, NULL, NULL)) != HF_SUCCESS)
+            goto done;
+        const hf_ff_param *fp = &set->ff.params[param];
+        snprintf(c->parameter_text[i][0], sizeof c->parameter_text[i][0], "%s", hf_param_kind_name(fp->kind));
+        hf_param_types_text(fp, c->parameter_text[i][1], sizeof c->parameter_text[i][1]);
+        hf_param_value_name(fp, value, c->parameter_text[i][2], sizeof c->parameter_text[i][2], &unit);
+        p->ff_line = fp->line;
+        p->kind = c->parameter_text[i][0];
+        p->types = c->parameter_text[i][1];
+        p->value_index = value;
+        p->value_name = c->parameter_text[i][2];
+        p->before = x_before[i];
+        p->after = x_after != NULL ? x_after[i] : NAN;
+        p->unit = unit;
+    }
+done:
+    for (int m = 0; m < set->n_mols; m++)
+        rows_free(&q[m]);
+    free(q);
+    if (st != HF_SUCCESS)
+        hf_fit_comparison_free(c);
+    return st;
+}
+
+void hf_fit_comparison_report(const hf_fit_comparison *c, hf_report *report)
+{
+    memset(report, 0, sizeof *report);
+    report->n_molecules = c->n_molecules;
+    report->molecules = c->molecules;
+    report->n_objectives = c->n_objectives;
+    report->objectives = c->objectives;
+    report->n_parameters = c->n_parameters;
+    report->parameters = c->parameters;
+}

@@ -1,0 +1,56 @@
+#ifndef HF_FIT_REPORT_H_
+#define HF_FIT_REPORT_H_
+/*
+ * QM against MM, per molecule and per mode, for a loaded training set at two points of its free
+ * values ("before" and "after"), as the hf_report tables of hessfit_report.h; shared by `hessfit
+ * fit` (start and fitted values) and `hessfit report` (the input's force field and another one).
+ *
+ * Rows of a molecule, by objective:
+ *   frequencies (overlap)   every projected QM vibration (3n - 6, 3n - 5 if linear), each with the
+ *                           MM vibration the objective paired it with (optimal eigenvector overlap)
+ *                           and that overlap |<v_mm, v_qm>|^2 (mass-weighted unit vectors);
+ *   frequencies-q2mm        the QM frequencies above the threshold (q2mm's targets), each with the
+ *                           unprojected MM mode selected for it at the start, and their overlap;
+ *   eigenmatrix, hessian    every projected QM vibration, with the MM "frequency along the QM
+ *                           mode": sign(q) F sqrt|q|, q = v^T A v (A the mass-weighted MM Hessian,
+ *                           v the QM mode), the diagonal of the eigenmatrix in cm^-1; weight 0 (the
+ *                           objective is not per mode).
+ * Frequencies and pairings come from the objective's own evaluation (hf_objective_pairing) and a
+ * vibrational analysis of the model's Hessian blocks (hessfit_vib.h); each row's residual is its
+ * term of the loss, (w (target - MM))^2, from the objective's residuals.
+ *
+ * Objectives: per kind the loss (sum of the squared residuals of that kind), the number of
+ * weighted residuals and the RMSD: for frequencies sqrt(mean (MM - QM)^2) over the weighted,
+ * paired targets (cm^-1, q2mm's RMSD); for the eigenmatrix and the Hessian elements the root mean
+ * square of the weighted residuals (no unit of their own).
+ */
+#include "hessfit_report.h"
+#include "hf_training_set.h"
+
+typedef struct hf_fit_comparison {
+    int n_molecules;
+    hf_report_molecule *molecules;
+    hf_report_mode *modes; /* all rows, molecule by molecule */
+    int n_objectives;
+    hf_report_objective objectives[3];
+    double loss_before, loss_after; /* the objective's loss at both points (NaN: no "after") */
+    int n_parameters;
+    hf_report_parameter *parameters;
+    char (*parameter_text)[3][48]; /* storage of each parameter's kind, types, value name */
+} hf_fit_comparison;
+
+/*
+ * Evaluate the objective at x_before and, when not NULL, at x_after (hf_model_n_free values each;
+ * the model's free values are left at the last point evaluated) and fill *out. The first
+ * n_parameters free values are listed as parameters (before, after). "After" columns are NaN
+ * without x_after.
+ */
+hf_status hf_fit_compare(hf_training_set *set, const double *x_before, const double *x_after, int n_parameters,
+                         hf_fit_comparison *out);
+void hf_fit_comparison_free(hf_fit_comparison *c);
+
+/* A report of the comparison: the caller sets title, optimizer, status, evaluations, time and
+ * history; molecules, objectives and parameters point into c. */
+void hf_fit_comparison_report(const hf_fit_comparison *c, hf_report *report);
+
+#endif

@@ -1,0 +1,898 @@
+/* The training set of a `hessfit fit` input file, loaded before any work (hf_training_set.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "hf_training_set.h"
+
+#include "hessfit_elements.h"
+#include "hessfit_path.h"
+#include "hessfit_seminario.h"
+#include "hessfit_units.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- messages -------------------------------------------------------------------------------- */
+
+/* The last error's message with a prefix: "<prefix>: <message>". */
+static hf_status prefixed(hf_status st, const char *format, ...)
+{
+    char why[HF_ERROR_MESSAGE_SIZE], prefix[HF_ERROR_MESSAGE_SIZE];
+    va_list ap;
+    snprintf(why, sizeof why, "%s", hf_last_error());
+    va_start(ap, format);
+    vsnprintf(prefix, sizeof prefix, format, ap);
+    va_end(ap);
+    return hf_error(st, "%s: %s", prefix, why);
+}
+
+static hf_status no_memory(const char *what)
+{
+    return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %s", what);
+}
+
+/* ---- plugins --------------------------------------------------------------------------------- */
+
+/* Number of hessfit plugin libraries loaded from dir (-1 when OpenMM reported failures). */
+static int load_plugin_dir(const char *dir, char *failure, size_t size)
+{
+    OpenMM_StringArray *loaded = OpenMM_Platform_loadPluginsFromDirectory(dir);
+    OpenMM_StringArray *failures = OpenMM_Platform_getPluginLoadFailures();
+    int n_hessfit = 0, n_failed = OpenMM_StringArray_getSize(failures);
+    for (int i = 0; i < OpenMM_StringArray_getSize(loaded); i++) {
+        const char *name = OpenMM_StringArray_get(loaded, i), *slash = strrchr(name, '/');
+        n_hessfit += strstr(slash != NULL ? slash + 1 : name, "HessFit") != NULL;
+    }
+    if (n_failed > 0)
+        snprintf(failure, size, "%s", OpenMM_StringArray_get(failures, 0));
+    OpenMM_StringArray_destroy(loaded);
+    OpenMM_StringArray_destroy(failures);
+    return n_failed > 0 ? -1 : n_hessfit;
+}
+
+hf_status hf_cli_load_plugins(void)
+{
+    static int done;
+    char dirs[3][4096], failure[1024] = "";
+    int n_dirs = 0;
+    if (done)
+        return HF_SUCCESS;
+    const char *env = getenv("HESSFIT_PLUGIN_DIR");
+    if (env != NULL && env[0] != '\0')
+        snprintf(dirs[n_dirs++], sizeof dirs[0], "%s", env);
+    else {
+        char exe[4096];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n > 0) {
+            exe[n] = '\0';
+            char *slash = strrchr(exe, '/');
+            if (slash != NULL) {
+                *slash = '\0';
+                if (snprintf(dirs[n_dirs], sizeof dirs[0], "%s/../%s", exe, HESSFIT_CLI_PLUGIN_SUBDIR) <
+                    (int)sizeof dirs[0])
+                    n_dirs++;
+            }
+        }
+        snprintf(dirs[n_dirs++], sizeof dirs[0], "%s", HESSFIT_CLI_BUILD_PLUGIN_DIR);
+    }
+    for (int d = 0; d < n_dirs; d++) {
+        int n = load_plugin_dir(dirs[d], failure, sizeof failure);
+        if (n < 0)
+            return hf_error(HF_ERROR_HESSFIT, "loading the hessfit OpenMM plugins from %s: %s", dirs[d], failure);
+        if (n > 0) {
+            done = 1;
+            return HF_SUCCESS;
+        }
+    }
+    return hf_error(HF_ERROR_HESSFIT, "no hessfit OpenMM plugin found in %s%s%s (set HESSFIT_PLUGIN_DIR)", dirs[0],
+                    n_dirs > 1 ? " or " : "", n_dirs > 1 ? dirs[n_dirs - 1] : "");
+}
+
+/* mkdir -p */
+hf_status hf_cli_make_directory(const char *path)
+{
+    char buf[4096];
+    struct stat sb;
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "output directory name too long: %.80s...", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            const char saved = *p;
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return hf_error(HF_ERROR_IO, "cannot create the output directory %s: %s", buf, strerror(errno));
+            *p = saved;
+            if (saved == '\0')
+                break;
+        }
+    }
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return hf_error(HF_ERROR_IO, "the output directory %s is not a directory", path);
+    return HF_SUCCESS;
+}
+
+/* ---- parameters in words ----------------------------------------------------------------------- */
+
+static int is_fourier(const hf_ff_param *p)
+{
+    return p->kind == HF_PARAM_TORSION || (p->kind == HF_PARAM_IMPROPER && p->improper_form == HF_IMPROPER_FOURIER);
+}
+
+void hf_param_value_name(const hf_ff_param *p, int v, char *name, size_t size, const char **unit)
+{
+    const char *u = "";
+    if (is_fourier(p)) {
+        static const char *const what[3] = {"k", "phase", "n"};
+        static const char *const units[3] = {"kcal/mol", "deg", ""};
+        snprintf(name, size, "%s_%d", what[v % 3], v / 3 + 1);
+        u = units[v % 3];
+    } else {
+        const char *n = "value";
+        switch (p->kind) {
+        case HF_PARAM_BOND:
+            n = v == 0 ? "k" : "r0";
+            u = v == 0 ? "kcal/mol/A^2" : "A";
+            break;
+        case HF_PARAM_ANGLE:
+            n = v == 0 ? "k" : "theta0";
+            u = v == 0 ? "kcal/mol/rad^2" : "deg";
+            break;
+        case HF_PARAM_IMPROPER:
+            n = "k";
+            u = "kcal/mol/rad^2";
+            break;
+        case HF_PARAM_VDW:
+            n = v == 0 ? "r*" : "eps";
+            u = v == 0 ? "A" : "kcal/mol";
+            break;
+        case HF_PARAM_CHARGE:
+            n = "q";
+            u = "e";
+            break;
+        default: break;
+        }
+        snprintf(name, size, "%s", n);
+    }
+    if (unit != NULL)
+        *unit = u;
+}
+
+void hf_param_types_text(const hf_ff_param *p, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int t = 0; t < p->n_types && t < 4 && n + 1 < size; t++) {
+        int w = snprintf(out + n, size - n, "%s%s", t ? "-" : "", p->types[t]);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+}
+
+static void describe_value(const hf_forcefield *ff, int param, int value, char *out, size_t size)
+{
+    const hf_ff_param *p = &ff->params[param];
+    char types[64], name[32];
+    hf_param_types_text(p, types, sizeof types);
+    hf_param_value_name(p, value, name, sizeof name, NULL);
+    snprintf(out, size, "line %d %s %s %s", p->line, hf_param_kind_name(p->kind), types, name);
+}
+
+void hf_training_set_describe_free(const hf_training_set *set, int i, char *out, size_t size)
+{
+    int p, v;
+    if (hf_model_free_parameter(set->model, i, &p, &v, NULL, NULL) != HF_SUCCESS) {
+        snprintf(out, size, "free value %d", i);
+        return;
+    }
+    describe_value(&set->ff, p, v, out, size);
+}
+
+/* ---- settings ---------------------------------------------------------------------------------- */
+
+static int has_key(const hf_config *c, const char *key)
+{
+    return hf_config_count(c, key) > 0;
+}
+
+static hf_status read_settings(const hf_config *c, const hf_training_set_options *opt, hf_fit_settings *s)
+{
+    hf_status st;
+    double v;
+    const char *value;
+
+    s->objective = hf_objective_default_options();
+    s->objective_name = hf_config_get(c, "objective", "frequencies");
+    if (strcmp(s->objective_name, "frequencies-q2mm") == 0)
+        s->objective.frequencies = HF_OBJ_FREQUENCIES_Q2MM;
+    else if (strcmp(s->objective_name, "eigenmatrix") == 0) {
+        s->objective.frequencies = HF_OBJ_FREQUENCIES_NONE;
+        s->objective.eigenmatrix = 1;
+    } else if (strcmp(s->objective_name, "hessian") == 0) {
+        s->objective.frequencies = HF_OBJ_FREQUENCIES_NONE;
+        s->objective.hessian = 1;
+    } else if (strcmp(s->objective_name, "frequencies") != 0) {
+        const hf_config_entry *e = hf_config_entry_at(c, "objective", 0);
+        return hf_error(HF_ERROR_PARSE, "%s:%d: unknown objective '%s'", c->path, e ? e->line : 0, s->objective_name);
+    }
+    if (has_key(c, "weight")) { /* the weight of every datum; q2mm's off-diagonal elements keep half of it */
+        if ((st = hf_config_number(c, "weight", 1e-300, 1e300, 1.0, &v)) != HF_SUCCESS)
+            return st;
+        s->objective.frequency_weight = v;
+        s->objective.eig_d_low = s->objective.eig_d_high = v;
+        s->objective.eig_o = 0.5 * v;
+        s->objective.hessian_diagonal_weight = v;
+        s->objective.hessian_offdiagonal_weight = 0.5 * v;
+    }
+    value = hf_config_get(c, "ts", "skip");
+    s->objective.ts = strcmp(value, "replace") == 0 ? HF_OBJ_TS_REPLACE
+                      : strcmp(value, "keep") == 0  ? HF_OBJ_TS_KEEP
+                                                    : HF_OBJ_TS_SKIP;
+    s->start_seminario = strcmp(hf_config_get(c, "start", "forcefield"), "seminario") == 0;
+    value = hf_config_get(c, "optimizer", "lbfgs");
+    s->algorithm = strcmp(value, "nelder-mead") == 0 ? HF_OPT_NELDER_MEAD
+                   : strcmp(value, "sbplx") == 0     ? HF_OPT_SUBPLEX
+                   : strcmp(value, "grad-simp") == 0 ? HF_OPT_GRAD_SIMP
+                                                     : HF_OPT_LBFGS;
+    s->bounds = strcmp(hf_config_get(c, "bounds", "q2mm"), "none") != 0;
+    if ((st = hf_config_number(c, "max-evaluations", 1, 1e9, 1000, &v)) != HF_SUCCESS)
+        return st;
+    if (v != floor(v)) {
+        const hf_config_entry *e = hf_config_entry_at(c, "max-evaluations", 0);
+        return hf_error(HF_ERROR_PARSE, "%s:%d: max-evaluations = %g is not a whole number", c->path, e ? e->line : 0,
+                        v);
+    }
+    s->max_evaluations = (long long)v;
+    if ((st = hf_config_number(c, "max-time", 0, 1e9, 0, &s->max_time)) != HF_SUCCESS ||
+        (st = hf_config_number(c, "ftol", 0, 1, 1e-8, &s->ftol)) != HF_SUCCESS)
+        return st;
+
+    /* output directory: --output, the input's `output`, or "<stem><suffix>" beside the input */
+    if (opt != NULL && opt->output_dir != NULL)
+        s->output_dir = strdup(opt->output_dir);
+    else if ((value = hf_config_get(c, "output", NULL)) != NULL)
+        s->output_dir = strdup(value);
+    else {
+        const char *slash = strrchr(c->path, '/'), *base = slash ? slash + 1 : c->path;
+        const char *dot = strrchr(base, '.');
+        const char *suffix = opt != NULL && opt->default_output_suffix != NULL ? opt->default_output_suffix : "-out";
+        size_t stem = dot != NULL && dot != base ? (size_t)(dot - c->path) : strlen(c->path);
+        s->output_dir = malloc(stem + strlen(suffix) + 1);
+        if (s->output_dir != NULL) {
+            memcpy(s->output_dir, c->path, stem);
+            strcpy(s->output_dir + stem, suffix);
+        }
+    }
+    if (s->output_dir == NULL)
+        return no_memory("the output directory's name");
+    return HF_SUCCESS;
+}
+
+/* ---- structures and Hessians ------------------------------------------------------------------ */
+
+typedef struct {
+    const char *path; /* the structures entry's file */
+    int line;         /* of the input file */
+} origin;
+
+/* Append the structures of one file. */
+static hf_status read_structures(const hf_config *c, const hf_config_entry *e, hf_training_set *set, origin **from,
+                                 size_t *cap)
+{
+    hf_molecule_list list;
+    hf_status st = hf_molecules_read(e->value, NULL, &list);
+    if (st != HF_SUCCESS)
+        return prefixed(st, "%s:%d: structures", c->path, e->line);
+    for (int m = 0; m < list.n; m++) {
+        if (list.items[m].atom_types == NULL && (st = hf_molecule_set_element_types(&list.items[m])) != HF_SUCCESS) {
+            hf_molecule_list_free(&list);
+            return prefixed(st, "%s:%d: structures", c->path, e->line);
+        }
+    }
+    if ((size_t)set->n_mols + (size_t)list.n > *cap) {
+        size_t grown = (*cap ? 2 * *cap : 16) + (size_t)list.n;
+        hf_molecule *mols = realloc(set->mols, grown * sizeof *mols);
+        if (mols != NULL)
+            set->mols = mols;
+        origin *o = realloc(*from, grown * sizeof *o);
+        if (o != NULL)
+            *from = o;
+        if (mols == NULL || o == NULL) {
+            hf_molecule_list_free(&list);
+            return no_memory("the structures");
+        }
+        *cap = grown;
+    }
+    for (int m = 0; m < list.n; m++) { /* the molecules move into the set */
+        set->mols[set->n_mols] = list.items[m];
+        (*from)[set->n_mols].path = e->value;
+        (*from)[set->n_mols].line = e->line;
+        set->n_mols++;
+    }
+    free(list.items);
+    return HF_SUCCESS;
+}
+
+static double distance(const double *x, int a, int b)
+{
+    const double dx = x[3 * a] - x[3 * b], dy = x[3 * a + 1] - x[3 * b + 1], dz = x[3 * a + 2] - x[3 * b + 2];
+    return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+/* The Hessian file q for structure mol: same atoms, same geometry up to a rigid motion; then the
+ * structure takes q's Hessian and coordinates (the QM geometry). */
+static hf_status take_hessian(const char *label, const char *hessian_path, hf_molecule *q, hf_molecule *mol)
+{
+    if (q->hessian == NULL)
+        return hf_error(HF_ERROR_FORMAT, "%s holds no Hessian", hessian_path);
+    if (q->n_atoms != mol->n_atoms)
+        return hf_error(HF_ERROR_COUNT, "%s has %d atoms, but %s has %d", hessian_path, q->n_atoms, label,
+                        mol->n_atoms);
+    for (int a = 0; a < q->n_atoms; a++)
+        if (q->atomic_numbers[a] != mol->atomic_numbers[a])
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: atom %d is %s, but %s in %s", hessian_path, a + 1,
+                            hf_element_symbol(q->atomic_numbers[a]), hf_element_symbol(mol->atomic_numbers[a]), label);
+    for (int a = 0; a < q->n_atoms; a++)
+        for (int b = a + 1; b < q->n_atoms; b++) {
+            const double dq = distance(q->coords, a, b), dm = distance(mol->coords, a, b);
+            if (!(fabs(dq - dm) <= HF_TRAINING_SET_GEOMETRY_A))
+                return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                                "%s: atoms %d and %d are %.4f A apart, but %.4f A in %s (tolerance %g A): not the "
+                                "geometry of that structure (another structure, or another atom order?)",
+                                hessian_path, a + 1, b + 1, dq, dm, label, HF_TRAINING_SET_GEOMETRY_A);
+        }
+    memcpy(mol->coords, q->coords, 3 * (size_t)q->n_atoms * sizeof *q->coords);
+    mol->hessian = q->hessian;
+    q->hessian = NULL;
+    return HF_SUCCESS;
+}
+
+static hf_status read_hessians(const hf_config *c, hf_training_set *set, const origin *from)
+{
+    int next = 0;
+    for (int h = 0; h < hf_config_count(c, "hessian"); h++) {
+        const hf_config_entry *e = hf_config_entry_at(c, "hessian", h);
+        hf_molecule q;
+        hf_status st;
+        while (next < set->n_mols && set->mols[next].hessian != NULL)
+            next++;
+        if (next == set->n_mols)
+            return hf_error(HF_ERROR_COUNT,
+                            "%s:%d: hessian %s: every structure already has a Hessian (%d structures; the hessian "
+                            "entries go, in order, to the structures without one)",
+                            c->path, e->line, e->value, set->n_mols);
+        hf_molecule *mol = &set->mols[next];
+        if (hf_path_has_extension(e->value, ".npy")) {
+            if (!hf_path_has_extension(from[next].path, ".xyz"))
+                return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                                "%s:%d: hessian %s goes to %s, which comes from %s: a .npy Hessian needs its structure "
+                                "from the .xyz file of its geometry",
+                                c->path, e->line, e->value, set->labels[next], from[next].path);
+            st = hf_read_npy_xyz(from[next].path, e->value, &q);
+        } else {
+            st = hf_molecule_read(e->value, NULL, &q);
+        }
+        if (st != HF_SUCCESS)
+            return prefixed(st, "%s:%d: hessian for %s", c->path, e->line, set->labels[next]);
+        st = take_hessian(set->labels[next], e->value, &q, mol);
+        hf_molecule_free(&q);
+        if (st != HF_SUCCESS)
+            return prefixed(st, "%s:%d: hessian", c->path, e->line);
+    }
+    for (int m = 0; m < set->n_mols; m++)
+        if (set->mols[m].hessian == NULL)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                            "%s: %s has no Hessian: the %s objective compares with QM Hessians; give it a `hessian = "
+                            "FILE` entry (%d given for %d structures)",
+                            c->path, set->labels[m], set->settings.objective_name, hf_config_count(c, "hessian"),
+                            set->n_mols);
+    return HF_SUCCESS;
+}
+
+static hf_status make_labels(hf_training_set *set)
+{
+    set->labels = calloc((size_t)set->n_mols, sizeof *set->labels);
+    if (set->labels == NULL)
+        return no_memory("the structures' names");
+    for (int m = 0; m < set->n_mols; m++) {
+        const hf_molecule *mol = &set->mols[m];
+        char text[600];
+        if (mol->name != NULL && mol->name[0] != '\0')
+            snprintf(text, sizeof text, "structure %d '%.200s' (%.300s)", m + 1, mol->name,
+                     mol->source ? mol->source : "");
+        else
+            snprintf(text, sizeof text, "structure %d (%.300s)", m + 1, mol->source ? mol->source : "");
+        if ((set->labels[m] = strdup(text)) == NULL)
+            return no_memory("the structures' names");
+    }
+    return HF_SUCCESS;
+}
+
+/* ---- typing ------------------------------------------------------------------------------------ */
+
+static hf_status type_structures(const hf_config *c, hf_training_set *set)
+{
+    const int n_patterns = hf_config_count(c, "no-term") + hf_config_count(c, "prefer");
+    const char **patterns = calloc((size_t)n_patterns + 1, sizeof *patterns);
+    char(*prefer)[48] = calloc((size_t)n_patterns + 1, sizeof *prefer);
+    hf_status st = HF_SUCCESS;
+    int k = 0;
+    set->typed = calloc((size_t)set->n_mols, sizeof *set->typed);
+    if (patterns == NULL || prefer == NULL || set->typed == NULL) {
+        free(patterns);
+        free(prefer);
+        return no_memory("typing");
+    }
+    for (int i = 0; i < c->n_entries; i++) { /* in file order: pattern numbers as in the file */
+        const hf_config_entry *e = &c->entries[i];
+        if (strcmp(e->key, "no-term") == 0)
+            patterns[k++] = e->value;
+        else if (strcmp(e->key, "prefer") == 0) {
+            snprintf(prefer[k], sizeof prefer[k], "prefer %.40s", e->value);
+            patterns[k] = prefer[k];
+            k++;
+        }
+    }
+    hf_typing_options opt = {k, patterns};
+    for (int m = 0; m < set->n_mols && st == HF_SUCCESS; m++) {
+        hf_topology topo;
+        if ((st = hf_topology_build(&set->mols[m], NULL, &topo)) != HF_SUCCESS) {
+            st = prefixed(st, "%s: bonds of %s", c->path, set->labels[m]);
+            break;
+        }
+        if ((st = hf_assign_parameters(&set->mols[m], &topo, &set->ff, &opt, &set->typed[m])) != HF_SUCCESS)
+            st = prefixed(st, "%s: typing %s against %s", c->path, set->labels[m], set->ff.path);
+        hf_topology_free(&topo);
+    }
+    free(patterns);
+    free(prefer);
+    return st;
+}
+
+/* used[p] = 1 when some typed term uses parameter p. */
+static unsigned char *used_parameters(const hf_training_set *set)
+{
+    unsigned char *used = calloc((size_t)set->ff.n_params + 1, 1);
+    if (used == NULL)
+        return NULL;
+    for (int m = 0; m < set->n_mols; m++)
+        for (int t = 0; t < set->typed[m].n_terms; t++)
+            if (set->typed[m].terms[t].param >= 0 && set->typed[m].terms[t].param < set->ff.n_params)
+                used[set->typed[m].terms[t].param] = 1;
+    return used;
+}
+
+/* ---- free values ------------------------------------------------------------------------------- */
+
+static int is_free(const hf_model *model, int param, int value)
+{
+    for (int i = 0; i < hf_model_n_free(model); i++) {
+        int p, v;
+        if (hf_model_free_parameter(model, i, &p, &v, NULL, NULL) == HF_SUCCESS && p == param && v == value)
+            return 1;
+    }
+    return 0;
+}
+
+/* Free one value unless it already is; *added counts the new ones. */
+static hf_status free_value(hf_training_set *set, int param, int value, int *added)
+{
+    if (is_free(set->model, param, value))
+        return HF_SUCCESS;
+    hf_status st = hf_model_add_free(set->model, param, value);
+    if (st == HF_SUCCESS)
+        (*added)++;
+    return st;
+}
+
+#define FREE_SYNTAX                                                                                                    \
+    "bond k, bond r0, angle k, angle theta0, torsion k, torsion phase, improper k, improper phase, vdw r, vdw eps, "   \
+    "line N [k|r0|theta0|phase|r|eps|value I]"
+
+/* "line N [what]": the values of the parameter on line N. */
+static hf_status free_line(hf_training_set *set, const hf_config_entry *e, char **tok, int n_tok,
+                           const unsigned char *used, int *added)
+{
+    const char *path = set->config.path;
+    char *end;
+    long line = n_tok >= 2 ? strtol(tok[1], &end, 10) : 0;
+    if (n_tok < 2 || *end != '\0' || line < 1 || line > 100000000L)
+        return hf_error(HF_ERROR_PARSE, "%s:%d: free = '%s': 'line' needs a force-field line number", path, e->line,
+                        e->value);
+    const int p = hf_forcefield_param_at_line(&set->ff, (int)line);
+    if (p < 0)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: free = '%s': unknown parameter: %s has none on line %ld",
+                        path, e->line, e->value, set->ff.path, line);
+    const hf_ff_param *q = &set->ff.params[p];
+    char types[64];
+    hf_param_types_text(q, types, sizeof types);
+    if (!used[p])
+        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                        "%s:%d: free = '%s': the %s parameter %s on line %d is used by no term of the training set",
+                        path, e->line, e->value, hf_param_kind_name(q->kind), types, q->line);
+    const char *what = n_tok >= 3 ? tok[2] : NULL;
+    int selected[HF_FF_MAX_VALUES], n_sel = 0;
+    for (int v = 0; v < q->n_values && v < HF_FF_MAX_VALUES; v++) {
+        int take;
+        char name[32];
+        hf_param_value_name(q, v, name, sizeof name, NULL);
+        if (is_fourier(q) && v % 3 == 2)
+            continue; /* a periodicity is never free */
+        if (what == NULL)
+            take = 1;
+        else if (strcmp(what, "value") == 0)
+            take = n_tok == 4 && atoi(tok[3]) == v + 1;
+        else if (is_fourier(q))
+            take = (strcmp(what, "k") == 0 && v % 3 == 0) || (strcmp(what, "phase") == 0 && v % 3 == 1);
+        else
+            take = strcmp(what, name) == 0 || (strcmp(what, "r") == 0 && strcmp(name, "r*") == 0);
+        if (take)
+            selected[n_sel++] = v;
+    }
+    if (n_sel == 0 || n_tok > (what != NULL && strcmp(what, "value") == 0 ? 4 : 3))
+        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                        "%s:%d: free = '%s': the %s parameter %s on line %d has no such value (it has %s)", path,
+                        e->line, e->value, hf_param_kind_name(q->kind), types, q->line,
+                        q->kind == HF_PARAM_BOND    ? "k, r0"
+                        : q->kind == HF_PARAM_ANGLE ? "k, theta0"
+                        : is_fourier(q)             ? "k, phase per Fourier term; value I"
+                        : q->kind == HF_PARAM_VDW   ? "r, eps"
+                                                    : "k");
+    for (int s = 0; s < n_sel; s++) {
+        hf_status st = free_value(set, p, selected[s], added);
+        if (st != HF_SUCCESS)
+            return prefixed(st, "%s:%d: free = '%s'", path, e->line, e->value);
+    }
+    return HF_SUCCESS;
+}
+
+static hf_status free_entry(hf_training_set *set, const hf_config_entry *e, const unsigned char *used)
+{
+    static const struct {
+        const char *kind, *value;
+        hf_param_kind param;
+        unsigned what;
+    } kinds[] = {
+        {"bond", "k", HF_PARAM_BOND, HF_MODEL_FREE_K},
+        {"bond", "r0", HF_PARAM_BOND, HF_MODEL_FREE_X0},
+        {"angle", "k", HF_PARAM_ANGLE, HF_MODEL_FREE_K},
+        {"angle", "theta0", HF_PARAM_ANGLE, HF_MODEL_FREE_X0},
+        {"torsion", "k", HF_PARAM_TORSION, HF_MODEL_FREE_K},
+        {"torsion", "phase", HF_PARAM_TORSION, HF_MODEL_FREE_PHASE},
+        {"improper", "k", HF_PARAM_IMPROPER, HF_MODEL_FREE_K},
+        {"improper", "phase", HF_PARAM_IMPROPER, HF_MODEL_FREE_PHASE},
+        {"vdw", "r", HF_PARAM_VDW, HF_MODEL_FREE_X0},
+        {"vdw", "eps", HF_PARAM_VDW, HF_MODEL_FREE_K},
+    };
+    const char *path = set->config.path;
+    char text[256], *tok[8], *save = NULL;
+    int n_tok = 0, added = 0;
+    hf_status st;
+    snprintf(text, sizeof text, "%s", e->value);
+    for (char *t = strtok_r(text, " \t", &save); t != NULL && n_tok < 8; t = strtok_r(NULL, " \t", &save))
+        tok[n_tok++] = t;
+    if (n_tok >= 1 && strcmp(tok[0], "line") == 0)
+        st = free_line(set, e, tok, n_tok, used, &added);
+    else {
+        int k = -1;
+        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && n_tok == 2; i++)
+            if (strcmp(tok[0], kinds[i].kind) == 0 && strcmp(tok[1], kinds[i].value) == 0)
+                k = (int)i;
+        if (k < 0)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: free = '%s': unknown parameter kind (one of: %s)", path,
+                            e->line, e->value, FREE_SYNTAX);
+        st = hf_model_add_free_kind(set->model, kinds[k].param, kinds[k].what, &added);
+        if (st != HF_SUCCESS)
+            return prefixed(st, "%s:%d: free = '%s'", path, e->line, e->value);
+        if (added == 0) {
+            int any = 0;
+            for (int p = 0; p < set->ff.n_params; p++)
+                any |= used[p] && set->ff.params[p].kind == kinds[k].param;
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: free = '%s' frees nothing: %s", path, e->line, e->value,
+                            kinds[k].param == HF_PARAM_VDW
+                                ? "no term uses a vdw parameter (the fit model has no nonbonded terms)"
+                            : !any ? "no term of the training set uses such a parameter"
+                                   : "every such value is already free (an earlier free entry)");
+        }
+    }
+    if (st == HF_SUCCESS && added == 0)
+        st =
+            hf_error(HF_ERROR_INVALID_ARGUMENT,
+                     "%s:%d: free = '%s' frees nothing: already free (an earlier free entry)", path, e->line, e->value);
+    return st;
+}
+
+/* ---- the comparison force field (hessfit report --forcefield) ----------------------------------- */
+
+static hf_status same_layout(const hf_forcefield *a, const hf_forcefield *b)
+{
+    if (a->n_params != b->n_params || a->format != b->format)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s is not %s with other values: %d parameters (%s) against %d (%s)",
+                        b->path, a->path, b->n_params, b->format == HF_FF_MM3_FLD ? ".fld" : "frcmod", a->n_params,
+                        a->format == HF_FF_MM3_FLD ? ".fld" : "frcmod");
+    for (int i = 0; i < a->n_params; i++) {
+        const hf_ff_param *p = &a->params[i], *q = &b->params[i];
+        int same = p->kind == q->kind && p->n_types == q->n_types && p->n_values == q->n_values && p->line == q->line &&
+                   p->improper_form == q->improper_form;
+        for (int t = 0; same && t < p->n_types && t < 4; t++)
+            same = strcmp(p->types[t], q->types[t]) == 0;
+        for (int v = 2; same && is_fourier(p) && v < p->n_values; v += 3)
+            same = p->values[v] == q->values[v];
+        if (!same)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                            "%s:%d: not the parameter of %s:%d (kind, types, periodicities and lines must be the same; "
+                            "only values may differ)",
+                            b->path, q->line, a->path, p->line);
+    }
+    return HF_SUCCESS;
+}
+
+static hf_status add_comparison(hf_training_set *set, const char *path, const unsigned char *used, hf_forcefield *other)
+{
+    hf_status st = hf_forcefield_read(path, other);
+    int added = 0;
+    if (st != HF_SUCCESS)
+        return prefixed(st, "--forcefield");
+    if ((st = same_layout(&set->ff, other)) != HF_SUCCESS)
+        return st;
+    for (int p = 0; p < set->ff.n_params; p++) {
+        const hf_ff_param *a = &set->ff.params[p], *b = &other->params[p];
+        if (!used[p] || a->kind == HF_PARAM_VDW || a->kind == HF_PARAM_CHARGE)
+            continue;
+        for (int v = 0; v < a->n_values; v++)
+            if (!(is_fourier(a) && v % 3 == 2) && a->values[v] != b->values[v] &&
+                (st = free_value(set, p, v, &added)) != HF_SUCCESS)
+                return prefixed(st, "--forcefield %s", path);
+    }
+    return HF_SUCCESS;
+}
+
+/* ---- the Seminario start ----------------------------------------------------------------------- */
+
+static hf_status seminario_start(hf_training_set *set)
+{
+    hf_seminario_options opt = hf_seminario_q2mm_options();
+    hf_seminario **est = calloc((size_t)set->n_mols, sizeof *est);
+    unsigned char *chosen = calloc((size_t)set->ff.n_params + 1, 1);
+    hf_seminario_instance *inst = NULL;
+    hf_seminario_group *groups = NULL;
+    double(*old)[2] = calloc((size_t)set->ff.n_params + 1, sizeof *old);
+    int n_inst = 0, cap = 0, n_groups = 0;
+    hf_status st = HF_SUCCESS;
+    if (est == NULL || chosen == NULL || old == NULL) {
+        st = no_memory("the Seminario start");
+        goto done;
+    }
+    for (int i = 0; i < set->n_fit; i++) { /* parameters with a free bond or angle value */
+        int p, v;
+        hf_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
+        if (set->ff.params[p].kind == HF_PARAM_BOND || set->ff.params[p].kind == HF_PARAM_ANGLE)
+            chosen[p] = 1;
+    }
+    for (int m = 0; m < set->n_mols && st == HF_SUCCESS; m++) {
+        if ((st = hf_seminario_create(&set->mols[m], &opt, &est[m])) != HF_SUCCESS) {
+            st = prefixed(st, "start = seminario: %s", set->labels[m]);
+            break;
+        }
+        for (int t = 0; t < set->typed[m].n_terms; t++) {
+            const hf_typed_term *term = &set->typed[m].terms[t];
+            if (term->param < 0 || !chosen[term->param] || (term->kind != HF_TERM_BOND && term->kind != HF_TERM_ANGLE))
+                continue;
+            if (n_inst == cap) {
+                cap = cap ? 2 * cap : 256;
+                hf_seminario_instance *grown = realloc(inst, (size_t)cap * sizeof *inst);
+                if (grown == NULL) {
+                    st = no_memory("the Seminario start");
+                    goto done;
+                }
+                inst = grown;
+            }
+            inst[n_inst].molecule = m;
+            inst[n_inst].kind = term->kind;
+            inst[n_inst].atoms[0] = term->atoms[0];
+            inst[n_inst].atoms[1] = term->atoms[1];
+            inst[n_inst].atoms[2] = term->kind == HF_TERM_ANGLE ? term->atoms[2] : -1;
+            inst[n_inst].group = set->ff.params[term->param].line;
+            inst[n_inst].value = NAN; /* the QM geometry's */
+            n_inst++;
+        }
+    }
+    if (st != HF_SUCCESS)
+        goto done;
+    if ((st = hf_seminario_average(est, set->n_mols, inst, n_inst, NULL, &groups, &n_groups)) != HF_SUCCESS) {
+        st = prefixed(st, "start = seminario");
+        goto done;
+    }
+    for (int p = 0; p < set->ff.n_params; p++)
+        if (chosen[p]) {
+            old[p][0] = set->ff.params[p].values[0];
+            old[p][1] = set->ff.params[p].values[1];
+        }
+    if ((st = hf_seminario_apply(&set->ff, groups, n_groups, 0u, &set->n_seminario, NULL)) != HF_SUCCESS) {
+        st = prefixed(st, "start = seminario");
+        goto done;
+    }
+    for (int p = 0; p < set->ff.n_params; p++) /* only the free values take the estimates */
+        for (int v = 0; chosen[p] && v < 2; v++)
+            if (!is_free(set->model, p, v))
+                set->ff.params[p].values[v] = old[p][v];
+done:
+    for (int m = 0; est != NULL && m < set->n_mols; m++)
+        hf_seminario_free(est[m]);
+    free(est);
+    free(chosen);
+    free(inst);
+    free(groups);
+    free(old);
+    return st;
+}
+
+/* ---- bounds ------------------------------------------------------------------------------------ */
+
+static hf_status bounds_and_steps(hf_training_set *set)
+{
+    const int n = set->n_fit;
+    set->step = malloc((size_t)n * sizeof *set->step);
+    if (set->settings.bounds) {
+        set->lower = malloc((size_t)n * sizeof *set->lower);
+        set->upper = malloc((size_t)n * sizeof *set->upper);
+    }
+    if (set->step == NULL || (set->settings.bounds && (set->lower == NULL || set->upper == NULL)))
+        return no_memory("the bounds");
+    for (int i = 0; i < n; i++) {
+        int p, v;
+        hf_opt_value_kind kind;
+        double lo, hi;
+        char what[160];
+        hf_status st;
+        hf_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
+        describe_value(&set->ff, p, v, what, sizeof what);
+        if ((st = hf_optimize_value_kind(&set->ff.params[p], v, &kind)) != HF_SUCCESS ||
+            (st = hf_optimize_q2mm_defaults(kind, &lo, &hi, &set->step[i])) != HF_SUCCESS)
+            return prefixed(st, "%s: free value %s", set->config.path, what);
+        if (!set->settings.bounds)
+            continue;
+        set->lower[i] = lo;
+        set->upper[i] = hi;
+        if (!(set->x_start[i] >= lo && set->x_start[i] <= hi))
+            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                            "%s: the start value of %s, %.10g, lies outside q2mm's box [%g, %g] for a %s (use bounds = "
+                            "none, or start from another value)",
+                            set->config.path, what, set->x_start[i], lo, hi, hf_opt_value_kind_name(kind));
+    }
+    return HF_SUCCESS;
+}
+
+/* ---- load -------------------------------------------------------------------------------------- */
+
+void hf_training_set_free(hf_training_set *set)
+{
+    if (set == NULL)
+        return;
+    hf_objective_destroy(set->objective);
+    hf_model_destroy(set->model);
+    for (int m = 0; m < set->n_mols; m++) {
+        if (set->typed != NULL)
+            hf_typed_molecule_free(&set->typed[m]);
+        hf_molecule_free(&set->mols[m]);
+        if (set->labels != NULL)
+            free(set->labels[m]);
+    }
+    free(set->typed);
+    free(set->mols);
+    free(set->labels);
+    free(set->x_start);
+    free(set->x_compare);
+    free(set->lower);
+    free(set->upper);
+    free(set->step);
+    free(set->settings.output_dir);
+    hf_forcefield_free(&set->ff);
+    hf_config_free(&set->config);
+    memset(set, 0, sizeof *set);
+}
+
+hf_status hf_training_set_load(const char *input, const hf_training_set_options *options, hf_training_set *set)
+{
+    hf_status st;
+    origin *from = NULL;
+    size_t cap = 0;
+    unsigned char *used = NULL;
+    hf_forcefield other;
+    hf_objective_options *per_mol = NULL;
+
+    memset(set, 0, sizeof *set);
+    memset(&other, 0, sizeof other);
+    if ((st = hf_config_read(input, &set->config)) != HF_SUCCESS)
+        return st;
+    const hf_config *c = &set->config;
+    if ((st = read_settings(c, options, &set->settings)) != HF_SUCCESS)
+        goto fail;
+
+    const hf_config_entry *ffe = hf_config_entry_at(c, "forcefield", 0);
+    if ((st = hf_forcefield_read(ffe->value, &set->ff)) != HF_SUCCESS) {
+        st = prefixed(st, "%s:%d: forcefield", c->path, ffe->line);
+        goto fail;
+    }
+    for (int s = 0; s < hf_config_count(c, "structures"); s++)
+        if ((st = read_structures(c, hf_config_entry_at(c, "structures", s), set, &from, &cap)) != HF_SUCCESS)
+            goto fail;
+    if (set->n_mols == 0) {
+        st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: empty training set: the structures entries hold no structure",
+                      c->path);
+        goto fail;
+    }
+    if ((st = make_labels(set)) != HF_SUCCESS || (st = read_hessians(c, set, from)) != HF_SUCCESS ||
+        (st = type_structures(c, set)) != HF_SUCCESS)
+        goto fail;
+    if ((used = used_parameters(set)) == NULL) {
+        st = no_memory("the parameters");
+        goto fail;
+    }
+
+    if ((st = hf_cli_load_plugins()) != HF_SUCCESS)
+        goto fail;
+    if ((st = hf_model_create(&set->ff, set->mols, set->typed, set->n_mols, NULL, &set->model)) != HF_SUCCESS) {
+        st = prefixed(st, "%s: the fit model", c->path);
+        goto fail;
+    }
+    for (int f = 0; f < hf_config_count(c, "free"); f++)
+        if ((st = free_entry(set, hf_config_entry_at(c, "free", f), used)) != HF_SUCCESS)
+            goto fail;
+    set->n_fit = hf_model_n_free(set->model);
+    if (options != NULL && options->compare_forcefield != NULL &&
+        (st = add_comparison(set, options->compare_forcefield, used, &other)) != HF_SUCCESS)
+        goto fail;
+    set->n_free = hf_model_n_free(set->model);
+
+    if (set->settings.start_seminario && (st = seminario_start(set)) != HF_SUCCESS)
+        goto fail;
+    set->x_start = malloc((size_t)set->n_free * sizeof *set->x_start);
+    if (other.params != NULL)
+        set->x_compare = malloc((size_t)set->n_free * sizeof *set->x_compare);
+    if (set->x_start == NULL || (other.params != NULL && set->x_compare == NULL)) {
+        st = no_memory("the free values");
+        goto fail;
+    }
+    for (int i = 0; i < set->n_free; i++) {
+        int p, v;
+        hf_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
+        set->x_start[i] = set->ff.params[p].values[v];
+        if (set->x_compare != NULL)
+            set->x_compare[i] = other.params[p].values[v];
+    }
+    if ((st = bounds_and_steps(set)) != HF_SUCCESS)
+        goto fail;
+    if ((st = hf_model_set_free(set->model, set->x_start)) != HF_SUCCESS) {
+        st = prefixed(st, "%s: the start values", c->path);
+        goto fail;
+    }
+    per_mol = malloc((size_t)set->n_mols * sizeof *per_mol);
+    if (per_mol == NULL) {
+        st = no_memory("the objective");
+        goto fail;
+    }
+    for (int m = 0; m < set->n_mols; m++)
+        per_mol[m] = set->settings.objective;
+    if ((st = hf_objective_create(set->model, set->mols, set->n_mols, per_mol, &set->objective)) != HF_SUCCESS) {
+        st = prefixed(st, "%s: the %s objective", c->path, set->settings.objective_name);
+        goto fail;
+    }
+    free(per_mol);
+    free(from);
+    free(used);
+    hf_forcefield_free(&other);
+    return HF_SUCCESS;
+
+fail:
+    free(per_mol);
+    free(from);
+    free(used);
+    hf_forcefield_free(&other);
+    hf_training_set_free(set);
+    return st;
+}

@@ -1,0 +1,103 @@
+#ifndef HF_TRAINING_SET_H_
+#define HF_TRAINING_SET_H_
+/*
+ * The training set of a `hessfit fit` input file (hessfit_config.h), loaded completely before any
+ * work: shared by `hessfit fit`, `hessfit report` and `hessfit check`.
+ *
+ * Loading, in this order, each step failing with a message that names the input file:line (or the
+ * structure, the force-field line) before anything is computed or written:
+ *   1. the input file and its settings (objective, weight, ts, start, optimizer, bounds, limits,
+ *      output directory);
+ *   2. the force field (MM3* .fld or AMBER frcmod);
+ *   3. the structures of every `structures` entry, in order; structures without atom types (QM
+ *      files, .xyz) get their element symbols as types;
+ *   4. the `hessian` entries, in order, one for each structure that has no Hessian of its own, in
+ *      order. A .npy Hessian pairs with a structure read from an .xyz file (its geometry); any other
+ *      Hessian file must hold the structure's atoms (count and elements) and its geometry becomes
+ *      the structure's: the MM Hessians are taken at the QM geometry. A Hessian file whose geometry
+ *      is not the structure's (an interatomic distance off by more than HF_TRAINING_SET_GEOMETRY_A,
+ *      a sign of another structure or another atom order) is an error. Every structure must end
+ *      with a Hessian (every objective compares with QM Hessians), and there must be at least one;
+ *   5. typing: topology from the file's bonds (or covalent radii), every term matched to a
+ *      parameter, with the `no-term` and `prefer` entries (hessfit_typing.h);
+ *   6. the fit model (one OpenMM Context for all molecules, hessfit_model.h) and the `free` entries,
+ *      each of which must free at least one value some term uses;
+ *   7. with a comparison force field (hessfit report --forcefield): it must be the input's force
+ *      field with other values (same lines, kinds, types, periodicities); every value of a used
+ *      parameter that differs from the input's is freed too (after the fit's own free values);
+ *   8. the start: `start = seminario` replaces the free bond and angle values by q2mm's Seminario
+ *      estimates (original method, q2mm's units and scaling, averaged per force-field parameter
+ *      over every term of every structure that uses it), only the free values;
+ *   9. bounds (q2mm's per-kind box unless `bounds = none`) and steps; a start value outside its
+ *      box is an error naming the parameter;
+ *  10. the objective (hessfit_objective.h) at the start values.
+ */
+#include "hessfit_config.h"
+#include "hessfit_forcefield.h"
+#include "hessfit_model.h"
+#include "hessfit_molecule.h"
+#include "hessfit_objective.h"
+#include "hessfit_optimize.h"
+#include "hessfit_typing.h"
+
+#include <stddef.h>
+
+/* Largest change of an interatomic distance (Angstrom) between a structure and the geometry of
+ * the Hessian file paired with it. */
+#define HF_TRAINING_SET_GEOMETRY_A 0.05
+
+typedef struct hf_fit_settings {
+    const char *objective_name; /* "frequencies", "frequencies-q2mm", "eigenmatrix", "hessian" */
+    hf_objective_options objective;
+    hf_opt_algorithm algorithm;
+    int bounds;                /* 1: q2mm's boxes; 0: none */
+    long long max_evaluations; /* default 1000 */
+    double max_time;           /* seconds, 0: none */
+    double ftol;               /* NLopt's ftol_rel, default 1e-8 */
+    int start_seminario;
+    char *output_dir; /* malloc'ed */
+} hf_fit_settings;
+
+typedef struct hf_training_set_options {
+    const char *compare_forcefield;    /* hessfit report --forcefield, or NULL */
+    const char *output_dir;            /* --output: replaces the input's `output`, or NULL */
+    const char *default_output_suffix; /* "<input stem><suffix>" beside the input: "-out" (fit) */
+} hf_training_set_options;
+
+typedef struct hf_training_set {
+    hf_config config;
+    hf_fit_settings settings;
+    hf_forcefield ff; /* as read, with the start values of the free values */
+    int n_mols;
+    hf_molecule *mols; /* the structures with their QM Hessians, at the QM geometry */
+    char **labels;     /* "structure 2 'name' (path:line)" */
+    hf_typed_molecule *typed;
+    hf_model *model;
+    hf_objective *objective;
+    int n_free;            /* all free values of the model */
+    int n_fit;             /* the first n_fit of them are the fit's (the `free` entries) */
+    double *x_start;       /* n_free start values (canonical units) */
+    double *x_compare;     /* n_free values of the comparison force field, or NULL */
+    double *lower, *upper; /* n_fit bounds, or NULL with bounds = none */
+    double *step;          /* n_fit steps (q2mm's, also without bounds) */
+    int n_seminario;       /* parameters whose free values the Seminario start set */
+} hf_training_set;
+
+/* Load everything (above). On failure the set is freed and zeroed, nothing was written. */
+hf_status hf_training_set_load(const char *input, const hf_training_set_options *options, hf_training_set *set);
+void hf_training_set_free(hf_training_set *set);
+
+/* "LD_LBFGS" ... for messages; the free value i described: "line 81 bond C3-H1 k". */
+void hf_training_set_describe_free(const hf_training_set *set, int i, char *out, size_t size);
+/* Name and unit of value v of parameter p ("k", "kcal/mol/A^2"; "phase_2", "deg"). */
+void hf_param_value_name(const hf_ff_param *p, int v, char *name, size_t size, const char **unit);
+/* "C3-H1" */
+void hf_param_types_text(const hf_ff_param *p, char *out, size_t size);
+
+/* Load the hessfit OpenMM plugins (once): $HESSFIT_PLUGIN_DIR, else the directory beside the
+ * program (<bin>/../lib/plugins, build and install trees alike), else the build tree's. */
+hf_status hf_cli_load_plugins(void);
+/* mkdir -p: path and its missing parents; an existing directory is fine. */
+hf_status hf_cli_make_directory(const char *path);
+
+#endif
