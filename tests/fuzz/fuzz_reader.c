@@ -6,6 +6,7 @@
  * successful read must also pass hf_molecule_check, and a force field that was read must write
  * back and re-read (write-back is part of the .fld/.frcmod contract).
  */
+#include "hessfit_config.h"
 #include "hessfit_forcefield.h"
 #include "hessfit_io.h"
 #include "hessfit_molecule.h"
@@ -73,6 +74,15 @@ static void read_forcefield(hf_status (*reader)(const char *, hf_forcefield *),
     unlink(output_path);
 }
 
+static void read_config(void)
+{
+    hf_config c;
+    if (hf_config_read(input_path, &c) == HF_SUCCESS) {
+        require(hf_config_count(&c, "forcefield") == 1, "a config read without error lacks its forcefield");
+        hf_config_free(&c);
+    }
+}
+
 static void read_array(void)
 {
     hf_array a;
@@ -107,6 +117,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         read_list(hf_read_mmo);
     else if (!strcmp(fmt, "mol2"))
         read_list(hf_read_mol2);
+    else if (!strcmp(fmt, "config"))
+        read_config();
     else if (!strcmp(fmt, "fld"))
         read_forcefield(hf_fld_read, hf_fld_write);
     else if (!strcmp(fmt, "frcmod"))
