@@ -4,54 +4,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-static char hessfit[4096];
-static char err_path[512];
-
-typedef struct {
-    int status;     /* exit code */
-    char *out;      /* stdout */
-    size_t out_len;
-    char err[8192]; /* stderr (truncated) */
-} run_result;
-
-/* Run "hessfit params ARGS" (args already shell-quoted), capturing stdout, stderr and the exit code. */
-static run_result run(const char *args)
-{
-    run_result r;
-    char cmd[8192];
-    memset(&r, 0, sizeof r);
-    CHECK(snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", hessfit, args, err_path) < (int)sizeof cmd, "command too long");
-    FILE *p = popen(cmd, "r");
-    CHECK(p != NULL, "popen %s", cmd);
-    size_t cap = 1 << 16;
-    r.out = malloc(cap);
-    CHECK(r.out != NULL, "out of memory");
-    size_t n;
-    while ((n = fread(r.out + r.out_len, 1, cap - r.out_len - 1, p)) > 0) {
-        r.out_len += n;
-        if (cap - r.out_len - 1 == 0) {
-            cap *= 2;
-            r.out = realloc(r.out, cap);
-            CHECK(r.out != NULL, "out of memory");
-        }
-    }
-    r.out[r.out_len] = '\0';
-    int w = pclose(p);
-    CHECK(w != -1 && WIFEXITED(w), "hessfit did not exit normally: %s", cmd);
-    r.status = WEXITSTATUS(w);
-    FILE *e = fopen(err_path, "r");
-    CHECK(e != NULL, "no stderr file");
-    size_t m = fread(r.err, 1, sizeof r.err - 1, e);
-    r.err[m] = '\0';
-    fclose(e);
-    return r;
-}
+static const char *hessfit;
 
 /* Lines of out that start with prefix. */
 static int count_lines(const char *out, const char *prefix)
@@ -79,19 +35,6 @@ static int count_term_lines(const char *out)
     return count;
 }
 
-static void expect_in(const run_result *r, const char *text, const char *what)
-{
-    CHECK(strstr(r->out, text) != NULL, "%s: output lacks '%s'", what, text);
-}
-
-static void expect_status(const run_result *r, int status, const char *err_part, const char *what)
-{
-    CHECK(r->status == status, "%s: exit %d, expected %d; stderr: %s", what, r->status, status, r->err);
-    CHECK(err_part == NULL || strstr(r->err, err_part) != NULL, "%s: stderr lacks '%s': %s", what, err_part, r->err);
-    printf("  %-34s exit %d%s%.*s\n", what, r->status, r->err[0] ? ", stderr: " : "",
-           (int)(strchr(r->err, '\n') ? strchr(r->err, '\n') - r->err : (long)strlen(r->err)), r->err);
-}
-
 #define MMO_PATTERNS                                                                                               \
     "--no-term 'torsion * RH * *' --no-term 'torsion RH * * *' --no-term 'torsion * * C1 N1' "                     \
     "--no-term 'torsion N2 C2 C2 H1' --no-term 'torsion C1 C2 C2 H1' --no-term 'torsion C3 P3 C2 H1' "             \
@@ -106,16 +49,7 @@ static void expect_status(const run_result *r, int status, const char *err_part,
 int main(int argc, char **argv)
 {
     (void)argc;
-    char self[4096];
-    snprintf(self, sizeof self, "%s", argv[0]);
-    const char *dir = dirname(self);
-    snprintf(hessfit, sizeof hessfit, "%s/hessfit", dir);
-    if (access(hessfit, X_OK) != 0)
-        snprintf(hessfit, sizeof hessfit, "%s/../bin/hessfit", dir);
-    CHECK(access(hessfit, X_OK) == 0, "no hessfit program next to %s", argv[0]);
-    char tmpl[] = "/tmp/hessfit_cli_params_XXXXXX";
-    CHECK(mkdtemp(tmpl) != NULL, "mkdtemp");
-    snprintf(err_path, sizeof err_path, "%s/stderr.txt", tmpl);
+    hessfit = test_program_path(argv[0], "hessfit");
 
     char fld[1024], mmo[1024], mol2[1024], frcmod[1024], ace[1024], args[8192];
     snprintf(fld, sizeof fld, "%s", test_source_path("examples/data/rh-enamide/ff/mm3.fld"));
@@ -123,41 +57,42 @@ int main(int argc, char **argv)
     snprintf(mol2, sizeof mol2, "%s", test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mol2"));
     snprintf(frcmod, sizeof frcmod, "%s", test_source_path("tests/data/typing/acetaldehyde_gaff.frcmod"));
     snprintf(ace, sizeof ace, "%s", test_source_path("tests/data/typing/acetaldehyde_gaff.mol2"));
-    run_result r;
+    test_run_result r;
 
     /* rh-enamide .mmo: every term by its FF line, the 654 torsions MacroModel left out by pattern */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s' " MMO_PATTERNS, fld, mmo);
-    r = run(args);
-    expect_status(&r, 0, NULL, "rh-enamide .mmo");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 0, NULL, "rh-enamide .mmo");
     int terms = count_term_lines(r.out);
     printf("  .mmo listing: %d term lines, %zu bytes\n", terms, r.out_len);
     CHECK(terms == 3452, "%d term lines", terms);
     CHECK(count_lines(r.out, "# structure ") == 9, "structure headers");
     CHECK(count_lines(r.out, "1 ") == 256 && count_lines(r.out, "4 ") == 459, "terms of structures 1 and 4");
-    expect_in(&r, "# summary: 9 structures, 3452 terms", ".mmo summary");
-    expect_in(&r, "# no-term         0     0     654        0", ".mmo no-term row");
-    expect_in(&r, "# ff-line       500  1050    1198       50", ".mmo ff-line row");
-    expect_in(&r, "# no-term pattern 1 'torsion * RH * *': 495 terms", ".mmo pattern 1");
-    expect_in(&r, "# parameters used: 98 ", ".mmo parameters used");
-    expect_in(&r, "line 81 bond C3-H1 k=341.1203 r0=1.1120 | 204 terms in 9 structures: 1,2,3,4,5,6,7,8,9",
-              ".mmo C3-H1 summary");
-    expect_in(&r, "line 1862 bond 2-3 [substructure 17] k=110.0581 r0=2.2886", ".mmo Rh-P substructure line");
-    expect_in(&r, "1 bond     4-11            N2-H3               -> line 114 bond N2-H3", ".mmo continuation");
+    test_expect_output(&r, "# summary: 9 structures, 3452 terms", ".mmo summary");
+    test_expect_output(&r, "# no-term         0     0     654        0", ".mmo no-term row");
+    test_expect_output(&r, "# ff-line       500  1050    1198       50", ".mmo ff-line row");
+    test_expect_output(&r, "# no-term pattern 1 'torsion * RH * *': 495 terms", ".mmo pattern 1");
+    test_expect_output(&r, "# parameters used: 98 ", ".mmo parameters used");
+    test_expect_output(&r, "line 81 bond C3-H1 k=341.1203 r0=1.1120 | 204 terms in 9 structures: 1,2,3,4,5,6,7,8,9",
+                       ".mmo C3-H1 summary");
+    test_expect_output(&r, "line 1862 bond 2-3 [substructure 17] k=110.0581 r0=2.2886", ".mmo Rh-P substructure line");
+    test_expect_output(&r, "1 bond     4-11            N2-H3               -> line 114 bond N2-H3",
+                       ".mmo continuation");
     CHECK(count_lines(r.out, "line ") > 1000, "unused parameters listed");
     free(r.out);
 
     /* without the patterns: exit 1 naming the first torsion MacroModel left out */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s'", fld, mmo);
-    r = run(args);
-    expect_status(&r, 1, "torsion 1-2-3-4 (types RH O2 C2 N2) is not in the MM program's report", "no patterns");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "torsion 1-2-3-4 (types RH O2 C2 N2) is not in the MM program's report", "no patterns");
     CHECK(strstr(r.err, "rh_enamide_training_set.mmo.gz:11") != NULL, "message names the structure: %s", r.err);
     free(r.out);
 
     /* rh-enamide .mol2 without prefer patterns: every structure has ambiguous terms (equally good
      * candidates with different values): each is listed as FAILED, exit 1 */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s' " MOL2_NO_TERM, fld, mol2);
-    r = run(args);
-    expect_status(&r, 1, "hessfit params: structure 1: ", "rh-enamide .mol2 without prefer");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "hessfit params: structure 1: ", "rh-enamide .mol2 without prefer");
     CHECK(strstr(r.err, "rh_enamide_training_set.mol2:1: torsion 3-4-5-1 (types C2 N2 C2 RH) is ambiguous in") &&
               strstr(r.err, "lines 952/978 (wildcard * C2 N2 *) are equally good candidates with different values; "
                             "choose one with a pattern such as 'prefer 952' (and 5 more ambiguous terms)") &&
@@ -167,39 +102,46 @@ int main(int argc, char **argv)
               strstr(r.out, "angle 15-25-29 (types C2 C2 C2) is ambiguous") != NULL,
           "failed structures listed");
     CHECK(count_term_lines(r.out) == 0, "terms of failed structures listed");
-    expect_in(&r, "# summary: 9 structures, 0 terms; 9 structures FAILED (listed above)", "failed summary");
+    test_expect_output(&r, "# summary: 9 structures, 0 terms; 9 structures FAILED (listed above)", "failed summary");
     free(r.out);
     /* only the first three --prefer: structures 4 and 5 (their benzo ring) still fail, the rest are listed */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s' " MOL2_NO_TERM " --prefer 952 --prefer 198",
              fld, mol2);
-    r = run(args);
-    expect_status(&r, 1, "structure 4: ", "rh-enamide .mol2 partly settled");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "structure 4: ", "rh-enamide .mol2 partly settled");
     CHECK(strstr(r.err, "structure 5: ") && !strstr(r.err, "structure 6: ") &&
               strstr(r.err, "2 of 9 structures failed") && strstr(r.err, "(types PX C2 C2 PX) is ambiguous"),
           "partly settled: %s", r.err);
-    expect_in(&r, "# summary: 9 structures, 2520 terms; 2 structures FAILED (listed above)", "partly settled summary");
+    test_expect_output(&r, "# summary: 9 structures, 2520 terms; 2 structures FAILED (listed above)",
+                       "partly settled summary");
     free(r.out);
 
     /* rh-enamide .mol2: by atom types, the Rh site by pattern, ties by prefer; an unused pattern is a warning */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s' " MOL2_PATTERNS " --no-term 'bond XX YY'", fld,
              mol2);
-    r = run(args);
-    expect_status(&r, 0, "warning: no-term pattern 'bond XX YY' covers no term", "rh-enamide .mol2");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 0, "warning: no-term pattern 'bond XX YY' covers no term", "rh-enamide .mol2");
     terms = count_term_lines(r.out);
     CHECK(terms == 3434, "%d .mol2 term lines", terms);
-    expect_in(&r, "# summary: 9 structures, 3434 terms", ".mol2 summary");
-    expect_in(&r, "line 81 bond C3-H1 k=341.1203 r0=1.1120 | 204 terms in 9 structures", ".mol2 C3-H1 summary");
-    expect_in(&r, "1 bond     4-11            N2-H3               -> line 116 bond N2-H3 k=487.2119 r0=1.0280 | types | "
-              "types N2 H3; 114 ranks below: 1C200 0000 not evaluated", ".mol2 unevaluated condition");
-    expect_in(&r, "1 angle    3-4-11          C2-N2-H3            -> line 293 angle C2-N2-H3 k=41.7252 theta0=118.5000 "
-              "| types | types C2 N2 H3; O200 0000 0000 holds", ".mol2 condition that holds");
-    expect_in(&r, "1 torsion  3-4-5-6         C2-N2-C2-C2         -> line 952 torsion *-C2-N2-* (0.0000,0,1) "
-              "(0.6250,180,2) (0.0000,0,3) | wildcard | wildcard * C2 N2 *; 952/978 differ: pattern 7 prefers 952",
-              ".mol2 tie settled by --prefer");
-    expect_in(&r, "# prefer pattern 7 'prefer 952': 54 terms", ".mol2 prefer 952");
-    expect_in(&r, "# prefer pattern 11 'prefer 509': 12 terms", ".mol2 prefer 509");
-    expect_in(&r, "# types         437   760     981        0", ".mol2 types row");
-    expect_in(&r, "# wildcard        0   146     349       32", ".mol2 wildcard row");
+    test_expect_output(&r, "# summary: 9 structures, 3434 terms", ".mol2 summary");
+    test_expect_output(&r, "line 81 bond C3-H1 k=341.1203 r0=1.1120 | 204 terms in 9 structures",
+                       ".mol2 C3-H1 summary");
+    test_expect_output(&r,
+                       "1 bond     4-11            N2-H3               -> line 116 bond N2-H3 k=487.2119 r0=1.0280 | types | "
+                       "types N2 H3; 114 ranks below: 1C200 0000 not evaluated",
+                       ".mol2 unevaluated condition");
+    test_expect_output(&r,
+                       "1 angle    3-4-11          C2-N2-H3            -> line 293 angle C2-N2-H3 k=41.7252 theta0=118.5000 "
+                       "| types | types C2 N2 H3; O200 0000 0000 holds",
+                       ".mol2 condition that holds");
+    test_expect_output(&r,
+                       "1 torsion  3-4-5-6         C2-N2-C2-C2         -> line 952 torsion *-C2-N2-* (0.0000,0,1) "
+                       "(0.6250,180,2) (0.0000,0,3) | wildcard | wildcard * C2 N2 *; 952/978 differ: pattern 7 prefers 952",
+                       ".mol2 tie settled by --prefer");
+    test_expect_output(&r, "# prefer pattern 7 'prefer 952': 54 terms", ".mol2 prefer 952");
+    test_expect_output(&r, "# prefer pattern 11 'prefer 509': 12 terms", ".mol2 prefer 509");
+    test_expect_output(&r, "# types         437   760     981        0", ".mol2 types row");
+    test_expect_output(&r, "# wildcard        0   146     349       32", ".mol2 wildcard row");
     CHECK(count_lines(r.out, "1 ") == 254 && count_term_lines(r.out) - 3434 == 0, ".mol2 structure 1 terms");
     CHECK(strstr(r.out, "[substructure") == NULL || strstr(r.out, "[substructure") > strstr(r.out, "# summary"),
           ".mol2 terms matched a substructure line");
@@ -208,31 +150,33 @@ int main(int argc, char **argv)
     /* both files at once: structures numbered on */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s' --structures '%s' " MMO_PATTERNS " " MOL2_PATTERNS,
              fld, mmo, mol2);
-    r = run(args);
-    expect_status(&r, 0, NULL, ".mmo + .mol2");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 0, NULL, ".mmo + .mol2");
     CHECK(count_term_lines(r.out) == 3452 + 3434, "both files");
-    expect_in(&r, "# summary: 18 structures, 6886 terms", "both summary");
+    test_expect_output(&r, "# summary: 18 structures, 6886 terms", "both summary");
     free(r.out);
 
     /* AMBER frcmod: exact types, the X wildcard torsion, the improper with its centre third */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s'", frcmod, ace);
-    r = run(args);
-    expect_status(&r, 0, NULL, "acetaldehyde frcmod");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 0, NULL, "acetaldehyde frcmod");
     CHECK(count_term_lines(r.out) == 22, "acetaldehyde terms");
-    expect_in(&r, "# types           6     9       3        0", "frcmod types row");
-    expect_in(&r, "# wildcard        0     0       3        1", "frcmod wildcard row");
-    expect_in(&r, "1 improper 1-3-4-2         c3-o-ha-c           -> line 25 improper *-*-c-o (10.5000,180,2) | wildcard",
-              "frcmod improper");
-    expect_in(&r, "line 21 torsion hc-c3-c-o (0.8000,0,1) (0.0800,180,3) | 3 terms", "frcmod torsion series");
-    expect_in(&r, "# bonded parameters used by no term: 1 ", "frcmod unused");
+    test_expect_output(&r, "# types           6     9       3        0", "frcmod types row");
+    test_expect_output(&r, "# wildcard        0     0       3        1", "frcmod wildcard row");
+    test_expect_output(&r,
+                       "1 improper 1-3-4-2         c3-o-ha-c           -> line 25 improper *-*-c-o (10.5000,180,2) "
+                       "| wildcard",
+                       "frcmod improper");
+    test_expect_output(&r, "line 21 torsion hc-c3-c-o (0.8000,0,1) (0.0800,180,3) | 3 terms", "frcmod torsion series");
+    test_expect_output(&r, "# bonded parameters used by no term: 1 ", "frcmod unused");
     free(r.out);
     /* radii instead of the file's bonds: the same listing */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s' --perceive-bonds --bond-tolerance=1.25", frcmod,
              ace);
-    r = run(args);
-    expect_status(&r, 0, NULL, "acetaldehyde --perceive-bonds");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 0, NULL, "acetaldehyde --perceive-bonds");
     CHECK(count_term_lines(r.out) == 22, "acetaldehyde terms from radii");
-    expect_in(&r, "bonds from covalent radii", "radii header");
+    test_expect_output(&r, "bonds from covalent radii", "radii header");
     free(r.out);
 
     /* usage errors: exit 2 with the usage on stderr */
@@ -251,48 +195,46 @@ int main(int argc, char **argv)
         {"params stray --ff x.fld --structures y.mmo", "unexpected argument 'stray'"},
     };
     for (size_t k = 0; k < sizeof usage_cases / sizeof usage_cases[0]; k++) {
-        r = run(usage_cases[k][0]);
-        expect_status(&r, 2, usage_cases[k][1], usage_cases[k][0]);
+        r = test_run_program(hessfit, usage_cases[k][0]);
+        test_expect_exit(&r, 2, usage_cases[k][1], usage_cases[k][0]);
         CHECK(strstr(r.err, "usage: hessfit params") != NULL, "%s: no usage text", usage_cases[k][0]);
         free(r.out);
     }
-    r = run("params --help");
-    expect_status(&r, 0, NULL, "--help");
+    r = test_run_program(hessfit, "params --help");
+    test_expect_exit(&r, 0, NULL, "--help");
     CHECK(strstr(r.out, "usage: hessfit params") != NULL && strstr(r.out, "--no-term PATTERN") != NULL &&
               strstr(r.out, "--prefer LINE") != NULL,
           "help text");
     free(r.out);
 
     /* missing or broken files: exit 1 naming the file */
-    snprintf(args, sizeof args, "params --ff '%s/missing.fld' --structures '%s'", tmpl, mmo);
-    r = run(args);
-    expect_status(&r, 1, "missing.fld", "missing force field");
+    snprintf(args, sizeof args, "params --ff '%s/missing.fld' --structures '%s'", test_temp_dir(), mmo);
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "missing.fld", "missing force field");
     free(r.out);
-    snprintf(args, sizeof args, "params --ff '%s' --structures '%s/missing.mmo'", fld, tmpl);
-    r = run(args);
-    expect_status(&r, 1, "missing.mmo", "missing structures");
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s/missing.mmo'", fld, test_temp_dir());
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "missing.mmo", "missing structures");
     free(r.out);
-    snprintf(args, sizeof args, "params --ff '%s' --structures '%s/structures.dat'", fld, tmpl);
-    r = run(args);
-    expect_status(&r, 1, "cannot tell the format", "structures of an unknown format");
+    snprintf(args, sizeof args, "params --ff '%s' --structures '%s/structures.dat'", fld, test_temp_dir());
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "cannot tell the format", "structures of an unknown format");
     free(r.out);
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s' --no-term 'stretch A B'", fld, mmo);
-    r = run(args);
-    expect_status(&r, 1, "kind 'stretch'", "bad pattern");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "kind 'stretch'", "bad pattern");
     CHECK(strstr(r.err, "structure 2") == NULL && strstr(r.out, "# summary") == NULL, "a bad pattern stops at once");
     free(r.out);
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s' --prefer 1", fld, mol2);
-    r = run(args);
-    expect_status(&r, 1, "pattern 'prefer 1': line 1 of", "prefer a line without a parameter");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "pattern 'prefer 1': line 1 of", "prefer a line without a parameter");
     free(r.out);
     /* the .mmo with another force field whose lines do not match: the FF-line check catches it */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s'", frcmod, mmo);
-    r = run(args);
-    expect_status(&r, 1, "not a parameter line of", "mismatched force field");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "not a parameter line of", "mismatched force field");
     free(r.out);
 
-    remove(err_path);
-    rmdir(tmpl);
     printf("test_cli_params: all checks passed\n");
     return 0;
 }

@@ -19,78 +19,16 @@
 #endif
 
 #include <ctype.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-static char hessfit[4096];
-static char tmpdir[256];
-static char err_path[512];
+static const char *hessfit;
 
 /* Half a unit in the last printed place (plus rounding of the binary values themselves). */
 #define HALF_ULP(decimals) (0.5 * pow(10.0, -(decimals)) * (1.0 + 1e-9) + 1e-12)
-
-/* ---- running the program --------------------------------------------------------------------- */
-
-typedef struct {
-    int status;     /* exit code */
-    char *out;      /* stdout */
-    size_t out_len;
-    char err[8192]; /* stderr (truncated) */
-} run_result;
-
-/* Run "hessfit ARGS" (args already shell-quoted), capturing stdout, stderr and the exit code
- * (the approach of test_cli_params). */
-static run_result run(const char *args)
-{
-    run_result r;
-    char cmd[16384];
-    size_t cap = 1 << 16, n;
-    FILE *p, *e;
-    int w;
-    memset(&r, 0, sizeof r);
-    CHECK(snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", hessfit, args, err_path) < (int)sizeof cmd, "command too long");
-    p = popen(cmd, "r");
-    CHECK(p != NULL, "popen %s", cmd);
-    r.out = malloc(cap);
-    CHECK(r.out != NULL, "out of memory");
-    while ((n = fread(r.out + r.out_len, 1, cap - r.out_len - 1, p)) > 0) {
-        r.out_len += n;
-        if (cap - r.out_len - 1 == 0) {
-            cap *= 2;
-            r.out = realloc(r.out, cap);
-            CHECK(r.out != NULL, "out of memory");
-        }
-    }
-    r.out[r.out_len] = '\0';
-    w = pclose(p);
-    CHECK(w != -1 && WIFEXITED(w), "hessfit did not exit normally: %s", cmd);
-    r.status = WEXITSTATUS(w);
-    e = fopen(err_path, "r");
-    CHECK(e != NULL, "no stderr file");
-    n = fread(r.err, 1, sizeof r.err - 1, e);
-    r.err[n] = '\0';
-    fclose(e);
-    return r;
-}
-
-static void expect_status(const run_result *r, int status, const char *err_part, const char *what)
-{
-    const char *nl = strchr(r->err, '\n');
-    CHECK(r->status == status, "%s: exit %d, expected %d; stderr: %s", what, r->status, status, r->err);
-    CHECK(err_part == NULL || strstr(r->err, err_part) != NULL, "%s: stderr lacks '%s': %s", what, err_part, r->err);
-    printf("  %-44s exit %d%s%.*s\n", what, r->status, r->err[0] ? ", stderr: " : "",
-           (int)(nl ? nl - r->err : (long)strlen(r->err)), r->err);
-}
-
-static void expect_out(const run_result *r, const char *text, const char *what)
-{
-    CHECK(strstr(r->out, text) != NULL, "%s: output lacks '%s'", what, text);
-}
 
 static int file_exists(const char *path)
 {
@@ -210,7 +148,7 @@ static const char *second_element(const gj_value *bond)
 }
 
 /* The printed bonds of one run against the golden (k_au; k_mdyn and k in the run's units). */
-static void check_sn2_bonds(const run_result *r, const gj_value *golden_bonds, const hf_molecule *xyz, int q2mm,
+static void check_sn2_bonds(const test_run_result *r, const gj_value *golden_bonds, const hf_molecule *xyz, int q2mm,
                             int with_cf, double *max_mdyn, double *max_au, double *max_k)
 {
     int n_checked = 0;
@@ -263,7 +201,7 @@ static void test_sn2(void)
     hf_molecule geo;
     double max_mdyn = 0.0, max_au = 0.0, max_k = 0.0, mean_ch_au = 0.0, mean_ch_mdyn = 0.0, v[4];
     int n, used, n_ch = 0;
-    run_result r;
+    test_run_result r;
 
     snprintf(npy, sizeof npy, "%s", test_source_path("examples/data/sn2/sn2-ts-hessian.npy"));
     snprintf(xyz, sizeof xyz, "%s", test_source_path("examples/data/sn2/sn2-ts-optimized.xyz"));
@@ -274,10 +212,10 @@ static void test_sn2(void)
     /* the plain command: CODATA units; bonds from radii at the default tolerance 1.3 miss the
      * 1.85 A C-F bonds of the TS (1.3 x (0.76 + 0.57) = 1.729 A), so only the three C-H print */
     snprintf(args, sizeof args, "seminario --hessian '%s' --xyz '%s'", npy, xyz);
-    r = run(args);
-    expect_status(&r, 0, NULL, "SN2 TS (CODATA, default tolerance)");
-    expect_out(&r, "# 6 atoms, 3 bonds (perceived), 3 angles", "SN2 default");
-    expect_out(&r, "method original, ts keep, scaling 0.963, CODATA units", "SN2 default options");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 0, NULL, "SN2 TS (CODATA, default tolerance)");
+    test_expect_output(&r, "# 6 atoms, 3 bonds (perceived), 3 angles", "SN2 default");
+    test_expect_output(&r, "method original, ts keep, scaling 0.963, CODATA units", "SN2 default options");
     check_sn2_bonds(&r, bonds, &geo, 0, 0, &max_mdyn, &max_au, &max_k);
     free(r.out);
 
@@ -285,9 +223,10 @@ static void test_sn2(void)
     for (int q2mm = 0; q2mm < 2; q2mm++) {
         snprintf(args, sizeof args, "seminario --hessian '%s' --xyz '%s' --bond-tolerance 1.4%s", npy, xyz,
                  q2mm ? " --q2mm-units" : "");
-        r = run(args);
-        expect_status(&r, 0, NULL, q2mm ? "SN2 TS --q2mm-units --bond-tolerance 1.4" : "SN2 TS --bond-tolerance 1.4");
-        expect_out(&r, "# 6 atoms, 5 bonds (perceived), 10 angles", "SN2 with C-F");
+        r = test_run_program(hessfit, args);
+        test_expect_exit(&r, 0, NULL,
+                         q2mm ? "SN2 TS --q2mm-units --bond-tolerance 1.4" : "SN2 TS --bond-tolerance 1.4");
+        test_expect_output(&r, "# 6 atoms, 5 bonds (perceived), 10 angles", "SN2 with C-F");
         check_sn2_bonds(&r, bonds, &geo, q2mm, 1, &max_mdyn, &max_au, &max_k);
         /* per element: C-H the mean of the three, C-F none positive */
         CHECK(find_group_row(r.out, "C-F", "bond", &n, &used, v) == 5 && n == 2 && used == 0 &&
@@ -423,12 +362,12 @@ static void test_rh_enamide(void)
     char **start_lines, **out_lines;
     int n_start, n_out, in_golden[4096] = {0}, n_estimated = 0, n_kept = 0, n_same = 0, n_rewritten = 0;
     double max_fld_k = 0.0, max_fld_eq = 0.0, max_row_mdyn = 0.0, max_row_au = 0.0, max_row_eq = 0.0;
-    run_result r;
+    test_run_result r;
 
     snprintf(fld, sizeof fld, "%s", test_source_path("examples/data/rh-enamide/ff/rh_hyd_enamide_start.fld"));
     snprintf(mm3, sizeof mm3, "%s", test_source_path("examples/data/rh-enamide/ff/mm3.fld"));
     snprintf(mmo, sizeof mmo, "%s", test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz"));
-    snprintf(out, sizeof out, "%s/out.fld", tmpdir);
+    snprintf(out, sizeof out, "%s/out.fld", test_temp_dir());
 
     /* the Hessians go in the .mmo's structure order: its titles are the Jaguar names, shortened */
     HF_CALL(hf_read_mmo(mmo, &list));
@@ -448,13 +387,13 @@ static void test_rh_enamide(void)
     snprintf(args, sizeof args, "seminario --ff '%s' --structures '%s' --q2mm-units --ts keep --out '%s'", fld, mmo,
              out);
     append_hessians(args, sizeof args, mmo_order, 9);
-    r = run(args);
-    expect_status(&r, 0, NULL, "rh-enamide --ff start.fld --out");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 0, NULL, "rh-enamide --ff start.fld --out");
     CHECK(r.err[0] == '\0', "stderr not empty: %s", r.err);
-    expect_out(&r, "method original, ts keep, scaling 0.963, q2mm units", "rh-enamide options");
-    expect_out(&r, "# 9 structures from", "rh-enamide header");
-    expect_out(&r, "1550 bond and angle terms on 73 force-field lines", "rh-enamide term count");
-    expect_out(&r, "# 30 parameters changed, 43 lines left alone", "rh-enamide summary");
+    test_expect_output(&r, "method original, ts keep, scaling 0.963, q2mm units", "rh-enamide options");
+    test_expect_output(&r, "# 9 structures from", "rh-enamide header");
+    test_expect_output(&r, "1550 bond and angle terms on 73 force-field lines", "rh-enamide term count");
+    test_expect_output(&r, "# 30 parameters changed, 43 lines left alone", "rh-enamide summary");
     CHECK(strstr(r.out, "# wrote ") != NULL && strstr(r.out, out) != NULL, "no '# wrote %s'", out);
 
     HF_CALL(hf_fld_read(fld, &start));
@@ -567,7 +506,7 @@ static void test_failures(void)
     char fld[1024], mmo[1024], npy[1024], xyz[1024], ch3f[1024], mol2[1024], out[512], args[16384];
     static const int all[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     static const int swapped[9] = {3, 1, 2, 0, 4, 5, 6, 7, 8}; /* 62-atom DuPHOS first */
-    run_result r;
+    test_run_result r;
 
     snprintf(fld, sizeof fld, "%s", test_source_path("examples/data/rh-enamide/ff/rh_hyd_enamide_start.fld"));
     snprintf(mmo, sizeof mmo, "%s", test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz"));
@@ -600,15 +539,15 @@ static void test_failures(void)
         {"seminario --hessian a.fchk --hessian b.fchk", "several --hessian files need --ff and --structures"},
     };
     for (size_t k = 0; k < sizeof usage_cases / sizeof usage_cases[0]; k++) {
-        r = run(usage_cases[k][0]);
-        expect_status(&r, 2, usage_cases[k][1], usage_cases[k][0]);
+        r = test_run_program(hessfit, usage_cases[k][0]);
+        test_expect_exit(&r, 2, usage_cases[k][1], usage_cases[k][0]);
         CHECK(strstr(r.err, "usage: hessfit seminario") != NULL, "%s: no usage text on stderr", usage_cases[k][0]);
         CHECK(r.out_len == 0, "%s: stdout not empty: %s", usage_cases[k][0], r.out);
         free(r.out);
     }
     for (int h = 0; h < 2; h++) {
-        r = run(h ? "seminario -h" : "seminario --hessian a.fchk --help");
-        expect_status(&r, 0, NULL, h ? "-h" : "--help");
+        r = test_run_program(hessfit, h ? "seminario -h" : "seminario --hessian a.fchk --help");
+        test_expect_exit(&r, 0, NULL, h ? "-h" : "--help");
         CHECK(r.err[0] == '\0' && strstr(r.out, "usage: hessfit seminario") != NULL &&
                   strstr(r.out, "--q2mm-units") != NULL && strstr(r.out, "--structures FILE") != NULL,
               "help text on stdout");
@@ -616,64 +555,65 @@ static void test_failures(void)
     }
 
     /* files: exit 1 naming the file */
-    snprintf(args, sizeof args, "seminario --hessian '%s/missing.fchk'", tmpdir);
-    r = run(args);
-    expect_status(&r, 1, "missing.fchk", "missing Hessian file");
-    CHECK(strstr(r.err, tmpdir) != NULL && strstr(r.err, "usage:") == NULL, "message: %s", r.err);
+    snprintf(args, sizeof args, "seminario --hessian '%s/missing.fchk'", test_temp_dir());
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "missing.fchk", "missing Hessian file");
+    CHECK(strstr(r.err, test_temp_dir()) != NULL && strstr(r.err, "usage:") == NULL, "message: %s", r.err);
     free(r.out);
     snprintf(args, sizeof args, "seminario --hessian '%s'", npy);
-    r = run(args);
-    expect_status(&r, 1, "a .npy Hessian needs --xyz", ".npy without --xyz");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "a .npy Hessian needs --xyz", ".npy without --xyz");
     free(r.out);
     snprintf(args, sizeof args, "seminario --hessian '%s' --xyz '%s'", npy, ch3f);
-    r = run(args);
-    expect_status(&r, 1, "sn2-ts-hessian.npy", ".npy with another molecule's .xyz");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "sn2-ts-hessian.npy", ".npy with another molecule's .xyz");
     free(r.out);
     snprintf(args, sizeof args, "seminario --hessian '%s'", mol2);
-    r = run(args);
-    expect_status(&r, 1, "GS.mol2: holds no Hessian", "structure without a Hessian");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "GS.mol2: holds no Hessian", "structure without a Hessian");
     free(r.out);
-    snprintf(args, sizeof args, "seminario --hessian '%s/data.bin' --xyz '%s'", tmpdir, xyz);
-    r = run(args);
-    expect_status(&r, 1, "data.bin", "Hessian of unknown format");
+    snprintf(args, sizeof args, "seminario --hessian '%s/data.bin' --xyz '%s'", test_temp_dir(), xyz);
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "data.bin", "Hessian of unknown format");
     free(r.out);
 
     /* --structures runs: nothing written on any failure */
-    snprintf(out, sizeof out, "%s/never.fld", tmpdir);
+    snprintf(out, sizeof out, "%s/never.fld", test_temp_dir());
     for (int n = 8; n <= 10; n += 2) { /* one Hessian short, one too many */
         snprintf(args, sizeof args, "seminario --ff '%s' --structures '%s' --q2mm-units --out '%s'", fld, mmo, out);
         append_hessians(args, sizeof args, all, n == 8 ? 8 : 9);
         if (n == 10)
             append_hessians(args, sizeof args, all, 1);
-        r = run(args);
-        expect_status(&r, 1, n == 8 ? "holds 9 structures, but 8 Hessian files were given"
-                                    : "holds 9 structures, but 10 Hessian files were given",
-                      n == 8 ? "8 Hessians for 9 structures" : "10 Hessians for 9 structures");
+        r = test_run_program(hessfit, args);
+        test_expect_exit(&r, 1,
+                         n == 8 ? "holds 9 structures, but 8 Hessian files were given"
+                                : "holds 9 structures, but 10 Hessian files were given",
+                         n == 8 ? "8 Hessians for 9 structures" : "10 Hessians for 9 structures");
         CHECK(strstr(r.err, "rh_enamide_training_set.mmo.gz") != NULL, "message names the .mmo: %s", r.err);
         CHECK(!file_exists(out), "%s written after a failure", out);
         free(r.out);
     }
     snprintf(args, sizeof args, "seminario --ff '%s' --structures '%s' --out '%s'", fld, mmo, out);
     append_hessians(args, sizeof args, swapped, 9);
-    r = run(args);
-    expect_status(&r, 1, "4RR-Me-DuPHOSpro-RfromJCTCSI_isomer3.01.in.gz: 62 atoms, but structure 1 of",
-                  "Hessians out of the .mmo's order");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "4RR-Me-DuPHOSpro-RfromJCTCSI_isomer3.01.in.gz: 62 atoms, but structure 1 of",
+                     "Hessians out of the .mmo's order");
     CHECK(!file_exists(out), "%s written after a failure", out);
     free(r.out);
     snprintf(args, sizeof args, "seminario --ff '%s' --structures '%s' --out '%s' --hessian '%s/missing.in'", fld,
-             mmo, out, tmpdir);
+             mmo, out, test_temp_dir());
     append_hessians(args, sizeof args, all, 8);
-    r = run(args);
-    expect_status(&r, 1, "missing.in", "a missing Hessian of nine");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "missing.in", "a missing Hessian of nine");
     CHECK(!file_exists(out), "%s written after a failure", out);
     free(r.out);
 
     /* --out into a directory that does not exist: exit 1 naming it, no file anywhere */
-    snprintf(out, sizeof out, "%s/no-such-dir/out.fld", tmpdir);
+    snprintf(out, sizeof out, "%s/no-such-dir/out.fld", test_temp_dir());
     snprintf(args, sizeof args, "seminario --ff '%s' --structures '%s' --q2mm-units --out '%s'", fld, mmo, out);
     append_hessians(args, sizeof args, all, 9);
-    r = run(args);
-    expect_status(&r, 1, "no-such-dir/out.fld", "--out into a missing directory");
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, "no-such-dir/out.fld", "--out into a missing directory");
     CHECK(!file_exists(out), "%s exists", out);
     *strrchr(out, '/') = '\0';
     CHECK(!file_exists(out), "%s was created", out);
@@ -682,26 +622,15 @@ static void test_failures(void)
 
 int main(int argc, char **argv)
 {
-    char self[4096];
-    const char *dir;
     (void)argc;
-    snprintf(self, sizeof self, "%s", argv[0]);
-    dir = dirname(self);
-    snprintf(hessfit, sizeof hessfit, "%s/hessfit", dir);
-    if (access(hessfit, X_OK) != 0)
-        snprintf(hessfit, sizeof hessfit, "%s/../bin/hessfit", dir);
-    CHECK(access(hessfit, X_OK) == 0, "no hessfit program next to %s", argv[0]);
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/hessfit_cli_seminario_XXXXXX");
-    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp");
-    snprintf(err_path, sizeof err_path, "%s/stderr.txt", tmpdir);
+    hessfit = test_program_path(argv[0], "hessfit");
 
     test_sn2();
     test_rh_enamide();
     test_failures();
 
-    remove(err_path);
     /* a failed atomic write would leave its temporary file here */
-    CHECK(rmdir(tmpdir) == 0, "%s not empty at the end (leftover files)", tmpdir);
+    CHECK(test_temp_check_only(NULL, 0) == 0, "%s not empty at the end (leftover files)", test_temp_dir());
     printf("test_cli_seminario: all checks passed\n");
     return 0;
 }

@@ -17,10 +17,8 @@
 #include "hessfit_units.h"
 #include "test_util.h"
 
-#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define N_ATOMS 8
@@ -116,25 +114,6 @@ static void build_terms(hf_typed_molecule *t, double s)
 
 /* ---- geometry (IUPAC dihedral, the convention of OpenMM and HessianForce) ------------------------- */
 
-static double dist(const double *x, int i, int j)
-{
-    double d0 = x[3 * i] - x[3 * j], d1 = x[3 * i + 1] - x[3 * j + 1], d2 = x[3 * i + 2] - x[3 * j + 2];
-    return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
-}
-
-static double angle(const double *x, int i, int j, int k)
-{
-    double a[3], b[3], dot = 0, na = 0, nb = 0;
-    for (int c = 0; c < 3; c++) {
-        a[c] = x[3 * i + c] - x[3 * j + c];
-        b[c] = x[3 * k + c] - x[3 * j + c];
-        dot += a[c] * b[c];
-        na += a[c] * a[c];
-        nb += b[c] * b[c];
-    }
-    return acos(dot / sqrt(na * nb));
-}
-
 static void cross(const double *a, const double *b, double *c)
 {
     c[0] = a[1] * b[2] - a[2] * b[1];
@@ -163,53 +142,18 @@ static double dihedral(const double *x, int i, int j, int k, int l)
 
 /* ---- running the checker -------------------------------------------------------------------------- */
 
-static void shell_quote(char *out, size_t size, const char *s)
-{
-    size_t n = 0;
-    out[n++] = '\'';
-    for (; *s && n + 6 < size; s++) {
-        if (*s == '\'') {
-            memcpy(out + n, "'\\''", 4);
-            n += 4;
-        } else {
-            out[n++] = *s;
-        }
-    }
-    out[n++] = '\'';
-    out[n] = '\0';
-}
-
-/* Output of the checker in a malloc'ed string; *status its exit status. */
+/* Output of the checker (stderr merged into it) in a malloc'ed string; *status its exit status. */
 static char *run_checker(const char *python, const char *script, const char *xml, const char *positions, int *status)
 {
-    char cmd[4200], qp[1024], qs[1024], qx[1024], qpos[1024];
-    char *out = NULL;
-    size_t len = 0, cap = 0;
-    FILE *p;
-    int rc;
-    shell_quote(qp, sizeof qp, python);
-    shell_quote(qs, sizeof qs, script);
-    shell_quote(qx, sizeof qx, xml);
-    shell_quote(qpos, sizeof qpos, positions);
-    snprintf(cmd, sizeof cmd, "%s %s %s %s 2>&1", qp, qs, qx, qpos);
-    p = popen(cmd, "r");
-    CHECK(p != NULL, "popen failed");
-    for (;;) {
-        size_t got;
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            out = realloc(out, cap);
-            CHECK(out != NULL, "no memory");
-        }
-        got = fread(out + len, 1, 4096, p);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    out[len] = '\0';
-    rc = pclose(p);
-    *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-    return out;
+    char args[3200], qs[1024], qx[1024], qpos[1024];
+    test_run_result r;
+    test_shell_quote(qs, sizeof qs, script);
+    test_shell_quote(qx, sizeof qx, xml);
+    test_shell_quote(qpos, sizeof qpos, positions);
+    snprintf(args, sizeof args, "%s %s %s 2>&1", qs, qx, qpos);
+    r = test_run_program(python, args);
+    *status = r.status;
+    return r.out;
 }
 
 typedef struct omm_line {
@@ -308,8 +252,7 @@ int main(void)
     char *types[N_ATOMS];
     double coords[N_MOLS][3 * N_ATOMS];
     double want_energy[4] = {0, 0, 0, 0}, scale_energy[4] = {0, 0, 0, 0};
-    char dir[] = "/tmp/hessfit_ffxml_XXXXXX";
-    char xml[512], pos_path[512], bad[512];
+    const char *xml, *pos_path, *bad;
     const char *python = test_source_path_dup(".venv/bin/python");
     const char *script = test_source_path_dup("tests/check_ffxml.py");
     int n_want[4] = {0, 0, 0, 0}, status;
@@ -320,9 +263,8 @@ int main(void)
         printf("SKIP: %s is missing (run scripts/setup-and-test to create the venv with openmm)\n", python);
         return 77;
     }
-    CHECK(mkdtemp(dir) != NULL, "mkdtemp failed");
-    snprintf(xml, sizeof xml, "%s/ethane.xml", dir);
-    snprintf(pos_path, sizeof pos_path, "%s/positions.txt", dir);
+    xml = test_temp_path("ethane.xml");
+    pos_path = test_temp_path("positions.txt");
 
     /* Two ethanes with the same name (the second becomes "ethane_1"), the second displaced a little. */
     test_seed(12345);
@@ -342,20 +284,13 @@ int main(void)
     }
     HF_CALL(hf_ffxml_write(xml, &ff, mols, typed, N_MOLS));
     {
-        unsigned char *text = NULL;
-        size_t size = 0;
-        f = fopen(xml, "rb");
-        CHECK(f != NULL, "no %s", xml);
-        text = malloc(1 << 20);
-        size = fread(text, 1, (1 << 20) - 1, f);
-        text[size] = '\0';
-        fclose(f);
-        CHECK(strstr((char *)text, "<Residue name=\"ethane\">") && strstr((char *)text, "<Residue name=\"ethane_1\">"),
+        char *text = test_load_file(xml, NULL);
+        CHECK(strstr(text, "<Residue name=\"ethane\">") && strstr(text, "<Residue name=\"ethane_1\">"),
               "residues not named ethane and ethane_1");
-        CHECK(strstr((char *)text, "type1=\"ethane_1-0\"") != NULL, "no per-atom types for the second molecule");
+        CHECK(strstr(text, "type1=\"ethane_1-0\"") != NULL, "no per-atom types for the second molecule");
         {
             int comments = 0;
-            for (char *s = (char *)text; (s = strstr(s, "no term (the user chose none)")) != NULL; s++)
+            for (char *s = text; (s = strstr(s, "no term (the user chose none)")) != NULL; s++)
                 comments++;
             CHECK(comments == N_MOLS, "%d 'no term' comments, expected %d", comments, N_MOLS);
         }
@@ -372,9 +307,7 @@ int main(void)
     output = run_checker(python, script, xml, pos_path, &status);
     if (status == 77) {
         printf("SKIP: %s", output);
-        unlink(xml);
-        unlink(pos_path);
-        rmdir(dir);
+        free(output);
         return 77;
     }
     CHECK(status == 0, "check_ffxml.py failed (status %d):\n%s", status, output);
@@ -402,7 +335,7 @@ int main(void)
             switch (term->kind) {
             case HF_TERM_BOND: {
                 omm_line *l = find("bond", a, 2, 1, 0, 0);
-                double d = dist(x, term->atoms[0], term->atoms[1]) - p->values[1];
+                double d = test_distance(x, term->atoms[0], term->atoms[1]) - p->values[1];
                 CHECK(l != NULL, "no OpenMM bond %d-%d", a[0], a[1]);
                 close_rel(l->v[0], p->values[1] * HF_ANGSTROM_TO_NM, "bond length");
                 close_rel(l->v[1], 2.0 * p->values[0] * HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2, "bond k");
@@ -413,7 +346,7 @@ int main(void)
             }
             case HF_TERM_ANGLE: {
                 omm_line *l = find("angle", a, 3, 1, 0, 0);
-                double d = angle(x, term->atoms[0], term->atoms[1], term->atoms[2]) - p->values[1] * HF_DEG_TO_RAD;
+                double d = test_angle(x, term->atoms[0], term->atoms[1], term->atoms[2]) - p->values[1] * HF_DEG_TO_RAD;
                 CHECK(l != NULL, "no OpenMM angle %d-%d-%d", a[0], a[1], a[2]);
                 close_rel(l->v[0], p->values[1] * HF_DEG_TO_RAD, "angle theta0");
                 close_rel(l->v[1], 2.0 * p->values[0] * HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2, "angle k");
@@ -489,7 +422,7 @@ int main(void)
     free(output);
 
     /* Refusals: status, message, and no file written. */
-    snprintf(bad, sizeof bad, "%s/bad.xml", dir);
+    bad = test_temp_path("bad.xml");
     {
         struct {
             const char *what;
@@ -533,28 +466,15 @@ int main(void)
             ff.params[0] = saved_param;
         }
         /* An unwritable place: an I/O error and nothing written. */
-        snprintf(bad, sizeof bad, "%s/no/such/dir/x.xml", dir);
+        bad = test_temp_path("no/such/dir/x.xml");
         CHECK(hf_ffxml_write(bad, &ff, mols, typed, N_MOLS) == HF_ERROR_IO, "writing into a missing directory");
         printf("  missing directory: %s\n", hf_last_error());
     }
     /* Nothing but the two files of the test is left in the directory (no temporary files). */
     {
-        DIR *d = opendir(dir);
-        struct dirent *e;
-        int n = 0;
-        CHECK(d != NULL, "opendir");
-        while ((e = readdir(d)) != NULL)
-            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-                char p[1024];
-                n++;
-                snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-                CHECK(strcmp(e->d_name, "ethane.xml") == 0 || strcmp(e->d_name, "positions.txt") == 0,
-                      "left-over file %s", e->d_name);
-                unlink(p);
-            }
-        closedir(d);
+        static const char *const names[2] = {"ethane.xml", "positions.txt"};
+        int n = test_temp_check_only(names, 2);
         CHECK(n == 2, "%d files in the test directory", n);
-        rmdir(dir);
     }
     for (int m = 0; m < N_MOLS; m++)
         free(typed[m].terms);

@@ -22,46 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* The call must fail with `status` and a message holding both parts (either may be NULL). */
-static void expect_fail(hf_status got, hf_status status, const char *part1, const char *part2, const char *what)
-{
-    CHECK(got == status, "%s: got %s, expected %s (%s)", what, hf_status_string(got), hf_status_string(status),
-          hf_last_error());
-    CHECK(part1 == NULL || strstr(hf_last_error(), part1) != NULL, "%s: message lacks '%s': %s", what, part1,
-          hf_last_error());
-    CHECK(part2 == NULL || strstr(hf_last_error(), part2) != NULL, "%s: message lacks '%s': %s", what, part2,
-          hf_last_error());
-    printf("  %-34s -> %s\n", what, hf_last_error());
-}
-
-/* ---- geometry for hand-computed energies (Angstrom, rad) ----------------------------------------- */
-
-static double dist(const double *x, int a, int b)
-{
-    double d[3] = {x[3 * a] - x[3 * b], x[3 * a + 1] - x[3 * b + 1], x[3 * a + 2] - x[3 * b + 2]};
-    return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-}
-
-static double angle(const double *x, int a, int b, int c)
-{
-    double u[3], v[3], uu = 0, vv = 0, uv = 0;
-    for (int k = 0; k < 3; k++) {
-        u[k] = x[3 * a + k] - x[3 * b + k];
-        v[k] = x[3 * c + k] - x[3 * b + k];
-        uu += u[k] * u[k];
-        vv += v[k] * v[k];
-        uv += u[k] * v[k];
-    }
-    return acos(uv / sqrt(uu * vv));
-}
-
 /* ---- small helpers ---------------------------------------------------------------------------------- */
 
 /* Symmetry and translation invariance of every block: max |H_ij - H_ji| and max_i,l |sum_b H[i][3b+l]|,
@@ -115,57 +75,9 @@ static char **element_types(const hf_molecule *mol)
 
 #define CH3F_MAX_PARAMS 8
 
-typedef struct {
-    hf_forcefield ff;
-    hf_ff_param params[CH3F_MAX_PARAMS];
-    double reference[9]; /* q2mm's MM frequencies */
-    int n_reference;
-} ch3f_ff;
-
-/* q2mm's Seminario start (bond A B k r0 / angle A B C k theta0, q2mm's canonical units, which are
- * hessfit's) as a small hf_forcefield typed by element symbol. */
-static void read_ch3f_ff(const char *path, ch3f_ff *out)
-{
-    char buf[4096];
-    int line = 0;
-    FILE *f = fopen(path, "r");
-    CHECK(f != NULL, "cannot open %s", path);
-    memset(out, 0, sizeof *out);
-    out->ff.format = HF_FF_FORMAT_NONE;
-    out->ff.path = (char *)path;
-    out->ff.params = out->params;
-    while (fgets(buf, sizeof buf, f) != NULL) {
-        char *tok = strtok(buf, " \t\r\n");
-        line++;
-        if (tok == NULL || tok[0] == '#')
-            continue;
-        if (strcmp(tok, "reference_frequencies") == 0) {
-            while ((tok = strtok(NULL, " \t\r\n")) != NULL && out->n_reference < 9)
-                out->reference[out->n_reference++] = strtod(tok, NULL);
-            continue;
-        }
-        CHECK(out->ff.n_params < CH3F_MAX_PARAMS, "%s: too many parameters", path);
-        hf_ff_param *p = &out->params[out->ff.n_params++];
-        int n_types = strcmp(tok, "bond") == 0 ? 2 : strcmp(tok, "angle") == 0 ? 3 : 0;
-        CHECK(n_types > 0, "%s:%d: unknown record %s", path, line, tok);
-        p->kind = n_types == 2 ? HF_PARAM_BOND : HF_PARAM_ANGLE;
-        p->n_types = n_types;
-        for (int k = 0; k < n_types; k++)
-            snprintf(p->types[k], sizeof p->types[k], "%s", strtok(NULL, " \t\r\n"));
-        p->n_values = 2;
-        p->values[0] = strtod(strtok(NULL, " \t\r\n"), NULL);
-        p->values[1] = strtod(strtok(NULL, " \t\r\n"), NULL);
-        p->line = line;
-        p->substructure = -1;
-    }
-    fclose(f);
-    CHECK(out->ff.n_params == 4 && out->n_reference == 9, "%s: %d parameters, %d reference frequencies", path,
-          out->ff.n_params, out->n_reference);
-}
-
 /* The example's route (examples/ch3f_frequencies.c): a HessianForce built by hand from element
  * pairs, kJ/mol/nm^2 Hessian. */
-static void ch3f_example_route(const hf_molecule *mol, const ch3f_ff *ff, double *hessian_kj)
+static void ch3f_example_route(const hf_molecule *mol, const test_ch3f_start *ff, double *hessian_kj)
 {
     OpenMM_System *system = OpenMM_System_create();
     HessFit_Force *force;
@@ -221,13 +133,13 @@ static void frequencies9(const double *hessian, const double *masses, double fac
 static void test_ch3f(void)
 {
     const char *ff_path = test_source_path("examples/data/sn2/ch3f-seminario-start.txt");
-    ch3f_ff ff;
+    test_ch3f_start ff;
     hf_molecule mol;
     hf_topology topo;
     hf_typed_molecule typed;
     hf_model *model;
     double masses[5], h_model[225], h_example[225], mm[9], mm_example[9], qm[9];
-    read_ch3f_ff(ff_path, &ff);
+    test_read_ch3f_start(ff_path, &ff);
     HF_CALL(hf_read_npy_xyz(test_source_path("examples/data/sn2/ch3f-optimized.xyz"),
                             test_source_path("examples/data/sn2/ch3f-hessian.npy"), &mol));
     CHECK(mol.n_atoms == 5, "CH3F has %d atoms", mol.n_atoms);
@@ -291,8 +203,8 @@ static void test_ch3f(void)
     for (int i = 0; i < typed.n_terms; i++) {
         const hf_typed_term *t = &typed.terms[i];
         double k = value[t->param][0];
-        double q = t->kind == HF_TERM_BOND ? dist(mol.coords, t->atoms[0], t->atoms[1])
-                                           : angle(mol.coords, t->atoms[0], t->atoms[1], t->atoms[2]);
+        double q = t->kind == HF_TERM_BOND ? test_distance(mol.coords, t->atoms[0], t->atoms[1])
+                                           : test_angle(mol.coords, t->atoms[0], t->atoms[1], t->atoms[2]);
         double q0 = t->kind == HF_TERM_BOND ? value[t->param][1] : value[t->param][1] * HF_DEG_TO_RAD;
         double dq0 = t->kind == HF_TERM_BOND ? 1.0 : HF_DEG_TO_RAD; /* d q0 / d value */
         e_hand += k * (q - q0) * (q - q0);
@@ -328,24 +240,24 @@ static void test_ch3f(void)
     /* bad input on the small model */
     opt = hf_model_default_options();
     opt.nonbonded = 1;
-    expect_fail(hf_model_create(&ff.ff, &mol, &typed, 1, &opt, &avg), HF_ERROR_INVALID_ARGUMENT, "molecule 1",
-                "no partial charges", "nonbonded without charges");
+    test_expect_error(hf_model_create(&ff.ff, &mol, &typed, 1, &opt, &avg), HF_ERROR_INVALID_ARGUMENT, "molecule 1",
+                      "no partial charges", "nonbonded without charges");
     double charges[5] = {0.1, -0.2, 0.05, 0.0, 0.05};
     mol.partial_charges = charges;
-    expect_fail(hf_model_create(&ff.ff, &mol, &typed, 1, &opt, &avg), HF_ERROR_INVALID_ARGUMENT,
-                "atom type C has no vdw parameter", "atom 1", "nonbonded without vdw line");
+    test_expect_error(hf_model_create(&ff.ff, &mol, &typed, 1, &opt, &avg), HF_ERROR_INVALID_ARGUMENT,
+                      "atom type C has no vdw parameter", "atom 1", "nonbonded without vdw line");
     mol.partial_charges = NULL;
     opt = hf_model_default_options();
     opt.platform = "NoSuchPlatform";
-    expect_fail(hf_model_create(&ff.ff, &mol, &typed, 1, &opt, &avg), HF_ERROR_HESSFIT, "hessfit_context_create",
-                "NoSuchPlatform", "unknown platform");
+    test_expect_error(hf_model_create(&ff.ff, &mol, &typed, 1, &opt, &avg), HF_ERROR_HESSFIT, "hessfit_context_create",
+                      "NoSuchPlatform", "unknown platform");
     opt.platform = "Reference";
     opt.lj14_scale = NAN;
-    expect_fail(hf_model_create(&ff.ff, &mol, &typed, 1, &opt, &avg), HF_ERROR_INVALID_ARGUMENT, "1-4 scales", NULL,
-                "NaN 1-4 scale");
+    test_expect_error(hf_model_create(&ff.ff, &mol, &typed, 1, &opt, &avg), HF_ERROR_INVALID_ARGUMENT, "1-4 scales",
+                      NULL, "NaN 1-4 scale");
     ff.params[1].values[0] = NAN;
-    expect_fail(hf_model_create(&ff.ff, &mol, &typed, 1, NULL, &avg), HF_ERROR_NONFINITE, "ch3f-seminario-start.txt:",
-                "value 1 is nan", "NaN force constant");
+    test_expect_error(hf_model_create(&ff.ff, &mol, &typed, 1, NULL, &avg), HF_ERROR_NONFINITE,
+                      "ch3f-seminario-start.txt:", "value 1 is nan", "NaN force constant");
     CHECK(avg == NULL, "a failed create leaves *model NULL");
 
     hf_model_destroy(model);
@@ -356,11 +268,8 @@ static void test_ch3f(void)
 
 /* ---- rh-enamide -------------------------------------------------------------------------------------- */
 
-static const char *const no_term[7] = {"torsion * RH * *", "torsion RH * * *", "torsion * * C1 N1",
-                                       "torsion N2 C2 C2 H1", "torsion C1 C2 C2 H1", "torsion C3 P3 C2 H1",
-                                       "torsion C3 P3 C2 C2"};
 static const int rh_atoms[9] = {36, 38, 38, 62, 62, 58, 58, 58, 58};
-#define RH_MOLS 9
+#define RH_MOLS TEST_RH_MOLECULES
 
 typedef struct {
     hf_forcefield ff;
@@ -370,16 +279,7 @@ typedef struct {
 
 static void load_rh(rh_set *s)
 {
-    HF_CALL(hf_fld_read(test_source_path("examples/data/rh-enamide/ff/mm3.fld"), &s->ff));
-    HF_CALL(hf_read_mmo(test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz"), &s->mmo));
-    CHECK(s->mmo.n == RH_MOLS, "%d structures", s->mmo.n);
-    for (int m = 0; m < RH_MOLS; m++) {
-        hf_topology t;
-        hf_typing_options opt = {7, no_term};
-        HF_CALL(hf_topology_build(&s->mmo.items[m], NULL, &t));
-        HF_CALL(hf_assign_parameters(&s->mmo.items[m], &t, &s->ff, &opt, &s->typed[m]));
-        hf_topology_free(&t);
-    }
+    test_type_rh_enamide(&s->ff, &s->mmo, s->typed);
 }
 
 static void free_rh(rh_set *s)
@@ -432,9 +332,9 @@ static int read_lines(const char *path, char ***lines)
 static void test_rh_bonded(rh_set *s)
 {
     hf_model *model;
-    double t0 = now_s();
+    double t0 = test_now_s();
     HF_CALL(hf_model_create(&s->ff, s->mmo.items, s->typed, RH_MOLS, NULL, &model));
-    double t_create = now_s() - t0;
+    double t_create = test_now_s() - t0;
     long long size = 0;
     CHECK(hf_model_n_molecules(model) == RH_MOLS && hf_model_n_particles(model) == 468, "%d molecules, %d atoms",
           hf_model_n_molecules(model), hf_model_n_particles(model));
@@ -470,9 +370,9 @@ static void test_rh_bonded(rh_set *s)
     double *hp = malloc(sizeof(double) * (size_t)size), *hm = malloc(sizeof(double) * (size_t)size);
     double *w = malloc(sizeof(double) * (size_t)size);
     CHECK(h0 && h1 && hp && hm && w, "out of memory");
-    t0 = now_s();
+    t0 = test_now_s();
     HF_CALL(hf_model_hessians_all(model, h0));
-    double t_hess = now_s() - t0, sym, rows;
+    double t_hess = test_now_s() - t0, sym, rows;
     check_blocks(model, h0, 1e-10, &sym, &rows);
     printf("  Hessian blocks (all 9, one kernel call %.4f s): asymmetry %.3g, row sums %.3g (relative to max |H|)\n",
            t_hess, sym, rows);
@@ -530,12 +430,12 @@ static void test_rh_bonded(rh_set *s)
         double h = 1e-4 * fmax(fabs(x0[i]), 1.0);
         memcpy(x, x0, sizeof(double) * (size_t)n);
         x[i] = x0[i] + h;
-        t0 = now_s();
+        t0 = test_now_s();
         HF_CALL(hf_model_set_free(model, x));
-        t_set += now_s() - t0;
-        t0 = now_s();
+        t_set += test_now_s() - t0;
+        t0 = test_now_s();
         HF_CALL(hf_model_hessians_all(model, hp));
-        t_eval += now_s() - t0;
+        t_eval += test_now_s() - t0;
         x[i] = x0[i] - h;
         HF_CALL(hf_model_set_free(model, x));
         HF_CALL(hf_model_hessians_all(model, hm));
@@ -711,55 +611,55 @@ static void test_rh_bonded(rh_set *s)
             torsion = p;
     char line_text[64];
     snprintf(line_text, sizeof line_text, "mm3.fld:%d", s->ff.params[unused].line);
-    expect_fail(hf_model_add_free(model, unused, 0), HF_ERROR_INVALID_ARGUMENT, line_text, "used by no term",
-                "free an unused parameter");
-    expect_fail(hf_model_add_free(model, s->ff.n_params, 0), HF_ERROR_INVALID_ARGUMENT, "outside", NULL,
-                "parameter index out of range");
-    expect_fail(hf_model_add_free(model, -1, 0), HF_ERROR_INVALID_ARGUMENT, "index -1 outside", NULL,
-                "negative parameter index");
+    test_expect_error(hf_model_add_free(model, unused, 0), HF_ERROR_INVALID_ARGUMENT, line_text, "used by no term",
+                      "free an unused parameter");
+    test_expect_error(hf_model_add_free(model, s->ff.n_params, 0), HF_ERROR_INVALID_ARGUMENT, "outside", NULL,
+                      "parameter index out of range");
+    test_expect_error(hf_model_add_free(model, -1, 0), HF_ERROR_INVALID_ARGUMENT, "index -1 outside", NULL,
+                      "negative parameter index");
     int p0;
     HF_CALL(hf_model_free_parameter(model, 0, &p0, NULL, NULL, NULL));
-    expect_fail(hf_model_add_free(model, p0, 2), HF_ERROR_INVALID_ARGUMENT, "value index 2 outside [0, 2)", NULL,
-                "value index out of range");
-    expect_fail(hf_model_add_free(model, p0, 0), HF_ERROR_INVALID_ARGUMENT, "already free", NULL, "freed twice");
-    expect_fail(hf_model_add_free(model, torsion, 2), HF_ERROR_INVALID_ARGUMENT, "periodicity", NULL,
-                "free a periodicity");
+    test_expect_error(hf_model_add_free(model, p0, 2), HF_ERROR_INVALID_ARGUMENT, "value index 2 outside [0, 2)", NULL,
+                      "value index out of range");
+    test_expect_error(hf_model_add_free(model, p0, 0), HF_ERROR_INVALID_ARGUMENT, "already free", NULL, "freed twice");
+    test_expect_error(hf_model_add_free(model, torsion, 2), HF_ERROR_INVALID_ARGUMENT, "periodicity", NULL,
+                      "free a periodicity");
     for (int p = 0; p < s->ff.n_params; p++)
         if (s->ff.params[p].kind == HF_PARAM_VDW) {
-            expect_fail(hf_model_add_free(model, p, 0), HF_ERROR_INVALID_ARGUMENT, "nonbonded terms are off", NULL,
-                        "free vdw without nonbonded");
+            test_expect_error(hf_model_add_free(model, p, 0), HF_ERROR_INVALID_ARGUMENT, "nonbonded terms are off",
+                              NULL, "free vdw without nonbonded");
             break;
         }
-    expect_fail(hf_model_add_free_kind(model, HF_PARAM_CHARGE, HF_MODEL_FREE_K, NULL), HF_ERROR_INVALID_ARGUMENT,
-                "charge", NULL, "free charges");
-    expect_fail(hf_model_add_free_kind(model, HF_PARAM_BOND, 0, NULL), HF_ERROR_INVALID_ARGUMENT, "selection", NULL,
-                "free nothing");
+    test_expect_error(hf_model_add_free_kind(model, HF_PARAM_CHARGE, HF_MODEL_FREE_K, NULL), HF_ERROR_INVALID_ARGUMENT,
+                      "charge", NULL, "free charges");
+    test_expect_error(hf_model_add_free_kind(model, HF_PARAM_BOND, 0, NULL), HF_ERROR_INVALID_ARGUMENT, "selection",
+                      NULL, "free nothing");
     CHECK(hf_model_n_free(model) == n, "failed add_free calls changed the free count");
     double *x_now = malloc(sizeof(double) * (size_t)n);
     CHECK(x_now != NULL, "out of memory");
     memcpy(x_now, x, sizeof(double) * (size_t)n); /* x is the current state */
     x[5] = NAN;
     snprintf(line_text, sizeof line_text, "mm3.fld:");
-    expect_fail(hf_model_set_free(model, x), HF_ERROR_NONFINITE, "x[5] = nan", line_text, "NaN in x");
+    test_expect_error(hf_model_set_free(model, x), HF_ERROR_NONFINITE, "x[5] = nan", line_text, "NaN in x");
     x[5] = INFINITY;
-    expect_fail(hf_model_set_free(model, x), HF_ERROR_NONFINITE, "x[5] = inf", NULL, "Inf in x");
+    test_expect_error(hf_model_set_free(model, x), HF_ERROR_NONFINITE, "x[5] = inf", NULL, "Inf in x");
     HF_CALL(hf_model_get_free(model, x));
     CHECK(memcmp(x, x_now, sizeof(double) * (size_t)n) == 0, "a rejected x changed the free values");
     free(x_now);
     HF_CALL(hf_model_hessians_all(model, hm));
     CHECK(memcmp(hm, h1, sizeof(double) * (size_t)size) == 0, "a rejected x changed the Hessian");
-    expect_fail(hf_model_hessian(model, RH_MOLS, hm), HF_ERROR_INVALID_ARGUMENT, "molecule index 9 outside", NULL,
-                "molecule index out of range");
-    expect_fail(hf_model_energy(model, -1, &e_total), HF_ERROR_INVALID_ARGUMENT, "molecule index -1", NULL,
-                "energy of molecule -1");
-    expect_fail(hf_model_hessians_all(model, NULL), HF_ERROR_NULL_ARGUMENT, "hessians", NULL, "NULL output");
-    expect_fail(hf_model_free_parameter(model, n, NULL, NULL, NULL, NULL), HF_ERROR_INVALID_ARGUMENT, "free index", NULL,
-                "free index out of range");
+    test_expect_error(hf_model_hessian(model, RH_MOLS, hm), HF_ERROR_INVALID_ARGUMENT, "molecule index 9 outside", NULL,
+                      "molecule index out of range");
+    test_expect_error(hf_model_energy(model, -1, &e_total), HF_ERROR_INVALID_ARGUMENT, "molecule index -1", NULL,
+                      "energy of molecule -1");
+    test_expect_error(hf_model_hessians_all(model, NULL), HF_ERROR_NULL_ARGUMENT, "hessians", NULL, "NULL output");
+    test_expect_error(hf_model_free_parameter(model, n, NULL, NULL, NULL, NULL), HF_ERROR_INVALID_ARGUMENT,
+                      "free index", NULL, "free index out of range");
     hf_forcefield small;
     memset(&small, 0, sizeof small);
     small.path = (char *)"small.fld";
-    expect_fail(hf_model_write_back(model, &small), HF_ERROR_INVALID_ARGUMENT, "small.fld", NULL,
-                "write-back into another ff");
+    test_expect_error(hf_model_write_back(model, &small), HF_ERROR_INVALID_ARGUMENT, "small.fld", NULL,
+                      "write-back into another ff");
 
     free(h0);
     free(h1);
@@ -890,7 +790,8 @@ static double nonbonded_hand(const rh_set *s, int m, int geometric, double c14, 
             const hf_ff_param *pi = &s->ff.params[vdw_of_type(&s->ff, mol->atom_types[i])];
             const hf_ff_param *pj = &s->ff.params[vdw_of_type(&s->ff, mol->atom_types[j])];
             double rm = geometric ? 2.0 * sqrt(pi->values[0] * pj->values[0]) : pi->values[0] + pj->values[0];
-            double eps = sqrt(pi->values[1] * pj->values[1]), r = dist(mol->coords, i, j), x6 = pow(rm / r, 6.0);
+            double eps = sqrt(pi->values[1] * pj->values[1]), r = test_distance(mol->coords, i, j),
+                   x6 = pow(rm / r, 6.0);
             double lj = eps * (x6 * x6 - 2.0 * x6), el = coulomb * mol->partial_charges[i] * mol->partial_charges[j] / r;
             e += dij == 3 ? lj14 * lj + c14 * el : lj + el;
         }
@@ -973,13 +874,13 @@ static void test_bad_input(rh_set *s)
     memcpy(typed, s->typed, sizeof typed);
 
     mols[2].coords = NULL;
-    expect_fail(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT, "molecule 3",
-                "no coordinates", "molecule without coordinates");
+    test_expect_error(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT,
+                      "molecule 3", "no coordinates", "molecule without coordinates");
     CHECK(model == NULL, "failed create must leave NULL");
     mols[2] = s->mmo.items[2];
     mols[4].n_atoms = 0;
-    expect_fail(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT, "molecule 5",
-                "0 atoms", "molecule without atoms");
+    test_expect_error(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT,
+                      "molecule 5", "0 atoms", "molecule without atoms");
     mols[4] = s->mmo.items[4];
 
     hf_typed_term *terms = malloc(sizeof *terms * (size_t)s->typed[1].n_terms);
@@ -994,39 +895,39 @@ static void test_bad_input(rh_set *s)
             angle = i;
     }
     terms[bond].param = s->ff.n_params + 5;
-    expect_fail(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT, "molecule 2",
-                "parameter index", "term parameter out of range");
+    test_expect_error(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT,
+                      "molecule 2", "parameter index", "term parameter out of range");
     char want[64];
     snprintf(want, sizeof want, "term %d (bond", bond + 1);
     CHECK(strstr(hf_last_error(), want) != NULL, "message lacks '%s'", want);
     terms[bond].param = terms[angle].param;
-    expect_fail(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT,
-                "has the angle parameter", "mm3.fld:", "bond with an angle parameter");
+    test_expect_error(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT,
+                      "has the angle parameter", "mm3.fld:", "bond with an angle parameter");
     terms[bond] = s->typed[1].terms[bond];
     terms[bond].atoms[1] = 38;
-    expect_fail(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT,
-                "atom 39 outside 1..38", NULL, "term atom out of range");
+    test_expect_error(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT,
+                      "atom 39 outside 1..38", NULL, "term atom out of range");
     terms[bond].atoms[1] = terms[bond].atoms[0];
-    expect_fail(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT, "repeats atom",
-                NULL, "term with a repeated atom");
+    test_expect_error(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT,
+                      "repeats atom", NULL, "term with a repeated atom");
     terms[bond] = s->typed[1].terms[bond];
     terms[bond].kind = (hf_term_kind)7;
-    expect_fail(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT, "kind 7", NULL,
-                "term of unknown kind");
+    test_expect_error(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT, "kind 7",
+                      NULL, "term of unknown kind");
     terms[bond] = s->typed[1].terms[bond];
     typed[1].n_terms = -1;
-    expect_fail(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT, "-1 typed terms",
-                NULL, "negative term count");
+    test_expect_error(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_INVALID_ARGUMENT,
+                      "-1 typed terms", NULL, "negative term count");
     typed[1] = s->typed[1];
     free(terms);
 
-    expect_fail(hf_model_create(&s->ff, mols, typed, 0, NULL, &model), HF_ERROR_INVALID_ARGUMENT, "0 molecules", NULL,
-                "no molecules");
-    expect_fail(hf_model_create(NULL, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_NULL_ARGUMENT, "ff is NULL", NULL,
-                "NULL force field");
-    expect_fail(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, NULL), HF_ERROR_NULL_ARGUMENT, "model is NULL", NULL,
-                "NULL output");
-    expect_fail(hf_model_add_free(NULL, 0, 0), HF_ERROR_NULL_ARGUMENT, "model is NULL", NULL, "NULL model");
+    test_expect_error(hf_model_create(&s->ff, mols, typed, 0, NULL, &model), HF_ERROR_INVALID_ARGUMENT, "0 molecules",
+                      NULL, "no molecules");
+    test_expect_error(hf_model_create(NULL, mols, typed, RH_MOLS, NULL, &model), HF_ERROR_NULL_ARGUMENT, "ff is NULL",
+                      NULL, "NULL force field");
+    test_expect_error(hf_model_create(&s->ff, mols, typed, RH_MOLS, NULL, NULL), HF_ERROR_NULL_ARGUMENT,
+                      "model is NULL", NULL, "NULL output");
+    test_expect_error(hf_model_add_free(NULL, 0, 0), HF_ERROR_NULL_ARGUMENT, "model is NULL", NULL, "NULL model");
     CHECK(hf_model_n_free(NULL) == 0 && hf_model_hessian_size(NULL) == 0 && hf_model_force(NULL) == NULL,
           "NULL model queries");
     hf_model_destroy(NULL);

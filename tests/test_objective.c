@@ -27,24 +27,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void expect_fail(hf_status got, hf_status status, const char *part1, const char *part2, const char *what)
-{
-    CHECK(got == status, "%s: got %s, expected %s (%s)", what, hf_status_string(got), hf_status_string(status),
-          hf_last_error());
-    CHECK(part1 == NULL || strstr(hf_last_error(), part1) != NULL, "%s: message lacks '%s': %s", what, part1,
-          hf_last_error());
-    CHECK(part2 == NULL || strstr(hf_last_error(), part2) != NULL, "%s: message lacks '%s': %s", what, part2,
-          hf_last_error());
-    printf("  %-36s -> %s\n", what, hf_last_error());
-}
-
 static double *alloc_doubles(size_t n)
 {
     double *p = calloc(n > 0 ? n : 1, sizeof(double));
@@ -77,22 +59,6 @@ static double json_number(const char *text, const char *section, const char *key
     double v = strtod(k + 1, &end);
     CHECK(end != k + 1, "golden: %s is not a number", key);
     return v;
-}
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL, "cannot open %s", path);
-    CHECK(fseek(f, 0, SEEK_END) == 0, "seek %s", path);
-    long size = ftell(f);
-    CHECK(size > 0, "empty %s", path);
-    rewind(f);
-    char *text = malloc((size_t)size + 1);
-    CHECK(text != NULL, "out of memory");
-    CHECK(fread(text, 1, (size_t)size, f) == (size_t)size, "read %s", path);
-    text[size] = '\0';
-    fclose(f);
-    return text;
 }
 
 /* ---- finite differences in free-parameter space --------------------------------------------------- */
@@ -180,49 +146,8 @@ static void check_residuals(hf_objective *obj, const double *x, long long expect
 
 /* ---- CH3F -------------------------------------------------------------------------------------------- */
 
-#define CH3F_PARAMS 4
-
 typedef struct {
-    hf_forcefield ff;
-    hf_ff_param params[CH3F_PARAMS];
-} ch3f_ff;
-
-/* q2mm's Seminario start (bond A B k r0 / angle A B C k theta0) typed by element symbol. */
-static void read_ch3f_ff(const char *path, ch3f_ff *out)
-{
-    char buf[4096];
-    int line = 0;
-    FILE *f = fopen(path, "r");
-    CHECK(f != NULL, "cannot open %s", path);
-    memset(out, 0, sizeof *out);
-    out->ff.format = HF_FF_FORMAT_NONE;
-    out->ff.path = (char *)path;
-    out->ff.params = out->params;
-    while (fgets(buf, sizeof buf, f) != NULL) {
-        char *tok = strtok(buf, " \t\r\n");
-        line++;
-        if (tok == NULL || tok[0] == '#' || strcmp(tok, "reference_frequencies") == 0)
-            continue;
-        CHECK(out->ff.n_params < CH3F_PARAMS, "%s: too many parameters", path);
-        hf_ff_param *p = &out->params[out->ff.n_params++];
-        int n_types = strcmp(tok, "bond") == 0 ? 2 : strcmp(tok, "angle") == 0 ? 3 : 0;
-        CHECK(n_types > 0, "%s:%d: unknown record %s", path, line, tok);
-        p->kind = n_types == 2 ? HF_PARAM_BOND : HF_PARAM_ANGLE;
-        p->n_types = n_types;
-        for (int k = 0; k < n_types; k++)
-            snprintf(p->types[k], sizeof p->types[k], "%s", strtok(NULL, " \t\r\n"));
-        p->n_values = 2;
-        p->values[0] = strtod(strtok(NULL, " \t\r\n"), NULL);
-        p->values[1] = strtod(strtok(NULL, " \t\r\n"), NULL);
-        p->line = line;
-        p->substructure = -1;
-    }
-    fclose(f);
-    CHECK(out->ff.n_params == CH3F_PARAMS, "%s: %d parameters", path, out->ff.n_params);
-}
-
-typedef struct {
-    ch3f_ff ff;
+    test_ch3f_start ff;
     char *ff_path;
     hf_molecule mol;
     hf_topology topo;
@@ -232,7 +157,7 @@ typedef struct {
 static void load_ch3f(ch3f_set *s)
 {
     s->ff_path = test_source_path_dup("examples/data/sn2/ch3f-seminario-start.txt");
-    read_ch3f_ff(s->ff_path, &s->ff);
+    test_read_ch3f_start(s->ff_path, &s->ff);
     HF_CALL(hf_read_npy_xyz(test_source_path("examples/data/sn2/ch3f-optimized.xyz"),
                             test_source_path("examples/data/sn2/ch3f-hessian.npy"), &s->mol));
     CHECK(s->mol.n_atoms == 5 && s->mol.hessian != NULL, "CH3F: %d atoms", s->mol.n_atoms);
@@ -276,7 +201,10 @@ static const char *const kind_names[4] = {"q2mm frequencies", "overlap frequenci
 
 static void test_ch3f_golden(ch3f_set *s)
 {
-    char *golden = read_text(test_source_path("tests/data/goldens/ch3f-benchmark-results/ch3f_jax_harmonic_gpu_lbfgsb.json"));
+    size_t golden_size;
+    char *golden = test_load_file(
+        test_source_path("tests/data/goldens/ch3f-benchmark-results/ch3f_jax_harmonic_gpu_lbfgsb.json"), &golden_size);
+    CHECK(golden_size > 0, "empty golden file");
     const double golden_score = json_number(golden, "\"seminario\"", "\"score\"");
     const double golden_rmsd = json_number(golden, "\"seminario\"", "\"rmsd\"");
     free(golden);
@@ -364,10 +292,7 @@ static void test_ch3f_gradients(ch3f_set *s)
 
 
 
-#define RH_MOLS 9
-static const char *const no_term[7] = {"torsion * RH * *", "torsion RH * * *", "torsion * * C1 N1",
-                                       "torsion N2 C2 C2 H1", "torsion C1 C2 C2 H1", "torsion C3 P3 C2 H1",
-                                       "torsion C3 P3 C2 C2"};
+#define RH_MOLS TEST_RH_MOLECULES
 static const char *const rh_jaguar[RH_MOLS] = {
     "1ZDMPfromJCTCSI_loner1", "2DMPEConformation1fromJCTCSI_isomer1", "3DMPEConformation2fromJCTCSI_isomer2",
     "4RR-Me-DuPHOSpro-RfromJCTCSI_isomer3", "5RR-Me-DuPHOSpro-SfromJCTCSI_isomer4",
@@ -383,16 +308,9 @@ typedef struct {
 
 static void load_rh(rh_set *s)
 {
-    HF_CALL(hf_fld_read(test_source_path("examples/data/rh-enamide/ff/mm3.fld"), &s->ff));
-    HF_CALL(hf_read_mmo(test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz"), &s->mmo));
-    CHECK(s->mmo.n == RH_MOLS, "%d structures", s->mmo.n);
+    test_type_rh_enamide(&s->ff, &s->mmo, s->typed);
     for (int m = 0; m < RH_MOLS; m++) {
-        hf_topology t;
-        hf_typing_options opt = {7, no_term};
         char rel[256];
-        HF_CALL(hf_topology_build(&s->mmo.items[m], NULL, &t));
-        HF_CALL(hf_assign_parameters(&s->mmo.items[m], &t, &s->ff, &opt, &s->typed[m]));
-        hf_topology_free(&t);
         snprintf(rel, sizeof rel, "examples/data/rh-enamide/jaguar/%s.01.in.gz", rh_jaguar[m]);
         HF_CALL(hf_read_jaguar_in(test_source_path(rel), &s->qm[m]));
         CHECK(s->qm[m].hessian != NULL && s->qm[m].n_atoms == s->mmo.items[m].n_atoms, "%s", rel);
@@ -525,9 +443,9 @@ static void time_rh(rh_set *s)
     const long long size = hf_model_hessian_size(model);
     double *blocks = alloc_doubles((size_t)size);
     for (int r = 0; r < REPEATS; r++) {
-        const double t0 = now_s();
+        const double t0 = test_now_s();
         HF_OK(hessfit_force_get_hessian_blocks(hf_model_force(model), hf_model_context(model), blocks, size));
-        t[r] = now_s() - t0;
+        t[r] = test_now_s() - t0;
     }
     printf("  timing (median of %d): Hessian blocks of all 9 molecules %.2f ms\n", REPEATS, 1e3 * median(t, REPEATS));
     for (int kind = 0; kind < 3; kind++) {
@@ -538,15 +456,15 @@ static void time_rh(rh_set *s)
         HF_CALL(hf_objective_create(model, s->qm, RH_MOLS, opt, &obj));
         double alone, both;
         for (int r = 0; r < REPEATS; r++) {
-            const double t0 = now_s();
+            const double t0 = test_now_s();
             HF_CALL(hf_objective_evaluate(obj, x, &loss, NULL, NULL));
-            t[r] = now_s() - t0;
+            t[r] = test_now_s() - t0;
         }
         alone = median(t, REPEATS);
         for (int r = 0; r < REPEATS; r++) {
-            const double t0 = now_s();
+            const double t0 = test_now_s();
             HF_CALL(hf_objective_evaluate(obj, x, &loss, g, NULL));
-            t[r] = now_s() - t0;
+            t[r] = test_now_s() - t0;
         }
         both = median(t, REPEATS);
         printf("  timing %-22s objective alone %7.2f ms, objective + gradient %7.2f ms (ratio %.2f)\n",
@@ -587,33 +505,6 @@ static int vibrations(const hf_molecule *mol, const double *hessian, const doubl
     free(modes);
     free(basis);
     return count;
-}
-
-/* The best sum_k score[k][perm[k]] over all permutations of n (Heap's algorithm; n <= 9 here). */
-static double best_assignment(const double *score, int n)
-{
-    int perm[9], c[9] = {0};
-    double best = 0.0;
-    for (int i = 0; i < n; i++)
-        perm[i] = i;
-    for (int i = 0; i < n; i++)
-        best += score[i * n + perm[i]];
-    for (int i = 1; i < n;) {
-        if (c[i] < i) {
-            const int j = i % 2 ? c[i] : 0, t = perm[j];
-            perm[j] = perm[i];
-            perm[i] = t;
-            double sum = 0.0;
-            for (int k = 0; k < n; k++)
-                sum += score[k * n + perm[k]];
-            best = fmax(best, sum);
-            c[i]++;
-            i = 1;
-        } else {
-            c[i++] = 0;
-        }
-    }
-    return best;
 }
 
 /*
@@ -669,7 +560,7 @@ static void test_ch3f_pairing(ch3f_set *s)
         for (int j = 1; j < 9; j++)
             if (score[j] > score[best_cf])
                 best_cf = j;
-        const double best = best_assignment(score, 9);
+        const double best = test_best_assignment(score, 9);
         printf("  CH3F overlap pairing (%s): targets -> MM modes", pass == 0 ? "q2mm's start" : "C-F k x 3");
         for (int k = 0; k < 9; k++)
             printf(" %d", modes[k]);
@@ -699,76 +590,79 @@ static void test_bad_input(ch3f_set *s, rh_set *rh)
     hf_objective_options o = hf_objective_default_options();
     hf_molecule bad;
     HF_CALL(hf_model_create(&s->ff.ff, &s->mol, &s->typed, 1, NULL, &model));
-    expect_fail(hf_objective_create(model, &s->mol, 2, NULL, &obj), HF_ERROR_COUNT, "2 QM molecules", NULL,
-                "molecule count");
+    test_expect_error(hf_objective_create(model, &s->mol, 2, NULL, &obj), HF_ERROR_COUNT, "2 QM molecules", NULL,
+                      "molecule count");
     CHECK(obj == NULL, "a failed create leaves NULL");
-    expect_fail(hf_objective_create(model, NULL, 1, NULL, &obj), HF_ERROR_NULL_ARGUMENT, "qm is NULL", NULL, "no QM data");
-    expect_fail(hf_objective_create(NULL, &s->mol, 1, NULL, &obj), HF_ERROR_NULL_ARGUMENT, "model is NULL", NULL,
-                "no model");
+    test_expect_error(hf_objective_create(model, NULL, 1, NULL, &obj), HF_ERROR_NULL_ARGUMENT, "qm is NULL", NULL,
+                      "no QM data");
+    test_expect_error(hf_objective_create(NULL, &s->mol, 1, NULL, &obj), HF_ERROR_NULL_ARGUMENT, "model is NULL", NULL,
+                      "no model");
     HF_CALL(hf_molecule_copy(&s->mol, &bad));
     free(bad.hessian);
     bad.hessian = NULL;
-    expect_fail(hf_objective_create(model, &bad, 1, NULL, &obj), HF_ERROR_INVALID_ARGUMENT, "molecule 1",
-                "has no Hessian", "QM data without a Hessian");
+    test_expect_error(hf_objective_create(model, &bad, 1, NULL, &obj), HF_ERROR_INVALID_ARGUMENT, "molecule 1",
+                      "has no Hessian", "QM data without a Hessian");
     hf_molecule_free(&bad);
-    expect_fail(hf_objective_create(model, &rh->qm[0], 1, NULL, &obj), HF_ERROR_COUNT, "36 atoms", "molecule has 5",
-                "wrong atom count");
+    test_expect_error(hf_objective_create(model, &rh->qm[0], 1, NULL, &obj), HF_ERROR_COUNT, "36 atoms",
+                      "molecule has 5", "wrong atom count");
     HF_CALL(hf_molecule_copy(&s->mol, &bad));
     bad.coords[3 * 2 + 1] += 0.01;
-    expect_fail(hf_objective_create(model, &bad, 1, NULL, &obj), HF_ERROR_INVALID_ARGUMENT, "atom 3",
-                "0.01 Angstrom from the model", "QM geometry off the model's");
+    test_expect_error(hf_objective_create(model, &bad, 1, NULL, &obj), HF_ERROR_INVALID_ARGUMENT, "atom 3",
+                      "0.01 Angstrom from the model", "QM geometry off the model's");
     bad.coords[3 * 2 + 1] -= 0.01;
     for (int a = 0; a < 5; a++)
         if (bad.atomic_numbers[a] == 1) {
             bad.atomic_numbers[a] = 17;
             break;
         }
-    expect_fail(hf_objective_create(model, &bad, 1, NULL, &obj), HF_ERROR_INVALID_ARGUMENT, "element Cl", "mass",
-                "wrong element");
+    test_expect_error(hf_objective_create(model, &bad, 1, NULL, &obj), HF_ERROR_INVALID_ARGUMENT, "element Cl", "mass",
+                      "wrong element");
     hf_molecule_free(&bad);
     o.frequency_weight = -1.0;
-    expect_fail(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT, "frequency_weight is -1",
-                NULL, "negative weight");
+    test_expect_error(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT,
+                      "frequency_weight is -1", NULL, "negative weight");
     o = hf_objective_default_options();
     o.eig_o = NAN;
-    expect_fail(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT, "eig_o is nan", NULL,
-                "NaN weight");
+    test_expect_error(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT, "eig_o is nan", NULL,
+                      "NaN weight");
     o = hf_objective_default_options();
     o.frequencies = (hf_objective_frequencies)7;
-    expect_fail(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT, "unknown frequency mode 7",
-                NULL, "unknown frequency mode");
+    test_expect_error(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT,
+                      "unknown frequency mode 7", NULL, "unknown frequency mode");
     o = hf_objective_default_options();
     o.ts = (hf_objective_ts)9;
-    expect_fail(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT,
-                "unknown transition-state mode 9", NULL, "unknown TS mode");
+    test_expect_error(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT,
+                      "unknown transition-state mode 9", NULL, "unknown TS mode");
     o = hf_objective_default_options();
     o.ts_replace_eigenvalue = 0.0;
-    expect_fail(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT, "ts_replace_eigenvalue is 0",
-                NULL, "zero replacement eigenvalue");
+    test_expect_error(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT,
+                      "ts_replace_eigenvalue is 0", NULL, "zero replacement eigenvalue");
     o = hf_objective_default_options();
     o.frequencies = HF_OBJ_FREQUENCIES_Q2MM;
     o.frequency_threshold = 1e5;
-    expect_fail(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT,
-                "no QM frequency above the threshold", NULL, "threshold above every frequency");
+    test_expect_error(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT,
+                      "no QM frequency above the threshold", NULL, "threshold above every frequency");
     o = hf_objective_default_options();
     o.frequency_threshold = NAN;
-    expect_fail(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT, "threshold is not finite",
-                NULL, "NaN threshold");
+    test_expect_error(hf_objective_create(model, &s->mol, 1, &o, &obj), HF_ERROR_INVALID_ARGUMENT,
+                      "threshold is not finite", NULL, "NaN threshold");
     CHECK(obj == NULL, "a failed create leaves NULL");
 
     /* a working objective, then bad calls on it */
     double loss, r;
     HF_CALL(hf_objective_create(model, &s->mol, 1, NULL, &obj));
-    expect_fail(hf_objective_evaluate(obj, NULL, NULL, NULL, NULL), HF_ERROR_NULL_ARGUMENT, "loss is NULL", NULL,
-                "NULL loss");
+    test_expect_error(hf_objective_evaluate(obj, NULL, NULL, NULL, NULL), HF_ERROR_NULL_ARGUMENT, "loss is NULL", NULL,
+                      "NULL loss");
     HF_CALL(hf_model_add_free_kind(model, HF_PARAM_BOND, HF_MODEL_FREE_K, NULL));
     double xs[2];
     HF_CALL(hf_model_get_free(model, xs));
     xs[1] = NAN;
-    expect_fail(hf_objective_evaluate(obj, xs, &loss, NULL, NULL), HF_ERROR_NONFINITE, NULL, NULL, "NaN free value");
-    expect_fail(hf_objective_frequency_target(obj, 9, NULL, &r, NULL), HF_ERROR_INVALID_ARGUMENT, "target 9", NULL,
-                "target index out of range");
-    expect_fail(hf_objective_pairing(obj, NULL), HF_ERROR_NULL_ARGUMENT, "modes is NULL", NULL, "NULL pairing output");
+    test_expect_error(hf_objective_evaluate(obj, xs, &loss, NULL, NULL), HF_ERROR_NONFINITE, NULL, NULL,
+                      "NaN free value");
+    test_expect_error(hf_objective_frequency_target(obj, 9, NULL, &r, NULL), HF_ERROR_INVALID_ARGUMENT, "target 9",
+                      NULL, "target index out of range");
+    test_expect_error(hf_objective_pairing(obj, NULL), HF_ERROR_NULL_ARGUMENT, "modes is NULL", NULL,
+                      "NULL pairing output");
     hf_objective_destroy(obj);
     hf_objective_destroy(NULL);
     CHECK(hf_objective_n_residuals(NULL) == 0 && hf_objective_n_kernel_calls(NULL) == 0, "NULL queries");

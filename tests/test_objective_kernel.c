@@ -313,33 +313,6 @@ static double loss_at(Setup *s, const double *table)
     return loss;
 }
 
-/* The best sum_k score[k][perm[k]] over permutations of the columns (rows = cols = n <= 9). */
-static double best_assignment(const double *score, int n)
-{
-    int perm[9], c[9] = {0};
-    double best = 0.0;
-    for (int i = 0; i < n; i++) {
-        perm[i] = i;
-        best += score[i * n + i];
-    }
-    for (int i = 1; i < n;) {
-        if (c[i] < i) {
-            const int j = i % 2 ? c[i] : 0, tmp = perm[j];
-            perm[j] = perm[i];
-            perm[i] = tmp;
-            double sum = 0.0;
-            for (int k = 0; k < n; k++)
-                sum += score[k * n + perm[k]];
-            best = fmax(best, sum);
-            c[i]++;
-            i = 1;
-        } else {
-            c[i++] = 0;
-        }
-    }
-    return best;
-}
-
 /*
  * One objective: (a) loss and residuals against the independent evaluation, the pairing checks;
  * (b) dL/dslot against 4-point central differences over every slot.
@@ -404,7 +377,7 @@ static void check_objective(Setup *s, const Targets t[2], const char *label)
                 }
             for (int k = 0; k < n; k++)
                 kernel += score[k * n + pairing[at + k]];
-            const double best = best_assignment(score, n);
+            const double best = test_best_assignment(score, n);
             CHECK(fabs(kernel - best) <= 1e-10, "%s: overlap assignment total %.15g, best %.15g", label, kernel, best);
         } else if (tm->pairing == HESSFIT_PAIR_BY_POSITION) {
             double freq[DA], vec[DA * DA];

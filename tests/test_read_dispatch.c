@@ -11,72 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
-
-static char tmpdir[256];
-static char *created[64];
-static int n_created;
 
 /* Totals over every comparison, for the report. */
 static long n_compared_molecules, n_compared_hessian_values;
 
 /* ---- files ------------------------------------------------------------------------------------ */
 
-static const char *temp_path(const char *name)
-{
-    char *path = malloc(strlen(tmpdir) + strlen(name) + 2);
-    CHECK(path != NULL && n_created < (int)(sizeof created / sizeof *created), "out of memory / too many files");
-    sprintf(path, "%s/%s", tmpdir, name);
-    created[n_created++] = path;
-    return path;
-}
-
-/* The whole content of a file, decompressed if it is gzip (gzread reads plain files as is). */
-static char *load(const char *path, size_t *n)
-{
-    gzFile f = gzopen(path, "rb");
-    size_t cap = 1 << 20, len = 0;
-    char *data = malloc(cap);
-    int got;
-    CHECK(f != NULL && data != NULL, "cannot open %s", path);
-    while ((got = gzread(f, data + len, (unsigned)(cap - len))) > 0) {
-        len += (size_t)got;
-        if (len == cap) {
-            cap *= 2;
-            data = realloc(data, cap);
-            CHECK(data != NULL, "out of memory");
-        }
-    }
-    CHECK(got == 0, "gzread %s failed", path);
-    gzclose(f);
-    *n = len;
-    return data;
-}
-
-/* A plain copy of the (decompressed) content of src under tmpdir/name. */
+/* A plain copy of the (decompressed) content of src under the temporary directory. */
 static const char *write_plain(const char *name, const char *src)
 {
     size_t n;
-    char *data = load(src, &n);
-    const char *path = temp_path(name);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL, "cannot write %s", path);
-    CHECK(fwrite(data, 1, n, f) == n, "short write to %s", path);
-    CHECK(fclose(f) == 0, "close %s", path);
+    char *data = test_load_gunzip(src, &n);
+    const char *path = test_write_file(name, data, n);
     free(data);
     return path;
 }
 
-/* A gzip-compressed copy of the (decompressed) content of src under tmpdir/name. */
+/* A gzip-compressed copy of the (decompressed) content of src under the temporary directory. */
 static const char *write_gz(const char *name, const char *src)
 {
     size_t n;
-    char *data = load(src, &n);
-    const char *path = temp_path(name);
-    gzFile gz = gzopen(path, "wb");
-    CHECK(gz != NULL, "gzopen %s", path);
-    CHECK(gzwrite(gz, data, (unsigned)n) == (int)n, "gzwrite %s", path);
-    CHECK(gzclose(gz) == Z_OK, "gzclose %s", path);
+    char *data = test_load_gunzip(src, &n);
+    const char *path = test_write_gz(name, data, n);
     free(data);
     return path;
 }
@@ -458,7 +414,7 @@ static void test_unknown_and_wrong(void)
 
     /* a missing file: the reader's I/O error naming it */
     {
-        const char *missing = temp_path("missing.fchk");
+        const char *missing = test_temp_path("missing.fchk");
         st = hf_molecules_read(missing, NULL, &list);
         CHECK(st == HF_ERROR_IO && strstr(hf_last_error(), missing) != NULL, "missing file -> %s: %s",
               hf_status_string(st), hf_last_error());
@@ -488,9 +444,6 @@ static void test_unknown_and_wrong(void)
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/hessfit_read_dispatch_XXXXXX");
-    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp");
-
     test_gaussian();
     test_jaguar();
     test_orca_and_xyz();
@@ -499,11 +452,7 @@ int main(void)
     printf("compared %ld molecules field by field (%ld Hessian values bit for bit)\n", n_compared_molecules,
            n_compared_hessian_values);
 
-    for (int i = 0; i < n_created; i++) {
-        remove(created[i]);
-        free(created[i]);
-    }
-    CHECK(rmdir(tmpdir) == 0, "temporary directory %s not empty", tmpdir);
+    test_temp_check_known(); /* no file the test did not write itself */
     printf("test_read_dispatch: all checks passed\n");
     return 0;
 }

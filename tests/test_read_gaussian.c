@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #define N_ATOMS 8
 #define N3 (3 * N_ATOMS)
@@ -21,193 +20,20 @@
 
 typedef hf_status (*reader_fn)(const char *path, hf_molecule *mol);
 
-static char tmpdir[256];
-static char *created[512];
-static int n_created;
-
-/* ---- files ------------------------------------------------------------------------------------ */
-
-static const char *temp_path(const char *name)
-{
-    char *path = malloc(strlen(tmpdir) + strlen(name) + 2);
-    CHECK(path != NULL && n_created < (int)(sizeof created / sizeof *created), "out of memory / too many files");
-    sprintf(path, "%s/%s", tmpdir, name);
-    created[n_created++] = path;
-    return path;
-}
-
-static const char *write_temp(const char *name, const char *data, size_t n)
-{
-    const char *path = temp_path(name);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL, "cannot write %s", path);
-    CHECK(fwrite(data, 1, n, f) == n, "short write to %s", path);
-    fclose(f);
-    return path;
-}
-
-/* A gzip copy written with zlib. */
-static const char *write_gz(const char *name, const char *data, size_t n)
-{
-    const char *path = temp_path(name);
-    gzFile gz = gzopen(path, "wb");
-    CHECK(gz != NULL, "gzopen %s", path);
-    CHECK(gzwrite(gz, data, (unsigned)n) == (int)n, "gzwrite %s", path);
-    CHECK(gzclose(gz) == Z_OK, "gzclose %s", path);
-    return path;
-}
-
-static char *load(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    char *data;
-    long size;
-    CHECK(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    data = malloc((size_t)size + 1);
-    CHECK(data != NULL && fread(data, 1, (size_t)size, f) == (size_t)size, "cannot read %s", path);
-    fclose(f);
-    data[size] = '\0';
-    *n = (size_t)size;
-    return data;
-}
-
-/* text with the first occurrence of from (which must exist) replaced by to; malloc'ed. */
-static char *replace_once(const char *text, const char *from, const char *to)
-{
-    const char *hit = strstr(text, from);
-    size_t a, nf = strlen(from), nt = strlen(to), n = strlen(text);
-    char *out;
-    CHECK(hit != NULL, "'%s' not found in the text to mutate", from);
-    a = (size_t)(hit - text);
-    out = malloc(n - nf + nt + 1);
-    CHECK(out != NULL, "out of memory");
-    memcpy(out, text, a);
-    memcpy(out + a, to, nt);
-    memcpy(out + a + nt, hit + nf, n - a - nf + 1);
-    return out;
-}
+/* ---- files and checks ------------------------------------------------------------------------ */
 
 /* text with every occurrence of from replaced by to (at least one must exist). */
 static char *replace_all(const char *text, const char *from, const char *to)
 {
-    char *cur = replace_once(text, from, to);
+    char *cur = test_replace_first(text, 0, from, to, NULL);
     for (;;) {
         char *next;
         if (strstr(cur, from) == NULL)
             return cur;
-        next = replace_once(cur, from, to);
+        next = test_replace_first(cur, 0, from, to, NULL);
         free(cur);
         cur = next;
     }
-}
-
-/* text with the first occurrence of from (which must exist) replaced by to; *line = the 1-based
- * line of the occurrence. */
-static char *mutate(const char *text, const char *from, const char *to, int *line)
-{
-    const char *hit = strstr(text, from);
-    int l = 1;
-    CHECK(hit != NULL, "'%s' not found in the text to mutate", from);
-    for (const char *c = text; c < hit; c++)
-        l += *c == '\n';
-    *line = l;
-    return replace_once(text, from, to);
-}
-
-/* Offset of the start of 1-based line `line` in text. */
-static size_t line_offset(const char *text, int line)
-{
-    size_t off = 0;
-    for (int l = 1; l < line; l++) {
-        const char *nl = strchr(text + off, '\n');
-        CHECK(nl != NULL, "line %d beyond the text", line);
-        off = (size_t)(nl - text) + 1;
-    }
-    return off;
-}
-
-/* text without lines [first, last] (1-based, inclusive); malloc'ed. */
-static char *delete_lines(const char *text, int first, int last)
-{
-    size_t a = line_offset(text, first), b = line_offset(text, last + 1), n = strlen(text);
-    char *out = malloc(n - (b - a) + 1);
-    CHECK(out != NULL, "out of memory");
-    memcpy(out, text, a);
-    memcpy(out + a, text + b, n - b + 1);
-    return out;
-}
-
-/* text with insert placed before 1-based line `line`; malloc'ed. */
-static char *insert_before_line(const char *text, int line, const char *insert)
-{
-    size_t a = line_offset(text, line), n = strlen(text), ni = strlen(insert);
-    char *out = malloc(n + ni + 1);
-    CHECK(out != NULL, "out of memory");
-    memcpy(out, text, a);
-    memcpy(out + a, insert, ni);
-    memcpy(out + a + ni, text + a, n - a + 1);
-    return out;
-}
-
-/* 1-based number of the line that holds text offset off. */
-static int line_of(const char *text, size_t off)
-{
-    int line = 1;
-    for (size_t k = 0; k < off; k++)
-        line += text[k] == '\n';
-    return line;
-}
-
-/* 1-based line of the first (last when last != 0) line containing s. */
-static int find_line(const char *text, const char *s, int last)
-{
-    const char *hit = strstr(text, s), *next;
-    CHECK(hit != NULL, "'%s' not in the text", s);
-    while (last && (next = strstr(hit + 1, s)) != NULL)
-        hit = next;
-    return line_of(text, (size_t)(hit - text));
-}
-
-/* ---- checks ----------------------------------------------------------------------------------- */
-
-/* The reader must fail (with want unless want is HF_SUCCESS); the message must name the file and
- * contain part and part2 (those given); the output must be zeroed. */
-static void expect_fail2(reader_fn read, const char *path, hf_status want, const char *part, const char *part2,
-                         const char *what)
-{
-    hf_molecule m;
-    hf_status st;
-    const char *msg;
-    memset(&m, 0x5a, sizeof m);
-    st = read(path, &m);
-    msg = hf_last_error();
-    CHECK(st != HF_SUCCESS, "%s: the reader accepted bad input", what);
-    CHECK(want == HF_SUCCESS || st == want, "%s: got %s, expected %s (%s)", what, hf_status_string(st),
-          hf_status_string(want), msg);
-    CHECK(strstr(msg, path) != NULL, "%s: the message does not name the file: %s", what, msg);
-    CHECK(part == NULL || strstr(msg, part) != NULL, "%s: the message lacks '%s': %s", what, part, msg);
-    CHECK(part2 == NULL || strstr(msg, part2) != NULL, "%s: the message lacks '%s': %s", what, part2, msg);
-    CHECK(m.n_atoms == 0 && m.atomic_numbers == NULL && m.hessian == NULL && m.name == NULL && m.modes == NULL,
-          "%s: the output is not zeroed after a failure", what);
-    printf("  %-44s -> %s: %s\n", what, hf_status_string(st), msg);
-}
-
-static void expect_fail(reader_fn read, const char *path, hf_status want, const char *part, const char *what)
-{
-    expect_fail2(read, path, want, part, NULL, what);
-}
-
-/* "path:line:" for messages. */
-static const char *at_line(const char *path, int line)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s:%d:", path, line);
-    return buf[k];
 }
 
 /* Every cut at k/20 of the file (k = 1..19) and at the given extra offsets must fail. A cut right
@@ -223,8 +49,8 @@ static void check_truncations(reader_fn read, const char *stem, const char *data
             cut += 3;
         snprintf(name, sizeof name, "%s-cut%zu", stem, cut);
         snprintf(what, sizeof what, "%s cut at byte %zu of %zu", stem, cut, n);
-        path = write_temp(name, data, cut);
-        expect_fail(read, path, HF_SUCCESS, NULL, what);
+        path = test_write_file(name, data, cut);
+        test_expect_read_failure(read, path, HF_SUCCESS, 0, NULL, NULL, what);
     }
 }
 
@@ -285,12 +111,6 @@ static double align_modes(double *a, const double *b, int n_modes)
         worst = fmax(worst, d);
     }
     return worst;
-}
-
-static double distance(const double *x, int i, int j)
-{
-    double dx = x[3 * i] - x[3 * j], dy = x[3 * i + 1] - x[3 * j + 1], dz = x[3 * i + 2] - x[3 * j + 2];
-    return sqrt(dx * dx + dy * dy + dz * dz);
 }
 
 /* R (row-major) applied to every 3 x 3 block: R H R^T. */
@@ -401,7 +221,7 @@ static void test_cross_checks(const hf_molecule *fchk, const hf_molecule *log)
     /* interatomic distances */
     for (int i = 0; i < N_ATOMS; i++)
         for (int j = 0; j < i; j++)
-            rmax = fmax(rmax, fabs(distance(fchk->coords, i, j) - distance(log->coords, i, j)));
+            rmax = fmax(rmax, fabs(test_distance(fchk->coords, i, j) - test_distance(log->coords, i, j)));
     printf("GS.log orientation vs GS.fchk coordinates: max |distance diff| = %.2e A\n", rmax);
     CHECK(rmax <= 1e-5, "interatomic distances differ by %.3g A", rmax);
 }
@@ -411,13 +231,13 @@ static void test_gzip(const hf_molecule *fchk, const hf_molecule *log)
     size_t n;
     char *data;
     hf_molecule m;
-    data = load(test_source_path("tests/data/ethane/GS.fchk"), &n);
-    HF_CALL(hf_read_fchk(write_gz("GS.fchk.gz", data, n), &m));
+    data = test_load_file(test_source_path("tests/data/ethane/GS.fchk"), &n);
+    HF_CALL(hf_read_fchk(test_write_gz("GS.fchk.gz", data, n), &m));
     check_identical(fchk, &m, "GS.fchk.gz");
     hf_molecule_free(&m);
     free(data);
-    data = load(test_source_path("tests/data/ethane/GS.log"), &n);
-    HF_CALL(hf_read_gaussian_log(write_gz("GS.log.gz", data, n), &m));
+    data = test_load_file(test_source_path("tests/data/ethane/GS.log"), &n);
+    HF_CALL(hf_read_gaussian_log(test_write_gz("GS.log.gz", data, n), &m));
     check_identical(log, &m, "GS.log.gz");
     hf_molecule_free(&m);
     free(data);
@@ -429,11 +249,11 @@ static void test_gzip(const hf_molecule *fchk, const hf_molecule *log)
 static void test_log_first_job(void)
 {
     size_t n;
-    char *data = load(test_source_path("tests/data/ethane/GS.log"), &n);
-    int end = find_line(data, "Normal termination of Gaussian", 0);
-    size_t cut = line_offset(data, end + 1);
+    char *data = test_load_file(test_source_path("tests/data/ethane/GS.log"), &n);
+    int end = test_find_line(data, 1, "Normal termination of Gaussian", 0);
+    size_t cut = test_line_offset(data, end + 1);
     hf_molecule m;
-    HF_CALL(hf_read_gaussian_log(write_temp("first-job.log", data, cut), &m));
+    HF_CALL(hf_read_gaussian_log(test_write_file("first-job.log", data, cut), &m));
     CHECK(m.n_atoms == N_ATOMS && m.hessian == NULL && m.n_modes == 0 && m.has_energy &&
               m.energy == -79.8304168919 && m.coords[2] == -0.005497,
           "first job: atoms %d, Hessian %p, modes %d, energy %.10f", m.n_atoms, (void *)m.hessian, m.n_modes,
@@ -452,7 +272,7 @@ static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, c
     double R[9], std_xyz[N3], freqs[N_VIB], hp[N_VIB * N3], expect_h[N3 * N3], hmax = 0.0, fmax_dev = 0.0,
                                                                                hp_dev = 0.0, beyond_2dp = 0.0;
     size_t n, cap = 200000, len = 0;
-    char *data = load(test_source_path("tests/data/ethane/GS.log"), &n), *with_std, *with_hp, *block, *bad;
+    char *data = test_load_file(test_source_path("tests/data/ethane/GS.log"), &n), *with_std, *with_hp, *block, *bad;
     int title, dashes = 0, after, freq_title;
     hf_molecule m;
 
@@ -475,9 +295,9 @@ static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, c
     CHECK(block != NULL, "out of memory");
 
     /* the standard orientation table, after the last input orientation table */
-    title = find_line(data, "Input orientation:", 1);
+    title = test_find_line(data, 1, "Input orientation:", TEST_LINE_LAST);
     for (after = title + 1; dashes < 3; after++)
-        if (strstr(data + line_offset(data, after), " -----") == data + line_offset(data, after))
+        if (strstr(data + test_line_offset(data, after), " -----") == data + test_line_offset(data, after))
             dashes++;
     len += (size_t)snprintf(block + len, cap - len,
                             "                         Standard orientation:                         \n"
@@ -499,7 +319,7 @@ static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, c
     }
     len += (size_t)snprintf(block + len, cap - len,
                             " ---------------------------------------------------------------------\n");
-    with_std = insert_before_line(data, after, block);
+    with_std = test_replace_lines(data, after, after - 1, block);
 
     /* the HPModes section before the default one */
     vibrations(fchk, freqs, hp);
@@ -536,10 +356,10 @@ static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, c
             len += (size_t)snprintf(block + len, cap - len, "\n");
         }
     }
-    freq_title = find_line(with_std, "Harmonic frequencies (cm**-1)", 0);
-    with_hp = insert_before_line(with_std, freq_title, block);
+    freq_title = test_find_line(with_std, 1, "Harmonic frequencies (cm**-1)", 0);
+    with_hp = test_replace_lines(with_std, freq_title, freq_title - 1, block);
 
-    HF_CALL(hf_read_gaussian_log(write_temp("GS-standard-hpmodes.log", with_hp, strlen(with_hp)), &m));
+    HF_CALL(hf_read_gaussian_log(test_write_text("GS-standard-hpmodes.log", with_hp), &m));
     HF_CALL(hf_molecule_check(&m, "GS-standard-hpmodes.log"));
     /* coordinates: the standard orientation */
     CHECK(memcmp(m.coords, std_xyz, sizeof std_xyz) == 0, "coordinates are not the standard orientation");
@@ -578,9 +398,9 @@ static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, c
         char row[128], moved[128];
         snprintf(row, sizeof row, "%7d%11d%12d    %12.6f", 8, 1, 0, std_xyz[21]);
         snprintf(moved, sizeof moved, "%7d%11d%12d    %12.6f", 8, 1, 0, std_xyz[21] + 0.01);
-        bad = replace_once(with_std, row, moved);
-        expect_fail(hf_read_gaussian_log, write_temp("GS-not-a-rotation.log", bad, strlen(bad)), HF_ERROR_FORMAT,
-                    "not a rotation", "standard orientation of another geometry");
+        bad = test_replace_first(with_std, 0, row, moved, NULL);
+        test_expect_read_failure(hf_read_gaussian_log, test_write_text("GS-not-a-rotation.log", bad), HF_ERROR_FORMAT,
+                                 0, "not a rotation", NULL, "standard orientation of another geometry");
         free(bad);
     }
     free(block);
@@ -594,8 +414,7 @@ static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, c
 static void write_and_expect(reader_fn read, const char *name, const char *text, hf_status want, int line,
                              const char *part, const char *what)
 {
-    const char *path = write_temp(name, text, strlen(text));
-    expect_fail2(read, path, want, line > 0 ? at_line(path, line) : NULL, part, what);
+    test_expect_read_failure(read, test_write_text(name, text), want, line, part, NULL, what);
 }
 
 static void garbage(reader_fn read, const char *stem)
@@ -610,23 +429,26 @@ static void garbage(reader_fn read, const char *stem)
         bytes[k] = (unsigned char)((x * 0x2545f4914f6cdd1dull) >> 56);
     }
     snprintf(name, sizeof name, "%s-empty", stem);
-    expect_fail(read, write_temp(name, "", 0), HF_SUCCESS, NULL, "empty file");
+    test_expect_read_failure(read, test_write_file(name, "", 0), HF_SUCCESS, 0, NULL, NULL, "empty file");
     snprintf(name, sizeof name, "%s-garbage", stem);
-    expect_fail(read, write_temp(name, (const char *)bytes, sizeof bytes), HF_SUCCESS, NULL, "binary garbage");
+    test_expect_read_failure(read, test_write_file(name, (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL, NULL,
+                             "binary garbage");
     for (size_t k = 0; k < sizeof bytes; k++) /* printable garbage, no NULs, some newlines */
         bytes[k] = (unsigned char)(bytes[k] % 7 == 0 ? '\n' : 33 + bytes[k] % 90);
     snprintf(name, sizeof name, "%s-text-garbage", stem);
-    expect_fail(read, write_temp(name, (const char *)bytes, sizeof bytes), HF_SUCCESS, NULL, "text garbage");
-    expect_fail(read, test_source_path("tests/data/ethane/no-such-file"), HF_ERROR_IO, NULL, "missing file");
+    test_expect_read_failure(read, test_write_file(name, (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL, NULL,
+                             "text garbage");
+    test_expect_read_failure(read, test_source_path("tests/data/ethane/no-such-file"), HF_ERROR_IO, 0, NULL, NULL,
+                             "missing file");
 }
 
 static void test_bad_fchk(void)
 {
     size_t n;
-    char *data = load(test_source_path("tests/data/ethane/GS.fchk"), &n), *t;
+    char *data = test_load_file(test_source_path("tests/data/ethane/GS.fchk"), &n), *t;
     const char *fc_header = strstr(data, "Cartesian Force Constants");
     size_t fc = (size_t)(fc_header - data), extra[6];
-    int fc_line = line_of(data, fc), line;
+    int fc_line = test_line_of(data, fc), line;
     printf("fchk: bad input\n");
     /* truncations, also inside the force constants (mid-number, 6 places) */
     for (int k = 0; k < 6; k++)
@@ -635,152 +457,140 @@ static void test_bad_fchk(void)
     check_truncations(hf_read_fchk, "GS.fchk", data, n, extra, 6);
 
     /* NaN: a coordinate and a force constant; a word among the force constants */
-    t = mutate(data, " 3.38072221E-02", "            NaN", &line);
+    t = test_replace_first(data, 0, " 3.38072221E-02", "            NaN", &line);
     CHECK(line == 26, "first coordinate on line %d", line);
     write_and_expect(hf_read_fchk, "nan-coord.fchk", t, HF_ERROR_NONFINITE, line, NULL, "NaN coordinate");
     free(t);
-    t = mutate(data, " 2.12620247E-03", "            nan", &line);
+    t = test_replace_first(data, 0, " 2.12620247E-03", "            nan", &line);
     CHECK(line == fc_line + 2, "force constant on line %d", line);
     write_and_expect(hf_read_fchk, "nan-fc.fchk", t, HF_ERROR_NONFINITE, line, NULL, "NaN force constant");
     free(t);
-    t = mutate(data, " 2.16464405E-03", " 2.16464x05E-03", &line);
+    t = test_replace_first(data, 0, " 2.16464405E-03", " 2.16464x05E-03", &line);
     write_and_expect(hf_read_fchk, "word-fc.fchk", t, HF_ERROR_PARSE, line, NULL, "non-number force constant");
     free(t);
     /* wrong N= counts */
-    t = mutate(data, "Atomic numbers                             I   N=           8",
-               "Atomic numbers                             I   N=           7", &line);
+    t = test_replace_first(data, 0, "Atomic numbers                             I   N=           8",
+                           "Atomic numbers                             I   N=           7", &line);
     write_and_expect(hf_read_fchk, "n-atomic-numbers.fchk", t, HF_ERROR_COUNT, line, "N=7", "N= 7 atomic numbers");
     free(t);
-    t = mutate(data, "Cartesian Force Constants                  R   N=         300",
-               "Cartesian Force Constants                  R   N=         299", &line);
+    t = test_replace_first(data, 0, "Cartesian Force Constants                  R   N=         300",
+                           "Cartesian Force Constants                  R   N=         299", &line);
     write_and_expect(hf_read_fchk, "n-fc.fchk", t, HF_ERROR_COUNT, line, "N=299", "N= 299 force constants");
     free(t);
-    t = mutate(data, "Number of atoms                            I                8",
-               "Number of atoms                            I                7", &line);
+    t = test_replace_first(data, 0, "Number of atoms                            I                8",
+                           "Number of atoms                            I                7", &line);
     write_and_expect(hf_read_fchk, "n-atoms.fchk", t, HF_ERROR_COUNT, 19, "needs 7", "Number of atoms 7");
     free(t);
     /* an unused array with a wrong count: more values than N= / fewer */
-    t = mutate(data, "Dipole Moment                              R   N=           3",
-               "Dipole Moment                              R   N=           2", &line);
+    t = test_replace_first(data, 0, "Dipole Moment                              R   N=           3",
+                           "Dipole Moment                              R   N=           2", &line);
     write_and_expect(hf_read_fchk, "n-dipole-small.fchk", t, HF_ERROR_COUNT, line + 1, "more values",
                      "unused array, N= too small");
     free(t);
-    t = mutate(data, "Dipole Moment                              R   N=           3",
-               "Dipole Moment                              R   N=           4", &line);
+    t = test_replace_first(data, 0, "Dipole Moment                              R   N=           3",
+                           "Dipole Moment                              R   N=           4", &line);
     write_and_expect(hf_read_fchk, "n-dipole-large.fchk", t, HF_ERROR_TRUNCATED, line + 2, "ends after 3 of its N=4",
                      "unused array, N= too large");
     free(t);
     /* a short force-constant array: one line of values removed */
-    t = delete_lines(data, fc_line + 3, fc_line + 3);
+    t = test_replace_lines(data, fc_line + 3, fc_line + 3, "");
     write_and_expect(hf_read_fchk, "short-fc.fchk", t, HF_ERROR_TRUNCATED, fc_line + 60, "ends after 295 of its N=300",
                      "force constants one line short");
     free(t);
     /* missing sections */
-    t = delete_lines(data, 19, 21);
+    t = test_replace_lines(data, 19, 21, "");
     write_and_expect(hf_read_fchk, "no-atomic-numbers.fchk", t, HF_ERROR_FORMAT, 0, "no 'Atomic numbers'",
                      "no Atomic numbers");
     free(t);
-    t = delete_lines(data, 25, 30);
+    t = test_replace_lines(data, 25, 30, "");
     write_and_expect(hf_read_fchk, "no-coordinates.fchk", t, HF_ERROR_FORMAT, 0, "Current cartesian coordinates",
                      "no coordinates");
     free(t);
-    t = delete_lines(data, 3, 3);
+    t = test_replace_lines(data, 3, 3, "");
     write_and_expect(hf_read_fchk, "no-natoms.fchk", t, HF_ERROR_FORMAT, 18, "before 'Number of atoms'",
                      "no Number of atoms");
     free(t);
     /* absurd counts: refused, or never allocated */
-    t = mutate(data, "Number of atoms                            I                8",
-               "Number of atoms                            I       2000000000", &line);
+    t = test_replace_first(data, 0, "Number of atoms                            I                8",
+                           "Number of atoms                            I       2000000000", &line);
     write_and_expect(hf_read_fchk, "huge-natoms.fchk", t, HF_ERROR_PARSE, line, "outside", "2e9 atoms");
     free(t);
-    t = mutate(data, "Cartesian Force Constants                  R   N=         300",
-               "Cartesian Force Constants                  R   N= 999999999999", &line);
+    t = test_replace_first(data, 0, "Cartesian Force Constants                  R   N=         300",
+                           "Cartesian Force Constants                  R   N= 999999999999", &line);
     write_and_expect(hf_read_fchk, "huge-fc.fchk", t, HF_ERROR_COUNT, line, NULL, "N= 1e12 force constants");
     free(t);
     {
-        char *t2 = mutate(data, "Number of atoms                            I                8",
+        char *t2 = test_replace_first(data, 0, "Number of atoms                            I                8",
                           "Number of atoms                            I          9000000", &line);
-        t = mutate(t2, "Atomic numbers                             I   N=           8",
-                   "Atomic numbers                             I   N=     9000000", &line);
+        t = test_replace_first(t2, 0, "Atomic numbers                             I   N=           8",
+                               "Atomic numbers                             I   N=     9000000", &line);
         write_and_expect(hf_read_fchk, "huge-consistent.fchk", t, HF_ERROR_TRUNCATED, line + 3, "ends after 8 of its",
                          "9e6 atoms announced, 8 given");
         free(t2);
         free(t);
     }
-    t = mutate(data, "Atomic numbers                             I   N=           8",
-               "Atomic numbers                             R   N=           8", &line);
+    t = test_replace_first(data, 0, "Atomic numbers                             I   N=           8",
+                           "Atomic numbers                             R   N=           8", &line);
     write_and_expect(hf_read_fchk, "type.fchk", t, HF_ERROR_FORMAT, line, "type I", "atomic numbers of type R");
     free(t);
-    t = mutate(data, "           1           6           1           6           1           1",
-               "           1           6           1           6         200           1", &line);
+    t = test_replace_first(data, 0, "           1           6           1           6           1           1",
+                           "           1           6           1           6         200           1", &line);
     write_and_expect(hf_read_fchk, "element.fchk", t, HF_ERROR_PARSE, line, NULL, "atomic number 200");
     free(t);
     garbage(hf_read_fchk, "fchk");
     free(data);
 }
 
-/* text with the first occurrence of from after line `after` (1-based) replaced by to. */
-static char *mutate_after(const char *text, int after, const char *from, const char *to, int *line)
-{
-    size_t head = line_offset(text, after);
-    int sub;
-    char *tail = mutate(text + head, from, to, &sub), *out = malloc(head + strlen(tail) + 1);
-    CHECK(out != NULL, "out of memory");
-    memcpy(out, text, head);
-    strcpy(out + head, tail);
-    free(tail);
-    *line = after - 1 + sub;
-    return out;
-}
-
 static void test_bad_log(void)
 {
     size_t n;
-    char *data = load(test_source_path("tests/data/ethane/GS.log"), &n), *t;
+    char *data = test_load_file(test_source_path("tests/data/ethane/GS.log"), &n), *t;
     const char *nimag = strstr(data, "NImag=0");
     size_t hess = (size_t)(nimag - data), extra[5];
-    int arch_line = line_of(data, hess), last_archive = find_line(data, "0,1\\H", 1), line,
-        archive_start = find_line(data, " 1\\1\\GINC", 1);
+    int arch_line = test_line_of(data, hess), last_archive = test_find_line(data, 1, "0,1\\H", TEST_LINE_LAST), line,
+        archive_start = test_find_line(data, 1, " 1\\1\\GINC", TEST_LINE_LAST);
     printf("log: bad input\n");
     for (int k = 0; k < 5; k++) /* inside the archive Hessian */
         extra[k] = hess + 20 + (size_t)k * 500 + (size_t)k * 3;
     check_truncations(hf_read_gaussian_log, "GS.log", data, n, extra, 5);
 
     /* NaN and a non-number in the archive Hessian, a NaN frequency */
-    t = mutate(data, "\\\\0.04969903,", "\\\\NaN,", &line);
+    t = test_replace_first(data, 0, "\\\\0.04969903,", "\\\\NaN,", &line);
     CHECK(line == arch_line, "archive Hessian starts on line %d", line);
     write_and_expect(hf_read_gaussian_log, "nan-archive.log", t, HF_ERROR_NONFINITE, line, NULL,
                      "NaN in the archive Hessian");
     free(t);
-    t = mutate(data, "6133,0.33827650,", "6133,0.3382765x,", &line);
+    t = test_replace_first(data, 0, "6133,0.33827650,", "6133,0.3382765x,", &line);
     CHECK(line == arch_line + 1, "archive line %d", line);
     write_and_expect(hf_read_gaussian_log, "word-archive.log", t, HF_ERROR_PARSE, line, NULL,
                      "non-number in the archive Hessian");
     free(t);
-    t = mutate(data, "Frequencies --   312.9189", "Frequencies --        NaN", &line);
+    t = test_replace_first(data, 0, "Frequencies --   312.9189", "Frequencies --        NaN", &line);
     write_and_expect(hf_read_gaussian_log, "nan-freq.log", t, HF_ERROR_NONFINITE, line, NULL, "NaN frequency");
     free(t);
     /* wrong counts: a force constant missing, a mode row missing or short, atom numbering */
-    t = mutate(data, ",0.05213386,", ",", &line);
+    t = test_replace_first(data, 0, ",0.05213386,", ",", &line);
     write_and_expect(hf_read_gaussian_log, "short-archive.log", t, HF_ERROR_COUNT, line, "has 299 values",
                      "archive Hessian one value short");
     free(t);
     {
-        int row = find_line(data, "   8   1     0.35  -0.20   0.00", 1);
-        t = delete_lines(data, row, row);
+        int row = test_find_line(data, 1, "   8   1     0.35  -0.20   0.00", TEST_LINE_LAST);
+        t = test_replace_lines(data, row, row, "");
         write_and_expect(hf_read_gaussian_log, "short-modes.log", t, HF_ERROR_COUNT, row, NULL,
                          "mode table one row short");
         free(t);
     }
-    t = mutate(data, "   1   1     0.35  -0.20   0.00     0.33   0.29  -0.02    -0.02  -0.37   0.01",
-               "   1   1     0.35  -0.20   0.00     0.33   0.29  -0.02    -0.02  -0.37", &line);
+    t = test_replace_first(data, 0, "   1   1     0.35  -0.20   0.00     0.33   0.29  -0.02    -0.02  -0.37   0.01",
+                           "   1   1     0.35  -0.20   0.00     0.33   0.29  -0.02    -0.02  -0.37", &line);
     write_and_expect(hf_read_gaussian_log, "fields.log", t, HF_ERROR_COUNT, line, "fields", "mode row with a value missing");
     free(t);
-    t = mutate(data, "    7          1          -1.760520", "    9          1          -1.760520", &line);
+    t = test_replace_first(data, 0, "    7          1          -1.760520", "    9          1          -1.760520",
+                           &line);
     write_and_expect(hf_read_gaussian_log, "center.log", t, HF_ERROR_PARSE, line, "center number",
                      "orientation row numbered 9 for 7");
     free(t);
-    t = mutate(data, "   2   6     0.00   0.00   0.00    -0.03", "   2   7     0.00   0.00   0.00    -0.03", &line);
+    t = test_replace_first(data, 0, "   2   6     0.00   0.00   0.00    -0.03",
+                           "   2   7     0.00   0.00   0.00    -0.03", &line);
     write_and_expect(hf_read_gaussian_log, "an.log", t, HF_ERROR_PARSE, line, "atomic number",
                      "mode table element differs from the orientation");
     free(t);
@@ -794,27 +604,28 @@ static void test_bad_log(void)
                      "error termination");
     free(t);
     /* absurd numbers: a mode number, an atom number */
-    t = mutate(data, "                     1                      2                      3",
-               "                     1             999999999                      3", &line);
+    t = test_replace_first(data, 0, "                     1                      2                      3",
+                           "                     1             999999999                      3", &line);
     write_and_expect(hf_read_gaussian_log, "mode-number.log", t, HF_ERROR_PARSE, line, "mode number",
                      "mode number 999999999");
     free(t);
-    t = mutate(data, "    1          1           0.017890", " 2147483648000   1         0.017890", &line);
+    t = test_replace_first(data, 0, "    1          1           0.017890", " 2147483648000   1         0.017890",
+                           &line);
     write_and_expect(hf_read_gaussian_log, "atom-number.log", t, HF_ERROR_PARSE, line, "center number",
                      "atom number 2e12");
     free(t);
     /* the archive geometry disagrees with the orientation (atom 1 moved 0.1 A) */
-    t = mutate_after(data, last_archive, ",0.0178900128,", ",0.1178900128,", &line);
+    t = test_replace_first(data, test_line_offset(data, last_archive), ",0.0178900128,", ",0.1178900128,", &line);
     write_and_expect(hf_read_gaussian_log, "archive-geometry.log", t, HF_ERROR_FORMAT, archive_start,
                      "not a rotation", "archive geometry of another structure");
     free(t);
     /* the archive's charge/multiplicity disagrees with the log's */
-    t = mutate_after(data, last_archive, "\\\\0,1\\H", "\\\\0,3\\H", &line);
+    t = test_replace_first(data, test_line_offset(data, last_archive), "\\\\0,1\\H", "\\\\0,3\\H", &line);
     write_and_expect(hf_read_gaussian_log, "archive-multiplicity.log", t, HF_ERROR_FORMAT, 0, "multiplicity",
                      "archive multiplicity 3, log 1");
     free(t);
     /* an archive block that never ends */
-    t = mutate(data, "\\\\\\@", "\\\\\\ ", &line);
+    t = test_replace_first(data, 0, "\\\\\\@", "\\\\\\ ", &line);
     write_and_expect(hf_read_gaussian_log, "archive-open.log", t, HF_ERROR_TRUNCATED, 0, "archive block",
                      "archive without its terminator");
     free(t);
@@ -822,24 +633,9 @@ static void test_bad_log(void)
     free(data);
 }
 
-static void remove_temp_files(void)
-{
-    for (int i = 0; i < n_created; i++) {
-        remove(created[i]);
-        free(created[i]);
-    }
-    n_created = 0;
-    if (tmpdir[0] != '\0')
-        remove(tmpdir);
-}
-
 int main(void)
 {
-    const char *base = getenv("TMPDIR");
     hf_molecule fchk, log;
-    snprintf(tmpdir, sizeof tmpdir, "%s/hessfit_test_read_gaussian_XXXXXX", base != NULL && base[0] ? base : "/tmp");
-    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp(%s) failed", tmpdir);
-    atexit(remove_temp_files);
 
     test_fchk(&fchk);
     test_log(&log);

@@ -9,7 +9,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #define JAGUAR_DIR "examples/data/rh-enamide/jaguar/"
 
@@ -41,114 +40,13 @@ static int split_blanks(char *s, char **tok, int max)
     return n;
 }
 
-/* ---- temp files ------------------------------------------------------------------------------ */
-
-static char tmpdir[256];
-
-static char *temp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    return path;
-}
-
-static const char *write_temp(const char *name, const void *bytes, size_t n)
-{
-    char *path = temp_path(name);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL, "cannot create %s", path);
-    CHECK(fwrite(bytes, 1, n, f) == n, "cannot write %s", path);
-    CHECK(fclose(f) == 0, "cannot close %s", path);
-    return path;
-}
-
-static const char *temp_names[] = {"cut.in", "cut.out", "bad.in", "bad.out", "cut.in.gz", "cut.out.gz"};
-
-static void remove_temp_files(void)
-{
-    for (size_t i = 0; i < sizeof temp_names / sizeof *temp_names; i++)
-        remove(temp_path(temp_names[i]));
-    if (tmpdir[0] != '\0')
-        remove(tmpdir);
-}
-
-/* The whole decompressed file (NUL-terminated). */
-static char *read_gz(const char *path, size_t *size)
-{
-    gzFile gz = gzopen(path, "rb");
-    size_t cap = 1 << 20, n = 0;
-    char *buf = malloc(cap);
-    int got;
-    CHECK(gz != NULL && buf != NULL, "cannot open %s", path);
-    while ((got = gzread(gz, buf + n, (unsigned)(cap - n - 1))) > 0) {
-        n += (size_t)got;
-        if (cap - n - 1 == 0) {
-            buf = realloc(buf, cap *= 2);
-            CHECK(buf != NULL, "no memory");
-        }
-    }
-    CHECK(got == 0, "read error in %s", path);
-    gzclose(gz);
-    buf[n] = '\0';
-    *size = n;
-    return buf;
-}
-
-static char *read_raw(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    long n;
-    char *buf;
-    CHECK(f != NULL, "cannot open %s", path);
-    CHECK(fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0, "size of %s", path);
-    buf = malloc((size_t)n);
-    CHECK(buf != NULL && fread(buf, 1, (size_t)n, f) == (size_t)n, "cannot read %s", path);
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
-
-/* text with [from, to) replaced by repl. */
-static char *splice(const char *text, size_t from, size_t to, const char *repl)
-{
-    size_t n = strlen(text), r = strlen(repl);
-    char *out = malloc(n - (to - from) + r + 1);
-    CHECK(out != NULL && from <= to && to <= n, "splice");
-    memcpy(out, text, from);
-    memcpy(out + from, repl, r);
-    memcpy(out + from + r, text + to, n - to + 1);
-    return out;
-}
+/* ---- text -------------------------------------------------------------------------------------- */
 
 /* Offset of the line (from a line start at or after from) that equals line exactly. */
 static size_t find_line(const char *text, size_t from, const char *line)
 {
-    size_t n = strlen(line);
-    const char *p = text + from;
-    for (;;) {
-        const char *hit = strstr(p, line);
-        CHECK(hit != NULL, "line '%s' not found", line);
-        if ((hit == text || hit[-1] == '\n') && hit[n] == '\n')
-            return (size_t)(hit - text);
-        p = hit + 1;
-    }
-}
-
-/* Failure with a message naming path:line (a digit after "path:"), and optionally a phrase. */
-static void expect_failure(hf_status got, hf_status want, const char *path, const char *phrase, const char *what,
-                           int verbose)
-{
-    const char *msg = hf_last_error(), *at;
-    CHECK(got != HF_SUCCESS, "%s: the reader accepted it", what);
-    CHECK(want == HF_NUM_STATUS || got == want, "%s: got %s, expected %s (%s)", what, hf_status_string(got),
-          hf_status_string(want), msg);
-    at = strstr(msg, path);
-    CHECK(at != NULL, "%s: message does not name the file: %s", what, msg);
-    at += strlen(path);
-    CHECK(at[0] == ':' && at[1] >= '0' && at[1] <= '9', "%s: message does not name the line: %s", what, msg);
-    CHECK(phrase == NULL || strstr(msg, phrase) != NULL, "%s: message lacks '%s': %s", what, phrase, msg);
-    if (verbose)
-        printf("  %-34s -> %s: %s\n", what, hf_status_string(got), msg);
+    int first = test_line_of(text, from) + (from > 0 && text[from - 1] != '\n');
+    return test_line_offset(text, test_find_line(text, first, line, TEST_LINE_EXACT));
 }
 
 /* ---- frequencies from a Hessian --------------------------------------------------------------- */
@@ -302,7 +200,7 @@ static void test_real_structures(void)
         CHECK(strstr(qin.name, st->stem) == qin.name, "%s: name '%s'", st->stem, qin.name);
         {
             size_t size;
-            char *text = read_gz(in_path, &size);
+            char *text = test_load_gunzip(in_path, &size);
             check_hess_layout(text, n3, st->stem);
             free(text);
         }
@@ -427,31 +325,18 @@ static const char *first_out(void)
     return rel;
 }
 
-/* Parse text as a Jaguar input written to bad.in; must fail with want (HF_NUM_STATUS: any). */
+/* Parse text as a Jaguar input written to bad.in; must fail with want (HF_SUCCESS: any), naming
+ * file:line and phrase, the output zeroed. */
 static void bad_in(const char *text, hf_status want, const char *phrase, const char *what)
 {
-    const char *path = write_temp("bad.in", text, strlen(text));
-    hf_molecule m;
-    hf_status st = hf_read_jaguar_in(path, &m);
-    expect_failure(st, want, path, phrase, what, 1);
-    CHECK(m.n_atoms == 0 && m.hessian == NULL && m.coords == NULL, "%s: output not zeroed", what);
+    test_expect_read_failure(hf_read_jaguar_in, test_write_text("bad.in", text), want, TEST_ANY_LINE, phrase, NULL,
+                             what);
 }
 
 static void bad_out(const char *text, hf_status want, const char *phrase, const char *what)
 {
-    const char *path = write_temp("bad.out", text, strlen(text));
-    hf_molecule m;
-    hf_status st = hf_read_jaguar_out(path, &m);
-    expect_failure(st, want, path, phrase, what, 1);
-    CHECK(m.n_atoms == 0 && m.frequencies == NULL && m.modes == NULL, "%s: output not zeroed", what);
-}
-
-/* Replace the first occurrence of old (at or after from) by new. */
-static char *replace_once(const char *text, size_t from, const char *old, const char *new_text)
-{
-    const char *hit = strstr(text + from, old);
-    CHECK(hit != NULL, "'%s' not found", old);
-    return splice(text, (size_t)(hit - text), (size_t)(hit - text) + strlen(old), new_text);
+    test_expect_read_failure(hf_read_jaguar_out, test_write_text("bad.out", text), want, TEST_ANY_LINE, phrase, NULL,
+                             what);
 }
 
 /* Truncated copies of the real .in: every cut inside a section fails, naming file:line. */
@@ -474,13 +359,12 @@ static void test_in_truncations(const char *text, size_t size)
     cuts[n_cuts++] = find_line(text, 0, "&zmat") + 40;  /* inside &zmat */
     cuts[n_cuts++] = size - 2;                          /* without the last '&' */
     for (int i = 0; i < n_cuts; i++) {
-        const char *path = write_temp("cut.in", text, cuts[i]);
-        hf_molecule m;
-        hf_status st = hf_read_jaguar_in(path, &m);
         char what[64];
         snprintf(what, sizeof what, "cut at byte %zu of %zu", cuts[i], size);
-        expect_failure(st, HF_NUM_STATUS, path, NULL, what, i >= 60 || i % 15 == 0);
-        CHECK(m.n_atoms == 0 && m.hessian == NULL, "%s: output not zeroed", what);
+        test_set_quiet(!(i >= 60 || i % 15 == 0));
+        test_expect_read_failure(hf_read_jaguar_in, test_write_file("cut.in", text, cuts[i]), HF_SUCCESS, TEST_ANY_LINE,
+                                 NULL, NULL, what);
+        test_set_quiet(0);
         n_hess += cuts[i] > hess && cuts[i] <= hess_end;
     }
     printf("  %d truncated copies of the .in (%d inside &hess) rejected\n", n_cuts, n_hess);
@@ -495,108 +379,108 @@ static void test_in_mutations(const char *text)
     hf_molecule ok, moved;
 
     /* a missing column block: columns 6..10 */
-    t = splice(text, find_line(text, hess, "   6"), find_line(text, hess, "  11"), "");
+    t = test_splice(text, find_line(text, hess, "   6"), find_line(text, hess, "  11"), "");
     bad_in(t, HF_ERROR_TRUNCATED, "element (row 6, column 6)", "missing column block");
     free(t);
     /* a duplicated row */
     {
         size_t row = find_line(text, hess, "   3  1.914429E-02  3.062400E-03  2.588757E-01");
-        t = splice(text, row, row, "   3  1.914429E-02  3.062400E-03  2.588757E-01\n");
+        t = test_splice(text, row, row, "   3  1.914429E-02  3.062400E-03  2.588757E-01\n");
         bad_in(t, HF_ERROR_FORMAT, "(row 3, column 1) given a second time", "duplicated row");
         free(t);
     }
     /* a row missing one value (the triangle loses H(4,4)) */
-    t = replace_once(text, hess, "1.494900E-02  6.217331E-01", "1.494900E-02");
+    t = test_replace_first(text, hess, "1.494900E-02  6.217331E-01", "1.494900E-02", NULL);
     bad_in(t, HF_ERROR_TRUNCATED, "element (row 4, column 4)", "short row");
     free(t);
     /* a value above the diagonal */
-    t = replace_once(text, hess, "2.472421E-01\n", "2.472421E-01  1.0E-02\n");
+    t = test_replace_first(text, hess, "2.472421E-01\n", "2.472421E-01  1.0E-02\n", NULL);
     bad_in(t, HF_ERROR_FORMAT, "above the diagonal", "value above the diagonal");
     free(t);
     /* six values in a row */
-    t = replace_once(text, hess + 2000, "\n", " 1.0 1.0 1.0 1.0 1.0 1.0\n");
-    bad_in(t, HF_NUM_STATUS, NULL, "six values in a row");
+    t = test_replace_first(text, hess + 2000, "\n", " 1.0 1.0 1.0 1.0 1.0 1.0\n", NULL);
+    bad_in(t, HF_SUCCESS, NULL, "six values in a row");
     free(t);
     /* NaN, Inf and garbage values */
-    t = replace_once(text, hess, "2.944868E-01", "NaN");
+    t = test_replace_first(text, hess, "2.944868E-01", "NaN", NULL);
     bad_in(t, HF_ERROR_NONFINITE, ":7700:", "NaN in &hess");
     free(t);
-    t = replace_once(text, hess, "2.944868E-01", "-inf");
+    t = test_replace_first(text, hess, "2.944868E-01", "-inf", NULL);
     bad_in(t, HF_ERROR_NONFINITE, ":7700:", "Inf in &hess");
     free(t);
-    t = replace_once(text, hess, "2.944868E-01", "2.94x868E-01");
+    t = test_replace_first(text, hess, "2.944868E-01", "2.94x868E-01", NULL);
     bad_in(t, HF_ERROR_PARSE, ":7700:", "garbage value in &hess");
     free(t);
     /* huge and out-of-range indices */
-    t = splice(text, find_line(text, hess, "   6"), find_line(text, hess, "   6") + 4, "   99999999999");
+    t = test_splice(text, find_line(text, hess, "   6"), find_line(text, hess, "   6") + 4, "   99999999999");
     bad_in(t, HF_ERROR_PARSE, "column index", "huge column index");
     free(t);
-    t = splice(text, find_line(text, hess, "   6"), find_line(text, hess, "   6") + 4, " 109");
+    t = test_splice(text, find_line(text, hess, "   6"), find_line(text, hess, "   6") + 4, " 109");
     bad_in(t, HF_ERROR_PARSE, "[1, 108]", "column index 3N + 1");
     free(t);
-    t = replace_once(text, hess, "\n 108 ", "\n 109 ");
+    t = test_replace_first(text, hess, "\n 108 ", "\n 109 ", NULL);
     bad_in(t, HF_ERROR_PARSE, "row index", "row index 3N + 1");
     free(t);
-    t = replace_once(text, hess, "\n   2 ", "\n   -2 ");
+    t = test_replace_first(text, hess, "\n   2 ", "\n   -2 ", NULL);
     bad_in(t, HF_ERROR_PARSE, "row index", "negative row index");
     free(t);
-    t = splice(text, hess + 6, hess + 6, "   2  1.0\n");
+    t = test_splice(text, hess + 6, hess + 6, "   2  1.0\n");
     bad_in(t, HF_ERROR_FORMAT, "before the first column header", "row before a header");
     free(t);
     /* an empty &hess section */
-    t = splice(text, hess + 6, hess_end, "");
+    t = test_splice(text, hess + 6, hess_end, "");
     bad_in(t, HF_ERROR_FORMAT, "holds no values", "empty &hess");
     free(t);
     /* element labels */
-    t = replace_once(text, zmat, " Rh1 ", " Qq1 ");
+    t = test_replace_first(text, zmat, " Rh1 ", " Qq1 ", NULL);
     bad_in(t, HF_ERROR_UNKNOWN_ELEMENT, ":15:", "unknown element label Qq1");
     free(t);
-    t = replace_once(text, zmat, " Rh1 ", " 1Rh ");
+    t = test_replace_first(text, zmat, " Rh1 ", " 1Rh ", NULL);
     bad_in(t, HF_ERROR_UNKNOWN_ELEMENT, "'1Rh'", "label without element");
     free(t);
-    t = replace_once(text, zmat, " Rh1 ", " Ho1 ");
+    t = test_replace_first(text, zmat, " Rh1 ", " Ho1 ", NULL);
     bad_in(t, HF_ERROR_UNKNOWN_ELEMENT, "Ho (Z = 67)", "element without data (Ho)");
     free(t);
-    t = replace_once(text, zmat, " Rh1 ", " Du1 ");
+    t = test_replace_first(text, zmat, " Rh1 ", " Du1 ", NULL);
     bad_in(t, HF_ERROR_UNSUPPORTED, "dummy", "dummy atom");
     free(t);
     /* coordinates */
-    t = replace_once(text, zmat, " 2.2154500000\n", " nan\n");
+    t = test_replace_first(text, zmat, " 2.2154500000\n", " nan\n", NULL);
     bad_in(t, HF_ERROR_NONFINITE, ":16:", "NaN coordinate");
     free(t);
-    t = replace_once(text, zmat, " 2.2154500000\n", " 2.2154500000 C3 1.5\n");
+    t = test_replace_first(text, zmat, " 2.2154500000\n", " 2.2154500000 C3 1.5\n", NULL);
     bad_in(t, HF_ERROR_PARSE, "Z-matrix", "Z-matrix line");
     free(t);
-    t = replace_once(text, zmat, " 2.2154500000\n", "\n");
+    t = test_replace_first(text, zmat, " 2.2154500000\n", "\n", NULL);
     bad_in(t, HF_ERROR_PARSE, ":16:", "coordinate missing");
     free(t);
     /* one atom less: the Hessian is then too large for &zmat */
-    t = splice(text,
-               find_line(text, zmat, " H36             2.0785000000            -0.3765000000            -2.9386000000"),
-               find_line(text, zmat, "&"), "");
+    t = test_splice(text,
+                    find_line(text, zmat, " H36             2.0785000000            -0.3765000000            -2.9386000000"),
+                    find_line(text, zmat, "&"), "");
     bad_in(t, HF_ERROR_PARSE, "[1, 105]", "atom missing from &zmat");
     free(t);
     /* &gen */
-    t = splice(text, gen_end, gen_end, "iunit=0\n");
+    t = test_splice(text, gen_end, gen_end, "iunit=0\n");
     bad_in(t, HF_ERROR_UNSUPPORTED, "iunit", "iunit=0 (bohr)");
     free(t);
-    t = splice(text, gen_end, gen_end, "multip=\n");
+    t = test_splice(text, gen_end, gen_end, "multip=\n");
     bad_in(t, HF_ERROR_FORMAT, "multip", "multip without value");
     free(t);
-    t = replace_once(text, 0, "molchg=1", "molchg=one");
+    t = test_replace_first(text, 0, "molchg=1", "molchg=one", NULL);
     bad_in(t, HF_ERROR_PARSE, "molchg", "molchg not a number");
     free(t);
     /* section structure */
-    t = splice(text, find_line(text, zmat, "&"), find_line(text, zmat, "&") + 2, "");
+    t = test_splice(text, find_line(text, zmat, "&"), find_line(text, zmat, "&") + 2, "");
     bad_in(t, HF_ERROR_FORMAT, "before &zmat", "&zmat not closed");
     free(t);
-    t = splice(text, zmat, zmat + 6, "&zmatrix\n");
+    t = test_splice(text, zmat, zmat + 6, "&zmatrix\n");
     bad_in(t, HF_ERROR_FORMAT, "no &zmat", "no &zmat section");
     free(t);
-    t = splice(text, hess, hess, "&zmat\n C1 0 0 0\n&\n");
+    t = test_splice(text, hess, hess, "&zmat\n C1 0 0 0\n&\n");
     bad_in(t, HF_ERROR_FORMAT, "second &zmat", "two &zmat sections");
     free(t);
-    t = splice(text, 0, 0, "&\n");
+    t = test_splice(text, 0, 0, "&\n");
     bad_in(t, HF_ERROR_FORMAT, "outside a section", "stray '&'");
     free(t);
     /* empty, garbage, binary */
@@ -604,13 +488,12 @@ static void test_in_mutations(const char *text)
     bad_in("this is not a Jaguar input\n1 2 3\n", HF_ERROR_FORMAT, "no &zmat", "garbage text");
     {
         static const char binary[] = "&zmat\n C1 0 0 0\n\x01\x02\x00\xff&\n";
-        const char *path = write_temp("bad.in", binary, sizeof binary - 1);
-        hf_molecule m;
-        expect_failure(hf_read_jaguar_in(path, &m), HF_ERROR_PARSE, path, "NUL", "binary garbage", 1);
+        test_expect_read_failure(hf_read_jaguar_in, test_write_file("bad.in", binary, sizeof binary - 1),
+                                 HF_ERROR_PARSE, TEST_ANY_LINE, "NUL", NULL, "binary garbage");
     }
     {
         hf_molecule m;
-        const char *path = temp_path("does-not-exist.in");
+        const char *path = test_temp_path("does-not-exist.in");
         CHECK(hf_read_jaguar_in(path, &m) == HF_ERROR_IO && strstr(hf_last_error(), path) != NULL,
               "missing file: %s", hf_last_error());
     }
@@ -623,19 +506,19 @@ static void test_in_mutations(const char *text)
         int n3 = 3 * structures[0].n_atoms;
         memcpy(section, text + hess, hess_end + 2 - hess);
         section[hess_end + 2 - hess] = '\0';
-        tmp = splice(text, hess, hess_end + 2, "");
-        t = splice(tmp, gen_end + 2, gen_end + 2, section);
+        tmp = test_splice(text, hess, hess_end + 2, "");
+        t = test_splice(tmp, gen_end + 2, gen_end + 2, section);
         free(tmp);
         free(section);
-        tmp = replace_once(t, 0, "molchg=1", "molchg = -2 , multip = 3");
+        tmp = test_replace_first(t, 0, "molchg=1", "molchg = -2 , multip = 3", NULL);
         free(t);
-        t = replace_once(tmp, 0, "&zmat\n", "$zmat\n");
+        t = test_replace_first(tmp, 0, "&zmat\n", "$zmat\n", NULL);
         free(tmp);
-        tmp = replace_once(t, find_line(t, 0, "$zmat"), "\n&\n", "\n$\n");
+        tmp = test_replace_first(t, find_line(t, 0, "$zmat"), "\n&\n", "\n$\n", NULL);
         free(t);
-        t = replace_once(tmp, 0, " H36 ", " HE36 ");
+        t = test_replace_first(tmp, 0, " H36 ", " HE36 ", NULL);
         free(tmp);
-        path = write_temp("bad.in", t, strlen(t));
+        path = test_write_text("bad.in", t);
         HF_CALL(hf_read_jaguar_in(path, &moved));
         HF_CALL(hf_read_jaguar_in(test_source_path(first_in()), &ok));
         CHECK(moved.n_atoms == ok.n_atoms && moved.charge == -2 && moved.multiplicity == 3 &&
@@ -678,61 +561,59 @@ static void test_out_bad(const char *text, size_t size)
                          last_end - 200,
                          last_end + 3};
         for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
-            const char *path = write_temp("cut.out", text, cuts[i]);
-            hf_molecule m;
             char what[64];
             snprintf(what, sizeof what, ".out cut at byte %zu of %zu", cuts[i], size);
-            expect_failure(hf_read_jaguar_out(path, &m), HF_NUM_STATUS, path, NULL, what, 1);
-            CHECK(m.n_atoms == 0 && m.frequencies == NULL, "%s: output not zeroed", what);
+            test_expect_read_failure(hf_read_jaguar_out, test_write_file("cut.out", text, cuts[i]), HF_SUCCESS,
+                                     TEST_ANY_LINE, NULL, NULL, what);
             n++;
         }
     }
-    t = replace_once(text, table, "    H9       X ", "    H8       X ");
+    t = test_replace_first(text, table, "    H9       X ", "    H8       X ", NULL);
     bad_out(t, HF_ERROR_FORMAT, "'H9 X' is expected", "mode row with the wrong label");
     free(t);
-    t = replace_once(text, table, "    H9       Y ", "    H9       Z ");
+    t = test_replace_first(text, table, "    H9       Y ", "    H9       Z ", NULL);
     bad_out(t, HF_ERROR_FORMAT, "'H9 Y' is expected", "mode row with the wrong axis");
     free(t);
-    t = replace_once(text, table, "-705.89", "-7o5.89");
+    t = test_replace_first(text, table, "-705.89", "-7o5.89", NULL);
     bad_out(t, HF_ERROR_PARSE, "frequency", "frequency not a number");
     free(t);
     {
         char long_value[700];
         memset(long_value, ' ', sizeof long_value);
         memcpy(long_value + sizeof long_value - 8, "-705.89", 8);
-        t = replace_once(text, table, " -705.89", long_value);
+        t = test_replace_first(text, table, " -705.89", long_value, NULL);
         bad_out(t, HF_ERROR_PARSE, "longer than", "over-long frequency line");
         free(t);
     }
-    t = replace_once(text, table, "-0.00331", "NaN");
+    t = test_replace_first(text, table, "-0.00331", "NaN", NULL);
     bad_out(t, HF_ERROR_NONFINITE, "displacement", "NaN displacement");
     free(t);
-    t = replace_once(text, table, "-0.00331  0.00014", "-0.00331");
+    t = test_replace_first(text, table, "-0.00331  0.00014", "-0.00331", NULL);
     bad_out(t, HF_ERROR_FORMAT, "row with 5 values", "mode row with 5 values");
     free(t);
     {
         size_t row = find_line(text, table, "    H36      Z    -0.00266 -0.01464 -0.02504 -0.01273  0.04929 -0.05754");
-        t = splice(text, row, strchr(text + row, '\n') - text + 1, "");
+        t = test_splice(text, row, strchr(text + row, '\n') - text + 1, "");
         bad_out(t, HF_ERROR_COUNT, "3N = 108", "a mode row missing");
         free(t);
     }
     {
         size_t second = (size_t)(strstr(text + table + 10, "  vibration #") - text);
         size_t third = (size_t)(strstr(text + second + 10, "  vibration #") - text);
-        t = splice(text, second, third, "");
+        t = test_splice(text, second, third, "");
         bad_out(t, HF_ERROR_COUNT, "102 frequencies announced, 96 printed", "a frequency table missing");
         free(t);
     }
-    t = replace_once(text, find_line(text, 0, " Input geometry:"), "angstroms", "parsecs");
+    t = test_replace_first(text, find_line(text, 0, " Input geometry:"), "angstroms", "parsecs", NULL);
     bad_out(t, HF_ERROR_FORMAT, "geometry unit", "unknown geometry unit");
     free(t);
-    t = replace_once(text, find_line(text, 0, " Input geometry:"), "  Rh1 ", "  Qq1 ");
+    t = test_replace_first(text, find_line(text, 0, " Input geometry:"), "  Rh1 ", "  Qq1 ", NULL);
     bad_out(t, HF_ERROR_UNKNOWN_ELEMENT, "Qq1", "unknown element in geometry");
     free(t);
-    t = replace_once(text, 0, "  end of program scf", "  end of program scg");
+    t = test_replace_first(text, 0, "  end of program scf", "  end of program scg", NULL);
     bad_out(t, HF_ERROR_FORMAT, "end of program scg", "mismatched program markers");
     free(t);
-    t = splice(text, find_line(text, 0, " Input geometry:"), find_line(text, 0, " Input geometry:") + 2, " X");
+    t = test_splice(text, find_line(text, 0, " Input geometry:"), find_line(text, 0, " Input geometry:") + 2, " X");
     bad_out(t, HF_ERROR_FORMAT, "frequency table before any geometry", "no geometry block");
     free(t);
     bad_out("", HF_ERROR_FORMAT, "no geometry", "empty .out");
@@ -742,9 +623,9 @@ static void test_out_bad(const char *text, size_t size)
         hf_molecule a, b;
         const char *path;
         char *t2;
-        t = replace_once(text, find_line(text, 0, " Input geometry:"), "angstroms", "bohrs");
-        t2 = replace_once(t, find_line(t, 0, " Input geometry:"), "2.2154500000", "4.1865937428");
-        path = write_temp("bad.out", t2, strlen(t2));
+        t = test_replace_first(text, find_line(text, 0, " Input geometry:"), "angstroms", "bohrs", NULL);
+        t2 = test_replace_first(t, find_line(t, 0, " Input geometry:"), "2.2154500000", "4.1865937428", NULL);
+        path = test_write_text("bad.out", t2);
         HF_CALL(hf_read_jaguar_out(path, &a));
         HF_CALL(hf_read_jaguar_out(test_source_path(first_out()), &b));
         CHECK(fabs(a.coords[5] - 4.1865937428 * HF_BOHR_TO_ANGSTROM) < 1e-15 && a.coords[5] != b.coords[5] &&
@@ -765,35 +646,30 @@ static void test_out_bad(const char *text, size_t size)
 static void test_truncated_gz(void)
 {
     size_t n;
-    char *raw = read_raw(test_source_path(first_in()), &n);
-    const char *path = write_temp("cut.in.gz", raw, n / 2);
-    hf_molecule m;
-    expect_failure(hf_read_jaguar_in(path, &m), HF_ERROR_TRUNCATED, path, "compressed", "truncated .in.gz", 1);
-    path = write_temp("cut.in.gz", raw, 100);
-    expect_failure(hf_read_jaguar_in(path, &m), HF_ERROR_TRUNCATED, path, "compressed", "truncated .in.gz (100 B)",
-                   1);
+    char *raw = test_load_file(test_source_path(first_in()), &n);
+    CHECK(n > 0, "empty %s", first_in());
+    test_expect_read_failure(hf_read_jaguar_in, test_write_file("cut.in.gz", raw, n / 2), HF_ERROR_TRUNCATED,
+                             TEST_ANY_LINE, "compressed", NULL, "truncated .in.gz");
+    test_expect_read_failure(hf_read_jaguar_in, test_write_file("cut.in.gz", raw, 100), HF_ERROR_TRUNCATED,
+                             TEST_ANY_LINE, "compressed", NULL, "truncated .in.gz (100 B)");
     free(raw);
-    raw = read_raw(test_source_path(first_out()), &n);
-    path = write_temp("cut.out.gz", raw, n - 20);
-    expect_failure(hf_read_jaguar_out(path, &m), HF_ERROR_TRUNCATED, path, "compressed", "truncated .out.gz", 1);
+    raw = test_load_file(test_source_path(first_out()), &n);
+    CHECK(n > 0, "empty %s", first_out());
+    test_expect_read_failure(hf_read_jaguar_out, test_write_file("cut.out.gz", raw, n - 20), HF_ERROR_TRUNCATED,
+                             TEST_ANY_LINE, "compressed", NULL, "truncated .out.gz");
     free(raw);
 }
 
 int main(void)
 {
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/hessfit_test_jaguar_XXXXXX", base != NULL && base[0] ? base : "/tmp");
-    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp(%s) failed", tmpdir);
-    atexit(remove_temp_files);
-
     test_real_structures();
     {
         size_t size;
-        char *text = read_gz(test_source_path(first_in()), &size);
+        char *text = test_load_gunzip(test_source_path(first_in()), &size);
         test_in_truncations(text, size);
         test_in_mutations(text);
         free(text);
-        text = read_gz(test_source_path(first_out()), &size);
+        text = test_load_gunzip(test_source_path(first_out()), &size);
         test_out_bad(text, size);
         free(text);
     }

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #define N_STRUCT 9
 
@@ -27,85 +26,7 @@ static const int golden_impropers[N_STRUCT] = {6, 4, 4, 10, 10, 4, 4, 4, 4};
 /* elements per structure: Rh O N P C H */
 static const int golden_carbons[N_STRUCT] = {10, 10, 10, 22, 22, 18, 18, 18, 18};
 
-static char tmpdir[256];
-static int quiet; /* expect_failure prints nothing (loops over many cut points) */
-
 /* ---- small helpers ------------------------------------------------------------------------ */
-
-/* The whole file, decompressed (zlib reads plain files too); NUL-terminated. */
-static char *read_text(const char *path, size_t *size)
-{
-    gzFile gz = gzopen(path, "rb");
-    size_t n = 0, cap = 1 << 20;
-    char *buf = malloc(cap);
-    int got;
-    CHECK(gz != NULL && buf != NULL, "cannot open %s", path);
-    while ((got = gzread(gz, buf + n, (unsigned)(cap - n - 1))) > 0) {
-        n += (size_t)got;
-        if (cap - n < 2) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            CHECK(buf != NULL, "no memory");
-        }
-    }
-    CHECK(got == 0, "read error in %s", path);
-    gzclose(gz);
-    buf[n] = '\0';
-    if (size)
-        *size = n;
-    return buf;
-}
-
-static const char *temp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    return path;
-}
-
-static const char *write_temp(const char *name, const void *bytes, size_t n)
-{
-    const char *path = temp_path(name);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL, "cannot create %s", path);
-    CHECK(fwrite(bytes, 1, n, f) == n, "cannot write %s", path);
-    CHECK(fclose(f) == 0, "cannot close %s", path);
-    return path;
-}
-
-/* text with the first occurrence of old replaced by new (old must occur). */
-static char *replace_first(const char *text, const char *old, const char *new)
-{
-    const char *at = strstr(text, old);
-    size_t n = strlen(text), lo = strlen(old), ln = strlen(new);
-    char *out;
-    CHECK(at != NULL, "mutation: '%s' not found", old);
-    out = malloc(n - lo + ln + 1);
-    CHECK(out != NULL, "no memory");
-    memcpy(out, text, (size_t)(at - text));
-    memcpy(out + (at - text), new, ln);
-    strcpy(out + (at - text) + ln, at + lo);
-    return out;
-}
-
-/* The message names the file and a line: "path:<digits>". */
-static int names_file_line(const char *msg, const char *path)
-{
-    const char *p = strstr(msg, path);
-    return p != NULL && p[strlen(path)] == ':' && isdigit((unsigned char)p[strlen(path) + 1]);
-}
-
-static void expect_failure(hf_status got, hf_status want, const char *path, const char *part, const char *what)
-{
-    const char *msg = hf_last_error();
-    CHECK(got != HF_SUCCESS, "%s: succeeded", what);
-    CHECK(want == HF_SUCCESS || got == want, "%s: got %s, expected %s (%s)", what, hf_status_string(got),
-          hf_status_string(want), msg);
-    CHECK(names_file_line(msg, path), "%s: message does not name file:line: %s", what, msg);
-    CHECK(part == NULL || strstr(msg, part) != NULL, "%s: message lacks '%s': %s", what, part, msg);
-    if (!quiet)
-        printf("  %-30s -> %s: %s\n", what, hf_status_string(got), msg);
-}
 
 /* 1 if atoms a and b are bonded. */
 static int bonded(const hf_molecule *m, int a, int b)
@@ -122,16 +43,6 @@ static double bond_order_of(const hf_molecule *m, int a, int b)
         if ((m->bonds[2 * k] == a && m->bonds[2 * k + 1] == b) || (m->bonds[2 * k] == b && m->bonds[2 * k + 1] == a))
             return m->bond_orders[k];
     return -1.0;
-}
-
-static double distance(const hf_molecule *m, int a, int b)
-{
-    double d2 = 0.0;
-    for (int k = 0; k < 3; k++) {
-        double d = m->coords[3 * a + k] - m->coords[3 * b + k];
-        d2 += d * d;
-    }
-    return sqrt(d2);
 }
 
 /* The decimal numbers of a .fld line ("1.5684", "-0.4611"), in order; returns how many. */
@@ -157,7 +68,7 @@ static int fld_numbers(const char *line, double *out, int max)
 
 static void test_type_table(void)
 {
-    char *text = read_text(test_source_path("examples/data/rh-enamide/atom.typ"), NULL);
+    char *text = test_load_gunzip(test_source_path("examples/data/rh-enamide/atom.typ"), NULL);
     char *save = NULL;
     int checked = 0, by_mass = 0, excluded = 0;
     printf("MacroModel type table vs examples/data/rh-enamide/atom.typ\n");
@@ -338,7 +249,7 @@ static void test_mmo(const hf_molecule_list *mmo, const char *mmo_text)
 
 static void test_ff_lines(const hf_molecule_list *mmo)
 {
-    char *fld = read_text(test_source_path("examples/data/rh-enamide/ff/mm3.fld"), NULL);
+    char *fld = test_load_gunzip(test_source_path("examples/data/rh-enamide/ff/mm3.fld"), NULL);
     char *lines[4096];
     int n_lines = 0, checked[HF_NUM_TERM_KINDS] = {0}, continuation = 0, split_torsion = 0;
     double max_diff[HF_NUM_TERM_KINDS] = {0};
@@ -463,7 +374,7 @@ static void test_mmo_vs_mol2(const hf_molecule_list *mmo, const hf_molecule_list
             for (int k = 0; k < 3; k++)
                 max_dx = fmax(max_dx, fabs(a->coords[3 * i + k] - b->coords[3 * i + k]));
             for (int j = 0; j < i; j++, pairs++)
-                max_dd = fmax(max_dd, fabs(distance(a, i, j) - distance(b, i, j)));
+                max_dd = fmax(max_dd, fabs(test_distance(a->coords, i, j) - test_distance(b->coords, i, j)));
         }
         CHECK(a->n_bonds == b->n_bonds, "structure %d: %d vs %d bonds", s + 1, a->n_bonds, b->n_bonds);
         for (int k = 0; k < b->n_bonds; k++) {
@@ -501,18 +412,18 @@ static void test_small_mol2(void)
           "ethane name/type");
     CHECK(l.items[0].partial_charges != NULL && l.items[0].partial_charges[1] == -0.0681, "ethane charges");
     printf("ethane GS.mol2: 8 atoms (C2H6 from types C3/HC and names), 7 bonds, C-C %.4f A\n",
-           distance(&l.items[0], 1, 3));
-    CHECK(fabs(distance(&l.items[0], 1, 3) - 1.5305) < 1e-3, "C-C %g", distance(&l.items[0], 1, 3));
+           test_distance(l.items[0].coords, 1, 3));
+    CHECK(fabs(test_distance(l.items[0].coords, 1, 3) - 1.5305) < 1e-3, "C-C %g",
+          test_distance(l.items[0].coords, 1, 3));
     hf_molecule_list_free(&l);
 
     /* q2mm's per-structure 2_dmpe_conf_1.mol2 announces 38 bonds and lists 40 */
-    expect_failure(hf_read_mol2(dmpe, &l), HF_ERROR_COUNT, dmpe, "more bond rows than the 38 announced",
-                   "real 2_dmpe_conf_1.mol2");
-    CHECK(l.n == 0 && l.items == NULL, "output not zeroed");
+    test_expect_list_failure(hf_read_mol2, dmpe, HF_ERROR_COUNT, TEST_ANY_LINE, "more bond rows than the 38 announced",
+                             NULL, "real 2_dmpe_conf_1.mol2");
     /* with the count corrected it reads: SYBYL O.3/N.3, element type H, MacroModel RH/C3/P3 */
-    text = read_text(dmpe, NULL);
-    fixed = replace_first(text, " 38 38 0 0 0", " 38 40 0 0 0");
-    path = write_temp("dmpe_fixed.mol2", fixed, strlen(fixed));
+    text = test_load_gunzip(dmpe, NULL);
+    fixed = test_replace_first(text, 0, " 38 38 0 0 0", " 38 40 0 0 0", NULL);
+    path = test_write_text("dmpe_fixed.mol2", fixed);
     HF_CALL(hf_read_mol2(path, &l));
     memset(counts, 0, sizeof counts);
     for (int i = 0; i < l.items[0].n_atoms; i++)
@@ -538,6 +449,24 @@ static int count_occurrences(const char *text, const char *needle)
     return n;
 }
 
+/* A mutation of a real file: its first occurrence of old replaced by new must fail with status,
+ * naming file:line and holding part. */
+typedef struct mutation {
+    const char *old, *new, *part, *what;
+    hf_status status;
+} mutation;
+
+static void check_mutations(hf_status (*reader)(const char *, hf_molecule_list *), const char *text, const char *name,
+                            const mutation *cases, size_t n)
+{
+    for (size_t c = 0; c < n; c++) {
+        char *bad = test_replace_first(text, 0, cases[c].old, cases[c].new, NULL);
+        test_expect_list_failure(reader, test_write_text(name, bad), cases[c].status, TEST_ANY_LINE, cases[c].part,
+                                 NULL, cases[c].what);
+        free(bad);
+    }
+}
+
 /* Random byte edits of text[0, n) (characters that matter to the parsers): every copy must read
  * into consistent molecules or fail naming file:line; never crash. Returns how many failed. */
 static int random_edits(const char *text, size_t n, const char *name, int copies,
@@ -551,17 +480,22 @@ static int random_edits(const char *text, size_t n, const char *name, int copies
     for (int c = 0; c < copies; c++) {
         hf_molecule_list l;
         const char *path;
+        hf_status st;
+        char what[64];
         int edits = 1 + (int)(8.0 * test_random());
         memcpy(copy, text, n);
         for (int e = 0; e < edits; e++)
             copy[(size_t)(test_random() * (double)n)] = alphabet[(int)(test_random() * (sizeof alphabet - 1))];
-        path = write_temp(name, copy, n);
-        if (reader(path, &l) == HF_SUCCESS) {
+        path = test_write_file(name, copy, n);
+        if ((st = reader(path, &l)) == HF_SUCCESS) {
             for (int m = 0; m < l.n; m++)
                 HF_CALL(hf_molecule_check(&l.items[m], l.items[m].source));
             hf_molecule_list_free(&l);
         } else {
-            CHECK(names_file_line(hf_last_error(), path), "edited copy %d: %s", c, hf_last_error());
+            snprintf(what, sizeof what, "edited copy %d", c);
+            test_set_quiet(1);
+            test_expect_file_error(st, HF_SUCCESS, path, TEST_ANY_LINE, NULL, NULL, what);
+            test_set_quiet(0);
             CHECK(l.n == 0 && l.items == NULL, "edited copy %d: output not zeroed", c);
             failed++;
         }
@@ -581,7 +515,7 @@ static int check_mmo_cut(const char *text, size_t cut)
     hf_status st;
     int k = 0, in_gap;
     CHECK(prefix != NULL, "no memory");
-    path = write_temp("cut.mmo", prefix, cut);
+    path = test_write_file("cut.mmo", prefix, cut);
     for (const char *p = strstr(prefix, "Total QQ"); p != NULL; p = strstr(p + 1, "Total QQ")) {
         k++;
         last = p;
@@ -596,7 +530,11 @@ static int check_mmo_cut(const char *text, size_t cut)
         CHECK(in_gap && l.n == k, "cut at %zu read %d structures (%d complete, in gap %d)", cut, l.n, k, in_gap);
         hf_molecule_list_free(&l);
     } else {
-        CHECK(names_file_line(hf_last_error(), path), "cut at %zu: %s", cut, hf_last_error());
+        char what[64];
+        snprintf(what, sizeof what, "cut at %zu", cut);
+        test_set_quiet(1);
+        test_expect_file_error(st, HF_SUCCESS, path, TEST_ANY_LINE, NULL, NULL, what);
+        test_set_quiet(0);
         CHECK(l.n == 0 && l.items == NULL, "cut at %zu: output not zeroed", cut);
     }
     free(prefix);
@@ -606,8 +544,6 @@ static int check_mmo_cut(const char *text, size_t cut)
 static void test_bad_mmo(const char *text, size_t size)
 {
     hf_molecule_list l;
-    const char *path;
-    char *bad;
     int cuts = 0, read_ok = 0;
     const char *anchors[] = {"BOND LENGTHS AND STRETCH",
                              "         1    18  ",
@@ -622,7 +558,7 @@ static void test_bad_mmo(const char *text, size_t size)
                              " H1 (   36)",
                              "Total QQ",
                              "Total Sol"};
-    printf("bad .mmo input (copies in %s)\n", tmpdir);
+    printf("bad .mmo input (copies in %s)\n", test_temp_dir());
     /* truncated: every 1/60 of the file, and around landmarks of the first and the last structure */
     for (int k = 1; k < 60; k++, cuts++)
         read_ok += check_mmo_cut(text, size * (size_t)k / 60);
@@ -652,25 +588,14 @@ static void test_bad_mmo(const char *text, size_t size)
     /* a truncated .gz */
     {
         size_t gz_size;
-        const char *src = test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz");
-        FILE *f = fopen(src, "rb");
-        unsigned char *gz;
-        CHECK(f != NULL, "open %s", src);
-        fseek(f, 0, SEEK_END);
-        gz_size = (size_t)ftell(f);
-        fseek(f, 0, SEEK_SET);
-        gz = malloc(gz_size);
-        CHECK(gz != NULL && fread(gz, 1, gz_size, f) == gz_size, "read %s", src);
-        fclose(f);
-        path = write_temp("cut.mmo.gz", gz, gz_size / 2);
-        expect_failure(hf_read_mmo(path, &l), HF_ERROR_TRUNCATED, path, NULL, "gzip cut in half");
+        char *gz =
+            test_load_file(test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz"), &gz_size);
+        test_expect_list_failure(hf_read_mmo, test_write_file("cut.mmo.gz", gz, gz_size / 2), HF_ERROR_TRUNCATED,
+                                 TEST_ANY_LINE, NULL, NULL, "gzip cut in half");
         free(gz);
     }
     /* mutations of the first structure */
-    struct {
-        const char *old, *new, *part, *what;
-        hf_status status;
-    } cases[] = {
+    const mutation cases[] = {
         {"38 Stretch interactions present", "39 Stretch interactions present", "39 Stretch interactions announced, 38",
          "stretch count mismatch", HF_ERROR_COUNT},
         {"56 Proper Torsion interactions", "57 Proper Torsion interactions", ":181: 57 Proper Torsion",
@@ -706,28 +631,23 @@ static void test_bad_mmo(const char *text, size_t size)
         {"Total QQ  charge on system =   1.000", "Total QQ  charge on system =   3.000", ":921: the QQ charges add up",
          "total charge mismatch", HF_ERROR_COUNT},
     };
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        bad = replace_first(text, cases[c].old, cases[c].new);
-        path = write_temp("bad.mmo", bad, strlen(bad));
-        expect_failure(hf_read_mmo(path, &l), cases[c].status, path, cases[c].part, cases[c].what);
-        CHECK(l.n == 0 && l.items == NULL, "%s: output not zeroed", cases[c].what);
-        free(bad);
-    }
+    check_mutations(hf_read_mmo, text, "bad.mmo", cases, sizeof cases / sizeof cases[0]);
     /* garbage, binary garbage, empty file */
-    path = write_temp("garbage.mmo", "this is not\nMacroModel output\n", 30);
-    expect_failure(hf_read_mmo(path, &l), HF_ERROR_FORMAT, path, "no 'Connection Table'", "garbage text");
+    test_expect_list_failure(hf_read_mmo, test_write_file("garbage.mmo", "this is not\nMacroModel output\n", 30),
+                             HF_ERROR_FORMAT, TEST_ANY_LINE, "no 'Connection Table'", NULL, "garbage text");
     {
         unsigned char junk[4096];
         test_seed(7);
         for (size_t k = 0; k < sizeof junk; k++)
             junk[k] = (unsigned char)(256.0 * test_random());
-        path = write_temp("junk.mmo", junk, sizeof junk);
-        expect_failure(hf_read_mmo(path, &l), HF_SUCCESS, path, NULL, "random bytes");
+        test_expect_list_failure(hf_read_mmo, test_write_file("junk.mmo", junk, sizeof junk), HF_SUCCESS, TEST_ANY_LINE,
+                                 NULL, NULL, "random bytes");
     }
-    path = write_temp("empty.mmo", "", 0);
-    expect_failure(hf_read_mmo(path, &l), HF_ERROR_FORMAT, path, "empty", "empty file");
+    test_expect_list_failure(hf_read_mmo, test_write_file("empty.mmo", "", 0), HF_ERROR_FORMAT, TEST_ANY_LINE, "empty",
+                             NULL, "empty file");
     /* a missing file has no line to name: the message names the file */
-    CHECK(hf_read_mmo(temp_path("missing.mmo"), &l) == HF_ERROR_IO && strstr(hf_last_error(), "missing.mmo") != NULL,
+    CHECK(hf_read_mmo(test_temp_path("missing.mmo"), &l) == HF_ERROR_IO &&
+              strstr(hf_last_error(), "missing.mmo") != NULL,
           "missing file: %s", hf_last_error());
     printf("  %-30s -> %s\n", "missing file", hf_last_error());
     CHECK(count_occurrences(text, "Connection Table") == N_STRUCT, "landmarks");
@@ -736,7 +656,7 @@ static void test_bad_mmo(const char *text, size_t size)
 static void test_bad_mol2(void)
 {
     const char *src = test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mol2");
-    char *text = read_text(src, NULL);
+    char *text = test_load_gunzip(src, NULL);
     hf_molecule_list l;
     const char *path;
     int cuts = 0;
@@ -758,18 +678,14 @@ static void test_bad_mol2(void)
         at[5] = (size_t)(last_row - text) + 12;
         at[6] = (size_t)(atom - text) + 5;
         for (int k = 0; k < 7; k++, cuts++) {
-            path = write_temp("cut.mol2", text, at[k]);
-            quiet = mol != text; /* print the first molecule's seven */
-            expect_failure(hf_read_mol2(path, &l), HF_SUCCESS, path, NULL, "truncated mol2");
-            CHECK(l.n == 0 && l.items == NULL, "output not zeroed");
+            test_set_quiet(mol != text); /* print the first molecule's seven */
+            test_expect_list_failure(hf_read_mol2, test_write_file("cut.mol2", text, at[k]), HF_SUCCESS, TEST_ANY_LINE,
+                                     NULL, NULL, "truncated mol2");
         }
-        quiet = 0;
+        test_set_quiet(0);
     }
     printf("  %d truncated copies all failed naming file:line\n", cuts);
-    struct {
-        const char *old, *new, *part, *what;
-        hf_status status;
-    } cases[] = {
+    const mutation cases[] = {
         {"36   38    1", "36   39    1", ":3: 39 bonds announced, 38 bond rows read", "bond count mismatch",
          HF_ERROR_COUNT},
         {"36   38    1", "37   38    1", ":3: 37 atoms announced, 36 atom rows read", "atom count mismatch",
@@ -794,13 +710,7 @@ static void test_bad_mol2(void)
         {"@<TRIPOS>ATOM", "@<TRIPOS>ATOMS", ":45: @<TRIPOS>BOND before the @<TRIPOS>ATOM record",
          "BOND record before ATOM", HF_ERROR_UNSUPPORTED},
     };
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        char *bad = replace_first(text, cases[c].old, cases[c].new);
-        path = write_temp("bad.mol2", bad, strlen(bad));
-        expect_failure(hf_read_mol2(path, &l), cases[c].status, path, cases[c].part, cases[c].what);
-        CHECK(l.n == 0 && l.items == NULL, "%s: output not zeroed", cases[c].what);
-        free(bad);
-    }
+    check_mutations(hf_read_mol2, text, "bad.mol2", cases, sizeof cases / sizeof cases[0]);
     {
         int failed = random_edits(text, strlen(text), "edit.mol2", 400, hf_read_mol2);
         printf("  400 randomly edited copies: %d failed naming file:line, %d read consistently\n", failed,
@@ -809,20 +719,20 @@ static void test_bad_mol2(void)
     }
     /* charge_type NO_CHARGES: the charge column is not taken as charges */
     {
-        char *nocharge = replace_first(text, "SMALL\nUSER_CHARGES", "SMALL\nNO_CHARGES");
-        path = write_temp("bad.mol2", nocharge, strlen(nocharge));
+        char *nocharge = test_replace_first(text, 0, "SMALL\nUSER_CHARGES", "SMALL\nNO_CHARGES", NULL);
+        path = test_write_text("bad.mol2", nocharge);
         HF_CALL(hf_read_mol2(path, &l));
         CHECK(l.n == N_STRUCT && l.items[0].partial_charges == NULL && l.items[1].partial_charges != NULL,
               "NO_CHARGES");
         hf_molecule_list_free(&l);
         free(nocharge);
     }
-    path = write_temp("garbage.mol2", "hello\nworld\n", 12);
-    expect_failure(hf_read_mol2(path, &l), HF_ERROR_FORMAT, path, ":1: text before the first", "garbage text");
-    path = write_temp("empty.mol2", "", 0);
-    expect_failure(hf_read_mol2(path, &l), HF_ERROR_FORMAT, path, "empty", "empty file");
-    path = write_temp("nul.mol2", "@<TRIPOS>MOLECULE\nx\0y\n", 22);
-    expect_failure(hf_read_mol2(path, &l), HF_ERROR_PARSE, path, "NUL", "NUL byte");
+    test_expect_list_failure(hf_read_mol2, test_write_file("garbage.mol2", "hello\nworld\n", 12), HF_ERROR_FORMAT,
+                             TEST_ANY_LINE, ":1: text before the first", NULL, "garbage text");
+    test_expect_list_failure(hf_read_mol2, test_write_file("empty.mol2", "", 0), HF_ERROR_FORMAT, TEST_ANY_LINE,
+                             "empty", NULL, "empty file");
+    test_expect_list_failure(hf_read_mol2, test_write_file("nul.mol2", "@<TRIPOS>MOLECULE\nx\0y\n", 22), HF_ERROR_PARSE,
+                             TEST_ANY_LINE, "NUL", NULL, "NUL byte");
     free(text);
 }
 
@@ -835,11 +745,9 @@ int main(void)
     const char *names[] = {"cut.mmo",   "cut.mmo.gz",      "bad.mmo",  "garbage.mmo",  "junk.mmo",
                            "empty.mmo", "cut.mol2",        "bad.mol2", "garbage.mol2", "empty.mol2",
                            "nul.mol2",  "dmpe_fixed.mol2", "edit.mmo", "edit.mol2"};
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/hessfit_mmo_XXXXXX");
-    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp");
 
     test_type_table();
-    mmo_text = read_text(mmo_path, &mmo_size);
+    mmo_text = test_load_gunzip(mmo_path, &mmo_size);
     HF_CALL(hf_read_mmo(mmo_path, &mmo));
     test_mmo(&mmo, mmo_text);
     test_ff_lines(&mmo);
@@ -853,9 +761,7 @@ int main(void)
     hf_molecule_list_free(&mmo);
     hf_molecule_list_free(&mol2);
     free(mmo_text);
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        unlink(temp_path(names[k]));
-    CHECK(rmdir(tmpdir) == 0, "rmdir %s", tmpdir);
+    test_temp_check_only(names, (int)(sizeof names / sizeof names[0]));
     printf("test_read_macromodel: all checks passed\n");
     return 0;
 }

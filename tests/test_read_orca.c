@@ -11,147 +11,18 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
-
-static char tmpdir[256];
-static char *created[256];
-static int n_created;
-
-/* ---- files ------------------------------------------------------------------------------------ */
-
-static const char *temp_path(const char *name)
-{
-    char *path = malloc(strlen(tmpdir) + strlen(name) + 2);
-    CHECK(path != NULL && n_created < (int)(sizeof created / sizeof *created), "out of memory / too many files");
-    sprintf(path, "%s/%s", tmpdir, name);
-    created[n_created++] = path;
-    return path;
-}
-
-static const char *write_temp(const char *name, const char *data, size_t n)
-{
-    const char *path = temp_path(name);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL, "cannot write %s", path);
-    CHECK(fwrite(data, 1, n, f) == n, "short write to %s", path);
-    fclose(f);
-    return path;
-}
-
-static const char *write_gz(const char *name, const char *data, size_t n)
-{
-    const char *path = temp_path(name);
-    gzFile gz = gzopen(path, "wb");
-    CHECK(gz != NULL, "gzopen %s", path);
-    CHECK(gzwrite(gz, data, (unsigned)n) == (int)n, "gzwrite %s", path);
-    CHECK(gzclose(gz) == Z_OK, "gzclose %s", path);
-    return path;
-}
-
-static char *load(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    char *data;
-    long size;
-    CHECK(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    data = malloc((size_t)size + 1);
-    CHECK(data != NULL && fread(data, 1, (size_t)size, f) == (size_t)size, "cannot read %s", path);
-    fclose(f);
-    data[size] = '\0';
-    *n = (size_t)size;
-    return data;
-}
-
-/* text with the first occurrence of from (which must exist) replaced by to; *line = its line. */
-static char *mutate(const char *text, const char *from, const char *to, int *line)
-{
-    const char *hit = strstr(text, from);
-    size_t a, nf = strlen(from), nt = strlen(to), n = strlen(text);
-    char *out;
-    int l = 1;
-    CHECK(hit != NULL, "'%s' not found in the text to mutate", from);
-    for (const char *c = text; c < hit; c++)
-        l += *c == '\n';
-    *line = l;
-    a = (size_t)(hit - text);
-    out = malloc(n - nf + nt + 1);
-    CHECK(out != NULL, "out of memory");
-    memcpy(out, text, a);
-    memcpy(out + a, to, nt);
-    memcpy(out + a + nt, hit + nf, n - a - nf + 1);
-    return out;
-}
-
-static size_t line_offset(const char *text, int line)
-{
-    size_t off = 0;
-    for (int l = 1; l < line; l++) {
-        const char *nl = strchr(text + off, '\n');
-        CHECK(nl != NULL, "line %d beyond the text", line);
-        off = (size_t)(nl - text) + 1;
-    }
-    return off;
-}
-
-/* text without lines [first, last] (1-based, inclusive). */
-static char *delete_lines(const char *text, int first, int last)
-{
-    size_t a = line_offset(text, first), b = line_offset(text, last + 1), n = strlen(text);
-    char *out = malloc(n - (b - a) + 1);
-    CHECK(out != NULL, "out of memory");
-    memcpy(out, text, a);
-    memcpy(out + a, text + b, n - b + 1);
-    return out;
-}
-
-/* 1-based line of the first line that is exactly s. */
-static int find_exact_line(const char *text, const char *s)
-{
-    int line = 1;
-    size_t n = strlen(s);
-    for (const char *p = text; *p; line++) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (len == n && strncmp(p, s, n) == 0)
-            return line;
-        if (nl == NULL)
-            break;
-        p = nl + 1;
-    }
-    CHECK(0, "no line '%s'", s);
-    return 0;
-}
 
 /* ---- checks ----------------------------------------------------------------------------------- */
 
 static void expect_fail(const char *path, hf_status want, int line, const char *part, const char *what)
 {
-    hf_molecule m;
-    hf_status st;
-    const char *msg;
-    char where[512];
-    memset(&m, 0x5a, sizeof m);
-    st = hf_read_orca_hess(path, &m);
-    msg = hf_last_error();
-    CHECK(st != HF_SUCCESS, "%s: the reader accepted bad input", what);
-    CHECK(want == HF_SUCCESS || st == want, "%s: got %s, expected %s (%s)", what, hf_status_string(st),
-          hf_status_string(want), msg);
-    snprintf(where, sizeof where, "%s:%d:", path, line);
-    CHECK(strstr(msg, path) != NULL, "%s: the message does not name the file: %s", what, msg);
-    CHECK(line <= 0 || strstr(msg, where) != NULL, "%s: the message does not name line %d: %s", what, line, msg);
-    CHECK(part == NULL || strstr(msg, part) != NULL, "%s: the message lacks '%s': %s", what, part, msg);
-    CHECK(m.n_atoms == 0 && m.atomic_numbers == NULL && m.hessian == NULL && m.name == NULL && m.modes == NULL,
-          "%s: the output is not zeroed after a failure", what);
-    printf("  %-44s -> %s: %s\n", what, hf_status_string(st), msg);
+    test_expect_read_failure(hf_read_orca_hess, path, want, line, part, NULL, what);
 }
 
 static void write_and_expect(const char *name, const char *text, hf_status want, int line, const char *part,
                              const char *what)
 {
-    expect_fail(write_temp(name, text, strlen(text)), want, line, part, what);
+    expect_fail(test_write_text(name, text), want, line, part, what);
 }
 
 typedef struct reference {
@@ -285,9 +156,9 @@ static void check_file(const char *stem, double energy, double hess_tol, double 
            stem, h_dev, hmax, file_dev, rebuilt_dev, norm_dev, resid);
 
     /* a gzip copy reads identically */
-    data = load(test_source_path(rel), &size);
+    data = test_load_file(test_source_path(rel), &size);
     snprintf(rel, sizeof rel, "%s.hess.gz", stem);
-    HF_CALL(hf_read_orca_hess(write_gz(rel, data, size), &gz));
+    HF_CALL(hf_read_orca_hess(test_write_gz(rel, data, size), &gz));
     CHECK(gz.n_atoms == n && gz.n_modes == m.n_modes && gz.energy == m.energy && gz.multiplicity == m.multiplicity &&
               memcmp(gz.atomic_numbers, m.atomic_numbers, (size_t)n * sizeof(int)) == 0 &&
               memcmp(gz.coords, m.coords, (size_t)n3 * sizeof(double)) == 0 &&
@@ -311,11 +182,13 @@ static void check_file(const char *stem, double energy, double hess_tol, double 
 static void test_bad_input(void)
 {
     size_t n;
-    char *data = load(test_source_path("tests/data/orca/ch3f.hess"), &n), *t, *t2;
-    const int hess_line = find_exact_line(data, "$hessian"), freq_line = find_exact_line(data, "$vibrational_frequencies"),
-              modes_line = find_exact_line(data, "$normal_modes"), atoms_line = find_exact_line(data, "$atoms"),
-              end_line = find_exact_line(data, "$end");
-    size_t hess = line_offset(data, hess_line);
+    char *data = test_load_file(test_source_path("tests/data/orca/ch3f.hess"), &n), *t;
+    const int hess_line = test_find_line(data, 1, "$hessian", TEST_LINE_EXACT),
+              freq_line = test_find_line(data, 1, "$vibrational_frequencies", TEST_LINE_EXACT),
+              modes_line = test_find_line(data, 1, "$normal_modes", TEST_LINE_EXACT),
+              atoms_line = test_find_line(data, 1, "$atoms", TEST_LINE_EXACT),
+              end_line = test_find_line(data, 1, "$end", TEST_LINE_EXACT);
+    size_t hess = test_line_offset(data, hess_line);
     unsigned char bytes[4096];
     unsigned long long x = 0x9e3779b97f4a7c15ull;
     int line;
@@ -327,102 +200,99 @@ static void test_bad_input(void)
         size_t cut = k < 20 ? n * (size_t)k / 20 : hess + 30 + (size_t)(k - 20) * 550;
         snprintf(name, sizeof name, "cut%zu.hess", cut);
         snprintf(what, sizeof what, "cut at byte %zu of %zu", cut, n);
-        expect_fail(write_temp(name, data, cut), HF_SUCCESS, 0, NULL, what);
+        expect_fail(test_write_file(name, data, cut), HF_SUCCESS, 0, NULL, what);
     }
     /* NaN in $hessian, in $vibrational_frequencies, in $normal_modes, in $atoms */
-    t = mutate(data, "6.0126864879E-01", "NaN", &line);
+    t = test_replace_first(data, 0, "6.0126864879E-01", "NaN", &line);
     write_and_expect("nan-hessian.hess", t, HF_ERROR_NONFINITE, line, NULL, "NaN in $hessian");
     free(t);
-    t = mutate(data, "1040.581386", "nan", &line);
+    t = test_replace_first(data, 0, "1040.581386", "nan", &line);
     write_and_expect("nan-frequency.hess", t, HF_ERROR_NONFINITE, line, NULL, "NaN frequency");
     free(t);
-    t = mutate(data + line_offset(data, modes_line), "E-01", "E-0x", &line);
-    line += modes_line - 1;
-    t2 = malloc(line_offset(data, modes_line) + strlen(t) + 1);
-    CHECK(t2 != NULL, "out of memory");
-    memcpy(t2, data, line_offset(data, modes_line));
-    strcpy(t2 + line_offset(data, modes_line), t);
-    write_and_expect("word-mode.hess", t2, HF_ERROR_PARSE, line, NULL, "non-number in $normal_modes");
+    t = test_replace_first(data, test_line_offset(data, modes_line), "E-01", "E-0x", &line);
+    write_and_expect("word-mode.hess", t, HF_ERROR_PARSE, line, NULL, "non-number in $normal_modes");
     free(t);
-    free(t2);
-    t = mutate(data, "-1.417813852040", "inf", &line);
+    t = test_replace_first(data, 0, "-1.417813852040", "inf", &line);
     write_and_expect("inf-atom.hess", t, HF_ERROR_NONFINITE, line, NULL, "Inf coordinate");
     free(t);
     /* wrong counts */
-    t = mutate(data, "$hessian\n15\n", "$hessian\n14\n", &line);
+    t = test_replace_first(data, 0, "$hessian\n15\n", "$hessian\n14\n", &line);
     write_and_expect("n-hessian-14.hess", t, HF_ERROR_PARSE, hess_line + 17, "column index", "$hessian 14 for 15");
     free(t);
-    t = mutate(data, "$hessian\n15\n", "$hessian\n16\n", &line);
+    t = test_replace_first(data, 0, "$hessian\n15\n", "$hessian\n16\n", &line);
     write_and_expect("n-hessian-16.hess", t, HF_ERROR_PARSE, hess_line + 18, "row index", "$hessian 16 for 15");
     free(t);
-    t = mutate(data, "$atoms\n5\n", "$atoms\n4\n", &line);
+    t = test_replace_first(data, 0, "$atoms\n5\n", "$atoms\n4\n", &line);
     write_and_expect("n-atoms-4.hess", t, HF_ERROR_FORMAT, atoms_line + 6, "unexpected line", "$atoms 4 for 5");
     free(t);
-    t = mutate(data, "$atoms\n5\n", "$atoms\n6\n", &line);
+    t = test_replace_first(data, 0, "$atoms\n5\n", "$atoms\n6\n", &line);
     write_and_expect("n-atoms-6.hess", t, HF_ERROR_TRUNCATED, atoms_line + 7, "ends early", "$atoms 6 for 5");
     free(t);
-    t = mutate(data, "$vibrational_frequencies\n15\n", "$vibrational_frequencies\n14\n", &line);
+    t = test_replace_first(data, 0, "$vibrational_frequencies\n15\n", "$vibrational_frequencies\n14\n", &line);
     write_and_expect("n-freq-14.hess", t, HF_ERROR_FORMAT, freq_line + 16, "unexpected line", "14 frequencies for 15");
     free(t);
-    t = mutate(data, "$normal_modes\n15 15\n", "$normal_modes\n15 14\n", &line);
+    t = test_replace_first(data, 0, "$normal_modes\n15 15\n", "$normal_modes\n15 14\n", &line);
     write_and_expect("n-modes-14.hess", t, HF_ERROR_COUNT, modes_line + 34, "beyond", "$normal_modes 15 x 14");
     free(t);
-    t = mutate(data, "$normal_modes\n15 15\n", "$normal_modes\n15\n", &line);
+    t = test_replace_first(data, 0, "$normal_modes\n15 15\n", "$normal_modes\n15\n", &line);
     write_and_expect("n-modes-one.hess", t, HF_ERROR_PARSE, modes_line + 1, "2 integers", "$normal_modes one count");
     free(t);
     /* strict blocks: a column index out of sequence, a missing row, a missing value */
-    t = mutate(data, "                         0                  1                  2",
-               "                         0                  2                  1", &line);
+    t = test_replace_first(data, 0, "                         0                  1                  2",
+                           "                         0                  2                  1", &line);
     write_and_expect("columns.hess", t, HF_ERROR_PARSE, hess_line + 2, "column index", "column indices 0 2 1");
     free(t);
-    t = delete_lines(data, hess_line + 10, hess_line + 10);
+    t = test_replace_lines(data, hess_line + 10, hess_line + 10, "");
     write_and_expect("row-missing.hess", t, HF_ERROR_PARSE, hess_line + 10, "row index", "$hessian row 7 missing");
     free(t);
-    t = mutate(data, "      3  -6.2596165243E-02   8.1585381858E-06   0.0000000000E+00   4.3799335198E-02  -3.7302175948E-06",
-               "      3  -6.2596165243E-02   8.1585381858E-06   0.0000000000E+00   4.3799335198E-02", &line);
+    t = test_replace_first(data, 0,
+                           "      3  -6.2596165243E-02   8.1585381858E-06   0.0000000000E+00   4.3799335198E-02"
+                           "  -3.7302175948E-06",
+                           "      3  -6.2596165243E-02   8.1585381858E-06   0.0000000000E+00   4.3799335198E-02",
+                           &line);
     write_and_expect("value-missing.hess", t, HF_ERROR_COUNT, line, "4 values", "$hessian row with 4 of 5 values");
     free(t);
-    t = mutate(data, "    7        1191.748144", "    8        1191.748144", &line);
+    t = test_replace_first(data, 0, "    7        1191.748144", "    8        1191.748144", &line);
     write_and_expect("freq-index.hess", t, HF_ERROR_PARSE, line, "frequency index", "frequency numbered 8 for 7");
     free(t);
     /* missing sections */
-    t = delete_lines(data, atoms_line, atoms_line + 6);
+    t = test_replace_lines(data, atoms_line, atoms_line + 6, "");
     write_and_expect("no-atoms.hess", t, HF_ERROR_FORMAT, 0, "no $atoms", "no $atoms");
     free(t);
-    t = delete_lines(data, hess_line, freq_line - 1);
+    t = test_replace_lines(data, hess_line, freq_line - 1, "");
     write_and_expect("no-hessian.hess", t, HF_ERROR_FORMAT, 0, "no $hessian", "no $hessian");
     free(t);
-    t = delete_lines(data, freq_line, modes_line - 1);
-    write_and_expect("no-frequencies.hess", t, HF_ERROR_FORMAT, find_exact_line(t, "$normal_modes"),
+    t = test_replace_lines(data, freq_line, modes_line - 1, "");
+    write_and_expect("no-frequencies.hess", t, HF_ERROR_FORMAT, test_find_line(t, 1, "$normal_modes", TEST_LINE_EXACT),
                      "without $vibrational_frequencies", "$normal_modes without frequencies");
     free(t);
-    t = delete_lines(data, end_line, end_line);
+    t = test_replace_lines(data, end_line, end_line, "");
     write_and_expect("no-end.hess", t, HF_ERROR_TRUNCATED, 0, "without $end", "no $end");
     free(t);
-    t = mutate(data, "$orca_hessian_file", "$orca_hessian_fil", &line);
+    t = test_replace_first(data, 0, "$orca_hessian_file", "$orca_hessian_fil", &line);
     write_and_expect("no-title.hess", t, HF_ERROR_FORMAT, line, "not an ORCA .hess file", "no $orca_hessian_file");
     free(t);
     /* absurd counts */
-    t = mutate(data, "$hessian\n15\n", "$hessian\n999999999\n", &line);
+    t = test_replace_first(data, 0, "$hessian\n15\n", "$hessian\n999999999\n", &line);
     write_and_expect("huge-hessian.hess", t, HF_ERROR_PARSE, hess_line + 1, "outside", "$hessian 1e9");
     free(t);
-    t = mutate(data, "$hessian\n15\n", "$hessian\n29999999\n", &line);
+    t = test_replace_first(data, 0, "$hessian\n15\n", "$hessian\n29999999\n", &line);
     write_and_expect("large-hessian.hess", t, HF_ERROR_PARSE, hess_line + 18, "row index", "$hessian 3e7, data for 15");
     free(t);
-    t = mutate(data, "$atoms\n5\n", "$atoms\n9999999\n", &line);
+    t = test_replace_first(data, 0, "$atoms\n5\n", "$atoms\n9999999\n", &line);
     write_and_expect("huge-atoms.hess", t, HF_ERROR_TRUNCATED, atoms_line + 7, "ends early", "$atoms 1e7, 5 given");
     free(t);
-    t = mutate(data, "$normal_modes\n15 15\n", "$normal_modes\n15 2000000000\n", &line);
+    t = test_replace_first(data, 0, "$normal_modes\n15 15\n", "$normal_modes\n15 2000000000\n", &line);
     write_and_expect("huge-modes.hess", t, HF_ERROR_PARSE, modes_line + 1, "outside", "$normal_modes 15 x 2e9");
     free(t);
     /* other damage: a duplicated section, an unknown element, a stray line */
-    t = mutate(data, "$multiplicity\n  1\n", "$multiplicity\n  1\n\n$act_energy\n  -1.0\n", &line);
+    t = test_replace_first(data, 0, "$multiplicity\n  1\n", "$multiplicity\n  1\n\n$act_energy\n  -1.0\n", &line);
     write_and_expect("duplicate.hess", t, HF_ERROR_FORMAT, line + 3, "second time", "$act_energy twice");
     free(t);
-    t = mutate(data, "\n F   18.99", "\n Xx  18.99", &line);
+    t = test_replace_first(data, 0, "\n F   18.99", "\n Xx  18.99", &line);
     write_and_expect("element.hess", t, HF_ERROR_UNKNOWN_ELEMENT, line + 1, "Xx", "unknown element Xx");
     free(t);
-    t = mutate(data, "$act_energy\n", "$act_energy\n    -1.0\n    -2.0\n", &line);
+    t = test_replace_first(data, 0, "$act_energy\n", "$act_energy\n    -1.0\n    -2.0\n", &line);
     write_and_expect("stray.hess", t, HF_ERROR_FORMAT, line + 2, "unexpected line", "two energies");
     free(t);
     /* asymmetry: H(1,0) = 9.89e-7 vs H(0,1) = 9.89e-7. Off by 1e-5 (1.7e-5 of max|H|, below the
@@ -430,13 +300,13 @@ static void test_bad_input(void)
     {
         hf_molecule m;
         const size_t n3 = 15;
-        t = mutate(data, "      1   9.8944668732E-07", "      1   1.0989446687E-05", &line);
-        HF_CALL(hf_read_orca_hess(write_temp("slightly-asymmetric.hess", t, strlen(t)), &m));
+        t = test_replace_first(data, 0, "      1   9.8944668732E-07", "      1   1.0989446687E-05", &line);
+        HF_CALL(hf_read_orca_hess(test_write_text("slightly-asymmetric.hess", t), &m));
         CHECK(m.hessian[1 * n3 + 0] == m.hessian[0 * n3 + 1], "not symmetrised");
         CHECK_CLOSE(m.hessian[1 * n3 + 0], 0.5 * (9.8944668732E-07 + 1.0989446687E-05), 1e-15, 1e-5, "H(1,0)");
         hf_molecule_free(&m);
         free(t);
-        t = mutate(data, "      1   9.8944668732E-07", "      1   1.0000000000E-01", &line);
+        t = test_replace_first(data, 0, "      1   9.8944668732E-07", "      1   1.0000000000E-01", &line);
         write_and_expect("asymmetric.hess", t, HF_ERROR_SHAPE, hess_line, "not symmetric", "H(1,0) != H(0,1)");
         free(t);
     }
@@ -453,51 +323,36 @@ static void test_bad_input(void)
         long_line[k] = '\0';
         char replacement[1300];
         snprintf(replacement, sizeof replacement, "$multiplicity\n%s", long_line);
-        t = mutate(data, "$multiplicity\n  1\n", replacement, &line);
+        t = test_replace_first(data, 0, "$multiplicity\n  1\n", replacement, &line);
         write_and_expect("long-count.hess", t, HF_ERROR_PARSE, line + 1, "$multiplicity", "long count line");
         free(t);
     }
     /* empty file, garbage, no file */
-    expect_fail(write_temp("empty.hess", "", 0), HF_ERROR_TRUNCATED, 0, "empty", "empty file");
+    expect_fail(test_write_file("empty.hess", "", 0), HF_ERROR_TRUNCATED, 0, "empty", "empty file");
     for (size_t k = 0; k < sizeof bytes; k++) {
         x ^= x >> 12;
         x ^= x << 25;
         x ^= x >> 27;
         bytes[k] = (unsigned char)((x * 0x2545f4914f6cdd1dull) >> 56);
     }
-    expect_fail(write_temp("garbage.hess", (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL, "binary garbage");
+    expect_fail(test_write_file("garbage.hess", (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL,
+                "binary garbage");
     for (size_t k = 0; k < sizeof bytes; k++)
         bytes[k] = (unsigned char)(bytes[k] % 7 == 0 ? '\n' : 33 + bytes[k] % 90);
-    expect_fail(write_temp("text-garbage.hess", (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL,
+    expect_fail(test_write_file("text-garbage.hess", (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL,
                 "text garbage");
     t = malloc(n);
     CHECK(t != NULL, "out of memory");
     memcpy(t, data, n);
-    t[line_offset(t, hess_line + 5) + 12] = '\0'; /* a NUL byte inside $hessian */
-    expect_fail(write_temp("nul.hess", t, n), HF_ERROR_PARSE, hess_line + 5, "NUL", "NUL byte");
+    t[test_line_offset(t, hess_line + 5) + 12] = '\0'; /* a NUL byte inside $hessian */
+    expect_fail(test_write_file("nul.hess", t, n), HF_ERROR_PARSE, hess_line + 5, "NUL", "NUL byte");
     free(t);
     expect_fail(test_source_path("tests/data/orca/no-such-file.hess"), HF_ERROR_IO, 0, NULL, "missing file");
     free(data);
 }
 
-static void remove_temp_files(void)
-{
-    for (int i = 0; i < n_created; i++) {
-        remove(created[i]);
-        free(created[i]);
-    }
-    n_created = 0;
-    if (tmpdir[0] != '\0')
-        remove(tmpdir);
-}
-
 int main(void)
 {
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/hessfit_test_read_orca_XXXXXX", base != NULL && base[0] ? base : "/tmp");
-    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp(%s) failed", tmpdir);
-    atexit(remove_temp_files);
-
     /* ch3f.hess: %.10E values (|H| < 1: 5e-11); sn2-ts.hess: %11.6f (5e-7) */
     check_file("ch3f", -139.751112913417, 5.0001e-11, 1e-5, 1e-9);
     check_file("sn2-ts", -239.617572855815, 5.0001e-7, 1e-2, 1e-5);

@@ -11,29 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #define SN2_DIR "examples/data/sn2/"
-
-static char tmpdir[256];
-
-static char *temp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    return path;
-}
-
-static const char *temp_names[] = {"small.npy", "f4.npy", "be.npy", "fortran.npy", "fortran-asym.npy",
-                                   "hessian.npy.gz"};
-
-static void remove_temp_files(void)
-{
-    for (size_t i = 0; i < sizeof temp_names / sizeof *temp_names; i++)
-        remove(temp_path(temp_names[i]));
-    if (tmpdir[0] != '\0')
-        remove(tmpdir);
-}
 
 /* A version 1.0 .npy image: the dictionary padded to a 64-byte boundary, then the data bytes. */
 static unsigned char *npy_image(const char *dict, const void *data, size_t data_bytes, size_t *size)
@@ -56,9 +35,7 @@ static const char *write_npy(const char *name, const char *dict, const void *dat
 {
     size_t size;
     unsigned char *img = npy_image(dict, data, data_bytes, &size);
-    const char *path = temp_path(name);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL && fwrite(img, 1, size, f) == size && fclose(f) == 0, "cannot write %s", path);
+    const char *path = test_write_file(name, img, size);
     free(img);
     return path;
 }
@@ -77,15 +54,6 @@ static unsigned char *f8_bytes(const double *v, size_t n, int big_endian)
     return b;
 }
 
-static void expect_failure(hf_status got, hf_status want, const char *path, const char *phrase, const char *what)
-{
-    const char *msg = hf_last_error();
-    CHECK(got == want, "%s: got %s, expected %s (%s)", what, hf_status_string(got), hf_status_string(want), msg);
-    CHECK(strstr(msg, path) != NULL, "%s: message does not name the file: %s", what, msg);
-    CHECK(phrase == NULL || strstr(msg, phrase) != NULL, "%s: message lacks '%s': %s", what, phrase, msg);
-    printf("  %-34s -> %s: %s\n", what, hf_status_string(got), msg);
-}
-
 /* 3N frequencies of a molecule read by hf_read_npy_xyz (monoisotopic masses). */
 static void frequencies(const hf_molecule *m, unsigned flags, double *f, int *n_ext)
 {
@@ -94,14 +62,6 @@ static void frequencies(const hf_molecule *m, unsigned flags, double *f, int *n_
     HF_CALL(hf_element_masses(m->atomic_numbers, m->n_atoms, HF_MASS_MONOISOTOPIC, masses));
     HF_CALL(hf_vib_analyse(m->hessian, masses, m->coords, m->n_atoms, hf_frequency_factor_hartree_bohr2_amu(), flags,
                            f, NULL, n_ext));
-}
-
-static double max_diff(const double *a, const double *b, size_t n)
-{
-    double d = 0.0;
-    for (size_t i = 0; i < n; i++)
-        d = fmax(d, fabs(a[i] - b[i]));
-    return d;
 }
 
 static void read_pair(const char *xyz_rel, const char *npy_rel, hf_molecule *m)
@@ -133,10 +93,10 @@ static void test_ch3f(void)
     frequencies(&m, HF_VIB_PROJECT_EXTERNAL, all, &n_ext);
     CHECK(n_ext == 6, "CH3F: %d external modes", n_ext);
     HF_CALL(hf_vib_select(all, 15, 9, vib));
-    d = max_diff(vib, ref, 9);
+    d = test_max_abs_diff(vib, ref, 9);
     frequencies(&m, 0, all, &n_ext);
     HF_CALL(hf_vib_select(all, 15, 9, vib_unprojected));
-    d_unprojected = max_diff(vib_unprojected, ref, 9);
+    d_unprojected = test_max_abs_diff(vib_unprojected, ref, 9);
     printf("  CH3F: 9 frequencies vs ch3f-frequencies.txt: max |diff| %.2e cm^-1 projected, %.2e without\n", d,
            d_unprojected);
     CHECK(d <= 1e-3, "CH3F frequencies differ by %.3g cm^-1", d);
@@ -166,7 +126,7 @@ static void test_sn2_ts(void)
     frequencies(&m, HF_VIB_PROJECT_EXTERNAL, projected, &n_ext);
     CHECK(n_ext == 6, "SN2 TS: %d external modes", n_ext);
     HF_CALL(hf_vib_select(projected, 18, 12, vib));
-    d = max_diff(vib, ref, 12);
+    d = test_max_abs_diff(vib, ref, 12);
     printf("  SN2 TS projected: imaginary %.4f cm^-1; 12 vs sn2-ts-frequencies.txt max |diff| %.2e; "
            "below -1 cm^-1: %d\n",
            projected[0], d, count_below(projected, 18, -1.0));
@@ -206,22 +166,25 @@ static void test_bad_npy(void)
     bytes = f8_bytes(ok.hessian, 144, 0);
     path = write_npy("small.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (12, 12), }", bytes, 8 * 144);
     free(bytes);
-    expect_failure(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_SHAPE, path, "15 x 15", "12 x 12 Hessian, 5 atoms");
+    test_expect_file_error(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_SHAPE, path, 0, "15 x 15", NULL,
+                           "12 x 12 Hessian, 5 atoms");
     CHECK(m.n_atoms == 0 && m.hessian == NULL, "output zeroed");
     {
         char *npy = test_source_path_dup(SN2_DIR "sn2-ts-hessian.npy");
-        expect_failure(hf_read_npy_xyz(xyz, npy, &m), HF_ERROR_SHAPE, npy, "18 x 18", "SN2 Hessian, CH3F xyz");
+        test_expect_file_error(hf_read_npy_xyz(xyz, npy, &m), HF_ERROR_SHAPE, npy, 0, "18 x 18", NULL,
+                               "SN2 Hessian, CH3F xyz");
         free(npy);
     }
     /* other dtypes */
     for (int i = 0; i < 225; i++)
         f4[i] = (float)ok.hessian[i];
     path = write_npy("f4.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (15, 15), }", f4, sizeof f4);
-    expect_failure(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_UNSUPPORTED, path, "'<f4'", "dtype <f4");
+    test_expect_file_error(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_UNSUPPORTED, path, 0, "'<f4'", NULL, "dtype <f4");
     bytes = f8_bytes(ok.hessian, 225, 1);
     path = write_npy("be.npy", "{'descr': '>f8', 'fortran_order': False, 'shape': (15, 15), }", bytes, 8 * 225);
     free(bytes);
-    expect_failure(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_UNSUPPORTED, path, "'>f8'", "dtype >f8 (big-endian)");
+    test_expect_file_error(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_UNSUPPORTED, path, 0, "'>f8'", NULL,
+                           "dtype >f8 (big-endian)");
 
     /* Fortran order: the file holds the columns one after another. A non-symmetric matrix shows
      * that the reader transposes (and hf_read_npy_xyz then refuses it as a Hessian). */
@@ -240,8 +203,8 @@ static void test_bad_npy(void)
         CHECK(arr.ndim == 2 && arr.shape[0] == 15 && memcmp(arr.data, a, sizeof a) == 0,
               "Fortran-order data come back in C order");
         hf_array_free(&arr);
-        expect_failure(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_SHAPE, path, "not symmetric",
-                       "non-symmetric Hessian (Fortran order)");
+        test_expect_file_error(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_SHAPE, path, 0, "not symmetric", NULL,
+                               "non-symmetric Hessian (Fortran order)");
         for (int r = 0; r < 15; r++)
             for (int c = 0; c < 15; c++)
                 column_major[c * 15 + r] = ok.hessian[r * 15 + c];
@@ -264,16 +227,13 @@ static void test_gzip_npy(void)
     hf_molecule m, ok;
     char *xyz = test_source_path_dup(SN2_DIR "ch3f-optimized.xyz");
     char *npy = test_source_path_dup(SN2_DIR "ch3f-hessian.npy");
-    const char *path = temp_path("hessian.npy.gz");
-    FILE *f = fopen(npy, "rb");
-    unsigned char buf[4096];
-    size_t n = f != NULL ? fread(buf, 1, sizeof buf, f) : 0;
-    gzFile gz;
+    size_t n;
+    char *buf = test_load_file(npy, &n);
+    const char *path;
     hf_status st;
-    CHECK(f != NULL && n > 0 && n < sizeof buf, "cannot read %s", npy);
-    fclose(f);
-    gz = gzopen(path, "wb");
-    CHECK(gz != NULL && gzwrite(gz, buf, (unsigned)n) == (int)n && gzclose(gz) == Z_OK, "cannot write %s", path);
+    CHECK(n > 0 && n < 4096, "cannot read %s", npy);
+    path = test_write_gz("hessian.npy.gz", buf, n);
+    free(buf);
     HF_CALL(hf_read_npy_xyz(xyz, npy, &ok));
     st = hf_read_npy_xyz(xyz, path, &m);
     CHECK(st == HF_SUCCESS, "gzip-compressed .npy not read (hf_npy_read opens files with fopen, not through zlib): "
@@ -288,11 +248,6 @@ static void test_gzip_npy(void)
 
 int main(void)
 {
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/hessfit_test_psi4_XXXXXX", base != NULL && base[0] ? base : "/tmp");
-    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp(%s) failed", tmpdir);
-    atexit(remove_temp_files);
-
     test_ch3f();
     test_sn2_ts();
     test_bad_npy();

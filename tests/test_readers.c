@@ -9,41 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char tmpdir[256];
-static char *created[64];
-static int n_created;
-
-/* The call must fail with status, and the message must contain the path and each given part. */
-static void expect_failure(hf_status got, hf_status want, const char *path, const char *part1, const char *part2,
-                           const char *what)
-{
-    const char *msg = hf_last_error();
-    CHECK(got == want, "%s: got %s, expected %s (%s)", what, hf_status_string(got), hf_status_string(want), msg);
-    CHECK(path == NULL || strstr(msg, path) != NULL, "%s: message does not name the file: %s", what, msg);
-    CHECK(part1 == NULL || strstr(msg, part1) != NULL, "%s: message lacks '%s': %s", what, part1, msg);
-    CHECK(part2 == NULL || strstr(msg, part2) != NULL, "%s: message lacks '%s': %s", what, part2, msg);
-    printf("  %-28s -> %s: %s\n", what, hf_status_string(got), msg);
-}
-
-static const char *temp_file(const char *name, const void *bytes, size_t n)
-{
-    char *path = malloc(strlen(tmpdir) + strlen(name) + 2);
-    FILE *f;
-    CHECK(path != NULL && n_created < 64, "temp file bookkeeping");
-    sprintf(path, "%s/%s", tmpdir, name);
-    f = fopen(path, "wb");
-    CHECK(f != NULL, "cannot create %s", path);
-    CHECK(fwrite(bytes, 1, n, f) == n, "cannot write %s", path);
-    CHECK(fclose(f) == 0, "cannot close %s", path);
-    created[n_created++] = path;
-    return path;
-}
-
-static const char *temp_text(const char *name, const char *text)
-{
-    return temp_file(name, text, strlen(text));
-}
-
 static void put_le_f8(unsigned char *out, double v)
 {
     uint64_t u;
@@ -78,7 +43,7 @@ static const char *temp_npy(const char *name, int version, const char *dict, con
     pos = total;
     for (size_t i = 0; i < n_values; i++)
         put_le_f8(buf + pos + 8 * i, values[i]);
-    return temp_file(name, buf, total + data_bytes);
+    return test_write_file(name, buf, total + data_bytes);
 }
 
 static void test_real_files(void)
@@ -179,57 +144,59 @@ static void test_npy_bad(void)
         vals[i] = i;
 
     p = temp_npy("truncated.npy", 1, dict15, vals, 225, 100);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_TRUNCATED, p, "(15, 15)", "1800", "npy truncated data");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_TRUNCATED, p, 0, "(15, 15)", "1800", "npy truncated data");
     CHECK(a.data == NULL && a.size == 0, "output zeroed on failure");
 
     p = temp_npy("f4.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", vals, 1, 8);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_UNSUPPORTED, p, "'<f4'", "<f8", "npy dtype <f4");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_UNSUPPORTED, p, 0, "'<f4'", "<f8", "npy dtype <f4");
     p = temp_npy("bigendian.npy", 1, "{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }", vals, 1, 8);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_UNSUPPORTED, p, "'>f8'", NULL, "npy dtype >f8");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_UNSUPPORTED, p, 0, "'>f8'", NULL, "npy dtype >f8");
     p = temp_npy("int.npy", 1, "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }", vals, 1, 8);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_UNSUPPORTED, p, "'<i8'", NULL, "npy dtype <i8");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_UNSUPPORTED, p, 0, "'<i8'", NULL, "npy dtype <i8");
     p = temp_npy("struct.npy", 1, "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1,), }", vals, 1, 8);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_UNSUPPORTED, p, "structured", NULL, "npy structured dtype");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_UNSUPPORTED, p, 0, "structured", NULL, "npy structured dtype");
 
     vals[5] = NAN;
     p = temp_npy("nan.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 3), }", vals, 9, 72);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_NONFINITE, p, "element 5 (index [1, 2])", "NaN", "npy NaN");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_NONFINITE, p, 0, "element 5 (index [1, 2])", "NaN", "npy NaN");
     vals[5] = -INFINITY;
     /* Fortran order: file position 5 of a (3, 3) array is element (2, 1) */
     p = temp_npy("inf.npy", 1, "{'descr': '<f8', 'fortran_order': True, 'shape': (3, 3), }", vals, 9, 72);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_NONFINITE, p, "[2, 1]", "-Inf", "npy -Inf (Fortran order)");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_NONFINITE, p, 0, "[2, 1]", "-Inf", "npy -Inf (Fortran order)");
     vals[5] = 5.0;
 
     p = temp_npy("huge.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
                  vals, 0, 0);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_OVERFLOW, p, "(4294967296, 4294967296)", NULL,
-                   "npy shape overflows size_t");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_OVERFLOW, p, 0, "(4294967296, 4294967296)", NULL,
+                           "npy shape overflows size_t");
     p = temp_npy("huge_dim.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999,), }",
                  vals, 0, 0);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_OVERFLOW, p, "dimension 0", NULL, "npy dimension overflows");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_OVERFLOW, p, 0, "dimension 0", NULL, "npy dimension overflows");
     p = temp_npy("huge_bytes.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3074457345618258603,), }",
                  vals, 0, 0);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_OVERFLOW, p, "bytes", NULL, "npy byte count overflows");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_OVERFLOW, p, 0, "bytes", NULL, "npy byte count overflows");
     /* large but representable: refused by the file-size check before any allocation */
     p = temp_npy("large.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000, 1000000000), }",
                  vals, 0, 0);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_TRUNCATED, p, "8000000000000000000", NULL, "npy shape beyond file");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_TRUNCATED, p, 0, "8000000000000000000", NULL,
+                           "npy shape beyond file");
 
     p = temp_npy("trailing.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", vals, 3, 24);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, "8 unexpected bytes", NULL, "npy trailing bytes");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, 0, "8 unexpected bytes", NULL, "npy trailing bytes");
     p = temp_npy("nokey.npy", 1, "{'descr': '<f8', 'shape': (2,), }", vals, 2, 16);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, "'fortran_order'", NULL, "npy missing key");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, 0, "'fortran_order'", NULL, "npy missing key");
     p = temp_npy("extrakey.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': 1}", vals, 2, 16);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, "'x'", NULL, "npy unexpected key");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, 0, "'x'", NULL, "npy unexpected key");
     p = temp_npy("badshape.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, -1), }", vals, 2, 16);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, "'shape'", NULL, "npy negative dimension");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, 0, "'shape'", NULL, "npy negative dimension");
     p = temp_npy("badbool.npy", 1, "{'descr': '<f8', 'fortran_order': 0, 'shape': (2,), }", vals, 2, 16);
-    expect_failure(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, "fortran_order", NULL, "npy bad fortran_order");
+    test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, 0, "fortran_order", NULL, "npy bad fortran_order");
     p = temp_npy("notsquare.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", vals, 6, 48);
     {
         double *m = NULL;
         size_t n = 7;
-        expect_failure(hf_npy_read_square(p, 0, &m, &n), HF_ERROR_SHAPE, p, "(2, 3)", NULL, "npy not square");
+        test_expect_file_error(hf_npy_read_square(p, 0, &m, &n), HF_ERROR_SHAPE, p, 0, "(2, 3)", NULL,
+                               "npy not square");
         CHECK(m == NULL && n == 0, "square outputs zeroed");
     }
 
@@ -238,25 +205,26 @@ static void test_npy_bad(void)
         const unsigned char shortpre[5] = {0x93, 'N', 'U', 'M', 'P'};
         const unsigned char hdr_cut[20] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0, '{', '\'', 'd'};
         const unsigned char big_hdr[12] = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 0, 0, 0, 0x40};
-        p = temp_text("magic.npy", "PK\003\004 this is a zip file");
-        expect_failure(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, "magic", NULL, "npy bad magic");
-        p = temp_file("empty_file.npy", "", 0);
-        expect_failure(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, NULL, NULL, "npy empty file");
-        p = temp_file("short.npy", shortpre, sizeof shortpre);
-        expect_failure(hf_npy_read(p, &a), HF_ERROR_TRUNCATED, p, "preamble", NULL, "npy truncated preamble");
-        p = temp_file("version9.npy", v9, sizeof v9);
-        expect_failure(hf_npy_read(p, &a), HF_ERROR_UNSUPPORTED, p, "9.0", NULL, "npy version 9");
-        p = temp_file("header_cut.npy", hdr_cut, sizeof hdr_cut);
-        expect_failure(hf_npy_read(p, &a), HF_ERROR_TRUNCATED, p, "header", NULL, "npy truncated header");
-        p = temp_file("big_header.npy", big_hdr, sizeof big_hdr);
-        expect_failure(hf_npy_read(p, &a), HF_ERROR_OVERFLOW, p, "header length", NULL, "npy 1 GiB header");
+        p = test_write_text("magic.npy", "PK\003\004 this is a zip file");
+        test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, 0, "magic", NULL, "npy bad magic");
+        p = test_write_file("empty_file.npy", "", 0);
+        test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_FORMAT, p, 0, NULL, NULL, "npy empty file");
+        p = test_write_file("short.npy", shortpre, sizeof shortpre);
+        test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_TRUNCATED, p, 0, "preamble", NULL,
+                               "npy truncated preamble");
+        p = test_write_file("version9.npy", v9, sizeof v9);
+        test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_UNSUPPORTED, p, 0, "9.0", NULL, "npy version 9");
+        p = test_write_file("header_cut.npy", hdr_cut, sizeof hdr_cut);
+        test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_TRUNCATED, p, 0, "header", NULL, "npy truncated header");
+        p = test_write_file("big_header.npy", big_hdr, sizeof big_hdr);
+        test_expect_file_error(hf_npy_read(p, &a), HF_ERROR_OVERFLOW, p, 0, "header length", NULL, "npy 1 GiB header");
     }
     {
-        char missing[300];
-        snprintf(missing, sizeof missing, "%s/does-not-exist.npy", tmpdir);
-        expect_failure(hf_npy_read(missing, &a), HF_ERROR_IO, missing, "cannot open", NULL, "npy missing file");
+        const char *missing = test_temp_path("does-not-exist.npy");
+        test_expect_file_error(hf_npy_read(missing, &a), HF_ERROR_IO, missing, 0, "cannot open", NULL,
+                               "npy missing file");
     }
-    expect_failure(hf_npy_read(NULL, &a), HF_ERROR_NULL_ARGUMENT, NULL, "path", NULL, "npy NULL path");
+    test_expect_file_error(hf_npy_read(NULL, &a), HF_ERROR_NULL_ARGUMENT, NULL, 0, "path", NULL, "npy NULL path");
 }
 
 static void test_xyz(void)
@@ -264,67 +232,70 @@ static void test_xyz(void)
     hf_xyz x;
     const char *p;
 
-    p = temp_text("crlf.xyz", "2\r\nwater fragment\r\nO 0.0 0.0 0.1\r\n1 0.0 0.75 -0.5\r\n\r\n\n");
+    p = test_write_text("crlf.xyz", "2\r\nwater fragment\r\nO 0.0 0.0 0.1\r\n1 0.0 0.75 -0.5\r\n\r\n\n");
     HF_CALL(hf_xyz_read(p, &x));
     CHECK(x.n_atoms == 2 && x.atomic_numbers[0] == 8 && x.atomic_numbers[1] == 1 && x.coords_angstrom[5] == -0.5,
           "CRLF, atomic number as symbol, trailing blank lines");
     CHECK(strcmp(x.comment, "water fragment") == 0, "comment '%s'", x.comment);
     hf_xyz_free(&x);
-    p = temp_text("nonewline.xyz", "  1  \n\nrh 1e-3 +2 -3.5E+0");
+    p = test_write_text("nonewline.xyz", "  1  \n\nrh 1e-3 +2 -3.5E+0");
     HF_CALL(hf_xyz_read(p, &x));
     CHECK(x.n_atoms == 1 && x.atomic_numbers[0] == 45 && x.coords_angstrom[2] == -3.5, "lower case, no final newline");
     hf_xyz_free(&x);
 
-    p = temp_text("too_few.xyz", "5\n\nC 0 0 0\nF 0 0 1.4\nH 1 0 0\nH 0 1 0\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_COUNT, p, ":7:", "atom 5 of the 5", "xyz fewer atoms than count");
+    p = test_write_text("too_few.xyz", "5\n\nC 0 0 0\nF 0 0 1.4\nH 1 0 0\nH 0 1 0\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_COUNT, p, 0, ":7:", "atom 5 of the 5",
+                           "xyz fewer atoms than count");
     CHECK(x.n_atoms == 0 && x.atomic_numbers == NULL, "output zeroed on failure");
-    p = temp_text("too_many.xyz", "3\n\nC 0 0 0\nF 0 0 1.4\nH 1 0 0\nH 0 1 0\nH 0 0 -1\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_COUNT, p, ":6:", "3 atoms", "xyz more atoms than count");
-    p = temp_text("blank_inside.xyz", "3\n\nC 0 0 0\n\nH 1 0 0\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_COUNT, p, ":4:", "blank line", "xyz blank line among atoms");
-    p = temp_text("no_comment.xyz", "3\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_COUNT, p, ":2:", "comment", "xyz no comment line");
-    p = temp_text("unknown.xyz", "2\n\nC 0 0 0\nXx 0 0 1\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_UNKNOWN_ELEMENT, p, ":4:", "'Xx'", "xyz unknown element");
-    p = temp_text("unknown_z.xyz", "1\n\n150 0 0 0\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_UNKNOWN_ELEMENT, p, ":3:", "150", "xyz unknown atomic number");
-    p = temp_text("nan.xyz", "2\n\nC 0 0 0\nH 0 nan 1\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_NONFINITE, p, ":4:", "y coordinate", "xyz NaN coordinate");
-    p = temp_text("inf.xyz", "1\n\nC 0 0 -inf\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_NONFINITE, p, ":3:", "z coordinate", "xyz Inf coordinate");
-    p = temp_text("badnum.xyz", "1\n\nC 0 1.0abc 0\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, ":3:", "'1.0abc'", "xyz bad number");
-    p = temp_text("range.xyz", "1\n\nC 0 1e999 0\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, ":3:", "range", "xyz number out of range");
-    p = temp_text("fields.xyz", "1\n\nC 0 0 0 0.5\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, ":3:", "found 5", "xyz five fields");
-    p = temp_text("count.xyz", "five\n\nC 0 0 0\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, ":1:", "'five'", "xyz bad count");
-    p = temp_text("count_neg.xyz", "-1\n\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, ":1:", NULL, "xyz negative count");
-    p = temp_text("count_zero.xyz", "0\n\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, ":1:", "0", "xyz zero count");
-    p = temp_text("count_huge.xyz", "99999999999999999999\n\nC 0 0 0\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_OVERFLOW, p, ":1:", "limit", "xyz huge count");
-    p = temp_text("count_big.xyz", "9000000\n\nC 0 0 0\n");
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_COUNT, p, ":4:", "atom 2 of the 9000000", "xyz count beyond data");
-    p = temp_file("empty.xyz", "", 0);
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, ":1:", "empty", "xyz empty file");
-    p = temp_file("nul.xyz", "1\n\nC 0\0 0 0\n", 12);
-    expect_failure(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, ":3:", "NUL", "xyz NUL byte");
+    p = test_write_text("too_many.xyz", "3\n\nC 0 0 0\nF 0 0 1.4\nH 1 0 0\nH 0 1 0\nH 0 0 -1\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_COUNT, p, 0, ":6:", "3 atoms", "xyz more atoms than count");
+    p = test_write_text("blank_inside.xyz", "3\n\nC 0 0 0\n\nH 1 0 0\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_COUNT, p, 0, ":4:", "blank line", "xyz blank line among atoms");
+    p = test_write_text("no_comment.xyz", "3\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_COUNT, p, 0, ":2:", "comment", "xyz no comment line");
+    p = test_write_text("unknown.xyz", "2\n\nC 0 0 0\nXx 0 0 1\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_UNKNOWN_ELEMENT, p, 0, ":4:", "'Xx'", "xyz unknown element");
+    p = test_write_text("unknown_z.xyz", "1\n\n150 0 0 0\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_UNKNOWN_ELEMENT, p, 0, ":3:", "150",
+                           "xyz unknown atomic number");
+    p = test_write_text("nan.xyz", "2\n\nC 0 0 0\nH 0 nan 1\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_NONFINITE, p, 0, ":4:", "y coordinate", "xyz NaN coordinate");
+    p = test_write_text("inf.xyz", "1\n\nC 0 0 -inf\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_NONFINITE, p, 0, ":3:", "z coordinate", "xyz Inf coordinate");
+    p = test_write_text("badnum.xyz", "1\n\nC 0 1.0abc 0\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, 0, ":3:", "'1.0abc'", "xyz bad number");
+    p = test_write_text("range.xyz", "1\n\nC 0 1e999 0\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, 0, ":3:", "range", "xyz number out of range");
+    p = test_write_text("fields.xyz", "1\n\nC 0 0 0 0.5\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, 0, ":3:", "found 5", "xyz five fields");
+    p = test_write_text("count.xyz", "five\n\nC 0 0 0\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, 0, ":1:", "'five'", "xyz bad count");
+    p = test_write_text("count_neg.xyz", "-1\n\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, 0, ":1:", NULL, "xyz negative count");
+    p = test_write_text("count_zero.xyz", "0\n\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, 0, ":1:", "0", "xyz zero count");
+    p = test_write_text("count_huge.xyz", "99999999999999999999\n\nC 0 0 0\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_OVERFLOW, p, 0, ":1:", "limit", "xyz huge count");
+    p = test_write_text("count_big.xyz", "9000000\n\nC 0 0 0\n");
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_COUNT, p, 0, ":4:", "atom 2 of the 9000000",
+                           "xyz count beyond data");
+    p = test_write_file("empty.xyz", "", 0);
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, 0, ":1:", "empty", "xyz empty file");
+    p = test_write_file("nul.xyz", "1\n\nC 0\0 0 0\n", 12);
+    test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, 0, ":3:", "NUL", "xyz NUL byte");
     {
         static char longline[HF_XYZ_MAX_LINE + 64];
         memset(longline, ' ', sizeof longline - 1);
         memcpy(longline, "1\n\nC", 4);
         longline[sizeof longline - 2] = '\n';
         longline[sizeof longline - 1] = '\0';
-        p = temp_text("long.xyz", longline);
-        expect_failure(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, ":3:", "longer", "xyz over-long line");
+        p = test_write_text("long.xyz", longline);
+        test_expect_file_error(hf_xyz_read(p, &x), HF_ERROR_PARSE, p, 0, ":3:", "longer", "xyz over-long line");
     }
     {
-        char missing[300];
-        snprintf(missing, sizeof missing, "%s/does-not-exist.xyz", tmpdir);
-        expect_failure(hf_xyz_read(missing, &x), HF_ERROR_IO, missing, "cannot open", NULL, "xyz missing file");
+        const char *missing = test_temp_path("does-not-exist.xyz");
+        test_expect_file_error(hf_xyz_read(missing, &x), HF_ERROR_IO, missing, 0, "cannot open", NULL,
+                               "xyz missing file");
     }
 }
 
@@ -332,39 +303,22 @@ static void test_text_values(void)
 {
     double *v;
     size_t n;
-    const char *p = temp_text("values.txt", "# header\n1.5 2.5  # two\n\n-3e2\n");
+    const char *p = test_write_text("values.txt", "# header\n1.5 2.5  # two\n\n-3e2\n");
     HF_CALL(hf_text_read_values(p, &v, &n));
     CHECK(n == 3 && v[0] == 1.5 && v[1] == 2.5 && v[2] == -300.0, "values");
     free(v);
-    p = temp_text("values_bad.txt", "1.0\n2.0\n3.0 x4\n");
-    expect_failure(hf_text_read_values(p, &v, &n), HF_ERROR_PARSE, p, ":3:", "'x4'", "text bad value");
+    p = test_write_text("values_bad.txt", "1.0\n2.0\n3.0 x4\n");
+    test_expect_file_error(hf_text_read_values(p, &v, &n), HF_ERROR_PARSE, p, 0, ":3:", "'x4'", "text bad value");
     CHECK(v == NULL && n == 0, "outputs zeroed");
-    p = temp_text("values_nan.txt", "1.0\nNaN\n");
-    expect_failure(hf_text_read_values(p, &v, &n), HF_ERROR_NONFINITE, p, ":2:", NULL, "text NaN");
-    p = temp_text("values_empty.txt", "# nothing\n");
+    p = test_write_text("values_nan.txt", "1.0\nNaN\n");
+    test_expect_file_error(hf_text_read_values(p, &v, &n), HF_ERROR_NONFINITE, p, 0, ":2:", NULL, "text NaN");
+    p = test_write_text("values_empty.txt", "# nothing\n");
     HF_CALL(hf_text_read_values(p, &v, &n));
     CHECK(n == 0 && v == NULL, "no values");
 }
 
-/* Runs at exit, also when a CHECK fails, so no temp files are left behind. */
-static void remove_temp_files(void)
-{
-    for (int i = 0; i < n_created; i++) {
-        remove(created[i]);
-        free(created[i]);
-    }
-    n_created = 0;
-    if (tmpdir[0] != '\0')
-        remove(tmpdir);
-}
-
 int main(void)
 {
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/hessfit_test_readers_XXXXXX", base != NULL && base[0] ? base : "/tmp");
-    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp(%s) failed", tmpdir);
-    atexit(remove_temp_files);
-
     test_real_files();
     test_npy_good_variants();
     test_npy_bad();

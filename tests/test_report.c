@@ -35,7 +35,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char tmpdir[] = "/tmp/hessfit_report_XXXXXX";
 static int have_python;
 
 /* ---- the hand-built report ---------------------------------------------------------------------- */
@@ -152,42 +151,6 @@ static void build_report(void)
 }
 
 /* ---- file helpers ------------------------------------------------------------------------------- */
-
-static char *path_in(const char *name)
-{
-    static char buf[8][512];
-    static int next;
-    char *p = buf[next++ % 8];
-    snprintf(p, 512, "%s/%s", tmpdir, name);
-    return p;
-}
-
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    char *data;
-    long size;
-    CHECK(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    data = malloc((size_t)size + 1);
-    CHECK(data != NULL, "no memory");
-    CHECK(fread(data, 1, (size_t)size, f) == (size_t)size, "short read of %s", path);
-    fclose(f);
-    data[size] = '\0';
-    if (n != NULL)
-        *n = (size_t)size;
-    return data;
-}
-
-static void spit(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL, "cannot write %s", path);
-    CHECK(fwrite(text, 1, strlen(text), f) == strlen(text), "short write of %s", path);
-    fclose(f);
-}
 
 /* Entries of dir whose name contains ".tmp." (left-over temporary files). */
 static int count_temp_files(const char *dir)
@@ -329,10 +292,11 @@ static kv run_python(const char *mode, const char *file)
     kv r = {NULL, NULL, 0};
     char *text, *line, *save = NULL;
     int rc;
-    snprintf(cmd, sizeof cmd, "python3 '%s' %s '%s' '%s'", path_in("check.py"), mode, file, path_in("check.out"));
+    snprintf(cmd, sizeof cmd, "python3 '%s' %s '%s' '%s'", test_temp_path("check.py"), mode, file,
+             test_temp_path("check.out"));
     rc = system(cmd);
     CHECK(rc == 0, "python3 check of %s (%s) failed: exit %d", file, mode, rc);
-    text = slurp(path_in("check.out"), NULL);
+    text = test_load_file(test_temp_path("check.out"), NULL);
     for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
         char *eq = strchr(line, '=');
         CHECK(eq != NULL, "python output line without '=': %s", line);
@@ -494,12 +458,12 @@ static void check_text_molecule(const char *text, int k)
 static void test_text(void)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s", path_in("report.txt"));
+    snprintf(path, sizeof path, "%s", test_temp_path("report.txt"));
     char *text;
     const char *p;
     double worst_parameter = 0;
     HF_CALL(hf_report_write_text(path, &report));
-    text = slurp(path, NULL);
+    text = test_load_file(path, NULL);
     check_text_molecule(text, 0);
     check_text_molecule(text, 1);
     CHECK(strstr(text, "  RMSD over the weighted modes: 156.860 cm^-1 before (9 modes), 0.025 cm^-1 after (9 modes)") !=
@@ -581,11 +545,11 @@ static void check_json_tokens(const char *text)
 static void test_json(void)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s", path_in("report.json"));
+    snprintf(path, sizeof path, "%s", test_temp_path("report.json"));
     char *text;
     int n_numbers = 0;
     HF_CALL(hf_report_write_json(path, &report));
-    text = slurp(path, NULL);
+    text = test_load_file(path, NULL);
     check_json_tokens(text);
     /* C-side round trip: every "qm_cm1" in file order, strtod, bit-identical */
     {
@@ -703,7 +667,7 @@ static void test_json(void)
 static void test_scatter(void)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s", path_in("frequencies.svg"));
+    snprintf(path, sizeof path, "%s", test_temp_path("frequencies.svg"));
     char *text;
     int n_before = 0, n_after = 0;
     for (int k = 0; k < 2; k++)
@@ -713,7 +677,7 @@ static void test_scatter(void)
         }
     CHECK(n_before == 20 && n_after == 21, "test data: %d / %d marks", n_before, n_after);
     HF_CALL(hf_svg_frequency_scatter(path, &report));
-    text = slurp(path, NULL);
+    text = test_load_file(path, NULL);
     CHECK(count_substrings(text, "<circle class=\"before\"") == n_before, "before marks");
     CHECK(count_substrings(text, "<path class=\"after\"") == n_after, "after marks");
     CHECK(!contains_nocase(text, "nan") && !contains_nocase(text, "inf"), "the SVG contains nan or inf");
@@ -783,10 +747,10 @@ static void test_scatter(void)
 static void test_convergence(void)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s", path_in("convergence.svg"));
+    snprintf(path, sizeof path, "%s", test_temp_path("convergence.svg"));
     char *text;
     HF_CALL(hf_svg_convergence(path, &report.history));
-    text = slurp(path, NULL);
+    text = test_load_file(path, NULL);
     CHECK(!contains_nocase(text, "nan") && !contains_nocase(text, "inf"), "the SVG contains nan or inf");
     CHECK(strstr(text, "L-BFGS &amp; &quot;friends&quot;") != NULL, "history title not escaped");
     CHECK(count_substrings(text, "<path class=\"loss\"") == 1 && count_substrings(text, "<path class=\"best\"") == 1 &&
@@ -841,9 +805,9 @@ static void test_convergence(void)
         hf_report_history h = {NULL, 200, long_run};
         for (int i = 0; i < 200; i++)
             long_run[i] = (hf_report_iteration){i + 1, 5.0 + 4.0 / (1.0 + i), NAN};
-        snprintf(path, sizeof path, "%s", path_in("convergence-linear.svg"));
+        snprintf(path, sizeof path, "%s", test_temp_path("convergence-linear.svg"));
         HF_CALL(hf_svg_convergence(path, &h));
-        text = slurp(path, NULL);
+        text = test_load_file(path, NULL);
         CHECK(strstr(text, "(log scale)") == NULL, "a linear range drawn on a log axis");
         CHECK(strstr(text, "gradient-norm") == NULL && strstr(text, "-points") == NULL,
               "no gradient panel and no dots expected");
@@ -857,9 +821,9 @@ static void test_convergence(void)
         free(text);
         /* empty history: still a valid document */
         h.n_points = 0;
-        snprintf(path, sizeof path, "%s", path_in("convergence-empty.svg"));
+        snprintf(path, sizeof path, "%s", test_temp_path("convergence-empty.svg"));
         HF_CALL(hf_svg_convergence(path, &h));
-        text = slurp(path, NULL);
+        text = test_load_file(path, NULL);
         CHECK(strstr(text, "no finite loss to plot") != NULL && strstr(text, "</svg>") != NULL, "empty history");
         if (have_python) {
             kv r = run_python("svg", path);
@@ -871,15 +835,6 @@ static void test_convergence(void)
 }
 
 /* ---- failures --------------------------------------------------------------------------------------- */
-
-static void expect_failure(hf_status st, hf_status expected, const char *must_name, const char *what)
-{
-    CHECK(st == expected, "%s: %s, expected %s (%s)", what, hf_status_string(st), hf_status_string(expected),
-          hf_last_error());
-    CHECK(strstr(hf_last_error(), must_name) != NULL, "%s: message does not name %s: %s", what, must_name,
-          hf_last_error());
-    printf("  expected error (%s): %s\n", what, hf_last_error());
-}
 
 typedef struct failing_context {
     const hf_report *report;
@@ -901,31 +856,32 @@ static void test_failures(void)
 {
     const char *old_text = "old content: must survive every failed write\n";
     char target[512];
-    snprintf(target, sizeof target, "%s", path_in("existing.txt"));
+    snprintf(target, sizeof target, "%s", test_temp_path("existing.txt"));
     char *text;
     char missing_dir[600], file_as_dir[600];
     struct stat sb;
 
     /* unwritable places: error names the path, nothing left behind */
-    snprintf(missing_dir, sizeof missing_dir, "%s/no/such/dir/report.json", tmpdir);
-    expect_failure(hf_report_write_json(missing_dir, &report), HF_ERROR_IO, missing_dir, "missing directory");
-    spit(path_in("plain-file"), "x");
-    snprintf(file_as_dir, sizeof file_as_dir, "%s/plain-file/report.svg", tmpdir);
-    expect_failure(hf_svg_frequency_scatter(file_as_dir, &report), HF_ERROR_IO, file_as_dir, "parent is a file");
+    snprintf(missing_dir, sizeof missing_dir, "%s/no/such/dir/report.json", test_temp_dir());
+    test_expect_error(hf_report_write_json(missing_dir, &report), HF_ERROR_IO, missing_dir, NULL, "missing directory");
+    test_write_text("plain-file", "x");
+    snprintf(file_as_dir, sizeof file_as_dir, "%s/plain-file/report.svg", test_temp_dir());
+    test_expect_error(hf_svg_frequency_scatter(file_as_dir, &report), HF_ERROR_IO, file_as_dir, NULL,
+                      "parent is a file");
     /* the temporary file is created and written, the rename onto a directory fails: removed again */
-    CHECK(mkdir(path_in("a-directory"), 0755) == 0, "mkdir");
-    expect_failure(hf_report_write_text(path_in("a-directory"), &report), HF_ERROR_IO, path_in("a-directory"),
-                   "target is a directory");
+    CHECK(mkdir(test_temp_path("a-directory"), 0755) == 0, "mkdir");
+    test_expect_error(hf_report_write_text(test_temp_path("a-directory"), &report), HF_ERROR_IO,
+                      test_temp_path("a-directory"), NULL, "target is a directory");
     CHECK(strstr(hf_last_error(), ".tmp.") != NULL, "the message names the temporary file: %s", hf_last_error());
     if (geteuid() != 0) {
-        CHECK(mkdir(path_in("read-only"), 0555) == 0, "mkdir");
-        expect_failure(hf_report_write_text(path_in("read-only/report.txt"), &report), HF_ERROR_IO,
-                       path_in("read-only/report.txt"), "read-only directory");
-        CHECK(count_temp_files(path_in("read-only")) == 0, "temporary file left in the read-only directory");
+        CHECK(mkdir(test_temp_path("read-only"), 0555) == 0, "mkdir");
+        test_expect_error(hf_report_write_text(test_temp_path("read-only/report.txt"), &report), HF_ERROR_IO,
+                          test_temp_path("read-only/report.txt"), NULL, "read-only directory");
+        CHECK(count_temp_files(test_temp_path("read-only")) == 0, "temporary file left in the read-only directory");
     } else {
         printf("  read-only directory case skipped: running as root (permissions do not stop root)\n");
     }
-    CHECK(count_temp_files(tmpdir) == 0, "temporary files left behind");
+    CHECK(count_temp_files(test_temp_dir()) == 0, "temporary files left behind");
 
     /* an invalid report: nothing created */
     {
@@ -933,25 +889,25 @@ static void test_failures(void)
         hf_report_molecule bad_molecules[2] = {molecules[0], molecules[1]};
         bad_molecules[0].modes = NULL;
         bad.molecules = bad_molecules;
-        expect_failure(hf_report_write_json(path_in("never.json"), &bad), HF_ERROR_NULL_ARGUMENT,
-                       "report molecule 1 (CH3F): modes is NULL for 9 modes", "invalid report");
-        CHECK(strstr(hf_last_error(), path_in("never.json")) != NULL, "message names the path");
-        CHECK(access(path_in("never.json"), F_OK) != 0, "a file was created for an invalid report");
+        test_expect_error(hf_report_write_json(test_temp_path("never.json"), &bad), HF_ERROR_NULL_ARGUMENT,
+                          "report molecule 1 (CH3F): modes is NULL for 9 modes", NULL, "invalid report");
+        CHECK(strstr(hf_last_error(), test_temp_path("never.json")) != NULL, "message names the path");
+        CHECK(access(test_temp_path("never.json"), F_OK) != 0, "a file was created for an invalid report");
     }
 
     /* an existing file is replaced only on success: a writer that fails after writing everything */
-    spit(target, old_text);
+    test_write_text("existing.txt", old_text);
     CHECK(chmod(target, 0640) == 0, "chmod");
     {
         failing_context c = {&report, 0};
-        expect_failure(hf_atomic_write(target, failing_writer, &c), HF_ERROR_INVALID_ARGUMENT, target,
-                       "writer failing after a full write");
+        test_expect_error(hf_atomic_write(target, failing_writer, &c), HF_ERROR_INVALID_ARGUMENT, target, NULL,
+                          "writer failing after a full write");
         CHECK(strstr(hf_last_error(), "simulated failure") != NULL, "the writer's message is kept");
         CHECK(c.bytes_before_failure > 4000, "the writer wrote %zu bytes before failing", c.bytes_before_failure);
-        text = slurp(target, NULL);
+        text = test_load_file(target, NULL);
         CHECK(strcmp(text, old_text) == 0, "the old file changed after a failed write");
         free(text);
-        CHECK(count_temp_files(tmpdir) == 0, "temporary file left after a failed writer");
+        CHECK(count_temp_files(test_temp_dir()) == 0, "temporary file left after a failed writer");
         printf("  old file intact after a writer failed at byte %zu\n", c.bytes_before_failure);
     }
     /* a real I/O error mid-write: a file size limit of 1000 bytes (write(2) fails with EFBIG) */
@@ -965,22 +921,22 @@ static void test_failures(void)
         hf_status st = hf_report_write_text(target, &report);
         CHECK(setrlimit(RLIMIT_FSIZE, &saved) == 0, "restoring RLIMIT_FSIZE"); /* before printing anything */
         signal(SIGXFSZ, saved_handler);
-        expect_failure(st, HF_ERROR_IO, target, "file size limit");
+        test_expect_error(st, HF_ERROR_IO, target, NULL, "file size limit");
         CHECK(strstr(hf_last_error(), "after 1000 bytes") != NULL && strstr(hf_last_error(), strerror(EFBIG)) != NULL,
               "message gives the offset and the reason: %s", hf_last_error());
-        text = slurp(target, NULL);
+        text = test_load_file(target, NULL);
         CHECK(strcmp(text, old_text) == 0, "the old file changed after a failed write");
         free(text);
-        CHECK(count_temp_files(tmpdir) == 0, "temporary file left after an I/O error");
+        CHECK(count_temp_files(test_temp_dir()) == 0, "temporary file left after an I/O error");
     }
     /* success replaces it and keeps its permission bits */
     HF_CALL(hf_report_write_text(target, &report));
-    text = slurp(target, NULL);
+    text = test_load_file(target, NULL);
     CHECK(strncmp(text, "hessfit fit report", 18) == 0, "the file was not replaced");
     free(text);
     CHECK(stat(target, &sb) == 0 && (sb.st_mode & 07777) == 0640, "mode %o, expected 640",
           (unsigned)(sb.st_mode & 07777));
-    CHECK(count_temp_files(tmpdir) == 0, "temporary files left behind");
+    CHECK(count_temp_files(test_temp_dir()) == 0, "temporary files left behind");
 }
 
 /* An empty report (no molecule, objective, parameter or history) still gives valid documents; a
@@ -991,20 +947,20 @@ static void test_empty_report(void)
     char text_path[512], json_path[512], svg_path[512];
     char *text;
     memset(&empty, 0, sizeof empty);
-    snprintf(text_path, sizeof text_path, "%s", path_in("empty-report.txt"));
-    snprintf(json_path, sizeof json_path, "%s", path_in("empty-report.json"));
-    snprintf(svg_path, sizeof svg_path, "%s", path_in("empty-report.svg"));
+    snprintf(text_path, sizeof text_path, "%s", test_temp_path("empty-report.txt"));
+    snprintf(json_path, sizeof json_path, "%s", test_temp_path("empty-report.json"));
+    snprintf(svg_path, sizeof svg_path, "%s", test_temp_path("empty-report.svg"));
     HF_CALL(hf_report_write_text(text_path, &empty));
     HF_CALL(hf_report_write_json(json_path, &empty));
     HF_CALL(hf_svg_frequency_scatter(svg_path, &empty));
-    text = slurp(text_path, NULL);
+    text = test_load_file(text_path, NULL);
     CHECK(strstr(text, "  optimiser    n/a\n") != NULL && strstr(text, "Molecule") == NULL, "empty text report");
     free(text);
-    text = slurp(json_path, NULL);
+    text = test_load_file(json_path, NULL);
     check_json_tokens(text);
     CHECK(strstr(text, "\"molecules\": [],") != NULL && strstr(text, "\"title\": null") != NULL, "empty JSON");
     free(text);
-    text = slurp(svg_path, NULL);
+    text = test_load_file(svg_path, NULL);
     CHECK(strstr(text, "no mode with a finite QM and MM frequency") != NULL && !contains_nocase(text, "nan") &&
               !contains_nocase(text, "inf"),
           "empty scatter");
@@ -1027,13 +983,13 @@ static void test_empty_report(void)
         modes[4].mm_mode_after = -2;
         bad_molecules[1].modes = modes;
         bad.molecules = bad_molecules;
-        expect_failure(hf_svg_frequency_scatter(svg_path, &bad), HF_ERROR_INVALID_ARGUMENT,
-                       "report molecule 2 (F\xE2\x81\xBB + CH", "bad mode index");
+        test_expect_error(hf_svg_frequency_scatter(svg_path, &bad), HF_ERROR_INVALID_ARGUMENT,
+                          "report molecule 2 (F\xE2\x81\xBB + CH", NULL, "bad mode index");
         CHECK(strstr(hf_last_error(), "mode row 4: index 4, QM mode 10, MM modes 10 / -2") != NULL, "row named");
         bad.molecules = molecules;
         bad.history.n_points = -1;
-        expect_failure(hf_report_write_json(json_path, &bad), HF_ERROR_INVALID_ARGUMENT, "report history: -1 points",
-                       "bad history");
+        test_expect_error(hf_report_write_json(json_path, &bad), HF_ERROR_INVALID_ARGUMENT, "report history: -1 points",
+                          NULL, "bad history");
     }
     /* extreme values: finite axes, no nan or inf in the coordinates */
     {
@@ -1041,7 +997,7 @@ static void test_empty_report(void)
         hf_report_history h = {"extreme", 4, extreme};
         size_t n;
         HF_CALL(hf_svg_convergence(svg_path, &h));
-        text = slurp(svg_path, &n);
+        text = test_load_file(svg_path, &n);
         CHECK(!contains_nocase(text, "nan") && !contains_nocase(text, "inf") && n < 20000, "extreme history: %zu bytes",
               n);
         free(text);
@@ -1061,7 +1017,7 @@ static void test_empty_report(void)
 static void test_atomic_file(void)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s", path_in("big.txt"));
+    snprintf(path, sizeof path, "%s", test_temp_path("big.txt"));
     hf_atomic_file *f = NULL;
     char *big = malloc(200001), *text;
     size_t n;
@@ -1079,7 +1035,7 @@ static void test_atomic_file(void)
     HF_CALL(hf_atomic_file_write(f, big, 100000));
     n = hf_atomic_file_size(f);
     HF_CALL(hf_atomic_file_commit(f));
-    text = slurp(path, &n);
+    text = test_load_file(path, &n);
     CHECK(n == 200002 + 30000 * 6 + 100000, "size %zu", n);
     CHECK(text[0] == '<' && memcmp(text + 1, big, 200000) == 0 && text[200001] == '>', "big formatted block");
     CHECK(memcmp(text + 200002, "00000\n00001\n", 12) == 0 && memcmp(text + 200002 + 29999 * 6, "29999\n", 6) == 0,
@@ -1087,21 +1043,22 @@ static void test_atomic_file(void)
     CHECK(memcmp(text + 200002 + 180000, big, 100000) == 0, "raw block");
     free(text);
     /* abort leaves nothing; an empty buffer makes an empty file */
-    HF_CALL(hf_atomic_file_open(path_in("aborted.txt"), &f));
+    HF_CALL(hf_atomic_file_open(test_temp_path("aborted.txt"), &f));
     HF_CALL(hf_atomic_file_printf(f, "partial"));
     hf_atomic_file_abort(f);
-    CHECK(access(path_in("aborted.txt"), F_OK) != 0 && count_temp_files(tmpdir) == 0, "abort left a file");
-    HF_CALL(hf_atomic_write_buffer(path_in("empty.txt"), NULL, 0));
-    CHECK(stat(path_in("empty.txt"), &(struct stat){0}) == 0, "empty file");
-    text = slurp(path_in("empty.txt"), &n);
+    CHECK(access(test_temp_path("aborted.txt"), F_OK) != 0 && count_temp_files(test_temp_dir()) == 0,
+          "abort left a file");
+    HF_CALL(hf_atomic_write_buffer(test_temp_path("empty.txt"), NULL, 0));
+    CHECK(stat(test_temp_path("empty.txt"), &(struct stat){0}) == 0, "empty file");
+    text = test_load_file(test_temp_path("empty.txt"), &n);
     CHECK(n == 0, "empty file has %zu bytes", n);
     free(text);
-    HF_CALL(hf_atomic_write_buffer(path_in("empty.txt"), "abc\n", 4));
-    text = slurp(path_in("empty.txt"), &n);
+    HF_CALL(hf_atomic_write_buffer(test_temp_path("empty.txt"), "abc\n", 4));
+    text = test_load_file(test_temp_path("empty.txt"), &n);
     CHECK(n == 4 && strcmp(text, "abc\n") == 0, "buffer write");
     free(text);
-    expect_failure(hf_atomic_write_buffer("", "x", 1), HF_ERROR_INVALID_ARGUMENT, "empty path", "empty path");
-    expect_failure(hf_atomic_file_open(NULL, &f), HF_ERROR_NULL_ARGUMENT, "path is NULL", "NULL path");
+    test_expect_error(hf_atomic_write_buffer("", "x", 1), HF_ERROR_INVALID_ARGUMENT, "empty path", NULL, "empty path");
+    test_expect_error(hf_atomic_file_open(NULL, &f), HF_ERROR_NULL_ARGUMENT, "path is NULL", NULL, "NULL path");
     free(big);
     printf("atomic file: %zu bytes through printf/write across 64 KiB buffers read back exactly; abort and "
            "failures leave no file\n",
@@ -1126,9 +1083,9 @@ static void test_locale(void)
         char probe[32];
         char *text;
         snprintf(probe, sizeof probe, "%.1f", 1.5);
-        HF_CALL(hf_report_write_json(path_in("locale.json"), &report));
+        HF_CALL(hf_report_write_json(test_temp_path("locale.json"), &report));
         setlocale(LC_NUMERIC, "C");
-        text = slurp(path_in("locale.json"), NULL);
+        text = test_load_file(test_temp_path("locale.json"), NULL);
         CHECK(strstr(text, expected) != NULL, "JSON numbers under %s: no '%s'", used, expected);
         printf("locale: %s prints 1.5 as '%s'; the JSON still has '.' decimals\n", used, probe);
         free(text);
@@ -1139,11 +1096,10 @@ int main(void)
 {
     double rmsd, loss_before = 0, loss_after = 0;
     int n;
-    CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp");
     build_report();
     have_python = system("python3 -c 'import json, xml.etree.ElementTree' > /dev/null 2>&1") == 0;
     if (have_python) {
-        FILE *f = fopen(path_in("check.py"), "w");
+        FILE *f = fopen(test_temp_path("check.py"), "w");
         CHECK(f != NULL && fputs(python_script, f) >= 0 && fclose(f) == 0, "writing check.py");
     } else {
         printf("python3 with json and xml.etree not found: the python parts of the checks are skipped\n");
@@ -1181,13 +1137,6 @@ int main(void)
     test_empty_report();
     test_atomic_file();
     test_locale();
-    if (getenv("HESSFIT_TEST_KEEP") != NULL) { /* to look at the outputs */
-        printf("outputs kept in %s\n", tmpdir);
-    } else {
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        CHECK(system(cmd) == 0, "removing %s", tmpdir);
-    }
     printf("test_report: all checks passed\n");
     return 0;
 }

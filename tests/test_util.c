@@ -1,6 +1,24 @@
+#define _GNU_SOURCE /* mkdtemp, nftw, memmem, program_invocation_short_name */
 #include "test_util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
 #include <math.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+extern char **environ;
 
 const char *test_platform_name(int argc, char **argv) {
     return argc > 1 ? argv[1] : "Reference";
@@ -120,5 +138,546 @@ void test_rotate(double *pos, int n, const double axis[3], double angle) {
         double x[3] = {pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]};
         for (int a = 0; a < 3; a++)
             pos[3 * i + a] = r[a][0] * x[0] + r[a][1] * x[1] + r[a][2] * x[2];
+    }
+}
+
+double test_distance(const double *x, int i, int j) {
+    double d[3] = {x[3 * i] - x[3 * j], x[3 * i + 1] - x[3 * j + 1], x[3 * i + 2] - x[3 * j + 2]};
+    return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+double test_angle(const double *x, int i, int j, int k) {
+    double u[3], v[3], uu = 0, vv = 0, uv = 0;
+    for (int c = 0; c < 3; c++) {
+        u[c] = x[3 * i + c] - x[3 * j + c];
+        v[c] = x[3 * k + c] - x[3 * j + c];
+        uu += u[c] * u[c];
+        vv += v[c] * v[c];
+        uv += u[c] * v[c];
+    }
+    return acos(uv / sqrt(uu * vv));
+}
+
+double test_best_assignment(const double *score, int n) {
+    int perm[9], c[9] = {0};
+    double best = 0.0;
+    CHECK(n >= 1 && n <= 9, "test_best_assignment: n = %d", n);
+    for (int i = 0; i < n; i++) {
+        perm[i] = i;
+        best += score[i * n + i];
+    }
+    for (int i = 1; i < n;) { /* Heap's algorithm, iterative */
+        if (c[i] < i) {
+            const int j = i % 2 ? c[i] : 0, t = perm[j];
+            double sum = 0.0;
+            perm[j] = perm[i];
+            perm[i] = t;
+            for (int k = 0; k < n; k++)
+                sum += score[k * n + perm[k]];
+            best = fmax(best, sum);
+            c[i]++;
+            i = 1;
+        } else {
+            c[i++] = 0;
+        }
+    }
+    return best;
+}
+
+double test_now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---- the temporary directory ------------------------------------------------------------------ */
+
+static char temp_dir[4096];
+static pid_t temp_owner;    /* the process that made it (a forked child leaves it alone) */
+static char **temp_paths;   /* every path handed out, freed at exit */
+static size_t n_temp_paths, cap_temp_paths;
+
+static int make_writable(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)ftw;
+    if (flag == FTW_D && (sb->st_mode & 0700) != 0700)
+        (void)chmod(path, sb->st_mode | 0700); /* so that what a test made read-only can go */
+    return 0;
+}
+
+static int remove_inside(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)sb;
+    (void)flag;
+    if (ftw->level > 0)
+        (void)remove(path);
+    return 0;
+}
+
+static void remove_tree(int keep_top) {
+    nftw(temp_dir, make_writable, 16, FTW_PHYS);
+    nftw(temp_dir, remove_inside, 16, FTW_DEPTH | FTW_PHYS);
+    if (!keep_top)
+        (void)rmdir(temp_dir);
+}
+
+static void temp_dir_at_exit(void) {
+    if (getpid() == temp_owner) {
+        if (getenv("HESSFIT_TEST_KEEP") != NULL)
+            printf("test files kept in %s\n", temp_dir);
+        else
+            remove_tree(0);
+    }
+    for (size_t i = 0; i < n_temp_paths; i++)
+        free(temp_paths[i]);
+    free(temp_paths);
+    temp_paths = NULL;
+    n_temp_paths = cap_temp_paths = 0;
+}
+
+const char *test_temp_dir(void) {
+    if (temp_dir[0] == '\0') {
+        const char *base = getenv("TMPDIR");
+        char name[sizeof temp_dir];
+        snprintf(name, sizeof name, "%s/hessfit_%s_XXXXXX", base != NULL && base[0] ? base : "/tmp",
+                 program_invocation_short_name);
+        CHECK(mkdtemp(name) != NULL, "mkdtemp(%s): %s", name, strerror(errno));
+        memcpy(temp_dir, name, sizeof temp_dir);
+        temp_owner = getpid();
+        atexit(temp_dir_at_exit);
+    }
+    return temp_dir;
+}
+
+const char *test_temp_path(const char *name) {
+    const char *dir = test_temp_dir();
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path;
+    for (size_t i = 0; i < n_temp_paths; i++) /* the same name gives the same string */
+        if (strlen(temp_paths[i]) + 1 == n && strcmp(temp_paths[i] + strlen(dir) + 1, name) == 0)
+            return temp_paths[i];
+    if (n_temp_paths == cap_temp_paths) {
+        cap_temp_paths = cap_temp_paths ? 2 * cap_temp_paths : 64;
+        temp_paths = realloc(temp_paths, cap_temp_paths * sizeof *temp_paths);
+        CHECK(temp_paths != NULL, "out of memory");
+    }
+    path = malloc(n);
+    CHECK(path != NULL, "out of memory");
+    snprintf(path, n, "%s/%s", dir, name);
+    temp_paths[n_temp_paths++] = path;
+    return path;
+}
+
+void test_temp_clear(void) {
+    test_temp_dir();
+    remove_tree(1);
+}
+
+/* Every entry of the directory is one of names[0..n) or (handed_out) a name test_temp_path gave. */
+static int check_entries(const char *const *names, int n, int handed_out) {
+    DIR *d = opendir(test_temp_dir());
+    struct dirent *e;
+    int count = 0;
+    CHECK(d != NULL, "opendir %s", temp_dir);
+    while ((e = readdir(d)) != NULL) {
+        int known = 0;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        for (int k = 0; k < n && !known; k++)
+            known = strcmp(e->d_name, names[k]) == 0;
+        for (size_t k = 0; handed_out && k < n_temp_paths && !known; k++)
+            known = strcmp(temp_paths[k] + strlen(temp_dir) + 1, e->d_name) == 0;
+        CHECK(known, "unexpected file %s in %s (a temporary file left behind?)", e->d_name, temp_dir);
+        count++;
+    }
+    closedir(d);
+    return count;
+}
+
+int test_temp_check_only(const char *const *names, int n) {
+    return check_entries(names, names != NULL ? n : 0, 0);
+}
+
+int test_temp_check_known(void) {
+    return check_entries(NULL, 0, 1);
+}
+
+const char *test_write_file(const char *name, const void *data, size_t n) {
+    const char *path = test_temp_path(name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL, "cannot create %s: %s", path, strerror(errno));
+    CHECK(fwrite(data, 1, n, f) == n, "cannot write %s", path);
+    CHECK(fclose(f) == 0, "cannot close %s", path);
+    return path;
+}
+
+const char *test_write_gz(const char *name, const void *data, size_t n) {
+    const char *path = test_temp_path(name);
+    gzFile gz = gzopen(path, "wb");
+    CHECK(gz != NULL, "gzopen %s", path);
+    CHECK(n <= (size_t)INT32_MAX && gzwrite(gz, data, (unsigned)n) == (int)n, "gzwrite %s", path);
+    CHECK(gzclose(gz) == Z_OK, "gzclose %s", path);
+    return path;
+}
+
+const char *test_write_text(const char *name, const char *text) {
+    return test_write_file(name, text, strlen(text));
+}
+
+char *test_load_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    char *data;
+    long n;
+    CHECK(f != NULL, "cannot open %s: %s", path, strerror(errno));
+    CHECK(fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0, "size of %s", path);
+    data = malloc((size_t)n + 1);
+    CHECK(data != NULL, "out of memory");
+    CHECK(fread(data, 1, (size_t)n, f) == (size_t)n, "short read of %s", path);
+    fclose(f);
+    data[n] = '\0';
+    if (size != NULL)
+        *size = (size_t)n;
+    return data;
+}
+
+char *test_load_gunzip(const char *path, size_t *size) {
+    gzFile gz = gzopen(path, "rb");
+    size_t cap = 1 << 20, n = 0;
+    char *data = malloc(cap);
+    int got;
+    CHECK(gz != NULL && data != NULL, "cannot open %s", path);
+    while ((got = gzread(gz, data + n, (unsigned)(cap - n - 1))) > 0) {
+        n += (size_t)got;
+        if (cap - n - 1 == 0) {
+            cap *= 2;
+            data = realloc(data, cap);
+            CHECK(data != NULL, "out of memory");
+        }
+    }
+    CHECK(got == 0, "read error in %s", path);
+    gzclose(gz);
+    data[n] = '\0';
+    if (size != NULL)
+        *size = n;
+    return data;
+}
+
+/* ---- text mutations --------------------------------------------------------------------------- */
+
+char *test_splice(const char *text, size_t from, size_t to, const char *repl) {
+    size_t n = strlen(text), r = strlen(repl);
+    char *out;
+    CHECK(from <= to && to <= n, "splice of [%zu, %zu) in a text of %zu bytes", from, to, n);
+    out = malloc(n - (to - from) + r + 1);
+    CHECK(out != NULL, "out of memory");
+    memcpy(out, text, from);
+    memcpy(out + from, repl, r);
+    memcpy(out + from + r, text + to, n - to + 1);
+    return out;
+}
+
+char *test_replace_first(const char *text, size_t start, const char *old, const char *repl, int *line) {
+    const char *hit;
+    size_t at;
+    CHECK(start <= strlen(text), "start %zu beyond the text", start);
+    hit = strstr(text + start, old);
+    CHECK(hit != NULL, "'%s' not found in the text to mutate", old);
+    at = (size_t)(hit - text);
+    if (line != NULL)
+        *line = test_line_of(text, at);
+    return test_splice(text, at, at + strlen(old), repl);
+}
+
+char *test_replace_lines(const char *text, int first, int last, const char *lines) {
+    CHECK(first >= 1 && last >= first - 1, "lines %d..%d", first, last);
+    return test_splice(text, test_line_offset(text, first), test_line_offset(text, last + 1), lines);
+}
+
+size_t test_line_offset(const char *text, int line) {
+    size_t off = 0;
+    for (int l = 1; l < line; l++) {
+        const char *nl = strchr(text + off, '\n');
+        CHECK(nl != NULL, "line %d beyond the text", line);
+        off = (size_t)(nl - text) + 1;
+    }
+    return off;
+}
+
+int test_line_of(const char *text, size_t off) {
+    int line = 1;
+    for (size_t k = 0; k < off; k++)
+        line += text[k] == '\n';
+    return line;
+}
+
+int test_find_line(const char *text, int from, const char *s, int flags) {
+    size_t n = strlen(s);
+    int line = 1, found = 0;
+    for (const char *p = text; *p != '\0'; line++) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+        int hit = (flags & TEST_LINE_EXACT) ? len == n && memcmp(p, s, n) == 0 : memmem(p, len, s, n) != NULL;
+        if (line >= from && hit) {
+            found = line;
+            if (!(flags & TEST_LINE_LAST))
+                break;
+        }
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+    CHECK(found > 0, "no line %s '%s' (from line %d)", (flags & TEST_LINE_EXACT) ? "that is" : "containing", s, from);
+    return found;
+}
+
+/* ---- expected failures ------------------------------------------------------------------------ */
+
+static int quiet_failures;
+
+void test_set_quiet(int quiet) {
+    quiet_failures = quiet;
+}
+
+void test_expect_file_error(hf_status got, hf_status want, const char *path, int line, const char *part1,
+                            const char *part2, const char *what) {
+    const char *msg = hf_last_error();
+    CHECK(got != HF_SUCCESS, "%s: the call succeeded", what);
+    CHECK(want == HF_SUCCESS || got == want, "%s: got %s, expected %s (%s)", what, hf_status_string(got),
+          hf_status_string(want), msg);
+    if (path != NULL) {
+        const char *at = strstr(msg, path);
+        CHECK(at != NULL, "%s: the message does not name the file %s: %s", what, path, msg);
+        if (line > 0) {
+            char where[4200];
+            snprintf(where, sizeof where, "%s:%d:", path, line);
+            CHECK(strstr(msg, where) != NULL, "%s: the message does not name line %d: %s", what, line, msg);
+        } else if (line == TEST_ANY_LINE) {
+            at += strlen(path);
+            CHECK(at[0] == ':' && isdigit((unsigned char)at[1]), "%s: the message does not name file:line: %s", what,
+                  msg);
+        }
+    }
+    CHECK(part1 == NULL || strstr(msg, part1) != NULL, "%s: the message lacks '%s': %s", what, part1, msg);
+    CHECK(part2 == NULL || strstr(msg, part2) != NULL, "%s: the message lacks '%s': %s", what, part2, msg);
+    if (!quiet_failures)
+        printf("  %-44s -> %s: %s\n", what, hf_status_string(got), msg);
+}
+
+void test_expect_error(hf_status got, hf_status want, const char *part1, const char *part2, const char *what) {
+    test_expect_file_error(got, want, NULL, 0, part1, part2, what);
+}
+
+static int molecule_is_zero(const hf_molecule *m) {
+    return m->name == NULL && m->source == NULL && m->n_atoms == 0 && m->atomic_numbers == NULL &&
+           m->coords == NULL && m->atom_types == NULL && m->atom_names == NULL && m->partial_charges == NULL &&
+           m->bonds_known == 0 && m->n_bonds == 0 && m->bonds == NULL && m->bond_orders == NULL &&
+           m->hessian == NULL && m->has_energy == 0 && m->energy == 0.0 && m->has_charge == 0 && m->charge == 0 &&
+           m->multiplicity == 0 && m->n_modes == 0 && m->frequencies == NULL && m->modes == NULL &&
+           m->n_reported_terms == 0 && m->reported_terms == NULL;
+}
+
+void test_expect_read_failure(hf_status (*read)(const char *path, hf_molecule *mol), const char *path, hf_status want,
+                              int line, const char *part1, const char *part2, const char *what) {
+    hf_molecule m;
+    hf_status st;
+    memset(&m, 0x5a, sizeof m);
+    st = read(path, &m);
+    test_expect_file_error(st, want, path, line, part1, part2, what);
+    CHECK(molecule_is_zero(&m), "%s: the output is not zeroed after a failure", what);
+}
+
+void test_expect_list_failure(hf_status (*read)(const char *path, hf_molecule_list *list), const char *path,
+                              hf_status want, int line, const char *part1, const char *part2, const char *what) {
+    hf_molecule_list l;
+    hf_status st;
+    memset(&l, 0x5a, sizeof l);
+    st = read(path, &l);
+    test_expect_file_error(st, want, path, line, part1, part2, what);
+    CHECK(l.n == 0 && l.items == NULL, "%s: the output is not zeroed after a failure", what);
+}
+
+/* ---- running a built program ------------------------------------------------------------------ */
+
+const char *test_program_path(const char *argv0, const char *name) {
+    static char path[4096];
+    char self[4096];
+    const char *dir;
+    snprintf(self, sizeof self, "%s", argv0);
+    dir = dirname(self);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (access(path, X_OK) != 0)
+        snprintf(path, sizeof path, "%s/../bin/%s", dir, name);
+    CHECK(access(path, X_OK) == 0, "no %s program next to %s", name, argv0);
+    return path;
+}
+
+void test_shell_quote(char *out, size_t size, const char *s) {
+    size_t n = 0;
+    CHECK(size >= 3, "no room to quote");
+    out[n++] = '\'';
+    for (; *s; s++) {
+        CHECK(n + 6 < size, "'%.40s...' too long to quote in %zu bytes", s, size);
+        if (*s == '\'') {
+            memcpy(out + n, "'\\''", 4);
+            n += 4;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n++] = '\'';
+    out[n] = '\0';
+}
+
+test_run_result test_run_program(const char *program, const char *args) {
+    test_run_result r;
+    size_t qsize = 4 * strlen(program) + 3, cap = 1 << 16, err_len = 0;
+    char *quoted = malloc(qsize), *cmd;
+    char *argv[4] = {"sh", "-c", NULL, NULL};
+    int out_pipe[2], err_pipe[2], w, open_fds = 2;
+    posix_spawn_file_actions_t actions;
+    pid_t pid;
+    double t0;
+    memset(&r, 0, sizeof r);
+    CHECK(quoted != NULL, "out of memory");
+    test_shell_quote(quoted, qsize, program);
+    cmd = malloc(strlen(quoted) + strlen(args) + 2);
+    CHECK(cmd != NULL, "out of memory");
+    sprintf(cmd, "%s %s", quoted, args);
+    argv[2] = cmd;
+    CHECK(pipe(out_pipe) == 0 && pipe(err_pipe) == 0, "pipe: %s", strerror(errno));
+    for (int k = 0; k < 2; k++) { /* only the child's copies on fds 1 and 2 stay open in it */
+        fcntl(out_pipe[k], F_SETFD, FD_CLOEXEC);
+        fcntl(err_pipe[k], F_SETFD, FD_CLOEXEC);
+    }
+    CHECK(posix_spawn_file_actions_init(&actions) == 0 &&
+              posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO) == 0 &&
+              posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO) == 0,
+          "posix_spawn file actions");
+    fflush(NULL);
+    t0 = test_now_s();
+    CHECK(posix_spawn(&pid, "/bin/sh", &actions, NULL, argv, environ) == 0, "cannot run %s", cmd);
+    posix_spawn_file_actions_destroy(&actions);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    r.out = malloc(cap);
+    CHECK(r.out != NULL, "out of memory");
+    while (open_fds > 0) { /* both pipes at once, so that neither fills up and blocks the child */
+        struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+        int ready = poll(fds, 2, -1);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        CHECK(ready > 0, "poll: %s", strerror(errno));
+        for (int k = 0; k < 2; k++) {
+            char chunk[65536];
+            ssize_t got;
+            if (fds[k].fd < 0 || fds[k].revents == 0)
+                continue;
+            got = read(fds[k].fd, chunk, sizeof chunk);
+            if (got < 0 && errno == EINTR)
+                continue;
+            CHECK(got >= 0, "reading the output of %s: %s", cmd, strerror(errno));
+            if (got == 0) {
+                close(fds[k].fd);
+                if (k == 0)
+                    out_pipe[0] = -1;
+                else
+                    err_pipe[0] = -1;
+                open_fds--;
+            } else if (k == 0) {
+                while (r.out_len + (size_t)got + 1 > cap) {
+                    cap *= 2;
+                    r.out = realloc(r.out, cap);
+                    CHECK(r.out != NULL, "out of memory");
+                }
+                memcpy(r.out + r.out_len, chunk, (size_t)got);
+                r.out_len += (size_t)got;
+            } else {
+                size_t keep = sizeof r.err - 1 - err_len;
+                if (keep > (size_t)got)
+                    keep = (size_t)got;
+                memcpy(r.err + err_len, chunk, keep);
+                err_len += keep;
+            }
+        }
+    }
+    r.out[r.out_len] = '\0';
+    r.err[err_len] = '\0';
+    while ((w = (int)waitpid(pid, &r.status, 0)) < 0 && errno == EINTR)
+        ;
+    r.seconds = test_now_s() - t0;
+    CHECK(w == pid && WIFEXITED(r.status), "%s did not exit normally", cmd);
+    r.status = WEXITSTATUS(r.status);
+    free(cmd);
+    free(quoted);
+    return r;
+}
+
+void test_expect_exit(const test_run_result *r, int status, const char *err_part, const char *what) {
+    const char *nl = strchr(r->err, '\n');
+    CHECK(r->status == status, "%s: exit %d, expected %d; stderr: %s", what, r->status, status, r->err);
+    CHECK(err_part == NULL || strstr(r->err, err_part) != NULL, "%s: stderr lacks '%s': %s", what, err_part, r->err);
+    printf("  %-44s exit %d%s%.*s\n", what, r->status, r->err[0] ? ", stderr: " : "",
+           (int)(nl ? nl - r->err : (long)strlen(r->err)), r->err);
+}
+
+void test_expect_output(const test_run_result *r, const char *text, const char *what) {
+    CHECK(strstr(r->out, text) != NULL, "%s: output lacks '%s'", what, text);
+}
+
+/* ---- training-set fixtures -------------------------------------------------------------------- */
+
+void test_read_ch3f_start(const char *path, test_ch3f_start *out) {
+    char buf[4096];
+    int line = 0;
+    const int max_params = (int)(sizeof out->params / sizeof out->params[0]);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot open %s", path);
+    memset(out, 0, sizeof *out);
+    out->ff.format = HF_FF_FORMAT_NONE;
+    out->ff.path = (char *)path;
+    out->ff.params = out->params;
+    while (fgets(buf, sizeof buf, f) != NULL) {
+        char *tok = strtok(buf, " \t\r\n");
+        hf_ff_param *p;
+        int n_types;
+        line++;
+        if (tok == NULL || tok[0] == '#')
+            continue;
+        if (strcmp(tok, "reference_frequencies") == 0) {
+            while ((tok = strtok(NULL, " \t\r\n")) != NULL && out->n_reference < 9)
+                out->reference[out->n_reference++] = strtod(tok, NULL);
+            continue;
+        }
+        CHECK(out->ff.n_params < max_params, "%s: too many parameters", path);
+        p = &out->params[out->ff.n_params++];
+        n_types = strcmp(tok, "bond") == 0 ? 2 : strcmp(tok, "angle") == 0 ? 3 : 0;
+        CHECK(n_types > 0, "%s:%d: unknown record %s", path, line, tok);
+        p->kind = n_types == 2 ? HF_PARAM_BOND : HF_PARAM_ANGLE;
+        p->n_types = n_types;
+        for (int k = 0; k < n_types; k++)
+            snprintf(p->types[k], sizeof p->types[k], "%s", strtok(NULL, " \t\r\n"));
+        p->n_values = 2;
+        p->values[0] = strtod(strtok(NULL, " \t\r\n"), NULL);
+        p->values[1] = strtod(strtok(NULL, " \t\r\n"), NULL);
+        p->line = line;
+        p->substructure = -1;
+    }
+    fclose(f);
+    CHECK(out->ff.n_params == max_params && out->n_reference == 9, "%s: %d parameters, %d reference frequencies",
+          path, out->ff.n_params, out->n_reference);
+}
+
+void test_type_rh_enamide(hf_forcefield *ff, hf_molecule_list *mmo, hf_typed_molecule typed[TEST_RH_MOLECULES]) {
+    /* the torsions MacroModel left out of the rh-enamide .mmo */
+    static const char *const no_term[7] = {"torsion * RH * *",    "torsion RH * * *",    "torsion * * C1 N1",
+                                           "torsion N2 C2 C2 H1", "torsion C1 C2 C2 H1", "torsion C3 P3 C2 H1",
+                                           "torsion C3 P3 C2 C2"};
+    HF_CALL(hf_fld_read(test_source_path("examples/data/rh-enamide/ff/mm3.fld"), ff));
+    HF_CALL(hf_read_mmo(test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz"), mmo));
+    CHECK(mmo->n == TEST_RH_MOLECULES, "%d structures", mmo->n);
+    for (int m = 0; m < TEST_RH_MOLECULES; m++) {
+        hf_topology t;
+        hf_typing_options opt = {7, no_term};
+        HF_CALL(hf_topology_build(&mmo->items[m], NULL, &t));
+        HF_CALL(hf_assign_parameters(&mmo->items[m], &t, ff, &opt, &typed[m]));
+        hf_topology_free(&t);
     }
 }

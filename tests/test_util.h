@@ -1,9 +1,14 @@
 #ifndef HESSFIT_TEST_UTIL_H_
 #define HESSFIT_TEST_UTIL_H_
 /* Shared helpers for the CTest programs: checks that stay on in release builds, plugin loading,
- * contexts on a named platform, and finite-difference helpers. */
+ * contexts on a named platform, finite-difference and geometry helpers, a private temporary
+ * directory with file and text-mutation helpers, the checks of an expected failure, a runner for
+ * the built programs, and the training-set fixtures several tests share. */
 #include "hessfit.h"
+#include "hessfit_forcefield.h"
+#include "hessfit_molecule.h"
 #include "hessfit_status.h"
+#include "hessfit_typing.h"
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -81,5 +86,128 @@ void test_seed(unsigned long long seed);
 /* Rotate 3n coordinates in place by the rotation about axis (unnormalised) through angle rad,
  * about the origin. */
 void test_rotate(double *pos, int n, const double axis[3], double angle);
+
+/* |x_i - x_j| and the angle i-j-k (rad, j the vertex) of 3n coordinates. */
+double test_distance(const double *x, int i, int j);
+double test_angle(const double *x, int i, int j, int k);
+
+/* The largest sum_k score[k][perm[k]] over all permutations perm of n columns (score row-major
+ * n x n; brute force by Heap's algorithm, n <= 9). */
+double test_best_assignment(const double *score, int n);
+
+/* Seconds on the monotonic clock (differences are wall times). */
+double test_now_s(void);
+
+/* ---- the test's own temporary directory ------------------------------------------------------ */
+
+/* "$TMPDIR/hessfit_<program>_XXXXXX" (TMPDIR unset: /tmp), made with mkdtemp on first use and
+ * removed with everything in it when the program exits, also after a failed CHECK. With
+ * HESSFIT_TEST_KEEP set in the environment it is kept and its path printed. */
+const char *test_temp_dir(void);
+/* test_temp_dir()/name; the string stays valid until the program exits. */
+const char *test_temp_path(const char *name);
+/* Remove everything inside the directory (it stays). */
+void test_temp_clear(void);
+/* Every entry of the directory is one of names[0..n) (no file left behind); returns the number
+ * of entries. */
+int test_temp_check_only(const char *const *names, int n);
+/* The same with the names test_temp_path has handed out. */
+int test_temp_check_known(void);
+
+/* Write n bytes (plain, or gzip-compressed with zlib) to test_temp_path(name), replacing any file
+ * there; returns that path. */
+const char *test_write_file(const char *name, const void *data, size_t n);
+const char *test_write_gz(const char *name, const void *data, size_t n);
+/* test_write_file(name, text, strlen(text)). */
+const char *test_write_text(const char *name, const char *text);
+
+/* The whole file as it is on disk (test_load_file) or decompressed when it is gzip
+ * (test_load_gunzip; zlib reads a plain file as it is): malloc'ed, NUL-terminated after *size
+ * bytes (size may be NULL). A file that cannot be read fails the test. */
+char *test_load_file(const char *path, size_t *size);
+char *test_load_gunzip(const char *path, size_t *size);
+
+/* ---- mutations of a text (each result malloc'ed; what must be there is CHECKed) --------------- */
+
+/* text with its bytes [from, to) replaced by repl. */
+char *test_splice(const char *text, size_t from, size_t to, const char *repl);
+/* text with the first occurrence of old at or after byte start replaced by repl; *line (if not
+ * NULL) is the 1-based line of that occurrence. */
+char *test_replace_first(const char *text, size_t start, const char *old, const char *repl, int *line);
+/* text with its lines first..last (1-based, inclusive) replaced by lines, taken as it is (end it
+ * with "\n"): "" deletes them, last = first - 1 inserts before line first. */
+char *test_replace_lines(const char *text, int first, int last, const char *lines);
+/* Byte offset of the start of 1-based line `line` (one past the last line: the end of the text). */
+size_t test_line_offset(const char *text, int line);
+/* 1-based line holding byte offset off. */
+int test_line_of(const char *text, size_t off);
+
+#define TEST_LINE_EXACT 1 /* the whole line is s, not only a part of it */
+#define TEST_LINE_LAST 2  /* the last such line, not the first */
+/* The 1-based number of the first (TEST_LINE_LAST: last) line at or after line `from` that
+ * contains s (TEST_LINE_EXACT: that is s); there must be one. */
+int test_find_line(const char *text, int from, const char *s, int flags);
+
+/* ---- expected failures ------------------------------------------------------------------------ */
+
+#define TEST_ANY_LINE (-1)
+/* A call that must fail: got != HF_SUCCESS and, unless want is HF_SUCCESS (any failure), got ==
+ * want; the message (hf_last_error) holds part1 and part2 where they are not NULL. The message
+ * is printed after what (test_set_quiet(1) stops that). */
+void test_expect_error(hf_status got, hf_status want, const char *part1, const char *part2, const char *what);
+/* The same for a call on a file: the message also names path, followed by ":line:" when line > 0
+ * or by ':' and a line number when line is TEST_ANY_LINE. */
+void test_expect_file_error(hf_status got, hf_status want, const char *path, int line, const char *part1,
+                            const char *part2, const char *what);
+/* read(path) on an output filled with garbage must fail as test_expect_file_error says and leave
+ * the output zeroed. */
+void test_expect_read_failure(hf_status (*read)(const char *path, hf_molecule *mol), const char *path, hf_status want,
+                              int line, const char *part1, const char *part2, const char *what);
+void test_expect_list_failure(hf_status (*read)(const char *path, hf_molecule_list *list), const char *path,
+                              hf_status want, int line, const char *part1, const char *part2, const char *what);
+/* Whether the expected-failure checks print their message (default: they do). */
+void test_set_quiet(int quiet);
+
+/* ---- running a built program ------------------------------------------------------------------ */
+
+typedef struct test_run_result {
+    int status;      /* exit code */
+    char *out;       /* stdout, NUL-terminated, malloc'ed (the caller frees it) */
+    size_t out_len;
+    char err[16384]; /* stderr, NUL-terminated (its first 16383 bytes) */
+    double seconds;  /* wall time */
+} test_run_result;
+
+/* The program `name` beside the test executable argv0 (or in ../bin from there); there must be one. */
+const char *test_program_path(const char *argv0, const char *name);
+/* Run "'program' args" with /bin/sh (args already shell-quoted; they may redirect), capturing
+ * stdout, stderr and the exit code; the program must exit normally. */
+test_run_result test_run_program(const char *program, const char *args);
+/* The run exited with status and, when err_part is not NULL, its stderr holds err_part; prints
+ * what, the status and the first line of stderr. */
+void test_expect_exit(const test_run_result *r, int status, const char *err_part, const char *what);
+/* Its stdout holds text. */
+void test_expect_output(const test_run_result *r, const char *text, const char *what);
+/* s in single quotes for /bin/sh (a quote inside as '\''), in out of size bytes (must fit). */
+void test_shell_quote(char *out, size_t size, const char *s);
+
+/* ---- training-set fixtures -------------------------------------------------------------------- */
+
+/* q2mm's CH3F Seminario start (examples/data/sn2/ch3f-seminario-start.txt: "bond A B k r0" and
+ * "angle A B C k theta0" lines in q2mm's canonical units, which are hessfit's, and the MM
+ * frequencies q2mm computed there) as a small force field typed by element symbol. ff.params
+ * points into params and ff.path is the caller's path: do not copy the struct or free ff. */
+typedef struct test_ch3f_start {
+    hf_forcefield ff;
+    hf_ff_param params[4];
+    double reference[9]; /* q2mm's MM frequencies (cm^-1) */
+    int n_reference;
+} test_ch3f_start;
+void test_read_ch3f_start(const char *path, test_ch3f_start *out);
+
+/* The nine rh-enamide structures of the .mmo typed with mm3.fld, the torsions MacroModel left out
+ * (q2mm's rh-enamide example) given as "no term": ff, mmo and typed[0..8] are the caller's to free. */
+#define TEST_RH_MOLECULES 9
+void test_type_rh_enamide(hf_forcefield *ff, hf_molecule_list *mmo, hf_typed_molecule typed[TEST_RH_MOLECULES]);
 
 #endif

@@ -19,8 +19,7 @@
  * returns the same status, and commit reports the first failure (with its errno text and the byte
  * offset). So a writer may print without checking each call and still never commit a short file.
  *
- * The force-field writers' hf_ff_write_atomic(path, data, len) (hf_ff_internal.h) has the same
- * contract as hf_atomic_write_buffer below and can be replaced by it one for one.
+ * Every file hessfit writes (force fields, reports, plots, checkpoints) goes through here.
  */
 #include <stddef.h>
 

@@ -1,5 +1,6 @@
 /* Optimiser checkpoints (hessfit_optimize.h): the plain-text file (every double as %.17g, written
  * atomically), its strict reader (every error names path:line), and resuming a handle. */
+#include "hessfit_atomic_file.h"
 #include "hf_model_optimize_internal.h"
 
 #include "../src/hf_ff_internal.h"
@@ -61,7 +62,7 @@ hf_status hf_optimize_save_checkpoint(const char *path, const hf_opt_checkpoint 
     if (st == HF_SUCCESS)
         st = hf_ff_buf_printf(&b, "end\n");
     if (st == HF_SUCCESS)
-        st = hf_ff_write_atomic(path, b.data, b.len);
+        st = hf_atomic_write_buffer(path, b.data, b.len);
     hf_ff_buf_free(&b);
     return st;
 }

@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 
+#include "hessfit_atomic_file.h"
 #include "hessfit_forcefield.h"
 
 /* Force-field files are text of a few hundred kB; refuse anything beyond this. */
@@ -16,6 +17,15 @@
  * unchanged; a last line without "\n" is read like one with it). NUL bytes and lines longer than
  * HF_LINES_MAX_LINE bytes are errors naming path:line. Sets ff->path. On failure ff is freed. */
 hf_status hf_ff_load_lines(const char *path, hf_forcefield *ff);
+
+/* The start of a force-field reader: arguments checked (the message names reader), *ff zeroed,
+ * path's lines loaded into *tmp (hf_ff_load_lines) with tmp->format = format. An empty file is
+ * HF_ERROR_TRUNCATED "path:1: empty file<empty_note>" and leaves *tmp freed. */
+hf_status hf_ff_read_begin(const char *reader, const char *path, hf_forcefield *ff, hf_ff_format format,
+                           const char *empty_note, hf_forcefield *tmp);
+
+/* "parameter <index> (<kind> <types...>, line <line>)" in out (size bytes), for messages. */
+void hf_ff_describe_param(const hf_ff_param *p, int index, char *out, size_t size);
 
 /* MM3 .fld (hf_fld.c): the index of the parameter that line `line` (1-based) continues -- a -2
  * table line with blank type columns and more descriptors, below the parameter line of the same
@@ -43,9 +53,5 @@ __attribute__((format(printf, 2, 3)))
 hf_status hf_ff_buf_printf(hf_ff_buf *b, const char *format, ...);
 void hf_ff_buf_free(hf_ff_buf *b);
 
-/* Write len bytes to path atomically: a new file "<path>.tmp.<pid>.<n>" in the same directory,
- * written, flushed to disk and renamed over path. On any failure the temporary file is removed
- * and path is left as it was; the message names path and the reason. */
-hf_status hf_ff_write_atomic(const char *path, const char *data, size_t len);
 
 #endif

@@ -498,27 +498,26 @@ hf_status hf_ffxml_write(const char *path, const hf_forcefield *ff, const hf_mol
     if (st == HF_SUCCESS)
         st = put_comment(&doc, "", text);
     if (st == HF_SUCCESS)
-        st = hf_ff_buf_printf(&doc, "<ForceField>\n <AtomTypes>\n");
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_append(&doc, o.types.data, o.types.len);
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_printf(&doc, " </AtomTypes>\n <Residues>\n");
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_append(&doc, o.residues.data, o.residues.len);
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_printf(&doc, " </Residues>\n <HarmonicBondForce>\n");
-    if (st == HF_SUCCESS && o.bonds.len > 0)
-        st = hf_ff_buf_append(&doc, o.bonds.data, o.bonds.len);
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_printf(&doc, " </HarmonicBondForce>\n <HarmonicAngleForce>\n");
-    if (st == HF_SUCCESS && o.angles.len > 0)
-        st = hf_ff_buf_append(&doc, o.angles.data, o.angles.len);
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_printf(&doc, " </HarmonicAngleForce>\n <PeriodicTorsionForce ordering=\"charmm\">\n");
-    if (st == HF_SUCCESS && o.torsions.len > 0)
-        st = hf_ff_buf_append(&doc, o.torsions.data, o.torsions.len);
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_printf(&doc, " </PeriodicTorsionForce>\n");
+        st = hf_ff_buf_printf(&doc, "<ForceField>\n");
+    {
+        /* each element with the entries written into its own buffer */
+        const struct {
+            const char *open;
+            const hf_ff_buf *body;
+            const char *close;
+        } parts[] = {{" <AtomTypes>\n", &o.types, " </AtomTypes>\n"},
+                     {" <Residues>\n", &o.residues, " </Residues>\n"},
+                     {" <HarmonicBondForce>\n", &o.bonds, " </HarmonicBondForce>\n"},
+                     {" <HarmonicAngleForce>\n", &o.angles, " </HarmonicAngleForce>\n"},
+                     {" <PeriodicTorsionForce ordering=\"charmm\">\n", &o.torsions, " </PeriodicTorsionForce>\n"}};
+        for (size_t k = 0; k < sizeof parts / sizeof parts[0] && st == HF_SUCCESS; k++) {
+            st = hf_ff_buf_printf(&doc, "%s", parts[k].open);
+            if (st == HF_SUCCESS && parts[k].body->len > 0)
+                st = hf_ff_buf_append(&doc, parts[k].body->data, parts[k].body->len);
+            if (st == HF_SUCCESS)
+                st = hf_ff_buf_printf(&doc, "%s", parts[k].close);
+        }
+    }
     if (st == HF_SUCCESS && o.n_harmonic > 0) {
         st = hf_ff_buf_printf(&doc,
                               " <CustomTorsionForce energy=\"" FFXML_HARMONIC_IMPROPER_ENERGY "\" ordering=\"charmm\">\n"
@@ -531,7 +530,7 @@ hf_status hf_ffxml_write(const char *path, const hf_forcefield *ff, const hf_mol
     if (st == HF_SUCCESS)
         st = hf_ff_buf_printf(&doc, "</ForceField>\n");
     if (st == HF_SUCCESS)
-        st = hf_ff_write_atomic(path, doc.data, doc.len);
+        st = hf_atomic_write_buffer(path, doc.data, doc.len);
 done:
     free(names);
     out_free(&o);

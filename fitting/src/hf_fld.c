@@ -470,17 +470,9 @@ hf_status hf_fld_read(const char *path, hf_forcefield *ff)
     int section_line = 0; /* line of the marker that opened the current section */
     int pattern_seen = 0;
     hf_status st;
-    if (path == NULL || ff == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_fld_read: %s is NULL", path == NULL ? "path" : "ff");
-    memset(ff, 0, sizeof *ff);
-    st = hf_ff_load_lines(path, &tmp);
+    st = hf_ff_read_begin("hf_fld_read", path, ff, HF_FF_MM3_FLD, "", &tmp);
     if (st != HF_SUCCESS)
         return st;
-    tmp.format = HF_FF_MM3_FLD;
-    if (tmp.n_lines == 0) {
-        st = hf_error(HF_ERROR_TRUNCATED, "%s:1: empty file", path);
-        goto fail;
-    }
     for (int i = 0; i < tmp.n_lines; i++) {
         const char *text = tmp.lines[i];
         int line_no = i + 1;
@@ -677,15 +669,6 @@ int hf_fld_param_continued_at(const hf_forcefield *ff, int line)
 
 /* ---- writing ------------------------------------------------------------------------------------ */
 
-static void describe(const hf_ff_param *p, int index, char *out, size_t size)
-{
-    int n = snprintf(out, size, "parameter %d (%s", index, hf_param_kind_name(p->kind));
-    for (int k = 0; k < p->n_types && k < 4 && n > 0 && (size_t)n < size; k++)
-        n += snprintf(out + n, size - (size_t)n, " %s", p->types[k]);
-    if (n > 0 && (size_t)n < size)
-        snprintf(out + n, size - (size_t)n, ", line %d)", p->line);
-}
-
 /* Right-align v with the given decimals into line[start, end); an error if it does not fit. */
 static hf_status put_field(char *line, int start, int end, int decimals, double v, const char *who, const char *path,
                            int field)
@@ -732,7 +715,7 @@ hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
         char who[160];
         const char *text;
         int L = p->line;
-        describe(p, i, who, sizeof who);
+        hf_ff_describe_param(p, i, who, sizeof who);
         if (L < 1 || L > ff->n_lines) {
             st = hf_error(HF_ERROR_INVALID_ARGUMENT,
                           "%s: %s has no line in %s; hf_fld_write only rewrites the lines parameters were read from",
@@ -826,7 +809,7 @@ hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
         if (st != HF_SUCCESS)
             goto done;
     }
-    st = hf_ff_write_atomic(path, out.data, out.len);
+    st = hf_atomic_write_buffer(path, out.data, out.len);
 done:
     if (edited != NULL)
         for (int i = 0; i < ff->n_lines; i++)

@@ -1,7 +1,7 @@
 /* The force-field model (hessfit_forcefield.h): freeing, names, look-up by line (an MM3 .fld
  * continuation line through hf_fld_param_continued_at, hf_fld.c); and what the
- * force-field readers and writers share (hf_ff_internal.h): whole-file line splitting, the
- * parameter list, a text buffer and the atomic file writer. */
+ * force-field readers and writers share (hf_ff_internal.h): whole-file line splitting, the start
+ * of a reader, the parameter list, parameter descriptions for messages and a text buffer. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "hessfit_forcefield.h"
@@ -10,14 +10,10 @@
 #include "hf_lines.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 void hf_forcefield_free(hf_forcefield *ff)
 {
@@ -110,6 +106,33 @@ fail:
     return st;
 }
 
+hf_status hf_ff_read_begin(const char *reader, const char *path, hf_forcefield *ff, hf_ff_format format,
+                           const char *empty_note, hf_forcefield *tmp)
+{
+    hf_status st;
+    if (path == NULL || ff == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: %s is NULL", reader, path == NULL ? "path" : "ff");
+    memset(ff, 0, sizeof *ff);
+    st = hf_ff_load_lines(path, tmp);
+    if (st != HF_SUCCESS)
+        return st;
+    tmp->format = format;
+    if (tmp->n_lines == 0) {
+        hf_forcefield_free(tmp);
+        return hf_error(HF_ERROR_TRUNCATED, "%s:1: empty file%s", path, empty_note);
+    }
+    return HF_SUCCESS;
+}
+
+void hf_ff_describe_param(const hf_ff_param *p, int index, char *out, size_t size)
+{
+    int n = snprintf(out, size, "parameter %d (%s", index, hf_param_kind_name(p->kind));
+    for (int k = 0; k < p->n_types && k < 4 && n > 0 && (size_t)n < size; k++)
+        n += snprintf(out + n, size - (size_t)n, " %s", p->types[k]);
+    if (n > 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, ", line %d)", p->line);
+}
+
 hf_status hf_ff_add_param(hf_forcefield *ff, size_t *cap, const hf_ff_param *param)
 {
     hf_status st = hf_grow((void **)&ff->params, cap, (size_t)ff->n_params + 1, sizeof *ff->params, "parameters");
@@ -174,66 +197,6 @@ void hf_ff_buf_free(hf_ff_buf *b)
         return;
     free(b->data);
     memset(b, 0, sizeof *b);
-}
-
-hf_status hf_ff_write_atomic(const char *path, const char *data, size_t len)
-{
-    static int counter = 0;
-    size_t plen;
-    char *tmp;
-    int fd = -1;
-    size_t done = 0;
-    if (path == NULL || data == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "atomic write: %s is NULL", path == NULL ? "path" : "data");
-    plen = strlen(path);
-    if (plen == 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "atomic write: empty path");
-    tmp = malloc(plen + 64);
-    if (tmp == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for the temporary file name", path);
-    /* A fresh name beside path (same directory, so rename is atomic); O_EXCL never reuses a file. */
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        snprintf(tmp, plen + 64, "%s.tmp.%ld.%d", path, (long)getpid(), counter++);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd < 0 && errno != EEXIST) {
-            hf_status st = hf_error(HF_ERROR_IO, "%s: cannot create the temporary file %s: %s", path, tmp,
-                                    strerror(errno));
-            free(tmp);
-            return st;
-        }
-    }
-    if (fd < 0) {
-        free(tmp);
-        return hf_error(HF_ERROR_IO, "%s: no free temporary file name beside it", path);
-    }
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            goto io_fail;
-        }
-        done += (size_t)w;
-    }
-    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
-        goto io_fail;
-    if (close(fd) != 0) {
-        fd = -1;
-        goto io_fail;
-    }
-    fd = -1;
-    if (rename(tmp, path) != 0)
-        goto io_fail;
-    free(tmp);
-    return HF_SUCCESS;
-io_fail: {
-        hf_status st = hf_error(HF_ERROR_IO, "%s: write failed: %s (nothing was written)", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        unlink(tmp);
-        free(tmp);
-        return st;
-    }
 }
 
 hf_status hf_forcefield_read(const char *path, hf_forcefield *ff)

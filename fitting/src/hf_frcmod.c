@@ -181,17 +181,9 @@ hf_status hf_frcmod_read(const char *path, hf_forcefield *ff)
     int pending = -1; /* index of a torsion whose series a negative PN continues */
     int pending_line = 0;
     hf_status st;
-    if (path == NULL || ff == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_frcmod_read: %s is NULL", path == NULL ? "path" : "ff");
-    memset(ff, 0, sizeof *ff);
-    st = hf_ff_load_lines(path, &tmp);
+    st = hf_ff_read_begin("hf_frcmod_read", path, ff, HF_FF_FRCMOD, " (no title line)", &tmp);
     if (st != HF_SUCCESS)
         return st;
-    tmp.format = HF_FF_FRCMOD;
-    if (tmp.n_lines == 0) {
-        st = hf_error(HF_ERROR_TRUNCATED, "%s:1: empty file (no title line)", path);
-        goto fail;
-    }
     for (int i = 1; i < tmp.n_lines; i++) {
         const char *s = tmp.lines[i];
         int line_no = i + 1;
@@ -255,27 +247,18 @@ hf_status hf_frcmod_read(const char *path, hf_forcefield *ff)
                 }
                 continue; /* kept as text */
             }
-            case SEC_BOND: {
-                static const char *const what[] = {"bond force constant", "bond length"};
-                st = read_types(path, line_no, s, 2, &p);
+            case SEC_BOND:
+            case SEC_ANGL: { /* "a1-a2  K  r0" / "a1-a2-a3  K  theta0": the numbers after the types */
+                static const char *const what_bond[] = {"bond force constant", "bond length"};
+                static const char *const what_angle[] = {"angle force constant", "equilibrium angle"};
+                const int n_types = sec == SEC_BOND ? 2 : 3;
+                st = read_types(path, line_no, s, n_types, &p);
                 if (st == HF_SUCCESS)
-                    st = read_numbers(path, line_no, s, 5, 2, what, v, p.label, sizeof p.label);
+                    st = read_numbers(path, line_no, s, (size_t)(3 * n_types - 1), 2,
+                                      sec == SEC_BOND ? what_bond : what_angle, v, p.label, sizeof p.label);
                 if (st != HF_SUCCESS)
                     goto fail;
-                p.kind = HF_PARAM_BOND;
-                p.n_values = 2;
-                p.values[0] = v[0];
-                p.values[1] = v[1];
-                break;
-            }
-            case SEC_ANGL: {
-                static const char *const what[] = {"angle force constant", "equilibrium angle"};
-                st = read_types(path, line_no, s, 3, &p);
-                if (st == HF_SUCCESS)
-                    st = read_numbers(path, line_no, s, 8, 2, what, v, p.label, sizeof p.label);
-                if (st != HF_SUCCESS)
-                    goto fail;
-                p.kind = HF_PARAM_ANGLE;
+                p.kind = sec == SEC_BOND ? HF_PARAM_BOND : HF_PARAM_ANGLE;
                 p.n_values = 2;
                 p.values[0] = v[0];
                 p.values[1] = v[1];
@@ -413,21 +396,12 @@ static void format_number(char *out, size_t size, double v, int min_dec)
     }
 }
 
-static void describe(const hf_ff_param *p, int index, char *out, size_t size)
-{
-    int n = snprintf(out, size, "parameter %d (%s", index, hf_param_kind_name(p->kind));
-    for (int k = 0; k < p->n_types && k < 4 && n > 0 && (size_t)n < size; k++)
-        n += snprintf(out + n, size - (size_t)n, " %s", p->types[k]);
-    if (n > 0 && (size_t)n < size)
-        snprintf(out + n, size - (size_t)n, ", line %d)", p->line);
-}
-
 /* Whether p can be written to an frcmod, with a message naming it otherwise. */
 static hf_status check_writable(const hf_ff_param *p, int index, const char *path)
 {
     char who[160];
     int want_types;
-    describe(p, index, who, sizeof who);
+    hf_ff_describe_param(p, index, who, sizeof who);
     switch (p->kind) {
     case HF_PARAM_BOND: want_types = 2; break;
     case HF_PARAM_ANGLE: want_types = 3; break;
@@ -556,6 +530,15 @@ static hf_status append_line(hf_ff_buf *b, const char *line)
 
 hf_status hf_frcmod_write(const hf_forcefield *ff, const char *path)
 {
+    /* the sections after MASS, in AMBER's order, each after a blank line */
+    static const struct {
+        const char *header;
+        hf_param_kind kind;
+    } sections[] = {{"\nBOND\n", HF_PARAM_BOND},
+                    {"\nANGLE\n", HF_PARAM_ANGLE},
+                    {"\nDIHE\n", HF_PARAM_TORSION},
+                    {"\nIMPROPER\n", HF_PARAM_IMPROPER},
+                    {"\nNONBON\n", HF_PARAM_VDW}};
     hf_ff_buf b = {0};
     hf_status st = HF_SUCCESS;
     int from_frcmod;
@@ -600,30 +583,15 @@ hf_status hf_frcmod_write(const hf_forcefield *ff, const char *path)
     } else {
         st = hf_ff_buf_printf(&b, "hessfit: parameters of %s\nMASS\n", ff->path != NULL ? ff->path : "a force field");
     }
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_append(&b, "\nBOND\n", 6);
-    if (st == HF_SUCCESS)
-        st = write_section(&b, ff, HF_PARAM_BOND);
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_append(&b, "\nANGLE\n", 7);
-    if (st == HF_SUCCESS)
-        st = write_section(&b, ff, HF_PARAM_ANGLE);
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_append(&b, "\nDIHE\n", 6);
-    if (st == HF_SUCCESS)
-        st = write_section(&b, ff, HF_PARAM_TORSION);
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_append(&b, "\nIMPROPER\n", 10);
-    if (st == HF_SUCCESS)
-        st = write_section(&b, ff, HF_PARAM_IMPROPER);
-    if (st == HF_SUCCESS)
-        st = hf_ff_buf_append(&b, "\nNONBON\n", 8);
-    if (st == HF_SUCCESS)
-        st = write_section(&b, ff, HF_PARAM_VDW);
+    for (size_t k = 0; k < sizeof sections / sizeof sections[0] && st == HF_SUCCESS; k++) {
+        st = hf_ff_buf_append(&b, sections[k].header, strlen(sections[k].header));
+        if (st == HF_SUCCESS)
+            st = write_section(&b, ff, sections[k].kind);
+    }
     if (st == HF_SUCCESS)
         st = hf_ff_buf_append(&b, "\n", 1);
     if (st == HF_SUCCESS)
-        st = hf_ff_write_atomic(path, b.data, b.len);
+        st = hf_atomic_write_buffer(path, b.data, b.len);
     hf_ff_buf_free(&b);
     return st;
 }

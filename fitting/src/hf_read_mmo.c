@@ -52,6 +52,7 @@
 #include "hessfit_molecule.h"
 #include "hf_lines.h"
 #include "hf_macromodel_types.h"
+#include "hf_read_structures.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -131,8 +132,9 @@ typedef struct mmo_structure {
     double total_charge;
 } mmo_structure;
 
-static void structure_free(mmo_structure *s)
+static void structure_free(void *state)
 {
+    mmo_structure *s = state;
     free(s->terms);
     free(s->name);
     free(s->atomic_numbers);
@@ -148,20 +150,6 @@ static void structure_free(mmo_structure *s)
     free(s->bonds);
     free(s->bond_orders);
     memset(s, 0, sizeof *s);
-}
-
-/* The last error (from hf_grow: "too many bonds") again, prefixed with file:line. */
-static hf_status located(hf_status st, const char *path, int line)
-{
-    char msg[HF_ERROR_MESSAGE_SIZE];
-    snprintf(msg, sizeof msg, "%s", hf_last_error());
-    return hf_error(st, "%s:%d: %s", path, line, msg);
-}
-
-/* The last line of the file once hf_lines_next has reported the end (it counts one past it). */
-static int last_line(const hf_lines *r)
-{
-    return r->line > 1 ? r->line - 1 : 1;
 }
 
 /* 1 if token is a non-empty run of decimal digits. */
@@ -280,7 +268,7 @@ static hf_status parse_term_row(mmo_structure *s, mmo_section sec, char **tok, i
     }
     if ((st = hf_grow((void **)&s->terms, &s->cap_terms, s->n_terms + 1, sizeof *s->terms, "reported terms")) !=
         HF_SUCCESS)
-        return located(st, path, lineno);
+        return hf_error_located(st, path, lineno);
     s->terms[s->n_terms++] = t;
     return HF_SUCCESS;
 }
@@ -316,7 +304,7 @@ static hf_status read_name(hf_lines *r, mmo_structure *s)
         return st;
     if (eof)
         return hf_error(HF_ERROR_TRUNCATED, "%s:%d: the file ends after 'Input Structure Name:'", r->path,
-                        last_line(r));
+                        hf_lines_last_line(r));
     p = (char *)hf_skip_space(r->buf);
     if (*p == '*')
         p++;
@@ -398,7 +386,6 @@ static hf_status parse_attachment(const char *token, const char *path, int linen
 static hf_status add_atom(mmo_structure *s, const char *type, char *rest, const char *path, int lineno)
 {
     char *tok[MMO_MAX_TOKENS];
-    size_t cap;
     double v[5];
     long resnum;
     int n, z, i = s->n_atoms;
@@ -422,29 +409,15 @@ static hf_status add_atom(mmo_structure *s, const char *type, char *rest, const 
         return hf_error(HF_ERROR_UNKNOWN_ELEMENT,
                         "%s:%d: unknown MacroModel atom type '%s' (no element in MacroModel's atom.typ table)", path,
                         lineno, type);
-    /* grow the per-atom arrays together */
-    cap = s->cap_atoms;
-    if ((st = hf_grow((void **)&s->atomic_numbers, &cap, (size_t)i + 1, sizeof(int), "atoms")) != HF_SUCCESS)
-        return located(st, path, lineno);
-    if (cap != s->cap_atoms) {
-        void *p;
-        size_t c = cap;
-        if ((p = realloc(s->coords, 3 * c * sizeof(double))) == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu atoms", path, lineno, c);
-        s->coords = p;
-        if ((p = realloc(s->charges, c * sizeof(double))) == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu atoms", path, lineno, c);
-        s->charges = p;
-        if ((p = realloc(s->types, c * sizeof(char *))) == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu atoms", path, lineno, c);
-        s->types = p;
-        if ((p = realloc(s->atom_line, c * sizeof(int))) == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu atoms", path, lineno, c);
-        s->atom_line = p;
-        if ((p = realloc(s->attach_start, (c + 1) * sizeof(int))) == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu atoms", path, lineno, c);
-        s->attach_start = p;
-        s->cap_atoms = c;
+    {
+        const hf_atom_array arrays[] = {{(void **)&s->coords, 3 * sizeof(double), 0},
+                                        {(void **)&s->charges, sizeof(double), 0},
+                                        {(void **)&s->types, sizeof(char *), 0},
+                                        {(void **)&s->atom_line, sizeof(int), 0},
+                                        {(void **)&s->attach_start, sizeof(int), 1}};
+        if ((st = hf_grow_atom_arrays(&s->atomic_numbers, &s->cap_atoms, (size_t)i + 1, arrays, 5, path, lineno)) !=
+            HF_SUCCESS)
+            return st;
     }
     if ((s->types[i] = hf_strdup(type)) == NULL)
         return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for an atom type", path, lineno);
@@ -465,7 +438,7 @@ static hf_status add_atom(mmo_structure *s, const char *type, char *rest, const 
                                 a.neighbour);
         if ((st = hf_grow((void **)&s->attach, &s->cap_attach, s->n_attach + 1, sizeof *s->attach, "attached atoms")) !=
             HF_SUCCESS)
-            return located(st, path, lineno);
+            return hf_error_located(st, path, lineno);
         s->attach[s->n_attach++] = a;
     }
     s->attach_start[i + 1] = (int)s->n_attach;
@@ -504,7 +477,7 @@ static hf_status build_bonds(mmo_structure *s, const char *path)
                     HF_SUCCESS ||
                 (st = hf_grow((void **)&s->bond_orders, &s->cap_bond_orders, s->n_bonds + 1, sizeof(double),
                               "bonds")) != HF_SUCCESS)
-                return located(st, path, s->atom_line[i]);
+                return hf_error_located(st, path, s->atom_line[i]);
             s->bonds[2 * s->n_bonds] = i;
             s->bonds[2 * s->n_bonds + 1] = j;
             s->bond_orders[s->n_bonds] = s->attach[e].order;
@@ -528,7 +501,7 @@ static hf_status read_connection_table(hf_lines *r, mmo_structure *s)
             return st;
         if (eof)
             return hf_error(HF_ERROR_TRUNCATED, "%s:%d: the file ends inside the Connection Table of line %d", r->path,
-                            last_line(r), table_line);
+                            hf_lines_last_line(r), table_line);
         if (hf_starts_with(r->buf, "Total QQ", 1)) {
             const char *eq = strchr(r->buf, '=');
             char value[64];
@@ -570,8 +543,6 @@ static hf_status read_connection_table(hf_lines *r, mmo_structure *s)
 /* The structure is complete: check the counts and the term atoms, and move it into mol. */
 static hf_status finish_structure(mmo_structure *s, const char *path, hf_molecule *mol)
 {
-    char where[64];
-    size_t path_len = strlen(path);
     for (int sec = SEC_BOND; sec < SEC_OTHER; sec++) {
         int line = s->announced_line[sec];
         if (line == 0)
@@ -596,16 +567,13 @@ static hf_status finish_structure(mmo_structure *s, const char *path, hf_molecul
             term->atoms[a] -= 1;
     }
     memset(mol, 0, sizeof *mol);
-    snprintf(where, sizeof where, ":%d", s->first_line);
-    mol->source = malloc(path_len + strlen(where) + 1);
+    mol->source = hf_source_at_line(path, s->first_line);
     mol->name = s->name != NULL ? s->name : hf_strdup("");
     s->name = NULL;
     if (mol->source == NULL || mol->name == NULL) {
         hf_molecule_free(mol);
         return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for a structure", path);
     }
-    memcpy(mol->source, path, path_len);
-    strcpy(mol->source + path_len, where);
     mol->n_atoms = s->n_atoms;
     mol->atomic_numbers = s->atomic_numbers;
     mol->coords = s->coords;
@@ -633,8 +601,9 @@ static hf_status finish_structure(mmo_structure *s, const char *path, hf_molecul
     return HF_SUCCESS;
 }
 
-static hf_status read_mmo(hf_lines *r, hf_molecule_list *out, mmo_structure *s)
+static hf_status read_mmo(hf_lines *r, hf_molecule_list *out, void *state)
 {
+    mmo_structure *s = state;
     mmo_section sec = SEC_NONE;
     size_t cap = 0;
     int eof;
@@ -684,9 +653,8 @@ static hf_status read_mmo(hf_lines *r, hf_molecule_list *out, mmo_structure *s)
                 s->first_line = r->line;
             if ((st = read_connection_table(r, s)) != HF_SUCCESS)
                 return st;
-            if ((st = hf_grow((void **)&out->items, &cap, (size_t)out->n + 1, sizeof *out->items, "structures")) !=
-                HF_SUCCESS)
-                return located(st, r->path, r->line);
+            if ((st = hf_structures_reserve(out, &cap, "structures", r->path, r->line)) != HF_SUCCESS)
+                return st;
             if ((st = finish_structure(s, r->path, &mol)) != HF_SUCCESS)
                 return st;
             out->items[out->n++] = mol;
@@ -701,41 +669,22 @@ static hf_status read_mmo(hf_lines *r, hf_molecule_list *out, mmo_structure *s)
         if (sec != SEC_NONE && (st = section_line(s, sec, r->buf, r->path, r->line)) != HF_SUCCESS)
             return st;
     }
-    if (last_line(r) <= 1 && out->n == 0 && !s->started)
+    if (hf_lines_last_line(r) <= 1 && out->n == 0 && !s->started)
         return hf_error(HF_ERROR_FORMAT, "%s:1: empty file or no MacroModel output", r->path);
     if (s->started)
         return hf_error(
             HF_ERROR_TRUNCATED,
             "%s:%d: the file ends before the Connection Table of structure %d (its output starts at line %d)", r->path,
-            last_line(r), out->n + 1, s->first_line);
+            hf_lines_last_line(r), out->n + 1, s->first_line);
     if (out->n == 0)
         return hf_error(HF_ERROR_FORMAT, "%s:%d: no 'Connection Table' in the file: not MacroModel .mmo output",
-                        r->path, last_line(r));
+                        r->path, hf_lines_last_line(r));
     return HF_SUCCESS;
 }
 
 hf_status hf_read_mmo(const char *path, hf_molecule_list *list)
 {
-    hf_lines r;
-    hf_molecule_list out = {0, NULL};
     mmo_structure s;
-    hf_status st;
-    if (list == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_read_mmo: list is NULL");
-    list->n = 0;
-    list->items = NULL;
-    if (path == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_read_mmo: path is NULL");
-    if ((st = hf_lines_open(&r, path)) != HF_SUCCESS)
-        return st;
     memset(&s, 0, sizeof s);
-    st = read_mmo(&r, &out, &s);
-    hf_lines_close(&r);
-    structure_free(&s);
-    if (st != HF_SUCCESS) {
-        hf_molecule_list_free(&out);
-        return st;
-    }
-    *list = out;
-    return HF_SUCCESS;
+    return hf_read_structures("hf_read_mmo", path, list, read_mmo, &s, structure_free);
 }

@@ -33,6 +33,7 @@
 #include "hessfit_molecule.h"
 #include "hf_lines.h"
 #include "hf_macromodel_types.h"
+#include "hf_read_structures.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -73,8 +74,9 @@ typedef struct mol2_builder {
     int *bond_lines;
 } mol2_builder;
 
-static void builder_free(mol2_builder *b)
+static void builder_free(void *state)
 {
+    mol2_builder *b = state;
     free(b->name);
     free(b->atomic_numbers);
     free(b->coords);
@@ -93,12 +95,6 @@ static void builder_free(mol2_builder *b)
     memset(b, 0, sizeof *b);
 }
 
-/* The last line of the file once hf_lines_next has reported the end (it counts one past it). */
-static int last_line(const hf_lines *r)
-{
-    return r->line > 1 ? r->line - 1 : 1;
-}
-
 /* Case-insensitive string equality (ASCII). */
 static int same_text_nocase(const char *a, const char *b)
 {
@@ -106,14 +102,6 @@ static int same_text_nocase(const char *a, const char *b)
         if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
             return 0;
     return *a == *b;
-}
-
-/* The last error again, prefixed with file:line. */
-static hf_status located(hf_status st, const char *path, int line)
-{
-    char msg[HF_ERROR_MESSAGE_SIZE];
-    snprintf(msg, sizeof msg, "%s", hf_last_error());
-    return hf_error(st, "%s:%d: %s", path, line, msg);
 }
 
 /* Atomic number from an element-like string, case-insensitive; 0 if none. */
@@ -205,7 +193,6 @@ static hf_status parse_atom_row(mol2_builder *b, char *line, const char *path, i
     long id;
     double xyz[3], charge = 0.0;
     int n = hf_split(line, tok, MOL2_MAX_TOKENS), z = 0, i = b->n_atoms, has_charge;
-    size_t cap;
     hf_status st;
     static const char *const what[3] = {"x coordinate", "y coordinate", "z coordinate"};
     if (n < 6)
@@ -230,24 +217,14 @@ static hf_status parse_atom_row(mol2_builder *b, char *line, const char *path, i
                         i + 1, has_charge ? "has" : "lacks", has_charge ? "do not" : "do");
     if ((st = atom_element(tok[5], tok[1], path, lineno, &z)) != HF_SUCCESS)
         return st;
-    cap = b->cap_atoms;
-    if ((st = hf_grow((void **)&b->atomic_numbers, &cap, (size_t)i + 1, sizeof(int), "atoms")) != HF_SUCCESS)
-        return located(st, path, lineno);
-    if (cap != b->cap_atoms) {
-        void *p;
-        if ((p = realloc(b->coords, 3 * cap * sizeof(double))) == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu atoms", path, lineno, cap);
-        b->coords = p;
-        if ((p = realloc(b->charges, cap * sizeof(double))) == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu atoms", path, lineno, cap);
-        b->charges = p;
-        if ((p = realloc(b->types, cap * sizeof(char *))) == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu atoms", path, lineno, cap);
-        b->types = p;
-        if ((p = realloc(b->names, cap * sizeof(char *))) == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu atoms", path, lineno, cap);
-        b->names = p;
-        b->cap_atoms = cap;
+    {
+        const hf_atom_array arrays[] = {{(void **)&b->coords, 3 * sizeof(double), 0},
+                                        {(void **)&b->charges, sizeof(double), 0},
+                                        {(void **)&b->types, sizeof(char *), 0},
+                                        {(void **)&b->names, sizeof(char *), 0}};
+        if ((st = hf_grow_atom_arrays(&b->atomic_numbers, &b->cap_atoms, (size_t)i + 1, arrays, 4, path, lineno)) !=
+            HF_SUCCESS)
+            return st;
     }
     b->types[i] = hf_strdup(tok[5]);
     b->names[i] = hf_strdup(tok[1]);
@@ -284,7 +261,7 @@ static hf_status parse_bond_row(mol2_builder *b, char *line, const char *path, i
     if ((st = hf_grow((void **)&b->bonds, &b->cap_bonds, 2 * ((size_t)k + 1), sizeof(int), "bonds")) != HF_SUCCESS ||
         (st = hf_grow((void **)&b->orders, &b->cap_orders, (size_t)k + 1, sizeof(double), "bonds")) != HF_SUCCESS ||
         (st = hf_grow((void **)&b->bond_lines, &b->cap_bond_lines, (size_t)k + 1, sizeof(int), "bonds")) != HF_SUCCESS)
-        return located(st, path, lineno);
+        return hf_error_located(st, path, lineno);
     b->bonds[2 * k] = (int)(a1 < a2 ? a1 : a2) - 1;
     b->bonds[2 * k + 1] = (int)(a1 < a2 ? a2 : a1) - 1;
     b->orders[k] = order;
@@ -333,8 +310,6 @@ static hf_status check_duplicate_bonds(const mol2_builder *b, const char *path)
 /* The molecule is complete: check counts and move it into mol. */
 static hf_status finish_molecule(mol2_builder *b, const char *path, int end_line, hf_molecule *mol)
 {
-    char where[32];
-    size_t path_len = strlen(path);
     hf_status st;
     if (b->atom_record_line == 0)
         return hf_error(HF_ERROR_FORMAT, "%s:%d: molecule '%s' has no @<TRIPOS>ATOM record", path, b->start_line,
@@ -351,11 +326,8 @@ static hf_status finish_molecule(mol2_builder *b, const char *path, int end_line
     if ((st = check_duplicate_bonds(b, path)) != HF_SUCCESS)
         return st;
     memset(mol, 0, sizeof *mol);
-    snprintf(where, sizeof where, ":%d", b->start_line);
-    if ((mol->source = malloc(path_len + strlen(where) + 1)) == NULL)
+    if ((mol->source = hf_source_at_line(path, b->start_line)) == NULL)
         return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for a molecule", path);
-    memcpy(mol->source, path, path_len);
-    strcpy(mol->source + path_len, where);
     mol->name = b->name;
     mol->n_atoms = b->n_atoms;
     mol->atomic_numbers = b->atomic_numbers;
@@ -395,7 +367,7 @@ static hf_status start_molecule(hf_lines *r, mol2_builder *b)
         return st;
     if (eof || hf_starts_with(r->buf, MOL2_RECORD, 1))
         return hf_error(HF_ERROR_TRUNCATED, "%s:%d: @<TRIPOS>MOLECULE of line %d without its name and counts lines",
-                        r->path, eof ? last_line(r) : r->line, b->start_line);
+                        r->path, eof ? hf_lines_last_line(r) : r->line, b->start_line);
     hf_rstrip(r->buf);
     if ((b->name = hf_strdup(hf_skip_space(r->buf))) == NULL)
         return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for the name", r->path, r->line);
@@ -403,7 +375,7 @@ static hf_status start_molecule(hf_lines *r, mol2_builder *b)
         return st;
     if (eof || hf_starts_with(r->buf, MOL2_RECORD, 1))
         return hf_error(HF_ERROR_TRUNCATED, "%s:%d: @<TRIPOS>MOLECULE of line %d without its counts line", r->path,
-                        eof ? last_line(r) : r->line, b->start_line);
+                        eof ? hf_lines_last_line(r) : r->line, b->start_line);
     b->counts_line = r->line;
     n = hf_split(r->buf, tok, MOL2_MAX_TOKENS);
     if (n < 1)
@@ -420,8 +392,9 @@ static hf_status start_molecule(hf_lines *r, mol2_builder *b)
     return HF_SUCCESS;
 }
 
-static hf_status read_mol2(hf_lines *r, hf_molecule_list *out, mol2_builder *b)
+static hf_status read_mol2(hf_lines *r, hf_molecule_list *out, void *state)
 {
+    mol2_builder *b = state;
     mol2_record rec = REC_NONE;
     size_t cap = 0;
     int eof;
@@ -441,9 +414,8 @@ static hf_status read_mol2(hf_lines *r, hf_molecule_list *out, mol2_builder *b)
             if (strcmp(name, "MOLECULE") == 0) {
                 if (b->active) {
                     hf_molecule mol;
-                    if ((st = hf_grow((void **)&out->items, &cap, (size_t)out->n + 1, sizeof *out->items,
-                                      "molecules")) != HF_SUCCESS)
-                        return located(st, r->path, r->line);
+                    if ((st = hf_structures_reserve(out, &cap, "molecules", r->path, r->line)) != HF_SUCCESS)
+                        return st;
                     if ((st = finish_molecule(b, r->path, r->line - 1, &mol)) != HF_SUCCESS)
                         return st;
                     out->items[out->n++] = mol;
@@ -504,14 +476,13 @@ static hf_status read_mol2(hf_lines *r, hf_molecule_list *out, mol2_builder *b)
     if (!b->active) {
         if (r->line <= 1)
             return hf_error(HF_ERROR_FORMAT, "%s:1: empty file, no @<TRIPOS>MOLECULE", r->path);
-        return hf_error(HF_ERROR_FORMAT, "%s:%d: no @<TRIPOS>MOLECULE in the file", r->path, last_line(r));
+        return hf_error(HF_ERROR_FORMAT, "%s:%d: no @<TRIPOS>MOLECULE in the file", r->path, hf_lines_last_line(r));
     }
     {
         hf_molecule mol;
-        if ((st = hf_grow((void **)&out->items, &cap, (size_t)out->n + 1, sizeof *out->items, "molecules")) !=
-            HF_SUCCESS)
-            return located(st, r->path, last_line(r));
-        if ((st = finish_molecule(b, r->path, last_line(r), &mol)) != HF_SUCCESS)
+        if ((st = hf_structures_reserve(out, &cap, "molecules", r->path, hf_lines_last_line(r))) != HF_SUCCESS)
+            return st;
+        if ((st = finish_molecule(b, r->path, hf_lines_last_line(r), &mol)) != HF_SUCCESS)
             return st;
         out->items[out->n++] = mol;
     }
@@ -520,26 +491,7 @@ static hf_status read_mol2(hf_lines *r, hf_molecule_list *out, mol2_builder *b)
 
 hf_status hf_read_mol2(const char *path, hf_molecule_list *list)
 {
-    hf_lines r;
-    hf_molecule_list out = {0, NULL};
     mol2_builder b;
-    hf_status st;
-    if (list == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_read_mol2: list is NULL");
-    list->n = 0;
-    list->items = NULL;
-    if (path == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_read_mol2: path is NULL");
-    if ((st = hf_lines_open(&r, path)) != HF_SUCCESS)
-        return st;
     memset(&b, 0, sizeof b);
-    st = read_mol2(&r, &out, &b);
-    hf_lines_close(&r);
-    builder_free(&b);
-    if (st != HF_SUCCESS) {
-        hf_molecule_list_free(&out);
-        return st;
-    }
-    *list = out;
-    return HF_SUCCESS;
+    return hf_read_structures("hf_read_mol2", path, list, read_mol2, &b, builder_free);
 }
