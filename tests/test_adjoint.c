@@ -64,144 +64,16 @@ static int failures = 0;
 /* Geometry                                                                                  */
 /* ======================================================================================== */
 
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static void sub3(const double *a, const double *b, double *c) {
-    for (int i = 0; i < 3; i++)
-        c[i] = a[i] - b[i];
-}
-static void cross3(const double *a, const double *b, double *c) {
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-static double norm3(const double *a) { return sqrt(dot3(a, a)); }
-static double uniform(double lo, double hi) { return lo + (hi - lo) * test_random(); }
 
-static double distance(const double *pos, int i, int j) {
-    double d[3];
-    sub3(pos + 3 * i, pos + 3 * j, d);
-    return norm3(d);
-}
 
-/* IUPAC dihedral i-j-k-l (as OpenMM's PeriodicTorsionForce) */
-static double dihedral(const double *pos, int i, int j, int k, int l) {
-    double b1[3], b2[3], b3[3], n1[3], n2[3];
-    sub3(pos + 3 * j, pos + 3 * i, b1);
-    sub3(pos + 3 * k, pos + 3 * j, b2);
-    sub3(pos + 3 * l, pos + 3 * k, b3);
-    cross3(b1, b2, n1);
-    cross3(b2, b3, n2);
-    return atan2(norm3(b2) * dot3(b1, n2), dot3(n1, n2));
-}
 
-static double wrap_pi(double a) {
-    while (a > PI)
-        a -= 2.0 * PI;
-    while (a < -PI)
-        a += 2.0 * PI;
-    return a;
-}
 
-/* sin and cos exact at 0 and +-pi, so that planar geometries are exactly planar */
-static void sincos_exact(double a, double *s, double *c) {
-    if (a == 0.0) {
-        *s = 0.0;
-        *c = 1.0;
-    } else if (a == PI || a == -PI) {
-        *s = 0.0;
-        *c = -1.0;
-    } else {
-        *s = sin(a);
-        *c = cos(a);
-    }
-}
 
-/*
- * Z-matrix placement: atom i at distance r from atom c, angle i-c-b = theta, dihedral a-b-c-i =
- * phi. c < 0: the origin; b < 0: along +x from c; a < 0: a reference point one nm along +y from b.
- */
-static void place(double *pos, int i, int c, int b, int a, double r, double theta, double phi) {
-    double *x = pos + 3 * i;
-    if (c < 0) {
-        x[0] = x[1] = x[2] = 0.0;
-        return;
-    }
-    const double *C = pos + 3 * c;
-    if (b < 0) {
-        x[0] = C[0] + r;
-        x[1] = C[1];
-        x[2] = C[2];
-        return;
-    }
-    const double *B = pos + 3 * b;
-    double A[3] = {B[0], B[1] + 1.0, B[2]}, bc[3], ab[3], n[3], m[3];
-    if (a >= 0)
-        memcpy(A, pos + 3 * a, sizeof A);
-    sub3(C, B, bc);
-    double l = norm3(bc);
-    for (int k = 0; k < 3; k++)
-        bc[k] /= l;
-    sub3(B, A, ab);
-    cross3(ab, bc, n);
-    l = norm3(n);
-    for (int k = 0; k < 3; k++)
-        n[k] /= l;
-    cross3(n, bc, m);
-    double st, ct, sp, cp;
-    sincos_exact(theta, &st, &ct);
-    sincos_exact(phi, &sp, &cp);
-    const double d[3] = {-r * ct, r * st * cp, r * st * sp};
-    for (int k = 0; k < 3; k++)
-        x[k] = C[k] + d[0] * bc[k] + d[1] * m[k] + d[2] * n[k];
-    if (a >= 0) {
-        const double got = dihedral(pos, a, b, c, i);
-        CHECK(fabs(wrap_pi(got - phi)) < 1e-9, "placement gave dihedral %.12g, wanted %.12g", got, phi);
-    }
-}
 
-/* chain 0-1-2-...: r[i] bond (i-1, i), th[i] angle (i-2, i-1, i), ph[i] dihedral (i-3 .. i) */
-static void chain(double *pos, int n, const double *r, const double *th, const double *ph) {
-    for (int i = 0; i < n; i++)
-        place(pos, i, i - 1, i >= 2 ? i - 2 : -1, i >= 3 ? i - 3 : -1, r[i], th[i], ph[i]);
-}
 
-static void random_chain(double *pos, int n, double rlo, double rhi) {
-    double r[MAXN], th[MAXN], ph[MAXN];
-    for (int i = 0; i < n; i++) {
-        r[i] = uniform(rlo, rhi);
-        th[i] = uniform(75.0, 150.0) * DEG;
-        ph[i] = uniform(-PI, PI);
-    }
-    chain(pos, n, r, th, ph);
-}
 
-/* star around atom 0: bonds r[1..3]; angle 2-0-1 = th2, angle 3-0-2 = th3, dihedral 1-2-0-3 = phi */
-static void star(double *pos, const double *r, double th2, double th3, double phi) {
-    place(pos, 0, -1, -1, -1, 0, 0, 0);
-    place(pos, 1, 0, -1, -1, r[1], 0, 0);
-    place(pos, 2, 0, 1, -1, r[2], th2, 0.0);
-    place(pos, 3, 0, 2, 1, r[3], th3, phi);
-}
 
-/* a random rigid motion: rotation about a random axis, translation up to 0.5 nm */
-static void random_pose(double *pos, int n) {
-    double axis[3] = {uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)};
-    if (norm3(axis) < 1e-3)
-        axis[2] = 1.0;
-    test_rotate(pos, n, axis, uniform(0, 2 * PI));
-    const double t[3] = {uniform(-0.5, 0.5), uniform(-0.5, 0.5), uniform(-0.5, 0.5)};
-    for (int i = 0; i < n; i++)
-        for (int c = 0; c < 3; c++)
-            pos[3 * i + c] += t[c];
-}
 
-static double min_pair_distance(const double *pos, int n) {
-    double m = 1e300;
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++)
-            m = fmin(m, distance(pos, i, j));
-    return m;
-}
 
 /* ======================================================================================== */
 /* Systems                                                                                   */
@@ -278,7 +150,7 @@ static void random_adjoint(const Setup *s, double *G) {
         double *b = G + s->offset[m];
         for (int i = 0; i < d; i++)
             for (int j = i; j < d; j++)
-                b[i * d + j] = b[j * d + i] = uniform(-1.0, 1.0);
+                b[i * d + j] = b[j * d + i] = test_uniform(-1.0, 1.0);
     }
 }
 
@@ -332,7 +204,7 @@ static void check_geometry(Setup *s, const double *pos, Stats *st, const char *l
     forces(s, F0);
     random_adjoint(s, G);
     for (int i = 0; i < dim; i++)
-        y[i] = uniform(-1.0, 1.0);
+        y[i] = test_uniform(-1.0, 1.0);
     contract_hessian(s, G, c);
     contract_gradient(s, y, d);
 
@@ -488,8 +360,8 @@ static void add_bare_particles(HessFit_Force *f, int n) {
 
 /* bonded chains: NRANDOM random ones, then the case's specials */
 static int random_bonded(int k, int n, double *pos, char *label, size_t len) {
-    random_chain(pos, n, 0.09, 0.16);
-    random_pose(pos, n);
+    test_random_chain(pos, n, 0.09, 0.16);
+    test_random_pose(pos, n);
     snprintf(label, len, "random %d", k);
     return 1;
 }
@@ -514,8 +386,8 @@ static int geometry_bond(int k, double *pos, char *label, size_t len) {
     case 1: r[1] = 0.002; snprintf(label, len, "bond of 0.002 nm"); break;
     default: return 0;
     }
-    chain(pos, 4, r, th, ph);
-    random_pose(pos, 4);
+    test_chain(pos, 4, r, th, ph);
+    test_random_pose(pos, 4);
     return 1;
 }
 
@@ -531,8 +403,8 @@ static int angle_geometry(int k, int n, double theta0, double *pos, char *label,
     case 2: th[2] = theta0; snprintf(label, len, "angle at theta0"); break;
     default: return 0;
     }
-    chain(pos, n, r, th, ph);
-    random_pose(pos, n);
+    test_chain(pos, n, r, th, ph);
+    test_random_pose(pos, n);
     return 1;
 }
 
@@ -575,9 +447,9 @@ static int torsion_geometry(int k, double *pos, char *label, size_t len) {
     case 2: th[2] = 175.0 * DEG; ph[3] = 1.1; ph[4] = -2.3; snprintf(label, len, "angle 175 deg"); break;
     default: return 0;
     }
-    chain(pos, 5, r, th, ph);
+    test_chain(pos, 5, r, th, ph);
     if (k - NRANDOM == 2)
-        random_pose(pos, 5); /* the planar ones stay exactly planar */
+        test_random_pose(pos, 5); /* the planar ones stay exactly planar */
     return 1;
 }
 
@@ -620,18 +492,18 @@ static void build_rb(HessFit_Force *f) {
 static int star_geometry(int k, double *pos, char *label, size_t len) {
     const double r[4] = {0, 0.1012, 0.1093, 0.1229};
     if (k < NRANDOM) {
-        double rr[4] = {0, uniform(0.09, 0.15), uniform(0.09, 0.15), uniform(0.09, 0.15)};
-        star(pos, rr, uniform(95, 135) * DEG, uniform(95, 135) * DEG, uniform(-PI, PI));
-        random_pose(pos, 4);
+        double rr[4] = {0, test_uniform(0.09, 0.15), test_uniform(0.09, 0.15), test_uniform(0.09, 0.15)};
+        test_star(pos, rr, test_uniform(95, 135) * DEG, test_uniform(95, 135) * DEG, test_uniform(-PI, PI));
+        test_random_pose(pos, 4);
         snprintf(label, len, "random %d", k);
         return 1;
     }
     switch (k - NRANDOM) {
-    case 0: star(pos, r, 120 * DEG, 120 * DEG, PI); snprintf(label, len, "planar trigonal (180)"); break;
-    case 1: star(pos, r, 120 * DEG, 60 * DEG, 0.0); snprintf(label, len, "planar (0)"); break;
+    case 0: test_star(pos, r, 120 * DEG, 120 * DEG, PI); snprintf(label, len, "planar trigonal (180)"); break;
+    case 1: test_star(pos, r, 120 * DEG, 60 * DEG, 0.0); snprintf(label, len, "planar (0)"); break;
     case 2:
-        star(pos, r, 118 * DEG, 121 * DEG, 179.0 * DEG);
-        random_pose(pos, 4);
+        test_star(pos, r, 118 * DEG, 121 * DEG, 179.0 * DEG);
+        test_random_pose(pos, 4);
         snprintf(label, len, "near planar (179)");
         break;
     default: return 0;
@@ -666,25 +538,25 @@ static int geometry_harmonic_improper(int k, double *pos, char *label, size_t le
     const double r[4] = {0, 0.1012, 0.1093, 0.1229};
     if (k < NRANDOM) {
         for (;;) {
-            double rr[4] = {0, uniform(0.09, 0.15), uniform(0.09, 0.15), uniform(0.09, 0.15)};
-            star(pos, rr, uniform(95, 135) * DEG, uniform(95, 135) * DEG, uniform(-PI, PI));
-            if (fabs(wrap_pi(dihedral(pos, 1, 2, 0, 3) - himp_phi0[0])) < PI - 0.1 &&
-                fabs(wrap_pi(dihedral(pos, 3, 1, 0, 2) - himp_phi0[1])) < PI - 0.1)
+            double rr[4] = {0, test_uniform(0.09, 0.15), test_uniform(0.09, 0.15), test_uniform(0.09, 0.15)};
+            test_star(pos, rr, test_uniform(95, 135) * DEG, test_uniform(95, 135) * DEG, test_uniform(-PI, PI));
+            if (fabs(test_wrap_pi(test_dihedral(pos, 1, 2, 0, 3) - himp_phi0[0])) < PI - 0.1 &&
+                fabs(test_wrap_pi(test_dihedral(pos, 3, 1, 0, 2) - himp_phi0[1])) < PI - 0.1)
                 break;
         }
-        random_pose(pos, 4);
+        test_random_pose(pos, 4);
         snprintf(label, len, "random %d", k);
         return 1;
     }
     switch (k - NRANDOM) {
-    case 0: star(pos, r, 120 * DEG, 120 * DEG, -3.1); snprintf(label, len, "phi = -3.1 (phi0 3.05)"); break;
-    case 1: star(pos, r, 120 * DEG, 120 * DEG, 3.1); snprintf(label, len, "phi = 3.1"); break;
-    case 2: star(pos, r, 120 * DEG, 120 * DEG, PI); snprintf(label, len, "planar, phi = +-pi"); break;
+    case 0: test_star(pos, r, 120 * DEG, 120 * DEG, -3.1); snprintf(label, len, "phi = -3.1 (phi0 3.05)"); break;
+    case 1: test_star(pos, r, 120 * DEG, 120 * DEG, 3.1); snprintf(label, len, "phi = 3.1"); break;
+    case 2: test_star(pos, r, 120 * DEG, 120 * DEG, PI); snprintf(label, len, "planar, phi = +-pi"); break;
     default: return 0;
     }
     for (int t = 0; t < 2; t++) {
-        const double phi = t == 0 ? dihedral(pos, 1, 2, 0, 3) : dihedral(pos, 3, 1, 0, 2);
-        CHECK(fabs(wrap_pi(phi - himp_phi0[t])) < PI - 0.05, "geometry %s is at the wrap point", label);
+        const double phi = t == 0 ? test_dihedral(pos, 1, 2, 0, 3) : test_dihedral(pos, 3, 1, 0, 2);
+        CHECK(fabs(test_wrap_pi(phi - himp_phi0[t])) < PI - 0.05, "geometry %s is at the wrap point", label);
     }
     return 1;
 }
@@ -712,9 +584,9 @@ static void build_nb(HessFit_Force *f) {
 static int geometry_nb(int k, double *pos, char *label, size_t len) {
     if (k < NRANDOM) {
         do
-            random_chain(pos, 5, 0.28, 0.42);
-        while (min_pair_distance(pos, 5) < 0.25);
-        random_pose(pos, 5);
+            test_random_chain(pos, 5, 0.28, 0.42);
+        while (test_min_pair_distance(pos, 5) < 0.25);
+        test_random_pose(pos, 5);
         snprintf(label, len, "random %d", k);
         return 1;
     }
@@ -726,8 +598,8 @@ static int geometry_nb(int k, double *pos, char *label, size_t len) {
     case 1: r[1] = 0.08; snprintf(label, len, "pair 0-1 at 0.08 nm"); break;
     default: return 0;
     }
-    chain(pos, 5, r, th, ph);
-    random_pose(pos, 5);
+    test_chain(pos, 5, r, th, ph);
+    test_random_pose(pos, 5);
     return 1;
 }
 
@@ -893,12 +765,12 @@ static void run_two_molecules(void) {
     memset(&st, 0, sizeof st);
     st.name = "two molecules";
     double pa[3 * NA], pb[3 * NB], pab[3 * (NA + NB)], pbalone[3 * NB];
-    random_chain(pa, NA, 0.1, 0.15);
-    random_pose(pa, NA);
+    test_random_chain(pa, NA, 0.1, 0.15);
+    test_random_pose(pa, NA);
     const double rb[4] = {0, 0.109, 0.101, 0.135};
-    star(pb, rb, 112 * DEG, 117 * DEG, 2.8);
-    place(pb, 4, 3, 0, 1, 0.096, 108 * DEG, 1.2);
-    random_pose(pb, NB);
+    test_star(pb, rb, 112 * DEG, 117 * DEG, 2.8);
+    test_place(pb, 4, 3, 0, 1, 0.096, 108 * DEG, 1.2);
+    test_random_pose(pb, NB);
     for (int j = 0; j < NB; j++) /* B 0.6 nm away: the molecules would interact if pairs crossed */
         pb[3 * j] += 0.6;
     memcpy(pab, pa, sizeof pa);
@@ -945,9 +817,9 @@ static void run_two_molecules(void) {
     /* y on one molecule's particles only */
     double y[3 * (NA + NB)], ya[3 * NA], yb[3 * NB], dab[NUM_S], da[NUM_S], db[NUM_S];
     for (int i = 0; i < 3 * NA; i++)
-        ya[i] = uniform(-1.0, 1.0);
+        ya[i] = test_uniform(-1.0, 1.0);
     for (int i = 0; i < 3 * NB; i++)
-        yb[i] = uniform(-1.0, 1.0);
+        yb[i] = test_uniform(-1.0, 1.0);
     memset(y, 0, sizeof y);
     memcpy(y, ya, sizeof ya);
     contract_gradient(&sab, y, dab);
@@ -1082,7 +954,7 @@ static void run_big_molecule(void) {
     for (int i = 0; i < NBIG; i++) {
         const int g[3] = {i % 4, (i / 4) % 4, i / 16};
         for (int c = 0; c < 3; c++)
-            pos[3 * i + c] = 0.3 * g[c] + uniform(-0.03, 0.03);
+            pos[3 * i + c] = 0.3 * g[c] + test_uniform(-0.03, 0.03);
     }
     const double tri[9] = {2.0, 2.0, 2.0, 2.29, 2.03, 2.0, 2.35, 2.31, 2.05};
     memcpy(pos + 3 * NBIG, tri, sizeof tri);
@@ -1133,7 +1005,7 @@ static void run_undefined_geometry(void) {
     setup_destroy(&s);
     /* two nonbonded particles on top of each other */
     double pos[15];
-    random_chain(pos, 5, 0.28, 0.42);
+    test_random_chain(pos, 5, 0.28, 0.42);
     memcpy(pos + 3 * 2, pos, 3 * sizeof(double));
     nb_combining = HESSFIT_COMBINE_GEOMETRIC;
     setup_create(&s, 5, build_nb, pos);

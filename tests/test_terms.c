@@ -78,153 +78,23 @@ static void cross3(const double *a, const double *b, double *c) {
 }
 static double norm3(const double *a) { return sqrt(dot3(a, a)); }
 
-static double dist(const double *pos, int i, int j) {
-    double d[3];
-    sub3(pos + 3 * i, pos + 3 * j, d);
-    return norm3(d);
-}
 
-/* angle i-j-k at j */
-static double angle_at(const double *pos, int i, int j, int k) {
-    double a[3], b[3], c[3];
-    sub3(pos + 3 * i, pos + 3 * j, a);
-    sub3(pos + 3 * k, pos + 3 * j, b);
-    cross3(a, b, c);
-    return atan2(norm3(c), dot3(a, b));
-}
 
-/* IUPAC dihedral i-j-k-l: phi = atan2(|b2| b1.(b2 x b3), (b1 x b2).(b2 x b3)), b1 = xj - xi,
- * b2 = xk - xj, b3 = xl - xk (positive = clockwise looking from j to k). */
-static double dihedral(const double *pos, int i, int j, int k, int l) {
-    double b1[3], b2[3], b3[3], n1[3], n2[3];
-    sub3(pos + 3 * j, pos + 3 * i, b1);
-    sub3(pos + 3 * k, pos + 3 * j, b2);
-    sub3(pos + 3 * l, pos + 3 * k, b3);
-    cross3(b1, b2, n1);
-    cross3(b2, b3, n2);
-    return atan2(norm3(b2) * dot3(b1, n2), dot3(n1, n2));
-}
 
-static double wrap_pi(double a) {
-    while (a > PI)
-        a -= 2.0 * PI;
-    while (a < -PI)
-        a += 2.0 * PI;
-    return a;
-}
 
-/* sin and cos that are exact at 0 and +-pi, so planar geometries are exactly planar */
-static void sincos_exact(double a, double *s, double *c) {
-    if (a == 0.0) {
-        *s = 0.0;
-        *c = 1.0;
-    } else if (a == PI || a == -PI) {
-        *s = 0.0;
-        *c = -1.0;
-    } else {
-        *s = sin(a);
-        *c = cos(a);
-    }
-}
 
-/*
- * Z-matrix placement (NeRF): atom i at distance r from c, angle i-c-b = theta, dihedral
- * a-b-c-i = phi (IUPAC). b < 0: along +x from c. a < 0: in the plane z = const through b, c.
- */
-static void place(double *pos, int i, int c, int b, int a, double r, double theta, double phi) {
-    double *x = pos + 3 * i;
-    if (c < 0) {
-        x[0] = x[1] = x[2] = 0.0;
-        return;
-    }
-    if (b < 0) {
-        x[0] = pos[3 * c] + r;
-        x[1] = pos[3 * c + 1];
-        x[2] = pos[3 * c + 2];
-        return;
-    }
-    double A[3], bc[3], ab[3], n[3], m[3];
-    const double *B = pos + 3 * b, *C = pos + 3 * c;
-    if (a < 0) {
-        A[0] = B[0];
-        A[1] = B[1] + 1.0;
-        A[2] = B[2];
-    } else {
-        memcpy(A, pos + 3 * a, sizeof A);
-    }
-    sub3(C, B, bc);
-    double l = norm3(bc);
-    for (int k = 0; k < 3; k++)
-        bc[k] /= l;
-    sub3(B, A, ab);
-    cross3(ab, bc, n);
-    l = norm3(n);
-    for (int k = 0; k < 3; k++)
-        n[k] /= l;
-    cross3(n, bc, m);
-    double st, ct, sp, cp;
-    sincos_exact(theta, &st, &ct);
-    sincos_exact(phi, &sp, &cp);
-    const double d2[3] = {-r * ct, r * st * cp, r * st * sp};
-    for (int k = 0; k < 3; k++)
-        x[k] = C[k] + d2[0] * bc[k] + d2[1] * m[k] + d2[2] * n[k];
-    if (a >= 0) {
-        const double got = dihedral(pos, a, b, c, i);
-        CHECK(fabs(wrap_pi(got - phi)) < 1e-9, "Z-matrix placement gave dihedral %.12g, wanted %.12g", got, phi);
-    }
-}
 
-static double uniform(double lo, double hi) { return lo + (hi - lo) * test_random(); }
 
-/* chain 0-1-2-...: r[i] bond (i-1, i), th[i] angle (i-2, i-1, i), ph[i] dihedral (i-3 .. i) */
-static void chain(double *pos, int n, const double *r, const double *th, const double *ph) {
-    for (int i = 0; i < n; i++)
-        place(pos, i, i - 1, i >= 2 ? i - 2 : -1, i >= 3 ? i - 3 : -1, r[i], th[i], ph[i]);
-}
 
-static void random_chain(double *pos, int n, double rlo, double rhi) {
-    double r[MAXN], th[MAXN], ph[MAXN];
-    for (int i = 0; i < n; i++) {
-        r[i] = uniform(rlo, rhi);
-        th[i] = uniform(75.0, 150.0) * DEG;
-        ph[i] = uniform(-PI, PI);
-    }
-    chain(pos, n, r, th, ph);
-}
 
-/* star around atom 0: bonds r[1..3]; angle 2-0-1 = th2, angle 3-0-2 = th3, dihedral 1-2-0-3 = phi */
-static void star(double *pos, const double *r, double th2, double th3, double phi) {
-    place(pos, 0, -1, -1, -1, 0, 0, 0);
-    place(pos, 1, 0, -1, -1, r[1], 0, 0);
-    place(pos, 2, 0, 1, -1, r[2], th2, 0.0);
-    place(pos, 3, 0, 2, 1, r[3], th3, phi);
-}
 
-/* A random rigid motion (rotation about a random axis, translation up to 0.5 nm). */
-static void random_pose(double *pos, int n) {
-    double axis[3] = {uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)};
-    if (norm3(axis) < 1e-3)
-        axis[2] = 1.0;
-    test_rotate(pos, n, axis, uniform(0, 2 * PI));
-    const double t[3] = {uniform(-0.5, 0.5), uniform(-0.5, 0.5), uniform(-0.5, 0.5)};
-    for (int i = 0; i < n; i++)
-        for (int c = 0; c < 3; c++)
-            pos[3 * i + c] += t[c];
-}
 
-static double min_pair_distance(const double *pos, int n) {
-    double m = 1e300;
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++)
-            m = fmin(m, dist(pos, i, j));
-    return m;
-}
 
 /* The distance to the nearest singular configuration that the geometry itself shows: the
  * smallest distance between two particles, or of a particle from the line through two others
  * (an angle or a dihedral's angle going linear). */
 static double singular_distance(const double *pos, int n) {
-    double m = min_pair_distance(pos, n);
+    double m = test_min_pair_distance(pos, n);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
             for (int k = j + 1; k < n; k++) {
@@ -460,10 +330,10 @@ static void check_geometry(Setup *s, const double *pos0, double dlen, energy_fn 
 
     /* (e) rigid rotation about the origin */
     {
-        double axis[3] = {uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)};
+        double axis[3] = {test_uniform(-1, 1), test_uniform(-1, 1), test_uniform(-1, 1)};
         if (norm3(axis) < 1e-3)
             axis[0] = 1.0;
-        const double angle = uniform(0.3, 2 * PI - 0.3);
+        const double angle = test_uniform(0.3, 2 * PI - 0.3);
         double R[9], Fr[3 * MAXN], RF[3 * MAXN];
         for (int c = 0; c < 3; c++) { /* columns of R: the rotated unit vectors */
             double e[3] = {0, 0, 0};
@@ -552,8 +422,8 @@ static double lj(double sigma, double eps, double r) {
 
 /* bonded-scale chains of n atoms: NRANDOM random ones, then the specials the caller handles */
 static int random_bonded_chain(int k, int n, Geometry *g) {
-    random_chain(g->pos, n, 0.09, 0.16);
-    random_pose(g->pos, n);
+    test_random_chain(g->pos, n, 0.09, 0.16);
+    test_random_pose(g->pos, n);
     g->dlen = 0.0;
     snprintf(g->label, sizeof g->label, "random %d", k);
     return 1;
@@ -589,12 +459,12 @@ static int torsion_geometry(int k, Geometry *g) {
     default:
         return 0;
     }
-    chain(g->pos, 5, r, th, ph);
+    test_chain(g->pos, 5, r, th, ph);
     if (k - NRANDOM < 2) { /* kept unrotated so that the planarity is exact */
-        const double phi = dihedral(g->pos, 0, 1, 2, 3);
+        const double phi = test_dihedral(g->pos, 0, 1, 2, 3);
         CHECK(phi == 0.0 || fabs(phi) == PI, "planar geometry is not exactly planar: phi = %.17g", phi);
     } else {
-        random_pose(g->pos, 5);
+        test_random_pose(g->pos, 5);
     }
     return 1;
 }
@@ -612,8 +482,8 @@ static void build_bond(HessFit_Force *f) {
     HF_OK(hessfit_force_add_bond(f, 2, 3, 0, 1, NULL));
 }
 static double energy_bond(const double *x, const double *p, double *scale) {
-    const double e[3] = {p[0] * pow(dist(x, 0, 1) - p[1], 2), p[2] * pow(dist(x, 1, 2) - p[3], 2),
-                         p[0] * pow(dist(x, 2, 3) - p[1], 2)};
+    const double e[3] = {p[0] * pow(test_distance(x, 0, 1) - p[1], 2), p[2] * pow(test_distance(x, 1, 2) - p[3], 2),
+                         p[0] * pow(test_distance(x, 2, 3) - p[1], 2)};
     *scale = e[0] + e[1] + e[2];
     return e[0] + e[1] + e[2];
 }
@@ -634,8 +504,8 @@ static int geometry_bond(int k, Geometry *g) {
     default:
         return 0;
     }
-    chain(g->pos, 4, r, th, ph);
-    random_pose(g->pos, 4);
+    test_chain(g->pos, 4, r, th, ph);
+    test_random_pose(g->pos, 4);
     return 1;
 }
 
@@ -651,7 +521,7 @@ static void build_ub(HessFit_Force *f) {
     HF_OK(hessfit_force_add_urey_bradley(f, 1, 3, 2, 3, NULL));
 }
 static double energy_ub(const double *x, const double *p, double *scale) {
-    const double e0 = p[0] * pow(dist(x, 0, 2) - p[1], 2), e1 = p[2] * pow(dist(x, 1, 3) - p[3], 2);
+    const double e0 = p[0] * pow(test_distance(x, 0, 2) - p[1], 2), e1 = p[2] * pow(test_distance(x, 1, 3) - p[3], 2);
     *scale = e0 + e1;
     return e0 + e1;
 }
@@ -681,8 +551,8 @@ static int angle_geometry(int k, int n, double theta0, Geometry *g) {
     /* the singular configurations are theta = 0 and 180 deg: the nearest one is
      * min(r1, r2) sin(theta) away */
     g->dlen = fmin(r[1], r[2]) * sin(th[2]);
-    chain(g->pos, n, r, th, ph);
-    random_pose(g->pos, n);
+    test_chain(g->pos, n, r, th, ph);
+    test_random_pose(g->pos, n);
     return 1;
 }
 static int geometry_ub(int k, Geometry *g) { return angle_geometry(k, 4, 1.9, g); }
@@ -700,8 +570,8 @@ static void build_angle(HessFit_Force *f) {
     HF_OK(hessfit_force_add_angle(f, 2, 3, 4, 0, 1, NULL));
 }
 static double energy_angle(const double *x, const double *p, double *scale) {
-    const double e[3] = {p[0] * pow(angle_at(x, 0, 1, 2) - p[1], 2), p[2] * pow(angle_at(x, 1, 2, 3) - p[3], 2),
-                         p[0] * pow(angle_at(x, 2, 3, 4) - p[1], 2)};
+    const double e[3] = {p[0] * pow(test_angle(x, 0, 1, 2) - p[1], 2), p[2] * pow(test_angle(x, 1, 2, 3) - p[3], 2),
+                         p[0] * pow(test_angle(x, 2, 3, 4) - p[1], 2)};
     *scale = e[0] + e[1] + e[2];
     return e[0] + e[1] + e[2];
 }
@@ -724,7 +594,7 @@ static void build_periodic(HessFit_Force *f) {
     HF_OK(hessfit_force_add_periodic_torsion(f, 1, 2, 3, 4, 2, 2, 3, NULL));
 }
 static double energy_periodic(const double *x, const double *p, double *scale) {
-    const double phi = dihedral(x, 0, 1, 2, 3), psi = dihedral(x, 1, 2, 3, 4);
+    const double phi = test_dihedral(x, 0, 1, 2, 3), psi = test_dihedral(x, 1, 2, 3, 4);
     const double e[4] = {p[0] * (1 + cos(1 * phi - p[1])), p[2] * (1 + cos(2 * phi - p[3])),
                          p[4] * (1 + cos(3 * phi - p[5])), p[2] * (1 + cos(2 * psi - p[3]))};
     *scale = fabs(e[0]) + fabs(e[1]) + fabs(e[2]) + fabs(e[3]);
@@ -753,8 +623,8 @@ static double opls(double phi, double V1, double V2, double V3, double V4, doubl
 }
 static double energy_opls(const double *x, const double *p, double *scale) {
     *scale = 0.0;
-    return opls(dihedral(x, 0, 1, 2, 3), p[0], p[1], p[2], p[3], scale) +
-           opls(dihedral(x, 1, 2, 3, 4), p[4], 0.0, p[2], p[5], scale);
+    return opls(test_dihedral(x, 0, 1, 2, 3), p[0], p[1], p[2], p[3], scale) +
+           opls(test_dihedral(x, 1, 2, 3, 4), p[4], 0.0, p[2], p[5], scale);
 }
 
 /* ---- RB torsion --------------------------------------------------------------------------- */
@@ -781,7 +651,7 @@ static double rb(double phi, const double *c, double *scale) {
 static double energy_rb(const double *x, const double *p, double *scale) {
     const double c2[6] = {p[0], p[6], 0.0, p[3], 0.0, p[7]};
     *scale = 0.0;
-    return rb(dihedral(x, 0, 1, 2, 3), p, scale) + rb(dihedral(x, 1, 2, 3, 4), c2, scale);
+    return rb(test_dihedral(x, 0, 1, 2, 3), p, scale) + rb(test_dihedral(x, 1, 2, 3, 4), c2, scale);
 }
 
 /* ---- impropers on a star: centre 0, substituents 1, 2, 3 ---------------------------------- */
@@ -796,8 +666,8 @@ static void build_periodic_improper(HessFit_Force *f) {
     HF_OK(hessfit_force_add_periodic_improper(f, 3, 1, 0, 2, 3, 2, 3, NULL));
 }
 static double energy_periodic_improper(const double *x, const double *p, double *scale) {
-    const double e0 = p[0] * (1 + cos(2 * dihedral(x, 1, 2, 0, 3) - p[1]));
-    const double e1 = p[2] * (1 + cos(3 * dihedral(x, 3, 1, 0, 2) - p[3]));
+    const double e0 = p[0] * (1 + cos(2 * test_dihedral(x, 1, 2, 0, 3) - p[1]));
+    const double e1 = p[2] * (1 + cos(3 * test_dihedral(x, 3, 1, 0, 2) - p[3]));
     *scale = fabs(e0) + fabs(e1);
     return e0 + e1;
 }
@@ -805,24 +675,24 @@ static int geometry_star(int k, Geometry *g) {
     const double r[4] = {0, 0.1012, 0.1093, 0.1229};
     g->dlen = 0.0;
     if (k < NRANDOM) {
-        double rr[4] = {0, uniform(0.09, 0.15), uniform(0.09, 0.15), uniform(0.09, 0.15)};
-        star(g->pos, rr, uniform(95, 135) * DEG, uniform(95, 135) * DEG, uniform(-PI, PI));
-        random_pose(g->pos, 4);
+        double rr[4] = {0, test_uniform(0.09, 0.15), test_uniform(0.09, 0.15), test_uniform(0.09, 0.15)};
+        test_star(g->pos, rr, test_uniform(95, 135) * DEG, test_uniform(95, 135) * DEG, test_uniform(-PI, PI));
+        test_random_pose(g->pos, 4);
         snprintf(g->label, sizeof g->label, "random %d", k);
         return 1;
     }
     switch (k - NRANDOM) {
     case 0:
-        star(g->pos, r, 120 * DEG, 120 * DEG, PI);
+        test_star(g->pos, r, 120 * DEG, 120 * DEG, PI);
         snprintf(g->label, sizeof g->label, "planar trigonal (180)");
         break;
     case 1:
-        star(g->pos, r, 120 * DEG, 60 * DEG, 0.0);
+        test_star(g->pos, r, 120 * DEG, 60 * DEG, 0.0);
         snprintf(g->label, sizeof g->label, "planar (0)");
         break;
     case 2:
-        star(g->pos, r, 118 * DEG, 121 * DEG, 179.0 * DEG);
-        random_pose(g->pos, 4);
+        test_star(g->pos, r, 118 * DEG, 121 * DEG, 179.0 * DEG);
+        test_random_pose(g->pos, 4);
         snprintf(g->label, sizeof g->label, "near planar (179)");
         break;
     default:
@@ -842,7 +712,7 @@ static void build_harmonic_improper(HessFit_Force *f) {
     HF_OK(hessfit_force_add_harmonic_improper(f, 3, 1, 0, 2, 2, 3, NULL));
 }
 static double energy_harmonic_improper(const double *x, const double *p, double *scale) {
-    const double d0 = wrap_pi(dihedral(x, 1, 2, 0, 3) - p[1]), d1 = wrap_pi(dihedral(x, 3, 1, 0, 2) - p[3]);
+    const double d0 = test_wrap_pi(test_dihedral(x, 1, 2, 0, 3) - p[1]), d1 = test_wrap_pi(test_dihedral(x, 3, 1, 0, 2) - p[3]);
     *scale = p[0] * d0 * d0 + p[2] * d1 * d1;
     return *scale;
 }
@@ -855,10 +725,10 @@ static int geometry_harmonic_improper(int k, Geometry *g) {
         /* random stars, rejecting those within 0.1 rad of the wrap point |phi - phi0| = pi, where
          * E has a kink and the finite differences are meaningless */
         for (;;) {
-            double rr[4] = {0, uniform(0.09, 0.15), uniform(0.09, 0.15), uniform(0.09, 0.15)};
-            star(g->pos, rr, uniform(95, 135) * DEG, uniform(95, 135) * DEG, uniform(-PI, PI));
-            const double d0 = wrap_pi(dihedral(g->pos, 1, 2, 0, 3) - phi0[0]);
-            const double d1 = wrap_pi(dihedral(g->pos, 3, 1, 0, 2) - phi0[1]);
+            double rr[4] = {0, test_uniform(0.09, 0.15), test_uniform(0.09, 0.15), test_uniform(0.09, 0.15)};
+            test_star(g->pos, rr, test_uniform(95, 135) * DEG, test_uniform(95, 135) * DEG, test_uniform(-PI, PI));
+            const double d0 = test_wrap_pi(test_dihedral(g->pos, 1, 2, 0, 3) - phi0[0]);
+            const double d1 = test_wrap_pi(test_dihedral(g->pos, 3, 1, 0, 2) - phi0[1]);
             if (fabs(d0) < PI - 0.1 && fabs(d1) < PI - 0.1)
                 break;
         }
@@ -866,33 +736,33 @@ static int geometry_harmonic_improper(int k, Geometry *g) {
     } else {
         switch (k - NRANDOM) {
         case 0:
-            star(g->pos, r, 120 * DEG, 120 * DEG, -3.1);
+            test_star(g->pos, r, 120 * DEG, 120 * DEG, -3.1);
             snprintf(g->label, sizeof g->label, "phi = -3.1 (phi0 = 3.05)");
             break;
         case 1:
-            star(g->pos, r, 120 * DEG, 120 * DEG, 3.1);
+            test_star(g->pos, r, 120 * DEG, 120 * DEG, 3.1);
             snprintf(g->label, sizeof g->label, "phi = 3.1");
             break;
         case 2:
-            star(g->pos, r, 120 * DEG, 120 * DEG, PI);
+            test_star(g->pos, r, 120 * DEG, 120 * DEG, PI);
             snprintf(g->label, sizeof g->label, "planar, phi = +-pi exactly");
             break;
         case 3:
-            star(g->pos, r, 112 * DEG, 125 * DEG, -2.9);
+            test_star(g->pos, r, 112 * DEG, 125 * DEG, -2.9);
             snprintf(g->label, sizeof g->label, "phi = -2.9");
             break;
         default:
             return 0;
         }
     }
-    const double phis[2] = {dihedral(g->pos, 1, 2, 0, 3), dihedral(g->pos, 3, 1, 0, 2)};
+    const double phis[2] = {test_dihedral(g->pos, 1, 2, 0, 3), test_dihedral(g->pos, 3, 1, 0, 2)};
     for (int t = 0; t < 2; t++) {
-        CHECK(fabs(wrap_pi(phis[t] - phi0[t])) < PI - 0.05, "geometry %s is at the wrap point of improper %d", g->label, t);
+        CHECK(fabs(test_wrap_pi(phis[t] - phi0[t])) < PI - 0.05, "geometry %s is at the wrap point of improper %d", g->label, t);
         if (fabs(phis[t] - phi0[t]) > PI)
             harmonic_improper_wraps++;
     }
     if (k < NRANDOM || k - NRANDOM == 3)
-        random_pose(g->pos, 4);
+        test_random_pose(g->pos, 4);
     return 1;
 }
 
@@ -917,7 +787,7 @@ static double nb_pair(const double *x, const double *p, int i, int j, double sc,
     const double si = pslot(p, nb_particles[i][1]), sj = pslot(p, nb_particles[j][1]);
     const double ei = pslot(p, nb_particles[i][2]), ej = pslot(p, nb_particles[j][2]);
     const double sigma = rule == HESSFIT_COMBINE_GEOMETRIC ? sqrt(si * sj) : 0.5 * (si + sj);
-    const double r = dist(x, i, j);
+    const double r = test_distance(x, i, j);
     const double ec = sc * COULOMB * qi * qj / r, el = slj * lj(sigma, sqrt(ei * ej), r);
     *scale += fabs(ec) + fabs(el);
     return ec + el;
@@ -942,17 +812,17 @@ static int geometry_nb(int k, Geometry *g) {
     g->dlen = 0.0;
     if (k < NRANDOM) {
         do
-            random_chain(g->pos, 5, 0.28, 0.42);
-        while (min_pair_distance(g->pos, 5) < 0.25);
-        random_pose(g->pos, 5);
+            test_random_chain(g->pos, 5, 0.28, 0.42);
+        while (test_min_pair_distance(g->pos, 5) < 0.25);
+        test_random_pose(g->pos, 5);
         snprintf(g->label, sizeof g->label, "random %d", k);
     } else { /* the pair 1-2 (types B, A) at its LJ minimum 2^(1/6) sigma_AB */
         const double s12 = nb_combining == HESSFIT_COMBINE_GEOMETRIC ? sqrt(0.325 * 0.29) : 0.5 * (0.325 + 0.29);
         const double r[5] = {0, 0.33, pow(2.0, 1.0 / 6.0) * s12, 0.35, 0.31};
         const double th[5] = {0, 0, 120 * DEG, 150 * DEG, 100 * DEG}, ph[5] = {0, 0, 0, 2.5, -1.0};
-        chain(g->pos, 5, r, th, ph);
-        random_pose(g->pos, 5);
-        CHECK(min_pair_distance(g->pos, 5) >= 0.25, "LJ-minimum geometry has a pair closer than 0.25 nm");
+        test_chain(g->pos, 5, r, th, ph);
+        test_random_pose(g->pos, 5);
+        CHECK(test_min_pair_distance(g->pos, 5) >= 0.25, "LJ-minimum geometry has a pair closer than 0.25 nm");
         snprintf(g->label, sizeof g->label, "pair 1-2 at its LJ minimum");
     }
     return 1;
@@ -994,7 +864,7 @@ static void build_explicit(HessFit_Force *f) {
         HF_OK(hessfit_force_add_exclusion(f, excl[i][0], excl[i][1], NULL));
 }
 static double explicit_pair(const double *x, int i, int j, double qq, double sigma, double eps, double *scale) {
-    const double r = dist(x, i, j), ec = COULOMB * qq / r, el = lj(sigma, eps, r);
+    const double r = test_distance(x, i, j), ec = COULOMB * qq / r, el = lj(sigma, eps, r);
     *scale += fabs(ec) + fabs(el);
     return ec + el;
 }
@@ -1141,12 +1011,12 @@ static void run_two_molecules(void) {
     st.name = "two molecules";
     double pa[3 * NA], pb[3 * NB], pab[3 * (NA + NB)], pbalone[3 * NB];
     /* molecule A: a random chain; B: a random star with atom 4 on atom 3 */
-    random_chain(pa, NA, 0.1, 0.15);
-    random_pose(pa, NA);
+    test_random_chain(pa, NA, 0.1, 0.15);
+    test_random_pose(pa, NA);
     const double rb4[4] = {0, 0.109, 0.101, 0.135};
-    star(pb, rb4, 112 * DEG, 117 * DEG, 2.8);
-    place(pb, 4, 3, 0, 1, 0.096, 108 * DEG, 1.2);
-    random_pose(pb, NB);
+    test_star(pb, rb4, 112 * DEG, 117 * DEG, 2.8);
+    test_place(pb, 4, 3, 0, 1, 0.096, 108 * DEG, 1.2);
+    test_random_pose(pb, NB);
     /* move B so that its nearest atom is 0.3 nm from A: cross-molecule Coulomb would be tens of kJ/mol */
     double ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0};
     for (int i = 0; i < NA; i++)

@@ -141,21 +141,32 @@ void test_rotate(double *pos, int n, const double axis[3], double angle) {
     }
 }
 
+/* ---- geometries for the term tests --------------------------------------------------------- */
+
+#define TEST_PI 3.14159265358979323846
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static void sub3(const double *a, const double *b, double *c) {
+    for (int k = 0; k < 3; k++)
+        c[k] = a[k] - b[k];
+}
+static void cross3(const double *a, const double *b, double *c) {
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+static double norm3(const double *a) { return sqrt(dot3(a, a)); }
+
 double test_distance(const double *x, int i, int j) {
     double d[3] = {x[3 * i] - x[3 * j], x[3 * i + 1] - x[3 * j + 1], x[3 * i + 2] - x[3 * j + 2]};
     return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
 }
 
 double test_angle(const double *x, int i, int j, int k) {
-    double u[3], v[3], uu = 0, vv = 0, uv = 0;
-    for (int c = 0; c < 3; c++) {
-        u[c] = x[3 * i + c] - x[3 * j + c];
-        v[c] = x[3 * k + c] - x[3 * j + c];
-        uu += u[c] * u[c];
-        vv += v[c] * v[c];
-        uv += u[c] * v[c];
-    }
-    return acos(uv / sqrt(uu * vv));
+    double a[3], b[3], c[3];
+    sub3(x + 3 * i, x + 3 * j, a);
+    sub3(x + 3 * k, x + 3 * j, b);
+    cross3(a, b, c);
+    return atan2(norm3(c), dot3(a, b)); /* accurate near 0 and pi, unlike acos */
 }
 
 double test_best_assignment(const double *score, int n) {
@@ -680,4 +691,132 @@ void test_type_rh_enamide(hf_forcefield *ff, hf_molecule_list *mmo, hf_typed_mol
         HF_CALL(hf_assign_parameters(&mmo->items[m], &t, ff, &opt, &typed[m]));
         hf_topology_free(&t);
     }
+}
+
+/* IUPAC dihedral i-j-k-l: phi = atan2(|b2| b1.(b2 x b3), (b1 x b2).(b2 x b3)), b1 = xj - xi,
+ * b2 = xk - xj, b3 = xl - xk (positive = clockwise looking from j to k). */
+double test_dihedral(const double *pos, int i, int j, int k, int l) {
+    double b1[3], b2[3], b3[3], n1[3], n2[3];
+    sub3(pos + 3 * j, pos + 3 * i, b1);
+    sub3(pos + 3 * k, pos + 3 * j, b2);
+    sub3(pos + 3 * l, pos + 3 * k, b3);
+    cross3(b1, b2, n1);
+    cross3(b2, b3, n2);
+    return atan2(norm3(b2) * dot3(b1, n2), dot3(n1, n2));
+}
+
+double test_wrap_pi(double a) {
+    while (a > TEST_PI)
+        a -= 2.0 * TEST_PI;
+    while (a < -TEST_PI)
+        a += 2.0 * TEST_PI;
+    return a;
+}
+
+/* sin and cos that are exact at 0 and +-pi, so planar geometries are exactly planar */
+static void sincos_exact(double a, double *s, double *c) {
+    if (a == 0.0) {
+        *s = 0.0;
+        *c = 1.0;
+    } else if (a == TEST_PI || a == -TEST_PI) {
+        *s = 0.0;
+        *c = -1.0;
+    } else {
+        *s = sin(a);
+        *c = cos(a);
+    }
+}
+
+/*
+ * Z-matrix placement (NeRF): atom i at distance r from c, angle i-c-b = theta, dihedral
+ * a-b-c-i = phi (IUPAC). b < 0: along +x from c. a < 0: in the plane z = const through b, c.
+ */
+void test_place(double *pos, int i, int c, int b, int a, double r, double theta, double phi) {
+    double *x = pos + 3 * i;
+    if (c < 0) {
+        x[0] = x[1] = x[2] = 0.0;
+        return;
+    }
+    if (b < 0) {
+        x[0] = pos[3 * c] + r;
+        x[1] = pos[3 * c + 1];
+        x[2] = pos[3 * c + 2];
+        return;
+    }
+    double A[3], bc[3], ab[3], n[3], m[3];
+    const double *B = pos + 3 * b, *C = pos + 3 * c;
+    if (a < 0) {
+        A[0] = B[0];
+        A[1] = B[1] + 1.0;
+        A[2] = B[2];
+    } else {
+        memcpy(A, pos + 3 * a, sizeof A);
+    }
+    sub3(C, B, bc);
+    double l = norm3(bc);
+    for (int k = 0; k < 3; k++)
+        bc[k] /= l;
+    sub3(B, A, ab);
+    cross3(ab, bc, n);
+    l = norm3(n);
+    for (int k = 0; k < 3; k++)
+        n[k] /= l;
+    cross3(n, bc, m);
+    double st, ct, sp, cp;
+    sincos_exact(theta, &st, &ct);
+    sincos_exact(phi, &sp, &cp);
+    const double d2[3] = {-r * ct, r * st * cp, r * st * sp};
+    for (int k = 0; k < 3; k++)
+        x[k] = C[k] + d2[0] * bc[k] + d2[1] * m[k] + d2[2] * n[k];
+    if (a >= 0) {
+        const double got = test_dihedral(pos, a, b, c, i);
+        CHECK(fabs(test_wrap_pi(got - phi)) < 1e-9, "Z-matrix placement gave dihedral %.12g, wanted %.12g", got, phi);
+    }
+}
+
+double test_uniform(double lo, double hi) { return lo + (hi - lo) * test_random(); }
+
+/* chain 0-1-2-...: r[i] bond (i-1, i), th[i] angle (i-2, i-1, i), ph[i] dihedral (i-3 .. i) */
+void test_chain(double *pos, int n, const double *r, const double *th, const double *ph) {
+    for (int i = 0; i < n; i++)
+        test_place(pos, i, i - 1, i >= 2 ? i - 2 : -1, i >= 3 ? i - 3 : -1, r[i], th[i], ph[i]);
+}
+
+void test_random_chain(double *pos, int n, double rlo, double rhi) {
+    double r[TEST_MAX_CHAIN], th[TEST_MAX_CHAIN], ph[TEST_MAX_CHAIN];
+    CHECK(n <= TEST_MAX_CHAIN, "a chain of %d atoms (at most %d)", n, TEST_MAX_CHAIN);
+    for (int i = 0; i < n; i++) {
+        r[i] = test_uniform(rlo, rhi);
+        th[i] = test_uniform(75.0, 150.0) * (TEST_PI / 180.0);
+        ph[i] = test_uniform(-TEST_PI, TEST_PI);
+    }
+    test_chain(pos, n, r, th, ph);
+}
+
+/* star around atom 0: bonds r[1..3]; angle 2-0-1 = th2, angle 3-0-2 = th3, dihedral 1-2-0-3 = phi */
+void test_star(double *pos, const double *r, double th2, double th3, double phi) {
+    test_place(pos, 0, -1, -1, -1, 0, 0, 0);
+    test_place(pos, 1, 0, -1, -1, r[1], 0, 0);
+    test_place(pos, 2, 0, 1, -1, r[2], th2, 0.0);
+    test_place(pos, 3, 0, 2, 1, r[3], th3, phi);
+}
+
+/* A random rigid motion (rotation about a random axis, translation up to 0.5 nm). */
+void test_random_pose(double *pos, int n) {
+    double axis[3] = {test_uniform(-1, 1), test_uniform(-1, 1), test_uniform(-1, 1)};
+    if (norm3(axis) < 1e-3)
+        axis[2] = 1.0;
+    test_rotate(pos, n, axis, test_uniform(0, 2 * TEST_PI));
+    const double t[3] = {test_uniform(-0.5, 0.5), test_uniform(-0.5, 0.5), test_uniform(-0.5, 0.5)};
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++)
+            pos[3 * i + c] += t[c];
+}
+
+double test_min_pair_distance(const double *pos, int n) {
+    double m = 1e300;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            m = fmin(m, test_distance(pos, i, j));
+    return m;
 }

@@ -91,6 +91,29 @@ void test_rotate(double *pos, int n, const double axis[3], double angle);
 double test_distance(const double *x, int i, int j);
 double test_angle(const double *x, int i, int j, int k);
 
+/* ---- geometries for the term tests (nm, rad) ---- */
+#define TEST_MAX_CHAIN 64
+/* IUPAC dihedral i-j-k-l: atan2(|b2| b1.(b2 x b3), (b1 x b2).(b2 x b3)), b1 = xj - xi, ... */
+double test_dihedral(const double *x, int i, int j, int k, int l);
+/* a wrapped into [-pi, pi]. */
+double test_wrap_pi(double a);
+/* Uniform in [lo, hi) from test_random(). */
+double test_uniform(double lo, double hi);
+/* Z-matrix placement (NeRF): atom i at distance r from c, angle i-c-b = theta, dihedral a-b-c-i =
+ * phi (IUPAC); c < 0: the origin; b < 0: along +x from c; a < 0: a reference point 1 nm along +y
+ * from b. Planar cases (theta or phi 0 or +-pi) come out exactly planar. */
+void test_place(double *pos, int i, int c, int b, int a, double r, double theta, double phi);
+/* Chain 0-1-2-...: r[i] bond (i-1, i), th[i] angle (i-2, i-1, i), ph[i] dihedral (i-3 .. i). */
+void test_chain(double *pos, int n, const double *r, const double *th, const double *ph);
+/* A random chain of n <= TEST_MAX_CHAIN atoms: bonds in [rlo, rhi], angles 75-150 deg. */
+void test_random_chain(double *pos, int n, double rlo, double rhi);
+/* Star around atom 0: bonds r[1..3]; angle 2-0-1 = th2, angle 3-0-2 = th3, dihedral 1-2-0-3 = phi. */
+void test_star(double *pos, const double *r, double th2, double th3, double phi);
+/* A random rigid motion (rotation about a random axis, translation up to 0.5 nm). */
+void test_random_pose(double *pos, int n);
+/* The smallest distance between two of n particles. */
+double test_min_pair_distance(const double *pos, int n);
+
 /* The largest sum_k score[k][perm[k]] over all permutations perm of n columns (score row-major
  * n x n; brute force by Heap's algorithm, n <= 9). */
 double test_best_assignment(const double *score, int n);
