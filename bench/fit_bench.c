@@ -2,23 +2,34 @@
  * fit_bench: the cost of hessfit's fit objectives and of one full fit, on the Reference platform,
  * for `hessfit fit` input files (loaded exactly as `hessfit fit` loads them, hf_training_set.h).
  *
- *   ./build/bin/fit_bench [--json FILE] [--min-repeats N] [--min-seconds S] [--no-fit] A.fit [B.fit ...]
+ *   ./build/bin/fit_bench [--json FILE] [--min-repeats N] [--min-seconds S] [--threads LIST]
+ *                         [--optimizer NAME] [--lbfgs-memory M] [--no-fit] [--eigensolvers] A.fit [B.fit ...]
  *
  * Per input file (one record; the system is the file's stem without a "-q2mm" suffix):
  *   - the input's objective at the start values: the loss alone, and the loss with the exact
  *     gradient over every fitted value (one objective kernel call each), each timed as the median
- *     of at least N repeats (default 30) taking at least S seconds (default 2);
- *   - one full fit as `hessfit fit` runs it (same optimiser, scaled values, bounds, ftol and
- *     evaluation budget; no output files): wall time, evaluations, final loss, outcome;
- *   - the same two timings for the eigenmatrix objective and the overlap frequency objective
- *     (hessfit_objective.h defaults) on the same model, made after the fit (a second objective
- *     replaces the first's targets in the Context).
+ *     of at least N repeats (default 30) taking at least S seconds (default 2), once per thread
+ *     count of LIST (HESSFIT_NUM_THREADS, e.g. "1,2"; default: unset, OpenMP's count), and whether
+ *     the loss and gradient are bit-identical over those counts;
+ *   - one full fit as `hessfit fit` runs it (same optimiser unless --optimizer, values scaled by
+ *     q2mm's steps, bounds, ftol and evaluation budget; no output files), with the last thread
+ *     count: wall time, evaluations, final loss and frequency RMSD, outcome;
+ *   - the same timings for the other objectives among frequencies-q2mm, the eigenmatrix and the
+ *     overlap frequency objective (hessfit_objective.h defaults) on the same model, made after the
+ *     fit (a second objective replaces the first's targets in the Context).
+ * --eigensolvers instead times LAPACK's symmetric eigensolvers with all eigenvectors (dsyevd, dsyevr,
+ * dsyev; the objective kernel's job) and without (dsyevd), one thread, on every molecule's
+ * mass-weighted Hessian at the start values, all molecules in turn per repeat, and exits.
  * The Markdown table goes to stdout, progress to stderr; --json writes the layout of
  * bench/q2mm_side.py (schema hessfit-bench-compare-q2mm/1, tool "hessfit"), which
  * `q2mm_side.py compare q2mm.json hessfit.json` prints beside q2mm's.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "hessfit_elements.h"
 #include "hf_training_set.h"
+
+#include <cblas.h>
+#include <lapacke.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +41,8 @@
 #define MAX_INPUTS 16
 #define MAX_REPEATS 100000
 #define MAX_SAMPLES_KEPT 2000
+#define MAX_THREAD_COUNTS 8
+#define N_EXTRA 3
 
 typedef struct {
     double median, min, max;
@@ -37,12 +50,25 @@ typedef struct {
     double *samples; /* n (at most MAX_SAMPLES_KEPT kept) */
 } timing;
 
+/* What to run. */
+typedef struct {
+    int min_repeats, do_fit;
+    double min_seconds;
+    int n_threads, threads[MAX_THREAD_COUNTS]; /* HESSFIT_NUM_THREADS values; 0: unset */
+    int default_threads;                       /* the count with it unset (OpenMP's) */
+    int override_optimizer;
+    hf_opt_algorithm optimizer;
+    int lbfgs_memory;                          /* 0: NLopt's default */
+    int eigensolvers;                          /* time LAPACK's eigensolvers only */
+} bench_settings;
+
 typedef struct {
     const char *name; /* "frequencies-q2mm", "eigenmatrix", ... */
     int measured;
     double score;
     long long n_residuals;
-    timing loss, grad;
+    timing loss[MAX_THREAD_COUNTS], grad[MAX_THREAD_COUNTS]; /* per thread count */
+    int identical; /* loss and gradient bit-identical over the thread counts */
 } objective_timing;
 
 typedef struct {
@@ -51,9 +77,9 @@ typedef struct {
     const char *input;
     int n_mols, n_atoms, n_params, n_observations;
     double weight, start_score, start_rmsd, load_s;
-    objective_timing main, extra[2];
+    objective_timing main, extra[N_EXTRA];
     int fitted;
-    double fit_wall, fit_initial, fit_final;
+    double fit_wall, fit_initial, fit_final, fit_final_rmsd;
     long long fit_evaluations, fit_max_evaluations;
     int fit_capped;
     const char *fit_outcome, *fit_algorithm;
@@ -129,45 +155,84 @@ static hf_status time_job(const eval_job *job, int min_repeats, double min_secon
     return HF_SUCCESS;
 }
 
-/* Loss, then loss + gradient, of objective at x (grad: n_free scratch). */
-static hf_status time_objective(hf_objective *objective, const double *x, double *grad, int min_repeats,
-                                double min_seconds, objective_timing *o)
+/* HESSFIT_NUM_THREADS = t, read by the objective kernel at every call; 0: as the environment had it. */
+static const char *environment_threads;
+static void set_threads(int t)
 {
-    hf_status st = hf_objective_evaluate(objective, x, &o->score, NULL, NULL);
+    char v[16];
+    if (t <= 0) {
+        if (environment_threads != NULL)
+            setenv("HESSFIT_NUM_THREADS", environment_threads, 1);
+        else
+            unsetenv("HESSFIT_NUM_THREADS");
+        return;
+    }
+    snprintf(v, sizeof v, "%d", t);
+    setenv("HESSFIT_NUM_THREADS", v, 1);
+}
+
+static const char *threads_label(const bench_settings *b, int k, char *out, size_t size)
+{
+    if (b->threads[k] > 0)
+        snprintf(out, size, "%d", b->threads[k]);
+    else if (environment_threads != NULL)
+        snprintf(out, size, "HESSFIT_NUM_THREADS=%s", environment_threads);
+    else
+        snprintf(out, size, "default (%d)", b->default_threads);
+    return out;
+}
+
+/* Loss, then loss + gradient, of objective at x (grad: n_free scratch, n entries compared), at
+ * every thread count. */
+static hf_status time_objective(hf_objective *objective, const double *x, double *grad, int n,
+                                const bench_settings *b, objective_timing *o)
+{
+    double *first = malloc((size_t)(n > 0 ? n : 1) * sizeof *first), first_loss = 0.0;
+    hf_status st = first == NULL ? hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory") : HF_SUCCESS;
+    o->n_residuals = hf_objective_n_residuals(objective);
+    o->identical = 1;
+    for (int k = 0; k < b->n_threads && st == HF_SUCCESS; k++) {
+        char label[32];
+        double loss = 0.0;
+        set_threads(b->threads[k]);
+        if ((st = hf_objective_evaluate(objective, x, &loss, grad, NULL)) != HF_SUCCESS)
+            break;
+        if (k == 0) {
+            first_loss = o->score = loss;
+            memcpy(first, grad, (size_t)n * sizeof *first);
+        } else {
+            o->identical &= memcmp(&loss, &first_loss, sizeof loss) == 0 &&
+                            memcmp(grad, first, (size_t)n * sizeof *first) == 0;
+        }
+        eval_job job = {objective, x, NULL};
+        if ((st = time_job(&job, b->min_repeats, b->min_seconds, &o->loss[k])) != HF_SUCCESS)
+            break;
+        job.grad = grad;
+        if ((st = time_job(&job, b->min_repeats, b->min_seconds, &o->grad[k])) != HF_SUCCESS)
+            break;
+        fprintf(stderr, "  %-18s loss %.6g, threads %s: %.3f ms alone, %.3f ms with the gradient (medians of %d and "
+                        "%d)\n",
+                o->name, o->score, threads_label(b, k, label, sizeof label), 1e3 * o->loss[k].median,
+                1e3 * o->grad[k].median, o->loss[k].n, o->grad[k].n);
+    }
+    set_threads(b->threads[b->n_threads - 1]);
+    free(first);
     if (st != HF_SUCCESS)
         return st;
-    o->n_residuals = hf_objective_n_residuals(objective);
-    eval_job job = {objective, x, NULL};
-    if ((st = time_job(&job, min_repeats, min_seconds, &o->loss)) != HF_SUCCESS)
-        return st;
-    job.grad = grad;
-    if ((st = time_job(&job, min_repeats, min_seconds, &o->grad)) != HF_SUCCESS)
-        return st;
     o->measured = 1;
-    fprintf(stderr, "  %-18s loss %.6g: %.3f ms alone, %.3f ms with the gradient (medians of %d and %d)\n",
-            o->name, o->score, 1e3 * o->loss.median, 1e3 * o->grad.median, o->loss.n, o->grad.n);
+    if (b->n_threads > 1)
+        fprintf(stderr, "  %-18s loss and gradient %s over the thread counts\n", o->name,
+                o->identical ? "bit-identical" : "DIFFER");
     return HF_SUCCESS;
 }
 
-/* ---- the fit, as `hessfit fit` runs it (fitting/cli/cmd_fit.c): y_i = x_i / step_i --------- */
+/* ---- the fit, as `hessfit fit` runs it (fitting/cli/cmd_fit.c): values scaled by q2mm's steps --- */
 
-typedef struct {
-    hf_objective *objective;
-    int n;
-    const double *scale;
-    double *x, *grad;
-} scaled_problem;
-
-static double fit_loss(int n, const double *y, double *grad, void *data, hf_status *status)
+static double fit_loss(int n, const double *x, double *grad, void *data, hf_status *status)
 {
-    scaled_problem *p = data;
     double loss = 0.0;
-    for (int i = 0; i < n; i++)
-        p->x[i] = y[i] * p->scale[i];
-    *status = hf_objective_evaluate(p->objective, p->x, &loss, grad != NULL ? p->grad : NULL, NULL);
-    if (grad != NULL)
-        for (int i = 0; i < n; i++)
-            grad[i] = p->grad[i] * p->scale[i]; /* dL/dy_i = s_i dL/dx_i */
+    (void)n;
+    *status = hf_objective_evaluate(data, x, &loss, grad, NULL);
     return loss;
 }
 
@@ -182,49 +247,35 @@ static int on_progress(const hf_opt_progress *p, void *data)
     return 0;
 }
 
-static hf_status run_fit(hf_training_set *set, record *r)
+static hf_status run_fit(hf_training_set *set, const bench_settings *b, record *r)
 {
     const int n = set->n_fit;
-    double *y = malloc((size_t)n * sizeof *y), *ones = malloc((size_t)n * sizeof *ones);
-    double *lo = NULL, *hi = NULL;
-    scaled_problem p = {set->objective, n, set->step, malloc((size_t)n * sizeof(double)),
-                        malloc((size_t)set->n_free * sizeof(double))};
+    double *x = malloc((size_t)n * sizeof *x);
     hf_optimize *opt = NULL;
     hf_opt_result res;
     hf_status st = HF_SUCCESS;
     double next_progress = 5.0;
-    if (set->lower != NULL) {
-        lo = malloc((size_t)n * sizeof *lo);
-        hi = malloc((size_t)n * sizeof *hi);
-    }
-    if (y == NULL || ones == NULL || p.x == NULL || p.grad == NULL || (set->lower != NULL && (lo == NULL || hi == NULL))) {
+    if (x == NULL) {
         st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory for the fit");
         goto done;
     }
-    for (int i = 0; i < n; i++) {
-        y[i] = set->x_start[i] / set->step[i];
-        ones[i] = 1.0;
-        if (lo != NULL) {
-            lo[i] = set->lower[i] / set->step[i];
-            hi[i] = set->upper[i] / set->step[i];
-        }
-    }
-    /* the free values beyond the fit's (none in these inputs) stay at their start values */
-    if (set->n_free != n && (st = hf_model_set_free(set->model, set->x_start)) != HF_SUCCESS)
-        goto done;
-    if ((st = hf_optimize_create(set->settings.algorithm, n, &opt)) != HF_SUCCESS ||
-        (st = hf_optimize_set_objective(opt, fit_loss, &p)) != HF_SUCCESS ||
-        (st = hf_optimize_set_bounds(opt, lo, hi)) != HF_SUCCESS ||
-        (st = hf_optimize_set_initial_step(opt, ones)) != HF_SUCCESS ||
+    memcpy(x, set->x_start, (size_t)n * sizeof *x);
+    const hf_opt_algorithm algorithm = b->override_optimizer ? b->optimizer : set->settings.algorithm;
+    if ((st = hf_optimize_create(algorithm, n, &opt)) != HF_SUCCESS ||
+        (st = hf_optimize_set_lbfgs_memory(opt, b->lbfgs_memory)) != HF_SUCCESS ||
+        (st = hf_optimize_set_objective(opt, fit_loss, set->objective)) != HF_SUCCESS ||
+        (st = hf_optimize_set_bounds(opt, set->lower, set->upper)) != HF_SUCCESS ||
+        (st = hf_optimize_set_initial_step(opt, set->step)) != HF_SUCCESS ||
+        (st = hf_optimize_set_scale(opt, set->step)) != HF_SUCCESS ||
         (st = hf_optimize_set_ftol_rel(opt, set->settings.ftol)) != HF_SUCCESS ||
         (st = hf_optimize_set_maxeval(opt, set->settings.max_evaluations)) != HF_SUCCESS ||
         (st = hf_optimize_set_maxtime(opt, set->settings.max_time)) != HF_SUCCESS ||
         (st = hf_optimize_set_progress(opt, on_progress, &next_progress)) != HF_SUCCESS)
         goto done;
-    fprintf(stderr, "  fit: %s, ftol %g, at most %lld evaluations\n", hf_opt_algorithm_name(set->settings.algorithm),
+    fprintf(stderr, "  fit: %s, ftol %g, at most %lld evaluations\n", hf_opt_algorithm_name(algorithm),
             set->settings.ftol, set->settings.max_evaluations);
     const double t0 = now_s();
-    if ((st = hf_optimize_run(opt, y, &res)) != HF_SUCCESS)
+    if ((st = hf_optimize_run(opt, x, &res)) != HF_SUCCESS)
         goto done;
     r->fit_wall = now_s() - t0;
     r->fitted = 1;
@@ -233,20 +284,144 @@ static hf_status run_fit(hf_training_set *set, record *r)
     r->fit_evaluations = res.evaluations;
     r->fit_max_evaluations = set->settings.max_evaluations;
     r->fit_outcome = hf_opt_outcome_string(res.outcome);
-    r->fit_algorithm = hf_opt_algorithm_name(set->settings.algorithm);
+    r->fit_algorithm = hf_opt_algorithm_name(algorithm);
+    r->fit_final_rmsd = r->n_observations > 0 && r->weight > 0.0 ? sqrt(r->fit_final / r->n_observations) / r->weight
+                                                                 : NAN;
     r->fit_ftol = set->settings.ftol;
     r->fit_capped = res.outcome == HF_OPT_MAXEVAL_REACHED || res.outcome == HF_OPT_MAXTIME_REACHED ||
                     res.outcome == HF_OPT_STOPPED;
-    fprintf(stderr, "  fit: %.3f s, %lld evaluations, loss %.6g -> %.6g (%s)\n", r->fit_wall, r->fit_evaluations,
-            r->fit_initial, r->fit_final, r->fit_outcome);
+    fprintf(stderr, "  fit: %.3f s, %lld evaluations, loss %.6g -> %.8g, RMSD %.2f cm^-1 (%s)\n", r->fit_wall,
+            r->fit_evaluations, r->fit_initial, r->fit_final, r->fit_final_rmsd, r->fit_outcome);
 done:
     hf_optimize_destroy(opt);
-    free(y);
-    free(ones);
-    free(lo);
-    free(hi);
-    free(p.x);
-    free(p.grad);
+    free(x);
+    return st;
+}
+
+/* ---- LAPACK's eigensolvers on the training set's mass-weighted Hessians ---------------------- */
+
+typedef struct {
+    int n_mols;
+    int *dim;
+    double **a;  /* each molecule's mass-weighted Hessian (row-major = column-major: symmetric) */
+    double *work, *w, *z; /* scratch for the largest */
+    lapack_int *iwork, *isuppz;
+} eigen_job;
+
+static const char *const eigen_names[4] = {"dsyevd, vectors", "dsyevr, vectors", "dsyev, vectors", "dsyevd, values"};
+
+/* One pass over every molecule with solver k; returns LAPACK's first non-zero info. */
+static int eigen_pass(eigen_job *e, int k)
+{
+    for (int m = 0; m < e->n_mols; m++) {
+        const int n = e->dim[m];
+        lapack_int found, info = 0;
+        memcpy(e->work, e->a[m], (size_t)n * (size_t)n * sizeof(double));
+        switch (k) {
+        case 0: info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'L', n, e->work, n, e->w); break;
+        case 1:
+            info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'A', 'L', n, e->work, n, 0.0, 0.0, 0, 0, 0.0, &found, e->w,
+                                  e->z, n, e->isuppz);
+            break;
+        case 2: info = LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'L', n, e->work, n, e->w); break;
+        default: info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', n, e->work, n, e->w); break;
+        }
+        if (info != 0)
+            return (int)info;
+    }
+    return 0;
+}
+
+static hf_status bench_eigensolvers(hf_training_set *set, const bench_settings *b)
+{
+    hf_status st;
+    eigen_job e;
+    memset(&e, 0, sizeof e);
+    const long long size = hf_model_hessian_size(set->model);
+    double *h = malloc((size_t)size * sizeof *h);
+    e.n_mols = set->n_mols;
+    e.dim = calloc((size_t)set->n_mols, sizeof *e.dim);
+    e.a = calloc((size_t)set->n_mols, sizeof *e.a);
+    if (h == NULL || e.dim == NULL || e.a == NULL) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
+        goto done;
+    }
+    if ((st = hf_model_set_free(set->model, set->x_start)) != HF_SUCCESS ||
+        (st = hf_model_hessians_all(set->model, h)) != HF_SUCCESS)
+        goto done;
+    int max_dim = 0, min_dim = 1 << 30;
+    double sum_cubes = 0.0;
+    for (int m = 0; m < set->n_mols; m++) {
+        const int n = 3 * set->mols[m].n_atoms;
+        const double *hm = h + hf_model_molecule_offset(set->model, m);
+        e.dim[m] = n;
+        max_dim = n > max_dim ? n : max_dim;
+        min_dim = n < min_dim ? n : min_dim;
+        sum_cubes += (double)n * n * n;
+        if ((e.a[m] = malloc((size_t)n * (size_t)n * sizeof(double))) == NULL) {
+            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
+            goto done;
+        }
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                e.a[m][(size_t)i * n + j] =
+                    0.5 * (hm[(size_t)i * n + j] + hm[(size_t)j * n + i]) /
+                    sqrt(hf_element_monoisotopic_mass(set->mols[m].atomic_numbers[i / 3]) *
+                         hf_element_monoisotopic_mass(set->mols[m].atomic_numbers[j / 3]));
+    }
+    e.work = malloc((size_t)max_dim * (size_t)max_dim * sizeof *e.work);
+    e.z = malloc((size_t)max_dim * (size_t)max_dim * sizeof *e.z);
+    e.w = malloc((size_t)max_dim * sizeof *e.w);
+    e.isuppz = malloc(2 * (size_t)max_dim * sizeof *e.isuppz);
+    if (e.work == NULL || e.z == NULL || e.w == NULL || e.isuppz == NULL) {
+        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
+        goto done;
+    }
+    openblas_set_num_threads(1);
+    printf("LAPACK's eigensolvers, one thread, on the %d mass-weighted Hessians of %s at the start (3n = %d to %d; "
+           "sum of (3n)^3 %.3g), all molecules per repeat; medians in ms\n\n"
+           "| solver | all molecules ms | ratio to dsyevd |\n|---|--:|--:|\n",
+           set->n_mols, set->config.path, min_dim, max_dim, sum_cubes);
+    double first = 0.0;
+    for (int k = 0; k < 4; k++) {
+        timing t;
+        memset(&t, 0, sizeof t);
+        double *s = malloc((size_t)MAX_REPEATS * sizeof *s);
+        int n = 0, info = 0;
+        if (s == NULL) {
+            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
+            goto done;
+        }
+        info = eigen_pass(&e, k); /* warm-up */
+        const double t0 = now_s();
+        while (info == 0 && n < MAX_REPEATS && (n < b->min_repeats || now_s() - t0 < b->min_seconds)) {
+            const double t1 = now_s();
+            info = eigen_pass(&e, k);
+            s[n++] = now_s() - t1;
+        }
+        if (info != 0) {
+            free(s);
+            st = hf_error(HF_ERROR_LAPACK, "fit_bench: %s failed (info %d)", eigen_names[k], info);
+            goto done;
+        }
+        qsort(s, (size_t)n, sizeof *s, cmp_double);
+        const double median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+        free(s);
+        if (k == 0)
+            first = median;
+        printf("| %s | %.3f | %.2f |\n", eigen_names[k], 1e3 * median, median / first);
+        fprintf(stderr, "  %s: %.3f ms (median of %d)\n", eigen_names[k], 1e3 * median, n);
+    }
+done:
+    for (int m = 0; e.a != NULL && m < set->n_mols; m++)
+        free(e.a[m]);
+    free(e.a);
+    free(e.dim);
+    free(e.work);
+    free(e.z);
+    free(e.w);
+    free(e.isuppz);
+    free(h);
     return st;
 }
 
@@ -264,7 +439,7 @@ static void system_name(const char *input, char *out, size_t size)
         out[len - 5] = '\0';
 }
 
-static hf_status bench_input(const char *input, int min_repeats, double min_seconds, int do_fit, record *r)
+static hf_status bench_input(const char *input, const bench_settings *b, record *r)
 {
     hf_training_set set;
     hf_training_set_options topt = {NULL, NULL, "-out"};
@@ -279,6 +454,11 @@ static hf_status bench_input(const char *input, int min_repeats, double min_seco
     if (st != HF_SUCCESS)
         return st;
     r->load_s = now_s() - t0;
+    if (b->eigensolvers) {
+        st = bench_eigensolvers(&set, b);
+        hf_training_set_free(&set);
+        return st;
+    }
     r->n_mols = set.n_mols;
     for (int m = 0; m < set.n_mols; m++)
         r->n_atoms += set.mols[m].n_atoms;
@@ -296,25 +476,28 @@ static hf_status bench_input(const char *input, int min_repeats, double min_seco
     }
     snprintf(r->objective, sizeof r->objective, "%s", set.settings.objective_name);
     r->main.name = r->objective;
-    if ((st = time_objective(set.objective, set.x_start, grad, min_repeats, min_seconds, &r->main)) != HF_SUCCESS)
+    if ((st = time_objective(set.objective, set.x_start, grad, set.n_free, b, &r->main)) != HF_SUCCESS)
         goto done;
     r->start_score = r->main.score;
     r->start_rmsd = r->n_observations > 0 && r->weight > 0.0 ? sqrt(r->start_score / r->n_observations) / r->weight
                                                             : NAN;
     fprintf(stderr, "  %d structures, %d atoms, %d fitted values, %d weighted frequencies, start RMSD %.2f cm^-1\n",
             r->n_mols, r->n_atoms, r->n_params, r->n_observations, r->start_rmsd);
-    if (do_fit && (st = run_fit(&set, r)) != HF_SUCCESS)
+    if (b->do_fit && (st = run_fit(&set, b, r)) != HF_SUCCESS)
         goto done;
 
     /* the other objectives on the same model, at the start values */
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < N_EXTRA; k++) {
         hf_objective_options o = hf_objective_default_options();
         if (k == 0) {
             o.frequencies = HF_OBJ_FREQUENCIES_NONE;
             o.eigenmatrix = 1;
             r->extra[k].name = "eigenmatrix";
-        } else {
+        } else if (k == 1) {
             r->extra[k].name = "frequencies";
+        } else {
+            o.frequencies = HF_OBJ_FREQUENCIES_Q2MM;
+            r->extra[k].name = "frequencies-q2mm";
         }
         if (strcmp(r->extra[k].name, r->main.name) == 0)
             continue;
@@ -331,7 +514,7 @@ static hf_status bench_input(const char *input, int min_repeats, double min_seco
         free(per_mol);
         if (st != HF_SUCCESS)
             goto done;
-        st = time_objective(other, set.x_start, grad, min_repeats, min_seconds, &r->extra[k]);
+        st = time_objective(other, set.x_start, grad, set.n_free, b, &r->extra[k]);
         hf_objective_destroy(other);
         other = NULL;
         if (st != HF_SUCCESS)
@@ -392,21 +575,46 @@ static void json_timing(FILE *f, const timing *t, const char *method, int evals_
     fputs("]}", f);
 }
 
-static void json_objective(FILE *f, const objective_timing *o)
+/* The timings of the last thread count (the fit's), then every count's medians. */
+static void json_objective_timings(FILE *f, const objective_timing *o, const bench_settings *b)
+{
+    const int last = b->n_threads - 1;
+    fputs("\"eval_s\": ", f);
+    json_timing(f, &o->loss[last], NULL, 0);
+    fputs(", \"grad_s\": ", f);
+    json_timing(f, &o->grad[last], "exact gradient: loss and gradient in one objective kernel call (adjoint)", 1);
+    fputs(", \"by_threads\": [", f);
+    for (int k = 0; k < b->n_threads; k++) {
+        fprintf(f, "%s{\"threads\": %d, \"hessfit_num_threads\": ", k ? ", " : "",
+                b->threads[k] > 0 ? b->threads[k] : b->default_threads);
+        if (b->threads[k] > 0)
+            fprintf(f, "%d", b->threads[k]);
+        else if (environment_threads != NULL)
+            json_string(f, environment_threads);
+        else
+            fputs("null", f);
+        fputs(", \"eval_median_s\": ", f);
+        json_number(f, o->loss[k].median);
+        fputs(", \"grad_median_s\": ", f);
+        json_number(f, o->grad[k].median);
+        fputs("}", f);
+    }
+    fprintf(f, "], \"threads_bit_identical\": %s", o->identical ? "true" : "false");
+}
+
+static void json_objective(FILE *f, const objective_timing *o, const bench_settings *b)
 {
     fputs("{\"objective\": ", f);
     json_string(f, o->name);
     fputs(", \"score\": ", f);
     json_number(f, o->score);
-    fprintf(f, ", \"n_residuals\": %lld, \"eval_s\": ", o->n_residuals);
-    json_timing(f, &o->loss, NULL, 0);
-    fputs(", \"grad_s\": ", f);
-    json_timing(f, &o->grad, "exact gradient: loss and gradient in one objective kernel call (adjoint)", 1);
+    fprintf(f, ", \"n_residuals\": %lld, ", o->n_residuals);
+    json_objective_timings(f, o, b);
     fputs("}", f);
 }
 
 static int write_json(const char *path, const record *recs, int n, const double load_start[3], const double load_end[3],
-                      int min_repeats, double min_seconds)
+                      const bench_settings *b)
 {
     FILE *f = fopen(path, "w");
     if (f == NULL) {
@@ -435,10 +643,16 @@ static int write_json(const char *path, const record *recs, int n, const double 
     fprintf(f, " \"versions\": {\"hessfit\": \"%s\"},\n", HESSFIT_BENCH_VERSION);
     fprintf(f, " \"machine\": {\"nproc\": %ld, \"cpu\": ", sysconf(_SC_NPROCESSORS_ONLN));
     json_string(f, cpu);
-    fprintf(f, ", \"openmm_platform\": \"Reference\"},\n");
-    fprintf(f, " \"settings\": {\"min_repeats\": %d, \"min_seconds\": %g, \"objective\": \"each input's objective "
-               "(hessfit_objective.h); fit as `hessfit fit` runs it\"},\n \"records\": [\n",
-            min_repeats, min_seconds);
+    fprintf(f, ", \"openmp_threads\": %d, \"openmm_platform\": \"Reference\"},\n", b->default_threads);
+    fprintf(f, " \"settings\": {\"min_repeats\": %d, \"min_seconds\": %g, \"thread_counts\": [", b->min_repeats,
+            b->min_seconds);
+    for (int k = 0; k < b->n_threads; k++)
+        fprintf(f, "%s%d", k ? ", " : "", b->threads[k] > 0 ? b->threads[k] : b->default_threads);
+    fprintf(f, "], \"optimizer\": ");
+    json_string(f, b->override_optimizer ? hf_opt_algorithm_name(b->optimizer) : "each input's");
+    fprintf(f, ", \"lbfgs_memory\": %d, \"objective\": \"each input's objective (hessfit_objective.h); fit as "
+               "`hessfit fit` runs it\"},\n \"records\": [\n",
+            b->lbfgs_memory);
     for (int i = 0; i < n; i++) {
         const record *r = &recs[i];
         fputs("  {\"system\": ", f);
@@ -455,10 +669,8 @@ static int write_json(const char *path, const record *recs, int n, const double 
         json_number(f, r->start_rmsd);
         fputs(", \"load_s\": ", f);
         json_number(f, r->load_s);
-        fputs(",\n   \"eval_s\": ", f);
-        json_timing(f, &r->main.loss, NULL, 0);
-        fputs(",\n   \"grad_s\": ", f);
-        json_timing(f, &r->main.grad, "exact gradient: loss and gradient in one objective kernel call (adjoint)", 1);
+        fputs(",\n   ", f);
+        json_objective_timings(f, &r->main, b);
         fputs(",\n   \"fit\": ", f);
         if (r->fitted) {
             fprintf(f, "{\"capped\": %s, \"wall_s\": ", r->fit_capped ? "true" : "false");
@@ -467,10 +679,12 @@ static int write_json(const char *path, const record *recs, int n, const double 
             json_number(f, r->fit_initial);
             fputs(", \"final_score\": ", f);
             json_number(f, r->fit_final);
+            fputs(", \"final_rmsd_cm1\": ", f);
+            json_number(f, r->fit_final_rmsd);
             fprintf(f, ", \"converged\": %s, \"message\": ", r->fit_capped ? "false" : "true");
             json_string(f, r->fit_outcome);
-            fprintf(f, ", \"method\": \"%s (NLopt), scaled values, ftol_rel %g, max %lld evaluations\", "
-                       "\"evaluations_per_s\": ",
+            fprintf(f, ", \"method\": \"%s (NLopt), values scaled by q2mm's steps, ftol_rel %g, max %lld "
+                       "evaluations\", \"evaluations_per_s\": ",
                     r->fit_algorithm, r->fit_ftol, r->fit_max_evaluations);
             json_number(f, r->fit_wall > 0 ? (double)r->fit_evaluations / r->fit_wall : NAN);
             fputs("}", f);
@@ -479,11 +693,11 @@ static int write_json(const char *path, const record *recs, int n, const double 
         }
         fputs(",\n   \"other_objectives\": [", f);
         int first = 1;
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < N_EXTRA; k++) {
             if (!r->extra[k].measured)
                 continue;
             fputs(first ? "\n    " : ",\n    ", f);
-            json_objective(f, &r->extra[k]);
+            json_objective(f, &r->extra[k], b);
             first = 0;
         }
         fprintf(f, "]}%s\n", i + 1 < n ? "," : "");
@@ -497,40 +711,98 @@ static int write_json(const char *path, const record *recs, int n, const double 
     return 0;
 }
 
-static void print_table(const record *recs, int n)
+/* "a / b / ..." of a timing's medians over the thread counts, in ms. */
+static void print_medians(const timing *t, const bench_settings *b)
 {
-    printf("hessfit, Reference platform; times are medians; the gradient is exact (one kernel call with the loss)\n\n");
+    for (int k = 0; k < b->n_threads; k++)
+        printf("%s%.3g", k ? " / " : " ", 1e3 * t[k].median);
+    printf(" |");
+}
+
+static void print_table(const record *recs, int n, const bench_settings *b)
+{
+    char label[32];
+    printf("hessfit, Reference platform; times are medians; the gradient is exact (one kernel call with the loss); "
+           "threads (HESSFIT_NUM_THREADS):");
+    for (int k = 0; k < b->n_threads; k++)
+        printf("%s%s", k ? " / " : " ", threads_label(b, k, label, sizeof label));
+    printf("; the fit with the last\n\n");
     printf("| system | objective | params | freqs | start score | start RMSD cm^-1 | loss ms | loss + gradient ms "
-           "| fit s | fit evals | final score | outcome |\n");
-    printf("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+           "| threads identical | fit s | fit evals | final score | final RMSD cm^-1 | outcome |\n");
+    printf("|---|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|---|\n");
     for (int i = 0; i < n; i++) {
         const record *r = &recs[i];
-        printf("| %s | %s | %d | %d | %.6g | %.2f | %.3g | %.3g |", r->system, r->main.name, r->n_params,
-               r->n_observations, r->start_score, r->start_rmsd, 1e3 * r->main.loss.median, 1e3 * r->main.grad.median);
+        printf("| %s | %s | %d | %d | %.6g | %.2f |", r->system, r->main.name, r->n_params, r->n_observations,
+               r->start_score, r->start_rmsd);
+        print_medians(r->main.loss, b);
+        print_medians(r->main.grad, b);
+        printf(" %s |", b->n_threads > 1 ? (r->main.identical ? "yes" : "NO") : "-");
         if (r->fitted)
-            printf(" %.3g | %lld | %.6g | %s |\n", r->fit_wall, r->fit_evaluations, r->fit_final, r->fit_outcome);
+            printf(" %.3g | %lld | %.6g | %.2f | %s (%s) |\n", r->fit_wall, r->fit_evaluations, r->fit_final,
+                   r->fit_final_rmsd, r->fit_outcome, r->fit_algorithm);
         else
-            printf(" - | - | - | - |\n");
-        for (int k = 0; k < 2; k++)
-            if (r->extra[k].measured)
-                printf("| %s | %s | %d | - | %.6g | - | %.3g | %.3g | - | - | - | - |\n", r->system, r->extra[k].name,
-                       r->n_params, r->extra[k].score, 1e3 * r->extra[k].loss.median, 1e3 * r->extra[k].grad.median);
+            printf(" - | - | - | - | - |\n");
+        for (int k = 0; k < N_EXTRA; k++)
+            if (r->extra[k].measured) {
+                printf("| %s | %s | %d | - | %.6g | - |", r->system, r->extra[k].name, r->n_params, r->extra[k].score);
+                print_medians(r->extra[k].loss, b);
+                print_medians(r->extra[k].grad, b);
+                printf(" %s | - | - | - | - | - |\n", b->n_threads > 1 ? (r->extra[k].identical ? "yes" : "NO") : "-");
+            }
     }
 }
 
 static int usage(FILE *out, int rc)
 {
-    fprintf(out, "usage: fit_bench [--json FILE] [--min-repeats N] [--min-seconds S] [--no-fit] INPUT.fit ...\n"
-                 "  times each input's objective (alone and with its gradient), one full fit, and the eigenmatrix\n"
-                 "  and overlap frequency objectives on the same model (Reference platform)\n");
+    fprintf(out, "usage: fit_bench [--json FILE] [--min-repeats N] [--min-seconds S] [--threads LIST]\n"
+                 "                 [--optimizer NAME] [--lbfgs-memory M] [--no-fit] [--eigensolvers] INPUT.fit ...\n"
+                 "  times each input's objective (alone and with its gradient), one full fit, and the other\n"
+                 "  objectives (frequencies-q2mm, eigenmatrix, overlap frequencies) on the same model (Reference\n"
+                 "  platform)\n"
+                 "  --threads LIST     HESSFIT_NUM_THREADS values to time, e.g. 1,2 (default: the environment's, else\n"
+                 "                     OpenMP's count);\n"
+                 "                     the fit runs with the last\n"
+                 "  --optimizer NAME   the fit's optimiser instead of the input's (lbfgs, slsqp, ...)\n"
+                 "  --lbfgs-memory M   L-BFGS correction pairs (default 0: NLopt's)\n"
+                 "  --eigensolvers     only time LAPACK's eigensolvers on the inputs' mass-weighted Hessians\n");
     return rc;
+}
+
+/* "1,2,4" into b->threads. Returns 0, or -1 when malformed. */
+static int parse_threads(const char *list, bench_settings *b)
+{
+    b->n_threads = 0;
+    for (const char *p = list; *p != '\0';) {
+        char *end = NULL;
+        const long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 256 || b->n_threads == MAX_THREAD_COUNTS || (*end != ',' && *end != '\0'))
+            return -1;
+        b->threads[b->n_threads++] = (int)v;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return b->n_threads > 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv)
 {
     const char *json = NULL, *inputs[MAX_INPUTS];
-    int n_inputs = 0, min_repeats = 30, do_fit = 1;
-    double min_seconds = 2.0;
+    int n_inputs = 0;
+    bench_settings b;
+    memset(&b, 0, sizeof b);
+    b.min_repeats = 30;
+    b.min_seconds = 2.0;
+    b.do_fit = 1;
+    b.n_threads = 1; /* threads[0] = 0: unset */
+    /* the count without --threads: HESSFIT_NUM_THREADS from the environment, else what OpenMP takes
+     * (OMP_NUM_THREADS, else the cores) */
+    environment_threads = getenv("HESSFIT_NUM_THREADS");
+    const char *omp = getenv("OMP_NUM_THREADS");
+    if (environment_threads != NULL && atoi(environment_threads) > 0)
+        b.default_threads = atoi(environment_threads);
+    else if (omp != NULL && atoi(omp) > 0)
+        b.default_threads = atoi(omp);
+    else
+        b.default_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 1; i < argc; i++) {
         char *end = NULL;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
@@ -541,13 +813,32 @@ int main(int argc, char **argv)
             long v = strtol(argv[++i], &end, 10);
             if (*end != '\0' || v < 1 || v > MAX_REPEATS)
                 return usage(stderr, 2);
-            min_repeats = (int)v;
+            b.min_repeats = (int)v;
         } else if (strcmp(argv[i], "--min-seconds") == 0 && i + 1 < argc) {
-            min_seconds = strtod(argv[++i], &end);
-            if (*end != '\0' || !isfinite(min_seconds) || min_seconds < 0.0)
+            b.min_seconds = strtod(argv[++i], &end);
+            if (*end != '\0' || !isfinite(b.min_seconds) || b.min_seconds < 0.0)
                 return usage(stderr, 2);
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            if (parse_threads(argv[++i], &b) != 0) {
+                fprintf(stderr, "fit_bench: --threads takes whole numbers 1 to 256 separated by commas (at most %d), "
+                                "not '%s'\n", MAX_THREAD_COUNTS, argv[i]);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--optimizer") == 0 && i + 1 < argc) {
+            if (hf_opt_algorithm_from_name(argv[++i], &b.optimizer) != HF_SUCCESS) {
+                fprintf(stderr, "fit_bench: --optimizer: %s\n", hf_last_error());
+                return 2;
+            }
+            b.override_optimizer = 1;
+        } else if (strcmp(argv[i], "--lbfgs-memory") == 0 && i + 1 < argc) {
+            long v = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || v < 0 || v > 1000000)
+                return usage(stderr, 2);
+            b.lbfgs_memory = (int)v;
         } else if (strcmp(argv[i], "--no-fit") == 0) {
-            do_fit = 0;
+            b.do_fit = 0;
+        } else if (strcmp(argv[i], "--eigensolvers") == 0) {
+            b.eigensolvers = 1;
         } else if (argv[i][0] == '-' || n_inputs == MAX_INPUTS) {
             return usage(stderr, 2);
         } else {
@@ -570,7 +861,7 @@ int main(int argc, char **argv)
     record *recs = calloc((size_t)n_inputs, sizeof *recs);
     int rc = recs == NULL;
     for (int i = 0; i < n_inputs && rc == 0; i++)
-        if (bench_input(inputs[i], min_repeats, min_seconds, do_fit, &recs[i]) != HF_SUCCESS) {
+        if (bench_input(inputs[i], &b, &recs[i]) != HF_SUCCESS) {
             fprintf(stderr, "fit_bench: %s: %s\n", inputs[i], hf_last_error());
             rc = 1;
         }
@@ -579,19 +870,23 @@ int main(int argc, char **argv)
             load_end[0] = load_end[1] = load_end[2] = NAN;
         fclose(la);
     }
-    if (rc == 0) {
-        print_table(recs, n_inputs);
+    if (rc == 0 && b.eigensolvers) {
+        printf("\nload average: %.2f at the start, %.2f at the end\n", load_start[0], load_end[0]);
+    } else if (rc == 0) {
+        print_table(recs, n_inputs, &b);
+        printf("\nload average: %.2f at the start, %.2f at the end\n", load_start[0], load_end[0]);
         if (json != NULL)
-            rc = write_json(json, recs, n_inputs, load_start, load_end, min_repeats, min_seconds);
+            rc = write_json(json, recs, n_inputs, load_start, load_end, &b);
     }
-    for (int i = 0; recs != NULL && i < n_inputs; i++) {
-        free(recs[i].main.loss.samples);
-        free(recs[i].main.grad.samples);
-        for (int k = 0; k < 2; k++) {
-            free(recs[i].extra[k].loss.samples);
-            free(recs[i].extra[k].grad.samples);
+    for (int i = 0; recs != NULL && i < n_inputs; i++)
+        for (int k = 0; k < MAX_THREAD_COUNTS; k++) {
+            free(recs[i].main.loss[k].samples);
+            free(recs[i].main.grad[k].samples);
+            for (int e = 0; e < N_EXTRA; e++) {
+                free(recs[i].extra[e].loss[k].samples);
+                free(recs[i].extra[e].grad[k].samples);
+            }
         }
-    }
     free(recs);
     return rc;
 }

@@ -14,10 +14,21 @@ foreach(f include/hessfit/HessianForce.h include/hessfit/HessianKernels.h includ
         message(FATAL_ERROR "the install prefix lacks ${f}")
     endif()
 endforeach()
+# lib/plugins holds the Reference kernel library and, per GPU platform P built, a small loader
+# (libHessFitPlugin<P>.so) for lib/libHessFit<P>.so, which links the GPU runtime.
+set(expected "${PREFIX}/lib/plugins/libHessFitPluginReference.so")
+string(REPLACE "," ";" gpu_platforms "${GPU_PLATFORMS}")
+foreach(p ${gpu_platforms})
+    list(APPEND expected "${PREFIX}/lib/plugins/libHessFitPlugin${p}.so")
+    if(NOT EXISTS "${PREFIX}/lib/libHessFit${p}.so")
+        message(FATAL_ERROR "the install prefix lacks lib/libHessFit${p}.so")
+    endif()
+endforeach()
 file(GLOB plugins "${PREFIX}/lib/plugins/*")
-list(LENGTH plugins n)
-if(NOT n EQUAL 1)
-    message(FATAL_ERROR "lib/plugins should hold exactly the Reference kernel library, holds: ${plugins}")
+list(SORT plugins)
+list(SORT expected)
+if(NOT plugins STREQUAL expected)
+    message(FATAL_ERROR "lib/plugins should hold exactly ${expected}, holds: ${plugins}")
 endif()
 execute_process(COMMAND "${PREFIX}/bin/ch3f_frequencies" --plugin-dir "${PREFIX}/lib/plugins"
                         --data "${PREFIX}/share/hessfit/examples/sn2"

@@ -28,106 +28,25 @@
 #endif
 
 #include <dirent.h>
-#include <errno.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-static char hessfit[4096];
-static char tmp[] = "/tmp/hessfit_cli_fit_XXXXXX";
-static char err_path[512];
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-typedef struct {
-    int status;
-    char *out;
-    size_t out_len;
-    char err[16384];
-    double seconds;
-} run_result;
+static const char *hessfit; /* the program */
 
 /* Run "hessfit ARGS" (ARGS shell-quoted), capturing stdout, stderr, exit code and wall time. */
-static run_result run(const char *args)
+static test_run_result run(const char *args)
 {
-    run_result r;
-    char cmd[16384];
-    memset(&r, 0, sizeof r);
-    CHECK(snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", hessfit, args, err_path) < (int)sizeof cmd, "command too long");
-    const double t0 = now_s();
-    FILE *p = popen(cmd, "r");
-    CHECK(p != NULL, "popen %s", cmd);
-    size_t cap = 1 << 16, n;
-    r.out = malloc(cap);
-    CHECK(r.out != NULL, "out of memory");
-    while ((n = fread(r.out + r.out_len, 1, cap - r.out_len - 1, p)) > 0) {
-        r.out_len += n;
-        if (cap - r.out_len - 1 == 0) {
-            cap *= 2;
-            r.out = realloc(r.out, cap);
-            CHECK(r.out != NULL, "out of memory");
-        }
-    }
-    r.out[r.out_len] = '\0';
-    int w = pclose(p);
-    r.seconds = now_s() - t0;
-    CHECK(w != -1 && WIFEXITED(w), "hessfit did not exit normally: %s", cmd);
-    r.status = WEXITSTATUS(w);
-    FILE *e = fopen(err_path, "r");
-    CHECK(e != NULL, "no stderr file");
-    size_t m = fread(r.err, 1, sizeof r.err - 1, e);
-    r.err[m] = '\0';
-    fclose(e);
-    return r;
-}
-
-static void expect_status(const run_result *r, int status, const char *what)
-{
-    CHECK(r->status == status, "%s: exit %d, expected %d; stderr: %s\nstdout: %.2000s", what, r->status, status, r->err,
-          r->out);
+    return test_run_program(hessfit, args);
 }
 
 static int exists(const char *path)
 {
     struct stat sb;
     return stat(path, &sb) == 0;
-}
-
-static char *read_text(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL, "cannot open %s", path);
-    CHECK(fseek(f, 0, SEEK_END) == 0, "seek %s", path);
-    long size = ftell(f);
-    CHECK(size >= 0, "size of %s", path);
-    rewind(f);
-    char *text = malloc((size_t)size + 1);
-    CHECK(text != NULL, "out of memory");
-    CHECK(fread(text, 1, (size_t)size, f) == (size_t)size, "read %s", path);
-    text[size] = '\0';
-    fclose(f);
-    if (len != NULL)
-        *len = (size_t)size;
-    return text;
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-    static char path[1024];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
-    return path;
 }
 
 /* A number after "key " on a line of text (checkpoint files, stdout). */
@@ -153,17 +72,14 @@ static const gj_value *first_objective(const gj_value *report)
 static void expect_bad(const char *name, const char *text, int status, const char *part1, const char *part2)
 {
     char args[2048], out_dir[1024];
-    const char *path = write_file(name, text);
-    snprintf(out_dir, sizeof out_dir, "%s/out-%s", tmp, name);
+    const char *path = test_write_text(name, text);
+    snprintf(out_dir, sizeof out_dir, "%s/out-%s", test_temp_dir(), name);
     snprintf(args, sizeof args, "fit '%s' --output '%s'", path, out_dir);
-    run_result r = run(args);
-    expect_status(&r, status, name);
-    CHECK(part1 == NULL || strstr(r.err, part1) != NULL, "%s: stderr lacks '%s': %s", name, part1, r.err);
+    test_run_result r = run(args);
     CHECK(part2 == NULL || strstr(r.err, part2) != NULL, "%s: stderr lacks '%s': %s", name, part2, r.err);
+    test_expect_exit(&r, status, part1, name);
     CHECK(!exists(out_dir), "%s: the output directory was created", name);
     CHECK(r.out_len == 0, "%s: printed progress before failing: %s", name, r.out);
-    printf("  %-22s exit %d: %.*s\n", name, r.status,
-           (int)(strchr(r.err, '\n') ? strchr(r.err, '\n') - r.err : (long)strlen(r.err)), r.err);
     free(r.out);
 }
 
@@ -175,7 +91,7 @@ static void test_bad_input(void)
     const char *npy = test_source_path_dup("examples/data/sn2/ch3f-hessian.npy");
     printf("bad input: an error before any work\n");
 #define BASE "forcefield = %s\nstructures = %s\n"
-    snprintf(text, sizeof text, "forcefield = %s/nothere.fld\nstructures = %s\nfree = bond k\n", tmp, xyz);
+    snprintf(text, sizeof text, "forcefield = %s/nothere.fld\nstructures = %s\nfree = bond k\n", test_temp_dir(), xyz);
     expect_bad("unknown-file.fit", text, 1, "unknown-file.fit:1: forcefield", "nothere.fld: cannot open");
     snprintf(text, sizeof text, BASE "hessian = %s\nfree = bond k\ncolour = blue\n", ff, xyz, npy);
     expect_bad("unknown-key.fit", text, 1, "unknown-key.fit:5: unknown key 'colour'", NULL);
@@ -190,7 +106,7 @@ static void test_bad_input(void)
     expect_bad("bogus-objective.fit", text, 1, "bogus-objective.fit:5: objective is one of", "not 'bogus'");
     snprintf(text, sizeof text, BASE "hessian = %s\nfree = bond k\nweight = heavy\n", ff, xyz, npy);
     expect_bad("bad-weight.fit", text, 1, "bad-weight.fit:5", "weight");
-    write_file("empty.mol2", "# written by hessfit's test: a mol2 file without molecules\n");
+    test_write_text("empty.mol2", "# written by hessfit's test: a mol2 file without molecules\n");
     snprintf(text, sizeof text, "forcefield = %s\nstructures = empty.mol2\nfree = bond k\n", ff);
     expect_bad("empty-set.fit", text, 1, "empty-set.fit:2: structures", "empty.mol2:1: no @<TRIPOS>MOLECULE");
     snprintf(text, sizeof text, BASE "free = bond k\n", ff, xyz);
@@ -212,34 +128,34 @@ static void test_bad_input(void)
              test_source_path("examples/data/sn2/sn2-ts-hessian.npy"));
     expect_bad("wrong-hessian.fit", text, 1, "wrong-hessian.fit:3: hessian", NULL);
     /* usage errors: exit 2 */
-    run_result r = run("fit");
-    expect_status(&r, 2, "fit without input");
+    test_run_result r = run("fit");
+    test_expect_exit(&r, 2, NULL, "fit without input");
     CHECK(strstr(r.err, "the input file INPUT.fit is required") && strstr(r.err, "usage: hessfit fit"), "%s", r.err);
     free(r.out);
     r = run("fit a.fit --bogus");
-    expect_status(&r, 2, "unknown option");
+    test_expect_exit(&r, 2, NULL, "unknown option");
     CHECK(strstr(r.err, "unknown option '--bogus'") != NULL, "%s", r.err);
     free(r.out);
     r = run("fit a.fit --max-time soon");
-    expect_status(&r, 2, "bad --max-time");
+    test_expect_exit(&r, 2, NULL, "bad --max-time");
     free(r.out);
     r = run("report");
-    expect_status(&r, 2, "report without input");
+    test_expect_exit(&r, 2, NULL, "report without input");
     free(r.out);
     r = run("check a.fit b.fit");
-    expect_status(&r, 2, "check with two inputs");
+    test_expect_exit(&r, 2, NULL, "check with two inputs");
     free(r.out);
     r = run("fit --help");
-    expect_status(&r, 0, "fit --help");
+    test_expect_exit(&r, 0, NULL, "fit --help");
     CHECK(strstr(r.out, "--resume") && strstr(r.out, "checkpoint.txt"), "fit --help: %s", r.out);
     free(r.out);
     /* --resume without a checkpoint: an error before any work */
     snprintf(text, sizeof text, BASE "hessian = %s\nfree = bond k\n", ff, xyz, npy);
     char args[2048], out_dir[1024];
-    snprintf(out_dir, sizeof out_dir, "%s/out-resume", tmp);
-    snprintf(args, sizeof args, "fit '%s' --output '%s' --resume", write_file("resume.fit", text), out_dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out-resume", test_temp_dir());
+    snprintf(args, sizeof args, "fit '%s' --output '%s' --resume", test_write_text("resume.fit", text), out_dir);
     r = run(args);
-    expect_status(&r, 1, "--resume without a checkpoint");
+    test_expect_exit(&r, 1, NULL, "--resume without a checkpoint");
     CHECK(strstr(r.err, "--resume") && strstr(r.err, "checkpoint.txt") && !exists(out_dir), "%s", r.err);
     free(r.out);
 #undef BASE
@@ -287,9 +203,9 @@ static double residual_consistency(const gj_value *report, int *n_rows)
 typedef struct {
     double score, rmsd, values[8];
     double min_final;
-    char min_final_run[128];
+    char min_final_run[sizeof ((struct dirent *)0)->d_name];
     double min_same_function;
-    char min_same_run[128];
+    char min_same_run[sizeof ((struct dirent *)0)->d_name];
 } q2mm_golden;
 
 static void read_q2mm_golden(double our_start_score, q2mm_golden *g)
@@ -343,10 +259,10 @@ static void test_ch3f(void)
     printf("CH3F (examples/ch3f.fit)\n");
 
     /* the report at q2mm's Seminario start */
-    snprintf(out, sizeof out, "%s/ch3f-report", tmp);
+    snprintf(out, sizeof out, "%s", test_temp_path("ch3f-report"));
     snprintf(args, sizeof args, "report '%s' --output '%s'", input, out);
-    run_result r = run(args);
-    expect_status(&r, 0, "ch3f report");
+    test_run_result r = run(args);
+    test_expect_exit(&r, 0, NULL, "ch3f report");
     char path[1200];
     snprintf(path, sizeof path, "%s/report.json", out);
     gj_value *rep = gj_read_file(path);
@@ -372,7 +288,7 @@ static void test_ch3f(void)
 
     /* start = seminario from another force field: q2mm's start values and score again */
     char text[4096];
-    write_file("ch3f-other.frcmod", "CH3F, values far from the start (written by hessfit's test)\nMASS\n\nBOND\n"
+    test_write_text("ch3f-other.frcmod", "CH3F, values far from the start (written by hessfit's test)\nMASS\n\nBOND\n"
                                     "C -F   300.0  1.5\nC -H   300.0  1.0\n\nANGLE\nF -C -H   40.0  100.0\n"
                                     "H -C -H   40.0  100.0\n\n");
     snprintf(text, sizeof text,
@@ -380,10 +296,10 @@ static void test_ch3f(void)
              "free = angle k\nfree = angle theta0\nobjective = frequencies-q2mm\nstart = seminario\n",
              test_source_path("examples/data/sn2/ch3f-optimized.xyz"),
              test_source_path("examples/data/sn2/ch3f-hessian.npy"));
-    snprintf(out, sizeof out, "%s/ch3f-seminario", tmp);
-    snprintf(args, sizeof args, "report '%s' --output '%s'", write_file("ch3f-seminario.fit", text), out);
+    snprintf(out, sizeof out, "%s", test_temp_path("ch3f-seminario"));
+    snprintf(args, sizeof args, "report '%s' --output '%s'", test_write_text("ch3f-seminario.fit", text), out);
     r = run(args);
-    expect_status(&r, 0, "ch3f start = seminario");
+    test_expect_exit(&r, 0, NULL, "ch3f start = seminario");
     snprintf(path, sizeof path, "%s/report.json", out);
     rep = gj_read_file(path);
     const gj_value *params = gj_array(rep, "parameters");
@@ -401,10 +317,10 @@ static void test_ch3f(void)
     free(r.out);
 
     /* the fit */
-    snprintf(out, sizeof out, "%s/ch3f-fit", tmp);
+    snprintf(out, sizeof out, "%s", test_temp_path("ch3f-fit"));
     snprintf(args, sizeof args, "fit '%s' --output '%s'", input, out);
     r = run(args);
-    expect_status(&r, 0, "ch3f fit");
+    test_expect_exit(&r, 0, NULL, "ch3f fit");
     snprintf(path, sizeof path, "%s/report.json", out);
     rep = gj_read_file(path);
     const double final = gj_number(first_objective(rep), "loss_after");
@@ -438,10 +354,10 @@ static void test_ch3f(void)
     const double their_score = gj_number(gj_object(best, "optimized"), "final_score");
     gj_free(best);
     snprintf(args, sizeof args, "report '%s' --forcefield '%s' --output '%s/q2mm-best'", input,
-             write_file("q2mm-best.frcmod", frcmod), tmp);
+             test_write_text("q2mm-best.frcmod", frcmod), test_temp_dir());
     r = run(args);
-    expect_status(&r, 0, "report at q2mm's best parameters");
-    snprintf(path, sizeof path, "%s/q2mm-best/report.json", tmp);
+    test_expect_exit(&r, 0, NULL, "report at q2mm's best parameters");
+    snprintf(path, sizeof path, "%s/q2mm-best/report.json", test_temp_dir());
     rep = gj_read_file(path);
     const double rescored = gj_number(first_objective(rep), "loss_after");
     printf(
@@ -453,10 +369,10 @@ static void test_ch3f(void)
 
     /* the fitted frcmod (shortest exact decimals) re-read: the fit's score, bit for bit */
     snprintf(args, sizeof args, "report '%s' --forcefield '%s/ch3f-fit/fitted.frcmod' --output '%s/ch3f-refit'", input,
-             tmp, tmp);
+             test_temp_dir(), test_temp_dir());
     r = run(args);
-    expect_status(&r, 0, "report of the fitted frcmod");
-    snprintf(path, sizeof path, "%s/ch3f-refit/report.json", tmp);
+    test_expect_exit(&r, 0, NULL, "report of the fitted frcmod");
+    snprintf(path, sizeof path, "%s/ch3f-refit/report.json", test_temp_dir());
     rep = gj_read_file(path);
     const double reread = gj_number(first_objective(rep), "loss_after");
     printf("  fitted.frcmod re-read by hessfit report: %.17g (fit: %.17g)\n", reread, final);
@@ -466,7 +382,7 @@ static void test_ch3f(void)
 
     snprintf(args, sizeof args, "check '%s'", input);
     r = run(args);
-    expect_status(&r, 0, "ch3f check");
+    test_expect_exit(&r, 0, NULL, "ch3f check");
     CHECK(strstr(r.out, "check passed") && strstr(r.out, "all within tolerance"), "%s", r.out);
     printf("  check: %s", strstr(r.out, "   structure 1") ? strstr(r.out, "   structure 1") : r.out);
     free(r.out);
@@ -481,7 +397,7 @@ static const int rh_atoms[9] = {36, 38, 38, 62, 62, 58, 58, 58, 58};
 static void check_fitted_fld(const char *input, const char *fitted, const gj_value *report)
 {
     size_t la, lb;
-    char *a = read_text(input, &la), *b = read_text(fitted, &lb);
+    char *a = test_load_file(input, &la), *b = test_load_file(fitted, &lb);
     const gj_value *params = gj_array(report, "parameters");
     int line = 1, n_diff = 0, n_lines_a = 0, n_lines_b = 0;
     char *sa = a, *sb = b;
@@ -594,10 +510,10 @@ static void test_rh_enamide(void)
     printf("rh-enamide (examples/rh-enamide.fit)\n");
 
     /* the fit, as the README's main command runs it */
-    snprintf(dir, sizeof dir, "%s/rh-fit", tmp);
+    snprintf(dir, sizeof dir, "%s", test_temp_path("rh-fit"));
     snprintf(args, sizeof args, "fit '%s' --output '%s'", input, dir);
-    run_result r = run(args);
-    expect_status(&r, 0, "rh-enamide fit");
+    test_run_result r = run(args);
+    test_expect_exit(&r, 0, NULL, "rh-enamide fit");
     double before, after;
     check_rh_report(dir, &before, &after);
     const double evaluations = number_after(strstr(r.out, "  done:"), " in ");
@@ -614,7 +530,7 @@ static void test_rh_enamide(void)
         CHECK(stat(path, &sb) == 0 && sb.st_size > 0, "no output %s", path);
     }
     snprintf(path, sizeof path, "%s/frcmod-omitted.txt", dir);
-    char *omitted = read_text(path, NULL);
+    char *omitted = test_load_file(path, NULL);
     CHECK(strstr(omitted, "line 1862 bond 2-3: MM3* substructure parameter") != NULL, "omitted: %.300s", omitted);
     free(omitted);
     snprintf(path, sizeof path, "%s/report.json", dir);
@@ -627,11 +543,11 @@ static void test_rh_enamide(void)
     free(r.out);
 
     /* the fitted .fld (values rounded to the file's decimals) through hessfit report */
-    snprintf(args, sizeof args, "report '%s' --forcefield '%s' --output '%s/rh-report'", input, fitted, tmp);
+    snprintf(args, sizeof args, "report '%s' --forcefield '%s' --output '%s'", input, fitted, test_temp_path("rh-report"));
     r = run(args);
-    expect_status(&r, 0, "report of fitted.fld");
+    test_expect_exit(&r, 0, NULL, "report of fitted.fld");
     double rb, ra;
-    check_rh_report(strcat(strcpy(path, tmp), "/rh-report"), &rb, &ra);
+    check_rh_report(test_temp_path("rh-report"), &rb, &ra);
     printf("  report of fitted.fld: %.10g -> %.10g (the fit's %.10g; the .fld keeps 4 decimals)\n", rb, ra, after);
     CHECK(rb == before && fabs(ra - after) <= 0.02 * after, "report %.10g %.10g vs fit %.10g %.10g", rb, ra, before,
           after);
@@ -639,12 +555,12 @@ static void test_rh_enamide(void)
 
     /* Ctrl-C: the best point so far is written, exit 0 */
     char out[1 << 16], checkpoint[1200];
-    snprintf(dir, sizeof dir, "%s/rh-interrupted", tmp);
+    snprintf(dir, sizeof dir, "%s", test_temp_path("rh-interrupted"));
     int status = fit_interrupted(input, dir, 6, out, sizeof out);
     CHECK(status == 0, "exit %d after SIGINT:\n%s", status, out);
     CHECK(strstr(out, "stopped (Ctrl-C)") != NULL, "no stop message:\n%s", out);
     snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.txt", dir);
-    char *cp = read_text(checkpoint, NULL);
+    char *cp = test_load_file(checkpoint, NULL);
     const double cp_evaluations = number_after(cp, "\nevaluations "), cp_loss = number_after(cp, "\nbest_loss ");
     free(cp);
     double ib, ia;
@@ -658,7 +574,7 @@ static void test_rh_enamide(void)
     /* --resume: continues from the checkpoint's point and count */
     snprintf(args, sizeof args, "fit '%s' --output '%s' --resume", input, dir);
     r = run(args);
-    expect_status(&r, 0, "--resume");
+    test_expect_exit(&r, 0, NULL, "--resume");
     CHECK(strstr(r.out, "resuming from") != NULL, "%.500s", r.out);
     snprintf(path, sizeof path, "%s/report.json", dir);
     rep = gj_read_file(path);
@@ -676,10 +592,10 @@ static void test_rh_enamide(void)
     free(r.out);
 
     /* --max-time */
-    snprintf(dir, sizeof dir, "%s/rh-timed", tmp);
+    snprintf(dir, sizeof dir, "%s", test_temp_path("rh-timed"));
     snprintf(args, sizeof args, "fit '%s' --output '%s' --max-time 1", input, dir);
     r = run(args);
-    expect_status(&r, 0, "--max-time 1");
+    test_expect_exit(&r, 0, NULL, "--max-time 1");
     const double fit_seconds = number_after(strstr(r.out, "evaluations ("), " this run, ");
     printf("  --max-time 1: stopped after %.3f s of fitting\n", fit_seconds);
     CHECK(strstr(r.out, "outcome: the time limit was reached") != NULL, "%.2000s", r.out);
@@ -689,7 +605,7 @@ static void test_rh_enamide(void)
     /* check */
     snprintf(args, sizeof args, "check '%s'", input);
     r = run(args);
-    expect_status(&r, 0, "rh-enamide check");
+    test_expect_exit(&r, 0, NULL, "rh-enamide check");
     CHECK(strstr(r.out, "check passed") != NULL, "%s", r.out);
     const char *hess = strstr(r.out, "1. Hessians"), *grad = strstr(r.out, "   max relative difference");
     printf("  check (%.1f s):\n%.*s%.*s", r.seconds, (int)(strstr(hess, "2. ") - hess), hess,
@@ -701,19 +617,11 @@ static void test_rh_enamide(void)
 int main(int argc, char **argv)
 {
     (void)argc;
-    char self[4096];
-    snprintf(self, sizeof self, "%s", argv[0]);
-    const char *dir = dirname(self);
-    snprintf(hessfit, sizeof hessfit, "%s/hessfit", dir);
-    if (access(hessfit, X_OK) != 0)
-        snprintf(hessfit, sizeof hessfit, "%s/../bin/hessfit", dir);
-    CHECK(access(hessfit, X_OK) == 0, "no hessfit program next to %s", argv[0]);
-    CHECK(mkdtemp(tmp) != NULL, "mkdtemp");
-    snprintf(err_path, sizeof err_path, "%s/stderr.txt", tmp);
+    hessfit = test_program_path(argv[0], "hessfit");
 
     test_bad_input();
     test_ch3f();
     test_rh_enamide();
-    printf("test_cli_fit: all checks passed (files in %s)\n", tmp);
+    printf("test_cli_fit: all checks passed\n");
     return 0;
 }

@@ -1,5 +1,6 @@
 /* The `hessfit fit` input file (hessfit_config.h): keys, paths resolved against the file's
- * directory, and an error naming file:line for every kind of bad input. */
+ * directory (also the FILE word of energy entries), the word forms of the energy and geometry keys,
+ * and an error naming file:line for every kind of bad input. */
 #include "hessfit_config.h"
 #include "test_util.h"
 
@@ -46,7 +47,16 @@ int main(void)
         "\n"
         "no-term = torsion * RH * *\n"
         "objective = eigenmatrix\n"
-        "max-time = 30\n";
+        "max-time = 30\n"
+        "energy = conf-A 2   qm/two.out\n"
+        "energy = conf-A 3 /abs/three.log\n"
+        "energy = conf_B.1 4\n"
+        "energy-weight = 20\n"
+        "energy-weight = conf-A 0\n"
+        "geometry = all\n"
+        "geometry = 2 bonds torsions\n"
+        "geometry = 3 torsion 1 2 3 4\n"
+        "geometry-weight = angle 4.5\n";
     const char *base = "/tmp/hessfit_test_config_XXXXXX";
     hf_config c;
     double v;
@@ -56,7 +66,13 @@ int main(void)
     CHECK(mkdtemp(dir) != NULL, "mkdtemp failed");
 
     HF_CALL(hf_config_read(write_file("good.fit", good), &c));
-    CHECK(c.n_entries == 9, "%d entries", c.n_entries);
+    CHECK(c.n_entries == 18, "%d entries", c.n_entries);
+    snprintf(expected, sizeof expected, "conf-A 2 %s/qm/two.out", dir);
+    CHECK(strcmp(hf_config_entry_at(&c, "energy", 0)->value, expected) == 0, "energy FILE resolved: %s",
+          hf_config_entry_at(&c, "energy", 0)->value);
+    CHECK(strcmp(hf_config_entry_at(&c, "energy", 1)->value, "conf-A 3 /abs/three.log") == 0, "absolute FILE kept");
+    CHECK(strcmp(hf_config_entry_at(&c, "energy", 2)->value, "conf_B.1 4") == 0, "energy without FILE");
+    CHECK(strcmp(hf_config_entry_at(&c, "geometry", 2)->value, "3 torsion 1 2 3 4") == 0, "geometry kept whole");
     snprintf(expected, sizeof expected, "%s/ff/start.fld", dir);
     CHECK(strcmp(hf_config_get(&c, "forcefield", NULL), expected) == 0, "forcefield %s",
           hf_config_get(&c, "forcefield", NULL));
@@ -79,7 +95,7 @@ int main(void)
     expect_error("unknown.fit", "forcefield = a.fld\nstructures = s.mmo\nfree = bond k\nfrobnicate = 1\n", ":4:",
                  "unknown key 'frobnicate'");
     expect_error("twice.fit", "forcefield = a.fld\nforcefield = b.fld\n", ":2:", "second time (first on line 1)");
-    expect_error("choice.fit", "forcefield = a.fld\noptimizer = bfgs\n", ":2:", "lbfgs|nelder-mead|sbplx|grad-simp");
+    expect_error("choice.fit", "forcefield = a.fld\noptimizer = bfgs\n", ":2:", "lbfgs|slsqp|nelder-mead|sbplx|grad-simp");
     expect_error("number.fit", "forcefield = a.fld\nmax-evaluations = ten\n", ":2:", "not a number");
     expect_error("nan.fit", "forcefield = a.fld\nftol = nan\n", ":2:", "not finite");
     expect_error("range.fit", "forcefield = a.fld\nftol = 2\n", ":2:", "outside [0, 1]");
@@ -87,6 +103,24 @@ int main(void)
     expect_error("empty-value.fit", "forcefield =\n", ":1:", "has no value");
     expect_error("missing.fit", "forcefield = a.fld\nstructures = s.mmo\n", ":", "required key 'free'");
     expect_error("empty.fit", "", ":", "required key 'forcefield'");
+    /* the energy and geometry keys' word forms */
+    expect_error("energy-words.fit", "forcefield = a.fld\nenergy = groupA\n", ":2:", "'GROUP STRUCTURE [FILE]'");
+    expect_error("energy-index.fit", "forcefield = a.fld\nenergy = g 0 x.out\n", ":2:", "'GROUP STRUCTURE [FILE]'");
+    expect_error("energy-name.fit", "forcefield = a.fld\nenergy = 12 3\n", ":2:", "a group name of letters");
+    expect_error("energy-name2.fit", "forcefield = a.fld\nenergy = g/h 3\n", ":2:", "'GROUP STRUCTURE [FILE]'");
+    expect_error("energy-extra.fit", "forcefield = a.fld\nenergy = g 3 a.out b.out\n", ":2:", "'GROUP STRUCTURE");
+    expect_error("eweight.fit", "forcefield = a.fld\nenergy-weight = -1\n", ":2:", "must be >= 0");
+    expect_error("eweight-nan.fit", "forcefield = a.fld\nenergy-weight = g nan\n", ":2:", "not finite");
+    expect_error("eweight-words.fit", "forcefield = a.fld\nenergy-weight = g 1 2\n", ":2:", "'W' (every energy)");
+    expect_error("geometry-kind.fit", "forcefield = a.fld\ngeometry = 2 dihedrals\n", ":2:", "'N bond A B'");
+    expect_error("geometry-twice.fit", "forcefield = a.fld\ngeometry = 2 bonds bonds\n", ":2:", "once each");
+    expect_error("geometry-atoms.fit", "forcefield = a.fld\ngeometry = 2 angle 1 2\n", ":2:", "takes 3 atom numbers");
+    expect_error("geometry-atom0.fit", "forcefield = a.fld\ngeometry = 2 bond 0 1\n", ":2:", "takes 2 atom numbers");
+    expect_error("geometry-all.fit", "forcefield = a.fld\ngeometry = all bonds\n", ":2:", "'all', 'N'");
+    expect_error("gweight.fit", "forcefield = a.fld\ngeometry-weight = dihedral 1\n", ":2:", "'bond W' (per Angstrom)");
+    expect_error("gweight-neg.fit", "forcefield = a.fld\ngeometry-weight = bond -2\n", ":2:", "must be >= 0");
+    expect_error("objective-choice.fit", "forcefield = a.fld\nobjective = energies\n", ":2:",
+                 "frequencies|frequencies-q2mm|eigenmatrix|hessian|none");
     {
         /* a NUL byte inside the file */
         const char *path = write_file("nul.fit", "x");

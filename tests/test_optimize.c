@@ -1,6 +1,8 @@
 /* The optimiser driver (fitting/model/hessfit_optimize.h) on functions with known minima:
- * L-BFGS, Nelder-Mead and Subplex on Rosenbrock and on a box-bounded quadratic whose minimum lies
- * outside the box; grad-simp's sensitivity measure against its closed form and the whole cycle on
+ * L-BFGS, SLSQP, Nelder-Mead and Subplex on Rosenbrock and on a box-bounded quadratic whose minimum
+ * lies outside the box; the scaling of the variables (the same run as scaling the objective by hand,
+ * bit for bit; bounds kept in the caller's units; a scaled checkpoint resumed exactly) and the L-BFGS
+ * memory; grad-simp's sensitivity measure against its closed form and the whole cycle on
  * a function where three of eight parameters matter; failures, NaNs, the stop flag (a real
  * SIGINT), the progress callback, evaluation and time limits; checkpoints (bit-identical round
  * trip, resumed runs, every truncation and mutation of a file an error naming path:line); q2mm's
@@ -221,7 +223,7 @@ static void test_rosenbrock(hf_opt_algorithm alg, int n, double tol, long long m
     memset(&log, 0, sizeof log);
     HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-15));
     HF_CALL(hf_optimize_set_maxeval(opt, maxeval));
-    if (alg != HF_OPT_LBFGS) {
+    if (alg != HF_OPT_LBFGS && alg != HF_OPT_SLSQP) {
         double step[MAX_N];
         for (int i = 0; i < n; i++)
             step[i] = 0.1;
@@ -271,6 +273,9 @@ static void test_rosenbrock(hf_opt_algorithm alg, int n, double tol, long long m
     if (alg == HF_OPT_LBFGS)
         CHECK(log.grad_norm_finite == log.count, "L-BFGS: %d of %lld gradient norms finite", log.grad_norm_finite,
               log.count);
+    else if (alg == HF_OPT_SLSQP) /* its line search evaluates the loss alone */
+        CHECK(log.grad_norm_finite > 0 && log.grad_norm_finite + log.grad_norm_nan == log.count,
+              "SLSQP: %d of %lld gradient norms finite", log.grad_norm_finite, log.count);
     else
         CHECK(log.grad_norm_nan == log.count, "%s: %d of %lld gradient norms NaN", hf_opt_algorithm_name(alg),
               log.grad_norm_nan, log.count);
@@ -285,7 +290,8 @@ static void test_bounded_quadratic(hf_opt_algorithm alg)
     const int n = 3;
     double x[3] = {0.0, 0.0, 0.0}, lo[3] = {-1.0, -1.0, -1.0}, hi[3] = {1.0, 1.0, 1.0}, step[3] = {0.2, 0.2, 0.2};
     const double expect[3] = {1.0, -1.0, 0.5};
-    double tol = alg == HF_OPT_LBFGS ? 1e-8 : 1e-5;
+    const int gradient = alg == HF_OPT_LBFGS || alg == HF_OPT_SLSQP;
+    double tol = gradient ? 1e-8 : 1e-5;
     hf_opt_result res;
     hf_optimize *opt = make(alg, n);
     fn_reset(FN_QUADRATIC, n);
@@ -302,13 +308,192 @@ static void test_bounded_quadratic(hf_opt_algorithm alg)
         CHECK(fabs(x[i] - expect[i]) <= tol, "%s: x[%d] = %.17g, expected %g (tol %g)", hf_opt_algorithm_name(alg), i,
               x[i], expect[i], tol);
     CHECK(x[0] <= 1.0 && x[1] >= -1.0, "outside the box");
-    CHECK_CLOSE(res.loss, 6.0, alg == HF_OPT_LBFGS ? 1e-12 : 1e-8, 6.0, "bounded quadratic loss");
+    CHECK_CLOSE(res.loss, 6.0, gradient ? 1e-12 : 1e-8, 6.0, "bounded quadratic loss");
     /* Every evaluation stayed in the box. */
     for (int k = 0; k < F.log_n; k++)
         for (int i = 0; i < n; i++)
             CHECK(F.log_x[k][i] >= lo[i] && F.log_x[k][i] <= hi[i], "evaluation %d: x[%d] = %g outside the box", k,
                   i, F.log_x[k][i]);
     hf_optimize_destroy(opt);
+}
+
+/* ---- scaling and the L-BFGS memory ----------------------------------------------------------- */
+
+/* The objective of y = x / s by hand, what hf_optimize_set_scale does inside: x = s y, dL/dy = s dL/dx. */
+static const double *hand_scale;
+static double hand_scaled_objective(int n, const double *y, double *grad, void *data, hf_status *status)
+{
+    double x[MAX_N] = {0.0};
+    CHECK(n <= MAX_N, "n = %d", n);
+    for (int i = 0; i < n; i++)
+        x[i] = y[i] * hand_scale[i];
+    const double f = objective(n, x, grad, data, status);
+    if (grad != NULL)
+        for (int i = 0; i < n; i++)
+            grad[i] *= hand_scale[i];
+    return f;
+}
+
+/* A quadratic whose curvatures span 8 orders of magnitude (a = 1e4, 1, 1e-4) in a box that holds one
+ * coordinate of the minimum on a bound. (a) L-BFGS with hf_optimize_set_scale(s) makes the same run,
+ * bit for bit, as L-BFGS on the objective scaled by hand (s powers of two: x / s * s = x exactly);
+ * (b) it converges, and in fewer evaluations than without scaling; (c) a scale whose y = lo / s rounds
+ * below the bound: every evaluated x stays inside, the minimum on that bound is returned exactly;
+ * (d) a scaled run cut at 15 evaluations and resumed from its checkpoint: the checkpoint holds the
+ * caller's x, the resumed run evaluates exactly that point first and gets the checkpoint's loss. */
+static void test_scaling(const char *dir)
+{
+    const int n = 3;
+    const double s[3] = {1.0 / 128.0, 1.0, 128.0}, lo[3] = {-1.0, -1.0, -100.0}, hi[3] = {1.0, 1.0, 100.0};
+    const double x0[3] = {0.9, 0.5, -60.0}, expect[3] = {0.3, -1.0, 50.0};
+    double xa[3], y[3], ylo[3], yhi[3], xc[3];
+    hf_opt_result ra, rb, rc;
+    static double log_x[MAX_LOG][MAX_N], log_f[MAX_LOG];
+    int log_n;
+
+    /* (a) through the driver's scaling */
+    fn_reset(FN_QUADRATIC, n);
+    F.a[0] = 1e4, F.a[1] = 1.0, F.a[2] = 1e-4;
+    F.c[0] = 0.3, F.c[1] = -2.0, F.c[2] = 50.0;
+    memcpy(xa, x0, sizeof xa);
+    hf_optimize *opt = make(HF_OPT_LBFGS, n);
+    HF_CALL(hf_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hf_optimize_set_scale(opt, s));
+    HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-15));
+    HF_CALL(hf_optimize_run(opt, xa, &ra));
+    hf_optimize_destroy(opt);
+    log_n = F.log_n;
+    memcpy(log_x, F.log_x, sizeof log_x);
+    memcpy(log_f, F.log_f, sizeof log_f);
+    /* ... and by hand */
+    fn_reset(FN_QUADRATIC, n);
+    F.a[0] = 1e4, F.a[1] = 1.0, F.a[2] = 1e-4;
+    F.c[0] = 0.3, F.c[1] = -2.0, F.c[2] = 50.0;
+    hand_scale = s;
+    for (int i = 0; i < n; i++) {
+        y[i] = x0[i] / s[i];
+        ylo[i] = lo[i] / s[i];
+        yhi[i] = hi[i] / s[i];
+    }
+    HF_CALL(hf_optimize_create(HF_OPT_LBFGS, n, &opt));
+    HF_CALL(hf_optimize_set_objective(opt, hand_scaled_objective, NULL));
+    HF_CALL(hf_optimize_set_bounds(opt, ylo, yhi));
+    HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-15));
+    HF_CALL(hf_optimize_run(opt, y, &rb));
+    hf_optimize_destroy(opt);
+    CHECK(F.log_n == log_n && ra.evaluations == rb.evaluations, "scaled: %d evaluations, by hand %d", log_n, F.log_n);
+    for (int k = 0; k < log_n; k++)
+        CHECK(memcmp(log_x[k], F.log_x[k], sizeof log_x[k]) == 0 && log_f[k] == F.log_f[k],
+              "evaluation %d: scaled and by-hand runs differ: (%.17g %.17g %.17g) %.17g vs (%.17g %.17g %.17g) "
+              "%.17g",
+              k, log_x[k][0], log_x[k][1], log_x[k][2], log_f[k], F.log_x[k][0], F.log_x[k][1], F.log_x[k][2],
+              F.log_f[k]);
+    for (int i = 0; i < n; i++)
+        CHECK(xa[i] == y[i] * s[i], "the result in x: %.17g vs %.17g", xa[i], y[i] * s[i]);
+    /* (b) */
+    fn_reset(FN_QUADRATIC, n);
+    F.a[0] = 1e4, F.a[1] = 1.0, F.a[2] = 1e-4;
+    F.c[0] = 0.3, F.c[1] = -2.0, F.c[2] = 50.0;
+    memcpy(xc, x0, sizeof xc);
+    opt = make(HF_OPT_LBFGS, n);
+    HF_CALL(hf_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-15));
+    HF_CALL(hf_optimize_run(opt, xc, &rc));
+    hf_optimize_destroy(opt);
+    printf("  L-BFGS, curvatures 1e4, 1, 1e-4: scaled by (1/128, 1, 128) %lld evaluations, x = (%.10g, %.10g, %.10g), "
+           "the same run as scaling by hand (%d evaluations bit-identical); unscaled %lld evaluations, "
+           "x = (%.10g, %.10g, %.10g)\n",
+           ra.evaluations, xa[0], xa[1], xa[2], log_n, rc.evaluations, xc[0], xc[1], xc[2]);
+    for (int i = 0; i < n; i++)
+        CHECK(fabs(xa[i] - expect[i]) <= 1e-6 * fmax(1.0, fabs(expect[i])), "scaled: x[%d] = %.17g, expected %g", i,
+              xa[i], expect[i]);
+    CHECK(ra.evaluations < rc.evaluations, "scaling did not help: %lld vs %lld evaluations", ra.evaluations,
+          rc.evaluations);
+
+    /* (c) lo / s * s < lo for lo = 0.246, s = 3.872 */
+    {
+        const double clo = 0.246, chi = 5.0, cs = 3.872;
+        double x = 2.0;
+        CHECK(clo / cs * cs < clo, "the example no longer rounds below its bound");
+        fn_reset(FN_QUADRATIC, 1);
+        F.a[0] = 1.0;
+        F.c[0] = -1.0;
+        opt = make(HF_OPT_LBFGS, 1);
+        HF_CALL(hf_optimize_set_bounds(opt, &clo, &chi));
+        HF_CALL(hf_optimize_set_scale(opt, &cs));
+        HF_CALL(hf_optimize_run(opt, &x, &ra));
+        hf_optimize_destroy(opt);
+        for (int k = 0; k < F.log_n; k++)
+            CHECK(F.log_x[k][0] >= clo && F.log_x[k][0] <= chi, "evaluation %d at %.17g outside [%g, %g]", k,
+                  F.log_x[k][0], clo, chi);
+        CHECK(x == clo, "the minimum on the bound: %.17g, expected %.17g", x, clo);
+        printf("  a bound that y = lo / s rounds past (lo %.17g, s %g, s (lo / s) = %.17g): %d evaluations inside "
+               "[lo, hi], x = lo exactly\n",
+               clo, cs, clo / cs * cs, F.log_n);
+    }
+
+    /* (d) a scaled checkpoint */
+    {
+        char path[512];
+        hf_opt_checkpoint cp;
+        double xr[3];
+        snprintf(path, sizeof path, "%s/scaled.checkpoint", dir);
+        fn_reset(FN_ROSENBROCK, n);
+        rosenbrock_start(xr, n);
+        const double rs[3] = {0.3, 3.0, 0.7};
+        opt = make(HF_OPT_LBFGS, n);
+        HF_CALL(hf_optimize_set_scale(opt, rs));
+        HF_CALL(hf_optimize_set_maxeval(opt, 15));
+        HF_CALL(hf_optimize_set_checkpoint_file(opt, path, 0.0));
+        HF_CALL(hf_optimize_run(opt, xr, &ra));
+        hf_optimize_destroy(opt);
+        const int best = log_argmin();
+        HF_CALL(hf_optimize_load_checkpoint(path, &cp));
+        CHECK(memcmp(cp.x, F.log_x[best], (size_t)n * sizeof *cp.x) == 0 && cp.best_loss == F.log_f[best] &&
+                  memcmp(xr, cp.x, (size_t)n * sizeof *xr) == 0,
+              "the checkpoint does not hold the best evaluated x");
+        fn_reset(FN_ROSENBROCK, n);
+        opt = make(HF_OPT_LBFGS, n);
+        HF_CALL(hf_optimize_set_scale(opt, rs));
+        HF_CALL(hf_optimize_set_maxeval(opt, 30));
+        HF_CALL(hf_optimize_resume(opt, &cp, xr));
+        HF_CALL(hf_optimize_run(opt, xr, &rb));
+        hf_optimize_destroy(opt);
+        CHECK(F.log_n >= 1 && memcmp(F.log_x[0], cp.x, (size_t)n * sizeof *cp.x) == 0 && F.log_f[0] == cp.best_loss,
+              "the resumed run did not start at exactly the checkpoint's x");
+        CHECK(rb.evaluations == 30 && rb.loss <= cp.best_loss, "resumed: %lld evaluations, loss %g", rb.evaluations,
+              rb.loss);
+        printf("  scaled run cut at 15 evaluations (loss %.6g): the checkpoint holds the best x; resumed at exactly it "
+               "(loss %.17g again), loss %.6g after 30\n",
+               ra.loss, F.log_f[0], rb.loss);
+        hf_opt_checkpoint_free(&cp);
+        remove(path);
+    }
+}
+
+/* The L-BFGS memory reaches NLopt: Rosenbrock in 10 dimensions with 1 and 30 correction pairs and
+ * NLopt's default converges each time, in different numbers of evaluations. */
+static void test_lbfgs_memory(void)
+{
+    const int n = 10, pairs[3] = {0, 1, 30};
+    long long evaluations[3];
+    for (int k = 0; k < 3; k++) {
+        double x[MAX_N];
+        hf_opt_result res;
+        hf_optimize *opt = make(HF_OPT_LBFGS, n);
+        fn_reset(FN_ROSENBROCK, n);
+        rosenbrock_start(x, n);
+        HF_CALL(hf_optimize_set_lbfgs_memory(opt, pairs[k]));
+        HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-15));
+        HF_CALL(hf_optimize_set_maxeval(opt, 100000));
+        HF_CALL(hf_optimize_run(opt, x, &res));
+        hf_optimize_destroy(opt);
+        evaluations[k] = res.evaluations;
+        CHECK(max_abs_minus(x, n, 1.0) <= 1e-6, "memory %d: max|x - 1| %g", pairs[k], max_abs_minus(x, n, 1.0));
+    }
+    printf("  L-BFGS memory on Rosenbrock n = 10: NLopt's default %lld evaluations, 1 pair %lld, 30 pairs %lld\n",
+           evaluations[0], evaluations[1], evaluations[2]);
+    CHECK(evaluations[1] != evaluations[0], "the memory setting changed nothing");
 }
 
 /* ---- grad-simp -------------------------------------------------------------------------------- */
@@ -986,6 +1171,19 @@ static void test_arguments(void)
     CHECK(hf_optimize_set_ftol_rel(opt, -1.0) == HF_ERROR_INVALID_ARGUMENT, "negative ftol");
     CHECK(hf_optimize_set_maxtime(opt, NAN) == HF_ERROR_INVALID_ARGUMENT, "NaN maxtime");
     CHECK(hf_optimize_set_maxeval(opt, -5) == HF_ERROR_INVALID_ARGUMENT, "negative maxeval");
+    {
+        const double bad_scales[3][2] = {{1.0, 0.0}, {1.0, -2.0}, {1.0, INFINITY}};
+        for (int k = 0; k < 3; k++)
+            CHECK(hf_optimize_set_scale(opt, bad_scales[k]) == HF_ERROR_INVALID_ARGUMENT &&
+                      strstr(hf_last_error(), "scale of parameter 1"),
+                  "scale %g: %s", bad_scales[k][1], hf_last_error());
+        const double nan_scale[2] = {NAN, 1.0};
+        CHECK(hf_optimize_set_scale(opt, nan_scale) == HF_ERROR_INVALID_ARGUMENT &&
+                  strstr(hf_last_error(), "scale of parameter 0"),
+              "NaN scale: %s", hf_last_error());
+        CHECK(hf_optimize_set_lbfgs_memory(opt, -1) == HF_ERROR_INVALID_ARGUMENT, "negative L-BFGS memory");
+        HF_CALL(hf_optimize_set_scale(opt, NULL));
+    }
     CHECK(hf_optimize_best(opt, NULL, NULL) == HF_ERROR_INVALID_ARGUMENT, "best before any evaluation");
     o.n_simplex = 0;
     CHECK(hf_optimize_set_grad_simp(opt, &o) == HF_ERROR_INVALID_ARGUMENT, "n_simplex 0");
@@ -1120,16 +1318,23 @@ int main(void)
     double gs_x[8];
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
 
-    printf("L-BFGS, Nelder-Mead, Subplex:\n");
+    printf("L-BFGS, SLSQP, Nelder-Mead, Subplex:\n");
     test_rosenbrock(HF_OPT_LBFGS, 2, 1e-7, 100000);
     test_rosenbrock(HF_OPT_LBFGS, 10, 1e-7, 100000);
+    test_rosenbrock(HF_OPT_SLSQP, 2, 1e-6, 100000);
+    test_rosenbrock(HF_OPT_SLSQP, 10, 1e-6, 100000);
     test_rosenbrock(HF_OPT_NELDER_MEAD, 2, 1e-6, 100000);
     test_rosenbrock(HF_OPT_NELDER_MEAD, 10, -1e-4, MAX_LOG);
     test_rosenbrock(HF_OPT_SUBPLEX, 2, 1e-6, 100000);
     test_rosenbrock(HF_OPT_SUBPLEX, 10, 0.0, MAX_LOG);
     test_bounded_quadratic(HF_OPT_LBFGS);
+    test_bounded_quadratic(HF_OPT_SLSQP);
     test_bounded_quadratic(HF_OPT_NELDER_MEAD);
     test_bounded_quadratic(HF_OPT_SUBPLEX);
+
+    printf("scaling, L-BFGS memory:\n");
+    test_scaling(dir);
+    test_lbfgs_memory();
 
     printf("grad-simp:\n");
     test_sensitivity_measure(HF_OPT_SENSITIVITY_Q2MM);

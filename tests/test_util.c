@@ -21,7 +21,56 @@
 extern char **environ;
 
 const char *test_platform_name(int argc, char **argv) {
-    return argc > 1 ? argv[1] : "Reference";
+    const char *name = argc > 1 ? argv[1] : "Reference";
+    if (strcmp(name, "Reference") != 0)
+        test_require_platform(name);
+    return name;
+}
+
+/* Whether OpenMM has registered a platform of that name. */
+static int platform_registered(const char *name) {
+    for (int i = 0; i < OpenMM_Platform_getNumPlatforms(); i++)
+        if (strcmp(OpenMM_Platform_getName(OpenMM_Platform_getPlatform(i)), name) == 0)
+            return 1;
+    return 0;
+}
+
+void test_require_platform(const char *name) {
+    test_load_plugins();
+    const int is_cuda = strcmp(name, "CUDA") == 0;
+    if (!platform_registered(name)) {
+        if (is_cuda) {
+            printf("no CUDA platform (OpenMM's CUDA plugin did not load: no CUDA driver here): skipped\n");
+            exit(TEST_SKIPPED);
+        }
+        CHECK(0, "OpenMM has no platform named %s", name);
+    }
+    if (!is_cuda)
+        return;
+    /* The platform loads wherever the driver is installed; a Context needs a device. */
+    OpenMM_System *system = OpenMM_System_create();
+    OpenMM_System_addParticle(system, 1.0);
+    OpenMM_VerletIntegrator *verlet = OpenMM_VerletIntegrator_create(0.001);
+    OpenMM_Context *context = NULL;
+    HessFit_Status st = hessfit_context_create(system, (OpenMM_Integrator *) verlet, name, NULL, &context);
+    if (st != HESSFIT_SUCCESS) {
+        printf("no usable CUDA device (%s): skipped\n", hessfit_last_error());
+        exit(TEST_SKIPPED);
+    }
+    OpenMM_Context_destroy(context);
+    OpenMM_VerletIntegrator_destroy(verlet);
+    OpenMM_System_destroy(system);
+}
+
+OpenMM_Context *test_create_context_precision(OpenMM_System *system, const char *platform, const char *precision,
+                                              const double *pos_nm, int n, double dt_ps, OpenMM_Integrator **integrator) {
+    test_load_plugins();
+    OpenMM_VerletIntegrator *verlet = OpenMM_VerletIntegrator_create(dt_ps);
+    OpenMM_Context *context = NULL;
+    HF_OK(hessfit_context_create(system, (OpenMM_Integrator *) verlet, platform, precision, &context));
+    test_set_positions(context, pos_nm, n);
+    *integrator = (OpenMM_Integrator *) verlet;
+    return context;
 }
 
 void test_load_plugins(void) {
@@ -29,6 +78,11 @@ void test_load_plugins(void) {
     if (loaded)
         return;
     loaded = 1;
+    /* OpenMM's own platform plugins first (OpenCL, CUDA, CPU): hessfit's GPU kernels register with
+     * the platforms that exist when they load. A failure here (the CUDA plugin without a driver)
+     * only means that platform is absent. */
+    OpenMM_StringArray *platforms = OpenMM_Platform_loadPluginsFromDirectory(HESSFIT_OPENMM_PLUGIN_DIR);
+    OpenMM_StringArray_destroy(platforms);
     OpenMM_StringArray *names = OpenMM_Platform_loadPluginsFromDirectory(HESSFIT_PLUGIN_DIR);
     OpenMM_StringArray *failures = OpenMM_Platform_getPluginLoadFailures();
     int nfail = OpenMM_StringArray_getSize(failures);

@@ -58,9 +58,14 @@
         CHECK(hst_ == HF_SUCCESS, "%s -> %s: %s", #call, hf_status_string(hst_), hf_last_error()); \
     } while (0)
 
-/* argv[1] if given, else "Reference". */
+/* The exit status CTest counts as "skipped" (SKIP_RETURN_CODE in tests/CMakeLists.txt). */
+#define TEST_SKIPPED 77
+/* argv[1] if given, else "Reference"; any other platform must be usable (test_require_platform). */
 const char *test_platform_name(int argc, char **argv);
-/* Load the hessfit plugins from the build tree's plugin directory (once; failures are fatal). */
+/* The named platform must exist; CUDA without a driver or a device exits TEST_SKIPPED. */
+void test_require_platform(const char *name);
+/* Load OpenMM's own platform plugins (tolerating failures), then the hessfit plugins from the
+ * build tree's plugin directory (once; failures are fatal). */
 void test_load_plugins(void);
 /* A path under the source tree, e.g. test_source_path("examples/data/ch3f/ch3f.xyz"). */
 const char *test_source_path(const char *relative);
@@ -71,6 +76,10 @@ char *test_source_path_dup(const char *relative);
  * with a VerletIntegrator(dt_ps) and positions pos_nm (3 n). */
 OpenMM_Context *test_create_context(OpenMM_System *system, const char *platform, const double *pos_nm,
                                     int n, double dt_ps, OpenMM_Integrator **integrator);
+/* The same with the Precision property ("single", "mixed", "double"; NULL: the platform's default),
+ * created through hessfit_context_create (a failure is a failed check, not an abort). */
+OpenMM_Context *test_create_context_precision(OpenMM_System *system, const char *platform, const char *precision,
+                                              const double *pos_nm, int n, double dt_ps, OpenMM_Integrator **integrator);
 void test_set_positions(OpenMM_Context *context, const double *pos_nm, int n);
 /* Potential energy (kJ/mol) and, if forces != NULL, forces (3 n) of the force groups in the mask. */
 double test_energy_forces(OpenMM_Context *context, int groups_mask, double *forces, int n);

@@ -142,37 +142,16 @@ static int on_progress(const hf_opt_progress *p, void *data)
     return 0;
 }
 
-/*
- * The optimiser works on y_i = x_i / s_i, s_i the q2mm step of free value i (7.2 kcal/mol/A^2 for
- * a bond k, 0.02 A for its r0, ...): in the canonical units a bond k and its r0 differ by four
- * orders of magnitude in size and in their effect on the loss, which leaves a quasi-Newton method
- * that starts from the identity badly scaled; in steps they are alike. The simplex methods start
- * from a step of 1 in every y_i, i.e. q2mm's steps, and grad-simp's differences are those steps.
- */
-typedef struct {
-    hf_objective *objective;
-    int n;
-    const double *scale; /* s_i */
-    double *x, *grad;    /* n each: the canonical point and gradient */
-} scaled_problem;
-
-static double fit_loss(int n, const double *y, double *grad, void *data, hf_status *status)
+/* The loss of the free values x (canonical units). The optimiser scales them by q2mm's steps
+ * (hf_optimize_set_scale: a bond k and its r0 differ by four orders of magnitude in size and in
+ * their effect on the loss; in steps they are alike), which are also the simplex methods' initial
+ * steps and grad-simp's differences. */
+static double fit_loss(int n, const double *x, double *grad, void *data, hf_status *status)
 {
-    scaled_problem *p = data;
     double loss = 0.0;
-    for (int i = 0; i < n; i++)
-        p->x[i] = y[i] * p->scale[i];
-    *status = hf_objective_evaluate(p->objective, p->x, &loss, grad != NULL ? p->grad : NULL, NULL);
-    if (grad != NULL)
-        for (int i = 0; i < n; i++)
-            grad[i] = p->grad[i] * p->scale[i]; /* dL/dy_i = s_i dL/dx_i */
+    (void)n;
+    *status = hf_objective_evaluate(data, x, &loss, grad, NULL);
     return loss;
-}
-
-static void to_canonical(const scaled_problem *p, const double *y, double *x)
-{
-    for (int i = 0; i < p->n; i++)
-        x[i] = y[i] * p->scale[i];
 }
 
 /* ---- outputs ------------------------------------------------------------------------------------- */
@@ -292,8 +271,7 @@ int hf_cmd_fit(int argc, char **argv)
     hf_opt_result result;
     hf_fit_comparison cmp;
     history *hist = NULL;
-    double *x = NULL, *y = NULL, *lower = NULL, *upper = NULL, *ones = NULL;
-    scaled_problem problem = {NULL, 0, NULL, NULL, NULL};
+    double *x = NULL;
     char path[4200];
     hf_status st;
 
@@ -358,40 +336,22 @@ int hf_cmd_fit(int argc, char **argv)
 
     /* the optimiser */
     x = malloc((size_t)n * sizeof *x);
-    y = malloc((size_t)n * sizeof *y);
-    ones = malloc((size_t)n * sizeof *ones);
-    problem.x = malloc((size_t)n * sizeof *problem.x);
-    problem.grad = malloc((size_t)n * sizeof *problem.grad);
-    if (set.lower != NULL) {
-        lower = malloc((size_t)n * sizeof *lower);
-        upper = malloc((size_t)n * sizeof *upper);
-    }
-    if (!x || !y || !ones || !problem.x || !problem.grad || (set.lower != NULL && (!lower || !upper)) ||
-        (hist = calloc(1, sizeof *hist)) == NULL) {
+    if (x == NULL || (hist = calloc(1, sizeof *hist)) == NULL) {
         fprintf(stderr, "hessfit fit: no memory\n");
         goto done;
     }
-    problem.objective = set.objective;
-    problem.n = n;
-    problem.scale = set.step;
-    for (int i = 0; i < n; i++) {
-        y[i] = set.x_start[i] / set.step[i];
-        ones[i] = 1.0;
-        if (lower != NULL) {
-            lower[i] = set.lower[i] / set.step[i];
-            upper[i] = set.upper[i] / set.step[i];
-        }
-    }
+    memcpy(x, set.x_start, (size_t)n * sizeof *x);
     hist->stride = 1;
     if ((st = hf_optimize_create(set.settings.algorithm, n, &opt)) != HF_SUCCESS ||
-        (st = hf_optimize_set_objective(opt, fit_loss, &problem)) != HF_SUCCESS ||
-        (st = hf_optimize_set_bounds(opt, lower, upper)) != HF_SUCCESS ||
-        (st = hf_optimize_set_initial_step(opt, ones)) != HF_SUCCESS ||
+        (st = hf_optimize_set_objective(opt, fit_loss, set.objective)) != HF_SUCCESS ||
+        (st = hf_optimize_set_bounds(opt, set.lower, set.upper)) != HF_SUCCESS ||
+        (st = hf_optimize_set_initial_step(opt, set.step)) != HF_SUCCESS ||
+        (st = hf_optimize_set_scale(opt, set.step)) != HF_SUCCESS ||
         (st = hf_optimize_set_ftol_rel(opt, set.settings.ftol)) != HF_SUCCESS ||
         (st = hf_optimize_set_maxeval(opt, set.settings.max_evaluations)) != HF_SUCCESS ||
         (st = hf_optimize_set_maxtime(opt, set.settings.max_time)) != HF_SUCCESS ||
         (st = hf_optimize_set_progress(opt, on_progress, hist)) != HF_SUCCESS ||
-        (resume && (st = hf_optimize_resume(opt, &cp, y)) != HF_SUCCESS)) {
+        (resume && (st = hf_optimize_resume(opt, &cp, x)) != HF_SUCCESS)) {
         fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
         goto done;
     }
@@ -418,13 +378,13 @@ int hf_cmd_fit(int argc, char **argv)
 
     hf_optimize_clear_stop();
     hf_optimize_catch_sigint(1);
-    st = hf_optimize_run(opt, y, &result);
+    st = hf_optimize_run(opt, x, &result);
     hf_optimize_catch_sigint(0);
     if (st != HF_SUCCESS) {
         char why[HF_ERROR_MESSAGE_SIZE];
         snprintf(why, sizeof why, "%s", hf_last_error());
         fprintf(stderr, "hessfit fit: the fit failed: %s\n", why);
-        if (hf_optimize_best(opt, y, NULL) == HF_SUCCESS)
+        if (hf_optimize_best(opt, x, NULL) == HF_SUCCESS)
             fprintf(stderr, "hessfit fit: its best point so far is in %s\n", checkpoint);
         goto done;
     }
@@ -435,8 +395,7 @@ int hf_cmd_fit(int argc, char **argv)
            result.seconds > 0 ? (double)result.run_evaluations / result.seconds : 0.0);
     printf("  outcome: %s\n", hf_opt_outcome_string(result.outcome));
 
-    /* the outputs: before = the start values, after = the best point */
-    to_canonical(&problem, y, x);
+    /* the outputs: before = the start values, after = the best point (x) */
     if ((st = hf_fit_compare(&set, set.x_start, x, n, &cmp)) != HF_SUCCESS) {
         fprintf(stderr, "hessfit fit: the report: %s\n", hf_last_error());
         goto done;
@@ -488,7 +447,7 @@ int hf_cmd_fit(int argc, char **argv)
         }
     }
     join(path, sizeof path, dir, "convergence.svg");
-    if (hf_svg_convergence(path, &report.history) != HF_SUCCESS) {
+    if (hf_svg_convergence(path, &report.history) != HF_SUCCESS || hf_fit_write_targets(dir, &cmp) != HF_SUCCESS) {
         fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
         goto done;
     }
@@ -504,12 +463,6 @@ done:
     hf_optimize_destroy(opt);
     free(hist);
     free(x);
-    free(y);
-    free(ones);
-    free(lower);
-    free(upper);
-    free(problem.x);
-    free(problem.grad);
     hf_training_set_free(&set);
     return rc;
 }

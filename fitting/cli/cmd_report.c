@@ -7,8 +7,8 @@
  * values, as in the fit). FILE must be the input's force field with other values (a fitted.fld or
  * fitted.frcmod of `hessfit fit`): the same lines, kinds, types and periodicities.
  *
- * Writes report.txt, report.json and frequencies.svg (atomically) to --output DIR (default
- * "<input stem>-report" beside the input) and prints the objective's value and RMSD per kind.
+ * Writes report.txt, report.json, frequencies.svg, targets.txt and targets.json (atomically) to
+ * --output DIR (default "<input stem>-report" beside the input) and prints the objective's value and RMSD per kind.
  * Exit 0 on success, 1 on an error, 2 on a usage error.
  */
 #include "hessfit_report.h"
@@ -30,7 +30,7 @@ static void usage(FILE *out)
             "The training set, typing, free parameters and objective are INPUT's (docs/fitting.md).\n"
             "\n"
             "  --forcefield FILE   the force field to compare (same lines, types and periodicities as INPUT's)\n"
-            "  --output DIR        where report.txt, report.json and frequencies.svg go\n"
+            "  --output DIR        where report.txt, report.json, frequencies.svg and targets.{txt,json} go\n"
             "                      (default: <input stem>-report beside the input file)\n"
             "Exit status: 0 success, 1 error, 2 usage error.\n");
 }
@@ -115,6 +115,10 @@ int hf_cmd_report(int argc, char **argv)
             goto done;
         }
     }
+    if (hf_fit_write_targets(dir, &cmp) != HF_SUCCESS) {
+        fail();
+        goto done;
+    }
 
     printf("hessfit report %s: %d structures, objective %s\n", input, set.n_mols, set.settings.objective_name);
     printf("  %s: objective %.10g\n", set.ff.path, cmp.loss_before);
@@ -143,7 +147,7 @@ int hf_cmd_report(int argc, char **argv)
             printf(" (%.3f with %s)", after, forcefield);
         printf("\n");
     }
-    printf("  wrote %s/{report.txt,report.json,frequencies.svg}\n", dir);
+    printf("  wrote %s/{report.txt,report.json,frequencies.svg,targets.txt,targets.json}\n", dir);
     rc = 0;
 done:
     hf_fit_comparison_free(&cmp);

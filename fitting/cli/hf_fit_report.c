@@ -96,11 +96,25 @@ static void sort_indices(int *idx, int n, const double *values)
     }
 }
 
+/* Whether structure m has Hessian-space targets. */
+static int has_hessian_targets(const hf_training_set *set, int m)
+{
+    const hf_objective_options *o = &set->mol_objective[m];
+    return o->frequencies != HF_OBJ_FREQUENCIES_NONE || o->eigenmatrix || o->hessian;
+}
+
 static hf_status build_rows(hf_training_set *set, int m, int first_target, int n_targets, qm_rows *q)
 {
     const hf_molecule *mol = &set->mols[m];
-    const hf_objective_options *o = &set->settings.objective;
+    const hf_objective_options *o = &set->mol_objective[m];
     const int n = mol->n_atoms, dim = 3 * n;
+    if (!has_hessian_targets(set, m)) { /* no rows */
+        memset(q, 0, sizeof *q);
+        q->n_atoms = n;
+        q->dim = dim;
+        q->first_target = first_target;
+        return HF_SUCCESS;
+    }
     const size_t d = (size_t)dim;
     double *freq = malloc(d * sizeof *freq), *modes = malloc(d * d * sizeof *modes);
     double *pfreq = malloc(d * sizeof *pfreq), *pmodes = malloc(d * d * sizeof *pmodes), *shifted = NULL;
@@ -204,7 +218,9 @@ done:
 static hf_status fill_mm(hf_training_set *set, int m, const qm_rows *q, const int *pairing, const double *residuals,
                          int after, hf_report_mode *rows)
 {
-    const hf_objective_options *o = &set->settings.objective;
+    const hf_objective_options *o = &set->mol_objective[m];
+    if (q->n_rows == 0)
+        return HF_SUCCESS;
     const size_t d = (size_t)q->dim;
     double *h = malloc(d * d * sizeof *h), *freq = malloc(d * sizeof *freq), *modes = malloc(d * d * sizeof *modes);
     int *vib = malloc(d * sizeof *vib), n_vib = 0;
@@ -268,21 +284,68 @@ void hf_fit_comparison_free(hf_fit_comparison *c)
     free(c->modes);
     free(c->parameters);
     free(c->parameter_text);
+    free(c->energies);
+    free(c->geometry);
     memset(c, 0, sizeof *c);
 }
 
+/* Kinds of the objectives' summary (the order of their rows). */
+enum { KIND_FREQUENCIES, KIND_EIGENMATRIX, KIND_HESSIAN, KIND_ENERGIES, KIND_BONDS, KIND_ANGLES, KIND_TORSIONS,
+       N_KINDS };
+
 /* Per-kind sums over one evaluation's residuals. */
 typedef struct {
-    double loss[3];
-    long weighted[3];
-    double freq_sq; /* sum (MM - QM)^2 over weighted, paired frequency targets */
-    long freq_n;
+    double loss[N_KINDS];
+    long weighted[N_KINDS];
+    double sq[N_KINDS]; /* sum (MM - QM)^2 over the weighted targets (frequencies: paired ones) */
+    long n_sq[N_KINDS];
 } kind_sums;
+
+/* The energy and geometry rows' MM side at one point, from the objective's last evaluation. */
+static hf_status fill_targets(hf_training_set *set, const double *r, int after, hf_fit_comparison *c, kind_sums *s)
+{
+    long long first_e, n_e, first_g, n_g;
+    hf_status st;
+    if ((st = hf_objective_part_range(set->objective, HF_OBJ_PART_ENERGIES, &first_e, &n_e)) != HF_SUCCESS ||
+        (st = hf_objective_part_range(set->objective, HF_OBJ_PART_GEOMETRY, &first_g, &n_g)) != HF_SUCCESS)
+        return st;
+    const int n = (int)(n_e > n_g ? n_e : n_g);
+    double *mm = malloc((size_t)(n > 0 ? n : 1) * sizeof *mm);
+    if (mm == NULL)
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report's targets");
+    for (int part = 0; part < 2; part++) {
+        hf_fit_target_row *rows = part == 0 ? c->energies : c->geometry;
+        const int count = part == 0 ? c->n_energies : c->n_geometry;
+        const long long first = part == 0 ? first_e : first_g;
+        if (count == 0)
+            continue;
+        if (part == 0)
+            st = hf_objective_energy_values(set->objective, NULL, mm);
+        else
+            st = hf_objective_geometry_values(set->objective, NULL, mm);
+        if (st != HF_SUCCESS)
+            break;
+        for (int i = 0; i < count; i++) {
+            hf_fit_target_row *row = &rows[i];
+            const double res = r[first + i];
+            const int kind = part == 0 ? KIND_ENERGIES : KIND_BONDS + row->kind;
+            *(after ? &row->mm_after : &row->mm_before) = mm[i];
+            *(after ? &row->residual_after : &row->residual_before) = res * res;
+            s->loss[kind] += res * res;
+            if (row->weight != 0.0 && !row->reference) {
+                s->weighted[kind]++;
+                s->sq[kind] += (res / row->weight) * (res / row->weight);
+                s->n_sq[kind]++;
+            }
+        }
+    }
+    free(mm);
+    return st;
+}
 
 static hf_status evaluate_point(hf_training_set *set, const double *x, qm_rows *q, int after, hf_fit_comparison *c,
                                 double *loss)
 {
-    const hf_objective_options *o = &set->settings.objective;
     const long long n_res = hf_objective_n_residuals(set->objective);
     const int n_targets = hf_objective_n_frequency_targets(set->objective);
     double *r = malloc((size_t)(n_res > 0 ? n_res : 1) * sizeof *r);
@@ -299,6 +362,7 @@ static hf_status evaluate_point(hf_training_set *set, const double *x, qm_rows *
         goto done;
     hf_report_mode *rows = c->modes;
     for (int m = 0; m < set->n_mols; m++) {
+        const hf_objective_options *o = &set->mol_objective[m];
         const long long tri = (long long)q[m].dim * (q[m].dim + 1) / 2;
         long long at = q[m].residuals;
         if ((st = fill_mm(set, m, &q[m], pairing, r, after, rows)) != HF_SUCCESS)
@@ -309,8 +373,8 @@ static hf_status evaluate_point(hf_training_set *set, const double *x, qm_rows *
             if (w != 0.0) {
                 s.weighted[0]++;
                 if (pairing[q[m].first_target + k] >= 0) {
-                    s.freq_sq += (r[at] / w) * (r[at] / w);
-                    s.freq_n++;
+                    s.sq[0] += (r[at] / w) * (r[at] / w);
+                    s.n_sq[0]++;
                 }
             }
         }
@@ -324,13 +388,14 @@ static hf_status evaluate_point(hf_training_set *set, const double *x, qm_rows *
         }
         rows += q[m].n_rows;
     }
+    if ((st = fill_targets(set, r, after, c, &s)) != HF_SUCCESS)
+        goto done;
     for (int k = 0; k < c->n_objectives; k++) {
         hf_report_objective *obj = &c->objectives[k];
-        const int kind = strncmp(obj->kind, "frequencies", 11) == 0   ? 0
-                         : strncmp(obj->kind, "eigenmatrix", 11) == 0 ? 1
-                                                                      : 2;
-        double rmsd = kind == 0 ? (s.freq_n > 0 ? sqrt(s.freq_sq / (double)s.freq_n) : NAN)
-                                : (s.weighted[kind] > 0 ? sqrt(s.loss[kind] / (double)s.weighted[kind]) : NAN);
+        const int kind = c->objective_kind[k];
+        double rmsd = kind == KIND_EIGENMATRIX || kind == KIND_HESSIAN
+                          ? (s.weighted[kind] > 0 ? sqrt(s.loss[kind] / (double)s.weighted[kind]) : NAN)
+                          : (s.n_sq[kind] > 0 ? sqrt(s.sq[kind] / (double)s.n_sq[kind]) : NAN);
         if (after) {
             obj->loss_after = s.loss[kind];
             obj->rmsd_after = rmsd;
@@ -346,27 +411,92 @@ done:
     return st;
 }
 
-static void set_objective_kinds(const hf_objective_options *o, hf_fit_comparison *c)
+static void add_kind(hf_fit_comparison *c, int kind, const char *name, const char *unit)
 {
+    c->objective_kind[c->n_objectives] = kind;
+    c->objectives[c->n_objectives].kind = name;
+    c->objectives[c->n_objectives].unit = unit;
+    c->objectives[c->n_objectives].loss_after = c->objectives[c->n_objectives].rmsd_after = NAN;
+    c->n_objectives++;
+}
+
+static void set_objective_kinds(const hf_training_set *set, hf_fit_comparison *c)
+{
+    const hf_objective_options *o = &set->settings.objective;
+    int any = 0, geometry[3] = {0, 0, 0};
+    for (int m = 0; m < set->n_mols; m++)
+        any |= has_hessian_targets(set, m);
     c->n_objectives = 0;
-    if (o->frequencies == HF_OBJ_FREQUENCIES_OVERLAP)
-        c->objectives[c->n_objectives++].kind = "frequencies (projected, paired by eigenvector overlap)";
-    else if (o->frequencies == HF_OBJ_FREQUENCIES_Q2MM)
-        c->objectives[c->n_objectives++].kind = "frequencies-q2mm (unprojected, above the threshold, by position)";
-    if (o->eigenmatrix)
-        c->objectives[c->n_objectives++].kind = "eigenmatrix (QM normal modes)";
-    if (o->hessian)
-        c->objectives[c->n_objectives++].kind = "Hessian elements";
-    for (int k = 0; k < c->n_objectives; k++) {
-        c->objectives[k].unit = strncmp(c->objectives[k].kind, "frequencies", 11) == 0 ? "cm^-1" : "weighted residual";
-        c->objectives[k].loss_after = c->objectives[k].rmsd_after = NAN;
+    if (any && o->frequencies == HF_OBJ_FREQUENCIES_OVERLAP)
+        add_kind(c, KIND_FREQUENCIES, "frequencies (projected, paired by eigenvector overlap)", "cm^-1");
+    else if (any && o->frequencies == HF_OBJ_FREQUENCIES_Q2MM)
+        add_kind(c, KIND_FREQUENCIES, "frequencies-q2mm (unprojected, above the threshold, by position)", "cm^-1");
+    if (any && o->eigenmatrix)
+        add_kind(c, KIND_EIGENMATRIX, "eigenmatrix (QM normal modes)", "weighted residual");
+    if (any && o->hessian)
+        add_kind(c, KIND_HESSIAN, "Hessian elements", "weighted residual");
+    if (c->n_energies > 0)
+        add_kind(c, KIND_ENERGIES, "relative energies (QM minimum of each group = 0)", "kcal/mol");
+    for (int i = 0; i < c->n_geometry; i++)
+        geometry[c->geometry[i].kind] = 1;
+    if (geometry[HF_GEOMETRY_BOND])
+        add_kind(c, KIND_BONDS, "bond lengths (MM-minimised)", "A");
+    if (geometry[HF_GEOMETRY_ANGLE])
+        add_kind(c, KIND_ANGLES, "angles (MM-minimised)", "deg");
+    if (geometry[HF_GEOMETRY_TORSION])
+        add_kind(c, KIND_TORSIONS, "torsions (MM-minimised)", "deg");
+}
+
+/* The QM side of the energy and geometry rows. */
+static hf_status build_target_rows(hf_training_set *set, hf_fit_comparison *c)
+{
+    hf_status st;
+    c->n_energies = hf_objective_n_energy_targets(set->objective);
+    c->n_geometry = hf_objective_n_geometry_targets(set->objective);
+    c->energies = calloc((size_t)c->n_energies + 1, sizeof *c->energies);
+    c->geometry = calloc((size_t)c->n_geometry + 1, sizeof *c->geometry);
+    double *qm = malloc((size_t)(c->n_energies > c->n_geometry ? c->n_energies : c->n_geometry) * sizeof *qm + 1);
+    if (c->energies == NULL || c->geometry == NULL || qm == NULL) {
+        free(qm);
+        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report's targets");
     }
+    if ((st = hf_objective_energy_values(set->objective, qm, NULL)) == HF_SUCCESS)
+        for (int i = 0; i < c->n_energies && st == HF_SUCCESS; i++) {
+            hf_energy_target t;
+            hf_fit_target_row *row = &c->energies[i];
+            if ((st = hf_objective_energy_target(set->objective, i, &t)) != HF_SUCCESS)
+                break;
+            row->structure = t.mol + 1;
+            row->label = set->labels[t.mol];
+            row->group = t.group >= 0 && t.group < set->n_groups ? set->group_names[t.group] : "";
+            row->kind = -1;
+            row->qm = qm[i];
+            row->weight = t.weight;
+            row->reference = qm[i] == 0.0;
+            row->mm_before = row->mm_after = row->residual_before = row->residual_after = NAN;
+        }
+    if (st == HF_SUCCESS && (st = hf_objective_geometry_values(set->objective, qm, NULL)) == HF_SUCCESS)
+        for (int i = 0; i < c->n_geometry && st == HF_SUCCESS; i++) {
+            hf_geometry_target t;
+            hf_fit_target_row *row = &c->geometry[i];
+            if ((st = hf_objective_geometry_target(set->objective, i, &t)) != HF_SUCCESS)
+                break;
+            row->structure = t.mol + 1;
+            row->label = set->labels[t.mol];
+            row->kind = (int)t.kind;
+            for (int a = 0; a < 4; a++)
+                row->atoms[a] = t.atoms[a] >= 0 ? t.atoms[a] + 1 : 0;
+            row->qm = qm[i];
+            row->weight = t.weight;
+            row->mm_before = row->mm_after = row->residual_before = row->residual_after = NAN;
+        }
+    free(qm);
+    return st;
 }
 
 hf_status hf_fit_compare(hf_training_set *set, const double *x_before, const double *x_after, int n_parameters,
                          hf_fit_comparison *c)
 {
-    const hf_objective_options *o = &set->settings.objective;
     qm_rows *q = calloc((size_t)set->n_mols, sizeof *q);
     hf_status st = HF_SUCCESS;
     long n_rows = 0;
@@ -388,13 +518,18 @@ hf_status hf_fit_compare(hf_training_set *set, const double *x_before, const dou
         if ((st = build_rows(set, m, target, n_targets, &q[m])) != HF_SUCCESS)
             break;
         q[m].residuals = residuals;
-        residuals += n_targets + (o->eigenmatrix ? tri : 0) + (o->hessian ? tri : 0);
+        residuals += n_targets + (set->mol_objective[m].eigenmatrix ? tri : 0) + (set->mol_objective[m].hessian ? tri : 0);
         target += n_targets;
         n_rows += q[m].n_rows;
     }
-    if (st == HF_SUCCESS && residuals != hf_objective_n_residuals(set->objective))
-        st = hf_error(HF_ERROR_COUNT, "report: the objective has %lld residuals, the layout gives %lld",
-                      hf_objective_n_residuals(set->objective), residuals);
+    long long first, n_kernel;
+    if (st == HF_SUCCESS &&
+        (st = hf_objective_part_range(set->objective, HF_OBJ_PART_HESSIAN, &first, &n_kernel)) == HF_SUCCESS &&
+        residuals != n_kernel)
+        st = hf_error(HF_ERROR_COUNT, "report: the objective has %lld Hessian-space residuals, the layout gives %lld",
+                      n_kernel, residuals);
+    if (st == HF_SUCCESS)
+        st = build_target_rows(set, c);
     if (st != HF_SUCCESS)
         goto done;
 
@@ -424,7 +559,7 @@ hf_status hf_fit_compare(hf_training_set *set, const double *x_before, const dou
         }
         rows += q[m].n_rows;
     }
-    set_objective_kinds(o, c);
+    set_objective_kinds(set, c);
     c->loss_after = NAN;
     if ((st = evaluate_point(set, x_before, q, 0, c, &c->loss_before)) != HF_SUCCESS)
         goto done;
@@ -468,4 +603,127 @@ void hf_fit_comparison_report(const hf_fit_comparison *c, hf_report *report)
     report->objectives = c->objectives;
     report->n_parameters = c->n_parameters;
     report->parameters = c->parameters;
+}
+
+/* ---- targets.txt and targets.json --------------------------------------------------------------- */
+
+static const char *const geometry_kind_names[3] = {"bond", "angle", "torsion"};
+
+/* A number, or "n/a" (text) / null (JSON) when it is not finite. */
+static void put_number(hf_atomic_file *out, const char *format, double v, int width, int json)
+{
+    if (isfinite(v))
+        hf_atomic_file_printf(out, format, width, v); /* width: the field width, or the JSON digits */
+    else if (json)
+        hf_atomic_file_printf(out, "null");
+    else
+        hf_atomic_file_printf(out, "%*s", width, "n/a");
+}
+
+static hf_status write_targets_text(hf_atomic_file *out, void *context)
+{
+    const hf_fit_comparison *c = context;
+    if (c->n_energies > 0) {
+        hf_atomic_file_printf(out, "Relative energies (kcal/mol; per group QM and MM relative to the structure of "
+                                   "lowest QM energy, its reference)\n");
+        hf_atomic_file_printf(out, "%-9s  %-16s  %12s  %12s  %12s  %10s  %14s  %14s\n", "structure", "group", "QM dE",
+                              "MM before", "MM after", "weight", "residual bef.", "residual aft.");
+        for (int i = 0; i < c->n_energies; i++) {
+            const hf_fit_target_row *r = &c->energies[i];
+            hf_atomic_file_printf(out, "%-9d  %-16s  ", r->structure, r->group);
+            put_number(out, "%*.4f", r->qm, 12, 0);
+            hf_atomic_file_printf(out, "  ");
+            put_number(out, "%*.4f", r->mm_before, 12, 0);
+            hf_atomic_file_printf(out, "  ");
+            put_number(out, "%*.4f", r->mm_after, 12, 0);
+            hf_atomic_file_printf(out, "  %10.4g  ", r->weight);
+            put_number(out, "%*.6g", r->residual_before, 14, 0);
+            hf_atomic_file_printf(out, "  ");
+            put_number(out, "%*.6g", r->residual_after, 14, 0);
+            hf_atomic_file_printf(out, "%s  %s\n", r->reference ? "  (reference)" : "", r->label);
+        }
+        hf_atomic_file_printf(out, "\n");
+    }
+    if (c->n_geometry > 0) {
+        hf_atomic_file_printf(out, "Geometry of the MM-minimised structures (bonds in A, angles and torsions in deg; "
+                                   "torsion differences wrapped to (-180, 180])\n");
+        hf_atomic_file_printf(out, "%-9s  %-7s  %-19s  %10s  %10s  %10s  %8s  %14s  %14s\n", "structure", "kind",
+                              "atoms", "QM", "MM before", "MM after", "weight", "residual bef.", "residual aft.");
+        for (int i = 0; i < c->n_geometry; i++) {
+            const hf_fit_target_row *r = &c->geometry[i];
+            char atoms[64];
+            int n = 0;
+            for (int a = 0; a < 4 && r->atoms[a] > 0; a++)
+                n += snprintf(atoms + n, sizeof atoms - (size_t)n, a ? "-%d" : "%d", r->atoms[a]);
+            hf_atomic_file_printf(out, "%-9d  %-7s  %-19s  ", r->structure, geometry_kind_names[r->kind], atoms);
+            put_number(out, "%*.4f", r->qm, 10, 0);
+            hf_atomic_file_printf(out, "  ");
+            put_number(out, "%*.4f", r->mm_before, 10, 0);
+            hf_atomic_file_printf(out, "  ");
+            put_number(out, "%*.4f", r->mm_after, 10, 0);
+            hf_atomic_file_printf(out, "  %8.4g  ", r->weight);
+            put_number(out, "%*.6g", r->residual_before, 14, 0);
+            hf_atomic_file_printf(out, "  ");
+            put_number(out, "%*.6g", r->residual_after, 14, 0);
+            hf_atomic_file_printf(out, "\n");
+        }
+    }
+    return hf_atomic_file_status(out);
+}
+
+/* One JSON member "key": number (null when not finite), preceded by ", ". */
+static void json_number_member(hf_atomic_file *out, const char *key, double v)
+{
+    hf_atomic_file_printf(out, ", \"%s\": ", key);
+    put_number(out, "%.*g", v, 17, 1);
+}
+
+static hf_status write_targets_json(hf_atomic_file *out, void *context)
+{
+    const hf_fit_comparison *c = context;
+    hf_atomic_file_printf(out, "{\n  \"energies\": [");
+    for (int i = 0; i < c->n_energies; i++) {
+        const hf_fit_target_row *r = &c->energies[i];
+        /* group names are letters, digits, _ - . (the input's check): no escaping needed */
+        hf_atomic_file_printf(out, "%s\n    {\"structure\": %d, \"group\": \"%s\", \"reference\": %s", i ? "," : "",
+                              r->structure, r->group, r->reference ? "true" : "false");
+        json_number_member(out, "qm_kcal_mol", r->qm);
+        json_number_member(out, "mm_before_kcal_mol", r->mm_before);
+        json_number_member(out, "mm_after_kcal_mol", r->mm_after);
+        json_number_member(out, "weight", r->weight);
+        json_number_member(out, "residual_before", r->residual_before);
+        json_number_member(out, "residual_after", r->residual_after);
+        hf_atomic_file_printf(out, "}");
+    }
+    hf_atomic_file_printf(out, "%s],\n  \"geometry\": [", c->n_energies > 0 ? "\n  " : "");
+    for (int i = 0; i < c->n_geometry; i++) {
+        const hf_fit_target_row *r = &c->geometry[i];
+        hf_atomic_file_printf(out, "%s\n    {\"structure\": %d, \"kind\": \"%s\", \"atoms\": [", i ? "," : "",
+                              r->structure, geometry_kind_names[r->kind]);
+        for (int a = 0; a < 4 && r->atoms[a] > 0; a++)
+            hf_atomic_file_printf(out, "%s%d", a ? ", " : "", r->atoms[a]);
+        hf_atomic_file_printf(out, "], \"unit\": \"%s\"", r->kind == HF_GEOMETRY_BOND ? "A" : "deg");
+        json_number_member(out, "qm", r->qm);
+        json_number_member(out, "mm_before", r->mm_before);
+        json_number_member(out, "mm_after", r->mm_after);
+        json_number_member(out, "weight", r->weight);
+        json_number_member(out, "residual_before", r->residual_before);
+        json_number_member(out, "residual_after", r->residual_after);
+        hf_atomic_file_printf(out, "}");
+    }
+    hf_atomic_file_printf(out, "%s]\n}\n", c->n_geometry > 0 ? "\n  " : "");
+    return hf_atomic_file_status(out);
+}
+
+hf_status hf_fit_write_targets(const char *dir, const hf_fit_comparison *c)
+{
+    char path[4096];
+    hf_status st;
+    if (c->n_energies == 0 && c->n_geometry == 0)
+        return HF_SUCCESS;
+    snprintf(path, sizeof path, "%s/targets.txt", dir);
+    if ((st = hf_atomic_write(path, write_targets_text, (void *)c)) != HF_SUCCESS)
+        return st;
+    snprintf(path, sizeof path, "%s/targets.json", dir);
+    return hf_atomic_write(path, write_targets_json, (void *)c);
 }

@@ -19,20 +19,43 @@
  * vibrational analysis of the model's Hessian blocks (hessfit_vib.h); each row's residual is its
  * term of the loss, (w (target - MM))^2, from the objective's residuals.
  *
+ * A structure without Hessian-space targets (no Hessian, or objective = none) has no rows.
+ *
  * Objectives: per kind the loss (sum of the squared residuals of that kind), the number of
  * weighted residuals and the RMSD: for frequencies sqrt(mean (MM - QM)^2) over the weighted,
  * paired targets (cm^-1, q2mm's RMSD); for the eigenmatrix and the Hessian elements the root mean
- * square of the weighted residuals (no unit of their own).
+ * square of the weighted residuals (no unit of their own); for relative energies (kcal/mol; the
+ * groups' references, always 0, left out), bond lengths (Angstrom), angles and torsions (degrees)
+ * sqrt(mean (QM - MM)^2) over the weighted targets.
+ *
+ * Energy and geometry targets: one row each (QM, MM before and after, weight, the residual's term
+ * of the loss), written by hf_fit_write_targets as targets.txt and targets.json.
  */
 #include "hessfit_report.h"
 #include "hf_training_set.h"
+
+/* One energy or geometry target at both points. */
+typedef struct hf_fit_target_row {
+    int structure;     /* 1-based */
+    const char *label; /* the structure's ("structure 2 'name' (path)"); owned by the training set */
+    const char *group; /* energies: the group's name (owned by the training set); geometry: NULL */
+    int kind;          /* geometry: hf_geometry_kind; energies: -1 */
+    int atoms[4];      /* geometry: 1-based atoms, unused 0 */
+    double qm, mm_before, mm_after; /* kcal/mol relative to the group's reference; Angstrom; degrees */
+    double weight;
+    double residual_before, residual_after; /* the target's term of the loss, (w (qm - mm))^2 */
+    int reference;     /* energies: the group's reference (QM minimum) */
+} hf_fit_target_row;
 
 typedef struct hf_fit_comparison {
     int n_molecules;
     hf_report_molecule *molecules;
     hf_report_mode *modes; /* all rows, molecule by molecule */
     int n_objectives;
-    hf_report_objective objectives[3];
+    hf_report_objective objectives[7];
+    int objective_kind[7]; /* what each objective row sums (hf_fit_report.c's kinds) */
+    int n_energies, n_geometry;
+    hf_fit_target_row *energies, *geometry;
     double loss_before, loss_after; /* the objective's loss at both points (NaN: no "after") */
     int n_parameters;
     hf_report_parameter *parameters;
@@ -52,5 +75,9 @@ void hf_fit_comparison_free(hf_fit_comparison *c);
 /* A report of the comparison: the caller sets title, optimizer, status, evaluations, time and
  * history; molecules, objectives and parameters point into c. */
 void hf_fit_comparison_report(const hf_fit_comparison *c, hf_report *report);
+
+/* dir/targets.txt (aligned text) and dir/targets.json with every energy and geometry target of c
+ * (nothing is written, and nothing removed, when c has none), each file written atomically. */
+hf_status hf_fit_write_targets(const char *dir, const hf_fit_comparison *c);
 
 #endif

@@ -215,6 +215,8 @@ static hf_status read_settings(const hf_config *c, const hf_training_set_options
     } else if (strcmp(s->objective_name, "hessian") == 0) {
         s->objective.frequencies = HF_OBJ_FREQUENCIES_NONE;
         s->objective.hessian = 1;
+    } else if (strcmp(s->objective_name, "none") == 0) {
+        s->objective.frequencies = HF_OBJ_FREQUENCIES_NONE;
     } else if (strcmp(s->objective_name, "frequencies") != 0) {
         const hf_config_entry *e = hf_config_entry_at(c, "objective", 0);
         return hf_error(HF_ERROR_PARSE, "%s:%d: unknown objective '%s'", c->path, e ? e->line : 0, s->objective_name);
@@ -234,10 +236,11 @@ static hf_status read_settings(const hf_config *c, const hf_training_set_options
                                                     : HF_OBJ_TS_SKIP;
     s->start_seminario = strcmp(hf_config_get(c, "start", "forcefield"), "seminario") == 0;
     value = hf_config_get(c, "optimizer", "lbfgs");
-    s->algorithm = strcmp(value, "nelder-mead") == 0 ? HF_OPT_NELDER_MEAD
-                   : strcmp(value, "sbplx") == 0     ? HF_OPT_SUBPLEX
-                   : strcmp(value, "grad-simp") == 0 ? HF_OPT_GRAD_SIMP
-                                                     : HF_OPT_LBFGS;
+    s->algorithm = strcmp(value, "slsqp") == 0         ? HF_OPT_SLSQP
+                   : strcmp(value, "nelder-mead") == 0 ? HF_OPT_NELDER_MEAD
+                   : strcmp(value, "sbplx") == 0       ? HF_OPT_SUBPLEX
+                   : strcmp(value, "grad-simp") == 0   ? HF_OPT_GRAD_SIMP
+                                                       : HF_OPT_LBFGS;
     s->bounds = strcmp(hf_config_get(c, "bounds", "q2mm"), "none") != 0;
     if ((st = hf_config_number(c, "max-evaluations", 1, 1e9, 1000, &v)) != HF_SUCCESS)
         return st;
@@ -323,12 +326,10 @@ static double distance(const double *x, int a, int b)
     return sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-/* The Hessian file q for structure mol: same atoms, same geometry up to a rigid motion; then the
- * structure takes q's Hessian and coordinates (the QM geometry). */
-static hf_status take_hessian(const char *label, const char *hessian_path, hf_molecule *q, hf_molecule *mol)
+/* The QM file q (at path) holds structure mol (label): same atoms, same geometry up to a rigid motion. */
+static hf_status same_structure(const char *label, const char *hessian_path, const hf_molecule *q,
+                                const hf_molecule *mol)
 {
-    if (q->hessian == NULL)
-        return hf_error(HF_ERROR_FORMAT, "%s holds no Hessian", hessian_path);
     if (q->n_atoms != mol->n_atoms)
         return hf_error(HF_ERROR_COUNT, "%s has %d atoms, but %s has %d", hessian_path, q->n_atoms, label,
                         mol->n_atoms);
@@ -345,6 +346,18 @@ static hf_status take_hessian(const char *label, const char *hessian_path, hf_mo
                                 "geometry of that structure (another structure, or another atom order?)",
                                 hessian_path, a + 1, b + 1, dq, dm, label, HF_TRAINING_SET_GEOMETRY_A);
         }
+    return HF_SUCCESS;
+}
+
+/* The Hessian file q for structure mol: the same structure (same_structure); then the structure
+ * takes q's Hessian and coordinates (the QM geometry). */
+static hf_status take_hessian(const char *label, const char *hessian_path, hf_molecule *q, hf_molecule *mol)
+{
+    hf_status st;
+    if (q->hessian == NULL)
+        return hf_error(HF_ERROR_FORMAT, "%s holds no Hessian", hessian_path);
+    if ((st = same_structure(label, hessian_path, q, mol)) != HF_SUCCESS)
+        return st;
     memcpy(mol->coords, q->coords, 3 * (size_t)q->n_atoms * sizeof *q->coords);
     mol->hessian = q->hessian;
     q->hessian = NULL;
@@ -383,13 +396,271 @@ static hf_status read_hessians(const hf_config *c, hf_training_set *set, const o
         if (st != HF_SUCCESS)
             return prefixed(st, "%s:%d: hessian", c->path, e->line);
     }
-    for (int m = 0; m < set->n_mols; m++)
-        if (set->mols[m].hessian == NULL)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
-                            "%s: %s has no Hessian: the %s objective compares with QM Hessians; give it a `hessian = "
-                            "FILE` entry (%d given for %d structures)",
-                            c->path, set->labels[m], set->settings.objective_name, hf_config_count(c, "hessian"),
-                            set->n_mols);
+    return HF_SUCCESS;
+}
+
+/* ---- energies and geometry targets ---------------------------------------------------------- */
+
+/* Up to 8 blank-separated words of an entry's value (the config has checked their form); the
+ * words past the count are "". */
+static int entry_words(const hf_config_entry *e, char *text, size_t size, char **word)
+{
+    static char empty[1];
+    char *save = NULL;
+    int n = 0;
+    snprintf(text, size, "%s", e->value);
+    for (char *t = strtok_r(text, " \t", &save); t != NULL && n < 8; t = strtok_r(NULL, " \t", &save))
+        word[n++] = t;
+    for (int k = n; k < 8; k++)
+        word[k] = empty;
+    return n;
+}
+
+/* Structure number word (1-based) -> index, checked against the training set. */
+static hf_status structure_of(const hf_config *c, const hf_config_entry *e, const hf_training_set *set,
+                              const char *word, int *mol)
+{
+    const long n = strtol(word, NULL, 10);
+    if (n < 1 || n > set->n_mols)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: %s = '%s': there is no structure %ld (the training set has "
+                        "%d, numbered from 1 in the order of the structures entries)", c->path, e->line, e->key,
+                        e->value, n, set->n_mols);
+    *mol = (int)n - 1;
+    return HF_SUCCESS;
+}
+
+/* The energy entries: groups (numbered in order of appearance), QM energies, then the weights. */
+static hf_status read_energies(const hf_config *c, hf_training_set *set)
+{
+    const int n = hf_config_count(c, "energy");
+    hf_status st;
+    if (n == 0) {
+        if (hf_config_count(c, "energy-weight") > 0) {
+            const hf_config_entry *e = hf_config_entry_at(c, "energy-weight", 0);
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: energy-weight without any energy entry", c->path,
+                            e->line);
+        }
+        return HF_SUCCESS;
+    }
+    set->energies = calloc((size_t)n, sizeof *set->energies);
+    set->group_names = calloc((size_t)n, sizeof *set->group_names);
+    if (set->energies == NULL || set->group_names == NULL)
+        return no_memory("the energies");
+    for (int i = 0; i < n; i++) {
+        const hf_config_entry *e = hf_config_entry_at(c, "energy", i);
+        char text[4600], *word[8];
+        const int nw = entry_words(e, text, sizeof text, word);
+        hf_energy_target *t = &set->energies[i];
+        if (nw < 2 || strlen(word[0]) >= sizeof set->group_names[0])
+            return hf_error(HF_ERROR_PARSE, "%s:%d: energy = '%s': 'GROUP STRUCTURE [FILE]', a group name of at most "
+                            "%zu characters", c->path, e->line, e->value, sizeof set->group_names[0] - 1);
+        if ((st = structure_of(c, e, set, word[1], &t->mol)) != HF_SUCCESS)
+            return st;
+        for (int j = 0; j < i; j++)
+            if (set->energies[j].mol == t->mol)
+                return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: energy: %s has an energy already (line %d)", c->path,
+                                e->line, set->labels[t->mol], hf_config_entry_at(c, "energy", j)->line);
+        t->group = -1;
+        for (int g = 0; g < set->n_groups && t->group < 0; g++)
+            if (strcmp(set->group_names[g], word[0]) == 0)
+                t->group = g;
+        if (t->group < 0) {
+            t->group = set->n_groups;
+            snprintf(set->group_names[set->n_groups++], sizeof set->group_names[0], "%s", word[0]);
+        }
+        t->weight = HF_OBJ_ENERGY_WEIGHT;
+        const hf_molecule *mol = &set->mols[t->mol];
+        if (nw == 2) {
+            if (!mol->has_energy)
+                return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: energy: %s has no QM energy of its own: name the QM "
+                                "file that holds it, energy = %s %s FILE", c->path, e->line, set->labels[t->mol],
+                                word[0], word[1]);
+            t->qm_hartree = mol->energy;
+        } else {
+            hf_molecule q;
+            if ((st = hf_molecule_read(word[2], NULL, &q)) != HF_SUCCESS)
+                return prefixed(st, "%s:%d: energy of %s", c->path, e->line, set->labels[t->mol]);
+            st = q.has_energy ? same_structure(set->labels[t->mol], word[2], &q, mol)
+                              : hf_error(HF_ERROR_FORMAT, "%s holds no QM energy", word[2]);
+            t->qm_hartree = q.energy;
+            hf_molecule_free(&q);
+            if (st != HF_SUCCESS)
+                return prefixed(st, "%s:%d: energy", c->path, e->line);
+        }
+        if (!isfinite(t->qm_hartree))
+            return hf_error(HF_ERROR_NONFINITE, "%s:%d: energy: the QM energy of %s is %g", c->path, e->line,
+                            set->labels[t->mol], t->qm_hartree);
+    }
+    set->n_energies = n;
+    for (int g = 0; g < set->n_groups; g++) { /* relative energies need two structures or more */
+        int members = 0, first = -1;
+        for (int i = 0; i < n; i++)
+            if (set->energies[i].group == g) {
+                members++;
+                first = first < 0 ? i : first;
+            }
+        if (members < 2)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: energy: group '%s' has only %s: relative energies need "
+                            "two conformers or more", c->path, hf_config_entry_at(c, "energy", first)->line,
+                            set->group_names[g], set->labels[set->energies[first].mol]);
+    }
+    for (int i = 0; i < hf_config_count(c, "energy-weight"); i++) {
+        const hf_config_entry *e = hf_config_entry_at(c, "energy-weight", i);
+        char text[4600], *word[8];
+        const int nw = entry_words(e, text, sizeof text, word);
+        const double w = strtod(word[nw > 1 ? 1 : 0], NULL);
+        int found = 0;
+        for (int k = 0; k < n; k++)
+            if (nw == 1 || strcmp(set->group_names[set->energies[k].group], word[0]) == 0) {
+                set->energies[k].weight = w;
+                found = 1;
+            }
+        if (!found)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: energy-weight: unknown group '%s' (no energy entry names "
+                            "it)", c->path, e->line, word[0]);
+    }
+    return HF_SUCCESS;
+}
+
+/* What one geometry entry asks for, checked against the structures (the targets come after typing). */
+typedef struct {
+    int mol;          /* -1: every structure */
+    unsigned kinds;   /* HF_OBJ_GEOMETRY_* of a structure's terms; 0 for one explicit target */
+    hf_geometry_kind kind;
+    int atoms[4];
+    int line;
+} geometry_request;
+
+static hf_status read_geometry_requests(const hf_config *c, const hf_training_set *set, geometry_request **out,
+                                        int *n_out)
+{
+    static const char *const single[3] = {"bond", "angle", "torsion"}, *const plural[3] = {"bonds", "angles", "torsions"};
+    const int n = hf_config_count(c, "geometry");
+    *out = NULL;
+    *n_out = 0;
+    if (n == 0) {
+        if (hf_config_count(c, "geometry-weight") > 0)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: geometry-weight without any geometry entry", c->path,
+                            hf_config_entry_at(c, "geometry-weight", 0)->line);
+        return HF_SUCCESS;
+    }
+    geometry_request *r = calloc((size_t)n, sizeof *r);
+    if (r == NULL)
+        return no_memory("the geometry targets");
+    for (int i = 0; i < n; i++) {
+        const hf_config_entry *e = hf_config_entry_at(c, "geometry", i);
+        char text[4600], *word[8];
+        const int nw = entry_words(e, text, sizeof text, word);
+        hf_status st;
+        r[i].line = e->line;
+        r[i].mol = -1;
+        r[i].kinds = HF_OBJ_GEOMETRY_BONDS | HF_OBJ_GEOMETRY_ANGLES | HF_OBJ_GEOMETRY_TORSIONS;
+        if (strcmp(word[0], "all") == 0)
+            continue;
+        if ((st = structure_of(c, e, set, word[0], &r[i].mol)) != HF_SUCCESS) {
+            free(r);
+            return st;
+        }
+        if (nw == 1)
+            continue;
+        r[i].kinds = 0;
+        for (int k = 0; k < 3; k++) {
+            if (strcmp(word[1], single[k]) == 0) {
+                r[i].kind = (hf_geometry_kind)k;
+                for (int a = 0; a < k + 2; a++) {
+                    const long atom = strtol(word[2 + a], NULL, 10);
+                    if (atom < 1 || atom > set->mols[r[i].mol].n_atoms) {
+                        const int mol = r[i].mol;
+                        free(r);
+                        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: geometry = '%s': %s has no atom %ld (it has "
+                                        "%d)", c->path, e->line, e->value, set->labels[mol], atom,
+                                        set->mols[mol].n_atoms);
+                    }
+                    r[i].atoms[a] = (int)atom - 1;
+                }
+            }
+            for (int w = 1; w < nw; w++)
+                if (strcmp(word[w], plural[k]) == 0)
+                    r[i].kinds |= 1u << k;
+        }
+    }
+    *out = r;
+    *n_out = n;
+    return HF_SUCCESS;
+}
+
+/* The geometry targets of the requests, with the geometry-weight entries (q2mm's weights else). */
+static hf_status build_geometry(const hf_config *c, hf_training_set *set, const geometry_request *r, int n)
+{
+    static const char *const single[3] = {"bond", "angle", "torsion"};
+    double weight[3] = {HF_OBJ_BOND_WEIGHT, HF_OBJ_ANGLE_WEIGHT, HF_OBJ_TORSION_WEIGHT};
+    hf_status st;
+    for (int i = 0; i < hf_config_count(c, "geometry-weight"); i++) {
+        const hf_config_entry *e = hf_config_entry_at(c, "geometry-weight", i);
+        char text[4600], *word[8];
+        entry_words(e, text, sizeof text, word);
+        for (int k = 0; k < 3; k++)
+            if (strcmp(word[0], single[k]) == 0)
+                weight[k] = strtod(word[1], NULL);
+    }
+    for (int i = 0; i < n; i++) {
+        const int before = set->n_geometry;
+        for (int m = r[i].mol < 0 ? 0 : r[i].mol; m < (r[i].mol < 0 ? set->n_mols : r[i].mol + 1); m++) {
+            if (r[i].kinds != 0) {
+                if ((st = hf_objective_geometry_targets_of_terms(&set->typed[m], &set->mols[m], m, r[i].kinds, weight,
+                                                                 &set->geometry, &set->n_geometry)) != HF_SUCCESS)
+                    return prefixed(st, "%s:%d: geometry", c->path, r[i].line);
+                continue;
+            }
+            hf_geometry_target *grown = realloc(set->geometry, (size_t)(set->n_geometry + 1) * sizeof *grown);
+            if (grown == NULL)
+                return no_memory("the geometry targets");
+            set->geometry = grown;
+            hf_geometry_target *t = &grown[set->n_geometry++];
+            t->mol = m;
+            t->kind = r[i].kind;
+            for (int a = 0; a < 4; a++)
+                t->atoms[a] = a < (int)r[i].kind + 2 ? r[i].atoms[a] : -1;
+            t->weight = weight[r[i].kind];
+        }
+        if (set->n_geometry == before)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: geometry: no such internal coordinate in the structure's "
+                            "terms (angles within %g degrees of linear are left out)", c->path, r[i].line,
+                            HF_OBJ_GEOMETRY_LINEAR_DEG);
+    }
+    return HF_SUCCESS;
+}
+
+/* Per structure its Hessian-space objective (none without a Hessian); every structure must have
+ * something to fit. */
+static hf_status molecule_objectives(const hf_config *c, hf_training_set *set, const geometry_request *r, int n_r)
+{
+    const int none = set->settings.objective.frequencies == HF_OBJ_FREQUENCIES_NONE &&
+                     !set->settings.objective.eigenmatrix && !set->settings.objective.hessian;
+    set->mol_objective = malloc((size_t)set->n_mols * sizeof *set->mol_objective);
+    if (set->mol_objective == NULL)
+        return no_memory("the objective");
+    for (int m = 0; m < set->n_mols; m++) {
+        int other = 0;
+        for (int i = 0; i < set->n_energies; i++)
+            other |= set->energies[i].mol == m;
+        for (int i = 0; i < n_r; i++)
+            other |= r[i].mol == m || r[i].mol < 0;
+        set->mol_objective[m] = set->settings.objective;
+        if (set->mols[m].hessian == NULL) {
+            set->mol_objective[m].frequencies = HF_OBJ_FREQUENCIES_NONE;
+            set->mol_objective[m].eigenmatrix = set->mol_objective[m].hessian = 0;
+            if (!none && !other)
+                return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                                "%s: %s has no Hessian: the %s objective compares with QM Hessians; give it a `hessian = "
+                                "FILE` entry (%d given for %d structures), or an energy or geometry target",
+                                c->path, set->labels[m], set->settings.objective_name, hf_config_count(c, "hessian"),
+                                set->n_mols);
+        }
+        if (none && !other)
+            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s has nothing to fit: objective = none, and it has no "
+                            "energy or geometry target", c->path, set->labels[m]);
+    }
     return HF_SUCCESS;
 }
 
@@ -785,6 +1056,10 @@ void hf_training_set_free(hf_training_set *set)
     free(set->typed);
     free(set->mols);
     free(set->labels);
+    free(set->mol_objective);
+    free(set->energies);
+    free(set->group_names);
+    free(set->geometry);
     free(set->x_start);
     free(set->x_compare);
     free(set->lower);
@@ -803,7 +1078,8 @@ hf_status hf_training_set_load(const char *input, const hf_training_set_options 
     size_t cap = 0;
     unsigned char *used = NULL;
     hf_forcefield other;
-    hf_objective_options *per_mol = NULL;
+    geometry_request *requests = NULL;
+    int n_requests = 0;
 
     memset(set, 0, sizeof *set);
     memset(&other, 0, sizeof other);
@@ -827,7 +1103,10 @@ hf_status hf_training_set_load(const char *input, const hf_training_set_options 
         goto fail;
     }
     if ((st = make_labels(set)) != HF_SUCCESS || (st = read_hessians(c, set, from)) != HF_SUCCESS ||
-        (st = type_structures(c, set)) != HF_SUCCESS)
+        (st = read_energies(c, set)) != HF_SUCCESS ||
+        (st = read_geometry_requests(c, set, &requests, &n_requests)) != HF_SUCCESS ||
+        (st = molecule_objectives(c, set, requests, n_requests)) != HF_SUCCESS ||
+        (st = type_structures(c, set)) != HF_SUCCESS || (st = build_geometry(c, set, requests, n_requests)) != HF_SUCCESS)
         goto fail;
     if ((used = used_parameters(set)) == NULL) {
         st = no_memory("the parameters");
@@ -871,25 +1150,37 @@ hf_status hf_training_set_load(const char *input, const hf_training_set_options 
         st = prefixed(st, "%s: the start values", c->path);
         goto fail;
     }
-    per_mol = malloc((size_t)set->n_mols * sizeof *per_mol);
-    if (per_mol == NULL) {
-        st = no_memory("the objective");
-        goto fail;
-    }
-    for (int m = 0; m < set->n_mols; m++)
-        per_mol[m] = set->settings.objective;
-    if ((st = hf_objective_create(set->model, set->mols, set->n_mols, per_mol, &set->objective)) != HF_SUCCESS) {
+    if ((st = hf_objective_create(set->model, set->mols, set->n_mols, set->mol_objective, &set->objective)) !=
+        HF_SUCCESS) {
         st = prefixed(st, "%s: the %s objective", c->path, set->settings.objective_name);
         goto fail;
     }
-    free(per_mol);
+    if (set->n_energies > 0 &&
+        (st = hf_objective_set_energies(set->objective, set->energies, set->n_energies)) != HF_SUCCESS) {
+        st = prefixed(st, "%s: the energies", c->path);
+        goto fail;
+    }
+    if (set->n_geometry > 0 &&
+        (st = hf_objective_set_geometry(set->objective, set->mols, set->n_mols, set->geometry, set->n_geometry)) !=
+            HF_SUCCESS) {
+        st = prefixed(st, "%s: the geometry targets", c->path);
+        goto fail;
+    }
+    if (set->n_energies > 0 || set->n_geometry > 0) { /* the MM energies and minima, before any work */
+        double loss;
+        if ((st = hf_objective_evaluate(set->objective, NULL, &loss, NULL, NULL)) != HF_SUCCESS) {
+            st = prefixed(st, "%s: at the start values", c->path);
+            goto fail;
+        }
+    }
+    free(requests);
     free(from);
     free(used);
     hf_forcefield_free(&other);
     return HF_SUCCESS;
 
 fail:
-    free(per_mol);
+    free(requests);
     free(from);
     free(used);
     hf_forcefield_free(&other);

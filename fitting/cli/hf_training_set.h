@@ -16,10 +16,18 @@
  *      Hessian file must hold the structure's atoms (count and elements) and its geometry becomes
  *      the structure's: the MM Hessians are taken at the QM geometry. A Hessian file whose geometry
  *      is not the structure's (an interatomic distance off by more than HF_TRAINING_SET_GEOMETRY_A,
- *      a sign of another structure or another atom order) is an error. Every structure must end
- *      with a Hessian (every objective compares with QM Hessians), and there must be at least one;
+ *      a sign of another structure or another atom order) is an error;
+ *   4b. the `energy` entries: conformer groups (named, numbered in order of appearance), each
+ *      structure at most once, its QM energy from the named file (which must hold an energy and
+ *      the structure, as a Hessian file) or its own; then `energy-weight` (an unknown group is an
+ *      error);
+ *   4c. the `geometry` entries (structure numbers and atoms checked), and per structure its
+ *      Hessian-space objective: the input's for a structure with a Hessian, none without one;
+ *      every structure must have something to fit (a Hessian under a Hessian-space objective, an
+ *      energy, or a geometry target);
  *   5. typing: topology from the file's bonds (or covalent radii), every term matched to a
- *      parameter, with the `no-term` and `prefer` entries (hessfit_typing.h);
+ *      parameter, with the `no-term` and `prefer` entries (hessfit_typing.h); then the geometry
+ *      targets (a structure's bonds, angles, torsions from its terms), `geometry-weight`;
  *   6. the fit model (one OpenMM Context for all molecules, hessfit_model.h) and the `free` entries,
  *      each of which must free at least one value some term uses;
  *   7. with a comparison force field (hessfit report --forcefield): it must be the input's force
@@ -30,7 +38,8 @@
  *      over every term of every structure that uses it), only the free values;
  *   9. bounds (q2mm's per-kind box unless `bounds = none`) and steps; a start value outside its
  *      box is an error naming the parameter;
- *  10. the objective (hessfit_objective.h) at the start values.
+ *  10. the objective (hessfit_objective.h) at the start values, with the energies and geometry
+ *      targets, evaluated once when it has them (MM energies, minimised structures).
  */
 #include "hessfit_config.h"
 #include "hessfit_forcefield.h"
@@ -81,6 +90,13 @@ typedef struct hf_training_set {
     double *lower, *upper; /* n_fit bounds, or NULL with bounds = none */
     double *step;          /* n_fit steps (q2mm's, also without bounds) */
     int n_seminario;       /* parameters whose free values the Seminario start set */
+    hf_objective_options *mol_objective; /* per structure: its Hessian-space objective */
+    int n_energies;                /* energy targets (the `energy` entries, in order) */
+    hf_energy_target *energies;
+    int n_groups;                  /* conformer groups, named in order of appearance */
+    char (*group_names)[48];
+    int n_geometry;                /* geometry targets */
+    hf_geometry_target *geometry;
 } hf_training_set;
 
 /* Load everything (above). On failure the set is freed and zeroed, nothing was written. */

@@ -19,12 +19,21 @@
  *                               "line N" (every value of the parameter on line N), "line N k" ...
  *   no-term       = PATTERN     a term declared without parameter: "torsion * RH * *" (repeatable)
  *   prefer        = LINE        settles an ambiguous type match (repeatable)
- *   objective     = KIND        frequencies (default), frequencies-q2mm, eigenmatrix, hessian
+ *   objective     = KIND        frequencies (default), frequencies-q2mm, eigenmatrix, hessian, none
  *   weight        = W           weight of every datum of the objective (default per kind)
  *   ts            = skip|keep|replace   the QM reaction coordinate of a transition state: weight 0
  *                               (default, q2mm's), compared as is, or replaced by a positive target
+ *                               (objective = none: no Hessian-space objective; energies / geometry only)
+ *   energy        = GROUP N [FILE]   structure N (from 1) in the conformer group GROUP (a name of
+ *                               letters, digits, _ - .), its QM energy from FILE (Jaguar .out,
+ *                               Gaussian .log/.fchk, ORCA .hess) or from its own file (repeatable)
+ *   energy-weight = W | GROUP W per kcal/mol, for every energy or one group (repeatable)
+ *   geometry      = all | N [bonds] [angles] [torsions] | N bond A B | N angle A B C | N torsion A B C D
+ *                               bond lengths, angles, torsions of the MM-minimised structure N against
+ *                               its QM geometry (repeatable)
+ *   geometry-weight = bond W | angle W | torsion W   per Angstrom / degree (repeatable)
  *   start         = forcefield|seminario   starting values (default forcefield)
- *   optimizer     = lbfgs|nelder-mead|sbplx|grad-simp   (default lbfgs)
+ *   optimizer     = lbfgs|slsqp|nelder-mead|sbplx|grad-simp   (default lbfgs)
  *   bounds        = q2mm|none   parameter bounds (default q2mm)
  *   max-evaluations = N         (default 1000)
  *   max-time      = SECONDS     (default 0: none)
@@ -51,7 +60,9 @@ typedef struct hf_config {
 } hf_config;
 
 /* Read and check an input file: syntax, known keys, single keys at most once, required keys,
- * value forms of the enumerated and numeric keys. */
+ * value forms of the enumerated and numeric keys and the word forms of energy, energy-weight,
+ * geometry and geometry-weight (numbers, names, word counts; the FILE of energy is resolved as a
+ * path: it must not contain blanks). */
 hf_status hf_config_read(const char *path, hf_config *config);
 void hf_config_free(hf_config *config);
 

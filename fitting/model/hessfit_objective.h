@@ -66,6 +66,8 @@
 #include "hessfit_model.h"
 #include "hessfit_molecule.h"
 #include "hessfit_status.h"
+#include "hessfit_typing.h"
+#include "hessfit_units.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -126,8 +128,118 @@ hf_status hf_objective_frequency_target(const hf_objective *objective, int i, in
                                         double *weight);
 /* The MM mode each frequency target was paired with in the last evaluation (-1: none). */
 hf_status hf_objective_pairing(hf_objective *objective, int *modes);
-/* Objective kernel calls made so far (one per hf_objective_evaluate, one at creation). */
+/* Objective kernel calls made so far (one per hf_objective_evaluate, one at creation; none while
+ * no molecule has a Hessian-space target). */
 unsigned long long hf_objective_n_kernel_calls(const hf_objective *objective);
+
+/*
+ * ---- energies and geometry -------------------------------------------------------------------
+ *
+ * Two more parts of the same loss, added to an objective after hf_objective_create (each at most
+ * once); hf_objective_evaluate then returns the sum of all parts, its gradient, and the residuals
+ * of all parts one after the other: the Hessian-space ones (the kernel's layout), the energies',
+ * the geometry's (hf_objective_part_range).
+ *
+ * Relative conformer energies (q2mm's "e" data). Conformers of one molecule share a group; per
+ * group the reference is the structure of lowest QM energy (q2mm's zero: the QM minimum, and the
+ * MM energy of that same structure), and every structure i of the group has
+ *     r_i = w_i ((E_qm,i - E_qm,ref) - (E_mm,i - E_mm,ref))        kcal/mol
+ * (the reference's r is 0). MM energies are single points at the model's geometry, which is the QM
+ * one (q2mm's default): one kernel call for all molecules (HessianForce::getMoleculeEnergies), and
+ * the gradient by the adjoint route in one more (getMoleculeEnergyDerivatives with dL/dE_m).
+ * q2mm's weight is 20 per kJ/mol (its energies are in kJ/mol), HF_OBJ_ENERGY_WEIGHT per kcal/mol
+ * here, so that the residuals are q2mm's.
+ *
+ * Geometry of the MM-minimised structures (q2mm's "b", "a", "t" data): every molecule with a target
+ * is minimised in a second Context of the model's molecules (the first keeps the QM geometry for
+ * the Hessians and energies), warm-started from its previous minimum: OpenMM's
+ * LocalEnergyMinimizer, then Newton steps with the analytic Hessian blocks (rigid-body directions
+ * projected out, Levenberg-damped and energy-checked where needed) to a largest gradient component
+ * of HF_OBJ_GEOMETRY_GRADIENT_TOL kJ/mol/nm, so that the minimum x*(p) satisfies grad E = 0 to
+ * round-off. Targets are bond lengths (Angstrom), angles and IUPAC torsions (degrees) at x*,
+ *     r = w (target - value)   (torsions: the difference wrapped into (-180, 180]),
+ * targets the QM values, q2mm's weights HF_OBJ_BOND_WEIGHT per Angstrom, HF_OBJ_ANGLE_WEIGHT and
+ * HF_OBJ_TORSION_WEIGHT per degree. The gradient is exact by implicit differentiation, not by
+ * re-minimising: grad E(x*(p), p) = 0 gives H (dx* / dp) = -d(grad E)/dp, hence
+ *     dL/dp = -lambda . d(grad E)/dp,   H lambda = dL/dx   (H the molecule's Hessian at x*),
+ * solved per molecule in the complement of the rigid-body motions (where H is singular and to
+ * which dL/dx and d(grad E)/dp are orthogonal, the loss and energy being invariant) as
+ * (P H P + s (1 - P)) lambda = dL/dx by Cholesky (LAPACKE_dpotrf: it also proves x* a minimum),
+ * then ONE HessianForce::getGradientContractionDerivatives call for all molecules.
+ */
+#define HF_OBJ_ENERGY_WEIGHT (20.0 * HF_KCAL_TO_KJ) /* per kcal/mol: q2mm's 20 per kJ/mol */
+#define HF_OBJ_BOND_WEIGHT 100.0                    /* per Angstrom (q2mm's "b") */
+#define HF_OBJ_ANGLE_WEIGHT 2.0                     /* per degree (q2mm's "a") */
+#define HF_OBJ_TORSION_WEIGHT 1.0                   /* per degree (q2mm's "t") */
+#define HF_OBJ_GEOMETRY_GRADIENT_TOL 1e-10          /* kJ/mol/nm, the Newton steps' goal */
+
+typedef struct hf_energy_target {
+    int mol;           /* the model's molecule (0-based); each molecule at most once */
+    int group;         /* >= 0: the conformers of one molecule share it; at least two per group */
+    double qm_hartree; /* the QM energy at the molecule's geometry, Hartree */
+    double weight;     /* per kcal/mol, >= 0 */
+} hf_energy_target;
+
+typedef enum { HF_GEOMETRY_BOND = 0, HF_GEOMETRY_ANGLE = 1, HF_GEOMETRY_TORSION = 2 } hf_geometry_kind;
+
+typedef struct hf_geometry_target {
+    int mol;               /* the model's molecule (0-based) */
+    hf_geometry_kind kind;
+    int atoms[4];          /* the molecule's atoms (0-based): 2, 3 (the angle's vertex second) or 4 */
+    double weight;         /* per Angstrom (bond) or per degree (angle, torsion), >= 0 */
+} hf_geometry_target;
+
+/* Which internal coordinates hf_objective_geometry_targets_of_terms takes, or-ed. */
+#define HF_OBJ_GEOMETRY_BONDS 1u
+#define HF_OBJ_GEOMETRY_ANGLES 2u
+#define HF_OBJ_GEOMETRY_TORSIONS 4u
+/* Angles this close to 180 degrees (and torsions over such an angle) at the QM geometry are left
+ * out by hf_objective_geometry_targets_of_terms: their gradients are undefined at linearity. */
+#define HF_OBJ_GEOMETRY_LINEAR_DEG 5.0
+
+/* Appends to *targets (realloc'ed; *n counts them) one target per bond, angle and torsion term of
+ * typed (the kinds asked for; terms without a parameter count too: they are internal coordinates
+ * all the same) of model molecule mol, qm its QM structure (coordinates required), with weights
+ * weight[0..2] for bonds, angles, torsions (q2mm's: HF_OBJ_BOND_WEIGHT ...). */
+hf_status hf_objective_geometry_targets_of_terms(const hf_typed_molecule *typed, const hf_molecule *qm, int mol,
+                                                 unsigned kinds, const double weight[3], hf_geometry_target **targets,
+                                                 int *n);
+
+/* Adds the relative-energy part (n >= 1 targets). Errors name the target. */
+hf_status hf_objective_set_energies(hf_objective *objective, const hf_energy_target *targets, int n);
+/* Adds the geometry part (n >= 1 targets); the QM values come from qm[mol].coords (qm: n_mols =
+ * the model's molecules, the same atoms). A target on a molecule without coordinates, atoms out of
+ * range or repeated, or a QM value that is undefined (collinear atoms) is an error naming it. */
+hf_status hf_objective_set_geometry(hf_objective *objective, const hf_molecule *qm, int n_mols,
+                                    const hf_geometry_target *targets, int n);
+
+typedef enum { HF_OBJ_PART_HESSIAN = 0, HF_OBJ_PART_ENERGIES = 1, HF_OBJ_PART_GEOMETRY = 2 } hf_objective_part;
+/* Where a part's residuals lie in hf_objective_evaluate's residuals (count 0: no such part). */
+hf_status hf_objective_part_range(const hf_objective *objective, hf_objective_part part, long long *first,
+                                  long long *count);
+int hf_objective_n_energy_targets(const hf_objective *objective);
+int hf_objective_n_geometry_targets(const hf_objective *objective);
+/* Target i as given (outputs may be NULL). */
+hf_status hf_objective_energy_target(const hf_objective *objective, int i, hf_energy_target *target);
+hf_status hf_objective_geometry_target(const hf_objective *objective, int i, hf_geometry_target *target);
+/* The last evaluation's values, one per target (either array may be NULL): energies relative to
+ * the group's reference in kcal/mol (QM, MM); geometry in Angstrom / degrees (QM target, MM at
+ * the minimum). Before the first evaluation the MM values are NaN. */
+hf_status hf_objective_energy_values(const hf_objective *objective, double *qm, double *mm);
+hf_status hf_objective_geometry_values(const hf_objective *objective, double *qm, double *mm);
+
+/* What the geometry part did (zeros without one). */
+typedef struct hf_objective_geometry_stats {
+    int n_molecules;                 /* minimised at every evaluation */
+    unsigned long long evaluations;  /* geometry evaluations so far */
+    unsigned long long newton_steps; /* all molecules, all evaluations */
+    int last_newton_steps;           /* the last evaluation's (all molecules) */
+    double max_gradient;             /* largest |dE/dx| component at the last minima, kJ/mol/nm */
+    double seconds_minimizer;        /* cumulative: OpenMM's LocalEnergyMinimizer */
+    double seconds_newton;           /* cumulative: the Newton steps (Hessians, solves) */
+    double seconds_gradient;         /* cumulative: the adjoint solves and the contraction */
+} hf_objective_geometry_stats;
+hf_status hf_objective_geometry_stats_get(const hf_objective *objective, hf_objective_geometry_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,7 @@
  *     hf_optimize_set_objective(opt, fit_loss, objective);
  *     hf_optimize_set_bounds(opt, lo, hi);            (hf_optimize_q2mm_defaults gives q2mm's)
  *     hf_optimize_set_initial_step(opt, step);
+ *     hf_optimize_set_scale(opt, step);               (work on x_i / step_i: below)
  *     hf_optimize_set_progress(opt, print_line, NULL);
  *     hf_optimize_set_checkpoint_file(opt, "fit.checkpoint", 60.0);
  *     hf_optimize_catch_sigint(1);
@@ -27,6 +28,12 @@
  *
  * Algorithms:
  *   HF_OPT_LBFGS        NLOPT_LD_LBFGS: bounds and the objective's analytic gradient.
+ *   HF_OPT_SLSQP        NLOPT_LD_SLSQP (Kraft's sequential quadratic programming): bounds and the
+ *                       analytic gradient, with a dense quasi-Newton (BFGS) Hessian of all n
+ *                       parameters: O(n^2) memory and O(n^3) work per iteration, nothing next to an
+ *                       objective of a few ms at n ~ 100-300, and far fewer evaluations than L-BFGS
+ *                       on the rh-enamide fits (docs/benchmarks.md). Each iteration stops when the
+ *                       relative loss change is below ftol_rel once (L-BFGS: twice in a row).
  *   HF_OPT_NELDER_MEAD  NLOPT_LN_NELDERMEAD: bounds, no gradient; initial simplex from the steps.
  *   HF_OPT_SUBPLEX      NLOPT_LN_SBPLX (Rowan's Subplex: Nelder-Mead on subspaces), the same.
  *   HF_OPT_GRAD_SIMP    q2mm's grad-simp cycle (q2mm/optimizers/cycling.py, after Norrby and
@@ -100,6 +107,21 @@
  * resumed makes exactly the evaluations the uninterrupted run makes (bit-identical result for a
  * deterministic objective); an L-BFGS run resumed restarts its quasi-Newton memory.
  *
+ * Scaling. hf_optimize_set_scale(opt, s) makes every pass work on y_i = x_i / s_i; everything the
+ * caller sees stays in x (bounds, steps, the start and best point, checkpoints, the objective's x
+ * and its gradient dL/dx, which the driver turns into dL/dy_i = s_i dL/dx_i). L-BFGS starts from the
+ * identity in its variables, so they should be alike in size and in their effect on the loss: in a
+ * force-field fit a bond k (kcal/mol/A^2) and its r0 (A) differ by four orders of magnitude in both,
+ * in q2mm's steps (hf_optimize_q2mm_defaults) they are alike, and s = the steps is what `hessfit fit`
+ * uses. The simplex methods start from the steps either way. The objective gets x = s y clamped into
+ * the bounds (s y can round past one), and the run's start point exactly as given. The progress
+ * report's gradient_norm is that of dL/dy. Without scaling (the default, s = 1) y is x, bit for bit.
+ *
+ * L-BFGS memory: hf_optimize_set_lbfgs_memory sets the correction pairs kept (NLopt's vector
+ * storage). NLopt's default (0) keeps max(10, 1310720 / n) pairs, in effect every iteration of a fit
+ * of up to a few thousand parameters; on the rh-enamide fit (146 values, frequencies-q2mm) 5 and 10
+ * pairs needed 2 to 3 times the evaluations and stopped higher (bench/README.md).
+ *
  * A handle is not thread-safe; one run at a time per handle. Errors: every function returns an
  * hf_status with hf_last_error() naming the parameter index, file:line or evaluation.
  */
@@ -117,21 +139,23 @@ typedef enum hf_opt_algorithm {
     HF_OPT_NELDER_MEAD = 1,
     HF_OPT_SUBPLEX = 2,
     HF_OPT_GRAD_SIMP = 3,
+    HF_OPT_SLSQP = 4,
     HF_NUM_OPT_ALGORITHMS
 } hf_opt_algorithm;
 
-/* "LD_LBFGS", "LN_NELDERMEAD", "LN_SBPLX", "GRAD_SIMP" (NLopt's names; the checkpoint's tokens);
- * "unknown" outside the enum. */
+/* "LD_LBFGS", "LN_NELDERMEAD", "LN_SBPLX", "GRAD_SIMP", "LD_SLSQP" (NLopt's names; the checkpoint's
+ * tokens); "unknown" outside the enum. */
 const char *hf_opt_algorithm_name(hf_opt_algorithm algorithm);
-/* The algorithm of such a name (case-insensitive; "lbfgs", "neldermead", "sbplx", "grad-simp" also
- * accepted); HF_ERROR_INVALID_ARGUMENT listing the names otherwise. */
+/* The algorithm of such a name (case-insensitive; "lbfgs", "neldermead", "sbplx", "grad-simp", "slsqp"
+ * also accepted); HF_ERROR_INVALID_ARGUMENT listing the names otherwise. */
 hf_status hf_opt_algorithm_from_name(const char *name, hf_opt_algorithm *algorithm);
 
 /* The objective: L(x), grad[0..n) = dL/dx when grad != NULL; failure through *status (above). */
 typedef double (*hf_opt_objective)(int n, const double *x, double *grad, void *data, hf_status *status);
 
 typedef enum hf_opt_outcome {
-    HF_OPT_CONVERGED = 0,      /* NLopt's generic success (L-BFGS: gradient below its tolerance) */
+    HF_OPT_CONVERGED = 0,      /* NLopt's generic success (L-BFGS: gradient below its tolerance; SLSQP:
+                                  its own optimality test) */
     HF_OPT_FTOL_REACHED,       /* relative loss change below ftol_rel */
     HF_OPT_XTOL_REACHED,       /* relative parameter change below xtol_rel */
     HF_OPT_MAXEVAL_REACHED,
@@ -215,9 +239,10 @@ typedef struct hf_opt_progress {
     double loss;                   /* this evaluation's (a cycle event: the cycle's result) */
     double best_loss;
     int new_best;                  /* 1 when this evaluation lowered the best loss */
-    double gradient_norm;          /* norm of dL/dx without the components that push against an
-                                      active bound (the bound-constrained optimality measure); NaN
-                                      when this evaluation computed no gradient */
+    double gradient_norm;          /* norm of dL/dy (the scaled variables, above) without the
+                                      components that push against an active bound (the bound-
+                                      constrained optimality measure); NaN when this evaluation
+                                      computed no gradient */
     double evaluations_per_second; /* this run's evaluations / this run's wall time */
     double seconds;                /* wall time of this run so far */
     const hf_opt_cycle *cycle_info;/* the cycle just done (HF_OPT_EVENT_CYCLE), else NULL */
@@ -241,6 +266,10 @@ hf_status hf_optimize_set_bounds(hf_optimize *opt, const double *lo, const doubl
 /* Per-parameter steps, finite and > 0: the initial simplex (Nelder-Mead, Subplex, grad-simp's
  * simplex pass) and grad-simp's difference steps. NULL: unset. */
 hf_status hf_optimize_set_initial_step(hf_optimize *opt, const double *step);
+/* Per-parameter scales s_i, finite and > 0: the passes work on x_i / s_i (above). NULL: all 1. */
+hf_status hf_optimize_set_scale(hf_optimize *opt, const double *scale);
+/* L-BFGS correction pairs (>= 0; 0: NLopt's default), also grad-simp's full passes. */
+hf_status hf_optimize_set_lbfgs_memory(hf_optimize *opt, int pairs);
 /* >= 0; 0 turns the criterion off. */
 hf_status hf_optimize_set_ftol_rel(hf_optimize *opt, double ftol_rel);
 hf_status hf_optimize_set_xtol_rel(hf_optimize *opt, double xtol_rel);

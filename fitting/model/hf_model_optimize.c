@@ -24,6 +24,7 @@ const char *hf_opt_algorithm_name(hf_opt_algorithm algorithm)
     case HF_OPT_NELDER_MEAD: return "LN_NELDERMEAD";
     case HF_OPT_SUBPLEX: return "LN_SBPLX";
     case HF_OPT_GRAD_SIMP: return "GRAD_SIMP";
+    case HF_OPT_SLSQP: return "LD_SLSQP";
     case HF_NUM_OPT_ALGORITHMS: break;
     }
     return "unknown";
@@ -38,7 +39,8 @@ hf_status hf_opt_algorithm_from_name(const char *name, hf_opt_algorithm *algorit
                  {"LN_NELDERMEAD", HF_OPT_NELDER_MEAD}, {"neldermead", HF_OPT_NELDER_MEAD},
                  {"nelder-mead", HF_OPT_NELDER_MEAD},   {"LN_SBPLX", HF_OPT_SUBPLEX},
                  {"sbplx", HF_OPT_SUBPLEX},            {"subplex", HF_OPT_SUBPLEX},
-                 {"GRAD_SIMP", HF_OPT_GRAD_SIMP},      {"grad-simp", HF_OPT_GRAD_SIMP}};
+                 {"GRAD_SIMP", HF_OPT_GRAD_SIMP},      {"grad-simp", HF_OPT_GRAD_SIMP},
+                 {"LD_SLSQP", HF_OPT_SLSQP},           {"slsqp", HF_OPT_SLSQP}};
     if (name == NULL || algorithm == NULL)
         return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_opt_algorithm_from_name: %s is NULL",
                         name == NULL ? "name" : "algorithm");
@@ -48,7 +50,7 @@ hf_status hf_opt_algorithm_from_name(const char *name, hf_opt_algorithm *algorit
             return HF_SUCCESS;
         }
     return hf_error(HF_ERROR_INVALID_ARGUMENT,
-                    "unknown optimiser '%.40s' (known: LD_LBFGS, LN_NELDERMEAD, LN_SBPLX, GRAD_SIMP)", name);
+                    "unknown optimiser '%.40s' (known: LD_LBFGS, LN_NELDERMEAD, LN_SBPLX, GRAD_SIMP, LD_SLSQP)", name);
 }
 
 const char *hf_opt_outcome_string(hf_opt_outcome outcome)
@@ -120,24 +122,25 @@ hf_status hf_optimize_create(hf_opt_algorithm algorithm, int n, hf_optimize **op
     o = calloc(1, sizeof *o);
     if (o == NULL)
         return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_optimize_create: no memory for the handle");
-    o->lo = malloc(un * sizeof *o->lo);
-    o->hi = malloc(un * sizeof *o->hi);
-    o->step = malloc(un * sizeof *o->step);
-    o->best_x = malloc(un * sizeof *o->best_x);
-    o->best_grad = malloc(un * sizeof *o->best_grad);
-    o->x_full = malloc(un * sizeof *o->x_full);
-    o->g_full = malloc(un * sizeof *o->g_full);
+    /* every n-vector of the handle in one block */
+    double **vectors[] = {&o->user_lo, &o->user_hi, &o->user_step, &o->scale,     &o->lo,     &o->hi,
+                          &o->step,    &o->best_x,  &o->best_user, &o->best_grad, &o->x_full, &o->g_full,
+                          &o->x_user,  &o->g_user,  &o->start_y,   &o->start_user, &o->score};
+    const size_t n_vectors = sizeof vectors / sizeof vectors[0];
+    double *block = malloc(n_vectors * un * sizeof *block);
     o->ranking = malloc(un * sizeof *o->ranking);
-    o->score = malloc(un * sizeof *o->score);
-    if (o->lo == NULL || o->hi == NULL || o->step == NULL || o->best_x == NULL || o->best_grad == NULL ||
-        o->x_full == NULL || o->g_full == NULL || o->ranking == NULL || o->score == NULL) {
+    if (block == NULL || o->ranking == NULL) {
+        free(block);
         hf_optimize_destroy(o);
         return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_optimize_create: no memory for %d parameters", n);
     }
+    for (size_t v = 0; v < n_vectors; v++)
+        *vectors[v] = block + v * un;
     for (int i = 0; i < n; i++) {
-        o->lo[i] = -HUGE_VAL;
-        o->hi[i] = HUGE_VAL;
-        o->step[i] = 0.0;
+        o->user_lo[i] = -HUGE_VAL;
+        o->user_hi[i] = HUGE_VAL;
+        o->user_step[i] = 0.0;
+        o->scale[i] = 1.0;
     }
     o->algorithm = algorithm;
     o->n = n;
@@ -151,15 +154,8 @@ void hf_optimize_destroy(hf_optimize *opt)
 {
     if (opt == NULL)
         return;
-    free(opt->lo);
-    free(opt->hi);
-    free(opt->step);
-    free(opt->best_x);
-    free(opt->best_grad);
-    free(opt->x_full);
-    free(opt->g_full);
+    free(opt->user_lo); /* the block of every n-vector */
     free(opt->ranking);
-    free(opt->score);
     free(opt->cycles);
     free(opt->checkpoint_path);
     free(opt);
@@ -204,8 +200,8 @@ hf_status hf_optimize_set_bounds(hf_optimize *opt, const double *lo, const doubl
                             i, l, h);
     }
     for (int i = 0; i < opt->n; i++) {
-        opt->lo[i] = lo == NULL ? -HUGE_VAL : lo[i];
-        opt->hi[i] = hi == NULL ? HUGE_VAL : hi[i];
+        opt->user_lo[i] = lo == NULL ? -HUGE_VAL : lo[i];
+        opt->user_hi[i] = hi == NULL ? HUGE_VAL : hi[i];
     }
     return HF_SUCCESS;
 }
@@ -222,8 +218,32 @@ hf_status hf_optimize_set_initial_step(hf_optimize *opt, const double *step)
             return hf_error(HF_ERROR_INVALID_ARGUMENT,
                             "hf_optimize_set_initial_step: the step of parameter %d is %g (must be finite and > 0)", i,
                             step[i]);
-    memcpy(opt->step, step, (size_t)opt->n * sizeof *step);
+    memcpy(opt->user_step, step, (size_t)opt->n * sizeof *step);
     opt->have_steps = 1;
+    return HF_SUCCESS;
+}
+
+hf_status hf_optimize_set_scale(hf_optimize *opt, const double *scale)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_scale");
+    if (scale != NULL)
+        for (int i = 0; i < opt->n; i++)
+            if (!isfinite(scale[i]) || scale[i] <= 0.0)
+                return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                                "hf_optimize_set_scale: the scale of parameter %d is %g (must be finite and > 0)", i,
+                                scale[i]);
+    for (int i = 0; i < opt->n; i++)
+        opt->scale[i] = scale == NULL ? 1.0 : scale[i];
+    return HF_SUCCESS;
+}
+
+hf_status hf_optimize_set_lbfgs_memory(hf_optimize *opt, int pairs)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_lbfgs_memory");
+    if (pairs < 0)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_set_lbfgs_memory: %d correction pairs (>= 0; 0: "
+                                                   "NLopt's default)", pairs);
+    opt->lbfgs_memory = pairs;
     return HF_SUCCESS;
 }
 
@@ -319,7 +339,7 @@ hf_status hf_optimize_best(const hf_optimize *opt, double *x, double *loss)
     if (!opt->have_best)
         return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_best: no evaluation has succeeded yet");
     if (x != NULL)
-        memcpy(x, opt->best_x, (size_t)opt->n * sizeof *x);
+        memcpy(x, opt->best_user, (size_t)opt->n * sizeof *x);
     if (loss != NULL)
         *loss = opt->best_loss;
     return HF_SUCCESS;
@@ -451,6 +471,19 @@ static double projected_gradient_norm(const hf_optimize *opt, const double *x, c
     return sqrt(s);
 }
 
+/* x = s y, clamped into the caller's bounds (s y may round past one); the run's start exactly. */
+static void to_user(const hf_optimize *opt, const double *y, double *x)
+{
+    if (memcmp(y, opt->start_y, (size_t)opt->n * sizeof *y) == 0) {
+        memcpy(x, opt->start_user, (size_t)opt->n * sizeof *x);
+        return;
+    }
+    for (int i = 0; i < opt->n; i++) {
+        const double v = y[i] * opt->scale[i];
+        x[i] = v < opt->user_lo[i] ? opt->user_lo[i] : v > opt->user_hi[i] ? opt->user_hi[i] : v;
+    }
+}
+
 hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *grad, double *loss)
 {
     hf_status st = HF_SUCCESS;
@@ -473,7 +506,8 @@ hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *gr
             return HF_OPT_EVAL_REFUSED;
         }
     }
-    v = opt->f(opt->n, x, grad, opt->f_data, &st);
+    to_user(opt, x, opt->x_user);
+    v = opt->f(opt->n, opt->x_user, grad != NULL ? opt->g_user : NULL, opt->f_data, &st);
     opt->evaluations++;
     opt->run_evaluations++;
     if (st != HF_SUCCESS) {
@@ -491,20 +525,23 @@ hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *gr
         return HF_OPT_EVAL_REFUSED;
     }
     if (grad != NULL)
-        for (int i = 0; i < opt->n; i++)
-            if (!isfinite(grad[i])) {
+        for (int i = 0; i < opt->n; i++) {
+            if (!isfinite(opt->g_user[i])) {
                 fail_run(opt, hf_error(HF_ERROR_NONFINITE,
                                        "objective returned a gradient with entry %d = %g at evaluation %lld "
                                        "(loss %.17g) without reporting an error",
-                                       i, grad[i], opt->evaluations, v));
+                                       i, opt->g_user[i], opt->evaluations, v));
                 return HF_OPT_EVAL_REFUSED;
             }
+            grad[i] = opt->g_user[i] * opt->scale[i]; /* dL/dy_i = s_i dL/dx_i */
+        }
     if (!opt->have_initial) {
         opt->initial_loss = v;
         opt->have_initial = 1;
     }
     if (!opt->have_best || v < opt->best_loss) {
         memcpy(opt->best_x, x, (size_t)opt->n * sizeof *x);
+        memcpy(opt->best_user, opt->x_user, (size_t)opt->n * sizeof *x);
         opt->best_loss = v;
         opt->have_best = 1;
         opt->best_grad_valid = grad != NULL;
@@ -557,7 +594,7 @@ hf_status hf_opt_write_checkpoint(hf_optimize *opt)
         return HF_SUCCESS;
     cp.algorithm = opt->algorithm;
     cp.n = opt->n;
-    cp.x = opt->best_x;
+    cp.x = opt->best_user;
     cp.best_loss = opt->best_loss;
     cp.evaluations = opt->evaluations;
     cp.cycle = opt->cycles_done;
@@ -725,7 +762,9 @@ int hf_opt_nlopt_pass(hf_optimize *opt, nlopt_algorithm alg, const int *idx, int
         }
         ok = nlopt_ok(opt, o, nlopt_set_maxtime(o, left > 0.0 ? left : 1e-9), "maxtime");
     }
-    if (ok && alg != NLOPT_LD_LBFGS && opt->have_steps)
+    if (ok && alg == NLOPT_LD_LBFGS && opt->lbfgs_memory > 0)
+        ok = nlopt_ok(opt, o, nlopt_set_vector_storage(o, (unsigned)opt->lbfgs_memory), "the L-BFGS memory");
+    if (ok && (alg == NLOPT_LN_NELDERMEAD || alg == NLOPT_LN_SBPLX) && opt->have_steps)
         ok = nlopt_ok(opt, o, nlopt_set_initial_step(o, dx), "the initial steps");
     if (!ok) {
         nlopt_destroy(o);
@@ -776,6 +815,7 @@ static nlopt_algorithm nlopt_algorithm_of(hf_opt_algorithm a)
     switch (a) {
     case HF_OPT_NELDER_MEAD: return NLOPT_LN_NELDERMEAD;
     case HF_OPT_SUBPLEX: return NLOPT_LN_SBPLX;
+    case HF_OPT_SLSQP: return NLOPT_LD_SLSQP;
     default: return NLOPT_LD_LBFGS;
     }
 }
@@ -793,15 +833,26 @@ hf_status hf_optimize_run(hf_optimize *opt, double *x, hf_opt_result *result)
     for (int i = 0; i < opt->n; i++) {
         if (!isfinite(x[i]))
             return hf_error(HF_ERROR_NONFINITE, "hf_optimize_run: start value of parameter %d is %g", i, x[i]);
-        if (x[i] < opt->lo[i] || x[i] > opt->hi[i])
+        if (x[i] < opt->user_lo[i] || x[i] > opt->user_hi[i])
             return hf_error(HF_ERROR_INVALID_ARGUMENT,
                             "hf_optimize_run: start value of parameter %d, %.17g, lies outside its bounds [%.17g, %.17g]",
-                            i, x[i], opt->lo[i], opt->hi[i]);
+                            i, x[i], opt->user_lo[i], opt->user_hi[i]);
     }
     if (opt->algorithm == HF_OPT_GRAD_SIMP && !opt->have_steps)
         return hf_error(HF_ERROR_INVALID_ARGUMENT,
                         "hf_optimize_run: grad-simp needs a step for every parameter (hf_optimize_set_initial_step; "
                         "hf_optimize_q2mm_defaults gives q2mm's)");
+
+    /* The optimiser's variables y = x / s: bounds, steps and the start. */
+    for (int i = 0; i < opt->n; i++) {
+        opt->lo[i] = opt->user_lo[i] / opt->scale[i];
+        opt->hi[i] = opt->user_hi[i] / opt->scale[i];
+        opt->step[i] = opt->user_step[i] / opt->scale[i];
+        opt->start_y[i] = x[i] / opt->scale[i];
+        opt->start_y[i] = opt->start_y[i] < opt->lo[i] ? opt->lo[i] : opt->start_y[i] > opt->hi[i] ? opt->hi[i]
+                                                                                                    : opt->start_y[i];
+    }
+    memcpy(opt->start_user, x, (size_t)opt->n * sizeof *x);
 
     /* A fresh run, or the continuation of a checkpoint. */
     opt->evaluations = opt->resume_pending ? opt->resume_evaluations : 0;
@@ -809,7 +860,8 @@ hf_status hf_optimize_run(hf_optimize *opt, double *x, hf_opt_result *result)
     opt->have_best = opt->resume_pending;
     opt->best_grad_valid = 0;
     if (opt->resume_pending) {
-        memcpy(opt->best_x, x, (size_t)opt->n * sizeof *x);
+        memcpy(opt->best_x, opt->start_y, (size_t)opt->n * sizeof *x);
+        memcpy(opt->best_user, x, (size_t)opt->n * sizeof *x);
         opt->best_loss = opt->resume_loss;
     }
     opt->have_initial = opt->resume_pending;
@@ -829,10 +881,10 @@ hf_status hf_optimize_run(hf_optimize *opt, double *x, hf_opt_result *result)
     opt->nlopt_message[0] = '\0';
 
     if (opt->algorithm == HF_OPT_GRAD_SIMP) {
-        st = hf_opt_run_grad_simp(opt, x, &outcome, &last_nlopt);
+        st = hf_opt_run_grad_simp(opt, opt->start_y, &outcome, &last_nlopt);
     } else {
         opt->phase = HF_OPT_PHASE_MAIN;
-        last_nlopt = hf_opt_nlopt_pass(opt, nlopt_algorithm_of(opt->algorithm), NULL, opt->n, x, 0);
+        last_nlopt = hf_opt_nlopt_pass(opt, nlopt_algorithm_of(opt->algorithm), NULL, opt->n, opt->start_y, 0);
         st = outcome_of(opt, last_nlopt, &outcome);
     }
     /* The last checkpoint: the best point whatever the ending (a failed write keeps the first error). */
@@ -855,7 +907,7 @@ hf_status hf_optimize_run(hf_optimize *opt, double *x, hf_opt_result *result)
         return st;
     if (!opt->have_best)
         return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_run: no evaluation was made");
-    memcpy(x, opt->best_x, (size_t)opt->n * sizeof *x);
+    memcpy(x, opt->best_user, (size_t)opt->n * sizeof *x);
     if (result != NULL) {
         result->outcome = outcome;
         result->loss = opt->best_loss;

@@ -234,7 +234,7 @@ hf_status hf_optimize_get_checkpoint(const hf_optimize *opt, hf_opt_checkpoint *
     cp->x = malloc((size_t)opt->n * sizeof *cp->x);
     if (cp->x == NULL)
         return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_optimize_get_checkpoint: no memory for %d values", opt->n);
-    memcpy(cp->x, opt->best_x, (size_t)opt->n * sizeof *cp->x);
+    memcpy(cp->x, opt->best_user, (size_t)opt->n * sizeof *cp->x);
     cp->algorithm = opt->algorithm;
     cp->n = opt->n;
     cp->best_loss = opt->best_loss;

@@ -6,12 +6,21 @@
 
 #include <nlopt.h>
 
+/*
+ * Scaling: the caller's values x (bounds, steps, start, best point, checkpoints, the objective's
+ * arguments) are x_i = s_i y_i; every pass works on y. The fields marked "y" hold the optimiser's
+ * variables during a run (hf_optimize_run derives lo, hi, step from the caller's user_* at its
+ * start); with every s_i = 1 (the default) y is x, bit for bit.
+ */
 struct hf_optimize {
     hf_opt_algorithm algorithm;
     int n;
-    double *lo, *hi;           /* -inf / +inf when unset */
-    double *step;              /* valid when have_steps */
+    double *user_lo, *user_hi; /* x; -inf / +inf when unset */
+    double *user_step;         /* x; valid when have_steps */
+    double *scale;             /* s_i > 0; 1 when unset */
+    double *lo, *hi, *step;    /* y: user_lo / s etc., set by hf_optimize_run */
     int have_steps;
+    int lbfgs_memory;          /* L-BFGS correction pairs; 0: NLopt's default */
     hf_opt_objective f;
     void *f_data;
     double ftol_rel, xtol_rel, maxtime;
@@ -29,13 +38,16 @@ struct hf_optimize {
     double resume_loss;
 
     /* the state of a run */
-    double *best_x;
-    double *best_grad;         /* dL/dx at best_x when best_grad_valid */
+    double *best_x;            /* y */
+    double *best_user;         /* x: the point the objective was given at best_x */
+    double *best_grad;         /* y: dL/dy at best_x when best_grad_valid */
     int have_best, best_grad_valid;
     double best_loss;
     int have_initial;
     double initial_loss;       /* the first loss of the run (a resumed run: the checkpoint's) */
-    double *x_full, *g_full;   /* scratch: the full vector of a subspace evaluation */
+    double *x_full, *g_full;   /* y scratch: the full vector of a subspace evaluation */
+    double *x_user, *g_user;   /* x scratch: the objective's point and gradient */
+    double *start_y, *start_user; /* the run's start, evaluated at exactly the caller's x */
     long long evaluations;     /* in all */
     long long run_evaluations; /* this run */
     double t_start;
@@ -67,8 +79,10 @@ typedef enum {
 
 /* Monotonic wall time in seconds. */
 double hf_opt_now(void);
-/* One evaluation at the full point x (grad: n entries or NULL): counts it, checks the loss and
- * gradient, keeps the best, reports progress, writes a due checkpoint, polls the stop flag. */
+/* One evaluation at the full point y (the optimiser's variables; grad: n entries of dL/dy or NULL):
+ * calls the objective at x = s y (clamped into the caller's bounds; the run's start at exactly the
+ * caller's values), counts it, checks the loss and gradient, keeps the best, reports progress,
+ * writes a due checkpoint, polls the stop flag. */
 hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *grad, double *loss);
 /* Marks the run as stopping for reason (the first reason wins) and stops the NLopt pass. */
 void hf_opt_request_stop_reason(hf_optimize *opt, hf_opt_outcome reason);

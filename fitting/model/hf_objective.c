@@ -2,7 +2,9 @@
  * The objective of a fit model (hessfit_objective.h): checks the QM data against the model,
  * builds every molecule's targets (hf_objective_targets.c), hands them to the plugin's objective
  * kernel once, and evaluates: set the free values, ONE kernel call (loss, dL/dslot of all
- * molecules, residuals), chain to the free values.
+ * molecules, residuals), the energy and geometry parts when there are any
+ * (hf_objective_energies.c, hf_objective_geometry.c: each adds its loss and dL/dslot), chain to
+ * the free values.
  */
 #include "hf_objective_internal.h"
 #include "hessfit_elements.h"
@@ -25,6 +27,9 @@ struct hf_objective {
     double *d_slot;              /* dL/dslot, grown with the model's slot table */
     int cap_slots;
     unsigned long long kernel_calls;
+    long long n_kernel_residuals; /* the Hessian-space part's, first in the residuals */
+    hf_energy_part *energies;     /* NULL: none */
+    hf_geometry_part *geometry;   /* NULL: none */
 };
 
 static hf_status hessfit_failure(HessFit_Status st, const char *what)
@@ -184,6 +189,8 @@ void hf_objective_destroy(hf_objective *obj)
     free(obj->freq_target);
     free(obj->freq_weight);
     free(obj->d_slot);
+    hf_energy_part_destroy(obj->energies);
+    hf_geometry_part_destroy(obj->geometry);
     free(obj);
 }
 
@@ -274,6 +281,7 @@ hf_status hf_objective_create(hf_model *model, const hf_molecule *qm, int n_mols
                       obj->n_freq);
         goto done;
     }
+    obj->n_kernel_residuals = obj->n_residuals;
     /* one evaluation at the starting parameters: the q2mm mode selects its MM modes now */
     double loss;
     st = hf_objective_evaluate(obj, NULL, &loss, NULL, NULL);
@@ -314,12 +322,33 @@ hf_status hf_objective_evaluate(hf_objective *obj, const double *x_free, double 
         obj->d_slot = grown;
         obj->cap_slots = n_slots;
     }
-    obj->kernel_calls++;
-    hst = hessfit_force_compute_hessian_objective(hf_model_force(obj->model), hf_model_context(obj->model), loss,
-                                                  grad_free != NULL ? obj->d_slot : NULL, grad_free != NULL ? n_slots : 0,
-                                                  residuals, residuals != NULL ? obj->n_residuals : 0);
-    if (hst != HESSFIT_SUCCESS)
-        return hessfit_failure(hst, "hessfit_force_compute_hessian_objective");
+    double *d_slot = grad_free != NULL ? obj->d_slot : NULL;
+    *loss = 0.0;
+    if (d_slot != NULL)
+        memset(d_slot, 0, (size_t)n_slots * sizeof *d_slot);
+    if (obj->n_kernel_residuals > 0) { /* no Hessian-space target: no kernel call */
+        obj->kernel_calls++;
+        hst = hessfit_force_compute_hessian_objective(hf_model_force(obj->model), hf_model_context(obj->model), loss,
+                                                      d_slot, d_slot != NULL ? n_slots : 0, residuals,
+                                                      residuals != NULL ? obj->n_kernel_residuals : 0);
+        if (hst != HESSFIT_SUCCESS)
+            return hessfit_failure(hst, "hessfit_force_compute_hessian_objective");
+    }
+    double part = 0.0;
+    long long at = obj->n_kernel_residuals;
+    if (obj->energies != NULL) {
+        if ((st = hf_energy_part_evaluate(obj->energies, obj->model, &part, d_slot,
+                                          residuals != NULL ? residuals + at : NULL)) != HF_SUCCESS)
+            return st;
+        *loss += part;
+        at += hf_energy_part_size(obj->energies);
+    }
+    if (obj->geometry != NULL) {
+        if ((st = hf_geometry_part_evaluate(obj->geometry, obj->model, &part, d_slot,
+                                            residuals != NULL ? residuals + at : NULL)) != HF_SUCCESS)
+            return st;
+        *loss += part;
+    }
     if (grad_free != NULL)
         return hf_model_slot_gradient_to_free(obj->model, obj->d_slot, grad_free);
     return HF_SUCCESS;
@@ -365,4 +394,106 @@ hf_status hf_objective_pairing(hf_objective *obj, int *modes)
 unsigned long long hf_objective_n_kernel_calls(const hf_objective *obj)
 {
     return obj != NULL ? obj->kernel_calls : 0;
+}
+
+/* ---- energies and geometry ---------------------------------------------------------------------- */
+
+hf_status hf_objective_set_energies(hf_objective *obj, const hf_energy_target *targets, int n)
+{
+    hf_status st;
+    if (obj == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_set_energies: objective is NULL");
+    if (obj->energies != NULL)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_set_energies: the objective has energies already");
+    if ((st = hf_energy_part_create(obj->model, targets, n, &obj->energies)) != HF_SUCCESS)
+        return st;
+    obj->n_residuals += n;
+    return HF_SUCCESS;
+}
+
+hf_status hf_objective_set_geometry(hf_objective *obj, const hf_molecule *qm, int n_mols, const hf_geometry_target *targets,
+                                    int n)
+{
+    hf_status st;
+    if (obj == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_set_geometry: objective is NULL");
+    if (obj->geometry != NULL)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_set_geometry: the objective has geometry targets already");
+    if (n_mols != hf_model_n_molecules(obj->model))
+        return hf_error(HF_ERROR_COUNT, "hf_objective_set_geometry: %d QM molecules for a model of %d molecules", n_mols,
+                        hf_model_n_molecules(obj->model));
+    if ((st = hf_geometry_part_create(obj->model, qm, n_mols, targets, n, &obj->geometry)) != HF_SUCCESS)
+        return st;
+    obj->n_residuals += n;
+    return HF_SUCCESS;
+}
+
+hf_status hf_objective_part_range(const hf_objective *obj, hf_objective_part part, long long *first, long long *count)
+{
+    if (obj == NULL || first == NULL || count == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_part_range: a NULL argument");
+    const long long n_e = hf_energy_part_size(obj->energies), n_g = hf_geometry_part_size(obj->geometry);
+    switch (part) {
+    case HF_OBJ_PART_HESSIAN: *first = 0; *count = obj->n_kernel_residuals; break;
+    case HF_OBJ_PART_ENERGIES: *first = obj->n_kernel_residuals; *count = n_e; break;
+    case HF_OBJ_PART_GEOMETRY: *first = obj->n_kernel_residuals + n_e; *count = n_g; break;
+    default: return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_part_range: unknown part %d", (int)part);
+    }
+    return HF_SUCCESS;
+}
+
+int hf_objective_n_energy_targets(const hf_objective *obj)
+{
+    return obj != NULL ? hf_energy_part_size(obj->energies) : 0;
+}
+
+int hf_objective_n_geometry_targets(const hf_objective *obj)
+{
+    return obj != NULL ? hf_geometry_part_size(obj->geometry) : 0;
+}
+
+hf_status hf_objective_energy_target(const hf_objective *obj, int i, hf_energy_target *target)
+{
+    const hf_energy_target *t = obj != NULL ? hf_energy_part_target(obj->energies, i) : NULL;
+    if (t == NULL)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_energy_target: target %d outside 0..%d", i,
+                        hf_objective_n_energy_targets(obj) - 1);
+    if (target != NULL)
+        *target = *t;
+    return HF_SUCCESS;
+}
+
+hf_status hf_objective_geometry_target(const hf_objective *obj, int i, hf_geometry_target *target)
+{
+    const hf_geometry_target *t = obj != NULL ? hf_geometry_part_target(obj->geometry, i) : NULL;
+    if (t == NULL)
+        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_geometry_target: target %d outside 0..%d", i,
+                        hf_objective_n_geometry_targets(obj) - 1);
+    if (target != NULL)
+        *target = *t;
+    return HF_SUCCESS;
+}
+
+hf_status hf_objective_energy_values(const hf_objective *obj, double *qm, double *mm)
+{
+    if (obj == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_energy_values: objective is NULL");
+    hf_energy_part_values(obj->energies, qm, mm);
+    return HF_SUCCESS;
+}
+
+hf_status hf_objective_geometry_values(const hf_objective *obj, double *qm, double *mm)
+{
+    if (obj == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_geometry_values: objective is NULL");
+    hf_geometry_part_values(obj->geometry, qm, mm);
+    return HF_SUCCESS;
+}
+
+hf_status hf_objective_geometry_stats_get(const hf_objective *obj, hf_objective_geometry_stats *stats)
+{
+    if (obj == NULL || stats == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_geometry_stats_get: a NULL argument");
+    hf_geometry_part_stats(obj->geometry, stats);
+    return HF_SUCCESS;
 }

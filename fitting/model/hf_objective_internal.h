@@ -26,4 +26,55 @@ hf_status hf_objective_targets_build(const hf_molecule *qm, int mol, const doubl
                                      const hf_objective_options *opt, hf_objective_targets *t);
 void hf_objective_targets_free(hf_objective_targets *t);
 
+/* ---- internal coordinates (hf_objective_coordinates.c) ---------------------------------------- */
+
+/* Atoms of a geometry target of this kind: 2, 3 or 4 (0 for an unknown kind). */
+int hf_geometry_kind_atoms(hf_geometry_kind kind);
+
+/*
+ * The internal coordinate of kind over the atoms x[0..n) (Angstrom): a distance (Angstrom), the
+ * angle at x[1] (degrees, [0, 180]) or the IUPAC dihedral x[0]-x[1]-x[2]-x[3] (degrees,
+ * (-180, 180]); with grad (3n, may be NULL) its gradient per Angstrom of each atom's x, y, z.
+ * Returns 0, or -1 where it (or its gradient) is undefined: coincident atoms, an angle of 0 or 180
+ * degrees, collinear dihedral atoms.
+ */
+int hf_geometry_value(hf_geometry_kind kind, const double *const x[4], double *value, double *grad);
+
+/* a - b for torsions wrapped into (-180, 180] degrees; plain a - b otherwise. */
+double hf_geometry_difference(hf_geometry_kind kind, double a, double b);
+
+/* ---- relative conformer energies (hf_objective_energies.c) ----------------------------------- */
+
+typedef struct hf_energy_part hf_energy_part;
+
+/* Checks the targets against the model (molecule range, each molecule once, groups of at least two,
+ * finite energies, weights >= 0) and keeps them; every error names the target. */
+hf_status hf_energy_part_create(const hf_model *model, const hf_energy_target *targets, int n, hf_energy_part **part);
+void hf_energy_part_destroy(hf_energy_part *part);
+int hf_energy_part_size(const hf_energy_part *part);
+const hf_energy_target *hf_energy_part_target(const hf_energy_part *part, int i);
+/* One evaluation at the model's current table and QM geometry: *loss, residuals (size entries, may
+ * be NULL) and, when d_slot is not NULL, dL/dslot ADDED to d_slot (n_slots entries). */
+hf_status hf_energy_part_evaluate(hf_energy_part *part, hf_model *model, double *loss, double *d_slot,
+                                  double *residuals);
+/* QM and MM energies (kcal/mol) relative to each group's reference, of the last evaluation. */
+void hf_energy_part_values(const hf_energy_part *part, double *qm, double *mm);
+
+/* ---- geometry of the MM-minimised structures (hf_objective_geometry.c) ------------------------- */
+
+typedef struct hf_geometry_part hf_geometry_part;
+
+/* Checks the targets (molecule range, coordinates present, atoms in range and distinct, a defined
+ * QM value, weights >= 0) and builds the second Context that holds the minimised structures. */
+hf_status hf_geometry_part_create(hf_model *model, const hf_molecule *qm, int n_mols, const hf_geometry_target *targets,
+                                  int n, hf_geometry_part **part);
+void hf_geometry_part_destroy(hf_geometry_part *part);
+int hf_geometry_part_size(const hf_geometry_part *part);
+const hf_geometry_target *hf_geometry_part_target(const hf_geometry_part *part, int i);
+/* Minimise, measure, and (d_slot not NULL) add dL/dslot by implicit differentiation. */
+hf_status hf_geometry_part_evaluate(hf_geometry_part *part, hf_model *model, double *loss, double *d_slot,
+                                    double *residuals);
+void hf_geometry_part_values(const hf_geometry_part *part, double *qm, double *mm);
+void hf_geometry_part_stats(const hf_geometry_part *part, hf_objective_geometry_stats *stats);
+
 #endif

@@ -1,13 +1,19 @@
 /* The `hessfit fit` input file: "key = value" lines, checked against a table of keys. */
+#define _POSIX_C_SOURCE 200809L
 #include "hessfit_config.h"
 #include "hf_lines.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef enum { VALUE_PATH, VALUE_TEXT, VALUE_CHOICE, VALUE_NUMBER } value_kind;
+
+/* The form of a VALUE_TEXT value made of words (NULL: any text): an error naming path:line, or
+ * HF_SUCCESS. */
+typedef hf_status (*words_check)(const char *path, int line, char **word, int n);
 
 typedef struct {
     const char *key;
@@ -16,25 +22,36 @@ typedef struct {
     value_kind kind;
     const char *choices; /* VALUE_CHOICE: '|'-separated */
     double min, max;     /* VALUE_NUMBER */
+    words_check words;   /* VALUE_TEXT: the words' form */
+    int path_word;       /* VALUE_TEXT: the word (0-based) that is a path, resolved as VALUE_PATH; -1 none */
 } key_rule;
 
+static hf_status check_energy(const char *path, int line, char **word, int n);
+static hf_status check_energy_weight(const char *path, int line, char **word, int n);
+static hf_status check_geometry(const char *path, int line, char **word, int n);
+static hf_status check_geometry_weight(const char *path, int line, char **word, int n);
+
 static const key_rule rules[] = {
-    {"forcefield", 0, 1, VALUE_PATH, NULL, 0, 0},
-    {"structures", 1, 1, VALUE_PATH, NULL, 0, 0},
-    {"hessian", 1, 0, VALUE_PATH, NULL, 0, 0},
-    {"free", 1, 1, VALUE_TEXT, NULL, 0, 0},
-    {"no-term", 1, 0, VALUE_TEXT, NULL, 0, 0},
-    {"prefer", 1, 0, VALUE_NUMBER, NULL, 1, 1e9},
-    {"objective", 0, 0, VALUE_CHOICE, "frequencies|frequencies-q2mm|eigenmatrix|hessian", 0, 0},
-    {"weight", 0, 0, VALUE_NUMBER, NULL, 1e-300, 1e300},
-    {"ts", 0, 0, VALUE_CHOICE, "skip|keep|replace", 0, 0},
-    {"start", 0, 0, VALUE_CHOICE, "forcefield|seminario", 0, 0},
-    {"optimizer", 0, 0, VALUE_CHOICE, "lbfgs|nelder-mead|sbplx|grad-simp", 0, 0},
-    {"bounds", 0, 0, VALUE_CHOICE, "q2mm|none", 0, 0},
-    {"max-evaluations", 0, 0, VALUE_NUMBER, NULL, 1, 1e9},
-    {"max-time", 0, 0, VALUE_NUMBER, NULL, 0, 1e9},
-    {"ftol", 0, 0, VALUE_NUMBER, NULL, 0, 1},
-    {"output", 0, 0, VALUE_PATH, NULL, 0, 0},
+    {"forcefield", 0, 1, VALUE_PATH, NULL, 0, 0, NULL, -1},
+    {"structures", 1, 1, VALUE_PATH, NULL, 0, 0, NULL, -1},
+    {"hessian", 1, 0, VALUE_PATH, NULL, 0, 0, NULL, -1},
+    {"free", 1, 1, VALUE_TEXT, NULL, 0, 0, NULL, -1},
+    {"no-term", 1, 0, VALUE_TEXT, NULL, 0, 0, NULL, -1},
+    {"prefer", 1, 0, VALUE_NUMBER, NULL, 1, 1e9, NULL, -1},
+    {"objective", 0, 0, VALUE_CHOICE, "frequencies|frequencies-q2mm|eigenmatrix|hessian|none", 0, 0, NULL, -1},
+    {"weight", 0, 0, VALUE_NUMBER, NULL, 1e-300, 1e300, NULL, -1},
+    {"ts", 0, 0, VALUE_CHOICE, "skip|keep|replace", 0, 0, NULL, -1},
+    {"energy", 1, 0, VALUE_TEXT, NULL, 0, 0, check_energy, 2},
+    {"energy-weight", 1, 0, VALUE_TEXT, NULL, 0, 0, check_energy_weight, -1},
+    {"geometry", 1, 0, VALUE_TEXT, NULL, 0, 0, check_geometry, -1},
+    {"geometry-weight", 1, 0, VALUE_TEXT, NULL, 0, 0, check_geometry_weight, -1},
+    {"start", 0, 0, VALUE_CHOICE, "forcefield|seminario", 0, 0, NULL, -1},
+    {"optimizer", 0, 0, VALUE_CHOICE, "lbfgs|slsqp|nelder-mead|sbplx|grad-simp", 0, 0, NULL, -1},
+    {"bounds", 0, 0, VALUE_CHOICE, "q2mm|none", 0, 0, NULL, -1},
+    {"max-evaluations", 0, 0, VALUE_NUMBER, NULL, 1, 1e9, NULL, -1},
+    {"max-time", 0, 0, VALUE_NUMBER, NULL, 0, 1e9, NULL, -1},
+    {"ftol", 0, 0, VALUE_NUMBER, NULL, 0, 1, NULL, -1},
+    {"output", 0, 0, VALUE_PATH, NULL, 0, 0, NULL, -1},
 };
 #define N_RULES (sizeof rules / sizeof rules[0])
 
@@ -86,6 +103,123 @@ static int is_choice(const char *value, const char *choices)
     return 0;
 }
 
+/* ---- the forms of the worded keys ---------------------------------------------------------------- */
+
+#define MAX_WORDS 8
+
+/* Splits a copy of value (text, at least MAX_TEXT bytes) at blanks; returns the word count, or
+ * MAX_WORDS + 1 when there are more. */
+#define MAX_TEXT 1024
+static int split_words(const char *value, char *text, char **word)
+{
+    int n = 0;
+    char *save = NULL;
+    snprintf(text, MAX_TEXT, "%s", value);
+    for (char *t = strtok_r(text, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
+        if (n == MAX_WORDS)
+            return MAX_WORDS + 1;
+        word[n++] = t;
+    }
+    return n;
+}
+
+/* A group name: letters, digits, '_', '-', '.', not a number (so that "energy-weight = GROUP W"
+ * and "energy-weight = W" cannot be confused). */
+static int is_group_name(const char *w)
+{
+    char *end;
+    (void)strtod(w, &end);
+    if (end != w && *end == '\0')
+        return 0;
+    for (const char *c = w; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-' && *c != '.')
+            return 0;
+    return w[0] != '\0';
+}
+
+/* A 1-based index: digits only, 1 to 1e9. */
+static int is_index(const char *w)
+{
+    char *end;
+    long v = strtol(w, &end, 10);
+    return end != w && *end == '\0' && isdigit((unsigned char)w[0]) && v >= 1 && v <= 1000000000L;
+}
+
+static hf_status check_weight_word(const char *path, int line, const char *key, const char *w)
+{
+    double v;
+    hf_status st = hf_parse_double(w, path, line, key, &v);
+    if (st != HF_SUCCESS)
+        return st;
+    if (!(v >= 0.0 && v <= 1e300))
+        return hf_error(HF_ERROR_PARSE, "%s:%d: %s: weight %g must be >= 0", path, line, key, v);
+    return HF_SUCCESS;
+}
+
+/* energy = GROUP STRUCTURE [FILE] */
+static hf_status check_energy(const char *path, int line, char **word, int n)
+{
+    if (n < 2 || n > 3 || !is_group_name(word[0]) || !is_index(word[1]))
+        return hf_error(HF_ERROR_PARSE, "%s:%d: energy is 'GROUP STRUCTURE [FILE]' (a group name of letters, digits, "
+                        "_ - .; the structure's number from 1; the QM file holding its energy)", path, line);
+    return HF_SUCCESS;
+}
+
+/* energy-weight = W | GROUP W */
+static hf_status check_energy_weight(const char *path, int line, char **word, int n)
+{
+    if (n == 1)
+        return check_weight_word(path, line, "energy-weight", word[0]);
+    if (n == 2 && is_group_name(word[0]))
+        return check_weight_word(path, line, "energy-weight", word[1]);
+    return hf_error(HF_ERROR_PARSE, "%s:%d: energy-weight is 'W' (every energy) or 'GROUP W', W per kcal/mol", path,
+                    line);
+}
+
+/* geometry = all | STRUCTURE [bonds] [angles] [torsions] | STRUCTURE bond A B | STRUCTURE angle A B C |
+ * STRUCTURE torsion A B C D */
+static hf_status check_geometry(const char *path, int line, char **word, int n)
+{
+    static const char *const kinds[3] = {"bonds", "angles", "torsions"}, *const single[3] = {"bond", "angle", "torsion"};
+    if (n == 1 && strcmp(word[0], "all") == 0)
+        return HF_SUCCESS;
+    if (n >= 1 && is_index(word[0])) {
+        for (int k = 0; k < 3 && n >= 2; k++)
+            if (strcmp(word[1], single[k]) == 0) {
+                int ok = n == 2 + k + 2;
+                for (int a = 2; a < n && ok; a++)
+                    ok = is_index(word[a]);
+                if (ok)
+                    return HF_SUCCESS;
+                return hf_error(HF_ERROR_PARSE, "%s:%d: geometry = N %s takes %d atom numbers (from 1)", path, line,
+                                single[k], k + 2);
+            }
+        unsigned seen = 0;
+        int ok = 1;
+        for (int a = 1; a < n && ok; a++) {
+            int k = 0;
+            while (k < 3 && strcmp(word[a], kinds[k]) != 0)
+                k++;
+            ok = k < 3 && !(seen & (1u << k));
+            seen |= 1u << (k < 3 ? k : 0);
+        }
+        if (ok)
+            return HF_SUCCESS;
+    }
+    return hf_error(HF_ERROR_PARSE, "%s:%d: geometry is 'all', 'N' or 'N bonds angles torsions' (any of them, once "
+                    "each), 'N bond A B', 'N angle A B C' or 'N torsion A B C D' (N a structure, A.. its atoms, from 1)",
+                    path, line);
+}
+
+/* geometry-weight = bond W | angle W | torsion W */
+static hf_status check_geometry_weight(const char *path, int line, char **word, int n)
+{
+    if (n == 2 && (strcmp(word[0], "bond") == 0 || strcmp(word[0], "angle") == 0 || strcmp(word[0], "torsion") == 0))
+        return check_weight_word(path, line, "geometry-weight", word[1]);
+    return hf_error(HF_ERROR_PARSE, "%s:%d: geometry-weight is 'bond W' (per Angstrom), 'angle W' or 'torsion W' (per "
+                    "degree)", path, line);
+}
+
 static hf_status check_value(const char *path, int line, const key_rule *rule, const char *value)
 {
     double v;
@@ -105,18 +239,46 @@ static hf_status check_value(const char *path, int line, const key_rule *rule, c
             return hf_error(HF_ERROR_PARSE, "%s:%d: %s = %g is outside [%g, %g]", path, line, rule->key, v, rule->min,
                             rule->max);
         break;
+    case VALUE_TEXT:
+        if (rule->words != NULL) {
+            char text[MAX_TEXT], *word[MAX_WORDS];
+            if (strlen(value) >= MAX_TEXT)
+                return hf_error(HF_ERROR_PARSE, "%s:%d: %s: the value is longer than %d characters", path, line,
+                                rule->key, MAX_TEXT - 1);
+            const int n = split_words(value, text, word);
+            if (n > MAX_WORDS)
+                return hf_error(HF_ERROR_PARSE, "%s:%d: %s: more than %d words", path, line, rule->key, MAX_WORDS);
+            return rule->words(path, line, word, n);
+        }
+        break;
     default:
         break;
     }
     return HF_SUCCESS;
 }
 
-/* Add an entry; a VALUE_PATH value is resolved against dir unless absolute. */
+/* Add an entry; a VALUE_PATH value is resolved against dir unless absolute, and so is word
+ * path_word (>= 0) of a worded value (checked: at most MAX_TEXT characters), whose words are then
+ * joined by single blanks. */
 static hf_status add_entry(hf_config *c, size_t *cap, const char *key, const char *value, int line, int is_path,
-                           const char *dir)
+                           int path_word, const char *dir)
 {
     hf_config_entry e;
     hf_status st;
+    char joined[2 * MAX_TEXT + 4096];
+    if (path_word >= 0) {
+        char text[MAX_TEXT], *word[MAX_WORDS];
+        const int n = split_words(value, text, word);
+        size_t at = 0;
+        joined[0] = '\0';
+        for (int w = 0; w < n && w <= MAX_WORDS - 1; w++) {
+            const char *prefix = w == path_word && word[w][0] != '/' ? dir : "";
+            at += (size_t)snprintf(joined + at, sizeof joined - at, "%s%s%s", w > 0 ? " " : "", prefix, word[w]);
+            if (at >= sizeof joined)
+                return hf_error(HF_ERROR_PARSE, "%s:%d: %s: the value is too long", c->path, line, key);
+        }
+        value = joined;
+    }
     size_t need = (is_path && value[0] != '/' ? strlen(dir) : 0) + strlen(value) + 1;
     if ((st = hf_grow((void **)&c->entries, cap, (size_t)c->n_entries + 1, sizeof *c->entries, "entries")) !=
         HF_SUCCESS)
@@ -189,7 +351,8 @@ hf_status hf_config_read(const char *path, hf_config *config)
         }
         if ((st = check_value(path, r.line, rule, value)) != HF_SUCCESS)
             goto fail;
-        if ((st = add_entry(&c, &cap, key, value, r.line, rule->kind == VALUE_PATH, dir)) != HF_SUCCESS)
+        if ((st = add_entry(&c, &cap, key, value, r.line, rule->kind == VALUE_PATH, rule->path_word, dir)) !=
+            HF_SUCCESS)
             goto fail;
     }
     for (size_t i = 0; i < N_RULES; i++)

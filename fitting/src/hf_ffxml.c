@@ -61,7 +61,8 @@ static hf_status molecule_names(const hf_molecule *mols, int n_mols, char (*name
                 break;
             if (attempt > 1000)
                 return hf_error(HF_ERROR_INVALID_ARGUMENT, "molecule %d: no unique name from '%s'", k, base);
-            snprintf(names[k], FFXML_NAME_LEN, "%s_%ld", base, k + attempt * (long)n_mols);
+            /* the base cut so that "_<number>" always fits (at most 14 characters here) */
+            snprintf(names[k], FFXML_NAME_LEN, "%.*s_%ld", FFXML_NAME_LEN - 16, base, k + attempt * (long)n_mols);
         }
     }
     return HF_SUCCESS;

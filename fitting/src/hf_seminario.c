@@ -2,6 +2,7 @@
  * Hessian; averaging per force-field parameter. Formulas: hessfit_seminario.h. */
 #include "hessfit_seminario.h"
 #include "hessfit_units.h"
+#include "hf_vec3.h"
 
 #include <ctype.h>
 #include <lapacke.h>
@@ -101,27 +102,10 @@ double hf_seminario_au_to_canonical(hf_term_kind kind, int q2mm_units)
 
 /* ---- small vector helpers ------------------------------------------------------------------- */
 
-static double dot3(const double *a, const double *b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double *a, const double *b, double *c)
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double norm3(const double *a)
-{
-    return sqrt(dot3(a, a));
-}
-
 /* a / |a| into u; returns |a|. */
 static double unit3(const double *a, double *u)
 {
-    double r = norm3(a);
+    double r = hf_norm3(a);
     for (int k = 0; k < 3; k++)
         u[k] = a[k] / r;
     return r;
@@ -395,7 +379,7 @@ hf_status hf_seminario_bond(const hf_seminario *s, int i, int j, hf_seminario_es
         return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s: an atom bonded to itself", s->name, what);
     for (int k = 0; k < 3; k++)
         d[k] = s->coords[3 * j + k] - s->coords[3 * i + k];
-    r = norm3(d);
+    r = hf_norm3(d);
     if (!(r >= MIN_DISTANCE_A))
         return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s: the atoms coincide (distance %g A)", s->name, what, r);
     unit3(d, u);
@@ -423,13 +407,13 @@ hf_status hf_seminario_bond(const hf_seminario *s, int i, int j, hf_seminario_es
 static int in_plane_perpendicular(const double *ua, const double *uc, double *up)
 {
     double n[3], nn[3], sin_theta;
-    cross3(ua, uc, n);
-    sin_theta = norm3(n);
+    hf_cross3(ua, uc, n);
+    sin_theta = hf_norm3(n);
     if (!(sin_theta >= HF_SEMINARIO_LINEAR_SIN))
         return 0;
     for (int k = 0; k < 3; k++)
         nn[k] = n[k] / sin_theta;
-    cross3(nn, ua, n);
+    hf_cross3(nn, ua, n);
     unit3(n, up);
     return 1;
 }
@@ -454,13 +438,13 @@ static double modified_factor(const hf_seminario *s, int a, int b, int c, const 
             continue;
         for (int k = 0; k < 3; k++)
             d[k] = s->coords[3 * x + k] - s->coords[3 * b + k];
-        r = norm3(d);
+        r = hf_norm3(d);
         if (!(r >= MIN_DISTANCE_A))
             continue;
         unit3(d, ux);
         if (!in_plane_perpendicular(ua, ux, upx))
             continue;
-        p = dot3(up, upx);
+        p = hf_dot3(up, upx);
         sum += p * p;
         n++;
     }
@@ -516,16 +500,16 @@ hf_status hf_seminario_angle(const hf_seminario *s, int i, int j, int k, hf_semi
         da[q] = s->coords[3 * i + q] - s->coords[3 * j + q];
         dc[q] = s->coords[3 * k + q] - s->coords[3 * j + q];
     }
-    ra = norm3(da);
-    rc = norm3(dc);
+    ra = hf_norm3(da);
+    rc = hf_norm3(dc);
     if (!(ra >= MIN_DISTANCE_A) || !(rc >= MIN_DISTANCE_A))
         return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s: atoms %d and %d coincide (distance %g A)", s->name, what,
                         (ra >= MIN_DISTANCE_A ? k : i) + 1, j + 1, ra >= MIN_DISTANCE_A ? rc : ra);
     unit3(da, ua);
     unit3(dc, uc);
-    cross3(ua, uc, n);
-    sin_theta = norm3(n);
-    cos_theta = dot3(ua, uc);
+    hf_cross3(ua, uc, n);
+    sin_theta = hf_norm3(n);
+    cos_theta = hf_dot3(ua, uc);
     ra_bohr = ra / HF_BOHR_TO_ANGSTROM;
     rc_bohr = rc / HF_BOHR_TO_ANGSTROM;
     if ((st = block_decompose(s, i, j, &ea)) != HF_SUCCESS || (st = block_decompose(s, k, j, &ec)) != HF_SUCCESS)
@@ -554,9 +538,9 @@ hf_status hf_seminario_angle(const hf_seminario *s, int i, int j, int k, hf_semi
             if (fabs(ua[q]) < fabs(ua[m]))
                 m = q;
         t[m] = 1.0;
-        cross3(ua, t, n);
+        hf_cross3(ua, t, n);
         unit3(n, e1);
-        cross3(ua, e1, e2);
+        hf_cross3(ua, e1, e2);
         kth = 0.0;
         for (int p = 0; p < HF_SEMINARIO_LINEAR_SAMPLES; p++) {
             double phi = HF_PI * p / HF_SEMINARIO_LINEAR_SAMPLES, kp;

@@ -209,6 +209,19 @@ public:
      *  y's units, per slot unit. Errors as getHessianContractionDerivatives. */
     void getGradientContractionDerivatives(OpenMM::Context& context, const std::vector<double>& y,
                                            std::vector<double>& derivatives) const;
+    /** The energy (kJ/mol) of each molecule alone at the Context's positions: its terms and its
+     *  nonbonded pairs. Molecules never interact, so the energies sum to this force's energy.
+     *  energies is resized to getNumMolecules(). Throws HessianForceException Geometry as
+     *  getHessianBlocks. */
+    void getMoleculeEnergies(OpenMM::Context& context, std::vector<double>& energies) const;
+    /** The adjoint route to the parameter gradient of any loss of the per-molecule energies: for
+     *  every slot s,
+     *      derivatives[s] = sum_m weights[m] dE_m/dslot_s,
+     *  with weights[m] = dL/dE_m (one finite weight per molecule; a molecule of weight 0 adds
+     *  exactly 0). derivatives are in kJ/mol times the weights' units, per slot unit. Throws
+     *  HessianForceException Size (wrong count), Value (a non-finite weight, named), Geometry. */
+    void getMoleculeEnergyDerivatives(OpenMM::Context& context, const std::vector<double>& weights,
+                                      std::vector<double>& derivatives) const;
 
     // ---- Hessian-space objectives (HessianObjective.h) ---------------------------------------
     /** Set the Context's Hessian-space objective: per molecule frequencies (paired by position or

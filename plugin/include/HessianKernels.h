@@ -47,6 +47,14 @@ public:
      *  in System order; checked by the caller). Units: kJ/mol/nm times y's units, per slot unit. */
     virtual void computeGradientContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& y,
                                                        std::vector<double>& derivatives) = 0;
+    /** energies[m] = the energy (kJ/mol) of molecule m alone (its terms and its nonbonded pairs;
+     *  molecules never interact, so they sum to execute()'s energy); resized to the molecule count. */
+    virtual void computeMoleculeEnergies(OpenMM::ContextImpl& context, std::vector<double>& energies) = 0;
+    /** derivatives[s] = sum_m weights[m] dE_m/dslot_s for every slot: the adjoint route to the
+     *  gradient of any loss of the per-molecule energies (weights[m] = dL/dE_m; one weight per
+     *  molecule, finite: checked by the caller). Units: kJ/mol times the weights' units, per slot unit. */
+    virtual void computeMoleculeEnergyDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& weights,
+                                                  std::vector<double>& derivatives) = 0;
     /** Take a Hessian-space objective (HessianObjective.h), validated by the caller against the
      *  force's molecules (one Molecule per molecule, sizes, finite values, positive masses,
      *  orthonormal vectors). Replaces any earlier one and forgets its position-paired selection. */

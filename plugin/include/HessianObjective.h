@@ -38,6 +38,7 @@
  *
  * Gradients use the adjoint route: dL/dslot = tr(G^T dH/dslot) with one G per molecule,
  *   frequencies   G = M^-1/2 (sum_j c_j v_j v_j^T) M^-1/2,  c_j = dL/dnu_j F / (2 sqrt|l_j|)
+ *                 (|l_j| taken as at least the eigenvalue of 1 cm^-1: at l_j = 0 dnu/dl is infinite)
  *                 (d l_j / dA = v_j v_j^T for a simple eigenvalue; with projection P v_j = v_j),
  *   eigenmatrix   G = M^-1/2 V^T R V M^-1/2, R_ab = dL/dE_ab (symmetrised),
  *   Hessian       G_ij = dL/dH_ij,

@@ -539,6 +539,15 @@ void HessianForce::getGradientContractionDerivatives(Context& context, const vec
     getImpl(context).getGradientContractionDerivatives(getContextImpl(context), y, derivatives);
 }
 
+void HessianForce::getMoleculeEnergies(Context& context, vector<double>& energies) const {
+    getImpl(context).getMoleculeEnergies(getContextImpl(context), energies);
+}
+
+void HessianForce::getMoleculeEnergyDerivatives(Context& context, const vector<double>& weights,
+                                                vector<double>& derivatives) const {
+    getImpl(context).getMoleculeEnergyDerivatives(getContextImpl(context), weights, derivatives);
+}
+
 void HessianForce::setHessianObjective(Context& context, const HessianObjectiveSpec& spec) const {
     getImpl(context).setHessianObjective(getContextImpl(context), spec);
 }

@@ -242,6 +242,28 @@ void HessianForceImpl::getGradientContractionDerivatives(ContextImpl& context, c
     kernel.getAs<CalcHessianForceKernel>().computeGradientContractionDerivatives(context, y, derivatives);
 }
 
+void HessianForceImpl::getMoleculeEnergies(ContextImpl& context, vector<double>& energies) {
+    kernel.getAs<CalcHessianForceKernel>().computeMoleculeEnergies(context, energies);
+}
+
+void HessianForceImpl::getMoleculeEnergyDerivatives(ContextImpl& context, const vector<double>& weights,
+                                                    vector<double>& derivatives) {
+    const long long expected = (long long) kernelMoleculeParticles(context).size();
+    if ((long long) weights.size() != expected) {
+        std::ostringstream msg;
+        msg << "the molecule weights have " << weights.size() << " entries but this Context's force has " << expected
+            << " molecules (one weight dL/dE_m per molecule)";
+        fail(HessianForceException::Size, msg.str());
+    }
+    const long long m = firstNonFinite(weights.data(), expected);
+    if (m >= 0) {
+        std::ostringstream msg;
+        msg << "the weight of molecule " << m << " is " << weights[m] << "; molecule weights must be finite";
+        fail(HessianForceException::Value, msg.str());
+    }
+    kernel.getAs<CalcHessianForceKernel>().computeMoleculeEnergyDerivatives(context, weights, derivatives);
+}
+
 // ---- Hessian-space objectives ------------------------------------------------------------------
 
 void HessianForceImpl::setHessianObjective(ContextImpl& context, const HessianObjectiveSpec& spec) {

@@ -79,6 +79,15 @@ static void read_config(void)
     hf_config c;
     if (hf_config_read(input_path, &c) == HF_SUCCESS) {
         require(hf_config_count(&c, "forcefield") == 1, "a config read without error lacks its forcefield");
+        /* worded keys (energy, geometry, their weights): accepted values have their words, the
+         * energy FILE word resolved to a path */
+        for (int i = 0; i < c.n_entries; i++)
+            require(c.entries[i].value != NULL && c.entries[i].value[0] != '\0' && c.entries[i].value[0] != ' ',
+                    "a config entry without a value");
+        for (int i = 0; i < hf_config_count(&c, "energy"); i++) {
+            const char *v = hf_config_entry_at(&c, "energy", i)->value;
+            require(strchr(v, ' ') != NULL, "an energy entry of one word");
+        }
         hf_config_free(&c);
     }
 }

@@ -108,6 +108,12 @@ HessFit_Status hessfit_force_validate(const HessFit_Force *force, const OpenMM_S
  * ("single", "mixed", "double") may be NULL and is ignored by platforms without that property. */
 HessFit_Status hessfit_context_create(const OpenMM_System *system, OpenMM_Integrator *integrator,
                                       const char *platform_name, const char *precision, OpenMM_Context **context);
+/* OpenMM's LocalEnergyMinimizer::minimize (L-BFGS on the Context's positions, which it updates)
+ * with errors as a status instead of a C++ exception: tolerance is the root-mean-square force
+ * (kJ/mol/nm, > 0) at which it stops, max_iterations >= 0 (0: until converged).
+ * HESSFIT_ERROR_VALUE for a bad argument, HESSFIT_ERROR_GEOMETRY when a HessianForce meets an
+ * undefined geometry on the way, HESSFIT_ERROR_OPENMM for any other failure. */
+HessFit_Status hessfit_context_minimize(OpenMM_Context *context, double tolerance, int max_iterations);
 
 /* ---- reading a Context -------------------------------------------------------------------- */
 /* Pushes the parameter table (and terms) into the Context without re-initialising it. */
@@ -142,6 +148,19 @@ HessFit_Status hessfit_force_get_hessian_contraction_derivatives(HessFit_Force *
 HessFit_Status hessfit_force_get_gradient_contraction_derivatives(HessFit_Force *force, OpenMM_Context *context,
                                                                   const double *y, int n_y,
                                                                   double *derivatives, int n);
+
+/* ---- per-molecule energies ---------------------------------------------------------------- */
+/* energies[m] = the energy (kJ/mol) of molecule m alone (its terms and nonbonded pairs; they sum to
+ * the force's energy); n must equal the number of molecules. HESSFIT_ERROR_GEOMETRY as
+ * hessfit_force_get_hessian_blocks. */
+HessFit_Status hessfit_force_get_molecule_energies(HessFit_Force *force, OpenMM_Context *context, double *energies, int n);
+/* derivatives[s] = sum_m weights[m] dE_m/dslot_s for every slot s: the parameter gradient of any
+ * loss L of the molecule energies given weights[m] = dL/dE_m. weights: n_weights = the number of
+ * molecules, finite (HESSFIT_ERROR_VALUE names the molecule); derivatives: kJ/mol times the
+ * weights' units, per slot unit, n = the number of slots. */
+HessFit_Status hessfit_force_get_molecule_energy_derivatives(HessFit_Force *force, OpenMM_Context *context,
+                                                             const double *weights, int n_weights,
+                                                             double *derivatives, int n);
 
 /* ---- Hessian-space objectives (HessianObjective.h) ------------------------------------------ */
 /*

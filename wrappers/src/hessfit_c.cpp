@@ -21,6 +21,7 @@
 #include "HessianForceException.h"
 #include "internal/HessianForceImpl.h"
 #include "openmm/Integrator.h"
+#include "openmm/LocalEnergyMinimizer.h"
 #include "openmm/Platform.h"
 #include "openmm/Context.h"
 #include "openmm/OpenMMException.h"
@@ -598,6 +599,41 @@ HessFit_Status hessfit_force_get_gradient_contraction_derivatives(HessFit_Force 
     });
 }
 
+// ---- per-molecule energies -----------------------------------------------------------------------
+
+HessFit_Status hessfit_force_get_molecule_energies(HessFit_Force *force, OpenMM_Context *context, double *energies, int n) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        requireArray(energies, n, "energies");
+        requireSize(n, f.getNumMolecules(), "energies", "the number of molecules");
+        vector<double> result;
+        f.getMoleculeEnergies(c, result);
+        if ((long long) result.size() != n) {
+            std::ostringstream m;
+            m << "internal error: the kernel returned " << result.size() << " molecule energies, expected " << n;
+            throwError(HESSFIT_ERROR_OPENMM, m.str());
+        }
+        std::copy(result.begin(), result.end(), energies);
+    });
+}
+
+HessFit_Status hessfit_force_get_molecule_energy_derivatives(HessFit_Force *force, OpenMM_Context *context,
+                                                             const double *weights, int n_weights,
+                                                             double *derivatives, int n) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        requireArray(weights, n_weights, "weights");
+        requireArray(derivatives, n, "derivatives");
+        requireSize(n_weights, f.getNumMolecules(), "weights", "the number of molecules");
+        requireSize(n, f.getNumParameters(), "derivatives", "the number of parameter slots");
+        vector<double> result;
+        f.getMoleculeEnergyDerivatives(c, vector<double>(weights, weights + n_weights), result);
+        copyDerivatives(result, derivatives, n);
+    });
+}
+
 // ---- Hessian-space objectives -------------------------------------------------------------------
 
 void hessfit_molecule_objective_init(HessFit_MoleculeObjective *molecule) {
@@ -734,6 +770,19 @@ HessFit_Status hessfit_context_create(const OpenMM_System *system, OpenMM_Integr
             created = new OpenMM::Context(s, i, platform, properties);
         }
         *context = reinterpret_cast<OpenMM_Context*>(created);
+    });
+}
+
+HessFit_Status hessfit_context_minimize(OpenMM_Context *context, double tolerance, int max_iterations) {
+    return guarded(__func__, [&]() {
+        OpenMM::Context& c = contextOf(context);
+        if (!(tolerance > 0.0 && tolerance <= 1e300) || max_iterations < 0) {
+            std::ostringstream m;
+            m << "tolerance " << tolerance << " must be finite and > 0, max_iterations " << max_iterations
+              << " must be >= 0";
+            throwError(HESSFIT_ERROR_VALUE, m.str());
+        }
+        OpenMM::LocalEnergyMinimizer::minimize(c, tolerance, max_iterations);
     });
 }
 

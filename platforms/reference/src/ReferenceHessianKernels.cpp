@@ -109,6 +109,29 @@ void ReferenceCalcHessianForceKernel::computeGradientContractionDerivatives(Cont
     check(status, bad);
 }
 
+void ReferenceCalcHessianForceKernel::computeMoleculeEnergies(ContextImpl& context, vector<double>& energies) {
+    const hf_model& m = model.model();
+    energies.assign((size_t) m.n_molecules, 0.0);
+    if (m.n_particles == 0)
+        return;
+    int bad = 0;
+    int status = hf_molecule_energies(&m, table.data(), positionsOf(context), energies.data(), &bad);
+    check(status, bad);
+}
+
+void ReferenceCalcHessianForceKernel::computeMoleculeEnergyDerivatives(ContextImpl& context, const vector<double>& weights,
+                                                                       vector<double>& derivatives) {
+    const hf_model& m = model.model();
+    checkSize(weights.size(), (size_t) m.n_molecules, "the molecule weights");
+    derivatives.assign(table.size(), 0.0);
+    if (m.n_particles == 0 || table.empty())
+        return;
+    int bad = 0;
+    int status = hf_molecule_energy_derivatives(&m, table.data(), positionsOf(context), weights.data(),
+                                                derivatives.data(), &bad);
+    check(status, bad);
+}
+
 // ---- Hessian-space objectives ------------------------------------------------------------------
 
 static const double* dataOrNull(const vector<double>& v) {

@@ -22,6 +22,9 @@ public:
                                               std::vector<double>& derivatives);
     void computeGradientContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& y,
                                                std::vector<double>& derivatives);
+    void computeMoleculeEnergies(OpenMM::ContextImpl& context, std::vector<double>& energies);
+    void computeMoleculeEnergyDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& weights,
+                                          std::vector<double>& derivatives);
     void setHessianObjective(OpenMM::ContextImpl& context, const HessianObjectiveSpec& spec);
     double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
                                    std::vector<double>* residuals);

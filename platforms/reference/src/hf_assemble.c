@@ -1,11 +1,13 @@
 /*
- * Assembly of the whole force: energy and forces, per-molecule Hessian blocks, and dE/dslot.
+ * Assembly of the whole force: energy and forces, per-molecule Hessian blocks, and dE/dslot;
+ * per-molecule energies E_m and the weighted sum sum_m w_m dE_m/dslot (adjoint of any loss of the E_m).
  *
  * Every contribution is one term E = f(q(x); p): the listed terms of the model, and the plain
  * nonbonded pairs (all local pairs a < b of each molecule not marked excluded), which are turned
  * on the fly into HF_TERM_PAIR_COMBINED terms with scales 1 and the particles' slots, so one
  * evaluation step (hf_evaluate_term) serves all. From it:
- *     forces -= f' dq/dx,   H += f'' (dq/dx)(dq/dx)^T + f' d2q/dx2,   dE/dslot += df/dp_s.
+ *     forces -= f' dq/dx,   H += f'' (dq/dx)(dq/dx)^T + f' d2q/dx2,   dE/dslot += w_m df/dp_s,
+ * with w_m = 1, or the caller's weight of the term's molecule m; E_m += f.
  */
 #include "hf_core.h"
 #include "hf_pair.h"
@@ -19,6 +21,8 @@ typedef struct {
     double *forces;
     double *blocks;
     double *dedp;
+    double *mol_energies;       /* per molecule: E_m */
+    const double *mol_weights;  /* per molecule: w_m, the weight of its terms in dedp (NULL: all 1) */
 } accumulator;
 
 static int term_atom_count(int kind)
@@ -147,6 +151,10 @@ static int accumulate_term(const hf_model *model, const hf_term *t, const double
         return -1;
     const double *grad = cache->grad, *hess = cache->hess;
     acc->energy += v.e;
+    /* all atoms of a term lie in one molecule (validated by the caller) */
+    const int mol = model->atom_mol[t->atoms[0]];
+    if (acc->mol_energies)
+        acc->mol_energies[mol] += v.e;
     if (acc->forces) {
         double *restrict f = acc->forces;
         const double de = v.de;
@@ -155,8 +163,6 @@ static int accumulate_term(const hf_model *model, const hf_term *t, const double
                 f[3 * (ptrdiff_t)t->atoms[k] + c] -= de * grad[3 * k + c];
     }
     if (acc->blocks) {
-        /* all atoms of a term lie in one molecule (validated by the caller) */
-        const int mol = model->atom_mol[t->atoms[0]];
         const ptrdiff_t dim = 3 * (ptrdiff_t)(model->mol_offset[mol + 1] - model->mol_offset[mol]);
         double *block = acc->blocks + model->block_offset[mol];
         ptrdiff_t lrow[4];
@@ -168,10 +174,14 @@ static int accumulate_term(const hf_model *model, const hf_term *t, const double
         default: add_term_hessian(4, lrow, dim, v.d2e, v.de, grad, hess, block); break;
         }
     }
-    if (acc->dedp)
-        for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
-            if (t->slots[s] != HF_NO_SLOT)
-                acc->dedp[t->slots[s]] += v.de_dp[s];
+    if (acc->dedp) {
+        /* a zero weight adds exactly 0, even where a slot derivative is infinite (hf_terms.c) */
+        const double w = acc->mol_weights ? acc->mol_weights[mol] : 1.0;
+        if (w != 0.0)
+            for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
+                if (t->slots[s] != HF_NO_SLOT)
+                    acc->dedp[t->slots[s]] += w * v.de_dp[s];
+    }
     return 0;
 }
 
@@ -218,6 +228,8 @@ static int plain_pairs_fast(const hf_model *model, const double *table, const do
                 double f[3];
                 hf_pair_radial(inv_r, qa * qb, hf_combine_sigma(model->combining, sa, sb), eps, 1.0, 1.0, f);
                 acc->energy += f[0];
+                if (acc->mol_energies)
+                    acc->mol_energies[m] += f[0];
                 if (acc->forces) {
                     double *fa = acc->forces + 3 * (ptrdiff_t)pa, *fb = acc->forces + 3 * (ptrdiff_t)pb;
                     for (int c = 0; c < 3; c++) {
@@ -310,7 +322,7 @@ static int assemble(const hf_model *model, const double *table, const double *po
 int hf_energy_forces(const hf_model *model, const double *table, const double *pos,
                      double *energy, double *forces, int *bad_term)
 {
-    accumulator acc = {0.0, forces, NULL, NULL};
+    accumulator acc = {0.0, forces, NULL, NULL, NULL, NULL};
     const int rc = assemble(model, table, pos, &acc, bad_term);
     if (energy)
         *energy = acc.energy;
@@ -321,7 +333,7 @@ int hf_hessian_blocks(const hf_model *model, const double *table, const double *
                       double *blocks, int *bad_term)
 {
     memset(blocks, 0, (size_t)model->block_offset[model->n_molecules] * sizeof(double));
-    accumulator acc = {0.0, NULL, blocks, NULL};
+    accumulator acc = {0.0, NULL, blocks, NULL, NULL, NULL};
     if (assemble(model, table, pos, &acc, bad_term) != 0)
         return -1;
     for (int m = 0; m < model->n_molecules; m++)
@@ -333,6 +345,22 @@ int hf_parameter_derivatives(const hf_model *model, const double *table, const d
                              double *dedp, int *bad_term)
 {
     memset(dedp, 0, (size_t)model->n_slots * sizeof(double));
-    accumulator acc = {0.0, NULL, NULL, dedp};
+    accumulator acc = {0.0, NULL, NULL, dedp, NULL, NULL};
+    return assemble(model, table, pos, &acc, bad_term);
+}
+
+int hf_molecule_energies(const hf_model *model, const double *table, const double *pos,
+                         double *energies, int *bad_term)
+{
+    memset(energies, 0, (size_t)model->n_molecules * sizeof(double));
+    accumulator acc = {0.0, NULL, NULL, NULL, energies, NULL};
+    return assemble(model, table, pos, &acc, bad_term);
+}
+
+int hf_molecule_energy_derivatives(const hf_model *model, const double *table, const double *pos,
+                                   const double *weights, double *out, int *bad_term)
+{
+    memset(out, 0, (size_t)model->n_slots * sizeof(double));
+    accumulator acc = {0.0, NULL, NULL, out, NULL, weights};
     return assemble(model, table, pos, &acc, bad_term);
 }

@@ -103,6 +103,17 @@ int hf_hessian_blocks(const hf_model *model, const double *table, const double *
 int hf_parameter_derivatives(const hf_model *model, const double *table, const double *pos,
                              double *dedp, int *bad_term);
 
+/* energies[m] = the energy (kJ/mol) of molecule m: its terms and its plain nonbonded pairs
+ * (overwritten; size n_molecules). They sum to hf_energy_forces' energy. */
+int hf_molecule_energies(const hf_model *model, const double *table, const double *pos,
+                         double *energies, int *bad_term);
+
+/* out[s] = sum_m weights[m] dE_m/dslot_s for every slot (overwritten; size n_slots): the gradient of
+ * any loss L(E_0..E_{M-1}) given weights[m] = dL/dE_m (n_molecules, finite). A molecule of weight 0
+ * adds exactly 0. Fails exactly where hf_parameter_derivatives does. */
+int hf_molecule_energy_derivatives(const hf_model *model, const double *table, const double *pos,
+                                   const double *weights, double *out, int *bad_term);
+
 /* Bad-term index used when the undefined geometry is in the plain nonbonded sum. */
 #define HF_BAD_NONBONDED_PAIR (-2)
 

@@ -32,6 +32,11 @@ public:
     /** y . d(grad E)/dslot for every slot; y must be finite with 3 entries per System particle. */
     void getGradientContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& y,
                                            std::vector<double>& derivatives);
+    /** Per-molecule energies (kJ/mol), one per molecule of the kernel. */
+    void getMoleculeEnergies(OpenMM::ContextImpl& context, std::vector<double>& energies);
+    /** sum_m weights[m] dE_m/dslot for every slot; weights must be finite, one per molecule. */
+    void getMoleculeEnergyDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& weights,
+                                      std::vector<double>& derivatives);
     /** Check indices, slots, finiteness and molecule membership; throws HessianForceException
      *  naming the first offending item. numSystemParticles < 0 skips the System size check. */
     static void validate(const HessianForce& force, int numSystemParticles);

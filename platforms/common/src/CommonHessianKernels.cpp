@@ -1,0 +1,423 @@
+#include "CommonHessianKernels.h"
+#include "CommonHessianProgram.h"
+#include "CommonHessianObjective.h"
+#include "HessianForceException.h"
+#include "openmm/common/ComputeForceInfo.h"
+#include "openmm/common/ContextSelector.h"
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+using namespace HessFit;
+using namespace OpenMM;
+using std::vector;
+
+/* The modes of computeTermSlotValues (hessianTermKernels.cc). */
+enum { ModeEnergyDerivatives = 0, ModeMoleculeWeights = 1, ModeHessianContraction = 2, ModeGradientContraction = 3 };
+
+/**
+ * What OpenMM may know of the force: its particle groups are the listed terms' atoms, and no two
+ * distinct particles are interchangeable, so OpenMM never reorders or swaps the molecules. (The
+ * kernels still read positions through the inverse of the context's atom order.)
+ */
+class CommonCalcHessianForceKernel::ForceInfo : public ComputeForceInfo {
+public:
+    void setGroups(const CommonTermLists& lists) {
+        groups.assign(lists.numListed, vector<int>());
+        for (int t = 0; t < lists.numListed; t++)
+            for (int a = 0; a < CommonTermLists::AtomsPerTerm && lists.atoms[CommonTermLists::AtomsPerTerm * t + a] >= 0; a++)
+                groups[t].push_back(lists.atoms[CommonTermLists::AtomsPerTerm * t + a]);
+    }
+    bool areParticlesIdentical(int particle1, int particle2) {
+        return particle1 == particle2;
+    }
+    int getNumParticleGroups() {
+        return (int) groups.size();
+    }
+    void getParticlesInGroup(int index, vector<int>& particles) {
+        particles = groups[index];
+    }
+    bool areGroupsIdentical(int group1, int group2) {
+        return group1 == group2;
+    }
+private:
+    vector<vector<int> > groups;
+};
+
+/** Keeps atomPos (particle -> row of posq) current if OpenMM ever reorders the atoms. */
+class CommonCalcHessianForceKernel::AtomOrderListener : public ComputeContext::ReorderListener {
+public:
+    explicit AtomOrderListener(CommonCalcHessianForceKernel& owner) : owner(owner) {}
+    void execute() {
+        owner.uploadAtomOrder();
+    }
+private:
+    CommonCalcHessianForceKernel& owner;
+};
+
+/** Sets a kernel's arguments in order: added on the first launch, replaced on later ones. */
+class CommonCalcHessianForceKernel::Arguments {
+public:
+    explicit Arguments(Launch& launch) : kernel(*launch.kernel), add(!launch.bound) {
+        launch.bound = true;
+    }
+    Arguments& operator()(ArrayInterface& array) {
+        if (add)
+            kernel.addArg(array);
+        else
+            kernel.setArg(index, array);
+        index++;
+        return *this;
+    }
+    template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
+    Arguments& operator()(T value) {
+        if (add)
+            kernel.addArg(value);
+        else
+            kernel.setArg(index, value);
+        index++;
+        return *this;
+    }
+private:
+    ComputeKernelImpl& kernel;
+    bool add;
+    int index = 0;
+};
+
+CommonCalcHessianForceKernel::CommonCalcHessianForceKernel(std::string name, const Platform& platform, ComputeContext& cc)
+    : CalcHessianForceKernel(name, platform), cc(cc) {
+}
+
+CommonCalcHessianForceKernel::~CommonCalcHessianForceKernel() {
+}
+
+int CommonCalcHessianForceKernel::realSize() const {
+    return cc.getUseDoublePrecision() ? (int) sizeof(double) : (int) sizeof(float);
+}
+
+void CommonCalcHessianForceKernel::sizeArray(ComputeArray& array, size_t count, int elementSize, const char* name) {
+    // An array keeps its element size for the Context's life (the precision does not change).
+    const size_t n = std::max<size_t>(count, 1);
+    if (!array.isInitialized())
+        array.initialize(cc, n, elementSize, name);
+    else if (array.getSize() != n)
+        array.resize(n);
+}
+
+template <class T>
+void CommonCalcHessianForceKernel::uploadArray(ComputeArray& array, const vector<T>& values, const char* name) {
+    sizeArray(array, values.size(), sizeof(T), name);
+    if (!values.empty())
+        array.upload(values.data(), true);
+}
+
+void CommonCalcHessianForceKernel::initialize(const System&, const HessianForce& force) {
+    ContextSelector selector(cc);
+    if (!cc.getSupportsDoublePrecision())
+        throw HessianForceException(HessianForceException::Unsupported,
+                                    "HessianForce: this device has no double precision, which the GPU kernels need for "
+                                    "the parameter table and every sum");
+    if (!cc.getSupports64BitGlobalAtomics())
+        throw HessianForceException(HessianForceException::Unsupported,
+                                    "HessianForce: this device has no 64-bit atomic addition, which OpenMM's fixed-point "
+                                    "force buffer needs");
+    numParticles = force.getNumParticles();
+    reduceBlock = 1;
+    while (2 * reduceBlock <= std::min(128, cc.getMaxThreadBlockSize()))
+        reduceBlock *= 2;
+
+    ComputeProgram program = cc.compileProgram(hessianProgramSource(),
+                                               hessianProgramDefines(cc.getUseMixedPrecision(), reduceBlock));
+    termEnergyForces.kernel = program->createKernel("computeTermEnergyForces");
+    termHessians.kernel = program->createKernel("computeTermHessians");
+    termSlotValues.kernel = program->createKernel("computeTermSlotValues");
+    gatherForces.kernel = program->createKernel("gatherForces");
+    gatherHessianBlocks.kernel = program->createKernel("gatherHessianBlocks");
+    reduceSegments.kernel = program->createKernel("reduceSegments");
+    addTotalEnergy.kernel = program->createKernel("addTotalEnergy");
+
+    uploadModel(force);
+    uploadArray(table, force.getParameters(), "hessfitTable");
+    uploadAtomOrder();
+    sizeArray(geometryFlag, 1, sizeof(int), "hessfitGeometryFlag");
+    info = new ForceInfo();
+    info->setGroups(lists);
+    cc.addForce(info);
+    cc.addReorderListener(new AtomOrderListener(*this));
+}
+
+void CommonCalcHessianForceKernel::uploadModel(const HessianForce& force) {
+    flat.build(force);
+    const hf_model& m = flat.model();
+    lists.build(m);
+    numSlots = m.n_slots;
+    numMolecules = m.n_molecules;
+    hessianSize = m.block_offset[m.n_molecules];
+    const int terms = lists.numTerms();
+    uploadArray(termInfo, lists.info, "hessfitTermInfo");
+    uploadArray(termAtoms, lists.atoms, "hessfitTermAtoms");
+    uploadArray(termSlots, lists.slots, "hessfitTermSlots");
+    uploadArray(termScalars, lists.scalars, "hessfitTermScalars");
+    uploadArray(termLocal, lists.localRow, "hessfitTermLocal");
+    uploadArray(termMolecule, lists.molecule, "hessfitTermMolecule");
+    uploadArray(termHessianOffset, lists.hessianOffset, "hessfitTermHessianOffset");
+    uploadArray(molBlockOffset, lists.blockOffset, "hessfitMoleculeBlockOffset");
+    uploadArray(molDim, lists.moleculeDim, "hessfitMoleculeDim");
+    uploadArray(atomStart, lists.atomStart, "hessfitAtomStart");
+    uploadArray(atomEntries, lists.atomEntries, "hessfitAtomEntries");
+    uploadArray(pairInfo, lists.pairInfo, "hessfitPairInfo");
+    uploadArray(pairStart, lists.pairStart, "hessfitPairStart");
+    uploadArray(pairEntries, lists.pairEntries, "hessfitPairEntries");
+    uploadArray(slotStart, lists.slotStart, "hessfitSlotStart");
+    uploadArray(slotEntries, lists.slotEntries, "hessfitSlotEntries");
+    uploadArray(moleculeStart, lists.moleculeStart, "hessfitMoleculeStart");
+    uploadArray(moleculeEntries, lists.moleculeEntries, "hessfitMoleculeEntries");
+    sizeArray(termEnergy, terms, realSize(), "hessfitTermEnergy");
+    sizeArray(termForce, (size_t) CommonTermLists::ForceStride * terms, realSize(), "hessfitTermForce");
+    sizeArray(slotValues, (size_t) CommonTermLists::SlotsPerTerm * terms, realSize(), "hessfitSlotValues");
+    sizeArray(slotSums, numSlots, sizeof(double), "hessfitSlotSums");
+    sizeArray(moleculeSums, numMolecules, sizeof(double), "hessfitMoleculeSums");
+    // The Hessian's arrays (the largest) are sized when first needed.
+    if (termHessian.isInitialized())
+        sizeArray(termHessian, lists.hessianScratchSize, realSize(), "hessfitTermHessian");
+}
+
+void CommonCalcHessianForceKernel::uploadAtomOrder() {
+    const vector<int>& order = cc.getAtomIndex();
+    vector<int> position(numParticles, 0);
+    for (int row = 0; row < (int) order.size(); row++)
+        if (order[row] >= 0 && order[row] < numParticles)
+            position[order[row]] = row;
+    uploadArray(atomPos, position, "hessfitAtomPosition");
+}
+
+// ---- launches ------------------------------------------------------------------------------------
+
+void CommonCalcHessianForceKernel::runTermEnergyForces(bool wantForces) {
+    const int terms = lists.numTerms();
+    if (terms == 0)
+        return;
+    ArrayInterface& posq = cc.getPosq();
+    ArrayInterface& correction = cc.getUseMixedPrecision() ? cc.getPosqCorrection() : posq;
+    Arguments{termEnergyForces}(terms)(wantForces ? 1 : 0)(termInfo)(termAtoms)(termSlots)(termScalars)(table)(flat.model().combining)
+        (posq)(correction)(atomPos)(termEnergy)(termForce)(geometryFlag);
+    termEnergyForces.kernel->execute(terms);
+}
+
+void CommonCalcHessianForceKernel::runTermSlotValues(int mode) {
+    const int terms = lists.numTerms();
+    if (terms == 0)
+        return;
+    ArrayInterface& posq = cc.getPosq();
+    ArrayInterface& correction = cc.getUseMixedPrecision() ? cc.getPosqCorrection() : posq;
+    // Arrays a mode does not read are bound to a small array of the right type.
+    ComputeArray& g = mode == ModeHessianContraction ? adjoint : slotSums;
+    ComputeArray& y = mode == ModeGradientContraction ? yVector : slotSums;
+    ComputeArray& w = mode == ModeMoleculeWeights ? molWeights : slotSums;
+    Arguments{termSlotValues}(terms)(mode)(termInfo)(termAtoms)(termSlots)(termScalars)(table)(flat.model().combining)
+        (posq)(correction)(atomPos)(termLocal)(termMolecule)(molBlockOffset)(molDim)(g)(y)(w)(slotValues)(geometryFlag);
+    termSlotValues.kernel->execute(terms);
+}
+
+void CommonCalcHessianForceKernel::runHessianBlocks() {
+    const int terms = lists.numTerms();
+    sizeArray(hessianBlocks, hessianSize, sizeof(double), "hessfitHessianBlocks");
+    sizeArray(termHessian, lists.hessianScratchSize, realSize(), "hessfitTermHessian");
+    if (terms > 0) {
+        ArrayInterface& posq = cc.getPosq();
+        ArrayInterface& correction = cc.getUseMixedPrecision() ? cc.getPosqCorrection() : posq;
+        Arguments{termHessians}(terms)(termInfo)(termAtoms)(termSlots)(termScalars)(table)(flat.model().combining)
+            (posq)(correction)(atomPos)(termHessianOffset)(termHessian)(geometryFlag);
+        termHessians.kernel->execute(terms);
+    }
+    const int pairs = lists.numPairs();
+    if (pairs > 0) {
+        Arguments{gatherHessianBlocks}(pairs)(pairInfo)(pairStart)(pairEntries)(termHessian)(molBlockOffset)(molDim)
+            (hessianBlocks);
+        gatherHessianBlocks.kernel->execute(pairs);
+    }
+}
+
+void CommonCalcHessianForceKernel::runReduceSegments(ComputeArray& start, ComputeArray& entries, ComputeArray& values,
+                                                     int numSegments, ComputeArray& out) {
+    if (numSegments == 0)
+        return;
+    const int groups = std::min(numSegments, 4096);
+    Arguments{reduceSegments}(numSegments)(start)(entries)(values)(out);
+    reduceSegments.kernel->execute(groups * reduceBlock, reduceBlock);
+}
+
+// ---- errors --------------------------------------------------------------------------------------
+
+void CommonCalcHessianForceKernel::clearGeometryFlag() {
+    cc.clearBuffer(geometryFlag);
+}
+
+void CommonCalcHessianForceKernel::checkGeometryFlag() {
+    int flag = 0;
+    geometryFlag.download(&flag, true);
+    if (flag == 0)
+        return;
+    const int term = lists.numTerms() - flag;
+    throw HessianForceException(HessianForceException::Geometry,
+                                "HessianForce: the geometry of " +
+                                    flat.describeTerm(term < lists.numListed ? term : HF_BAD_NONBONDED_PAIR) +
+                                    " is undefined (coincident particles or collinear dihedral atoms)");
+}
+
+void CommonCalcHessianForceKernel::checkSize(size_t given, size_t expected, const char* what) const {
+    if (given != expected) {
+        std::ostringstream m;
+        m << "HessianForce: " << what << " has " << given << " entries but the Context's force needs " << expected;
+        throw HessianForceException(HessianForceException::Size, m.str());
+    }
+}
+
+// ---- the kernel interface ------------------------------------------------------------------------
+
+double CommonCalcHessianForceKernel::execute(ContextImpl&, bool includeForces, bool includeEnergy) {
+    if (lists.numTerms() == 0 || (!includeForces && !includeEnergy))
+        return 0.0;
+    ContextSelector selector(cc);
+    if (includeEnergy)
+        clearGeometryFlag();
+    runTermEnergyForces(includeForces);
+    if (includeForces) {
+        Arguments{gatherForces}(numParticles)(atomStart)(atomEntries)(termForce)(atomPos)(cc.getPaddedNumAtoms())
+            (cc.getLongForceBuffer());
+        gatherForces.kernel->execute(numParticles);
+    }
+    if (includeEnergy) {
+        runReduceSegments(moleculeStart, moleculeEntries, termEnergy, numMolecules, moleculeSums);
+        Arguments{addTotalEnergy}(numMolecules)(moleculeSums)(cc.getEnergyBuffer());
+        addTotalEnergy.kernel->execute(reduceBlock, reduceBlock);
+        // A geometry error surfaces where the energy is read (a State or an energy call, which
+        // synchronise anyway); force-only evaluations (MD steps) do not wait for the device.
+        checkGeometryFlag();
+    }
+    return 0.0;
+}
+
+void CommonCalcHessianForceKernel::copyParametersToContext(ContextImpl&, const HessianForce& force) {
+    ContextSelector selector(cc);
+    uploadModel(force);
+    uploadArray(table, force.getParameters(), "hessfitTable");
+    info->setGroups(lists);
+    cc.invalidateMolecules(info);
+}
+
+void CommonCalcHessianForceKernel::copyParameterTableToContext(ContextImpl&, const vector<double>& newTable) {
+    checkSize(newTable.size(), (size_t) numSlots, "the parameter table");
+    if (newTable.empty())
+        return;
+    ContextSelector selector(cc);
+    table.upload(newTable.data(), true);
+}
+
+void CommonCalcHessianForceKernel::computeHessianBlocks(ContextImpl&, vector<double>& blocks) {
+    blocks.resize((size_t) hessianSize);
+    if (hessianSize == 0)
+        return;
+    ContextSelector selector(cc);
+    clearGeometryFlag();
+    runHessianBlocks();
+    checkGeometryFlag();
+    hessianBlocks.download(blocks.data(), true);
+}
+
+void CommonCalcHessianForceKernel::slotDerivatives(int mode, vector<double>& derivatives) {
+    derivatives.assign((size_t) numSlots, 0.0);
+    if (numSlots == 0 || lists.numTerms() == 0)
+        return;
+    clearGeometryFlag();
+    runTermSlotValues(mode);
+    runReduceSegments(slotStart, slotEntries, slotValues, numSlots, slotSums);
+    checkGeometryFlag();
+    slotSums.download(derivatives.data(), true);
+}
+
+void CommonCalcHessianForceKernel::computeParameterDerivatives(ContextImpl&, vector<double>& derivatives) {
+    ContextSelector selector(cc);
+    slotDerivatives(ModeEnergyDerivatives, derivatives);
+}
+
+void CommonCalcHessianForceKernel::computeHessianContractionDerivatives(ContextImpl&, const vector<double>& g,
+                                                                        vector<double>& derivatives) {
+    checkSize(g.size(), (size_t) hessianSize, "the adjoint matrix G");
+    ContextSelector selector(cc);
+    if (numSlots > 0 && lists.numTerms() > 0)
+        uploadArray(adjoint, g, "hessfitAdjoint");
+    slotDerivatives(ModeHessianContraction, derivatives);
+}
+
+void CommonCalcHessianForceKernel::computeGradientContractionDerivatives(ContextImpl&, const vector<double>& y,
+                                                                         vector<double>& derivatives) {
+    checkSize(y.size(), 3 * (size_t) numParticles, "the vector y");
+    ContextSelector selector(cc);
+    if (numSlots > 0 && lists.numTerms() > 0)
+        uploadArray(yVector, y, "hessfitGradientVector");
+    slotDerivatives(ModeGradientContraction, derivatives);
+}
+
+void CommonCalcHessianForceKernel::computeMoleculeEnergies(ContextImpl&, vector<double>& energies) {
+    energies.assign((size_t) numMolecules, 0.0);
+    if (numMolecules == 0 || lists.numTerms() == 0)
+        return;
+    ContextSelector selector(cc);
+    clearGeometryFlag();
+    runTermEnergyForces(false);
+    runReduceSegments(moleculeStart, moleculeEntries, termEnergy, numMolecules, moleculeSums);
+    checkGeometryFlag();
+    moleculeSums.download(energies.data(), true);
+}
+
+void CommonCalcHessianForceKernel::computeMoleculeEnergyDerivatives(ContextImpl&, const vector<double>& weights,
+                                                                    vector<double>& derivatives) {
+    checkSize(weights.size(), (size_t) numMolecules, "the molecule weights");
+    ContextSelector selector(cc);
+    if (numSlots > 0 && lists.numTerms() > 0)
+        uploadArray(molWeights, weights, "hessfitMoleculeWeights");
+    slotDerivatives(ModeMoleculeWeights, derivatives);
+}
+
+// ---- the Hessian-space objective -----------------------------------------------------------------
+
+void CommonCalcHessianForceKernel::setHessianObjective(ContextImpl&, const HessianObjectiveSpec& spec) {
+    ContextSelector selector(cc);
+    const hf_model& m = flat.model();
+    CommonMoleculeLayout layout;
+    layout.moleculeOffset.assign(m.mol_offset, m.mol_offset + m.n_molecules + 1);
+    layout.moleculeAtoms.assign(m.mol_atoms, m.mol_atoms + m.mol_offset[m.n_molecules]);
+    layout.blockOffset.assign(m.block_offset, m.block_offset + m.n_molecules + 1);
+    objective.reset();
+    objective.reset(new CommonHessianObjective(cc, layout, spec));
+    objectiveFrequencyTargets = spec.numFrequencyTargets();
+}
+
+double CommonCalcHessianForceKernel::computeHessianObjective(ContextImpl&, vector<double>* dLdslot,
+                                                             vector<double>* residuals) {
+    if (!objective)
+        throw HessianForceException(HessianForceException::Value, "HessianForce: no Hessian objective is set in this Context");
+    ContextSelector selector(cc);
+    clearGeometryFlag();
+    runHessianBlocks();
+    checkGeometryFlag();
+    const bool gradient = dLdslot != nullptr;
+    if (gradient)
+        sizeArray(adjoint, hessianSize, sizeof(double), "hessfitAdjoint");
+    const double loss = objective->evaluate(hessianBlocks, gradient ? &adjoint : nullptr, residuals);
+    if (gradient)
+        slotDerivatives(ModeHessianContraction, *dLdslot);
+    return loss;
+}
+
+void CommonCalcHessianForceKernel::getHessianObjectivePairing(ContextImpl&, vector<int>& modes) {
+    if (!objective) {
+        modes.assign((size_t) objectiveFrequencyTargets, -1);
+        return;
+    }
+    ContextSelector selector(cc);
+    objective->getPairing(modes);
+}

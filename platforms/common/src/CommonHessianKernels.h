@@ -1,0 +1,110 @@
+#ifndef HESSFIT_COMMON_HESSIAN_KERNELS_H_
+#define HESSFIT_COMMON_HESSIAN_KERNELS_H_
+/*
+ * HessianForce on OpenMM's GPU platforms, written once against the common compute layer
+ * (ComputeContext, ComputeArray, ComputeKernel): the OpenCL and the CUDA library both compile this
+ * with their own context type (CommonHessianKernelFactory.h).
+ *
+ * The force is flattened on the host (CommonTermLists: listed terms and plain nonbonded pairs in
+ * one term list). Every computation is one launch of a per-term kernel over all terms of all
+ * molecules, writing per-term scratch values, then gather kernels that sum them in double over
+ * fixed lists (no atomics except the one fixed-point add per force component). The parameter
+ * table lives on the device in double; copyParameterTableToContext uploads only the table.
+ *
+ * Precision (the platform's Precision property): the term math (q, dq/dx, d2q/dx2, f, f', f''
+ * and their slot derivatives) runs in `real` (float in single and mixed, double in double);
+ * positions enter in `mixed` (mixed precision adds OpenMM's position correction, so the
+ * difference vectors of a term are formed in double before rounding); every sum over terms, the
+ * Hessian blocks, the derivatives and the contractions are double.
+ */
+#include "CommonTermLists.h"
+#include "FlatHessianModel.h"
+#include "HessianKernels.h"
+#include "openmm/common/ComputeArray.h"
+#include "openmm/common/ComputeContext.h"
+#include "openmm/common/ComputeKernel.h"
+#include <memory>
+#include <vector>
+
+namespace HessFit {
+
+class CommonHessianObjective;
+
+class CommonCalcHessianForceKernel : public CalcHessianForceKernel {
+public:
+    CommonCalcHessianForceKernel(std::string name, const OpenMM::Platform& platform, OpenMM::ComputeContext& cc);
+    ~CommonCalcHessianForceKernel();
+    void initialize(const OpenMM::System& system, const HessianForce& force);
+    double execute(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy);
+    void copyParametersToContext(OpenMM::ContextImpl& context, const HessianForce& force);
+    void copyParameterTableToContext(OpenMM::ContextImpl& context, const std::vector<double>& table);
+    void computeHessianBlocks(OpenMM::ContextImpl& context, std::vector<double>& blocks);
+    void computeParameterDerivatives(OpenMM::ContextImpl& context, std::vector<double>& derivatives);
+    void computeHessianContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& adjoint,
+                                              std::vector<double>& derivatives);
+    void computeGradientContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& y,
+                                               std::vector<double>& derivatives);
+    void computeMoleculeEnergies(OpenMM::ContextImpl& context, std::vector<double>& energies);
+    void computeMoleculeEnergyDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& weights,
+                                          std::vector<double>& derivatives);
+    void setHessianObjective(OpenMM::ContextImpl& context, const HessianObjectiveSpec& spec);
+    double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
+                                   std::vector<double>* residuals);
+    void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes);
+
+private:
+    class ForceInfo;
+    class AtomOrderListener;
+    /** A compiled kernel whose arguments are added on its first launch and set on later ones. */
+    struct Launch {
+        OpenMM::ComputeKernel kernel;
+        bool bound = false;
+    };
+    class Arguments;
+
+    /** Flatten the force and upload the term arrays and lists (initialize, copyParametersToContext). */
+    void uploadModel(const HessianForce& force);
+    /** The inverse of the context's atom order: atomPos[particle] = its row in posq. */
+    void uploadAtomOrder();
+    /** Size (and create) a device array of count elements of elementSize bytes (count 0: 1 element). */
+    void sizeArray(OpenMM::ComputeArray& array, size_t count, int elementSize, const char* name);
+    template <class T>
+    void uploadArray(OpenMM::ComputeArray& array, const std::vector<T>& values, const char* name);
+    int realSize() const;
+
+    // launches (all terms of all molecules in one launch each)
+    void runTermEnergyForces(bool wantForces);
+    void runTermSlotValues(int mode);
+    void runHessianBlocks();
+    void runReduceSegments(OpenMM::ComputeArray& start, OpenMM::ComputeArray& entries, OpenMM::ComputeArray& values,
+                           int numSegments, OpenMM::ComputeArray& out);
+    /** Slot values of the given mode summed per slot, downloaded into derivatives (checks geometry). */
+    void slotDerivatives(int mode, std::vector<double>& derivatives);
+    /** Clear the undefined-geometry flag before a computation; after it, throw naming the term. */
+    void clearGeometryFlag();
+    void checkGeometryFlag();
+    void checkSize(size_t given, size_t expected, const char* what) const;
+
+    OpenMM::ComputeContext& cc;
+    FlatHessianModel flat;
+    CommonTermLists lists;
+    int numParticles = 0, numSlots = 0, numMolecules = 0, reduceBlock = 0;
+    long long hessianSize = 0;
+    ForceInfo* info = nullptr;  // owned by the ComputeContext
+    // the model
+    OpenMM::ComputeArray table, termInfo, termAtoms, termSlots, termScalars, termLocal, termMolecule, termHessianOffset;
+    OpenMM::ComputeArray molBlockOffset, molDim, atomPos;
+    OpenMM::ComputeArray atomStart, atomEntries, pairInfo, pairStart, pairEntries, slotStart, slotEntries;
+    OpenMM::ComputeArray moleculeStart, moleculeEntries;
+    // scratch and results
+    OpenMM::ComputeArray termEnergy, termForce, termHessian, slotValues, hessianBlocks, adjoint, yVector, molWeights;
+    OpenMM::ComputeArray slotSums, moleculeSums, geometryFlag;
+    Launch termEnergyForces, termHessians, termSlotValues, gatherForces, gatherHessianBlocks, reduceSegments, addTotalEnergy;
+    // the Hessian-space objective
+    std::unique_ptr<CommonHessianObjective> objective;
+    int objectiveFrequencyTargets = 0;
+};
+
+} // namespace HessFit
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * One thread per term (listed terms and the expanded plain nonbonded pairs, one list): each
+ * kernel evaluates its terms with hessianTermMath.cc and writes per-term results to scratch
+ * arrays, which the gather kernels (hessianGatherKernels.cc) sum in double over lists built by the
+ * host, in a fixed order, without atomics. Every kernel flags an undefined geometry through
+ * hfFlagUndefined and writes zeros for that term.
+ *
+ * Arguments shared by all three (the term list and the positions):
+ *   termInfo[2t] = (kind, periodicity), termAtoms[4t] = System particles, termSlots[6t] = slots,
+ *   termScalars[4t] = (scale, phase, scale_coulomb, scale_lj), table = the parameter slots
+ *   (double), combining = the force's rule, posq (+ posqCorrection in mixed precision) indexed
+ *   through atomPos[particle] = its row in posq.
+ */
+
+/* Energy of every term and, if wantForces, its f' dq/dx (3 per atom, HF_FORCE_STRIDE per term). */
+KERNEL void computeTermEnergyForces(int numTerms, int wantForces, GLOBAL const int* RESTRICT termInfo,
+        GLOBAL const int* RESTRICT termAtoms, GLOBAL const int* RESTRICT termSlots,
+        GLOBAL const double* RESTRICT termScalars, GLOBAL const double* RESTRICT table, int combining,
+        GLOBAL const real* RESTRICT posq, GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos,
+        GLOBAL real* RESTRICT termEnergy, GLOBAL real* RESTRICT termForce, GLOBAL int* RESTRICT errorFlag) {
+    for (int t = GLOBAL_ID; t < numTerms; t += GLOBAL_SIZE) {
+        int kind, slots[HF_SLOTS];
+        real sv[HF_SLOTS], grad[HF_FORCE_STRIDE];
+        const int n = hfTermSetup(t, termInfo, termSlots, table, &kind, slots, sv);
+        real energy = 0;
+        for (int i = 0; i < HF_FORCE_STRIDE; i++)
+            grad[i] = 0;
+        if (!hfPlainPairIsEmpty(kind, slots, table)) {
+            real v[9], gv[9], hv[1], q;
+            hfTermVectors(n, t, termAtoms, posq, posqCorrection, atomPos, v);
+            if (hfCoordinate(n, v, 0, &q, gv, hv) != 0) {
+                hfFlagUndefined(errorFlag, numTerms, t);
+            } else {
+                HfTermValue value;
+                hfEvaluateScalar(t, kind, sv, slots, termInfo, termScalars, combining, q, &value);
+                energy = value.e;
+                for (int a = 0; a < n; a++) {
+                    real ga[3];
+                    hfAtomGradient(n, gv, a, ga);
+                    for (int i = 0; i < 3; i++)
+                        grad[3 * a + i] = value.de * ga[i];
+                }
+            }
+        }
+        termEnergy[t] = energy;
+        if (wantForces)
+            for (int i = 0; i < HF_FORCE_STRIDE; i++)
+                termForce[HF_FORCE_STRIDE * t + i] = grad[i];
+    }
+}
+
+/*
+ * The term's Hessian f'' g g^T + f' d2q/dx2 as 3x3 blocks (a, b), a <= b over its atoms, in the
+ * order (0,0), (0,1), .., (0,n-1), (1,1), .., 9 values each, at termHessOffset[t]. A term of two
+ * atoms has the Hessian [[K, -K], [-K, K]]: only K = block (0, 0) is stored.
+ */
+KERNEL void computeTermHessians(int numTerms, GLOBAL const int* RESTRICT termInfo, GLOBAL const int* RESTRICT termAtoms,
+        GLOBAL const int* RESTRICT termSlots, GLOBAL const double* RESTRICT termScalars,
+        GLOBAL const double* RESTRICT table, int combining, GLOBAL const real* RESTRICT posq,
+        GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos,
+        GLOBAL const int* RESTRICT termHessOffset, GLOBAL real* RESTRICT termHessian, GLOBAL int* RESTRICT errorFlag) {
+    for (int t = GLOBAL_ID; t < numTerms; t += GLOBAL_SIZE) {
+        int kind, slots[HF_SLOTS];
+        real sv[HF_SLOTS];
+        const int n = hfTermSetup(t, termInfo, termSlots, table, &kind, slots, sv);
+        const int numBlocks = n == 2 ? 1 : n * (n + 1) / 2;
+        GLOBAL real* out = termHessian + termHessOffset[t];
+        int defined = 0;
+        real v[9], gv[9], hv[81], q;
+        HfTermValue value;
+        if (!hfPlainPairIsEmpty(kind, slots, table)) {
+            hfTermVectors(n, t, termAtoms, posq, posqCorrection, atomPos, v);
+            if (hfCoordinate(n, v, 1, &q, gv, hv) != 0) {
+                hfFlagUndefined(errorFlag, numTerms, t);
+            } else {
+                hfEvaluateScalar(t, kind, sv, slots, termInfo, termScalars, combining, q, &value);
+                defined = 1;
+            }
+        }
+        if (!defined) {
+            for (int i = 0; i < 9 * numBlocks; i++)
+                out[i] = 0;
+            continue;
+        }
+        int block = 0;
+        for (int a = 0; a < n; a++)
+            for (int b = a; b < n && block < numBlocks; b++, block++) {
+                real ga[3], gb[3], hq[9];
+                hfAtomGradient(n, gv, a, ga);
+                hfAtomGradient(n, gv, b, gb);
+                hfAtomHessianBlock(n, hv, a, b, hq);
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++)
+                        out[9 * block + 3 * i + j] = value.d2e * ga[i] * gb[j] + value.de * hq[3 * i + j];
+            }
+    }
+}
+
+/* What computeTermSlotValues writes for slot s of a term (the gather sums them per slot). */
+#define HF_MODE_ENERGY_DERIVATIVES 0    /* dE/dslot_s */
+#define HF_MODE_MOLECULE_WEIGHTS 1      /* w_m dE/dslot_s, w_m = molWeights[the term's molecule] */
+#define HF_MODE_HESSIAN_CONTRACTION 2   /* tr(G^T dH/dslot_s) = (df''/dp_s) g^T G g + (df'/dp_s) <G, d2q/dx2> */
+#define HF_MODE_GRADIENT_CONTRACTION 3  /* y . d(grad E)/dslot_s = (df'/dp_s) g . y */
+
+/* d w, except that a zero weight gives exactly 0 even where d is infinite */
+DEVICE double hfWeighted(real d, double w) {
+    return w == 0.0 ? 0.0 : (double) d * w;
+}
+
+/*
+ * Per term and slot, the mode's value (HF_SLOTS per term; 0 for unused slots). The Hessian
+ * contraction reads G (double, the Hessian-block layout) through termLocal[4t] (3 x the atoms'
+ * indices in their molecule), termMolecule, molBlockOffset and molDim; the gradient contraction
+ * reads y (double, 3 per System particle).
+ */
+KERNEL void computeTermSlotValues(int numTerms, int mode, GLOBAL const int* RESTRICT termInfo,
+        GLOBAL const int* RESTRICT termAtoms, GLOBAL const int* RESTRICT termSlots,
+        GLOBAL const double* RESTRICT termScalars, GLOBAL const double* RESTRICT table, int combining,
+        GLOBAL const real* RESTRICT posq, GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos,
+        GLOBAL const int* RESTRICT termLocal, GLOBAL const int* RESTRICT termMolecule,
+        GLOBAL const mm_long* RESTRICT molBlockOffset, GLOBAL const int* RESTRICT molDim,
+        GLOBAL const double* RESTRICT adjoint, GLOBAL const double* RESTRICT yVector,
+        GLOBAL const double* RESTRICT molWeights, GLOBAL real* RESTRICT slotValues, GLOBAL int* RESTRICT errorFlag) {
+    for (int t = GLOBAL_ID; t < numTerms; t += GLOBAL_SIZE) {
+        int kind, slots[HF_SLOTS];
+        real sv[HF_SLOTS], v[9], gv[9], hv[81], q;
+        double out[HF_SLOTS];
+        const int n = hfTermSetup(t, termInfo, termSlots, table, &kind, slots, sv);
+        for (int s = 0; s < HF_SLOTS; s++)
+            out[s] = 0.0;
+        hfTermVectors(n, t, termAtoms, posq, posqCorrection, atomPos, v);
+        if (hfCoordinate(n, v, mode == HF_MODE_HESSIAN_CONTRACTION, &q, gv, hv) != 0) {
+            hfFlagUndefined(errorFlag, numTerms, t);
+        } else {
+            HfTermValue value;
+            hfEvaluateScalar(t, kind, sv, slots, termInfo, termScalars, combining, q, &value);
+            if (mode == HF_MODE_ENERGY_DERIVATIVES) {
+                for (int s = 0; s < HF_SLOTS; s++)
+                    out[s] = value.dp[s];
+            } else if (mode == HF_MODE_MOLECULE_WEIGHTS) {
+                const double w = molWeights[termMolecule[t]];
+                for (int s = 0; s < HF_SLOTS; s++)
+                    out[s] = hfWeighted(value.dp[s], w);
+            } else if (mode == HF_MODE_HESSIAN_CONTRACTION) {
+                const int m = termMolecule[t], dim = molDim[m];
+                GLOBAL const double* block = adjoint + molBlockOffset[m];
+                double gGg = 0.0, gh = 0.0;
+                for (int a = 0; a < n; a++)
+                    for (int b = 0; b < n; b++) {
+                        real ga[3], gb[3], hq[9];
+                        hfAtomGradient(n, gv, a, ga);
+                        hfAtomGradient(n, gv, b, gb);
+                        hfAtomHessianBlock(n, hv, a < b ? a : b, a < b ? b : a, hq);
+                        GLOBAL const double* gab = block + (mm_long) termLocal[HF_ATOMS * t + a] * dim
+                                                   + termLocal[HF_ATOMS * t + b];
+                        for (int i = 0; i < 3; i++)
+                            for (int j = 0; j < 3; j++) {
+                                const double gij = gab[(mm_long) i * dim + j];
+                                gGg += (double) ga[i] * gij * (double) gb[j];
+                                gh += gij * (double) (a <= b ? hq[3 * i + j] : hq[3 * j + i]);
+                            }
+                    }
+                for (int s = 0; s < HF_SLOTS; s++)
+                    out[s] = hfWeighted(value.d2dp[s], gGg) + hfWeighted(value.ddp[s], gh);
+            } else {
+                double gy = 0.0;
+                for (int a = 0; a < n; a++) {
+                    real ga[3];
+                    hfAtomGradient(n, gv, a, ga);
+                    GLOBAL const double* ya = yVector + 3 * (mm_long) termAtoms[HF_ATOMS * t + a];
+                    gy += (double) ga[0] * ya[0] + (double) ga[1] * ya[1] + (double) ga[2] * ya[2];
+                }
+                for (int s = 0; s < HF_SLOTS; s++)
+                    out[s] = hfWeighted(value.ddp[s], gy);
+            }
+        }
+        for (int s = 0; s < HF_SLOTS; s++)
+            slotValues[HF_SLOTS * t + s] = (real) out[s];
+    }
+}

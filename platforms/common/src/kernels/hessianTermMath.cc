@@ -1,0 +1,480 @@
+/*
+ * The per-term math of HessianForce in OpenMM's common kernel dialect (one source for OpenCL and
+ * CUDA): the internal coordinate q of a term with dq/dx and d2q/dx2, and f(q), f'(q), f''(q) with
+ * their derivatives with respect to the term's parameter slots. The same formulas, in the same
+ * order, as the Reference platform's hf_geometry.c and hf_terms.c (see there for the derivations),
+ * evaluated in `real` (float in single and mixed precision, double in double precision).
+ *
+ * Defines from the host: HF_ONE_4PI_EPS0 (Coulomb constant, %.17g of hf_core.h's value),
+ * HF_POSITION_CORRECTION (mixed precision: positions are posq + posqCorrection, in double).
+ */
+#ifdef __OPENCL_VERSION__
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define HF_ATOMIC_MAX(p, v) atomic_max(p, v)
+#define HF_INFINITY ((real) INFINITY)
+#else
+#define HF_ATOMIC_MAX(p, v) atomicMax(p, v)
+#define HF_INFINITY ((real) __longlong_as_double(0x7ff0000000000000LL))
+#endif
+
+/* Device term kinds: hf_term_kind of hf_core.h, plus the plain nonbonded pair (an
+ * HF_TERM_PAIR_COMBINED term with scales 1 that is skipped when it has no energy, as the Reference
+ * platform's fast pair path skips it, except where parameter derivatives are computed). */
+#define HF_TERM_BOND 0
+#define HF_TERM_ANGLE 1
+#define HF_TERM_PERIODIC 2
+#define HF_TERM_RB 3
+#define HF_TERM_HARMONIC_DIHEDRAL 4
+#define HF_TERM_PAIR 5
+#define HF_TERM_PAIR_COMBINED 6
+#define HF_TERM_PLAIN_PAIR 7
+#define HF_NO_SLOT (-1)
+#define HF_COMBINE_LORENTZ_BERTHELOT 1
+#define HF_MIN_SINE 1e-12
+#define HF_TWO_PI 6.28318530717958647692
+
+/* Per-term layout of the arrays built by the host: 4 atoms, 6 slots, (kind, periodicity),
+ * 4 doubles (scale, phase, scale_coulomb, scale_lj), 4 local rows (3 x the atom's index in its
+ * molecule), the term's 12 force values f' dq/dx and its 6 per-slot values. */
+#define HF_ATOMS 4
+#define HF_SLOTS 6
+#define HF_FORCE_STRIDE 12
+
+DEVICE int hfTermAtomCount(int kind) {
+    if (kind == HF_TERM_ANGLE)
+        return 3;
+    if (kind == HF_TERM_PERIODIC || kind == HF_TERM_RB || kind == HF_TERM_HARMONIC_DIHEDRAL)
+        return 4;
+    return 2;
+}
+
+/* The coordinate is a function of n - 1 difference vectors v_k = x[plus_k] - x[minus_k]:
+ * distance (x0 - x1), angle (x0 - x1, x2 - x1), dihedral (F = x0 - x1, G = x1 - x2, H = x3 - x2). */
+DEVICE int hfPlusAtom(int n, int k) {
+    return (n == 4 && k == 1) ? 1 : (n == 4 && k == 2) ? 3 : (k == 0 ? 0 : 2);
+}
+
+DEVICE int hfMinusAtom(int n, int k) {
+    return (n == 4 && k >= 1) ? 2 : 1;
+}
+
+/* The incidence C_ka = dv_k/dx_a (+1, -1 or 0). */
+DEVICE real hfIncidence(int n, int k, int a) {
+    return (a == hfPlusAtom(n, k) ? (real) 1 : (real) 0) - (a == hfMinusAtom(n, k) ? (real) 1 : (real) 0);
+}
+
+/* The position of System particle p (x, y, z) at its place in posq. */
+DEVICE void hfLoadPosition(GLOBAL const real* RESTRICT posq, GLOBAL const real* RESTRICT posqCorrection,
+                           GLOBAL const int* RESTRICT atomPos, int p, mixed* x) {
+    const int i = atomPos[p];
+    for (int c = 0; c < 3; c++) {
+#ifdef HF_POSITION_CORRECTION
+        x[c] = (mixed) posq[4 * i + c] + (mixed) posqCorrection[4 * i + c];
+#else
+        x[c] = (mixed) posq[4 * i + c];
+#endif
+    }
+}
+
+/* The difference vectors of term t (3 (n - 1) reals), each formed in `mixed` before rounding. */
+DEVICE void hfTermVectors(int n, int t, GLOBAL const int* RESTRICT termAtoms, GLOBAL const real* RESTRICT posq,
+                          GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos, real* v) {
+    mixed x[HF_ATOMS][3];
+    for (int a = 0; a < n; a++)
+        hfLoadPosition(posq, posqCorrection, atomPos, termAtoms[HF_ATOMS * t + a], x[a]);
+    for (int k = 0; k < n - 1; k++) {
+        const int p = hfPlusAtom(n, k), m = hfMinusAtom(n, k);
+        for (int c = 0; c < 3; c++)
+            v[3 * k + c] = (real) (x[p][c] - x[m][c]);
+    }
+}
+
+DEVICE real hfDot3(const real* a, const real* b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+DEVICE void hfCross3(const real* a, const real* b, real* c) {
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* m = [v]x (row-major), [v]x w = v x w */
+DEVICE void hfSkew3(const real* v, real* m) {
+    m[0] = 0;     m[1] = -v[2]; m[2] = v[1];
+    m[3] = v[2];  m[4] = 0;     m[5] = -v[0];
+    m[6] = -v[1]; m[7] = v[0];  m[8] = 0;
+}
+
+DEVICE void hfMatmul3(const real* a, const real* b, real* c) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            c[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+}
+
+/* hv block (k, l) of a (3 nv)^2 row-major matrix = s * m; hfMirrorBlock: block (l, k) = its transpose. */
+DEVICE void hfPutBlock(real* hv, int ld, int k, int l, real s, const real* m) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            hv[(3 * k + i) * ld + 3 * l + j] = s * m[3 * i + j];
+}
+
+DEVICE void hfMirrorBlock(real* hv, int ld, int k, int l) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            hv[(3 * l + j) * ld + 3 * k + i] = hv[(3 * k + i) * ld + 3 * l + j];
+}
+
+/*
+ * q, its gradient gv (3 nv) and, if wantHess, its Hessian hv ((3 nv)^2) with respect to the
+ * difference vectors v (nv = n - 1). Returns 0, or 1 when the coordinate is undefined (coincident
+ * atoms, a linear angle, collinear dihedral atoms), exactly where hf_coordinate fails.
+ */
+DEVICE int hfCoordinate(int n, const real* v, int wantHess, real* q, real* gv, real* hv) {
+    if (n == 2) {
+        const real r = sqrt(hfDot3(v, v));
+        if (!(r > 0))
+            return 1;
+        *q = r;
+        const real invR = 1 / r;
+        for (int i = 0; i < 3; i++)
+            gv[i] = v[i] * invR;
+        if (wantHess)
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    hv[3 * i + j] = ((i == j ? (real) 1 : (real) 0) - gv[i] * gv[j]) * invR;
+        return 0;
+    }
+    if (n == 3) {
+        const real* a = v;
+        const real* b = v + 3;
+        real u[3], w[3], cr[3], nrm[3], ea[3], eb[3];
+        const real la = sqrt(hfDot3(a, a)), lb = sqrt(hfDot3(b, b));
+        if (!(la > 0) || !(lb > 0))
+            return 1;
+        for (int i = 0; i < 3; i++) {
+            u[i] = a[i] / la;
+            w[i] = b[i] / lb;
+        }
+        hfCross3(u, w, cr);
+        const real s = sqrt(hfDot3(cr, cr)), c = hfDot3(u, w);
+        if (!(s > (real) HF_MIN_SINE))
+            return 1;
+        *q = atan2(s, c);
+        for (int i = 0; i < 3; i++)
+            nrm[i] = cr[i] / s;
+        hfCross3(nrm, u, ea);
+        hfCross3(w, nrm, eb);
+        for (int i = 0; i < 3; i++) {
+            gv[i] = -ea[i] / la;
+            gv[3 + i] = -eb[i] / lb;
+        }
+        if (wantHess) {
+            const real cs = c / s, iaa = 1 / (la * la), ibb = 1 / (lb * lb), iab = -1 / (s * la * lb);
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) {
+                    const real nn = nrm[i] * nrm[j];
+                    hv[i * 6 + j] = (cs * nn + ea[i] * u[j] + u[i] * ea[j]) * iaa;
+                    hv[(3 + i) * 6 + 3 + j] = (cs * nn + eb[i] * w[j] + w[i] * eb[j]) * ibb;
+                    hv[i * 6 + 3 + j] = nn * iab;
+                    hv[(3 + i) * 6 + j] = nn * iab;
+                }
+        }
+        return 0;
+    }
+    /* dihedral (Blondel & Karplus): phi = atan2(-g F.B, A.B), A = F x G, B = H x G, g = |G| */
+    const real* F = v;
+    const real* G = v + 3;
+    const real* H = v + 6;
+    real A[3], B[3], al[3], be[3];
+    hfCross3(F, G, A);
+    hfCross3(H, G, B);
+    const real F2 = hfDot3(F, F), G2 = hfDot3(G, G), H2 = hfDot3(H, H);
+    const real A2 = hfDot3(A, A), B2 = hfDot3(B, B);
+    const real tol2 = (real) HF_MIN_SINE * (real) HF_MIN_SINE;
+    if (!(G2 > 0) || !(A2 > tol2 * F2 * G2) || !(B2 > tol2 * H2 * G2))
+        return 1;
+    const real g = sqrt(G2);
+    *q = atan2(-g * hfDot3(F, B), hfDot3(A, B));
+    const real iA2 = 1 / A2, iB2 = 1 / B2;
+    for (int i = 0; i < 3; i++) {
+        al[i] = A[i] * iA2;
+        be[i] = B[i] * iB2;
+    }
+    const real fg = hfDot3(F, G), hg = hfDot3(H, G), ig = 1 / g;
+    for (int i = 0; i < 3; i++) {
+        gv[i] = -g * al[i];
+        gv[3 + i] = fg * ig * al[i] - hg * ig * be[i];
+        gv[6 + i] = g * be[i];
+    }
+    if (wantHess) {
+        real MA[9], MB[9], sG[9], sF[9], sH[9], MAG[9], MAF[9], MBG[9], MBH[9], blk[9];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                const real id = (i == j) ? (real) 1 : (real) 0;
+                MA[3 * i + j] = (id - 2 * A[i] * A[j] * iA2) * iA2;
+                MB[3 * i + j] = (id - 2 * B[i] * B[j] * iB2) * iB2;
+            }
+        hfSkew3(G, sG);
+        hfSkew3(F, sF);
+        hfSkew3(H, sH);
+        hfMatmul3(MA, sG, MAG);
+        hfMatmul3(MA, sF, MAF);
+        hfMatmul3(MB, sG, MBG);
+        hfMatmul3(MB, sH, MBH);
+        const real ig3 = ig * ig * ig;
+        hfPutBlock(hv, 9, 0, 0, g, MAG);
+        hfPutBlock(hv, 9, 2, 2, -g, MBG);
+        for (int k = 0; k < 9; k++)
+            blk[k] = 0;
+        hfPutBlock(hv, 9, 0, 2, 1, blk);
+        hfPutBlock(hv, 9, 2, 0, 1, blk);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                blk[3 * i + j] = -al[i] * G[j] * ig - g * MAF[3 * i + j];
+        hfPutBlock(hv, 9, 0, 1, 1, blk);
+        hfMirrorBlock(hv, 9, 0, 1);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                blk[3 * i + j] = be[i] * G[j] * ig + g * MBH[3 * i + j];
+        hfPutBlock(hv, 9, 2, 1, 1, blk);
+        hfMirrorBlock(hv, 9, 2, 1);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                blk[3 * i + j] = al[i] * (F[j] * ig - fg * G[j] * ig3) + fg * ig * MAF[3 * i + j]
+                               - be[i] * (H[j] * ig - hg * G[j] * ig3) - hg * ig * MBH[3 * i + j];
+        hfPutBlock(hv, 9, 1, 1, 1, blk);
+    }
+    return 0;
+}
+
+/* dq/dx of atom a (3 values): sum_k C_ka gv_k. */
+DEVICE void hfAtomGradient(int n, const real* gv, int a, real* ga) {
+    for (int i = 0; i < 3; i++)
+        ga[i] = 0;
+    for (int k = 0; k < n - 1; k++) {
+        const real c = hfIncidence(n, k, a);
+        if (c != 0)
+            for (int i = 0; i < 3; i++)
+                ga[i] += c * gv[3 * k + i];
+    }
+}
+
+/* The 3x3 block (a, b) of d2q/dx2 (a <= b): sum_kl C_ka C_lb hv_kl; a diagonal block is made
+ * exactly symmetric from its upper triangle (as hf_geometry.c's map_to_atoms). */
+DEVICE void hfAtomHessianBlock(int n, const real* hv, int a, int b, real* blk) {
+    const int ld = 3 * (n - 1);
+    for (int i = 0; i < 9; i++)
+        blk[i] = 0;
+    for (int k = 0; k < n - 1; k++) {
+        const real ca = hfIncidence(n, k, a);
+        if (ca == 0)
+            continue;
+        for (int l = 0; l < n - 1; l++) {
+            const real s = ca * hfIncidence(n, l, b);
+            if (s == 0)
+                continue;
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    blk[3 * i + j] += s * hv[(3 * k + i) * ld + 3 * l + j];
+        }
+    }
+    if (a == b) {
+        blk[3] = blk[1];
+        blk[6] = blk[2];
+        blk[7] = blk[5];
+    }
+}
+
+/* ---- the scalar part: f, f', f'' and their slot derivatives (hf_terms.c) ------------------- */
+
+typedef struct {
+    real e, de, d2e;
+    real dp[HF_SLOTS], ddp[HF_SLOTS], d2dp[HF_SLOTS];
+} HfTermValue;
+
+DEVICE void hfClearValue(HfTermValue* out) {
+    out->e = out->de = out->d2e = 0;
+    for (int s = 0; s < HF_SLOTS; s++)
+        out->dp[s] = out->ddp[s] = out->d2dp[s] = 0;
+}
+
+/* E = k d^2 (slots k, q0; d = q - q0) */
+DEVICE void hfHarmonic(real k, real d, HfTermValue* out) {
+    out->e = k * d * d;
+    out->de = 2 * k * d;
+    out->d2e = 2 * k;
+    out->dp[0] = d * d;
+    out->ddp[0] = 2 * d;
+    out->d2dp[0] = 2;
+    out->dp[1] = -2 * k * d;
+    out->ddp[1] = -2 * k;
+    out->d2dp[1] = 0;
+}
+
+/* E = scale k (1 + cos(n q - phase)) */
+DEVICE void hfPeriodic(real k, real phase, real n, real sc, real q, HfTermValue* out) {
+    const real arg = n * q - phase, cs = cos(arg), sn = sin(arg);
+    out->e = sc * k * (1 + cs);
+    out->de = -sc * k * n * sn;
+    out->d2e = -sc * k * n * n * cs;
+    out->dp[0] = sc * (1 + cs);
+    out->ddp[0] = -sc * n * sn;
+    out->d2dp[0] = -sc * n * n * cs;
+    out->dp[1] = sc * k * sn;
+    out->ddp[1] = sc * k * n * cs;
+    out->d2dp[1] = -sc * k * n * n * sn;
+}
+
+/* E = sum_m C_m y^m, y = cos(q - pi) = -cos q */
+DEVICE void hfRyckaertBellemans(const real* c, real q, HfTermValue* out) {
+    const real cq = cos(q), sq = sin(q), y = -cq;
+    real pw[6];
+    pw[0] = 1;
+    for (int m = 1; m < 6; m++)
+        pw[m] = pw[m - 1] * y;
+    real e = 0, p1 = 0, p2 = 0;
+    for (int m = 0; m < 6; m++) {
+        const real d1 = (m >= 1) ? m * pw[m - 1] : (real) 0;
+        const real d2 = (m >= 2) ? m * (m - 1) * pw[m - 2] : (real) 0;
+        e += c[m] * pw[m];
+        p1 += c[m] * d1;
+        p2 += c[m] * d2;
+        out->dp[m] = pw[m];
+        out->ddp[m] = d1 * sq;
+        out->d2dp[m] = d2 * sq * sq + d1 * cq;
+    }
+    out->e = e;
+    out->de = p1 * sq;
+    out->d2e = p2 * sq * sq + p1 * cq;
+}
+
+/* Lennard-Jones + Coulomb at r with the partial derivatives of (f, f', f'') with respect to the
+ * charge product, sigma and epsilon (hf_pair.h, hf_terms.c's lj_coulomb). */
+DEVICE void hfLJCoulomb(real r, real qq, real sigma, real eps, real scCoul, real scLJ, real* f, real* dqq,
+                        real* dsig, real* deps) {
+    const real invR = 1 / r, invR2 = invR * invR, invR3 = invR2 * invR;
+    const real sr = sigma * invR;
+    const real sig2 = sr * sr, sig6 = sig2 * sig2 * sig2, sr5 = sig2 * sig2 * sr;
+    const real e4 = 4 * eps * scLJ;
+    const real cc = (real) HF_ONE_4PI_EPS0 * scCoul;
+    real u[3];
+    u[0] = (sig6 - 1) * sig6;
+    u[1] = -(12 * sig6 - 6) * sig6 * invR;
+    u[2] = (156 * sig6 - 42) * sig6 * invR * invR;
+    const real ccq = cc * qq;
+    f[0] = e4 * u[0] + ccq * invR;
+    f[1] = e4 * u[1] - ccq * invR * invR;
+    f[2] = e4 * u[2] + 2 * ccq * invR * invR * invR;
+    dqq[0] = cc * invR;
+    dqq[1] = -cc * invR2;
+    dqq[2] = 2 * cc * invR3;
+    dsig[0] = e4 * sr5 * (12 * sig6 - 6) * invR;
+    dsig[1] = e4 * sr5 * (36 - 144 * sig6) * invR2;
+    dsig[2] = e4 * sr5 * (1872 * sig6 - 252) * invR3;
+    for (int i = 0; i < 3; i++)
+        deps[i] = 4 * scLJ * u[i];
+}
+
+/* d sqrt(x y)/dx given root = sqrt(x y) and halfInvRoot = 1/(2 root): +inf where x = 0 and y != 0. */
+DEVICE real hfDsqrtProd(real x, real y, real root, real halfInvRoot) {
+    if (root > 0)
+        return y * halfInvRoot;
+    return (x == 0 && y != 0) ? HF_INFINITY : (real) 0;
+}
+
+/* outer * inner, with 0 * inf taken as 0 */
+DEVICE real hfChain(real outer, real inner) {
+    return outer == 0 ? (real) 0 : outer * inner;
+}
+
+/*
+ * f, f', f'' and slot derivatives of one term at coordinate q. sv: the 6 slot values (0 for
+ * HF_NO_SLOT); phase, scale, scales: the term's constants. Entries of unused slots are 0.
+ */
+DEVICE void hfTermScalar(int kind, int periodicity, const real* sv, int phaseSlot, real phase, real scale, real scCoul,
+                         real scLJ, int combining, real q, HfTermValue* out) {
+    hfClearValue(out);
+    if (kind == HF_TERM_BOND || kind == HF_TERM_ANGLE) {
+        hfHarmonic(sv[0], q - sv[1], out);
+    } else if (kind == HF_TERM_PERIODIC) {
+        hfPeriodic(sv[0], phaseSlot == HF_NO_SLOT ? phase : sv[1], (real) periodicity, scale, q, out);
+    } else if (kind == HF_TERM_RB) {
+        hfRyckaertBellemans(sv, q, out);
+    } else if (kind == HF_TERM_HARMONIC_DIHEDRAL) {
+        hfHarmonic(sv[0], remainder(q - sv[1], (real) HF_TWO_PI), out);
+    } else if (kind == HF_TERM_PAIR) {
+        real f[3], dq[3], ds[3], de[3];
+        hfLJCoulomb(q, sv[0], sv[1], sv[2], 1, 1, f, dq, ds, de);
+        out->e = f[0];
+        out->de = f[1];
+        out->d2e = f[2];
+        for (int i = 0; i < 3; i++) {
+            out->dp[i] = i == 0 ? dq[0] : i == 1 ? ds[0] : de[0];
+            out->ddp[i] = i == 0 ? dq[1] : i == 1 ? ds[1] : de[1];
+            out->d2dp[i] = i == 0 ? dq[2] : i == 1 ? ds[2] : de[2];
+        }
+    } else {
+        /* combined pair: slots q_i, q_j, sigma_i, sigma_j, eps_i, eps_j */
+        const real qi = sv[0], qj = sv[1], si = sv[2], sj = sv[3], ei = sv[4], ej = sv[5];
+        const int geometric = combining != HF_COMBINE_LORENTZ_BERTHELOT;
+        const real sigma = geometric ? sqrt(si * sj) : (real) 0.5 * (si + sj);
+        const real eps = sqrt(ei * ej);
+        const real hs = geometric && sigma > 0 ? (real) 0.5 / sigma : (real) 0;
+        const real he = eps > 0 ? (real) 0.5 / eps : (real) 0;
+        real inner[HF_SLOTS];
+        inner[0] = qj;
+        inner[1] = qi;
+        inner[2] = geometric ? hfDsqrtProd(si, sj, sigma, hs) : (real) 0.5;
+        inner[3] = geometric ? hfDsqrtProd(sj, si, sigma, hs) : (real) 0.5;
+        inner[4] = hfDsqrtProd(ei, ej, eps, he);
+        inner[5] = hfDsqrtProd(ej, ei, eps, he);
+        real f[3], dq[3], ds[3], de[3];
+        hfLJCoulomb(q, qi * qj, sigma, eps, scCoul, scLJ, f, dq, ds, de);
+        out->e = f[0];
+        out->de = f[1];
+        out->d2e = f[2];
+        for (int s = 0; s < HF_SLOTS; s++) {
+            const real* outer = s < 2 ? dq : s < 4 ? ds : de;
+            out->dp[s] = hfChain(outer[0], inner[s]);
+            out->ddp[s] = hfChain(outer[1], inner[s]);
+            out->d2dp[s] = hfChain(outer[2], inner[s]);
+        }
+    }
+}
+
+/* Everything a kernel needs of term t: its kind, atom count, slots and slot values, and f, f',
+ * f'' with their slot derivatives at q. Returns the atom count. */
+DEVICE int hfTermSetup(int t, GLOBAL const int* RESTRICT termInfo, GLOBAL const int* RESTRICT termSlots,
+                       GLOBAL const double* RESTRICT table, int* kind, int* slots, real* sv) {
+    *kind = termInfo[2 * t];
+    for (int s = 0; s < HF_SLOTS; s++) {
+        slots[s] = termSlots[HF_SLOTS * t + s];
+        sv[s] = slots[s] == HF_NO_SLOT ? (real) 0 : (real) table[slots[s]];
+    }
+    return hfTermAtomCount(*kind);
+}
+
+/* A plain nonbonded pair without charge product and epsilon has no energy: the Reference
+ * platform's energy, force and Hessian paths skip it (also its geometry), its derivative paths do
+ * not. Decided from the double table, as there. */
+DEVICE int hfPlainPairIsEmpty(int kind, const int* slots, GLOBAL const double* RESTRICT table) {
+    if (kind != HF_TERM_PLAIN_PAIR)
+        return 0;
+    double p[HF_SLOTS];
+    for (int s = 0; s < HF_SLOTS; s++)
+        p[s] = slots[s] == HF_NO_SLOT ? 0.0 : table[slots[s]];
+    return p[0] * p[1] == 0.0 && sqrt(p[4] * p[5]) == 0.0;
+}
+
+/* f, f', f'' and slot derivatives of term t at q (its constants read from termInfo, termScalars). */
+DEVICE void hfEvaluateScalar(int t, int kind, const real* sv, const int* slots, GLOBAL const int* RESTRICT termInfo,
+                             GLOBAL const double* RESTRICT termScalars, int combining, real q, HfTermValue* value) {
+    hfTermScalar(kind, termInfo[2 * t + 1], sv, slots[1], (real) termScalars[4 * t + 1], (real) termScalars[4 * t],
+                 (real) termScalars[4 * t + 2], (real) termScalars[4 * t + 3], combining, q, value);
+}
+
+/* Record an undefined geometry: the flag keeps numTerms - t of the lowest such term (0: none). */
+DEVICE void hfFlagUndefined(GLOBAL int* errorFlag, int numTerms, int t) {
+    HF_ATOMIC_MAX(errorFlag, numTerms - t);
+}

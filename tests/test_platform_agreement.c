@@ -1,0 +1,242 @@
+/*
+ * test_platform_agreement: the OpenCL platform against the Reference platform on a realistic
+ * training set -- the nine rh-enamide structures (468 atoms) typed with mm3.fld, through the fit
+ * model with Lennard-Jones + Coulomb on (bonds, angles, torsions, impropers, 1-4 pairs and every
+ * plain nonbonded pair of each molecule) -- one Context per platform and precision, every
+ * quantity the kernels compute, all molecules in each call:
+ *
+ *   energy and forces (OpenMM State), Hessian blocks, dE/dslot, tr(G^T dH/dslot) for a random G,
+ *   y . d(grad E)/dslot for a random y, the molecule energies, sum_m w_m dE_m/dslot for random w,
+ *   and a Hessian-space objective against the Jaguar QM Hessians (overlap-paired frequencies,
+ *   eigenmatrix and Hessian elements at once): loss, dL/dslot, residuals and the pairing.
+ *
+ * Every difference is relative to the largest entry of the Reference quantity (the energy: to the
+ * sum of |molecule energies|). OpenCL in double precision must agree to 1e-10 (and pair every
+ * frequency target with the same mode); mixed and single precision to the bounds below, set from
+ * measured differences with a margin. Also on OpenCL: the molecule energies sum to the energy.
+ * Exits 77 (skipped) where the OpenCL platform was not built.
+ */
+#include "hessfit_model.h"
+#include "hessfit_objective.h"
+#include "test_util.h"
+#include <string.h>
+
+#define RH_MOLS TEST_RH_MOLECULES
+#define DOUBLE_TOL 1e-10
+
+static const char *const rh_jaguar[RH_MOLS] = {
+    "1ZDMPfromJCTCSI_loner1", "2DMPEConformation1fromJCTCSI_isomer1", "3DMPEConformation2fromJCTCSI_isomer2",
+    "4RR-Me-DuPHOSpro-RfromJCTCSI_isomer3", "5RR-Me-DuPHOSpro-SfromJCTCSI_isomer4",
+    "6RR-Me-BPEpro-RConformation1fromJCTCSI_isomer5", "7RR-Me-BPEpro-RConformation2fromJCTCSI_isomer6",
+    "8RR-Me-BPEpro-SConformation1fromJCTCSI_isomer7", "9RR-Me-BPEpro-SConformation2fromJCTCSI_isomer8"};
+
+/* The quantities compared, in the order of the table printed. */
+enum { Q_ENERGY, Q_FORCES, Q_HESSIAN, Q_DEDP, Q_HESS_CONTRACTION, Q_GRAD_CONTRACTION, Q_MOL_ENERGIES, Q_MOL_DERIVATIVES,
+       Q_LOSS, Q_DLDP, Q_RESIDUALS, NUM_Q };
+static const char *const q_name[NUM_Q] = {"energy", "forces", "Hessian blocks", "dE/dslot", "tr(G^T dH/dslot)",
+                                          "y.d(gradE)/dslot", "molecule energies", "sum w_m dE_m/dslot",
+                                          "objective loss", "dL/dslot", "residuals"};
+
+/* Bounds for mixed and single precision, about 5x the differences measured with PoCL on this CPU
+ * (mixed: 3.4e-8 energy, 2.1e-6 forces, 1.7e-7 Hessian, 1.5e-6 dE/dslot, 8.5e-8 and 4.6e-8 the
+ * contractions, 1.4e-7 and 6.4e-6 the molecule energies and their weighted derivatives, 5.9e-7
+ * loss, 6.4e-6 dL/dslot, 1.7e-6 residuals; single: 1.5e-7, 3.5e-6, 1.5e-7, 1.8e-6, 1.9e-7, 6.1e-8,
+ * 4.5e-7, 5.6e-6, then 2.5e-3 loss, 4.7e-3 dL/dslot, 0.11 residuals). The term math is float in
+ * both; mixed forms each term's difference vectors in double and runs the objective's
+ * Hessian-space arithmetic in double, single runs that in float too: its eigenvectors are good to
+ * ~1e-4, so the overlap pairing of nearly degenerate modes can switch (counted and printed) and a
+ * switched target's residual changes by the modes' frequency difference. */
+static const double mixed_tol[NUM_Q] = {2e-7, 1e-5, 1e-6, 1e-5, 5e-7, 5e-7, 1e-6, 5e-5, 5e-6, 5e-5, 1e-5};
+static const double single_tol[NUM_Q] = {1e-6, 2e-5, 1e-6, 1e-5, 1e-6, 5e-7, 2e-6, 5e-5, 1e-2, 2e-2, 0.5};
+
+typedef struct {
+    hf_forcefield ff;
+    hf_molecule_list mmo;
+    hf_typed_molecule typed[RH_MOLS];
+    hf_molecule qm[RH_MOLS];
+    int n, n_slots;
+    long long hsize;
+    double *g, *y, *w; /* the random adjoint, vector and molecule weights shared by every run */
+} training_set;
+
+typedef struct {
+    double energy, loss;
+    double *forces, *blocks, *dedp, *hess_c, *grad_c, *mol_e, *mol_d, *dldp, *residuals;
+    int *pairing;
+    long long n_res;
+    int n_freq;
+    double seconds;
+} results;
+
+static double *alloc_doubles(long long n) {
+    double *p = calloc((size_t) (n > 0 ? n : 1), sizeof(double));
+    CHECK(p != NULL, "out of memory");
+    return p;
+}
+
+/* max |a - b| / max |b| */
+static double rel_diff(const double *a, const double *b, long long n) {
+    double d = 0.0, s = 0.0;
+    for (long long i = 0; i < n; i++) {
+        d = fmax(d, fabs(a[i] - b[i]));
+        s = fmax(s, fabs(b[i]));
+    }
+    return s > 0.0 ? d / s : d;
+}
+
+static void evaluate(training_set *t, const char *platform, const char *precision, results *r) {
+    const double start = test_now_s();
+    hf_model_options opt = hf_model_default_options();
+    opt.platform = platform;
+    opt.precision = precision;
+    opt.nonbonded = 1;
+    hf_model *model;
+    HF_CALL(hf_model_create(&t->ff, t->mmo.items, t->typed, RH_MOLS, &opt, &model));
+    HessFit_Force *f = hf_model_force(model);
+    OpenMM_Context *c = hf_model_context(model);
+    if (t->n == 0) {
+        t->n = hf_model_n_particles(model);
+        t->n_slots = hf_model_n_slots(model);
+        HF_OK(hessfit_force_get_hessian_size(f, &t->hsize));
+        t->g = alloc_doubles(t->hsize);
+        t->y = alloc_doubles(3 * t->n);
+        t->w = alloc_doubles(RH_MOLS);
+        for (long long i = 0; i < t->hsize; i++)
+            t->g[i] = test_uniform(-1.0, 1.0);
+        for (int i = 0; i < 3 * t->n; i++)
+            t->y[i] = test_uniform(-1.0, 1.0);
+        for (int m = 0; m < RH_MOLS; m++)
+            t->w[m] = test_uniform(-2.0, 2.0);
+    }
+    r->forces = alloc_doubles(3 * t->n);
+    r->blocks = alloc_doubles(t->hsize);
+    r->dedp = alloc_doubles(t->n_slots);
+    r->hess_c = alloc_doubles(t->n_slots);
+    r->grad_c = alloc_doubles(t->n_slots);
+    r->mol_e = alloc_doubles(RH_MOLS);
+    r->mol_d = alloc_doubles(t->n_slots);
+    r->dldp = alloc_doubles(t->n_slots);
+    HF_OK(hessfit_force_get_energy_forces(f, c, &r->energy, r->forces));
+    HF_OK(hessfit_force_get_hessian_blocks(f, c, r->blocks, t->hsize));
+    HF_OK(hessfit_force_get_parameter_derivatives(f, c, r->dedp, t->n_slots));
+    HF_OK(hessfit_force_get_hessian_contraction_derivatives(f, c, t->g, t->hsize, r->hess_c, t->n_slots));
+    HF_OK(hessfit_force_get_gradient_contraction_derivatives(f, c, t->y, 3 * t->n, r->grad_c, t->n_slots));
+    HF_OK(hessfit_force_get_molecule_energies(f, c, r->mol_e, RH_MOLS));
+    HF_OK(hessfit_force_get_molecule_energy_derivatives(f, c, t->w, RH_MOLS, r->mol_d, t->n_slots));
+
+    /* the objective: the fit layer builds the targets from the QM Hessians and sets them */
+    hf_objective_options o[RH_MOLS];
+    for (int m = 0; m < RH_MOLS; m++) {
+        o[m] = hf_objective_default_options();
+        o[m].frequencies = HF_OBJ_FREQUENCIES_OVERLAP;
+        o[m].eigenmatrix = 1;
+        o[m].hessian = 1;
+    }
+    hf_objective *obj;
+    HF_CALL(hf_objective_create(model, t->qm, RH_MOLS, o, &obj));
+    HF_OK(hessfit_force_get_hessian_objective_size(f, c, &r->n_res, &r->n_freq));
+    r->residuals = alloc_doubles(r->n_res);
+    r->pairing = calloc((size_t) r->n_freq + 1, sizeof(int));
+    CHECK(r->pairing != NULL, "out of memory");
+    HF_OK(hessfit_force_compute_hessian_objective(f, c, &r->loss, r->dldp, t->n_slots, r->residuals, r->n_res));
+    HF_OK(hessfit_force_get_hessian_objective_pairing(f, c, r->pairing, r->n_freq));
+    hf_objective_destroy(obj);
+    hf_model_destroy(model);
+    r->seconds = test_now_s() - start;
+}
+
+static void free_results(results *r) {
+    double *arrays[] = {r->forces, r->blocks, r->dedp, r->hess_c, r->grad_c, r->mol_e, r->mol_d, r->dldp, r->residuals};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        free(arrays[i]);
+    free(r->pairing);
+}
+
+/* diff[q] = the relative difference of quantity q between a run and the Reference run. */
+static void compare(const training_set *t, const results *a, const results *ref, double diff[NUM_Q]) {
+    double sum_abs = 0.0;
+    for (int m = 0; m < RH_MOLS; m++)
+        sum_abs += fabs(ref->mol_e[m]);
+    CHECK(a->n_res == ref->n_res && a->n_freq == ref->n_freq, "objective sizes %lld/%d vs %lld/%d", a->n_res, a->n_freq,
+          ref->n_res, ref->n_freq);
+    diff[Q_ENERGY] = fabs(a->energy - ref->energy) / sum_abs;
+    diff[Q_FORCES] = rel_diff(a->forces, ref->forces, 3 * t->n);
+    diff[Q_HESSIAN] = rel_diff(a->blocks, ref->blocks, t->hsize);
+    diff[Q_DEDP] = rel_diff(a->dedp, ref->dedp, t->n_slots);
+    diff[Q_HESS_CONTRACTION] = rel_diff(a->hess_c, ref->hess_c, t->n_slots);
+    diff[Q_GRAD_CONTRACTION] = rel_diff(a->grad_c, ref->grad_c, t->n_slots);
+    diff[Q_MOL_ENERGIES] = rel_diff(a->mol_e, ref->mol_e, RH_MOLS);
+    diff[Q_MOL_DERIVATIVES] = rel_diff(a->mol_d, ref->mol_d, t->n_slots);
+    diff[Q_LOSS] = fabs(a->loss - ref->loss) / fabs(ref->loss);
+    diff[Q_DLDP] = rel_diff(a->dldp, ref->dldp, t->n_slots);
+    diff[Q_RESIDUALS] = rel_diff(a->residuals, ref->residuals, a->n_res);
+}
+
+int main(void) {
+#if !HESSFIT_TEST_OPENCL
+    printf("the OpenCL platform was not built (HESSFIT_BUILD_OPENCL=OFF): skipped\n");
+    return TEST_SKIPPED;
+#endif
+    test_require_platform("OpenCL");
+    test_seed(0xA9EE3E47ULL);
+    training_set t;
+    memset(&t, 0, sizeof t);
+    test_type_rh_enamide(&t.ff, &t.mmo, t.typed);
+    for (int m = 0; m < RH_MOLS; m++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "examples/data/rh-enamide/jaguar/%s.01.in.gz", rh_jaguar[m]);
+        HF_CALL(hf_read_jaguar_in(test_source_path(rel), &t.qm[m]));
+    }
+
+    static const char *const precisions[3] = {"double", "mixed", "single"};
+    results ref, run[3];
+    evaluate(&t, "Reference", NULL, &ref);
+    printf("rh-enamide, 9 molecules: %d atoms, %d slots, Hessian %lld doubles, %lld residuals, %d frequency targets\n",
+           t.n, t.n_slots, t.hsize, ref.n_res, ref.n_freq);
+    printf("Reference: energy %.12g kJ/mol, loss %.12g (%.2f s)\n", ref.energy, ref.loss, ref.seconds);
+    double diff[3][NUM_Q];
+    for (int p = 0; p < 3; p++) {
+        evaluate(&t, "OpenCL", precisions[p], &run[p]);
+        compare(&t, &run[p], &ref, diff[p]);
+        double sum = 0.0;
+        for (int m = 0; m < RH_MOLS; m++)
+            sum += run[p].mol_e[m];
+        CHECK_CLOSE(sum, run[p].energy, p == 0 ? 1e-12 : 1e-6, fabs(run[p].energy), "OpenCL: molecule energies vs energy");
+        printf("OpenCL %-6s: energy %.12g kJ/mol, loss %.12g (%.2f s)\n", precisions[p],
+               run[p].energy, run[p].loss, run[p].seconds);
+    }
+    printf("\n%-22s %12s %12s %12s   (max |OpenCL - Reference| / max |Reference|)\n", "quantity", "double", "mixed",
+           "single");
+    for (int q = 0; q < NUM_Q; q++)
+        printf("%-22s %12.3g %12.3g %12.3g\n", q_name[q], diff[0][q], diff[1][q], diff[2][q]);
+    int same_pairing[3] = {0, 0, 0};
+    for (int p = 0; p < 3; p++)
+        for (int k = 0; k < ref.n_freq; k++)
+            same_pairing[p] += run[p].pairing[k] == ref.pairing[k];
+    printf("%-22s %12d %12d %12d   (of %d targets, paired with the Reference's mode)\n", "frequency pairing",
+           same_pairing[0], same_pairing[1], same_pairing[2], ref.n_freq);
+
+    for (int q = 0; q < NUM_Q; q++) {
+        CHECK(diff[0][q] <= DOUBLE_TOL, "double precision: %s differs by %.3g > %g", q_name[q], diff[0][q], DOUBLE_TOL);
+        CHECK(diff[1][q] <= mixed_tol[q], "mixed precision: %s differs by %.3g > %g", q_name[q], diff[1][q], mixed_tol[q]);
+        CHECK(diff[2][q] <= single_tol[q], "single precision: %s differs by %.3g > %g", q_name[q], diff[2][q],
+              single_tol[q]);
+    }
+    CHECK(same_pairing[0] == ref.n_freq, "double precision paired %d of %d frequency targets alike", same_pairing[0],
+          ref.n_freq);
+
+    free_results(&ref);
+    for (int p = 0; p < 3; p++)
+        free_results(&run[p]);
+    free(t.g);
+    free(t.y);
+    free(t.w);
+    for (int m = 0; m < RH_MOLS; m++) {
+        hf_typed_molecule_free(&t.typed[m]);
+        hf_molecule_free(&t.qm[m]);
+    }
+    hf_molecule_list_free(&t.mmo);
+    hf_forcefield_free(&t.ff);
+    printf("test_platform_agreement: OK\n");
+    return 0;
+}
