@@ -25,6 +25,7 @@
  * `q2mm_side.py compare q2mm.json hessfit.json` prints beside q2mm's.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_util.h"
 #include "hessfit_elements.h"
 #include "hf_training_set.h"
 
@@ -44,11 +45,7 @@
 #define MAX_THREAD_COUNTS 8
 #define N_EXTRA 3
 
-typedef struct {
-    double median, min, max;
-    int n;
-    double *samples; /* n (at most MAX_SAMPLES_KEPT kept) */
-} timing;
+typedef bench_timing timing; /* the JSON keeps at most MAX_SAMPLES_KEPT samples */
 
 /* What to run. */
 typedef struct {
@@ -86,19 +83,6 @@ typedef struct {
     double fit_ftol;
 } record;
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* ---- timing ------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -120,9 +104,9 @@ static hf_status time_job(const eval_job *job, int min_repeats, double min_secon
     if (s == NULL)
         return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory for timings");
     hf_status st = run_job(job, &loss); /* warm-up, not counted */
-    const double t_start = now_s();
+    const double t_start = bench_now_s();
     int n = 0;
-    while (st == HF_SUCCESS && n < MAX_REPEATS && (n < min_repeats || now_s() - t_start < min_seconds)) {
+    while (st == HF_SUCCESS && n < MAX_REPEATS && (n < min_repeats || bench_now_s() - t_start < min_seconds)) {
         if (n == cap) {
             double *grown = realloc(s, (size_t)(cap *= 2) * sizeof *s);
             if (grown == NULL) {
@@ -131,28 +115,15 @@ static hf_status time_job(const eval_job *job, int min_repeats, double min_secon
             }
             s = grown;
         }
-        const double t0 = now_s();
+        const double t0 = bench_now_s();
         st = run_job(job, &loss);
-        s[n++] = now_s() - t0;
+        s[n++] = bench_now_s() - t0;
     }
     if (st != HF_SUCCESS) {
         free(s);
         return st;
     }
-    double *sorted = malloc((size_t)n * sizeof *sorted);
-    if (sorted == NULL) {
-        free(s);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory for timings");
-    }
-    memcpy(sorted, s, (size_t)n * sizeof *s);
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
-    t->n = n;
-    t->min = sorted[0];
-    t->max = sorted[n - 1];
-    t->median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-    free(sorted);
-    t->samples = s;
-    return HF_SUCCESS;
+    return bench_timing_summarise(s, n, t);
 }
 
 /* HESSFIT_NUM_THREADS = t, read by the objective kernel at every call; 0: as the environment had it. */
@@ -274,10 +245,10 @@ static hf_status run_fit(hf_training_set *set, const bench_settings *b, record *
         goto done;
     fprintf(stderr, "  fit: %s, ftol %g, at most %lld evaluations\n", hf_opt_algorithm_name(algorithm),
             set->settings.ftol, set->settings.max_evaluations);
-    const double t0 = now_s();
+    const double t0 = bench_now_s();
     if ((st = hf_optimize_run(opt, x, &res)) != HF_SUCCESS)
         goto done;
-    r->fit_wall = now_s() - t0;
+    r->fit_wall = bench_now_s() - t0;
     r->fitted = 1;
     r->fit_initial = res.initial_loss;
     r->fit_final = res.loss;
@@ -393,19 +364,18 @@ static hf_status bench_eigensolvers(hf_training_set *set, const bench_settings *
             goto done;
         }
         info = eigen_pass(&e, k); /* warm-up */
-        const double t0 = now_s();
-        while (info == 0 && n < MAX_REPEATS && (n < b->min_repeats || now_s() - t0 < b->min_seconds)) {
-            const double t1 = now_s();
+        const double t0 = bench_now_s();
+        while (info == 0 && n < MAX_REPEATS && (n < b->min_repeats || bench_now_s() - t0 < b->min_seconds)) {
+            const double t1 = bench_now_s();
             info = eigen_pass(&e, k);
-            s[n++] = now_s() - t1;
+            s[n++] = bench_now_s() - t1;
         }
         if (info != 0) {
             free(s);
             st = hf_error(HF_ERROR_LAPACK, "fit_bench: %s failed (info %d)", eigen_names[k], info);
             goto done;
         }
-        qsort(s, (size_t)n, sizeof *s, cmp_double);
-        const double median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+        const double median = bench_median(s, n);
         free(s);
         if (k == 0)
             first = median;
@@ -449,11 +419,11 @@ static hf_status bench_input(const char *input, const bench_settings *b, record 
     r->input = input;
     system_name(input, r->system, sizeof r->system);
     fprintf(stderr, "%s (%s)\n", r->system, input);
-    double t0 = now_s();
+    double t0 = bench_now_s();
     hf_status st = hf_training_set_load(input, &topt, &set);
     if (st != HF_SUCCESS)
         return st;
-    r->load_s = now_s() - t0;
+    r->load_s = bench_now_s() - t0;
     if (b->eigensolvers) {
         st = bench_eigensolvers(&set, b);
         hf_training_set_free(&set);
@@ -621,18 +591,8 @@ static int write_json(const char *path, const record *recs, int n, const double 
         fprintf(stderr, "fit_bench: cannot write %s\n", path);
         return 1;
     }
-    char cpu[256] = "";
-    FILE *ci = fopen("/proc/cpuinfo", "r");
-    if (ci != NULL) {
-        char line[512];
-        while (fgets(line, sizeof line, ci))
-            if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
-                snprintf(cpu, sizeof cpu, "%s", strchr(line, ':') + 2);
-                cpu[strcspn(cpu, "\n")] = '\0';
-                break;
-            }
-        fclose(ci);
-    }
+    char cpu[256];
+    bench_cpu_model(cpu, sizeof cpu);
     time_t t = time(NULL);
     char stamp[64];
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S+00:00", gmtime(&t));
@@ -804,19 +764,15 @@ int main(int argc, char **argv)
     else
         b.default_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 1; i < argc; i++) {
-        char *end = NULL;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
             return usage(stdout, 0);
         if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
             json = argv[++i];
         } else if (strcmp(argv[i], "--min-repeats") == 0 && i + 1 < argc) {
-            long v = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || v < 1 || v > MAX_REPEATS)
+            if (!bench_parse_int(argv[++i], 1, MAX_REPEATS, &b.min_repeats))
                 return usage(stderr, 2);
-            b.min_repeats = (int)v;
         } else if (strcmp(argv[i], "--min-seconds") == 0 && i + 1 < argc) {
-            b.min_seconds = strtod(argv[++i], &end);
-            if (*end != '\0' || !isfinite(b.min_seconds) || b.min_seconds < 0.0)
+            if (!bench_parse_double(argv[++i], 0.0, &b.min_seconds))
                 return usage(stderr, 2);
         } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
             if (parse_threads(argv[++i], &b) != 0) {
@@ -831,10 +787,8 @@ int main(int argc, char **argv)
             }
             b.override_optimizer = 1;
         } else if (strcmp(argv[i], "--lbfgs-memory") == 0 && i + 1 < argc) {
-            long v = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || v < 0 || v > 1000000)
+            if (!bench_parse_int(argv[++i], 0, 1000000, &b.lbfgs_memory))
                 return usage(stderr, 2);
-            b.lbfgs_memory = (int)v;
         } else if (strcmp(argv[i], "--no-fit") == 0) {
             b.do_fit = 0;
         } else if (strcmp(argv[i], "--eigensolvers") == 0) {
@@ -851,13 +805,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "fit_bench: %s\n", hf_last_error());
         return 1;
     }
-    double load_start[3] = {0}, load_end[3] = {0};
-    FILE *la = fopen("/proc/loadavg", "r");
-    if (la != NULL) {
-        if (fscanf(la, "%lf %lf %lf", &load_start[0], &load_start[1], &load_start[2]) != 3)
-            load_start[0] = load_start[1] = load_start[2] = NAN;
-        fclose(la);
-    }
+    double load_start[3], load_end[3];
+    bench_read_loadavg(load_start);
     record *recs = calloc((size_t)n_inputs, sizeof *recs);
     int rc = recs == NULL;
     for (int i = 0; i < n_inputs && rc == 0; i++)
@@ -865,11 +814,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "fit_bench: %s: %s\n", inputs[i], hf_last_error());
             rc = 1;
         }
-    if ((la = fopen("/proc/loadavg", "r")) != NULL) {
-        if (fscanf(la, "%lf %lf %lf", &load_end[0], &load_end[1], &load_end[2]) != 3)
-            load_end[0] = load_end[1] = load_end[2] = NAN;
-        fclose(la);
-    }
+    bench_read_loadavg(load_end);
     if (rc == 0 && b.eigensolvers) {
         printf("\nload average: %.2f at the start, %.2f at the end\n", load_start[0], load_end[0]);
     } else if (rc == 0) {

@@ -46,7 +46,8 @@
  * the table, one CSV line per row and every sample (rewritten after each row).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "hf_report_internal.h" /* hf_put_json_string */
+#include "bench_util.h"
+#include "hf_report_internal.h" /* hf_put_json_string, hf_put_json_number */
 #include "hf_training_set.h"
 
 #include <math.h>
@@ -77,11 +78,7 @@
 #define MEMORY_MARGIN 1.25
 #define MEMORY_BASE_MIB 512.0
 
-typedef struct {
-    double median, min, max, total;
-    int n;
-    double *samples;
-} timing;
+typedef bench_timing timing;
 
 typedef enum { SET_REPLICAS = 0, SET_SMALLEST = 1 } set_kind;
 
@@ -133,30 +130,6 @@ typedef struct {
     double load_start[3], load_end[3];
     char started_utc[32];
 } bench;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void read_loadavg(double l[3])
-{
-    FILE *f = fopen("/proc/loadavg", "r");
-    l[0] = l[1] = l[2] = NAN;
-    if (f != NULL) {
-        if (fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]) != 3)
-            l[0] = l[1] = l[2] = NAN;
-        fclose(f);
-    }
-}
 
 /* A "key:  value kB" line of a /proc file, in MiB (NAN when absent). */
 static double proc_kib_field(const char *path, const char *key)
@@ -217,23 +190,6 @@ static int parse_list(char *s, const char **out, int *n)
     return *n > 0;
 }
 
-static int parse_int(const char *s, int lo, int hi, int *v)
-{
-    char *end = NULL;
-    const long x = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || x < lo || x > hi)
-        return 0;
-    *v = (int)x;
-    return 1;
-}
-
-static int parse_double(const char *s, double lo, double *v)
-{
-    char *end = NULL;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0' && isfinite(*v) && *v >= lo;
-}
-
 static int parse_options(int argc, char **argv, options *o)
 {
     static char platforms[] = "CUDA,Reference", precisions[] = "double,mixed";
@@ -269,24 +225,24 @@ static int parse_options(int argc, char **argv, options *o)
             const char *items[MAX_LIST];
             ok = ok && parse_list(argv[i + 1], items, &o->n_sizes);
             for (int k = 0; ok && k < o->n_sizes; k++)
-                ok = parse_int(items[k], 1, 10000000, &o->sizes[k]);
+                ok = bench_parse_int(items[k], 1, 10000000, &o->sizes[k]);
         } else if (strcmp(a, "--smallest") == 0) {
-            ok = ok && parse_int(v, 0, 10000000, &o->smallest_n);
+            ok = ok && bench_parse_int(v, 0, 10000000, &o->smallest_n);
         } else if (strcmp(a, "--max-molecules") == 0) {
-            ok = ok && parse_int(v, 1, 10000000, &o->max_molecules);
+            ok = ok && bench_parse_int(v, 1, 10000000, &o->max_molecules);
         } else if (strcmp(a, "--reference-max-molecules") == 0) {
-            ok = ok && parse_int(v, 0, 10000000, &o->reference_max);
+            ok = ok && bench_parse_int(v, 0, 10000000, &o->reference_max);
         } else if (strcmp(a, "--min-repeats") == 0) {
-            ok = ok && parse_int(v, 1, MAX_REPEATS, &o->min_repeats);
+            ok = ok && bench_parse_int(v, 1, MAX_REPEATS, &o->min_repeats);
         } else if (strcmp(a, "--min-seconds") == 0) {
-            ok = ok && parse_double(v, 0.0, &o->min_seconds);
+            ok = ok && bench_parse_double(v, 0.0, &o->min_seconds);
         } else if (strcmp(a, "--max-seconds") == 0) {
-            ok = ok && parse_double(v, 0.0, &o->max_seconds);
+            ok = ok && bench_parse_double(v, 0.0, &o->max_seconds);
         } else if (strcmp(a, "--device-memory-mib") == 0) {
             if (ok && strcmp(v, "host") == 0)
                 o->device_is_host = 1;
             else
-                ok = ok && parse_double(v, 0.0, &o->device_mib);
+                ok = ok && bench_parse_double(v, 0.0, &o->device_mib);
         } else if (strcmp(a, "--markdown") == 0) {
             o->markdown = v;
         } else if (strcmp(a, "--csv") == 0) {
@@ -486,34 +442,12 @@ static hf_status evaluate_next(const eval_loop *e, double *seconds)
 {
     double loss;
     parameters(e->x_start, e->n_free, (*e->evaluation)++, e->x);
-    const double t0 = now_s();
+    const double t0 = bench_now_s();
     const hf_status st = hf_objective_evaluate(e->objective, e->x, &loss, e->grad, NULL);
-    *seconds = now_s() - t0;
+    *seconds = bench_now_s() - t0;
     if (st == HF_SUCCESS && !isfinite(loss))
         return hf_error(HF_ERROR_NONFINITE, "the loss is %g", loss);
     return st;
-}
-
-/* The median and range of n samples into t (which takes samples over). */
-static hf_status summarise(double *samples, int n, timing *t)
-{
-    double *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof *sorted);
-    if (sorted == NULL) {
-        free(samples);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "gpu_bench: no memory for timings");
-    }
-    memcpy(sorted, samples, (size_t)n * sizeof *sorted);
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
-    t->n = n;
-    t->min = sorted[0];
-    t->max = sorted[n - 1];
-    t->median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-    t->total = 0.0;
-    for (int i = 0; i < n; i++)
-        t->total += samples[i];
-    t->samples = samples;
-    free(sorted);
-    return HF_SUCCESS;
 }
 
 /* Times k loops on the same objective (at most 2), interleaved -- one evaluation of each per round
@@ -531,9 +465,9 @@ static hf_status time_loops(const eval_loop *e, int k, timing *t[])
             st = hf_error(HF_ERROR_OUT_OF_MEMORY, "gpu_bench: no memory for timings");
     for (int j = 0; j < k && st == HF_SUCCESS; j++)
         st = evaluate_next(&e[j], &s); /* warm-up, not counted */
-    const double start = now_s();
+    const double start = bench_now_s();
     while (st == HF_SUCCESS && n < MAX_REPEATS) {
-        const double elapsed = now_s() - start;
+        const double elapsed = bench_now_s() - start;
         if ((n >= o->min_repeats && elapsed >= o->min_seconds) || (n >= FEW_REPEATS && elapsed >= o->max_seconds))
             break;
         if (n == cap) {
@@ -553,7 +487,7 @@ static hf_status time_loops(const eval_loop *e, int k, timing *t[])
     }
     for (int j = 0; j < k; j++) {
         if (st == HF_SUCCESS)
-            st = summarise(samples[j], n, t[j]);
+            st = bench_timing_summarise(samples[j], n, t[j]);
         else
             free(samples[j]);
         samples[j] = NULL;
@@ -654,10 +588,10 @@ static hf_status run_row(bench *b, row *r)
     hf_model_options mopt = hf_model_default_options();
     mopt.platform = r->platform;
     mopt.precision = is_reference(r) ? NULL : r->precision;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     if ((st = hf_model_create(&set->ff, mols, typed, n, &mopt, &model)) != HF_SUCCESS)
         goto done;
-    r->model_s = now_s() - t0;
+    r->model_s = bench_now_s() - t0;
     for (int i = 0; i < r->n_free; i++) { /* the input's free values, in its order */
         int param, value;
         if ((st = hf_model_free_parameter(set->model, r->free_index[i], &param, &value, NULL, NULL)) != HF_SUCCESS ||
@@ -678,10 +612,10 @@ static hf_status run_row(bench *b, row *r)
 
     eval_loop e = {NULL, r->x_start, x, NULL, r->n_free, &evaluation, &b->opt};
     /* Hessian only: assembly and element residuals, no eigensolver */
-    t0 = now_s();
+    t0 = bench_now_s();
     if ((st = hf_objective_create(model, mols, n, hess, &objective)) != HF_SUCCESS)
         goto done;
-    r->hessian_objective_s = now_s() - t0;
+    r->hessian_objective_s = bench_now_s() - t0;
     r->n_hessian_residuals = hf_objective_n_residuals(objective);
     e.objective = objective;
     timing *hessian_timing[1] = {&r->hessian_only};
@@ -691,10 +625,10 @@ static hf_status run_row(bench *b, row *r)
     objective = NULL;
 
     /* the input's objective: at the start (the comparison), loss only, with the gradient */
-    t0 = now_s();
+    t0 = bench_now_s();
     if ((st = hf_objective_create(model, mols, n, freq, &objective)) != HF_SUCCESS)
         goto done;
-    r->objective_s = now_s() - t0;
+    r->objective_s = bench_now_s() - t0;
     r->n_residuals = hf_objective_n_residuals(objective);
     if ((st = hf_objective_evaluate(objective, r->x_start, &r->loss_start, r->grad_start, NULL)) != HF_SUCCESS)
         goto done;
@@ -979,26 +913,12 @@ static hf_status write_csv(hf_atomic_file *out, void *context)
     return hf_atomic_file_status(out);
 }
 
-static void json_number(hf_atomic_file *out, double x)
-{
-    if (isfinite(x))
-        hf_atomic_file_printf(out, "%.17g", x);
-    else
-        hf_atomic_file_printf(out, "null");
-}
-
-static void json_key_number(hf_atomic_file *out, const char *key, double x)
-{
-    hf_atomic_file_printf(out, ", \"%s\": ", key);
-    json_number(out, x);
-}
-
 static void json_timing(hf_atomic_file *out, const char *key, const timing *t)
 {
     hf_atomic_file_printf(out, ",\n    \"%s\": {\"n\": %d", key, t->n);
-    json_key_number(out, "median_s", t->median);
-    json_key_number(out, "min_s", t->min);
-    json_key_number(out, "max_s", t->max);
+    hf_put_json_number_member(out, "median_s", t->median);
+    hf_put_json_number_member(out, "min_s", t->min);
+    hf_put_json_number_member(out, "max_s", t->max);
     hf_atomic_file_printf(out, ", \"samples_s\": [");
     for (int i = 0; i < t->n; i++)
         hf_atomic_file_printf(out, "%s%.6g", i ? ", " : "", t->samples[i]);
@@ -1014,18 +934,8 @@ static hf_status write_json(hf_atomic_file *out, void *context)
 {
     const json_context *jc = context;
     const bench *b = jc->b;
-    char cpu[256] = "";
-    FILE *ci = fopen("/proc/cpuinfo", "r");
-    if (ci != NULL) {
-        char line[512];
-        while (fgets(line, sizeof line, ci))
-            if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
-                snprintf(cpu, sizeof cpu, "%s", strchr(line, ':') + 2);
-                cpu[strcspn(cpu, "\n")] = '\0';
-                break;
-            }
-        fclose(ci);
-    }
+    char cpu[256];
+    bench_cpu_model(cpu, sizeof cpu);
     time_t now = time(NULL);
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -1044,19 +954,19 @@ static hf_status write_json(hf_atomic_file *out, void *context)
     hf_atomic_file_printf(out, ", \"nproc\": %ld, \"load_average_start\": [", sysconf(_SC_NPROCESSORS_ONLN));
     for (int k = 0; k < 3; k++) {
         hf_atomic_file_printf(out, k ? ", " : "");
-        json_number(out, b->load_start[k]);
+        hf_put_json_number(out, b->load_start[k]);
     }
     hf_atomic_file_printf(out, "], \"load_average_end\": [");
     for (int k = 0; k < 3; k++) {
         hf_atomic_file_printf(out, k ? ", " : "");
-        json_number(out, b->load_end[k]);
+        hf_put_json_number(out, b->load_end[k]);
     }
     hf_atomic_file_printf(out, "], \"openmm_plugin_failures\": ");
     hf_put_json_string(out, b->plugin_failures + (b->plugin_failures[0] == '\n'));
     hf_atomic_file_printf(out, "},\n \"settings\": {\"min_repeats\": %d", b->opt.min_repeats);
-    json_key_number(out, "min_seconds", b->opt.min_seconds);
-    json_key_number(out, "max_seconds", b->opt.max_seconds);
-    json_key_number(out, "device_memory_mib", b->opt.device_is_host ? NAN : b->opt.device_mib);
+    hf_put_json_number_member(out, "min_seconds", b->opt.min_seconds);
+    hf_put_json_number_member(out, "max_seconds", b->opt.max_seconds);
+    hf_put_json_number_member(out, "device_memory_mib", b->opt.device_is_host ? NAN : b->opt.device_mib);
     hf_atomic_file_printf(out, ", \"device_is_host\": %s, \"parameter_perturbation\": %g},\n \"split_method\": ",
                           b->opt.device_is_host ? "true" : "false", PERTURBATION);
     hf_put_json_string(out, SPLIT_METHOD);
@@ -1076,31 +986,31 @@ static hf_status write_json(hf_atomic_file *out, void *context)
         hf_put_json_string(out, r->precision_used);
         hf_atomic_file_printf(out, ", \"status\": \"%s\", \"error\": ", row_status(r));
         hf_put_json_string(out, r->failed ? r->error : NULL);
-        json_key_number(out, "est_device_mib", r->est_device_mib);
-        json_key_number(out, "est_host_mib", r->est_host_mib);
-        json_key_number(out, "peak_rss_mib", r->peak_rss_mib);
+        hf_put_json_number_member(out, "est_device_mib", r->est_device_mib);
+        hf_put_json_number_member(out, "est_host_mib", r->est_host_mib);
+        hf_put_json_number_member(out, "peak_rss_mib", r->peak_rss_mib);
         if (r->done && !r->failed) {
             const double g = r->with_gradient.median, l = r->loss_only.median, h = r->hessian_only.median;
             hf_atomic_file_printf(out, ",\n    \"residuals\": %lld, \"hessian_residuals\": %lld", r->n_residuals,
                                   r->n_hessian_residuals);
-            json_key_number(out, "model_create_s", r->model_s);
-            json_key_number(out, "objective_create_s", r->objective_s);
-            json_key_number(out, "hessian_objective_create_s", r->hessian_objective_s);
-            json_key_number(out, "loss_at_start", r->loss_start);
-            json_key_number(out, "max_abs_gradient_at_start", r->grad_norm);
+            hf_put_json_number_member(out, "model_create_s", r->model_s);
+            hf_put_json_number_member(out, "objective_create_s", r->objective_s);
+            hf_put_json_number_member(out, "hessian_objective_create_s", r->hessian_objective_s);
+            hf_put_json_number_member(out, "loss_at_start", r->loss_start);
+            hf_put_json_number_member(out, "max_abs_gradient_at_start", r->grad_norm);
             hf_atomic_file_printf(out, ",\n    \"molecules_per_s\": ");
-            json_number(out, r->n_mols / g);
+            hf_put_json_number(out, r->n_mols / g);
             hf_atomic_file_printf(out, ", \"split_s\": {\"hessian_assembly\": ");
-            json_number(out, h);
-            json_key_number(out, "eigensolver", l - h);
-            json_key_number(out, "gradient", g - l);
+            hf_put_json_number(out, h);
+            hf_put_json_number_member(out, "eigensolver", l - h);
+            hf_put_json_number_member(out, "gradient", g - l);
             hf_atomic_file_printf(out, "}");
-            json_key_number(out, "reference_grad_median_s", r->ref_seconds);
-            json_key_number(out, "speedup_vs_reference", r->speedup);
-            json_key_number(out, "expected_loss", r->expected_loss);
-            json_key_number(out, "loss_check_rel_diff", r->loss_error);
-            json_key_number(out, "loss_rel_diff_vs_reference", r->loss_vs_ref);
-            json_key_number(out, "grad_rel_diff_vs_reference", r->grad_vs_ref);
+            hf_put_json_number_member(out, "reference_grad_median_s", r->ref_seconds);
+            hf_put_json_number_member(out, "speedup_vs_reference", r->speedup);
+            hf_put_json_number_member(out, "expected_loss", r->expected_loss);
+            hf_put_json_number_member(out, "loss_check_rel_diff", r->loss_error);
+            hf_put_json_number_member(out, "loss_rel_diff_vs_reference", r->loss_vs_ref);
+            hf_put_json_number_member(out, "grad_rel_diff_vs_reference", r->grad_vs_ref);
             json_timing(out, "objective_gradient", &r->with_gradient);
             json_timing(out, "loss_only", &r->loss_only);
             json_timing(out, "hessian_only", &r->hessian_only);
@@ -1133,7 +1043,7 @@ static int write_outputs(bench *b, int partial, int print)
     int rc = 0;
     size_t len = 0;
     char *table = markdown_text(b, &len);
-    read_loadavg(b->load_end);
+    bench_read_loadavg(b->load_end);
     if (table == NULL) {
         fprintf(stderr, "gpu_bench: no memory for the table\n");
         return 1;
@@ -1155,7 +1065,7 @@ int main(int argc, char **argv)
     static bench b;
     if (!parse_options(argc, argv, &b.opt))
         return usage(stderr, 2);
-    read_loadavg(b.load_start);
+    bench_read_loadavg(b.load_start);
     time_t now = time(NULL);
     strftime(b.started_utc, sizeof b.started_utc, "%Y-%m-%d %H:%M", gmtime(&now));
     if (load_plugins(&b) != HF_SUCCESS) {

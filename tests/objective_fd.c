@@ -1,4 +1,5 @@
-/* Central differences of a fit objective's loss against its analytic gradient (objective_fd.h). */
+/* Central differences of a fit objective's loss against its analytic gradient, and a fit of it
+ * (objective_fd.h). */
 #include "objective_fd.h"
 #include "test_util.h"
 
@@ -39,4 +40,43 @@ objective_fd_stats objective_fd_check(hf_objective *obj, const double *x0, int n
     free(g);
     free(x);
     return s;
+}
+
+/* The optimiser's objective: the fit objective's loss and gradient at x. */
+static double objective_loss(int n, const double *x, double *grad, void *obj, hf_status *status)
+{
+    (void)n;
+    double loss = 0.0;
+    *status = hf_objective_evaluate(obj, x, &loss, grad, NULL);
+    return loss;
+}
+
+hf_opt_result objective_fit_lbfgs(hf_objective *obj, hf_model *model, const hf_forcefield *ff, double *x, int maxeval,
+                                  double ftol_rel, double *start_loss)
+{
+    const int n = hf_model_n_free(model);
+    double *lo = calloc((size_t)n + 1, sizeof *lo), *hi = calloc((size_t)n + 1, sizeof *hi), step;
+    CHECK(lo != NULL && hi != NULL, "out of memory");
+    for (int i = 0; i < n; i++) {
+        int p, v;
+        hf_opt_value_kind kind;
+        HF_CALL(hf_model_free_parameter(model, i, &p, &v, NULL, NULL));
+        HF_CALL(hf_optimize_value_kind(&ff->params[p], v, &kind));
+        HF_CALL(hf_optimize_q2mm_defaults(kind, &lo[i], &hi[i], &step));
+        x[i] = fmin(fmax(x[i], lo[i]), hi[i]);
+    }
+    HF_CALL(hf_objective_evaluate(obj, x, start_loss, NULL, NULL));
+    hf_optimize *opt;
+    hf_opt_result result;
+    HF_CALL(hf_optimize_create(HF_OPT_LBFGS, n, &opt));
+    HF_CALL(hf_optimize_set_objective(opt, objective_loss, obj));
+    HF_CALL(hf_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hf_optimize_set_maxeval(opt, maxeval));
+    if (ftol_rel > 0.0)
+        HF_CALL(hf_optimize_set_ftol_rel(opt, ftol_rel));
+    HF_CALL(hf_optimize_run(opt, x, &result));
+    hf_optimize_destroy(opt);
+    free(lo);
+    free(hi);
+    return result;
 }

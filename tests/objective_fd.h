@@ -1,8 +1,12 @@
 #ifndef HESSFIT_TEST_OBJECTIVE_FD_H_
 #define HESSFIT_TEST_OBJECTIVE_FD_H_
 /* Central differences of a fit objective's loss in free-parameter space against its analytic
- * gradient, shared by the energy and geometry objective tests (linked into both). */
+ * gradient, and a bounded L-BFGS fit of it, shared by the energy and geometry objective tests
+ * (linked into both). */
+#include "hessfit_forcefield.h"
+#include "hessfit_model.h"
 #include "hessfit_objective.h"
+#include "hessfit_optimize.h"
 
 typedef struct objective_fd_stats {
     double max_rel; /* max over the checked i of |fd_i - g_i| / max(|g_i|, floor) */
@@ -19,5 +23,14 @@ typedef struct objective_fd_stats {
  */
 objective_fd_stats objective_fd_check(hf_objective *obj, const double *x0, int n, double step, int stride,
                                       const char *label);
+
+/*
+ * L-BFGS on obj over the model's free values from x (first moved into q2mm's box of each value, as
+ * hessfit fit bounds them; ff is the model's force field; *start_loss: the loss there) for at most
+ * maxeval evaluations, with ftol_rel as the stopping tolerance when > 0 (else the optimiser's
+ * default); x gets the result.
+ */
+hf_opt_result objective_fit_lbfgs(hf_objective *obj, hf_model *model, const hf_forcefield *ff, double *x, int maxeval,
+                                  double ftol_rel, double *start_loss);
 
 #endif

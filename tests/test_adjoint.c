@@ -708,16 +708,8 @@ static void add_mol_a(HessFit_Force *f, const int *g) {
 /* molecule B: a star (centre 0; 1, 2, 3) with atom 4 on 3: bonds, angles, a Urey-Bradley term, a
  * harmonic improper, exclusions and 1-4 pairs from the bonds */
 static void add_mol_b(HessFit_Force *f, const int *g) {
-    const int bl[4][2] = {{0, 1}, {0, 2}, {0, 3}, {3, 4}};
     int bonds[8];
-    for (int i = 0; i < 4; i++) {
-        HF_OK(hessfit_force_add_bond(f, g[bl[i][0]], g[bl[i][1]], S_KB, S_R0, NULL));
-        bonds[2 * i] = g[bl[i][0]];
-        bonds[2 * i + 1] = g[bl[i][1]];
-    }
-    HF_OK(hessfit_force_add_angle(f, g[1], g[0], g[2], S_KA, S_TH0, NULL));
-    HF_OK(hessfit_force_add_angle(f, g[2], g[0], g[3], S_KA, S_TH0, NULL));
-    HF_OK(hessfit_force_add_angle(f, g[0], g[3], g[4], S_KA, S_TH0, NULL));
+    test_add_star_bonds_angles(f, g, S_KB, S_R0, S_KA, S_TH0, bonds);
     HF_OK(hessfit_force_add_urey_bradley(f, g[1], g[3], S_KUB, S_RUB, NULL));
     HF_OK(hessfit_force_add_harmonic_improper(f, g[1], g[2], g[0], g[3], S_KI, S_PHI0, NULL));
     HF_OK(hessfit_force_create_exclusions_from_bonds(f, bonds, 4));

@@ -146,41 +146,7 @@ static void check_residuals(hf_objective *obj, const double *x, long long expect
 
 /* ---- CH3F -------------------------------------------------------------------------------------------- */
 
-typedef struct {
-    test_ch3f_start ff;
-    char *ff_path;
-    hf_molecule mol;
-    hf_topology topo;
-    hf_typed_molecule typed;
-} ch3f_set;
-
-static void load_ch3f(ch3f_set *s)
-{
-    s->ff_path = test_source_path_dup("examples/data/sn2/ch3f-seminario-start.txt");
-    test_read_ch3f_start(s->ff_path, &s->ff);
-    HF_CALL(hf_read_npy_xyz(test_source_path("examples/data/sn2/ch3f-optimized.xyz"),
-                            test_source_path("examples/data/sn2/ch3f-hessian.npy"), &s->mol));
-    CHECK(s->mol.n_atoms == 5 && s->mol.hessian != NULL, "CH3F: %d atoms", s->mol.n_atoms);
-    s->mol.atom_types = malloc(5 * sizeof(char *));
-    CHECK(s->mol.atom_types != NULL, "out of memory");
-    for (int a = 0; a < 5; a++) {
-        const char *sym = hf_element_symbol(s->mol.atomic_numbers[a]);
-        s->mol.atom_types[a] = malloc(strlen(sym) + 1);
-        CHECK(s->mol.atom_types[a] != NULL, "out of memory");
-        strcpy(s->mol.atom_types[a], sym);
-    }
-    HF_CALL(hf_topology_build(&s->mol, NULL, &s->topo));
-    HF_CALL(hf_assign_parameters(&s->mol, &s->topo, &s->ff.ff, NULL, &s->typed));
-    CHECK(s->typed.n_terms == 10, "CH3F: %d typed terms", s->typed.n_terms);
-}
-
-static void free_ch3f(ch3f_set *s)
-{
-    free(s->ff_path);
-    hf_typed_molecule_free(&s->typed);
-    hf_topology_free(&s->topo);
-    hf_molecule_free(&s->mol);
-}
+typedef test_ch3f_set ch3f_set;
 
 static hf_objective_options options_of(int kind)
 {
@@ -251,24 +217,17 @@ static void test_ch3f_golden(ch3f_set *s)
  * not degenerate) as both the model's and the "QM" geometry, parameters moved off the start. */
 static void test_ch3f_gradients(ch3f_set *s)
 {
-    hf_molecule moved;
-    HF_CALL(hf_molecule_copy(&s->mol, &moved));
-    for (int a = 0; a < 5; a++)
-        if (moved.atomic_numbers[a] == 1) {
-            moved.coords[3 * a] += 0.04;
-            moved.coords[3 * a + 2] -= 0.03;
-            break;
-        }
+    const hf_molecule *moved = &s->moved;
     for (int kind = 0; kind < 4; kind++) {
         hf_model *model;
         hf_objective *obj;
         hf_objective_options o = options_of(kind);
-        HF_CALL(hf_model_create(&s->ff.ff, &moved, &s->typed, 1, NULL, &model));
+        HF_CALL(hf_model_create(&s->ff.ff, moved, &s->typed, 1, NULL, &model));
         HF_CALL(hf_model_add_free_kind(model, HF_PARAM_BOND, HF_MODEL_FREE_K | HF_MODEL_FREE_X0, NULL));
         HF_CALL(hf_model_add_free_kind(model, HF_PARAM_ANGLE, HF_MODEL_FREE_K | HF_MODEL_FREE_X0, NULL));
         const int n = hf_model_n_free(model);
         CHECK(n == 8, "%d free", n);
-        HF_CALL(hf_objective_create(model, &moved, 1, &o, &obj));
+        HF_CALL(hf_objective_create(model, moved, 1, &o, &obj));
         double x[8];
         HF_CALL(hf_model_get_free(model, x));
         for (int i = 0; i < n; i++) { /* k up 10 %, r0 +0.02 A, theta0 -1.5 deg */
@@ -285,7 +244,6 @@ static void test_ch3f_gradients(ch3f_set *s)
         hf_objective_destroy(obj);
         hf_model_destroy(model);
     }
-    hf_molecule_free(&moved);
 }
 
 /* ---- rh-enamide -------------------------------------------------------------------------------------- */
@@ -674,7 +632,7 @@ int main(void)
     test_load_plugins();
     ch3f_set ch3f;
     printf("CH3F\n");
-    load_ch3f(&ch3f);
+    test_load_ch3f(&ch3f);
     test_ch3f_golden(&ch3f);
     test_ch3f_gradients(&ch3f);
     test_ch3f_pairing(&ch3f);
@@ -686,7 +644,7 @@ int main(void)
     printf("bad input\n");
     test_bad_input(&ch3f, &rh);
     free_rh(&rh);
-    free_ch3f(&ch3f);
+    test_free_ch3f(&ch3f);
     printf("test_objective: all checks passed\n");
     return 0;
 }

@@ -210,44 +210,15 @@ static void test_gradients(rh_set *s)
     }
 }
 
-typedef struct {
-    hf_objective *obj;
-} fit_data;
-
-static double fit_loss(int n, const double *x, double *grad, void *data, hf_status *status)
-{
-    (void)n;
-    double loss = 0.0;
-    *status = hf_objective_evaluate(((fit_data *)data)->obj, x, &loss, grad, NULL);
-    return loss;
-}
-
 static void test_fit(rh_set *s)
 {
     hf_model *model = rh_model(s, 0);
     hf_objective *obj = energy_objective(s, model, 0);
     const int n = hf_model_n_free(model);
-    double *x = calloc((size_t)n, sizeof *x), *lo = calloc((size_t)n, sizeof *lo), *hi = calloc((size_t)n, sizeof *hi);
-    double step, before, after;
-    CHECK(x && lo && hi, "out of memory");
+    double *x = calloc((size_t)n, sizeof *x), before, after;
+    CHECK(x != NULL, "out of memory");
     HF_CALL(hf_model_get_free(model, x));
-    for (int i = 0; i < n; i++) {
-        int p, v;
-        hf_opt_value_kind kind;
-        HF_CALL(hf_model_free_parameter(model, i, &p, &v, NULL, NULL));
-        HF_CALL(hf_optimize_value_kind(&s->ff.params[p], v, &kind));
-        HF_CALL(hf_optimize_q2mm_defaults(kind, &lo[i], &hi[i], &step));
-        x[i] = fmin(fmax(x[i], lo[i]), hi[i]);
-    }
-    HF_CALL(hf_objective_evaluate(obj, x, &before, NULL, NULL));
-    hf_optimize *opt;
-    hf_opt_result result;
-    fit_data data = {obj};
-    HF_CALL(hf_optimize_create(HF_OPT_LBFGS, n, &opt));
-    HF_CALL(hf_optimize_set_objective(opt, fit_loss, &data));
-    HF_CALL(hf_optimize_set_bounds(opt, lo, hi));
-    HF_CALL(hf_optimize_set_maxeval(opt, 100));
-    HF_CALL(hf_optimize_run(opt, x, &result));
+    const hf_opt_result result = objective_fit_lbfgs(obj, model, &s->ff, x, 100, 0.0, &before);
     HF_CALL(hf_objective_evaluate(obj, x, &after, NULL, NULL));
     double rms_before = sqrt(before / (N_E - 3)) / HF_OBJ_ENERGY_WEIGHT, rms_after = sqrt(after / (N_E - 3)) /
                                                                                        HF_OBJ_ENERGY_WEIGHT;
@@ -255,10 +226,7 @@ static void test_fit(rh_set *s)
            "%.4f kcal/mol)\n",
            n, before, after, result.evaluations, rms_before, rms_after);
     CHECK(after <= 1e-3 * before, "the fit lowered the energy loss only from %g to %g", before, after);
-    hf_optimize_destroy(opt);
     free(x);
-    free(lo);
-    free(hi);
     hf_objective_destroy(obj);
     hf_model_destroy(model);
 }

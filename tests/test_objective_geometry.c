@@ -70,47 +70,7 @@ static void check_residuals(hf_objective *obj, const char *label)
 
 /* ---- CH3F ------------------------------------------------------------------------------------------ */
 
-typedef struct {
-    test_ch3f_start ff;
-    char *ff_path;
-    hf_molecule mol;   /* the QM structure */
-    hf_molecule moved; /* a generic one: one H moved (C3v broken) */
-    hf_topology topo;
-    hf_typed_molecule typed;
-} ch3f_set;
-
-static void load_ch3f(ch3f_set *s)
-{
-    s->ff_path = test_source_path_dup("examples/data/sn2/ch3f-seminario-start.txt");
-    test_read_ch3f_start(s->ff_path, &s->ff);
-    HF_CALL(hf_read_npy_xyz(test_source_path("examples/data/sn2/ch3f-optimized.xyz"),
-                            test_source_path("examples/data/sn2/ch3f-hessian.npy"), &s->mol));
-    s->mol.atom_types = calloc(5, sizeof(char *));
-    CHECK(s->mol.atom_types != NULL, "out of memory");
-    for (int a = 0; a < 5; a++) {
-        const char *sym = hf_element_symbol(s->mol.atomic_numbers[a]);
-        CHECK((s->mol.atom_types[a] = malloc(strlen(sym) + 1)) != NULL, "out of memory");
-        strcpy(s->mol.atom_types[a], sym);
-    }
-    HF_CALL(hf_molecule_copy(&s->mol, &s->moved));
-    for (int a = 0; a < 5; a++)
-        if (s->moved.atomic_numbers[a] == 1) {
-            s->moved.coords[3 * a] += 0.04;
-            s->moved.coords[3 * a + 2] -= 0.03;
-            break;
-        }
-    HF_CALL(hf_topology_build(&s->mol, NULL, &s->topo));
-    HF_CALL(hf_assign_parameters(&s->mol, &s->topo, &s->ff.ff, NULL, &s->typed));
-}
-
-static void free_ch3f(ch3f_set *s)
-{
-    free(s->ff_path);
-    hf_typed_molecule_free(&s->typed);
-    hf_topology_free(&s->topo);
-    hf_molecule_free(&s->mol);
-    hf_molecule_free(&s->moved);
-}
+typedef test_ch3f_set ch3f_set;
 
 /* CH3F at structure mol with the bond and angle values `what` free, moved off the start (k +10 %,
  * r0 +0.03 A, theta0 -2 deg). */
@@ -198,18 +158,8 @@ static void test_ch3f(ch3f_set *s)
 
 /* L-BFGS on r0 and theta0 (k fixed) against the C3v QM structure, which they can reproduce exactly:
  * the geometry loss falls by orders of magnitude. */
-typedef struct {
-    hf_objective *obj;
-} fit_data;
-
-static double fit_loss(int n, const double *x, double *grad, void *data, hf_status *status)
-{
-    (void)n;
-    double loss = 0.0;
-    *status = hf_objective_evaluate(((fit_data *)data)->obj, x, &loss, grad, NULL);
-    return loss;
-}
-
+/* L-BFGS on r0 and theta0 (k fixed) against the C3v QM structure, which they can reproduce exactly:
+ * the geometry loss falls by orders of magnitude. */
 static void test_ch3f_fit(ch3f_set *s)
 {
     double x[8];
@@ -217,31 +167,12 @@ static void test_ch3f_fit(ch3f_set *s)
     const int n = hf_model_n_free(model), only[1] = {0};
     CHECK(n == 4, "%d free values", n);
     hf_objective *obj = geometry_objective(model, &s->mol, &s->typed, 1, only, 1);
-    hf_optimize *opt;
-    hf_opt_result result;
-    fit_data data = {obj};
-    double before;
-    HF_CALL(hf_objective_evaluate(obj, x, &before, NULL, NULL));
-    double lo[4], hi[4], step[4];
-    for (int i = 0; i < n; i++) { /* q2mm's boxes, as hessfit fit uses them */
-        int p, v;
-        hf_opt_value_kind kind;
-        HF_CALL(hf_model_free_parameter(model, i, &p, &v, NULL, NULL));
-        HF_CALL(hf_optimize_value_kind(&s->ff.params[p], v, &kind));
-        HF_CALL(hf_optimize_q2mm_defaults(kind, &lo[i], &hi[i], &step[i]));
-    }
-    HF_CALL(hf_optimize_create(HF_OPT_LBFGS, n, &opt));
-    HF_CALL(hf_optimize_set_objective(opt, fit_loss, &data));
-    HF_CALL(hf_optimize_set_bounds(opt, lo, hi));
-    HF_CALL(hf_optimize_set_maxeval(opt, 200));
-    HF_CALL(hf_optimize_set_ftol_rel(opt, 1e-14));
-    HF_CALL(hf_optimize_run(opt, x, &result));
-    double after;
+    double before, after;
+    const hf_opt_result result = objective_fit_lbfgs(obj, model, &s->ff.ff, x, 200, 1e-14, &before);
     HF_CALL(hf_objective_evaluate(obj, x, &after, NULL, NULL));
     printf("  CH3F fit of r0 and theta0 to the QM geometry: loss %.6g -> %.3g in %lld evaluations\n", before, after,
            result.evaluations);
     CHECK(after <= 1e-6 * before, "the fit lowered the geometry loss only from %g to %g", before, after);
-    hf_optimize_destroy(opt);
     hf_objective_destroy(obj);
     hf_model_destroy(model);
 }
@@ -464,11 +395,11 @@ int main(int argc, char **argv)
     test_load_plugins();
     ch3f_set ch3f;
     memset(&ch3f, 0, sizeof ch3f);
-    load_ch3f(&ch3f);
+    test_load_ch3f(&ch3f);
     test_ch3f(&ch3f);
     test_ch3f_fit(&ch3f);
     test_bad_input(&ch3f);
-    free_ch3f(&ch3f);
+    test_free_ch3f(&ch3f);
     test_program();
     test_rh();
     printf("test_objective_geometry: all checks passed\n");

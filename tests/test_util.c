@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* mkdtemp, nftw, memmem, program_invocation_short_name */
 #include "test_util.h"
+#include "hessfit_elements.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -687,6 +688,20 @@ void test_expect_output(const test_run_result *r, const char *text, const char *
     CHECK(strstr(r->out, text) != NULL, "%s: output lacks '%s'", what, text);
 }
 
+/* ---- HessianForce test molecules ---------------------------------------------------------------- */
+
+void test_add_star_bonds_angles(HessFit_Force *f, const int *g, int kb, int r0, int ka, int th0, int bonds[8]) {
+    static const int pairs[4][2] = {{0, 1}, {0, 2}, {0, 3}, {3, 4}};
+    for (int i = 0; i < 4; i++) {
+        HF_OK(hessfit_force_add_bond(f, g[pairs[i][0]], g[pairs[i][1]], kb, r0, NULL));
+        bonds[2 * i] = g[pairs[i][0]];
+        bonds[2 * i + 1] = g[pairs[i][1]];
+    }
+    HF_OK(hessfit_force_add_angle(f, g[1], g[0], g[2], ka, th0, NULL));
+    HF_OK(hessfit_force_add_angle(f, g[2], g[0], g[3], ka, th0, NULL));
+    HF_OK(hessfit_force_add_angle(f, g[0], g[3], g[4], ka, th0, NULL));
+}
+
 /* ---- training-set fixtures -------------------------------------------------------------------- */
 
 void test_read_ch3f_start(const char *path, test_ch3f_start *out) {
@@ -728,6 +743,39 @@ void test_read_ch3f_start(const char *path, test_ch3f_start *out) {
     fclose(f);
     CHECK(out->ff.n_params == max_params && out->n_reference == 9, "%s: %d parameters, %d reference frequencies",
           path, out->ff.n_params, out->n_reference);
+}
+
+void test_load_ch3f(test_ch3f_set *s) {
+    memset(s, 0, sizeof *s);
+    s->ff_path = test_source_path_dup("examples/data/sn2/ch3f-seminario-start.txt");
+    test_read_ch3f_start(s->ff_path, &s->ff);
+    HF_CALL(hf_read_npy_xyz(test_source_path("examples/data/sn2/ch3f-optimized.xyz"),
+                            test_source_path("examples/data/sn2/ch3f-hessian.npy"), &s->mol));
+    CHECK(s->mol.n_atoms == 5 && s->mol.hessian != NULL, "CH3F: %d atoms", s->mol.n_atoms);
+    s->mol.atom_types = calloc(5, sizeof(char *));
+    CHECK(s->mol.atom_types != NULL, "out of memory");
+    for (int a = 0; a < 5; a++) {
+        const char *sym = hf_element_symbol(s->mol.atomic_numbers[a]);
+        CHECK(sym != NULL && (s->mol.atom_types[a] = strdup(sym)) != NULL, "CH3F atom %d: no type", a + 1);
+    }
+    HF_CALL(hf_molecule_copy(&s->mol, &s->moved));
+    for (int a = 0; a < 5; a++)
+        if (s->moved.atomic_numbers[a] == 1) {
+            s->moved.coords[3 * a] += 0.04;
+            s->moved.coords[3 * a + 2] -= 0.03;
+            break;
+        }
+    HF_CALL(hf_topology_build(&s->mol, NULL, &s->topo));
+    HF_CALL(hf_assign_parameters(&s->mol, &s->topo, &s->ff.ff, NULL, &s->typed));
+    CHECK(s->typed.n_terms == 10, "CH3F: %d typed terms", s->typed.n_terms);
+}
+
+void test_free_ch3f(test_ch3f_set *s) {
+    free(s->ff_path);
+    hf_typed_molecule_free(&s->typed);
+    hf_topology_free(&s->topo);
+    hf_molecule_free(&s->mol);
+    hf_molecule_free(&s->moved);
 }
 
 void test_type_rh_enamide(hf_forcefield *ff, hf_molecule_list *mmo, hf_typed_molecule typed[TEST_RH_MOLECULES]) {

@@ -223,6 +223,14 @@ void test_expect_output(const test_run_result *r, const char *text, const char *
 /* s in single quotes for /bin/sh (a quote inside as '\''), in out of size bytes (must fit). */
 void test_shell_quote(char *out, size_t size, const char *s);
 
+/* ---- HessianForce test molecules ---------------------------------------------------------------- */
+
+/* The star molecule of the multi-molecule force tests, on global atoms g[0..4]: centre g[0] bonded
+ * to g[1], g[2], g[3], and g[4] on g[3] (bond slots kb, r0), angles 1-0-2, 2-0-3 and 0-3-4 (slots
+ * ka, th0). Its four bonds as atom pairs go to bonds[8] (for the exclusions the caller creates
+ * after its own extra terms). */
+void test_add_star_bonds_angles(HessFit_Force *f, const int *g, int kb, int r0, int ka, int th0, int bonds[8]);
+
 /* ---- training-set fixtures -------------------------------------------------------------------- */
 
 /* q2mm's CH3F Seminario start (examples/data/sn2/ch3f-seminario-start.txt: "bond A B k r0" and
@@ -236,6 +244,21 @@ typedef struct test_ch3f_start {
     int n_reference;
 } test_ch3f_start;
 void test_read_ch3f_start(const char *path, test_ch3f_start *out);
+
+/* q2mm's CH3F example (examples/data/sn2): the QM structure and Hessian with element symbols as
+ * atom types, typed (10 terms) with the Seminario start read from ff_path, and a generic copy with
+ * one H moved by (+0.04, 0, -0.03) A (C3v broken, so its E modes are not degenerate). The struct
+ * must not be copied (ff.ff points into it); test_free_ch3f frees it. */
+typedef struct test_ch3f_set {
+    test_ch3f_start ff;
+    char *ff_path;
+    hf_molecule mol;
+    hf_molecule moved;
+    hf_topology topo;
+    hf_typed_molecule typed;
+} test_ch3f_set;
+void test_load_ch3f(test_ch3f_set *s);
+void test_free_ch3f(test_ch3f_set *s);
 
 /* The nine rh-enamide structures of the .mmo typed with mm3.fld, the torsions MacroModel left out
  * (q2mm's rh-enamide example) given as "no term": ff, mmo and typed[0..8] are the caller's to free. */

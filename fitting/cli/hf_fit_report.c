@@ -1,6 +1,7 @@
 /* QM against MM per molecule and per mode at two points of a training set's free values
  * (hf_fit_report.h). */
 #include "hf_fit_report.h"
+#include "../src/hf_report_internal.h" /* hf_put_json_number_member */
 
 #include "hessfit_units.h"
 #include "hessfit_vib.h"
@@ -609,15 +610,28 @@ void hf_fit_comparison_report(const hf_fit_comparison *c, hf_report *report)
 
 static const char *const geometry_kind_names[3] = {"bond", "angle", "torsion"};
 
-/* A number, or "n/a" (text) / null (JSON) when it is not finite. */
-static void put_number(hf_atomic_file *out, const char *format, double v, int width, int json)
+/* A number in a field of width characters, or "n/a" when it is not finite. */
+static void put_number(hf_atomic_file *out, const char *format, double v, int width)
 {
     if (isfinite(v))
-        hf_atomic_file_printf(out, format, width, v); /* width: the field width, or the JSON digits */
-    else if (json)
-        hf_atomic_file_printf(out, "null");
+        hf_atomic_file_printf(out, format, width, v);
     else
         hf_atomic_file_printf(out, "%*s", width, "n/a");
+}
+
+/* The number columns of a targets.txt row: QM, MM before, MM after (value_width wide), the weight
+ * (weight_width wide) and the residuals before and after. */
+static void put_row_numbers(hf_atomic_file *out, const hf_fit_target_row *r, int value_width, int weight_width)
+{
+    put_number(out, "%*.4f", r->qm, value_width);
+    hf_atomic_file_printf(out, "  ");
+    put_number(out, "%*.4f", r->mm_before, value_width);
+    hf_atomic_file_printf(out, "  ");
+    put_number(out, "%*.4f", r->mm_after, value_width);
+    hf_atomic_file_printf(out, "  %*.4g  ", weight_width, r->weight);
+    put_number(out, "%*.6g", r->residual_before, 14);
+    hf_atomic_file_printf(out, "  ");
+    put_number(out, "%*.6g", r->residual_after, 14);
 }
 
 static hf_status write_targets_text(hf_atomic_file *out, void *context)
@@ -631,15 +645,7 @@ static hf_status write_targets_text(hf_atomic_file *out, void *context)
         for (int i = 0; i < c->n_energies; i++) {
             const hf_fit_target_row *r = &c->energies[i];
             hf_atomic_file_printf(out, "%-9d  %-16s  ", r->structure, r->group);
-            put_number(out, "%*.4f", r->qm, 12, 0);
-            hf_atomic_file_printf(out, "  ");
-            put_number(out, "%*.4f", r->mm_before, 12, 0);
-            hf_atomic_file_printf(out, "  ");
-            put_number(out, "%*.4f", r->mm_after, 12, 0);
-            hf_atomic_file_printf(out, "  %10.4g  ", r->weight);
-            put_number(out, "%*.6g", r->residual_before, 14, 0);
-            hf_atomic_file_printf(out, "  ");
-            put_number(out, "%*.6g", r->residual_after, 14, 0);
+            put_row_numbers(out, r, 12, 10);
             hf_atomic_file_printf(out, "%s  %s\n", r->reference ? "  (reference)" : "", r->label);
         }
         hf_atomic_file_printf(out, "\n");
@@ -656,26 +662,27 @@ static hf_status write_targets_text(hf_atomic_file *out, void *context)
             for (int a = 0; a < 4 && r->atoms[a] > 0; a++)
                 n += snprintf(atoms + n, sizeof atoms - (size_t)n, a ? "-%d" : "%d", r->atoms[a]);
             hf_atomic_file_printf(out, "%-9d  %-7s  %-19s  ", r->structure, geometry_kind_names[r->kind], atoms);
-            put_number(out, "%*.4f", r->qm, 10, 0);
-            hf_atomic_file_printf(out, "  ");
-            put_number(out, "%*.4f", r->mm_before, 10, 0);
-            hf_atomic_file_printf(out, "  ");
-            put_number(out, "%*.4f", r->mm_after, 10, 0);
-            hf_atomic_file_printf(out, "  %8.4g  ", r->weight);
-            put_number(out, "%*.6g", r->residual_before, 14, 0);
-            hf_atomic_file_printf(out, "  ");
-            put_number(out, "%*.6g", r->residual_after, 14, 0);
+            put_row_numbers(out, r, 10, 8);
             hf_atomic_file_printf(out, "\n");
         }
     }
     return hf_atomic_file_status(out);
 }
 
-/* One JSON member "key": number (null when not finite), preceded by ", ". */
-static void json_number_member(hf_atomic_file *out, const char *key, double v)
+/* The number members of a targets.json row: qm, mm_before and mm_after with unit_suffix on their
+ * keys, then weight and the residuals before and after. */
+static void put_row_members(hf_atomic_file *out, const hf_fit_target_row *r, const char *unit_suffix)
 {
-    hf_atomic_file_printf(out, ", \"%s\": ", key);
-    put_number(out, "%.*g", v, 17, 1);
+    const char *const names[3] = {"qm", "mm_before", "mm_after"};
+    const double values[3] = {r->qm, r->mm_before, r->mm_after};
+    for (int k = 0; k < 3; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s%s", names[k], unit_suffix);
+        hf_put_json_number_member(out, key, values[k]);
+    }
+    hf_put_json_number_member(out, "weight", r->weight);
+    hf_put_json_number_member(out, "residual_before", r->residual_before);
+    hf_put_json_number_member(out, "residual_after", r->residual_after);
 }
 
 static hf_status write_targets_json(hf_atomic_file *out, void *context)
@@ -687,12 +694,7 @@ static hf_status write_targets_json(hf_atomic_file *out, void *context)
         /* group names are letters, digits, _ - . (the input's check): no escaping needed */
         hf_atomic_file_printf(out, "%s\n    {\"structure\": %d, \"group\": \"%s\", \"reference\": %s", i ? "," : "",
                               r->structure, r->group, r->reference ? "true" : "false");
-        json_number_member(out, "qm_kcal_mol", r->qm);
-        json_number_member(out, "mm_before_kcal_mol", r->mm_before);
-        json_number_member(out, "mm_after_kcal_mol", r->mm_after);
-        json_number_member(out, "weight", r->weight);
-        json_number_member(out, "residual_before", r->residual_before);
-        json_number_member(out, "residual_after", r->residual_after);
+        put_row_members(out, r, "_kcal_mol");
         hf_atomic_file_printf(out, "}");
     }
     hf_atomic_file_printf(out, "%s],\n  \"geometry\": [", c->n_energies > 0 ? "\n  " : "");
@@ -703,12 +705,7 @@ static hf_status write_targets_json(hf_atomic_file *out, void *context)
         for (int a = 0; a < 4 && r->atoms[a] > 0; a++)
             hf_atomic_file_printf(out, "%s%d", a ? ", " : "", r->atoms[a]);
         hf_atomic_file_printf(out, "], \"unit\": \"%s\"", r->kind == HF_GEOMETRY_BOND ? "A" : "deg");
-        json_number_member(out, "qm", r->qm);
-        json_number_member(out, "mm_before", r->mm_before);
-        json_number_member(out, "mm_after", r->mm_after);
-        json_number_member(out, "weight", r->weight);
-        json_number_member(out, "residual_before", r->residual_before);
-        json_number_member(out, "residual_after", r->residual_after);
+        put_row_members(out, r, "");
         hf_atomic_file_printf(out, "}");
     }
     hf_atomic_file_printf(out, "%s]\n}\n", c->n_geometry > 0 ? "\n  " : "");

@@ -1,6 +1,7 @@
 /* String output of the report writers: UTF-8 checked, escaped for plain text, JSON or XML. */
 #include "hf_report_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,6 +79,17 @@ hf_status hf_put_text_padded(hf_atomic_file *out, const char *s, size_t width)
     for (size_t w = hf_utf8_width(s); w < width && st == HF_SUCCESS; w++)
         st = hf_atomic_file_write(out, " ", 1);
     return st;
+}
+
+hf_status hf_put_json_number(hf_atomic_file *out, double x)
+{
+    return isfinite(x) ? hf_atomic_file_printf(out, "%.17g", x) : hf_atomic_file_write(out, "null", 4);
+}
+
+hf_status hf_put_json_number_member(hf_atomic_file *out, const char *key, double x)
+{
+    hf_status st = hf_atomic_file_printf(out, ", \"%s\": ", key);
+    return st == HF_SUCCESS ? hf_put_json_number(out, x) : st;
 }
 
 hf_status hf_put_json_string(hf_atomic_file *out, const char *s)

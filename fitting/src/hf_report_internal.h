@@ -31,6 +31,10 @@ hf_status hf_put_text_padded(hf_atomic_file *out, const char *s, size_t width);
 /* s as a JSON string with its quotes (RFC 8259: '"', '\\' and control characters escaped, invalid
  * UTF-8 bytes as \ufffd); NULL writes null. */
 hf_status hf_put_json_string(hf_atomic_file *out, const char *s);
+/* x as a JSON number ("%.17g", an exact round trip); null when it is not finite. */
+hf_status hf_put_json_number(hf_atomic_file *out, double x);
+/* One member after others: ", \"key\": " and x as hf_put_json_number writes it. */
+hf_status hf_put_json_number_member(hf_atomic_file *out, const char *key, double x);
 /* s as XML 1.0 character data or attribute value (& < > " ' escaped; characters XML forbids --
  * control characters other than tab, newline, return; U+FFFE, U+FFFF -- and invalid UTF-8 bytes
  * as U+FFFD). NULL writes nothing. */
