@@ -16,6 +16,7 @@
  *   frequencies.svg              QM vs MM frequency scatter, before and after
  *   convergence.svg              loss (and gradient norm) against evaluations
  *   checkpoint.txt               the best point so far, for --resume
+ *   targets.txt, targets.json    with energy or geometry targets: one row per target, before and after
  * Exit 0 when the fit ended (converged, a limit, or stopped) and its results were written; 1 on an
  * error; 2 on a usage error.
  */
@@ -455,7 +456,8 @@ int hf_cmd_fit(int argc, char **argv)
         printf("  %s: loss %.10g -> %.10g, RMSD %.6g -> %.6g %s\n", cmp.objectives[k].kind,
                cmp.objectives[k].loss_before, cmp.objectives[k].loss_after, cmp.objectives[k].rmsd_before,
                cmp.objectives[k].rmsd_after, cmp.objectives[k].unit);
-    printf("  wrote %s/{report.txt,report.json,frequencies.svg,convergence.svg,checkpoint.txt}\n", dir);
+    printf("  wrote %s/{report.txt,report.json,frequencies.svg,convergence.svg,checkpoint.txt%s}\n", dir,
+           cmp.n_energies + cmp.n_geometry > 0 ? ",targets.txt,targets.json" : "");
     rc = 0;
 done:
     hf_fit_comparison_free(&cmp);

@@ -7,8 +7,9 @@
  * values, as in the fit). FILE must be the input's force field with other values (a fitted.fld or
  * fitted.frcmod of `hessfit fit`): the same lines, kinds, types and periodicities.
  *
- * Writes report.txt, report.json, frequencies.svg, targets.txt and targets.json (atomically) to
- * --output DIR (default "<input stem>-report" beside the input) and prints the objective's value and RMSD per kind.
+ * Writes report.txt, report.json, frequencies.svg and, with energy or geometry targets,
+ * targets.txt and targets.json (atomically) to --output DIR (default "<input stem>-report" beside
+ * the input) and prints the objective's value and RMSD per kind.
  * Exit 0 on success, 1 on an error, 2 on a usage error.
  */
 #include "hessfit_report.h"
@@ -147,7 +148,8 @@ int hf_cmd_report(int argc, char **argv)
             printf(" (%.3f with %s)", after, forcefield);
         printf("\n");
     }
-    printf("  wrote %s/{report.txt,report.json,frequencies.svg,targets.txt,targets.json}\n", dir);
+    printf("  wrote %s/{report.txt,report.json,frequencies.svg%s}\n", dir,
+           cmp.n_energies + cmp.n_geometry > 0 ? ",targets.txt,targets.json" : "");
     rc = 0;
 done:
     hf_fit_comparison_free(&cmp);
