@@ -39,6 +39,7 @@
  * hessfit_force_get_hessian_blocks.
  */
 #include "test_util.h"
+#include "two_molecules.h"
 #include <string.h>
 
 #define PI 3.14159265358979323846
@@ -664,102 +665,9 @@ static void run_case(const TermCase *tc) {
 /* Two molecules                                                                             */
 /* ======================================================================================== */
 
-enum { S_KB, S_R0, S_KB2, S_R02, S_KA, S_TH0, S_KT, S_PH, S_V1, S_V3, S_KUB, S_RUB, S_KI, S_PHI0,
-       S_Q1, S_Q2, S_Q3, S_SIG1, S_SIG2, S_EPS1, S_EPS2, NUM_S };
-static const double two_values[NUM_S] = {2.0e5, 0.109, 1.4e5, 0.1529, 300.0, 1.93, 3.1, 0.4, 4.2, -1.7, 1.5e4,
-                                         0.215, 60.0, 0.05, 0.38, -0.52, 0.14, 0.33, 0.25, 0.6, 0.15};
-/* slots only molecule A uses, and only B */
+/* slots of two_molecules.h's table that only molecule A uses, and only B */
 static const int only_a[] = {S_KB2, S_R02, S_KT, S_PH, S_V1, S_V3};
 static const int only_b[] = {S_KUB, S_RUB, S_KI, S_PHI0};
-#define NA 5
-#define NB 5
-static const int a_pslots[NA][3] = {{S_Q1, S_SIG1, S_EPS1}, {S_Q2, S_SIG1, S_EPS1}, {S_Q3, S_SIG2, S_EPS2},
-                                    {S_Q2, S_SIG1, S_EPS1}, {S_Q1, S_SIG2, S_EPS2}};
-static const int b_pslots[NB][3] = {{S_Q2, S_SIG1, S_EPS1}, {S_Q1, S_SIG2, S_EPS2}, {S_Q1, S_SIG2, S_EPS2},
-                                    {S_Q3, S_SIG1, S_EPS1}, {S_Q1, S_SIG2, S_EPS2}};
-/* B's local atom j is particle NA + b_perm[j] of the pair System; B's molecule lists its local
- * atoms in the order b_list (its Hessian block order) */
-static const int b_perm[NB] = {2, 0, 4, 1, 3};
-static const int b_list[NB] = {3, 0, 4, 2, 1};
-
-static void add_table(HessFit_Force *f) {
-    for (int i = 0; i < NUM_S; i++)
-        CHECK(slot(f, two_values[i]) == i, "slot numbering");
-}
-
-/* molecule A: a 5-chain with bonds (two types), angles, a periodic and an OPLS torsion, 1-2 / 1-3
- * exclusions and 1-4 pairs from the bonds, and the plain pair (0, 4) */
-static void add_mol_a(HessFit_Force *f, const int *g) {
-    for (int i = 0; i + 1 < NA; i++)
-        HF_OK(hessfit_force_add_bond(f, g[i], g[i + 1], i == 1 ? S_KB2 : S_KB, i == 1 ? S_R02 : S_R0, NULL));
-    for (int i = 0; i + 2 < NA; i++)
-        HF_OK(hessfit_force_add_angle(f, g[i], g[i + 1], g[i + 2], S_KA, S_TH0, NULL));
-    HF_OK(hessfit_force_add_periodic_torsion(f, g[0], g[1], g[2], g[3], 3, S_KT, S_PH, NULL));
-    const int v[4] = {S_V1, HESSFIT_NO_SLOT, S_V3, HESSFIT_NO_SLOT};
-    HF_OK(hessfit_force_add_opls_torsion(f, g[1], g[2], g[3], g[4], v, NULL));
-    int bonds[2 * (NA - 1)];
-    for (int i = 0; i + 1 < NA; i++) {
-        bonds[2 * i] = g[i];
-        bonds[2 * i + 1] = g[i + 1];
-    }
-    HF_OK(hessfit_force_create_exclusions_from_bonds(f, bonds, NA - 1));
-}
-
-/* molecule B: a star (centre 0; 1, 2, 3) with atom 4 on 3: bonds, angles, a Urey-Bradley term, a
- * harmonic improper, exclusions and 1-4 pairs from the bonds */
-static void add_mol_b(HessFit_Force *f, const int *g) {
-    int bonds[8];
-    test_add_star_bonds_angles(f, g, S_KB, S_R0, S_KA, S_TH0, bonds);
-    HF_OK(hessfit_force_add_urey_bradley(f, g[1], g[3], S_KUB, S_RUB, NULL));
-    HF_OK(hessfit_force_add_harmonic_improper(f, g[1], g[2], g[0], g[3], S_KI, S_PHI0, NULL));
-    HF_OK(hessfit_force_create_exclusions_from_bonds(f, bonds, 4));
-}
-
-static void build_pair(HessFit_Force *f) {
-    add_table(f);
-    for (int p = 0; p < NA + NB; p++) {
-        const int *ps = NULL;
-        if (p < NA)
-            ps = a_pslots[p];
-        else
-            for (int j = 0; j < NB; j++)
-                if (NA + b_perm[j] == p)
-                    ps = b_pslots[j];
-        HF_OK(hessfit_force_add_particle(f, ps[0], ps[1], ps[2], NULL));
-    }
-    int ga[NA], gb[NB], la[NA], lb[NB], index = -1;
-    for (int i = 0; i < NA; i++)
-        ga[i] = la[i] = i;
-    for (int j = 0; j < NB; j++) {
-        gb[j] = NA + b_perm[j];
-        lb[j] = NA + b_perm[b_list[j]];
-    }
-    HF_OK(hessfit_force_add_molecule(f, la, NA, &index));
-    HF_OK(hessfit_force_add_molecule(f, lb, NB, &index));
-    add_mol_a(f, ga);
-    add_mol_b(f, gb);
-}
-
-static void build_a_alone(HessFit_Force *f) {
-    add_table(f);
-    int g[NA];
-    for (int i = 0; i < NA; i++) {
-        HF_OK(hessfit_force_add_particle(f, a_pslots[i][0], a_pslots[i][1], a_pslots[i][2], NULL));
-        g[i] = i;
-    }
-    add_mol_a(f, g);
-}
-
-/* B alone: its particle i is B's local atom b_list[i], so its block has the order of B's block */
-static void build_b_alone(HessFit_Force *f) {
-    add_table(f);
-    int g[NB];
-    for (int i = 0; i < NB; i++) {
-        HF_OK(hessfit_force_add_particle(f, b_pslots[b_list[i]][0], b_pslots[b_list[i]][1], b_pslots[b_list[i]][2], NULL));
-        g[b_list[i]] = i;
-    }
-    add_mol_b(f, g);
-}
 
 /* max_k |a_k - b_k| / max_k |b_k| */
 static double rel_diff(const double *a, const double *b, int n) {
@@ -771,24 +679,15 @@ static void run_two_molecules(void) {
     memset(&st, 0, sizeof st);
     st.name = "two molecules";
     double pa[3 * NA], pb[3 * NB], pab[3 * (NA + NB)], pbalone[3 * NB];
-    test_random_chain(pa, NA, 0.1, 0.15);
-    test_random_pose(pa, NA);
-    const double rb[4] = {0, 0.109, 0.101, 0.135};
-    test_star(pb, rb, 112 * DEG, 117 * DEG, 2.8);
-    test_place(pb, 4, 3, 0, 1, 0.096, 108 * DEG, 1.2);
-    test_random_pose(pb, NB);
+    two_mol_random_positions(pa, pb);
     for (int j = 0; j < NB; j++) /* B 0.6 nm away: the molecules would interact if pairs crossed */
         pb[3 * j] += 0.6;
-    memcpy(pab, pa, sizeof pa);
-    for (int j = 0; j < NB; j++)
-        memcpy(pab + 3 * (NA + b_perm[j]), pb + 3 * j, 3 * sizeof(double));
-    for (int i = 0; i < NB; i++)
-        memcpy(pbalone + 3 * i, pb + 3 * b_list[i], 3 * sizeof(double));
+    two_mol_system_positions(pa, pb, pab, pbalone);
 
     Setup sab, sa, sb;
-    setup_create(&sab, NA + NB, build_pair, pab);
-    setup_create(&sa, NA, build_a_alone, pa);
-    setup_create(&sb, NB, build_b_alone, pbalone);
+    setup_create(&sab, NA + NB, two_mol_build_pair, pab);
+    setup_create(&sa, NA, two_mol_build_a_alone, pa);
+    setup_create(&sb, NB, two_mol_build_b_alone, pbalone);
     CHECK(sab.nmol == 2 && sab.offset[1] == 9 * NA * NA && sab.hsize == 9 * (NA * NA + NB * NB), "pair layout");
 
     /* (a)-(d) on the pair System */
