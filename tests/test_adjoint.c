@@ -39,6 +39,7 @@
  * hessfit_force_get_hessian_blocks.
  */
 #include "test_util.h"
+#include "term_cases.h"
 #include "two_molecules.h"
 #include <string.h>
 
@@ -65,21 +66,6 @@ static int failures = 0;
             failures++;                                                                 \
         }                                                                               \
     } while (0)
-
-/* ======================================================================================== */
-/* Geometry                                                                                  */
-/* ======================================================================================== */
-
-
-
-
-
-
-
-
-
-
-
 
 /* ======================================================================================== */
 /* Systems                                                                                   */
@@ -357,17 +343,6 @@ typedef struct {
     geometry_fn geometry;
 } TermCase;
 
-static int slot(HessFit_Force *f, double value) {
-    int s = -1;
-    HF_OK(hessfit_force_add_parameter(f, value, &s));
-    return s;
-}
-
-static void add_bare_particles(HessFit_Force *f, int n) {
-    for (int i = 0; i < n; i++)
-        HF_OK(hessfit_force_add_particle(f, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, NULL));
-}
-
 /* bonded chains: NRANDOM random ones, then the case's specials */
 static int random_bonded(int k, int n, double *pos, char *label, size_t len) {
     test_random_chain(pos, n, 0.09, 0.16);
@@ -376,17 +351,6 @@ static int random_bonded(int k, int n, double *pos, char *label, size_t len) {
     return 1;
 }
 
-/* bond: slots kA, r0A, kB, r0B; bonds (0,1) A, (1,2) B, (2,3) A (shared type) */
-static void build_bond(HessFit_Force *f) {
-    slot(f, 1.8e5);
-    slot(f, 0.109);
-    slot(f, 1.3e5);
-    slot(f, 0.1529);
-    add_bare_particles(f, 4);
-    HF_OK(hessfit_force_add_bond(f, 0, 1, 0, 1, NULL));
-    HF_OK(hessfit_force_add_bond(f, 1, 2, 2, 3, NULL));
-    HF_OK(hessfit_force_add_bond(f, 2, 3, 0, 1, NULL));
-}
 static int geometry_bond(int k, double *pos, char *label, size_t len) {
     if (k < NRANDOM)
         return random_bonded(k, 4, pos, label, len);
@@ -418,29 +382,8 @@ static int angle_geometry(int k, int n, double theta0, double *pos, char *label,
     return 1;
 }
 
-/* Urey-Bradley: slots kA, r0A, kB, r0B; (0,2) A, (1,3) B */
-static void build_ub(HessFit_Force *f) {
-    slot(f, 2.5e4);
-    slot(f, 0.2179);
-    slot(f, 1.9e4);
-    slot(f, 0.2468);
-    add_bare_particles(f, 4);
-    HF_OK(hessfit_force_add_urey_bradley(f, 0, 2, 0, 1, NULL));
-    HF_OK(hessfit_force_add_urey_bradley(f, 1, 3, 2, 3, NULL));
-}
 static int geometry_ub(int k, double *pos, char *label, size_t len) { return angle_geometry(k, 4, 1.9, pos, label, len); }
 
-/* angle: slots kA, theta0A, kB, theta0B; (0,1,2) A, (1,2,3) B, (2,3,4) A */
-static void build_angle(HessFit_Force *f) {
-    slot(f, 350.0);
-    slot(f, 1.911);
-    slot(f, 420.0);
-    slot(f, 2.0944);
-    add_bare_particles(f, 5);
-    HF_OK(hessfit_force_add_angle(f, 0, 1, 2, 0, 1, NULL));
-    HF_OK(hessfit_force_add_angle(f, 1, 2, 3, 2, 3, NULL));
-    HF_OK(hessfit_force_add_angle(f, 2, 3, 4, 0, 1, NULL));
-}
 static int geometry_angle(int k, double *pos, char *label, size_t len) {
     return angle_geometry(k, 5, 1.911, pos, label, len);
 }
@@ -461,41 +404,6 @@ static int torsion_geometry(int k, double *pos, char *label, size_t len) {
     if (k - NRANDOM == 2)
         test_random_pose(pos, 5); /* the planar ones stay exactly planar */
     return 1;
-}
-
-/* periodic torsion: slots k1, phase1, k2, phase2, k3, phase3; (0,1,2,3) n = 1, 2, 3 and
- * (1,2,3,4) n = 2 sharing k2 / phase2 */
-static void build_periodic(HessFit_Force *f) {
-    const double v[6] = {2.3, 0.35, 6.1, PI, 1.4, -1.2};
-    for (int i = 0; i < 6; i++)
-        slot(f, v[i]);
-    add_bare_particles(f, 5);
-    HF_OK(hessfit_force_add_periodic_torsion(f, 0, 1, 2, 3, 1, 0, 1, NULL));
-    HF_OK(hessfit_force_add_periodic_torsion(f, 0, 1, 2, 3, 2, 2, 3, NULL));
-    HF_OK(hessfit_force_add_periodic_torsion(f, 0, 1, 2, 3, 3, 4, 5, NULL));
-    HF_OK(hessfit_force_add_periodic_torsion(f, 1, 2, 3, 4, 2, 2, 3, NULL));
-}
-
-/* OPLS: slots V1..V4, V1b, V4b; (0,1,2,3) {V1..V4}, (1,2,3,4) {V1b, none, V3, V4b} */
-static void build_opls(HessFit_Force *f) {
-    const double v[6] = {5.4, -1.2, 3.3, 0.7, 2.0, -0.4};
-    for (int i = 0; i < 6; i++)
-        slot(f, v[i]);
-    add_bare_particles(f, 5);
-    const int v1[4] = {0, 1, 2, 3}, v2[4] = {4, HESSFIT_NO_SLOT, 2, 5};
-    HF_OK(hessfit_force_add_opls_torsion(f, 0, 1, 2, 3, v1, NULL));
-    HF_OK(hessfit_force_add_opls_torsion(f, 1, 2, 3, 4, v2, NULL));
-}
-
-/* RB: slots C0..C5, C1b, C5b; (0,1,2,3) {C0..C5}, (1,2,3,4) {C0, C1b, none, C3, none, C5b} */
-static void build_rb(HessFit_Force *f) {
-    const double c[8] = {9.28, 12.16, -13.12, -3.06, 26.24, -31.5, -4.2, 1.3};
-    for (int i = 0; i < 8; i++)
-        slot(f, c[i]);
-    add_bare_particles(f, 5);
-    const int c1[6] = {0, 1, 2, 3, 4, 5}, c2[6] = {0, 6, HESSFIT_NO_SLOT, 3, HESSFIT_NO_SLOT, 7};
-    HF_OK(hessfit_force_add_rb_torsion(f, 0, 1, 2, 3, c1, NULL));
-    HF_OK(hessfit_force_add_rb_torsion(f, 1, 2, 3, 4, c2, NULL));
 }
 
 /* impropers on a star (centre 0): random; planar trigonal (180); planar (0); near planar (179) */
@@ -521,27 +429,6 @@ static int star_geometry(int k, double *pos, char *label, size_t len) {
     return 1;
 }
 
-/* periodic improper: slots kA, phaseA, kB, phaseB; (1,2,0,3) n = 2, (3,1,0,2) n = 3 */
-static void build_periodic_improper(HessFit_Force *f) {
-    const double v[4] = {4.6, PI, 1.1, 0.5};
-    for (int i = 0; i < 4; i++)
-        slot(f, v[i]);
-    add_bare_particles(f, 4);
-    HF_OK(hessfit_force_add_periodic_improper(f, 1, 2, 0, 3, 2, 0, 1, NULL));
-    HF_OK(hessfit_force_add_periodic_improper(f, 3, 1, 0, 2, 3, 2, 3, NULL));
-}
-
-/* harmonic improper: slots kA, phi0A = 3.05, kB, phi0B = -3.0; (1,2,0,3) A, (3,1,0,2) B */
-static const double himp_phi0[2] = {3.05, -3.0};
-static void build_harmonic_improper(HessFit_Force *f) {
-    slot(f, 80.0);
-    slot(f, himp_phi0[0]);
-    slot(f, 45.0);
-    slot(f, himp_phi0[1]);
-    add_bare_particles(f, 4);
-    HF_OK(hessfit_force_add_harmonic_improper(f, 1, 2, 0, 3, 0, 1, NULL));
-    HF_OK(hessfit_force_add_harmonic_improper(f, 3, 1, 0, 2, 2, 3, NULL));
-}
 /* random stars away from the wrap point |phi - phi0| = pi (a kink); phi = -3.1 and 3.1 (across
  * the wrap from phi0 = 3.05), planar */
 static int geometry_harmonic_improper(int k, double *pos, char *label, size_t len) {
@@ -550,8 +437,8 @@ static int geometry_harmonic_improper(int k, double *pos, char *label, size_t le
         for (;;) {
             double rr[4] = {0, test_uniform(0.09, 0.15), test_uniform(0.09, 0.15), test_uniform(0.09, 0.15)};
             test_star(pos, rr, test_uniform(95, 135) * DEG, test_uniform(95, 135) * DEG, test_uniform(-PI, PI));
-            if (fabs(test_wrap_pi(test_dihedral(pos, 1, 2, 0, 3) - himp_phi0[0])) < PI - 0.1 &&
-                fabs(test_wrap_pi(test_dihedral(pos, 3, 1, 0, 2) - himp_phi0[1])) < PI - 0.1)
+            if (fabs(test_wrap_pi(test_dihedral(pos, 1, 2, 0, 3) - harmonic_improper_phi0[0])) < PI - 0.1 &&
+                fabs(test_wrap_pi(test_dihedral(pos, 3, 1, 0, 2) - harmonic_improper_phi0[1])) < PI - 0.1)
                 break;
         }
         test_random_pose(pos, 4);
@@ -566,28 +453,12 @@ static int geometry_harmonic_improper(int k, double *pos, char *label, size_t le
     }
     for (int t = 0; t < 2; t++) {
         const double phi = t == 0 ? test_dihedral(pos, 1, 2, 0, 3) : test_dihedral(pos, 3, 1, 0, 2);
-        CHECK(fabs(test_wrap_pi(phi - himp_phi0[t])) < PI - 0.05, "geometry %s is at the wrap point", label);
+        CHECK(fabs(test_wrap_pi(phi - harmonic_improper_phi0[t])) < PI - 0.05, "geometry %s is at the wrap point", label);
     }
     return 1;
 }
 
-/* ---- nonbonded: particle types A = (0 qA, 1 sA, 2 eA), B = (3 qB, 4 sB, 5 eB), 6 qC; particles
- * 0 A, 1 B, 2 A, 3 (qC, sB, no epsilon), 4 (no charge, sA, eB) ------------------------------ */
-static const double nb_values[7] = {0.42, 0.325, 0.71, -0.61, 0.29, 0.46, 0.19};
-static const int nb_particles[5][3] = {{0, 1, 2}, {3, 4, 5}, {0, 1, 2}, {6, 4, HESSFIT_NO_SLOT}, {HESSFIT_NO_SLOT, 1, 5}};
-static int nb_combining = HESSFIT_COMBINE_GEOMETRIC;
-
-static void add_nb_particles(HessFit_Force *f) {
-    for (int i = 0; i < 7; i++)
-        slot(f, nb_values[i]);
-    for (int i = 0; i < 5; i++)
-        HF_OK(hessfit_force_add_particle(f, nb_particles[i][0], nb_particles[i][1], nb_particles[i][2], NULL));
-}
-
-static void build_nb(HessFit_Force *f) {
-    add_nb_particles(f);
-    HF_OK(hessfit_force_set_combining_rule(f, (HessFit_CombiningRule) nb_combining));
-}
+/* ---- nonbonded (term_cases.h's particles) -------------------------------------------------- */
 
 /* random chains with every pair >= 0.25 nm apart; the pair 1-2 at its LJ minimum; a close
  * pair 0-1 at 0.08 nm (LJ repulsion ~1e9 times its well depth) */
@@ -616,34 +487,6 @@ static int geometry_nb(int k, double *pos, char *label, size_t len) {
     test_chain(pos, 5, r, th, ph);
     test_random_pose(pos, 5);
     return 1;
-}
-
-/* 1-4 pairs: every 1-2 and 1-3 pair and (0,4) excluded, 1-4 pairs (0,3) and (4,1), scales 0.75 /
- * 0.3, Lorentz-Berthelot */
-static void build_14(HessFit_Force *f) {
-    add_nb_particles(f);
-    HF_OK(hessfit_force_set_combining_rule(f, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
-    HF_OK(hessfit_force_set_14_scales(f, 0.75, 0.3));
-    const int excl[8][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {0, 2}, {1, 3}, {2, 4}, {0, 4}};
-    for (int i = 0; i < 8; i++)
-        HF_OK(hessfit_force_add_exclusion(f, excl[i][0], excl[i][1], NULL));
-    HF_OK(hessfit_force_add_pair14(f, 0, 3, NULL));
-    HF_OK(hessfit_force_add_pair14(f, 4, 1, NULL));
-}
-
-/* explicit pairs (0,2) {qq1, s1, e1}, (3,1) {qq2, s1, e2}, (0,3) {none, s2, e1}, (2,4) {qq1, none,
- * none}; every other pair excluded */
-static void build_explicit(HessFit_Force *f) {
-    add_nb_particles(f);
-    const int qq1 = slot(f, -0.35), s1 = slot(f, 0.31), e1 = slot(f, 0.55), qq2 = slot(f, 0.12), e2 = slot(f, 0.2),
-              s2 = slot(f, 0.27);
-    HF_OK(hessfit_force_add_explicit_pair(f, 0, 2, qq1, s1, e1, NULL));
-    HF_OK(hessfit_force_add_explicit_pair(f, 3, 1, qq2, s1, e2, NULL));
-    HF_OK(hessfit_force_add_explicit_pair(f, 0, 3, HESSFIT_NO_SLOT, s2, e1, NULL));
-    HF_OK(hessfit_force_add_explicit_pair(f, 2, 4, qq1, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, NULL));
-    const int excl[6][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {1, 4}, {0, 4}};
-    for (int i = 0; i < 6; i++)
-        HF_OK(hessfit_force_add_exclusion(f, excl[i][0], excl[i][1], NULL));
 }
 
 static void run_case(const TermCase *tc) {
@@ -826,7 +669,7 @@ static void run_two_molecules(void) {
 #define NBIG 40
 static void build_big(HessFit_Force *f) {
     add_nb_particles(f); /* slots 0..6; particles 0..4 */
-    const int kb = slot(f, 3.0e4), r0 = slot(f, 0.3), ka = slot(f, 250.0), th0 = slot(f, 1.9);
+    const int kb = add_slot(f, 3.0e4), r0 = add_slot(f, 0.3), ka = add_slot(f, 250.0), th0 = add_slot(f, 1.9);
     for (int i = 5; i < NBIG + 3; i++)
         HF_OK(hessfit_force_add_particle(f, nb_particles[i % 5][0], nb_particles[i % 5][1], nb_particles[i % 5][2], NULL));
     HF_OK(hessfit_force_set_combining_rule(f, HESSFIT_COMBINE_LORENTZ_BERTHELOT));

@@ -38,6 +38,7 @@
  * independent of the other's positions, and (a)-(e) on the combined System.
  */
 #include "test_util.h"
+#include "term_cases.h"
 #include "two_molecules.h"
 #include <string.h>
 
@@ -78,18 +79,6 @@ static void cross3(const double *a, const double *b, double *c) {
     c[2] = a[0] * b[1] - a[1] * b[0];
 }
 static double norm3(const double *a) { return sqrt(dot3(a, a)); }
-
-
-
-
-
-
-
-
-
-
-
-
 
 /* The distance to the nearest singular configuration that the geometry itself shows: the
  * smallest distance between two particles, or of a particle from the line through two others
@@ -403,17 +392,6 @@ typedef struct {
     geometry_fn geometry;
 } TermCase;
 
-static int slot(HessFit_Force *f, double value) {
-    int s = -1;
-    HF_OK(hessfit_force_add_parameter(f, value, &s));
-    return s;
-}
-
-static void add_bare_particles(HessFit_Force *f, int n) {
-    for (int i = 0; i < n; i++)
-        HF_OK(hessfit_force_add_particle(f, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, NULL));
-}
-
 static double lj(double sigma, double eps, double r) {
     const double s6 = pow(sigma / r, 6);
     return 4.0 * eps * (s6 * s6 - s6);
@@ -471,17 +449,6 @@ static int torsion_geometry(int k, Geometry *g) {
 }
 
 /* ---- bond --------------------------------------------------------------------------------- */
-/* slots: 0 kA, 1 r0A, 2 kB, 3 r0B; bonds (0,1) A, (1,2) B, (2,3) A (shared type) */
-static void build_bond(HessFit_Force *f) {
-    slot(f, 1.8e5);
-    slot(f, 0.109);
-    slot(f, 1.3e5);
-    slot(f, 0.1529);
-    add_bare_particles(f, 4);
-    HF_OK(hessfit_force_add_bond(f, 0, 1, 0, 1, NULL));
-    HF_OK(hessfit_force_add_bond(f, 1, 2, 2, 3, NULL));
-    HF_OK(hessfit_force_add_bond(f, 2, 3, 0, 1, NULL));
-}
 static double energy_bond(const double *x, const double *p, double *scale) {
     const double e[3] = {p[0] * pow(test_distance(x, 0, 1) - p[1], 2), p[2] * pow(test_distance(x, 1, 2) - p[3], 2),
                          p[0] * pow(test_distance(x, 2, 3) - p[1], 2)};
@@ -511,16 +478,6 @@ static int geometry_bond(int k, Geometry *g) {
 }
 
 /* ---- Urey-Bradley ------------------------------------------------------------------------ */
-/* slots: 0 kA, 1 r0A, 2 kB, 3 r0B; UB (0,2) A, (1,3) B */
-static void build_ub(HessFit_Force *f) {
-    slot(f, 2.5e4);
-    slot(f, 0.2179);
-    slot(f, 1.9e4);
-    slot(f, 0.2468);
-    add_bare_particles(f, 4);
-    HF_OK(hessfit_force_add_urey_bradley(f, 0, 2, 0, 1, NULL));
-    HF_OK(hessfit_force_add_urey_bradley(f, 1, 3, 2, 3, NULL));
-}
 static double energy_ub(const double *x, const double *p, double *scale) {
     const double e0 = p[0] * pow(test_distance(x, 0, 2) - p[1], 2), e1 = p[2] * pow(test_distance(x, 1, 3) - p[3], 2);
     *scale = e0 + e1;
@@ -559,17 +516,6 @@ static int angle_geometry(int k, int n, double theta0, Geometry *g) {
 static int geometry_ub(int k, Geometry *g) { return angle_geometry(k, 4, 1.9, g); }
 
 /* ---- angle ------------------------------------------------------------------------------- */
-/* slots: 0 kA, 1 theta0A, 2 kB, 3 theta0B; angles (0,1,2) A, (1,2,3) B, (2,3,4) A */
-static void build_angle(HessFit_Force *f) {
-    slot(f, 350.0);
-    slot(f, 1.911);
-    slot(f, 420.0);
-    slot(f, 2.0944);
-    add_bare_particles(f, 5);
-    HF_OK(hessfit_force_add_angle(f, 0, 1, 2, 0, 1, NULL));
-    HF_OK(hessfit_force_add_angle(f, 1, 2, 3, 2, 3, NULL));
-    HF_OK(hessfit_force_add_angle(f, 2, 3, 4, 0, 1, NULL));
-}
 static double energy_angle(const double *x, const double *p, double *scale) {
     const double e[3] = {p[0] * pow(test_angle(x, 0, 1, 2) - p[1], 2), p[2] * pow(test_angle(x, 1, 2, 3) - p[3], 2),
                          p[0] * pow(test_angle(x, 2, 3, 4) - p[1], 2)};
@@ -579,21 +525,6 @@ static double energy_angle(const double *x, const double *p, double *scale) {
 static int geometry_angle(int k, Geometry *g) { return angle_geometry(k, 5, 1.911, g); }
 
 /* ---- periodic torsion --------------------------------------------------------------------- */
-/* slots: 0 k1, 1 phase1, 2 k2, 3 phase2, 4 k3, 5 phase3; (0,1,2,3) n = 1, 2, 3; (1,2,3,4) n = 2
- * sharing k2/phase2. Every phase is non-zero. */
-static void build_periodic(HessFit_Force *f) {
-    slot(f, 2.3);
-    slot(f, 0.35);
-    slot(f, 6.1);
-    slot(f, PI);
-    slot(f, 1.4);
-    slot(f, -1.2);
-    add_bare_particles(f, 5);
-    HF_OK(hessfit_force_add_periodic_torsion(f, 0, 1, 2, 3, 1, 0, 1, NULL));
-    HF_OK(hessfit_force_add_periodic_torsion(f, 0, 1, 2, 3, 2, 2, 3, NULL));
-    HF_OK(hessfit_force_add_periodic_torsion(f, 0, 1, 2, 3, 3, 4, 5, NULL));
-    HF_OK(hessfit_force_add_periodic_torsion(f, 1, 2, 3, 4, 2, 2, 3, NULL));
-}
 static double energy_periodic(const double *x, const double *p, double *scale) {
     const double phi = test_dihedral(x, 0, 1, 2, 3), psi = test_dihedral(x, 1, 2, 3, 4);
     const double e[4] = {p[0] * (1 + cos(1 * phi - p[1])), p[2] * (1 + cos(2 * phi - p[3])),
@@ -603,19 +534,6 @@ static double energy_periodic(const double *x, const double *p, double *scale) {
 }
 
 /* ---- OPLS torsion ------------------------------------------------------------------------- */
-/* slots: 0..3 V1..V4; 4 V1b, 5 V4b; (0,1,2,3) {V1,V2,V3,V4}; (1,2,3,4) {V1b, none, V3, V4b} */
-static void build_opls(HessFit_Force *f) {
-    slot(f, 5.4);
-    slot(f, -1.2);
-    slot(f, 3.3);
-    slot(f, 0.7);
-    slot(f, 2.0);
-    slot(f, -0.4);
-    add_bare_particles(f, 5);
-    const int v1[4] = {0, 1, 2, 3}, v2[4] = {4, HESSFIT_NO_SLOT, 2, 5};
-    HF_OK(hessfit_force_add_opls_torsion(f, 0, 1, 2, 3, v1, NULL));
-    HF_OK(hessfit_force_add_opls_torsion(f, 1, 2, 3, 4, v2, NULL));
-}
 static double opls(double phi, double V1, double V2, double V3, double V4, double *scale) {
     const double e[4] = {0.5 * V1 * (1 + cos(phi)), 0.5 * V2 * (1 - cos(2 * phi)), 0.5 * V3 * (1 + cos(3 * phi)),
                          0.5 * V4 * (1 - cos(4 * phi))};
@@ -629,16 +547,6 @@ static double energy_opls(const double *x, const double *p, double *scale) {
 }
 
 /* ---- RB torsion --------------------------------------------------------------------------- */
-/* slots: 0..5 C0..C5, 6 C1b, 7 C5b; (0,1,2,3) {C0..C5}; (1,2,3,4) {C0, C1b, none, C3, none, C5b} */
-static void build_rb(HessFit_Force *f) {
-    const double c[8] = {9.28, 12.16, -13.12, -3.06, 26.24, -31.5, -4.2, 1.3};
-    for (int i = 0; i < 8; i++)
-        slot(f, c[i]);
-    add_bare_particles(f, 5);
-    const int c1[6] = {0, 1, 2, 3, 4, 5}, c2[6] = {0, 6, HESSFIT_NO_SLOT, 3, HESSFIT_NO_SLOT, 7};
-    HF_OK(hessfit_force_add_rb_torsion(f, 0, 1, 2, 3, c1, NULL));
-    HF_OK(hessfit_force_add_rb_torsion(f, 1, 2, 3, 4, c2, NULL));
-}
 static double rb(double phi, const double *c, double *scale) {
     const double y = cos(phi - PI);
     double e = 0.0, yp = 1.0;
@@ -656,16 +564,6 @@ static double energy_rb(const double *x, const double *p, double *scale) {
 }
 
 /* ---- impropers on a star: centre 0, substituents 1, 2, 3 ---------------------------------- */
-/* slots: 0 kA, 1 phaseA, 2 kB, 3 phaseB; (1,2,0,3) n = 2, (3,1,0,2) n = 3 */
-static void build_periodic_improper(HessFit_Force *f) {
-    slot(f, 4.6);
-    slot(f, PI);
-    slot(f, 1.1);
-    slot(f, 0.5);
-    add_bare_particles(f, 4);
-    HF_OK(hessfit_force_add_periodic_improper(f, 1, 2, 0, 3, 2, 0, 1, NULL));
-    HF_OK(hessfit_force_add_periodic_improper(f, 3, 1, 0, 2, 3, 2, 3, NULL));
-}
 static double energy_periodic_improper(const double *x, const double *p, double *scale) {
     const double e0 = p[0] * (1 + cos(2 * test_dihedral(x, 1, 2, 0, 3) - p[1]));
     const double e1 = p[2] * (1 + cos(3 * test_dihedral(x, 3, 1, 0, 2) - p[3]));
@@ -702,16 +600,6 @@ static int geometry_star(int k, Geometry *g) {
     return 1;
 }
 
-/* slots: 0 kA, 1 phi0A = 3.05, 2 kB, 3 phi0B = -3.0; (1,2,0,3) A, (3,1,0,2) B */
-static void build_harmonic_improper(HessFit_Force *f) {
-    slot(f, 80.0);
-    slot(f, 3.05);
-    slot(f, 45.0);
-    slot(f, -3.0);
-    add_bare_particles(f, 4);
-    HF_OK(hessfit_force_add_harmonic_improper(f, 1, 2, 0, 3, 0, 1, NULL));
-    HF_OK(hessfit_force_add_harmonic_improper(f, 3, 1, 0, 2, 2, 3, NULL));
-}
 static double energy_harmonic_improper(const double *x, const double *p, double *scale) {
     const double d0 = test_wrap_pi(test_dihedral(x, 1, 2, 0, 3) - p[1]), d1 = test_wrap_pi(test_dihedral(x, 3, 1, 0, 2) - p[3]);
     *scale = p[0] * d0 * d0 + p[2] * d1 * d1;
@@ -720,7 +608,7 @@ static double energy_harmonic_improper(const double *x, const double *p, double 
 static int harmonic_improper_wraps = 0; /* geometries where |phi - phi0| > pi for some improper */
 static int geometry_harmonic_improper(int k, Geometry *g) {
     const double r[4] = {0, 0.1012, 0.1093, 0.1229};
-    const double phi0[2] = {3.05, -3.0};
+    const double *phi0 = harmonic_improper_phi0;
     g->dlen = 0.0;
     if (k < NRANDOM) {
         /* random stars, rejecting those within 0.1 rad of the wrap point |phi - phi0| = pi, where
@@ -770,16 +658,7 @@ static int geometry_harmonic_improper(int k, Geometry *g) {
 /* ---- nonbonded ------------------------------------------------------------------------------ */
 /* Particle types (slots): A = (0 qA, 1 sA, 2 eA), B = (3 qB, 4 sB, 5 eB), 6 qC.
  * Particles: 0 A, 1 B, 2 A, 3 (qC, sB, no epsilon), 4 (no charge, sA, eB). */
-static const double nb_values[7] = {0.42, 0.325, 0.71, -0.61, 0.29, 0.46, 0.19};
-static const int nb_particles[5][3] = {{0, 1, 2}, {3, 4, 5}, {0, 1, 2}, {6, 4, HESSFIT_NO_SLOT}, {HESSFIT_NO_SLOT, 1, 5}};
-static int nb_combining = HESSFIT_COMBINE_GEOMETRIC;
 
-static void add_nb_particles(HessFit_Force *f) {
-    for (int i = 0; i < 7; i++)
-        slot(f, nb_values[i]);
-    for (int i = 0; i < 5; i++)
-        HF_OK(hessfit_force_add_particle(f, nb_particles[i][0], nb_particles[i][1], nb_particles[i][2], NULL));
-}
 static double pslot(const double *p, int s) { return s == HESSFIT_NO_SLOT ? 0.0 : p[s]; }
 
 /* combined LJ + Coulomb of particles i, j with the given scales */
@@ -794,10 +673,6 @@ static double nb_pair(const double *x, const double *p, int i, int j, double sc,
     return ec + el;
 }
 
-static void build_nb(HessFit_Force *f) {
-    add_nb_particles(f);
-    HF_OK(hessfit_force_set_combining_rule(f, (HessFit_CombiningRule) nb_combining));
-}
 static double energy_nb(const double *x, const double *p, double *scale) {
     double e = 0.0;
     *scale = 0.0;
@@ -831,39 +706,12 @@ static int geometry_nb(int k, Geometry *g) {
 
 /* 1-4 pairs: 5-chain, every 1-2 and 1-3 pair and (0,4) excluded, 1-4 pairs (0,3) and (1,4),
  * coulomb14Scale 0.75, lj14Scale 0.3, Lorentz-Berthelot. */
-#define C14 0.75
-#define LJ14 0.3
-static void build_14(HessFit_Force *f) {
-    add_nb_particles(f);
-    HF_OK(hessfit_force_set_combining_rule(f, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
-    HF_OK(hessfit_force_set_14_scales(f, C14, LJ14));
-    const int excl[8][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {0, 2}, {1, 3}, {2, 4}, {0, 4}};
-    for (int i = 0; i < 8; i++)
-        HF_OK(hessfit_force_add_exclusion(f, excl[i][0], excl[i][1], NULL));
-    HF_OK(hessfit_force_add_pair14(f, 0, 3, NULL));
-    HF_OK(hessfit_force_add_pair14(f, 4, 1, NULL));
-}
 static double energy_14(const double *x, const double *p, double *scale) {
     *scale = 0.0;
-    return nb_pair(x, p, 0, 3, C14, LJ14, HESSFIT_COMBINE_LORENTZ_BERTHELOT, scale) +
-           nb_pair(x, p, 1, 4, C14, LJ14, HESSFIT_COMBINE_LORENTZ_BERTHELOT, scale);
+    return nb_pair(x, p, 0, 3, PAIR14_COULOMB_SCALE, PAIR14_LJ_SCALE, HESSFIT_COMBINE_LORENTZ_BERTHELOT, scale) +
+           nb_pair(x, p, 1, 4, PAIR14_COULOMB_SCALE, PAIR14_LJ_SCALE, HESSFIT_COMBINE_LORENTZ_BERTHELOT, scale);
 }
 
-/* explicit pairs: 5-chain with charged particles; explicit (0,2) {qq1, s1, e1}, (1,3) {qq2, s1, e2},
- * (0,3) {none, s2, e1} (pure LJ), (2,4) {qq1, none, none} (pure Coulomb); all other pairs excluded.
- * Extra slots after the particle types: 7 qq1, 8 s1, 9 e1, 10 qq2, 11 e2, 12 s2. */
-static void build_explicit(HessFit_Force *f) {
-    add_nb_particles(f);
-    const int qq1 = slot(f, -0.35), s1 = slot(f, 0.31), e1 = slot(f, 0.55), qq2 = slot(f, 0.12), e2 = slot(f, 0.2),
-              s2 = slot(f, 0.27);
-    HF_OK(hessfit_force_add_explicit_pair(f, 0, 2, qq1, s1, e1, NULL));
-    HF_OK(hessfit_force_add_explicit_pair(f, 3, 1, qq2, s1, e2, NULL));
-    HF_OK(hessfit_force_add_explicit_pair(f, 0, 3, HESSFIT_NO_SLOT, s2, e1, NULL));
-    HF_OK(hessfit_force_add_explicit_pair(f, 2, 4, qq1, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, NULL));
-    const int excl[6][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {1, 4}, {0, 4}};
-    for (int i = 0; i < 6; i++)
-        HF_OK(hessfit_force_add_exclusion(f, excl[i][0], excl[i][1], NULL));
-}
 static double explicit_pair(const double *x, int i, int j, double qq, double sigma, double eps, double *scale) {
     const double r = test_distance(x, i, j), ec = COULOMB * qq / r, el = lj(sigma, eps, r);
     *scale += fabs(ec) + fabs(el);
