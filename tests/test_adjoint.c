@@ -54,18 +54,6 @@
 static const char *platform_name = "Reference";
 /* Forces come back in OpenMM's fixed point (every platform but Reference). */
 static int fixed_point_forces(void) { return strcmp(platform_name, "Reference") != 0; }
-static int failures = 0;
-
-/* A check that records the failure and goes on, so one run reports every bad case. */
-#define SOFT_CHECK(cond, ...)                                                           \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: ", __FILE__, __LINE__);                     \
-            fprintf(stderr, __VA_ARGS__);                                               \
-            fprintf(stderr, "\n");                                                      \
-            failures++;                                                                 \
-        }                                                                               \
-    } while (0)
 
 /* ======================================================================================== */
 /* Systems                                                                                   */
@@ -795,10 +783,5 @@ int main(int argc, char **argv) {
     run_big_molecule();
     run_undefined_geometry();
 
-    if (failures) {
-        fprintf(stderr, "test_adjoint: %d check(s) FAILED\n", failures);
-        return 1;
-    }
-    printf("test_adjoint: OK\n");
-    return 0;
+    return test_soft_finish("test_adjoint");
 }

@@ -51,18 +51,6 @@
 #define COULOMB (1.0 / (4.0 * PI * (1e-6 * 8.8541878128e-12 / (1.602176634e-19 * 1.602176634e-19 * 6.02214076e23))))
 
 static const char *platform_name = "Reference";
-static int failures = 0;
-
-/* A check that records the failure and goes on, so one run reports every bad term. */
-#define SOFT_CHECK(cond, ...)                                                           \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            fprintf(stderr, "%s:%d: FAILED: ", __FILE__, __LINE__);                     \
-            fprintf(stderr, __VA_ARGS__);                                               \
-            fprintf(stderr, "\n");                                                      \
-            failures++;                                                                 \
-        }                                                                               \
-    } while (0)
 
 /* ======================================================================================== */
 /* Small vector helpers and independent internal coordinates                                */
@@ -892,10 +880,5 @@ int main(int argc, char **argv) {
 
     run_two_molecules();
 
-    if (failures) {
-        fprintf(stderr, "test_terms: %d check(s) FAILED\n", failures);
-        return 1;
-    }
-    printf("test_terms: OK\n");
-    return 0;
+    return test_soft_finish("test_terms");
 }

@@ -25,6 +25,21 @@
         }                                                                             \
     } while (0)
 
+/* A check that records the failure (test_soft_failures) and goes on, so one run reports every bad
+ * case; end the test with test_soft_finish. */
+extern int test_soft_failures;
+#define SOFT_CHECK(cond, ...)                                                         \
+    do {                                                                              \
+        if (!(cond)) {                                                                \
+            fprintf(stderr, "%s:%d: FAILED: ", __FILE__, __LINE__);                   \
+            fprintf(stderr, __VA_ARGS__);                                             \
+            fprintf(stderr, "\n");                                                    \
+            test_soft_failures++;                                                     \
+        }                                                                             \
+    } while (0)
+/* The exit status after SOFT_CHECKs: "<name>: OK" and 0, or the failure count and 1. */
+int test_soft_finish(const char *name);
+
 /* |a - b| <= tol * max(|scale|, tiny): a relative check against a stated scale. */
 #define CHECK_CLOSE(a, b, tol, scale, what)                                                   \
     do {                                                                                      \
