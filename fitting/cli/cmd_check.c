@@ -56,11 +56,7 @@ static void usage(FILE *out)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "hessfit check: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n");
-    usage(stderr);
-    return 2;
+    return hf_cli_usage_error("check", usage, fmt, arg);
 }
 
 /* Forces (kJ/mol/nm) of every particle at positions. */

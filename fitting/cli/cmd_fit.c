@@ -61,11 +61,7 @@ static void usage(FILE *out)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "hessfit fit: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n");
-    usage(stderr);
-    return 2;
+    return hf_cli_usage_error("fit", usage, fmt, arg);
 }
 
 static void join(char *out, size_t size, const char *dir, const char *name)

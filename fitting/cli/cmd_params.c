@@ -64,11 +64,7 @@ static void usage(FILE *out)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "hessfit params: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n");
-    usage(stderr);
-    return 2;
+    return hf_cli_usage_error("params", usage, fmt, arg);
 }
 
 
