@@ -47,7 +47,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_util.h"
-#include "hf_report_internal.h" /* hf_put_json_string, hf_put_json_number */
+#include "hf_json_write.h" /* hf_put_json_string, hf_put_json_number */
 #include "hf_training_set.h"
 
 #include <math.h>

@@ -520,7 +520,7 @@ static void test_failures(void)
         {"seminario", "--hessian FILE is required"},
         {"seminario --hessian a.fchk --frobnicate 1", "unknown option '--frobnicate'"},
         {"seminario stray --hessian a.fchk", "unexpected argument 'stray'"},
-        {"seminario --hessian", "--hessian needs a value"},
+        {"seminario --hessian", "option '--hessian' needs a value"},
         {"seminario --hessian a.fchk --method fancy", "--method is original or modified, not 'fancy'"},
         {"seminario --hessian a.fchk --ts bogus", "--ts is keep, replace or abs, not 'bogus'"},
         {"seminario --hessian a.fchk --scaling 0", "--scaling needs a number in (0, 10], not '0'"},

@@ -7,7 +7,7 @@
 #include "hessfit_fitting.h"
 #include "hessfit_molecule.h"
 #include "test_util.h"
-#include "../fitting/src/hf_macromodel_types.h"
+#include "hf_macromodel_types.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -64,9 +64,14 @@ static int usage_error(const char *fmt, const char *arg)
     return hf_cli_usage_error("fit", usage, fmt, arg);
 }
 
+/* Room for a file name of the output directory after its "/": the longest, "frcmod-omitted.txt",
+ * and the terminating NUL. A path buffer is strlen(dir) + OUTPUT_NAME_SIZE bytes. */
+#define OUTPUT_NAME_SIZE 20
+
 static void join(char *out, size_t size, const char *dir, const char *name)
 {
-    snprintf(out, size, "%s/%s", dir, name);
+    if (snprintf(out, size, "%s/%s", dir, name) >= (int)size)
+        abort(); /* a name longer than OUTPUT_NAME_SIZE - 1: a programming error */
 }
 
 /* ---- progress and history ------------------------------------------------------------------------ */
@@ -182,7 +187,8 @@ static int frcmod_expressible(const hf_ff_param *p, char *why, size_t size)
 /* The used parameters of a fitted .fld that an frcmod can express, and a list of the others. */
 static void write_frcmod_part(const hf_training_set *set, const char *dir, int *n_written, int *n_omitted)
 {
-    char path[4200], omitted_path[4200], why[160], types[64], title[600];
+    char path[strlen(dir) + OUTPUT_NAME_SIZE], omitted_path[strlen(dir) + OUTPUT_NAME_SIZE], why[160], types[64],
+        title[600];
     unsigned char *used = calloc((size_t)set->ff.n_params + 1, 1);
     hf_ff_param *params = calloc((size_t)set->ff.n_params + 1, sizeof *params);
     char *list = NULL;
@@ -269,41 +275,33 @@ int hf_cmd_fit(int argc, char **argv)
     hf_fit_comparison cmp;
     history *hist = NULL;
     double *x = NULL;
-    char path[4200];
     hf_status st;
 
     memset(&cp, 0, sizeof cp);
     memset(&cmp, 0, sizeof cmp);
     memset(&result, 0, sizeof result);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(a, "--resume") == 0)
+    static const struct option options[] = {{"output", required_argument, NULL, 'o'},
+                                            {"max-time", required_argument, NULL, 't'},
+                                            {"resume", no_argument, NULL, 'r'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    for (int o; (o = hf_cli_getopt(argc, argv, options, "fit", usage)) != -1;) {
+        if (o == HF_CLI_HELP || o == HF_CLI_USAGE_ERROR)
+            return o == HF_CLI_HELP ? 0 : 2;
+        if (o == 'r')
             resume = 1;
-        else if (strcmp(a, "--output") == 0 || strcmp(a, "--max-time") == 0) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value", a);
-            if (strcmp(a, "--output") == 0)
-                output = argv[++i];
-            else {
-                char *end;
-                errno = 0;
-                max_time = strtod(argv[++i], &end);
-                if (errno != 0 || end == argv[i] || *end != '\0' || !isfinite(max_time) || max_time <= 0.0)
-                    return usage_error("--max-time needs a positive number of seconds, not '%s'", argv[i]);
-            }
-        } else if (a[0] == '-')
-            return usage_error("unknown option '%s'", a);
-        else if (input != NULL)
-            return usage_error("unexpected argument '%s' (one input file)", a);
-        else
-            input = a;
+        else if (o == 'o')
+            output = optarg;
+        else {
+            char *end;
+            errno = 0;
+            max_time = strtod(optarg, &end);
+            if (errno != 0 || end == optarg || *end != '\0' || !isfinite(max_time) || max_time <= 0.0)
+                return usage_error("--max-time needs a positive number of seconds, not '%s'", optarg);
+        }
     }
-    if (input == NULL)
-        return usage_error("%s", "the input file INPUT.fit is required");
+    if (hf_cli_input_operand(argc, argv, "fit", usage, &input) != 0)
+        return 2;
 
     topt.output_dir = output;
     if (hf_training_set_load(input, &topt, &set) != HF_SUCCESS) {
@@ -314,7 +312,7 @@ int hf_cmd_fit(int argc, char **argv)
         set.settings.max_time = max_time;
     const int n = set.n_fit;
     const char *dir = set.settings.output_dir;
-    char checkpoint[4200];
+    char checkpoint[strlen(dir) + OUTPUT_NAME_SIZE], path[strlen(dir) + OUTPUT_NAME_SIZE];
     join(checkpoint, sizeof checkpoint, dir, "checkpoint.txt");
     if (resume) {
         if (hf_optimize_load_checkpoint(checkpoint, &cp) != HF_SUCCESS) {
@@ -430,21 +428,8 @@ int hf_cmd_fit(int argc, char **argv)
     report.history.title = report.optimizer;
     report.history.n_points = hist->n;
     report.history.points = hist->points;
-    struct {
-        const char *name;
-        hf_status (*write)(const char *, const hf_report *);
-    } outputs[] = {{"report.txt", hf_report_write_text},
-                   {"report.json", hf_report_write_json},
-                   {"frequencies.svg", hf_svg_frequency_scatter}};
-    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
-        join(path, sizeof path, dir, outputs[k].name);
-        if (outputs[k].write(path, &report) != HF_SUCCESS) {
-            fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
-            goto done;
-        }
-    }
     join(path, sizeof path, dir, "convergence.svg");
-    if (hf_svg_convergence(path, &report.history) != HF_SUCCESS || hf_fit_write_targets(dir, &cmp) != HF_SUCCESS) {
+    if (hf_fit_write_reports(dir, &report, &cmp) != HF_SUCCESS || hf_svg_convergence(path, &report.history) != HF_SUCCESS) {
         fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
         goto done;
     }

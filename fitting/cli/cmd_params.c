@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LIST_ARGS 256
 
 static void usage(FILE *out)
 {
@@ -148,92 +147,87 @@ static int note_use(param_use *u, int structure)
     return 1;
 }
 
+/* The arguments; the lists have room for one entry per command-line argument. */
 typedef struct {
     const char *ff_path;
-    const char *structures[MAX_LIST_ARGS];
+    const char **structures;
     int n_structures;
-    const char *no_term[MAX_LIST_ARGS]; /* the patterns for hf_typing_options: no-term and "prefer LINE" */
+    const char **no_term; /* the patterns for hf_typing_options: no-term and "prefer LINE" */
     int n_no_term;
-    char prefer_text[MAX_LIST_ARGS][32];
+    char *prefer_text;    /* "prefer LINE" of every --prefer, each at most PREFER_TEXT_SIZE bytes */
     hf_topology_options topo;
 } params_args;
 
-/* A positive line number. */
-static int parse_line_number(const char *text)
+/* "prefer " and a line number of at most 9 digits (parse_line_number), with its NUL. */
+#define PREFER_TEXT_SIZE 17
+
+static void params_args_free(params_args *a)
+{
+    free(a->structures);
+    free(a->no_term);
+    free(a->prefer_text);
+}
+
+/* A positive line number of at most 9 digits in *line. */
+static int parse_line_number(const char *text, long *line)
 {
     char *end;
     errno = 0;
-    long v = strtol(text, &end, 10);
-    return errno == 0 && end != text && *end == '\0' && v >= 1 && v <= 100000000L;
+    *line = strtol(text, &end, 10);
+    return errno == 0 && end != text && *end == '\0' && *line >= 1 && *line <= 100000000L;
 }
 
 /* 0 ok, 2 usage error (reported), -1 --help printed */
 static int parse_args(int argc, char **argv, params_args *a)
 {
+    static const struct option options[] = {
+        {"ff", required_argument, NULL, 'f'},     {"structures", required_argument, NULL, 's'},
+        {"no-term", required_argument, NULL, 'n'}, {"prefer", required_argument, NULL, 'p'},
+        {"bond-tolerance", required_argument, NULL, 'b'}, {"ts-bond-tolerance", required_argument, NULL, 't'},
+        {"perceive-bonds", no_argument, NULL, 'P'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->topo = hf_topology_default_options();
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *value = NULL;
-        char name[32];
-        const char *eq = strchr(arg, '=');
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            usage(stdout);
-            return -1;
-        }
-        if (strcmp(arg, "--perceive-bonds") == 0) {
-            a->topo.use_file_bonds = 0;
-            continue;
-        }
-        if (strncmp(arg, "--", 2) != 0)
-            return usage_error("unexpected argument '%s'", arg);
-        if (eq != NULL) { /* --name=value */
-            size_t n = (size_t)(eq - arg);
-            if (n >= sizeof name)
-                return usage_error("unknown option '%s'", arg);
-            memcpy(name, arg, n);
-            name[n] = '\0';
-            value = eq + 1;
-        } else {
-            if (strlen(arg) >= sizeof name)
-                return usage_error("unknown option '%s'", arg);
-            strcpy(name, arg);
-        }
-        if (strcmp(name, "--ff") != 0 && strcmp(name, "--structures") != 0 && strcmp(name, "--no-term") != 0 &&
-            strcmp(name, "--prefer") != 0 && strcmp(name, "--bond-tolerance") != 0 &&
-            strcmp(name, "--ts-bond-tolerance") != 0)
-            return usage_error("unknown option '%s'", arg);
-        if (value == NULL) {
-            if (i + 1 >= argc)
-                return usage_error("option '%s' needs a value", arg);
-            value = argv[++i];
-        }
-        if (strcmp(name, "--ff") == 0) {
+    a->structures = malloc((size_t)argc * sizeof *a->structures);
+    a->no_term = malloc((size_t)argc * sizeof *a->no_term);
+    a->prefer_text = malloc((size_t)argc * PREFER_TEXT_SIZE);
+    if (a->structures == NULL || a->no_term == NULL || a->prefer_text == NULL) {
+        fprintf(stderr, "hessfit params: out of memory\n");
+        return 1;
+    }
+    for (int o; (o = hf_cli_getopt(argc, argv, options, "params", usage)) != -1;) {
+        const char *value = optarg;
+        switch (o) {
+        case HF_CLI_HELP: return -1;
+        case HF_CLI_USAGE_ERROR: return 2;
+        case 'P': a->topo.use_file_bonds = 0; break;
+        case 'f':
             if (a->ff_path != NULL)
                 return usage_error("--ff given twice ('%s')", value);
             a->ff_path = value;
-        } else if (strcmp(name, "--structures") == 0) {
-            if (a->n_structures == MAX_LIST_ARGS)
-                return usage_error("more than 256 --structures ('%s')", value);
-            a->structures[a->n_structures++] = value;
-        } else if (strcmp(name, "--no-term") == 0) {
-            if (a->n_no_term == MAX_LIST_ARGS)
-                return usage_error("more than 256 --no-term and --prefer patterns ('%s')", value);
-            a->no_term[a->n_no_term++] = value;
-        } else if (strcmp(name, "--prefer") == 0) {
-            if (!parse_line_number(value))
+            break;
+        case 's': a->structures[a->n_structures++] = value; break;
+        case 'n': a->no_term[a->n_no_term++] = value; break;
+        case 'p': {
+            long line;
+            if (!parse_line_number(value, &line))
                 return usage_error("--prefer '%s' is not a force-field line number", value);
-            if (a->n_no_term == MAX_LIST_ARGS)
-                return usage_error("more than 256 --no-term and --prefer patterns ('%s')", value);
-            snprintf(a->prefer_text[a->n_no_term], sizeof a->prefer_text[0], "prefer %s", value);
-            a->no_term[a->n_no_term] = a->prefer_text[a->n_no_term];
-            a->n_no_term++;
-        } else if (strcmp(name, "--bond-tolerance") == 0) {
+            char *text = a->prefer_text + (size_t)a->n_no_term * PREFER_TEXT_SIZE;
+            snprintf(text, PREFER_TEXT_SIZE, "prefer %ld", line);
+            a->no_term[a->n_no_term++] = text;
+            break;
+        }
+        case 'b':
             if (!parse_tolerance(value, &a->topo.bond_tolerance))
                 return usage_error("--bond-tolerance '%s' is not a number in (0, 3]", value);
-        } else if (!parse_tolerance(value, &a->topo.ts_bond_tolerance)) {
-            return usage_error("--ts-bond-tolerance '%s' is not a number in (0, 3]", value);
+            break;
+        default: /* 't' */
+            if (!parse_tolerance(value, &a->topo.ts_bond_tolerance))
+                return usage_error("--ts-bond-tolerance '%s' is not a number in (0, 3]", value);
         }
     }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
     if (a->ff_path == NULL)
         return usage_error("%s", "--ff FILE is required");
     if (a->n_structures == 0)
@@ -278,8 +272,10 @@ int hf_cmd_params(int argc, char **argv)
     long total_terms = 0;
 
     int parsed = parse_args(argc, argv, &a);
-    if (parsed != 0)
+    if (parsed != 0) {
+        params_args_free(&a);
         return parsed < 0 ? 0 : parsed;
+    }
     memset(&ff, 0, sizeof ff);
     memset(rule_counts, 0, sizeof rule_counts);
 
@@ -433,5 +429,6 @@ done:
     free(uses);
     free(pattern_terms);
     hf_forcefield_free(&ff);
+    params_args_free(&a);
     return status;
 }

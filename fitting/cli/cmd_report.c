@@ -36,11 +36,6 @@ static void usage(FILE *out)
             "Exit status: 0 success, 1 error, 2 usage error.\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    return hf_cli_usage_error("report", usage, fmt, arg);
-}
-
 static int fail(void)
 {
     fprintf(stderr, "hessfit report: %s\n", hf_last_error());
@@ -52,31 +47,23 @@ int hf_cmd_report(int argc, char **argv)
     const char *input = NULL, *forcefield = NULL, *output = NULL;
     hf_training_set set;
     hf_fit_comparison cmp;
-    char path[4200], status[1200];
+    char status[1200];
     int rc = 1;
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(a, "--forcefield") == 0 || strcmp(a, "--output") == 0) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value", a);
-            if (strcmp(a, "--forcefield") == 0)
-                forcefield = argv[++i];
-            else
-                output = argv[++i];
-        } else if (a[0] == '-')
-            return usage_error("unknown option '%s'", a);
-        else if (input != NULL)
-            return usage_error("unexpected argument '%s' (one input file)", a);
+    static const struct option options[] = {{"forcefield", required_argument, NULL, 'f'},
+                                            {"output", required_argument, NULL, 'o'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    for (int o; (o = hf_cli_getopt(argc, argv, options, "report", usage)) != -1;) {
+        if (o == HF_CLI_HELP || o == HF_CLI_USAGE_ERROR)
+            return o == HF_CLI_HELP ? 0 : 2;
+        if (o == 'f')
+            forcefield = optarg;
         else
-            input = a;
+            output = optarg;
     }
-    if (input == NULL)
-        return usage_error("%s", "the input file INPUT.fit is required");
+    if (hf_cli_input_operand(argc, argv, "report", usage, &input) != 0)
+        return 2;
 
     hf_training_set_options topt = {forcefield, output, "-report"};
     if (hf_training_set_load(input, &topt, &set) != HF_SUCCESS)
@@ -99,20 +86,7 @@ int hf_cmd_report(int argc, char **argv)
     report.title = input;
     report.optimizer = "none (hessfit report)";
     report.status = status;
-    struct {
-        const char *name;
-        hf_status (*write)(const char *, const hf_report *);
-    } outputs[] = {{"report.txt", hf_report_write_text},
-                   {"report.json", hf_report_write_json},
-                   {"frequencies.svg", hf_svg_frequency_scatter}};
-    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
-        snprintf(path, sizeof path, "%s/%s", dir, outputs[k].name);
-        if (outputs[k].write(path, &report) != HF_SUCCESS) {
-            fail();
-            goto done;
-        }
-    }
-    if (hf_fit_write_targets(dir, &cmp) != HF_SUCCESS) {
+    if (hf_fit_write_reports(dir, &report, &cmp) != HF_SUCCESS) {
         fail();
         goto done;
     }

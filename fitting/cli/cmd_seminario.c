@@ -24,7 +24,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_HESSIANS 4096
 
 static void usage(FILE *out)
 {
@@ -420,60 +419,43 @@ done:
     return rc;
 }
 
-int hf_cmd_seminario(int argc, char **argv)
+/* The command with hessians[] room for every argument (each --hessian takes one). */
+static int seminario(int argc, char **argv, const char **hessians)
 {
-    const char *hessians[MAX_HESSIANS];
     const char *xyz = NULL, *ff = NULL, *mmo = NULL, *out = NULL;
     int n_hessians = 0, all_lines = 0;
     double tolerance = 1.3;
     hf_seminario_options opt = hf_seminario_default_options();
+    static const struct option options[] = {
+        {"hessian", required_argument, NULL, 'H'},   {"xyz", required_argument, NULL, 'x'},
+        {"ff", required_argument, NULL, 'f'},        {"structures", required_argument, NULL, 's'},
+        {"out", required_argument, NULL, 'o'},       {"method", required_argument, NULL, 'm'},
+        {"ts", required_argument, NULL, 't'},        {"scaling", required_argument, NULL, 'c'},
+        {"bond-tolerance", required_argument, NULL, 'b'}, {"q2mm-units", no_argument, NULL, 'q'},
+        {"all-lines", no_argument, NULL, 'a'},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(a, "--q2mm-units") == 0) {
-            opt.q2mm_units = 1;
-            continue;
-        }
-        if (strcmp(a, "--all-lines") == 0) {
-            all_lines = 1;
-            continue;
-        }
-        static const char *const with_value[] = {"--hessian", "--xyz", "--ff", "--structures", "--out",
-                                                 "--method", "--ts", "--scaling", "--bond-tolerance"};
-        int known = 0;
-        if (a[0] != '-' || a[1] != '-')
-            return usage_error("unexpected argument '%s'", a);
-        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
-            known |= strcmp(a, with_value[k]) == 0;
-        if (!known)
-            return usage_error("unknown option '%s'", a);
-        if (i + 1 >= argc)
-            return usage_error("%s needs a value", a);
-        const char *v = argv[++i];
-        if (strcmp(a, "--hessian") == 0) {
-            if (n_hessians == MAX_HESSIANS)
-                return usage_error("more than 4096 --hessian files (last '%s')", v);
-            hessians[n_hessians++] = v;
-        } else if (strcmp(a, "--xyz") == 0)
-            xyz = v;
-        else if (strcmp(a, "--ff") == 0)
-            ff = v;
-        else if (strcmp(a, "--structures") == 0)
-            mmo = v;
-        else if (strcmp(a, "--out") == 0)
-            out = v;
-        else if (strcmp(a, "--method") == 0) {
+    for (int o; (o = hf_cli_getopt(argc, argv, options, "seminario", usage)) != -1;) {
+        const char *v = optarg;
+        switch (o) {
+        case HF_CLI_HELP: return 0;
+        case HF_CLI_USAGE_ERROR: return 2;
+        case 'q': opt.q2mm_units = 1; break;
+        case 'a': all_lines = 1; break;
+        case 'H': hessians[n_hessians++] = v; break;
+        case 'x': xyz = v; break;
+        case 'f': ff = v; break;
+        case 's': mmo = v; break;
+        case 'o': out = v; break;
+        case 'm':
             if (strcmp(v, "original") == 0)
                 opt.method = HF_SEMINARIO_ORIGINAL;
             else if (strcmp(v, "modified") == 0)
                 opt.method = HF_SEMINARIO_MODIFIED;
             else
                 return usage_error("--method is original or modified, not '%s'", v);
-        } else if (strcmp(a, "--ts") == 0) {
+            break;
+        case 't':
             if (strcmp(v, "keep") == 0)
                 opt.ts = HF_SEMINARIO_TS_KEEP;
             else if (strcmp(v, "replace") == 0)
@@ -482,14 +464,18 @@ int hf_cmd_seminario(int argc, char **argv)
                 opt.ts = HF_SEMINARIO_TS_BLOCK_ABS;
             else
                 return usage_error("--ts is keep, replace or abs, not '%s'", v);
-        } else if (strcmp(a, "--scaling") == 0) {
+            break;
+        case 'c':
             if (!parse_positive(v, 10.0, &opt.scaling))
                 return usage_error("--scaling needs a number in (0, 10], not '%s'", v);
-        } else if (strcmp(a, "--bond-tolerance") == 0) {
+            break;
+        default: /* 'b' */
             if (!parse_positive(v, 3.0, &tolerance))
                 return usage_error("--bond-tolerance needs a number in (0, 3], not '%s'", v);
         }
     }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
     if (n_hessians == 0)
         return usage_error("%s", "--hessian FILE is required");
     if ((ff == NULL) != (mmo == NULL))
@@ -510,4 +496,16 @@ int hf_cmd_seminario(int argc, char **argv)
     if (n_hessians > 1)
         return usage_error("%s", "several --hessian files need --ff and --structures");
     return run_single(hessians[0], xyz, &opt, tolerance);
+}
+
+int hf_cmd_seminario(int argc, char **argv)
+{
+    const char **hessians = malloc((size_t)argc * sizeof *hessians);
+    if (hessians == NULL) {
+        fprintf(stderr, "hessfit seminario: out of memory\n");
+        return 1;
+    }
+    int rc = seminario(argc, argv, hessians);
+    free(hessians);
+    return rc;
 }

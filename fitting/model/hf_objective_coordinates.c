@@ -12,7 +12,7 @@
  *             dphi/dx1 = |G|/|A|^2 A + (F.G)/(|A|^2|G|) A - (H.G)/(|B|^2|G|) B,
  *             dphi/dx2 = -|G|/|B|^2 B - (F.G)/(|A|^2|G|) A + (H.G)/(|B|^2|G|) B.
  */
-#include "../src/hf_vec3.h"
+#include "hf_vec3.h"
 #include "hf_objective_internal.h"
 
 #include <math.h>

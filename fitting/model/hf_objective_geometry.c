@@ -7,13 +7,9 @@
  * from the first to the last one with a target), so that the model's own Context keeps the QM
  * geometry that the Hessian-space objectives and the energies are evaluated at; the second
  * Context keeps its minima between evaluations, and each minimisation starts from the last one.
- * Measured on rh-enamide, all nine structures (468 atoms, nonbonded model, Reference platform):
- * the second Context costs 1.7 MB and 15 ms once; swapping positions in the one Context instead
- * would cost < 1 us per setPositions, so speed does not decide: the second Context does, because
- * OpenMM's minimiser moves every molecule of its Context (here only those with targets), a failed
- * minimisation cannot leave the model's Context off the QM geometry, and the minima stay for the
- * warm start without copies. The warm start matters: 40 ms per evaluation with the gradient
- * against 865 ms from the QM geometry.
+ * Why a second Context rather than swapping positions in the one (it keeps the model's Context at
+ * the QM geometry whatever the minimiser does, and the minima stay for the warm start), with the
+ * measured costs: docs/fitting.md, "Geometry".
  *
  * One evaluation:
  *   1. push the slot table (hf_model_evaluator_sync);

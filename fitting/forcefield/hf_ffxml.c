@@ -69,41 +69,41 @@ static hf_status molecule_names(const hf_molecule *mols, int n_mols, char (*name
 }
 
 /* s as an XML attribute value (without the quotes). */
-static hf_status put_escaped(hf_ff_buf *b, const char *s)
+static hf_status put_escaped(hf_buf *b, const char *s)
 {
     hf_status st = HF_SUCCESS;
     for (; *s && st == HF_SUCCESS; s++) {
         switch (*s) {
-        case '&': st = hf_ff_buf_append(b, "&amp;", 5); break;
-        case '<': st = hf_ff_buf_append(b, "&lt;", 4); break;
-        case '>': st = hf_ff_buf_append(b, "&gt;", 4); break;
-        case '"': st = hf_ff_buf_append(b, "&quot;", 6); break;
-        case '\'': st = hf_ff_buf_append(b, "&apos;", 6); break;
+        case '&': st = hf_buf_append(b, "&amp;", 5); break;
+        case '<': st = hf_buf_append(b, "&lt;", 4); break;
+        case '>': st = hf_buf_append(b, "&gt;", 4); break;
+        case '"': st = hf_buf_append(b, "&quot;", 6); break;
+        case '\'': st = hf_buf_append(b, "&apos;", 6); break;
         default:
             if ((unsigned char)*s < 0x20)
-                st = hf_ff_buf_append(b, " ", 1);
+                st = hf_buf_append(b, " ", 1);
             else
-                st = hf_ff_buf_append(b, s, 1);
+                st = hf_buf_append(b, s, 1);
         }
     }
     return st;
 }
 
 /* An XML comment: "--" may not appear inside one, nor '-' before its end. */
-static hf_status put_comment(hf_ff_buf *b, const char *indent, const char *text)
+static hf_status put_comment(hf_buf *b, const char *indent, const char *text)
 {
-    hf_status st = hf_ff_buf_printf(b, "%s<!-- ", indent);
+    hf_status st = hf_buf_printf(b, "%s<!-- ", indent);
     char prev = ' ';
     for (const char *s = text; *s && st == HF_SUCCESS; s++) {
         char c = (unsigned char)*s < 0x20 ? ' ' : *s;
         if (c == '-' && prev == '-')
-            st = hf_ff_buf_append(b, " ", 1);
+            st = hf_buf_append(b, " ", 1);
         if (st == HF_SUCCESS)
-            st = hf_ff_buf_append(b, &c, 1);
+            st = hf_buf_append(b, &c, 1);
         prev = c;
     }
     if (st == HF_SUCCESS)
-        st = hf_ff_buf_append(b, " -->\n", 5); /* the space keeps a final '-' off "-->" */
+        st = hf_buf_append(b, " -->\n", 5); /* the space keeps a final '-' off "-->" */
     return st;
 }
 
@@ -194,29 +194,29 @@ static void term_text(const hf_typed_term *t, const char *mol, char *out, size_t
 /* ---- the writer ----------------------------------------------------------------------------------- */
 
 typedef struct ffxml_out {
-    hf_ff_buf types, residues, bonds, angles, torsions, harmonic;
+    hf_buf types, residues, bonds, angles, torsions, harmonic;
     int n_bonds, n_angles, n_torsions, n_harmonic, n_omitted;
 } ffxml_out;
 
 static void out_free(ffxml_out *o)
 {
-    hf_ff_buf_free(&o->types);
-    hf_ff_buf_free(&o->residues);
-    hf_ff_buf_free(&o->bonds);
-    hf_ff_buf_free(&o->angles);
-    hf_ff_buf_free(&o->torsions);
-    hf_ff_buf_free(&o->harmonic);
+    hf_buf_free(&o->types);
+    hf_buf_free(&o->residues);
+    hf_buf_free(&o->bonds);
+    hf_buf_free(&o->angles);
+    hf_buf_free(&o->torsions);
+    hf_buf_free(&o->harmonic);
 }
 
-static hf_status put_type_attrs(hf_ff_buf *b, const char *mol, const int *atoms, int n)
+static hf_status put_type_attrs(hf_buf *b, const char *mol, const int *atoms, int n)
 {
     hf_status st = HF_SUCCESS;
     for (int k = 0; k < n && st == HF_SUCCESS; k++) {
-        st = hf_ff_buf_printf(b, " type%d=\"", k + 1);
+        st = hf_buf_printf(b, " type%d=\"", k + 1);
         if (st == HF_SUCCESS)
             st = put_escaped(b, mol);
         if (st == HF_SUCCESS)
-            st = hf_ff_buf_printf(b, "-%d\"", atoms[k]);
+            st = hf_buf_printf(b, "-%d\"", atoms[k]);
     }
     return st;
 }
@@ -354,11 +354,11 @@ static hf_status write_molecule(const char *path, const hf_forcefield *ff, const
             goto done;
         }
     /* Atom types and the residue template. */
-    st = hf_ff_buf_printf(&o->residues, "  <Residue name=\"");
+    st = hf_buf_printf(&o->residues, "  <Residue name=\"");
     if (st == HF_SUCCESS)
         st = put_escaped(&o->residues, name);
     if (st == HF_SUCCESS)
-        st = hf_ff_buf_printf(&o->residues, "\">\n");
+        st = hf_buf_printf(&o->residues, "\">\n");
     for (int i = 0; i < mol->n_atoms && st == HF_SUCCESS; i++) {
         const char *symbol = hf_element_symbol(mol->atomic_numbers[i]);
         if (symbol == NULL || mol->atom_types[i] == NULL) {
@@ -366,34 +366,34 @@ static hf_status write_molecule(const char *path, const hf_forcefield *ff, const
                           symbol == NULL ? "unknown element" : "no atom type");
             goto done;
         }
-        st = hf_ff_buf_printf(&o->types, "  <Type name=\"");
+        st = hf_buf_printf(&o->types, "  <Type name=\"");
         if (st == HF_SUCCESS)
             st = put_escaped(&o->types, name);
         if (st == HF_SUCCESS)
-            st = hf_ff_buf_printf(&o->types, "-%d\" class=\"", i);
+            st = hf_buf_printf(&o->types, "-%d\" class=\"", i);
         if (st == HF_SUCCESS)
             st = put_escaped(&o->types, mol->atom_types[i]);
         if (st == HF_SUCCESS)
-            st = hf_ff_buf_printf(&o->types, "\" element=\"%s\" mass=\"%s\"/>\n", symbol,
+            st = hf_buf_printf(&o->types, "\" element=\"%s\" mass=\"%s\"/>\n", symbol,
                                   num(hf_element_average_mass(mol->atomic_numbers[i])).s);
         if (st == HF_SUCCESS)
-            st = hf_ff_buf_printf(&o->residues, "   <Atom name=\"%s%d\" type=\"", symbol, i);
+            st = hf_buf_printf(&o->residues, "   <Atom name=\"%s%d\" type=\"", symbol, i);
         if (st == HF_SUCCESS)
             st = put_escaped(&o->residues, name);
         if (st == HF_SUCCESS)
-            st = hf_ff_buf_printf(&o->residues, "-%d\"/>\n", i);
+            st = hf_buf_printf(&o->residues, "-%d\"/>\n", i);
     }
     for (int b = 0; b < n_pairs && st == HF_SUCCESS; b++)
-        st = hf_ff_buf_printf(&o->residues, "   <Bond atomName1=\"%s%d\" atomName2=\"%s%d\"/>\n",
+        st = hf_buf_printf(&o->residues, "   <Bond atomName1=\"%s%d\" atomName2=\"%s%d\"/>\n",
                               hf_element_symbol(mol->atomic_numbers[pairs[2 * b]]), pairs[2 * b],
                               hf_element_symbol(mol->atomic_numbers[pairs[2 * b + 1]]), pairs[2 * b + 1]);
     if (st == HF_SUCCESS)
-        st = hf_ff_buf_printf(&o->residues, "  </Residue>\n");
+        st = hf_buf_printf(&o->residues, "  </Residue>\n");
     /* One entry per term. */
     for (int i = 0; i < typed->n_terms && st == HF_SUCCESS; i++) {
         const hf_typed_term *t = &typed->terms[i];
         const hf_ff_param *p = NULL;
-        hf_ff_buf *b;
+        hf_buf *b;
         term_text(t, name, what, sizeof what);
         if (t->rule == HF_MATCH_NO_TERM) {
             char text[320];
@@ -409,20 +409,20 @@ static hf_status write_molecule(const char *path, const hf_forcefield *ff, const
             goto done;
         switch (t->kind) {
         case HF_TERM_BOND:
-            st = hf_ff_buf_printf(&o->bonds, "  <Bond");
+            st = hf_buf_printf(&o->bonds, "  <Bond");
             if (st == HF_SUCCESS)
                 st = put_type_attrs(&o->bonds, name, t->atoms, 2);
             if (st == HF_SUCCESS) /* OpenMM: E = k/2 (r - r0)^2 */
-                st = hf_ff_buf_printf(&o->bonds, " length=\"%s\" k=\"%s\"/>\n", num(p->values[1] * HF_ANGSTROM_TO_NM).s,
+                st = hf_buf_printf(&o->bonds, " length=\"%s\" k=\"%s\"/>\n", num(p->values[1] * HF_ANGSTROM_TO_NM).s,
                                       num(2.0 * p->values[0] * HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2).s);
             o->n_bonds++;
             break;
         case HF_TERM_ANGLE:
-            st = hf_ff_buf_printf(&o->angles, "  <Angle");
+            st = hf_buf_printf(&o->angles, "  <Angle");
             if (st == HF_SUCCESS)
                 st = put_type_attrs(&o->angles, name, t->atoms, 3);
             if (st == HF_SUCCESS)
-                st = hf_ff_buf_printf(&o->angles, " angle=\"%s\" k=\"%s\"/>\n", num(p->values[1] * HF_DEG_TO_RAD).s,
+                st = hf_buf_printf(&o->angles, " angle=\"%s\" k=\"%s\"/>\n", num(p->values[1] * HF_DEG_TO_RAD).s,
                                       num(2.0 * p->values[0] * HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
             o->n_angles++;
             break;
@@ -433,25 +433,25 @@ static hf_status write_molecule(const char *path, const hf_forcefield *ff, const
                 order[k] = is_improper && centre[i] != t->atoms[0] ? t->atoms[3 - k] : t->atoms[k];
             if (is_improper && p->improper_form == HF_IMPROPER_HARMONIC) {
                 b = &o->harmonic;
-                st = hf_ff_buf_printf(b, "  <Improper");
+                st = hf_buf_printf(b, "  <Improper");
                 if (st == HF_SUCCESS)
                     st = put_type_attrs(b, name, order, 4);
                 if (st == HF_SUCCESS)
-                    st = hf_ff_buf_printf(b, " k=\"%s\" theta0=\"0\"/>\n",
+                    st = hf_buf_printf(b, " k=\"%s\" theta0=\"0\"/>\n",
                                           num(p->values[0] * HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
                 o->n_harmonic++;
                 break;
             }
             b = &o->torsions;
-            st = hf_ff_buf_printf(b, is_improper ? "  <Improper" : "  <Proper");
+            st = hf_buf_printf(b, is_improper ? "  <Improper" : "  <Proper");
             if (st == HF_SUCCESS)
                 st = put_type_attrs(b, name, order, 4);
             for (int k = 0; k < p->n_values / 3 && st == HF_SUCCESS; k++)
-                st = hf_ff_buf_printf(b, " periodicity%d=\"%d\" phase%d=\"%s\" k%d=\"%s\"", k + 1,
+                st = hf_buf_printf(b, " periodicity%d=\"%d\" phase%d=\"%s\" k%d=\"%s\"", k + 1,
                                       (int)p->values[3 * k + 2], k + 1, num(p->values[3 * k + 1] * HF_DEG_TO_RAD).s,
                                       k + 1, num(p->values[3 * k] * HF_KCAL_TO_KJ).s);
             if (st == HF_SUCCESS)
-                st = hf_ff_buf_printf(b, "/>\n");
+                st = hf_buf_printf(b, "/>\n");
             o->n_torsions++;
             break;
         }
@@ -468,7 +468,7 @@ hf_status hf_ffxml_write(const char *path, const hf_forcefield *ff, const hf_mol
                          const hf_typed_molecule *typed, int n_mols)
 {
     ffxml_out o;
-    hf_ff_buf doc = {0};
+    hf_buf doc = {0};
     char (*names)[FFXML_NAME_LEN] = NULL;
     hf_status st;
     char text[1024];
@@ -486,7 +486,7 @@ hf_status hf_ffxml_write(const char *path, const hf_forcefield *ff, const hf_mol
         st = write_molecule(path, ff, &mols[m], &typed[m], m, names[m], &o);
     if (st != HF_SUCCESS)
         goto done;
-    st = hf_ff_buf_printf(&doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    st = hf_buf_printf(&doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     snprintf(text, sizeof text,
              "Written by hessfit (hf_ffxml_write) from the force field %s for %d training molecule(s): %d bond, "
              "%d angle, %d periodic torsion (proper or Fourier improper) and %d harmonic improper entries, %d terms without parameters left out. "
@@ -499,12 +499,12 @@ hf_status hf_ffxml_write(const char *path, const hf_forcefield *ff, const hf_mol
     if (st == HF_SUCCESS)
         st = put_comment(&doc, "", text);
     if (st == HF_SUCCESS)
-        st = hf_ff_buf_printf(&doc, "<ForceField>\n");
+        st = hf_buf_printf(&doc, "<ForceField>\n");
     {
         /* each element with the entries written into its own buffer */
         const struct {
             const char *open;
-            const hf_ff_buf *body;
+            const hf_buf *body;
             const char *close;
         } parts[] = {{" <AtomTypes>\n", &o.types, " </AtomTypes>\n"},
                      {" <Residues>\n", &o.residues, " </Residues>\n"},
@@ -512,29 +512,29 @@ hf_status hf_ffxml_write(const char *path, const hf_forcefield *ff, const hf_mol
                      {" <HarmonicAngleForce>\n", &o.angles, " </HarmonicAngleForce>\n"},
                      {" <PeriodicTorsionForce ordering=\"charmm\">\n", &o.torsions, " </PeriodicTorsionForce>\n"}};
         for (size_t k = 0; k < sizeof parts / sizeof parts[0] && st == HF_SUCCESS; k++) {
-            st = hf_ff_buf_printf(&doc, "%s", parts[k].open);
+            st = hf_buf_printf(&doc, "%s", parts[k].open);
             if (st == HF_SUCCESS && parts[k].body->len > 0)
-                st = hf_ff_buf_append(&doc, parts[k].body->data, parts[k].body->len);
+                st = hf_buf_append(&doc, parts[k].body->data, parts[k].body->len);
             if (st == HF_SUCCESS)
-                st = hf_ff_buf_printf(&doc, "%s", parts[k].close);
+                st = hf_buf_printf(&doc, "%s", parts[k].close);
         }
     }
     if (st == HF_SUCCESS && o.n_harmonic > 0) {
-        st = hf_ff_buf_printf(&doc,
+        st = hf_buf_printf(&doc,
                               " <CustomTorsionForce energy=\"" FFXML_HARMONIC_IMPROPER_ENERGY "\" ordering=\"charmm\">\n"
                               "  <PerTorsionParameter name=\"k\"/>\n  <PerTorsionParameter name=\"theta0\"/>\n");
         if (st == HF_SUCCESS)
-            st = hf_ff_buf_append(&doc, o.harmonic.data, o.harmonic.len);
+            st = hf_buf_append(&doc, o.harmonic.data, o.harmonic.len);
         if (st == HF_SUCCESS)
-            st = hf_ff_buf_printf(&doc, " </CustomTorsionForce>\n");
+            st = hf_buf_printf(&doc, " </CustomTorsionForce>\n");
     }
     if (st == HF_SUCCESS)
-        st = hf_ff_buf_printf(&doc, "</ForceField>\n");
+        st = hf_buf_printf(&doc, "</ForceField>\n");
     if (st == HF_SUCCESS)
         st = hf_atomic_write_buffer(path, doc.data, doc.len);
 done:
     free(names);
     out_free(&o);
-    hf_ff_buf_free(&doc);
+    hf_buf_free(&doc);
     return st;
 }

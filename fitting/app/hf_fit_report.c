@@ -1,7 +1,7 @@
 /* QM against MM per molecule and per mode at two points of a training set's free values
  * (hf_fit_report.h). */
 #include "hf_fit_report.h"
-#include "../src/hf_report_internal.h" /* hf_put_json_number_member */
+#include "hf_json_write.h"
 
 #include "hessfit_units.h"
 #include "hessfit_vib.h"
@@ -714,7 +714,7 @@ static hf_status write_targets_json(hf_atomic_file *out, void *context)
 
 hf_status hf_fit_write_targets(const char *dir, const hf_fit_comparison *c)
 {
-    char path[4096];
+    char path[strlen(dir) + sizeof "/targets.json"];
     hf_status st;
     if (c->n_energies == 0 && c->n_geometry == 0)
         return HF_SUCCESS;
@@ -723,4 +723,22 @@ hf_status hf_fit_write_targets(const char *dir, const hf_fit_comparison *c)
         return st;
     snprintf(path, sizeof path, "%s/targets.json", dir);
     return hf_atomic_write(path, write_targets_json, (void *)c);
+}
+
+hf_status hf_fit_write_reports(const char *dir, const hf_report *report, const hf_fit_comparison *c)
+{
+    static const struct {
+        const char *name;
+        hf_status (*write)(const char *, const hf_report *);
+    } outputs[] = {{"/report.txt", hf_report_write_text},
+                   {"/report.json", hf_report_write_json},
+                   {"/frequencies.svg", hf_svg_frequency_scatter}};
+    char path[strlen(dir) + sizeof "/frequencies.svg"];
+    hf_status st;
+    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
+        snprintf(path, sizeof path, "%s%s", dir, outputs[k].name);
+        if ((st = outputs[k].write(path, report)) != HF_SUCCESS)
+            return st;
+    }
+    return hf_fit_write_targets(dir, c);
 }

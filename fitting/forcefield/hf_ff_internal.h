@@ -1,13 +1,14 @@
 #ifndef HF_FF_INTERNAL_H_
 #define HF_FF_INTERNAL_H_
 /*
- * Internal to the fitting layer: what the force-field file readers and writers share (hf_fld.c,
- * hf_frcmod.c, hf_ffxml.c; implemented in hf_forcefield.c unless said otherwise).
+ * Internal to fitting/forcefield: what the force-field file readers and writers share (hf_fld.c,
+ * hf_frcmod.c, hf_ffxml.c; implemented in hf_ff_common.c unless said otherwise).
  */
 #include <stddef.h>
 
 #include "hessfit_atomic_file.h"
 #include "hessfit_forcefield.h"
+#include "hf_buf.h"
 
 /* Force-field files are text of a few hundred kB; refuse anything beyond this. */
 #define HF_FF_MAX_FILE_BYTES ((size_t)64 << 20)
@@ -38,20 +39,5 @@ hf_status hf_ff_add_param(hf_forcefield *ff, size_t *cap, const hf_ff_param *par
 
 /* Copy at most size - 1 bytes of s[0..n) into dst with leading and trailing whitespace removed. */
 void hf_ff_copy_trimmed(char *dst, size_t size, const char *s, size_t n);
-
-/* A growable text buffer for writers. */
-typedef struct hf_ff_buf {
-    char *data;
-    size_t len;
-    size_t cap;
-} hf_ff_buf;
-
-hf_status hf_ff_buf_append(hf_ff_buf *b, const char *s, size_t n);
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-hf_status hf_ff_buf_printf(hf_ff_buf *b, const char *format, ...);
-void hf_ff_buf_free(hf_ff_buf *b);
-
 
 #endif

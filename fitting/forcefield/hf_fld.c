@@ -691,7 +691,7 @@ hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
 {
     char **edited = NULL; /* per line: NULL = unchanged, else the rewritten line */
     int *owner = NULL;    /* per line: 1 + the parameter read from it */
-    hf_ff_buf out = {0};
+    hf_buf out = {0};
     hf_status st = HF_SUCCESS;
     const char *src;
     if (ff == NULL || path == NULL)
@@ -803,9 +803,9 @@ hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
         const char *line = edited[i] != NULL ? edited[i] : ff->lines[i];
         size_t n = strlen(ff->lines[i]);
         int crlf = edited[i] != NULL && n > 0 && ff->lines[i][n - 1] == '\r';
-        st = hf_ff_buf_append(&out, line, strlen(line));
+        st = hf_buf_append(&out, line, strlen(line));
         if (st == HF_SUCCESS)
-            st = hf_ff_buf_append(&out, crlf ? "\r\n" : "\n", crlf ? 2 : 1);
+            st = hf_buf_append(&out, crlf ? "\r\n" : "\n", crlf ? 2 : 1);
         if (st != HF_SUCCESS)
             goto done;
     }
@@ -816,6 +816,6 @@ done:
             free(edited[i]);
     free(edited);
     free(owner);
-    hf_ff_buf_free(&out);
+    hf_buf_free(&out);
     return st;
 }

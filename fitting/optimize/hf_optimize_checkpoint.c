@@ -1,10 +1,10 @@
 /* Optimiser checkpoints (hessfit_optimize.h): the plain-text file (every double as %.17g, written
  * atomically), its strict reader (every error names path:line), and resuming a handle. */
 #include "hessfit_atomic_file.h"
-#include "hf_model_optimize_internal.h"
+#include "hf_optimize_internal.h"
 
-#include "../src/hf_ff_internal.h"
-#include "../src/hf_lines.h"
+#include "hf_buf.h"
+#include "hf_lines.h"
 
 #include <limits.h>
 #include <math.h>
@@ -44,26 +44,26 @@ static hf_status check_checkpoint(const char *what, const hf_opt_checkpoint *cp)
 
 hf_status hf_optimize_save_checkpoint(const char *path, const hf_opt_checkpoint *cp)
 {
-    hf_ff_buf b = {0};
+    hf_buf b = {0};
     hf_status st;
     if (path == NULL || cp == NULL)
         return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_save_checkpoint: %s is NULL", path == NULL ? "path" : "checkpoint");
     st = check_checkpoint(path, cp);
     if (st != HF_SUCCESS)
         return st;
-    st = hf_ff_buf_printf(&b,
+    st = hf_buf_printf(&b,
                           "# hessfit optimizer checkpoint (written by hessfit): the best point so far; continue with\n"
                           "# hf_optimize_load_checkpoint + hf_optimize_resume. Doubles as %%.17g (exact).\n"
                           "hessfit-checkpoint %d\nalgorithm %s\nn %d\nevaluations %lld\ncycle %d\nbest_loss %.17g\n",
                           HF_OPT_CHECKPOINT_VERSION, hf_opt_algorithm_name(cp->algorithm), cp->n, cp->evaluations,
                           cp->cycle, cp->best_loss);
     for (int i = 0; i < cp->n && st == HF_SUCCESS; i++)
-        st = hf_ff_buf_printf(&b, "x %d %.17g\n", i, cp->x[i]);
+        st = hf_buf_printf(&b, "x %d %.17g\n", i, cp->x[i]);
     if (st == HF_SUCCESS)
-        st = hf_ff_buf_printf(&b, "end\n");
+        st = hf_buf_printf(&b, "end\n");
     if (st == HF_SUCCESS)
         st = hf_atomic_write_buffer(path, b.data, b.len);
-    hf_ff_buf_free(&b);
+    hf_buf_free(&b);
     return st;
 }
 

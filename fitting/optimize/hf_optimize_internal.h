@@ -1,6 +1,6 @@
 #ifndef HF_MODEL_OPTIMIZE_INTERNAL_H_
 #define HF_MODEL_OPTIMIZE_INTERNAL_H_
-/* Internal to the optimiser driver (hf_model_optimize*.c): the handle, the one evaluation routine
+/* Internal to the optimiser driver (hf_optimize*.c): the handle, the one evaluation routine
  * every pass goes through, and one NLopt pass over a subset of the parameters. */
 #include "hessfit_optimize.h"
 
@@ -98,7 +98,7 @@ hf_status hf_opt_nlopt_error(hf_optimize *opt, int result, const char *nlopt_mes
 hf_status hf_opt_write_checkpoint(hf_optimize *opt);
 /* Reports a grad-simp cycle to the progress callback. */
 void hf_opt_report_cycle(hf_optimize *opt, const hf_opt_cycle *cycle);
-/* The grad-simp cycle loop (hf_model_optimize_gradsimp.c); x is the start point. */
+/* The grad-simp cycle loop (hf_optimize_gradsimp.c); x is the start point. */
 hf_status hf_opt_run_grad_simp(hf_optimize *opt, const double *x, hf_opt_outcome *outcome, int *last_nlopt);
 
 #endif

@@ -1,7 +1,7 @@
 #ifndef HF_REPORT_INTERNAL_H_
 #define HF_REPORT_INTERNAL_H_
 /*
- * Internal to the report writers (hf_report*.c, hf_svg*.c): string escaping for text, JSON and
+ * Internal to fitting/report: the report writers (hf_report*.c, hf_svg*.c): string escaping for text, JSON and
  * XML, and the plot frame the two SVG plots share (axes with "nice" ticks, linear or log10).
  */
 #include <stddef.h>
@@ -9,6 +9,7 @@
 
 #include "hessfit_atomic_file.h"
 #include "hessfit_report.h"
+#include "hf_json_write.h"
 
 /* status with the thread's message prefixed: "<prefix>: <message>" (hf_report.c). */
 hf_status hf_report_error_prefix(hf_status status, const char *prefix);
@@ -28,13 +29,6 @@ size_t hf_utf8_width(const char *s);
 hf_status hf_put_text(hf_atomic_file *out, const char *s);
 /* s left-aligned in a field of width characters (no truncation). */
 hf_status hf_put_text_padded(hf_atomic_file *out, const char *s, size_t width);
-/* s as a JSON string with its quotes (RFC 8259: '"', '\\' and control characters escaped, invalid
- * UTF-8 bytes as \ufffd); NULL writes null. */
-hf_status hf_put_json_string(hf_atomic_file *out, const char *s);
-/* x as a JSON number ("%.17g", an exact round trip); null when it is not finite. */
-hf_status hf_put_json_number(hf_atomic_file *out, double x);
-/* One member after others: ", \"key\": " and x as hf_put_json_number writes it. */
-hf_status hf_put_json_number_member(hf_atomic_file *out, const char *key, double x);
 /* s as XML 1.0 character data or attribute value (& < > " ' escaped; characters XML forbids --
  * control characters other than tab, newline, return; U+FFFE, U+FFFF -- and invalid UTF-8 bytes
  * as U+FFFD). NULL writes nothing. */

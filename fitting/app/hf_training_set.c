@@ -72,12 +72,12 @@ hf_status hf_cli_load_plugins(void)
             char *slash = strrchr(exe, '/');
             if (slash != NULL) {
                 *slash = '\0';
-                if (snprintf(dirs[n_dirs], sizeof dirs[0], "%s/../%s", exe, HESSFIT_CLI_PLUGIN_SUBDIR) <
+                if (snprintf(dirs[n_dirs], sizeof dirs[0], "%s/../%s", exe, HESSFIT_APP_PLUGIN_SUBDIR) <
                     (int)sizeof dirs[0])
                     n_dirs++;
             }
         }
-        snprintf(dirs[n_dirs++], sizeof dirs[0], "%s", HESSFIT_CLI_BUILD_PLUGIN_DIR);
+        snprintf(dirs[n_dirs++], sizeof dirs[0], "%s", HESSFIT_APP_BUILD_PLUGIN_DIR);
     }
     for (int d = 0; d < n_dirs; d++) {
         int n = load_plugin_dir(dirs[d], failure, sizeof failure);
@@ -448,7 +448,7 @@ static hf_status read_energies(const hf_config *c, hf_training_set *set)
         return no_memory("the energies");
     for (int i = 0; i < n; i++) {
         const hf_config_entry *e = hf_config_entry_at(c, "energy", i);
-        char text[4600], *word[8];
+        char text[strlen(e->value) + 1], *word[8];
         const int nw = entry_words(e, text, sizeof text, word);
         hf_energy_target *t = &set->energies[i];
         if (nw < 2 || strlen(word[0]) >= sizeof set->group_names[0])
@@ -506,7 +506,7 @@ static hf_status read_energies(const hf_config *c, hf_training_set *set)
     }
     for (int i = 0; i < hf_config_count(c, "energy-weight"); i++) {
         const hf_config_entry *e = hf_config_entry_at(c, "energy-weight", i);
-        char text[4600], *word[8];
+        char text[strlen(e->value) + 1], *word[8];
         const int nw = entry_words(e, text, sizeof text, word);
         const double w = strtod(word[nw > 1 ? 1 : 0], NULL);
         int found = 0;
@@ -549,7 +549,7 @@ static hf_status read_geometry_requests(const hf_config *c, const hf_training_se
         return no_memory("the geometry targets");
     for (int i = 0; i < n; i++) {
         const hf_config_entry *e = hf_config_entry_at(c, "geometry", i);
-        char text[4600], *word[8];
+        char text[strlen(e->value) + 1], *word[8];
         const int nw = entry_words(e, text, sizeof text, word);
         hf_status st;
         r[i].line = e->line;
@@ -597,7 +597,7 @@ static hf_status build_geometry(const hf_config *c, hf_training_set *set, const 
     hf_status st;
     for (int i = 0; i < hf_config_count(c, "geometry-weight"); i++) {
         const hf_config_entry *e = hf_config_entry_at(c, "geometry-weight", i);
-        char text[4600], *word[8];
+        char text[strlen(e->value) + 1], *word[8];
         entry_words(e, text, sizeof text, word);
         for (int k = 0; k < 3; k++)
             if (strcmp(word[0], single[k]) == 0)

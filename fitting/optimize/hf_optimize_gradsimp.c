@@ -1,7 +1,7 @@
 /* q2mm's grad-simp cycle (hessfit_optimize.h): a full L-BFGS pass, a sensitivity ranking of every
  * parameter, a Nelder-Mead pass on the few most sensitive, repeated until a cycle improves the
  * loss by less than min_improvement or max_cycles cycles are done. */
-#include "hf_model_optimize_internal.h"
+#include "hf_optimize_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

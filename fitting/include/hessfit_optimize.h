@@ -1,7 +1,7 @@
 #ifndef HESSFIT_OPTIMIZE_H_
 #define HESSFIT_OPTIMIZE_H_
 /*
- * The optimiser driver of a fit (libhessfit_model): NLopt's L-BFGS, Nelder-Mead and Subplex, and
+ * The optimiser driver of a fit (libhessfit_fitting, fitting/optimize): NLopt's L-BFGS, Nelder-Mead and Subplex, and
  * q2mm's grad-simp cycle, over any objective L(x) of n parameters -- in a fit, the free values of
  * a model in canonical units (hessfit_model.h) and the loss of an objective (hessfit_objective.h):
  *
@@ -26,101 +26,9 @@
  *     hf_optimize_catch_sigint(1);
  *     st = hf_optimize_run(opt, x, &result);          (x: start in, best out)
  *
- * Algorithms:
- *   HF_OPT_LBFGS        NLOPT_LD_LBFGS: bounds and the objective's analytic gradient.
- *   HF_OPT_SLSQP        NLOPT_LD_SLSQP (Kraft's sequential quadratic programming): bounds and the
- *                       analytic gradient, with a dense quasi-Newton (BFGS) Hessian of all n
- *                       parameters: O(n^2) memory and O(n^3) work per iteration, nothing next to an
- *                       objective of a few ms at n ~ 100-300, and far fewer evaluations than L-BFGS
- *                       on the rh-enamide fits (docs/benchmarks.md). Each iteration stops when the
- *                       relative loss change is below ftol_rel once (L-BFGS: twice in a row).
- *   HF_OPT_NELDER_MEAD  NLOPT_LN_NELDERMEAD: bounds, no gradient; initial simplex from the steps.
- *   HF_OPT_SUBPLEX      NLOPT_LN_SBPLX (Rowan's Subplex: Nelder-Mead on subspaces), the same.
- *   HF_OPT_GRAD_SIMP    q2mm's grad-simp cycle (q2mm/optimizers/cycling.py, after Norrby and
- *                       Liljefors, J. Comput. Chem. 19, 1146, 1998). Each cycle:
- *                         1. a full pass: L-BFGS on all n parameters (at most full_maxeval
- *                            evaluations);
- *                         2. the sensitivity of every parameter at the best point by central
- *                            differences with its step h_i (shrunk so x +- h stays in the box;
- *                            0 at a bound, and such a parameter scores +inf, last, as in q2mm):
- *                            d1 = (L+ - L-)/2, d2 = L+ + L- - 2 L0, and q2mm's measure
- *                            d2 / d1^2 (+inf when d1 = 0), ranked ascending. For the parabola
- *                            through the three points a Newton step along x_i lowers L by
- *                            d1^2 / (2 d2), so the first ranks are the parameters that promise
- *                            the largest one-parameter gain, and a negative d2 (no minimum along
- *                            that axis) ranks before every positive one. 2 n evaluations.
- *                            HF_OPT_SENSITIVITY_GRADIENT ranks by |dL/dx_i| h_i instead, from the
- *                            analytic gradient at the best point (no extra evaluation when that
- *                            point came from the full pass);
- *                         3. a simplex pass: Nelder-Mead on the n_simplex first-ranked parameters
- *                            (q2mm's max_params, default 3), the others held, at most
- *                            simplex_maxeval evaluations;
- *                       then stop when the cycle lowered the loss by less than min_improvement
- *                       (relative, default 0.01 = q2mm's 1 %), or after max_cycles (default 10)
- *                       cycles. Every pass starts from the best point seen so far (a sensitivity
- *                       probe that happens to be better is kept; q2mm keeps the full pass's end).
- *                       q2mm counts its passes in scipy iterations (200 each); NLopt counts
- *                       evaluations, so full_maxeval and simplex_maxeval (default 200 each) are
- *                       evaluations.
- *
- * The objective returns L(x) and, when grad != NULL, fills grad[0..n) with dL/dx. It reports a
- * failure by setting *status (hf_error(...)), which the driver initialises to HF_SUCCESS: the run
- * then stops at once and returns that status with the message "objective failed at evaluation
- * 17: <the objective's message>" (grad-simp: "... evaluation 59 (grad-simp cycle 1, sensitivity
- * analysis): ..."). A non-finite loss or gradient entry with HF_SUCCESS stops the
- * run as HF_ERROR_NONFINITE naming the evaluation (and the gradient entry). The objective is never
- * called with a point outside the bounds.
- *
- * Stopping. A run ends with HF_SUCCESS and one of the outcomes below (hf_opt_outcome_string says
- * it in words), or with an error: an objective failure, a checkpoint that cannot be written, or an
- * NLopt failure (NLOPT_FAILURE, NLOPT_INVALID_ARGS, NLOPT_OUT_OF_MEMORY; the message gives the
- * code in words and NLopt's own message). NLOPT_ROUNDOFF_LIMITED is an outcome, not an error (the
- * point is usually still useful). Limits, all optional:
- *   ftol_rel (default 1e-8, q2mm's ftol), xtol_rel (default 0, off): NLopt's, per pass;
- *   maxeval: evaluations in all, over all passes and cycles, counting a resumed run's earlier
- *            ones; the driver never makes more;
- *   maxtime: seconds of wall time for this run; checked before every evaluation, so a run ends at
- *            most one evaluation after it;
- *   the stop flag: hf_optimize_request_stop() sets a process-wide volatile sig_atomic_t (safe in a
- *            signal handler; hf_optimize_catch_sigint installs one for SIGINT); the driver polls
- *            it after every evaluation and stops NLopt with nlopt_force_stop. The flag stays set
- *            until hf_optimize_clear_stop();
- *   the progress callback returning nonzero (the same as the stop flag).
- * Whatever the ending, the best point seen so far and its loss are kept (NLopt may hand back a
- * worse final point after a forced stop): on success x receives it; after an error it is still
- * there (hf_optimize_best) when at least one evaluation succeeded. Every run evaluates its start
- * point first, also when the stop flag is already set (a resumed run, whose best point is the
- * checkpoint's, may stop before any evaluation).
- *
- * Progress: the callback gets one hf_opt_progress after every evaluation (event
- * HF_OPT_EVENT_EVALUATION) and, for grad-simp, one after every cycle (HF_OPT_EVENT_CYCLE). NLopt
- * reports no iterations; an L-BFGS iteration ends in an evaluation that lowers the best loss
- * (its line search accepts only a decrease), so printing the evaluations with new_best set gives
- * one line per iteration.
- *
- * Checkpoints: hf_optimize_set_checkpoint_file makes the run write the best point to a file (plain
- * text, written atomically: temporary file + rename) whenever the best improved and interval
- * seconds passed since the last write, after every grad-simp cycle, and when the run ends (also on
- * an error, if a point was evaluated). hf_optimize_load_checkpoint + hf_optimize_resume continue:
- * start at the checkpoint's point, evaluations counting on from its count (maxeval is the total),
- * grad-simp at the cycle after the checkpoint's. A grad-simp run stopped at a cycle's end and
- * resumed makes exactly the evaluations the uninterrupted run makes (bit-identical result for a
- * deterministic objective); an L-BFGS run resumed restarts its quasi-Newton memory.
- *
- * Scaling. hf_optimize_set_scale(opt, s) makes every pass work on y_i = x_i / s_i; everything the
- * caller sees stays in x (bounds, steps, the start and best point, checkpoints, the objective's x
- * and its gradient dL/dx, which the driver turns into dL/dy_i = s_i dL/dx_i). L-BFGS starts from the
- * identity in its variables, so they should be alike in size and in their effect on the loss: in a
- * force-field fit a bond k (kcal/mol/A^2) and its r0 (A) differ by four orders of magnitude in both,
- * in q2mm's steps (hf_optimize_q2mm_defaults) they are alike, and s = the steps is what `hessfit fit`
- * uses. The simplex methods start from the steps either way. The objective gets x = s y clamped into
- * the bounds (s y can round past one), and the run's start point exactly as given. The progress
- * report's gradient_norm is that of dL/dy. Without scaling (the default, s = 1) y is x, bit for bit.
- *
- * L-BFGS memory: hf_optimize_set_lbfgs_memory sets the correction pairs kept (NLopt's vector
- * storage). NLopt's default (0) keeps max(10, 1310720 / n) pairs, in effect every iteration of a fit
- * of up to a few thousand parameters; on the rh-enamide fit (146 values, frequencies-q2mm) 5 and 10
- * pairs needed 2 to 3 times the evaluations and stopped higher (bench/README.md).
+ * The algorithms (L-BFGS, SLSQP, Nelder-Mead, Subplex, q2mm's grad-simp cycle), the objective's
+ * contract, stopping, progress, checkpoints and resume, scaling and the L-BFGS memory are described
+ * in docs/design.md, section "Optimisers"; each setter below says what it sets.
  *
  * A handle is not thread-safe; one run at a time per handle. Errors: every function returns an
  * hf_status with hf_last_error() naming the parameter index, file:line or evaluation.

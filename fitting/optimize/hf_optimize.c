@@ -4,7 +4,7 @@
  * Subplex, NLopt's result codes in words, and the stop flag with its SIGINT handler. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "hf_model_optimize_internal.h"
+#include "hf_optimize_internal.h"
 
 #include <limits.h>
 #include <math.h>

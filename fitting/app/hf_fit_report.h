@@ -80,4 +80,8 @@ void hf_fit_comparison_report(const hf_fit_comparison *c, hf_report *report);
  * (nothing is written, and nothing removed, when c has none), each file written atomically. */
 hf_status hf_fit_write_targets(const char *dir, const hf_fit_comparison *c);
 
+/* The report of a fit or comparison in dir: report.txt, report.json, frequencies.svg and the
+ * targets files (hf_fit_write_targets), each written atomically; stops at the first failure. */
+hf_status hf_fit_write_reports(const char *dir, const hf_report *report, const hf_fit_comparison *c);
+
 #endif

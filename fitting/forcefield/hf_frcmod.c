@@ -458,17 +458,17 @@ static void types_field(const hf_ff_param *p, char *out)
         n += sprintf(out + n, k + 1 < p->n_types ? "%-2s-" : "%-2s", amber_type(p->types[k]));
 }
 
-static hf_status write_label(hf_ff_buf *b, const hf_ff_param *p)
+static hf_status write_label(hf_buf *b, const hf_ff_param *p)
 {
     hf_status st = HF_SUCCESS;
     if (p->label[0] != '\0')
-        st = hf_ff_buf_printf(b, "  %s", p->label);
+        st = hf_buf_printf(b, "  %s", p->label);
     if (st == HF_SUCCESS)
-        st = hf_ff_buf_append(b, "\n", 1);
+        st = hf_buf_append(b, "\n", 1);
     return st;
 }
 
-static hf_status write_section(hf_ff_buf *b, const hf_forcefield *ff, hf_param_kind kind)
+static hf_status write_section(hf_buf *b, const hf_forcefield *ff, hf_param_kind kind)
 {
     hf_status st = HF_SUCCESS;
     for (int i = 0; i < ff->n_params && st == HF_SUCCESS; i++) {
@@ -482,7 +482,7 @@ static hf_status write_section(hf_ff_buf *b, const hf_forcefield *ff, hf_param_k
         case HF_PARAM_ANGLE:
             format_number(x, sizeof x, p->values[0], 4);
             format_number(y, sizeof y, p->values[1], 4);
-            st = hf_ff_buf_printf(b, kind == HF_PARAM_BOND ? "%s %11s %9s" : "%s %10s %10s", types, x, y);
+            st = hf_buf_printf(b, kind == HF_PARAM_BOND ? "%s %11s %9s" : "%s %10s %10s", types, x, y);
             if (st == HF_SUCCESS)
                 st = write_label(b, p);
             break;
@@ -494,21 +494,21 @@ static hf_status write_section(hf_ff_buf *b, const hf_forcefield *ff, hf_param_k
                 format_number(y, sizeof y, p->values[3 * t + 1], 3);
                 format_number(z, sizeof z, pn, 3);
                 if (kind == HF_PARAM_TORSION)
-                    st = hf_ff_buf_printf(b, "%s%4d %11s %9s %8s", types, 1, x, y, z);
+                    st = hf_buf_printf(b, "%s%4d %11s %9s %8s", types, 1, x, y, z);
                 else
-                    st = hf_ff_buf_printf(b, "%s     %11s %9s %8s", types, x, y, z);
+                    st = hf_buf_printf(b, "%s     %11s %9s %8s", types, x, y, z);
                 if (st == HF_SUCCESS) {
                     if (t == 0)
                         st = write_label(b, p);
                     else
-                        st = hf_ff_buf_append(b, "\n", 1);
+                        st = hf_buf_append(b, "\n", 1);
                 }
             }
             break;
         default: /* vdw */
             format_number(x, sizeof x, p->values[0], 4);
             format_number(y, sizeof y, p->values[1], 4);
-            st = hf_ff_buf_printf(b, "  %-2s %13s %9s", p->types[0], x, y);
+            st = hf_buf_printf(b, "  %-2s %13s %9s", p->types[0], x, y);
             if (st == HF_SUCCESS)
                 st = write_label(b, p);
             break;
@@ -518,14 +518,14 @@ static hf_status write_section(hf_ff_buf *b, const hf_forcefield *ff, hf_param_k
 }
 
 /* Append line without a trailing "\r", then "\n". */
-static hf_status append_line(hf_ff_buf *b, const char *line)
+static hf_status append_line(hf_buf *b, const char *line)
 {
     size_t n = strlen(line);
     hf_status st;
     if (n > 0 && line[n - 1] == '\r')
         n--;
-    st = hf_ff_buf_append(b, line, n);
-    return st == HF_SUCCESS ? hf_ff_buf_append(b, "\n", 1) : st;
+    st = hf_buf_append(b, line, n);
+    return st == HF_SUCCESS ? hf_buf_append(b, "\n", 1) : st;
 }
 
 hf_status hf_frcmod_write(const hf_forcefield *ff, const char *path)
@@ -539,7 +539,7 @@ hf_status hf_frcmod_write(const hf_forcefield *ff, const char *path)
                     {"\nDIHE\n", HF_PARAM_TORSION},
                     {"\nIMPROPER\n", HF_PARAM_IMPROPER},
                     {"\nNONBON\n", HF_PARAM_VDW}};
-    hf_ff_buf b = {0};
+    hf_buf b = {0};
     hf_status st = HF_SUCCESS;
     int from_frcmod;
     if (ff == NULL || path == NULL)
@@ -563,7 +563,7 @@ hf_status hf_frcmod_write(const hf_forcefield *ff, const char *path)
                 st = append_line(&b, s);
         }
         if (st == HF_SUCCESS)
-            st = hf_ff_buf_append(&b, "MASS\n", 5);
+            st = hf_buf_append(&b, "MASS\n", 5);
         for (int i = 1; i < ff->n_lines && st == HF_SUCCESS; i++) {
             const char *s = ff->lines[i];
             int unsupported;
@@ -581,17 +581,17 @@ hf_status hf_frcmod_write(const hf_forcefield *ff, const char *path)
             }
         }
     } else {
-        st = hf_ff_buf_printf(&b, "hessfit: parameters of %s\nMASS\n", ff->path != NULL ? ff->path : "a force field");
+        st = hf_buf_printf(&b, "hessfit: parameters of %s\nMASS\n", ff->path != NULL ? ff->path : "a force field");
     }
     for (size_t k = 0; k < sizeof sections / sizeof sections[0] && st == HF_SUCCESS; k++) {
-        st = hf_ff_buf_append(&b, sections[k].header, strlen(sections[k].header));
+        st = hf_buf_append(&b, sections[k].header, strlen(sections[k].header));
         if (st == HF_SUCCESS)
             st = write_section(&b, ff, sections[k].kind);
     }
     if (st == HF_SUCCESS)
-        st = hf_ff_buf_append(&b, "\n", 1);
+        st = hf_buf_append(&b, "\n", 1);
     if (st == HF_SUCCESS)
         st = hf_atomic_write_buffer(path, b.data, b.len);
-    hf_ff_buf_free(&b);
+    hf_buf_free(&b);
     return st;
 }

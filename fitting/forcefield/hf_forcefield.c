@@ -1,0 +1,81 @@
+/* The force-field model (hessfit_forcefield.h): freeing, names, look-up by line (an MM3 .fld
+ * continuation line through hf_fld_param_continued_at, hf_fld.c), and reading or writing a file
+ * by its format (hf_fld.c, hf_frcmod.c). What the format files share is hf_ff_common.c; they never
+ * call back into this file. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "hessfit_forcefield.h"
+#include "hessfit_path.h"
+#include "hf_ff_internal.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hf_forcefield_free(hf_forcefield *ff)
+{
+    if (ff == NULL)
+        return;
+    free(ff->path);
+    free(ff->params);
+    free(ff->substructures);
+    free(ff->equivalences);
+    if (ff->lines != NULL)
+        for (int i = 0; i < ff->n_lines; i++)
+            free(ff->lines[i]);
+    free(ff->lines);
+    memset(ff, 0, sizeof *ff);
+}
+
+const char *hf_param_kind_name(hf_param_kind kind)
+{
+    switch (kind) {
+    case HF_PARAM_BOND: return "bond";
+    case HF_PARAM_ANGLE: return "angle";
+    case HF_PARAM_TORSION: return "torsion";
+    case HF_PARAM_IMPROPER: return "improper";
+    case HF_PARAM_VDW: return "vdw";
+    case HF_PARAM_CHARGE: return "charge";
+    default: return "unknown";
+    }
+}
+
+int hf_forcefield_param_at_line(const hf_forcefield *ff, int line)
+{
+    if (ff == NULL || line <= 0 || (ff->n_params > 0 && ff->params == NULL))
+        return -1;
+    for (int i = 0; i < ff->n_params; i++)
+        if (ff->params[i].line == line)
+            return i;
+    /* an MM3 .fld descriptor continuation line stands for the parameter it continues */
+    return ff->format == HF_FF_MM3_FLD ? hf_fld_param_continued_at(ff, line) : -1;
+}
+
+hf_status hf_forcefield_read(const char *path, hf_forcefield *ff)
+{
+    if (ff != NULL)
+        memset(ff, 0, sizeof *ff);
+    if (path == NULL || ff == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_forcefield_read: %s is NULL", path == NULL ? "path" : "ff");
+    if (hf_path_has_extension(path, ".fld"))
+        return hf_fld_read(path, ff);
+    if (hf_path_has_extension(path, ".frcmod"))
+        return hf_frcmod_read(path, ff);
+    return hf_error(HF_ERROR_UNSUPPORTED, "%s: not a force-field file hessfit reads (.fld MM3*, .frcmod AMBER)", path);
+}
+
+hf_status hf_forcefield_write(const hf_forcefield *ff, const char *path)
+{
+    if (ff == NULL || path == NULL)
+        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_forcefield_write: %s is NULL", path == NULL ? "path" : "ff");
+    switch (ff->format) {
+    case HF_FF_MM3_FLD:
+        return hf_fld_write(ff, path);
+    case HF_FF_FRCMOD:
+        return hf_frcmod_write(ff, path);
+    default:
+        return hf_error(HF_ERROR_UNSUPPORTED, "%s: the force field has no file format to write it in", path);
+    }
+}
