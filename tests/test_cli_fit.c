@@ -252,6 +252,44 @@ static void read_q2mm_golden(double our_start_score, q2mm_golden *g)
  * report's parameters: by free entry (bond k, bond r0, angle k, angle theta0), each in file order. */
 static const int q2mm_index_of_report[8] = {0, 2, 1, 3, 4, 6, 5, 7};
 
+/* `hessfit check` must fail on a wrong derivative and must see the Hessian away from equilibrium. */
+static void test_check_failures(const char *input)
+{
+    char args[4096];
+    test_run_result r;
+    /* at the Seminario start the angles sit at theta0 (dE/dtheta = 0), so the Hessian's part
+     * dE/dtheta d2theta/dx2 is zero there: --perturb 0.05 moves every free value by 5 % (theta0 by
+     * about 5 degrees, r0 by 0.05 A) so that part is checked too */
+    snprintf(args, sizeof args, "check '%s' --perturb 0.05", input);
+    r = run(args);
+    test_expect_exit(&r, 0, NULL, "ch3f check --perturb 0.05");
+    CHECK(strstr(r.out, "times 1 + 0.05 (--perturb)") && strstr(r.out, "check passed"), "%s", r.out);
+    printf("  check --perturb 0.05: %s", strstr(r.out, "   structure 1") ? strstr(r.out, "   structure 1") : r.out);
+    free(r.out);
+    r = run("check x.fit --perturb 1.5");
+    test_expect_exit(&r, 2, "--perturb takes a number F with |F| < 1, not '1.5'", "check --perturb 1.5");
+    free(r.out);
+    /* a wrong derivative through check's test-only hook (HESSFIT_TEST_CHECK_PERTURB, cmd_check.c):
+     * H_11 or the first dL/dx off by 1e-3 of the largest, 100 times the tolerance: exit 1, the
+     * item named */
+    static const struct {
+        const char *what, *item;
+    } wrong[2] = {{"hessian", "(row 1, column 1), relative to max|H|"}, {"gradient", "line 5 bond C-F k"}};
+    for (int k = 0; k < 2; k++) {
+        CHECK(setenv("HESSFIT_TEST_CHECK_PERTURB", wrong[k].what, 1) == 0, "setenv");
+        snprintf(args, sizeof args, "check '%s'", input);
+        r = run(args);
+        unsetenv("HESSFIT_TEST_CHECK_PERTURB");
+        test_expect_exit(&r, 1, NULL, wrong[k].what);
+        const char *line = strstr(r.out, wrong[k].item);
+        CHECK(line != NULL && strstr(line, "DISAGREE") != NULL && strchr(line, '\n') > strstr(line, "DISAGREE") &&
+                  strstr(r.out, "check FAILED"),
+              "wrong %s derivative: no DISAGREE line naming '%s': %s", wrong[k].what, wrong[k].item, r.out);
+        printf("  check with a wrong %s: exit 1, %.*s\n", wrong[k].what, (int)(strchr(line, '\n') - line), line);
+        free(r.out);
+    }
+}
+
 static void test_ch3f(void)
 {
     char args[4096], out[1024];
@@ -386,6 +424,7 @@ static void test_ch3f(void)
     CHECK(strstr(r.out, "check passed") && strstr(r.out, "all within tolerance"), "%s", r.out);
     printf("  check: %s", strstr(r.out, "   structure 1") ? strstr(r.out, "   structure 1") : r.out);
     free(r.out);
+    test_check_failures(input);
     free((void *)input);
 }
 
