@@ -558,7 +558,10 @@ static void test_rh_enamide(void)
     const double evaluations = number_after(strstr(r.out, "  done:"), " in ");
     printf("  fit: loss %.10g -> %.10g in %.0f evaluations, %.2f s (program wall time)\n", before, after, evaluations,
            r.seconds);
-    CHECK(after < 0.7 * before, "rh-enamide: loss %.10g -> %.10g", before, after);
+    /* the README's numbers, "loss 51.0 -> 12.3": within half their last printed digit (measured
+     * 51.02612305 -> 12.27543952; the fit is deterministic, so only another BLAS or libm moves it) */
+    CHECK(fabs(before - 51.0) <= 0.05 && fabs(after - 12.3) <= 0.05, "rh-enamide: loss %.10g -> %.10g, the README "
+          "says 51.0 -> 12.3", before, after);
     CHECK(strstr(r.out, "eval/s") && strstr(r.out, "|grad|"), "progress lines: %.500s", r.out);
     static const char *const outputs[] = {"fitted.fld",      "fitted.frcmod",   "frcmod-omitted.txt",
                                           "fitted.xml",      "report.txt",      "report.json",
@@ -588,7 +591,12 @@ static void test_rh_enamide(void)
     double rb, ra;
     check_rh_report(test_temp_path("rh-report"), &rb, &ra);
     printf("  report of fitted.fld: %.10g -> %.10g (the fit's %.10g; the .fld keeps 4 decimals)\n", rb, ra, after);
-    CHECK(rb == before && fabs(ra - after) <= 0.02 * after, "report %.10g %.10g vs fit %.10g %.10g", rb, ra, before,
+    /* The .fld rounds each of the 146 fitted values to its 4 decimals (<= 5e-5 in its units), which
+     * moves the loss by the residual gradient times that rounding plus its second order: measured
+     * 1.38e-4 relative (12.27543952 -> 12.27713697), the same every run (the fit and the rounding are
+     * deterministic). 1e-3 is 7 times that, room for another BLAS or libm moving the fitted values'
+     * last digits and so their rounding; the start loss is read from the same file: exact. */
+    CHECK(rb == before && fabs(ra - after) <= 1e-3 * after, "report %.10g %.10g vs fit %.10g %.10g", rb, ra, before,
           after);
     free(r.out);
 
