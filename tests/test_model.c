@@ -181,7 +181,12 @@ static void test_ch3f(void)
     CHECK(hdiff <= 1e-12 * hscale, "Hessian routes differ by %.3g", hdiff);
     CHECK(route <= 1e-8, "frequencies of the two routes differ by %.3g cm^-1", route);
     CHECK(q2mm <= 1e-3, "frequencies differ from q2mm's by %.3g cm^-1", q2mm);
-    CHECK(fabs(rmsd - 156.86) <= 0.01, "RMSD vs QM %.4f, q2mm's 156.86", rmsd);
+    /* q2mm's RMSD at this start, 156.8599826412395 (tests/data/goldens/ch3f-benchmark-results,
+     * "seminario"): two RMSDs over the same QM values differ by at most the RMS, so at most the
+     * largest, of their frequency differences (triangle inequality in R^9): q2mm, measured 2.3e-4
+     * cm^-1 (checked <= 1e-3 just above); the RMSDs differ by 2.6e-5 */
+    CHECK(fabs(rmsd - 156.8599826412395) <= fmax(q2mm, 1e-12) + 1e-9, "RMSD vs QM %.6f, q2mm's 156.8599826",
+          rmsd);
 
     /* energy and its gradient: hand sums over the typed terms (Angstrom, rad, kcal/mol). The start
      * force field sits at the QM geometry (E ~ 1e-9 kcal/mol), so move every value first. */

@@ -303,18 +303,27 @@ static int energy_line(char *text, size_t size, const char *group, int m, const 
     return snprintf(text, size, "energy = %s %d %s\n", group, m + 1, test_source_path(rel));
 }
 
-static void expect_check_error(const char *name, const char *extra, const char *part)
+/* `hessfit check` on the input with extra lines fails with part in its message, which names the
+ * input's line `line` (from 1) when line > 0. */
+static void expect_check_error_at(const char *name, const char *extra, int line, const char *part)
 {
     static char text[16384];
-    char args[4096];
+    char args[4096], at[4200];
     rh_input(text, sizeof text);
     strncat(text, extra, sizeof text - strlen(text) - 1);
     const char *path = test_write_text(name, text);
     snprintf(args, sizeof args, "check '%s'", path);
     test_run_result r = test_run_program(hessfit, args);
     test_expect_exit(&r, 1, part, name);
+    snprintf(at, sizeof at, "%s:%d: ", path, line);
+    CHECK(line <= 0 || strstr(r.err, at) != NULL, "%s: the message does not name %s: %s", name, at, r.err);
     CHECK(r.out_len == 0, "%s: printed before failing: %s", name, r.out);
     free(r.out);
+}
+
+static void expect_check_error(const char *name, const char *extra, const char *part)
+{
+    expect_check_error_at(name, extra, 0, part);
 }
 
 static void test_program(void)
@@ -370,6 +379,10 @@ static void test_program(void)
     extra[n + strlen("energy = g ")] = '3'; /* structure 3 with structure 2's file (both 38 atoms) */
     expect_check_error("other-structure.fit", extra, "not the geometry of that structure");
     expect_check_error("no-structure.fit", "energy = g 12\n", "there is no structure 12");
+    /* one past the last structure (9) and 0, on line 23 (the first after rh_input's 22) */
+    expect_check_error_at("structure-n1.fit", "energy = g 10\n", 23, "energy = 'g 10': there is no structure 10 (the "
+                          "training set has 9");
+    expect_check_error_at("structure-0.fit", "energy = g 0\n", 23, "energy is 'GROUP STRUCTURE [FILE]'");
 }
 
 int main(int argc, char **argv)

@@ -353,14 +353,24 @@ static const char *ch3f_input(const char *name, const char *extra)
     return test_write_text(name, text);
 }
 
-static void expect_check_error(const char *name, const char *extra, const char *part)
+/* `hessfit check` on the input with extra lines fails with part in its message, which names the
+ * input's line `line` (from 1) when line > 0. */
+static void expect_check_error_at(const char *name, const char *extra, int line, const char *part)
 {
-    char args[4096];
-    snprintf(args, sizeof args, "check '%s'", ch3f_input(name, extra));
+    char args[4096], at[4200];
+    const char *input = ch3f_input(name, extra);
+    snprintf(args, sizeof args, "check '%s'", input);
     test_run_result r = test_run_program(hessfit, args);
     test_expect_exit(&r, 1, part, name);
+    snprintf(at, sizeof at, "%s:%d: ", input, line);
+    CHECK(line <= 0 || strstr(r.err, at) != NULL, "%s: the message does not name %s: %s", name, at, r.err);
     CHECK(r.out_len == 0, "%s: printed before failing: %s", name, r.out);
     free(r.out);
+}
+
+static void expect_check_error(const char *name, const char *extra, const char *part)
+{
+    expect_check_error_at(name, extra, 0, part);
 }
 
 static void test_program(void)
@@ -384,6 +394,15 @@ static void test_program(void)
     free(json);
     expect_check_error("no-structure.fit", "geometry = 2\n", "there is no structure 2");
     expect_check_error("no-atom.fit", "geometry = 1 bond 1 9\n", "has no atom 9 (it has 5)");
+    /* one past the last structure / atom (CH3F: 1 structure, 5 atoms), and 0, on line 7 (the first
+     * line after ch3f_input's six) */
+    expect_check_error_at("structure-n1.fit", "geometry = 2\n", 7, "geometry = '2': there is no structure 2 (the "
+                          "training set has 1");
+    expect_check_error_at("atom-n1.fit", "geometry = 1 bond 1 6\n", 7, "has no atom 6 (it has 5)");
+    expect_check_error_at("atom-n1-torsion.fit", "geometry = 1 torsion 2 1 5 6\n", 7, "has no atom 6 (it has 5)");
+    expect_check_error_at("structure-0.fit", "geometry = 0\n", 7, "geometry is 'all', 'N'");
+    expect_check_error_at("atom-0.fit", "geometry = 1 angle 2 0 3\n", 7, "geometry = N angle takes 3 atom numbers");
+    expect_check_error_at("atom-negative.fit", "geometry = 1 bond -1 2\n", 7, "geometry = N bond takes 2 atom numbers");
     expect_check_error("weight-alone.fit", "geometry-weight = bond 10\n", "geometry-weight without any geometry entry");
     expect_check_error("no-torsions.fit", "geometry = 1 torsions\n", "no such internal coordinate");
 }

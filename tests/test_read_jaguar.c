@@ -333,6 +333,13 @@ static void bad_in(const char *text, hf_status want, const char *phrase, const c
                              what);
 }
 
+/* The same, the message naming the line (1-based) of offset off of text. */
+static void bad_in_at(const char *text, size_t off, hf_status want, const char *phrase, const char *what)
+{
+    test_expect_read_failure(hf_read_jaguar_in, test_write_text("bad.in", text), want, test_line_of(text, off), phrase,
+                             NULL, what);
+}
+
 static void bad_out(const char *text, hf_status want, const char *phrase, const char *what)
 {
     test_expect_read_failure(hf_read_jaguar_out, test_write_text("bad.out", text), want, TEST_ANY_LINE, phrase, NULL,
@@ -415,14 +422,26 @@ static void test_in_mutations(const char *text)
     t = test_splice(text, find_line(text, hess, "   6"), find_line(text, hess, "   6") + 4, "   99999999999");
     bad_in(t, HF_ERROR_PARSE, "column index", "huge column index");
     free(t);
+    /* one past the last coordinate (3N + 1), 0 and negative, on the line that holds them */
     t = test_splice(text, find_line(text, hess, "   6"), find_line(text, hess, "   6") + 4, " 109");
-    bad_in(t, HF_ERROR_PARSE, "[1, 108]", "column index 3N + 1");
+    bad_in_at(t, find_line(text, hess, "   6"), HF_ERROR_PARSE, "column index '109' is outside [1, 108]",
+              "column index 3N + 1");
+    free(t);
+    t = test_splice(text, find_line(text, hess, "   6"), find_line(text, hess, "   6") + 4, "   0");
+    bad_in_at(t, find_line(text, hess, "   6"), HF_ERROR_PARSE, "column index '0' is outside [1, 108]",
+              "column index 0");
     free(t);
     t = test_replace_first(text, hess, "\n 108 ", "\n 109 ", NULL);
-    bad_in(t, HF_ERROR_PARSE, "row index", "row index 3N + 1");
+    bad_in_at(t, (size_t)(strstr(t + hess, "\n 109 ") - t) + 1, HF_ERROR_PARSE, "row index '109' is outside [1, 108]",
+              "row index 3N + 1");
+    free(t);
+    t = test_replace_first(text, hess, "\n   2 ", "\n   0 ", NULL);
+    bad_in_at(t, (size_t)(strstr(t + hess, "\n   0 ") - t) + 1, HF_ERROR_PARSE, "row index '0' is outside [1, 108]",
+              "row index 0");
     free(t);
     t = test_replace_first(text, hess, "\n   2 ", "\n   -2 ", NULL);
-    bad_in(t, HF_ERROR_PARSE, "row index", "negative row index");
+    bad_in_at(t, (size_t)(strstr(t + hess, "\n   -2 ") - t) + 1, HF_ERROR_PARSE, "row index '-2' is outside",
+              "negative row index");
     free(t);
     t = test_splice(text, hess + 6, hess + 6, "   2  1.0\n");
     bad_in(t, HF_ERROR_FORMAT, "before the first column header", "row before a header");
@@ -534,6 +553,11 @@ static void test_in_mutations(const char *text)
         CHECK(ok.coords[3 * 35] == 2.0785 && ok.coords[3 * 35 + 1] == -0.3765 && ok.coords[3 * 35 + 2] == -2.9386,
               "coordinates of H36 as printed");
         printf("  good variants: &hess before &zmat, '$' delimiters, 'molchg = -2 , multip = 3', HE36 = helium\n");
+        /* &hess before &zmat: its row indices are checked against 3N once &zmat is read; 3N + 1 fails */
+        tmp = test_replace_first(t, 0, "\n 108 ", "\n 109 ", NULL);
+        bad_in_at(tmp, (size_t)(strstr(tmp, "\n 109 ") - tmp) + 1, HF_ERROR_COUNT,
+                  "&hess row 109 is beyond 3N = 108 (36 atoms in &zmat)", "&hess first, row index 3N + 1");
+        free(tmp);
         hf_molecule_free(&moved);
         hf_molecule_free(&ok);
         free(t);

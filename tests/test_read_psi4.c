@@ -141,7 +141,11 @@ static void test_sn2_ts(void)
     CHECK(fabs(raw[4]) < 1.0 && fabs(raw[5]) < 1.0 && fabs(raw[6]) < 1.0 && fabs(raw[7] - ref[1]) < 1e-2,
           "three near-zero values (translations), then the first real vibration");
     CHECK(fabs(raw[0] - -461.7) <= 0.1, "unprojected imaginary mode %.4f", raw[0]);
-    CHECK(fabs(raw[1] - -35.7) <= 0.1 && fabs(raw[2] - -20.3) <= 0.1 && fabs(raw[3] - -20.3) <= 0.1,
+    /* The spurious values are this program's own output (measured -35.6527, -20.2726, -20.2708 cm^-1):
+     * Psi4 prints only the projected list, so no independent number exists. They are pinned to
+     * 5e-3 cm^-1, five times the 1e-3 to which the same route reproduces Psi4's projected
+     * frequencies (d above), room for another LAPACK's eigensolver. */
+    CHECK(fabs(raw[1] - -35.6527) <= 5e-3 && fabs(raw[2] - -20.2726) <= 5e-3 && fabs(raw[3] - -20.2708) <= 5e-3,
           "the spurious negative values: %.4f %.4f %.4f", raw[1], raw[2], raw[3]);
     CHECK(count_below(raw, 18, -1.0) == 4 && raw[4] > -1.0, "exactly three spurious negative values");
     /* projection removes them: nothing between the imaginary mode and the near-zero external ones */

@@ -14,7 +14,8 @@
  * report's, strings decoded exactly, every non-finite value null and listed; SVG parsed by python3's
  * XML parser, marks counted and mapped back through the axis tick labels to the frequencies; the
  * convergence curve's path vertices mapped back to the losses (log axis); no "nan" anywhere;
- * an unwritable directory and a rename onto a directory give an error naming the path and leave
+ * an unwritable directory (argument `read-only`; skipped as root) and a rename onto a directory
+ * give an error naming the path and leave
  * no temporary file; an existing file is replaced only on success (a writer failing after a full
  * write, a file-size limit hitting mid-write), keeping its permission bits on success.
  * Without python3 the python parts are skipped with a message; the C-side checks still run.
@@ -873,14 +874,6 @@ static void test_failures(void)
     test_expect_error(hf_report_write_text(test_temp_path("a-directory"), &report), HF_ERROR_IO,
                       test_temp_path("a-directory"), NULL, "target is a directory");
     CHECK(strstr(hf_last_error(), ".tmp.") != NULL, "the message names the temporary file: %s", hf_last_error());
-    if (geteuid() != 0) {
-        CHECK(mkdir(test_temp_path("read-only"), 0555) == 0, "mkdir");
-        test_expect_error(hf_report_write_text(test_temp_path("read-only/report.txt"), &report), HF_ERROR_IO,
-                          test_temp_path("read-only/report.txt"), NULL, "read-only directory");
-        CHECK(count_temp_files(test_temp_path("read-only")) == 0, "temporary file left in the read-only directory");
-    } else {
-        printf("  read-only directory case skipped: running as root (permissions do not stop root)\n");
-    }
     CHECK(count_temp_files(test_temp_dir()) == 0, "temporary files left behind");
 
     /* an invalid report: nothing created */
@@ -1065,8 +1058,26 @@ static void test_atomic_file(void)
            (size_t)(200002 + 30000 * 6 + 100000));
 }
 
-/* A comma-decimal locale must not leak into JSON (skipped when none is installed). */
-static void test_locale(void)
+/* A read-only directory: the error names the path and no temporary file is left. Its own CTest
+ * entry (test_report_read_only), which reports skipped (77) as root: permissions do not stop root. */
+static int test_read_only_dir(void)
+{
+    if (geteuid() == 0) {
+        printf("read-only directory case skipped: running as root (permissions do not stop root)\n");
+        return TEST_SKIPPED;
+    }
+    CHECK(mkdir(test_temp_path("read-only"), 0555) == 0, "mkdir");
+    test_expect_error(hf_report_write_text(test_temp_path("read-only/report.txt"), &report), HF_ERROR_IO,
+                      test_temp_path("read-only/report.txt"), NULL, "read-only directory");
+    CHECK(count_temp_files(test_temp_path("read-only")) == 0, "temporary file left in the read-only directory");
+    CHECK(count_temp_files(test_temp_dir()) == 0, "temporary files left behind");
+    printf("test_report read-only: all checks passed\n");
+    return 0;
+}
+
+/* A comma-decimal locale must not leak into JSON. Its own CTest entry (test_report_locale), which
+ * reports skipped (77) when no such locale is installed (scripts/setup installs de_DE.UTF-8). */
+static int test_locale(void)
 {
     static const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8", NULL};
     const char *used = NULL;
@@ -1076,8 +1087,8 @@ static void test_locale(void)
         if (setlocale(LC_NUMERIC, names[i]) != NULL)
             used = names[i];
     if (used == NULL) {
-        printf("locale: no comma-decimal locale installed: check skipped\n");
-        return;
+        printf("locale: no comma-decimal locale installed (de_DE.UTF-8, fr_FR.UTF-8): skipped\n");
+        return TEST_SKIPPED;
     }
     {
         char probe[32];
@@ -1086,17 +1097,27 @@ static void test_locale(void)
         HF_CALL(hf_report_write_json(test_temp_path("locale.json"), &report));
         setlocale(LC_NUMERIC, "C");
         text = test_load_file(test_temp_path("locale.json"), NULL);
+        CHECK(strcmp(probe, "1,5") == 0, "%s prints 1.5 as '%s', not with a decimal comma", used, probe);
         CHECK(strstr(text, expected) != NULL, "JSON numbers under %s: no '%s'", used, expected);
         printf("locale: %s prints 1.5 as '%s'; the JSON still has '.' decimals\n", used, probe);
         free(text);
     }
+    printf("test_report locale: all checks passed\n");
+    return 0;
 }
 
-int main(void)
+/* No argument: every case but two, which are CTest entries of their own so that they can report
+ * skipped (77) without hiding the others: `read-only` and `locale`. */
+int main(int argc, char **argv)
 {
     double rmsd, loss_before = 0, loss_after = 0;
     int n;
     build_report();
+    if (argc > 1 && strcmp(argv[1], "read-only") == 0)
+        return test_read_only_dir();
+    if (argc > 1 && strcmp(argv[1], "locale") == 0)
+        return test_locale();
+    CHECK(argc == 1, "usage: test_report [read-only | locale]");
     have_python = system("python3 -c 'import json, xml.etree.ElementTree' > /dev/null 2>&1") == 0;
     if (have_python) {
         FILE *f = fopen(test_temp_path("check.py"), "w");
@@ -1136,7 +1157,6 @@ int main(void)
     test_failures();
     test_empty_report();
     test_atomic_file();
-    test_locale();
     printf("test_report: all checks passed\n");
     return 0;
 }

@@ -19,8 +19,17 @@
  *      pairing of QM and MM modes does not change: a stencil whose points pair differently is not
  *      used, and a value whose pairing switches at all three steps is reported as such and not
  *      counted as a disagreement.
+ * At an equilibrium start (a Seminario start puts r0 and theta0 at the structure's own lengths and
+ * angles) dE/dq = 0 for those terms, so the part of the Hessian that goes with the second
+ * derivatives of the internal coordinates, dE/dq d2q/dx2, is zero and goes unchecked; --perturb F
+ * multiplies every free value by 1 + F first, so that it is checked too.
  * Exit 0 when both agree within their tolerances, 1 when they do not or on an error, 2 on a usage
  * error.
+ *
+ * Test only: the environment variable HESSFIT_TEST_CHECK_PERTURB=hessian adds 1e-3 max|H_ij| to
+ * the first molecule's analytic H_11, =gradient adds 1e-3 max|dL/dx| to the first analytic
+ * dL/dx, so that the tests (tests/test_cli_fit.c) see check fail on a wrong derivative. It is not
+ * for users and not in --help.
  */
 #include "hessfit_units.h"
 #include "hf_commands.h"
@@ -35,11 +44,30 @@
 #define CHECK_HESSIAN_TOLERANCE 1e-5
 #define CHECK_GRADIENT_STEP 1e-5
 #define CHECK_GRADIENT_TOLERANCE 1e-5
+#define CHECK_TEST_PERTURBATION 1e-3
+
+/* The test-only wrong derivative (see above): 1 when HESSFIT_TEST_CHECK_PERTURB is `what`. */
+static int test_perturb(const char *what)
+{
+    const char *e = getenv("HESSFIT_TEST_CHECK_PERTURB");
+    return e != NULL && strcmp(e, what) == 0;
+}
+
+/* v[0] += CHECK_TEST_PERTURBATION max_i |v_i|, when HESSFIT_TEST_CHECK_PERTURB is `what`. */
+static void test_perturb_first(const char *what, double *v, size_t n)
+{
+    double max_v = 0.0;
+    if (!test_perturb(what))
+        return;
+    for (size_t i = 0; i < n; i++)
+        max_v = fmax(max_v, fabs(v[i]));
+    v[0] += CHECK_TEST_PERTURBATION * max_v;
+}
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: hessfit check INPUT.fit [--help]\n"
+            "usage: hessfit check INPUT.fit [--perturb F] [--help]\n"
             "\n"
             "Checks the analytic derivatives on INPUT's training set at its start values, like Tinker's testhess:\n"
             "  1. each molecule's analytic Hessian against central differences of the forces (step %g nm);\n"
@@ -50,6 +78,10 @@ static void usage(FILE *out)
             "     grows near nearly degenerate modes), and so is one whose pairing of QM and MM modes switches\n"
             "     within the stencil; values whose pairing switches at every step are listed (the loss is not\n"
             "     differentiable there) and not counted.\n"
+            "  --perturb F  check at the start values times 1 + F instead (every free value; one of 0 stays 0).\n"
+            "     At an equilibrium start (a Seminario start puts r0 and theta0 at the structure's own lengths\n"
+            "     and angles) the Hessian's part from the curvature of the internal coordinates, dE/dq d2q/dx2,\n"
+            "     is zero and so goes unchecked; away from it, it is checked too. Example: --perturb 0.05.\n"
             "Exit status: 0 all agree, 1 a disagreement or an error, 2 usage error.\n",
             CHECK_HESSIAN_STEP_NM, CHECK_HESSIAN_TOLERANCE, CHECK_GRADIENT_STEP, CHECK_GRADIENT_TOLERANCE);
 }
@@ -107,6 +139,8 @@ static int check_hessians(hf_training_set *set)
             fprintf(stderr, "hessfit check: %s: %s\n", set->labels[m], hessfit_last_error());
             ok = -1;
         }
+        if (ok >= 0 && m == 0)
+            test_perturb_first("hessian", an, (size_t)dim * (size_t)dim);
         for (int j = 0; j < dim && ok >= 0; j++) { /* column j: displace coordinate j */
             const int pj = particles[j / 3];
             OpenMM_Vec3 p = *OpenMM_Vec3Array_get(original, pj), q = p;
@@ -175,6 +209,7 @@ static int check_gradient(hf_training_set *set)
     if (hf_objective_evaluate(set->objective, set->x_start, &loss, g, NULL) != HF_SUCCESS ||
         hf_objective_pairing(set->objective, p0) != HF_SUCCESS)
         goto error;
+    test_perturb_first("gradient", g, (size_t)n);
     for (int i = 0; i < n; i++)
         max_g = fmax(max_g, fabs(g[i]));
     const double floor_g = 1e-3 * max_g;
@@ -250,10 +285,19 @@ int hf_cmd_check(int argc, char **argv)
 {
     const char *input = NULL;
     hf_training_set set;
+    double perturb = 0.0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
+        }
+        if (strcmp(argv[i], "--perturb") == 0) {
+            char *end = NULL;
+            if (i + 1 < argc)
+                perturb = strtod(argv[++i], &end);
+            if (end == NULL || end == argv[i] || *end != '\0' || !(fabs(perturb) < 1.0))
+                return usage_error("--perturb takes a number F with |F| < 1, not '%s'", i < argc ? argv[i] : "");
+            continue;
         }
         if (argv[i][0] == '-')
             return usage_error("unknown option '%s'", argv[i]);
@@ -269,6 +313,17 @@ int hf_cmd_check(int argc, char **argv)
         return 1;
     }
     printf("hessfit check %s: %d structures, %d free values\n", input, set.n_mols, set.n_fit);
+    if (perturb != 0.0) { /* the model at the perturbed start values */
+        double loss;
+        for (int i = 0; i < set.n_fit; i++)
+            set.x_start[i] *= 1.0 + perturb;
+        if (hf_objective_evaluate(set.objective, set.x_start, &loss, NULL, NULL) != HF_SUCCESS) {
+            fprintf(stderr, "hessfit check: --perturb %g: %s\n", perturb, hf_last_error());
+            hf_training_set_free(&set);
+            return 1;
+        }
+        printf("at the start values times 1 + %g (--perturb)\n", perturb);
+    }
     const int hessians = check_hessians(&set);
     const int gradient = hessians >= 0 ? check_gradient(&set) : -1;
     hf_training_set_free(&set);
