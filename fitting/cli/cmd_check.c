@@ -286,27 +286,19 @@ int hf_cmd_check(int argc, char **argv)
     const char *input = NULL;
     hf_training_set set;
     double perturb = 0.0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--perturb") == 0) {
-            char *end = NULL;
-            if (i + 1 < argc)
-                perturb = strtod(argv[++i], &end);
-            if (end == NULL || end == argv[i] || *end != '\0' || !(fabs(perturb) < 1.0))
-                return usage_error("--perturb takes a number F with |F| < 1, not '%s'", i < argc ? argv[i] : "");
-            continue;
-        }
-        if (argv[i][0] == '-')
-            return usage_error("unknown option '%s'", argv[i]);
-        if (input != NULL)
-            return usage_error("unexpected argument '%s' (one input file)", argv[i]);
-        input = argv[i];
+    static const struct option options[] = {{"perturb", required_argument, NULL, 'p'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    for (int o; (o = hf_cli_getopt(argc, argv, options, "check", usage)) != -1;) {
+        if (o == HF_CLI_HELP || o == HF_CLI_USAGE_ERROR)
+            return o == HF_CLI_HELP ? 0 : 2;
+        char *end = NULL;
+        perturb = strtod(optarg, &end);
+        if (end == optarg || *end != '\0' || !(fabs(perturb) < 1.0))
+            return usage_error("--perturb takes a number F with |F| < 1, not '%s'", optarg);
     }
-    if (input == NULL)
-        return usage_error("%s", "the input file INPUT.fit is required");
+    if (hf_cli_input_operand(argc, argv, "check", usage, &input) != 0)
+        return 2;
     hf_training_set_options topt = {NULL, NULL, "-out"};
     if (hf_training_set_load(input, &topt, &set) != HF_SUCCESS) {
         fprintf(stderr, "hessfit check: %s\n", hf_last_error());
