@@ -8,12 +8,18 @@ if(NOT rc EQUAL 0)
     message(FATAL_ERROR "cmake --install failed (${rc})")
 endif()
 foreach(f include/hessfit/HessianForce.h include/hessfit/HessianKernels.h include/hessfit/hessfit.h
-          lib/libHessFitPlugin.so lib/libhessfit.so lib/plugins/libHessFitPluginReference.so
+          lib/libHessFitPlugin.so lib/libhessfit.so lib/libhessfit_core.so lib/plugins/libHessFitPluginReference.so
           bin/ch3f_frequencies share/hessfit/examples/sn2/ch3f-hessian.npy)
     if(NOT EXISTS "${PREFIX}/${f}")
         message(FATAL_ERROR "the install prefix lacks ${f}")
     endif()
 endforeach()
+# The math core (lib/libhessfit_core.so) is installed for the libraries that link it; its headers,
+# and FlatHessianModel.h which includes them, are private to the project.
+file(GLOB_RECURSE private_headers "${PREFIX}/include/hf_*.h" "${PREFIX}/include/FlatHessianModel.h")
+if(private_headers)
+    message(FATAL_ERROR "the install prefix holds private headers: ${private_headers}")
+endif()
 # lib/plugins holds the Reference kernel library and, per GPU platform P built, a small loader
 # (libHessFitPlugin<P>.so) for lib/libHessFit<P>.so, which links the GPU runtime.
 set(expected "${PREFIX}/lib/plugins/libHessFitPluginReference.so")

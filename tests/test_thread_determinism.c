@@ -1,6 +1,6 @@
 /*
  * test_thread_determinism: the Reference objective kernel runs its molecules in threads
- * (platforms/reference/src/hf_objective.c); its results must not depend on how many, bit for bit.
+ * (core/src/hf_objective.c); its results must not depend on how many, bit for bit.
  * Also (b), the kernel's finite gradient at a paired zero eigenvalue, on a fixture of its own.
  *
  *  (a) Through the C API, five molecules of 9 to 15 atoms (stock_molecules.h: cyclopentane,

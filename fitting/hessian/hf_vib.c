@@ -1,16 +1,12 @@
 /* Harmonic vibrational analysis: mass-weighting, Eckart projection, LAPACKE_dsyevd. */
 #include "hessfit_vib.h"
 #include "hessfit_units.h"
+#include "hf_core.h" /* hf_rigid_body_basis, the math core's (core/) */
 
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A rotation candidate whose orthogonalised norm is below this fraction of the largest rotation
- * candidate is dropped (the axis of a linear molecule; coordinates noisy at 1e-6 relative still
- * count as linear). */
-#define HF_ROTATION_TOLERANCE 1e-5
 
 static hf_status check_atoms(const char *fn, int n_atoms)
 {
@@ -67,9 +63,8 @@ hf_status hf_vib_external_basis(const double *masses_amu, const double *coords, 
     const char *fn = "hf_vib_external_basis";
     hf_status st;
     size_t dim;
-    double com[3] = {0.0, 0.0, 0.0}, total = 0.0, max_rot = 0.0;
     double *cand;
-    int kept = 0;
+    int kept;
 
     if (masses_amu == NULL || coords == NULL || n_external == NULL)
         return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: %s is NULL", fn,
@@ -81,60 +76,10 @@ hf_status hf_vib_external_basis(const double *masses_amu, const double *coords, 
         if (!isfinite(coords[i]))
             return hf_error(HF_ERROR_NONFINITE, "%s: coordinate %zu of atom %zu is not finite", fn, i % 3, i / 3);
 
-    cand = calloc(6 * dim, sizeof *cand);
+    cand = malloc(6 * dim * sizeof *cand);
     if (cand == NULL)
         return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory", fn);
-    for (int a = 0; a < n_atoms; a++) {
-        for (int k = 0; k < 3; k++)
-            com[k] += masses_amu[a] * coords[3 * a + k];
-        total += masses_amu[a];
-    }
-    for (int k = 0; k < 3; k++)
-        com[k] /= total;
-    for (int a = 0; a < n_atoms; a++) {
-        double s = sqrt(masses_amu[a]);
-        double r[3];
-        for (int k = 0; k < 3; k++)
-            r[k] = coords[3 * a + k] - com[k];
-        for (int k = 0; k < 3; k++)
-            cand[k * dim + 3 * a + k] = s; /* translation along e_k */
-        /* rotation about e_x: e_x x r = (0, -r_z, r_y); e_y x r = (r_z, 0, -r_x); e_z x r = (-r_y, r_x, 0) */
-        cand[3 * dim + 3 * a + 1] = -s * r[2];
-        cand[3 * dim + 3 * a + 2] = s * r[1];
-        cand[4 * dim + 3 * a + 0] = s * r[2];
-        cand[4 * dim + 3 * a + 2] = -s * r[0];
-        cand[5 * dim + 3 * a + 0] = -s * r[1];
-        cand[5 * dim + 3 * a + 1] = s * r[0];
-    }
-    for (int c = 3; c < 6; c++) {
-        double nrm = 0.0;
-        for (size_t i = 0; i < dim; i++)
-            nrm += cand[c * dim + i] * cand[c * dim + i];
-        if (sqrt(nrm) > max_rot)
-            max_rot = sqrt(nrm);
-    }
-    /* modified Gram-Schmidt, twice per vector; accepted vectors are compacted to the front */
-    for (int c = 0; c < 6; c++) {
-        double *v = cand + (size_t)c * dim, nrm = 0.0;
-        for (int pass = 0; pass < 2; pass++) {
-            for (int b = 0; b < kept; b++) {
-                const double *u = cand + (size_t)b * dim;
-                double dot = 0.0;
-                for (size_t i = 0; i < dim; i++)
-                    dot += u[i] * v[i];
-                for (size_t i = 0; i < dim; i++)
-                    v[i] -= dot * u[i];
-            }
-        }
-        for (size_t i = 0; i < dim; i++)
-            nrm += v[i] * v[i];
-        nrm = sqrt(nrm);
-        if (c >= 3 && !(nrm > HF_ROTATION_TOLERANCE * max_rot && nrm > 0.0))
-            continue; /* a vanishing rotation */
-        for (size_t i = 0; i < dim; i++)
-            cand[(size_t)kept * dim + i] = v[i] / nrm;
-        kept++;
-    }
+    kept = hf_rigid_body_basis(n_atoms, NULL, coords, masses_amu, cand);
     if (basis != NULL)
         memcpy(basis, cand, (size_t)kept * dim * sizeof *cand);
     *n_external = kept;

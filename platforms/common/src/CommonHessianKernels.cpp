@@ -14,9 +14,6 @@ using namespace HessFit;
 using namespace OpenMM;
 using std::vector;
 
-/* The modes of computeTermSlotValues (hessianTermKernels.cc). */
-enum { ModeEnergyDerivatives = 0, ModeMoleculeWeights = 1, ModeHessianContraction = 2, ModeGradientContraction = 3 };
-
 /**
  * What OpenMM may know of the force: its particle groups are the listed terms' atoms, and no two
  * distinct particles are interchangeable, so OpenMM never reorders or swaps the molecules. (The

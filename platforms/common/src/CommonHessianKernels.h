@@ -18,7 +18,7 @@
  * Hessian blocks, the derivatives and the contractions are double.
  */
 #include "CommonTermLists.h"
-#include "FlatHessianModel.h"
+#include "internal/FlatHessianModel.h"
 #include "HessianKernels.h"
 #include "openmm/common/ComputeArray.h"
 #include "openmm/common/ComputeContext.h"

@@ -11,6 +11,8 @@
  */
 #include "CommonHessianObjective.h"
 #include "CommonHessFitKernelSources.h"
+#include "CommonHessianProgram.h"
+#include "hf_core.h"
 #include "HessianForceException.h"
 #include "openmm/common/ContextSelector.h"
 #include <algorithm>
@@ -27,7 +29,7 @@ using std::vector;
 namespace {
 
 /* The per-molecule records (ints and offsets) and a failed molecule's status; the kernels get these
- * as defines (kernelDefines), so this is their only definition. */
+ * (and the core's rigid-body tolerance) as defines (kernelDefines), so this is their only definition. */
 enum { MiDim, MiAtoms, MiFirstAtom, MiPairing, MiProject, MiNumFreq, MiFirstFreq, MiNumEig, MiHessian, MolInt };
 enum { MlBlock, MlResidual, MlFreqVectors, MlEigVectors, MlEigTargets, MlHessTargets, MlScratch, MlIntScratch, MolLong };
 enum { StatusNonFinite = 1, StatusNotConverged = 2, StatusAssignment = 3 };
@@ -44,7 +46,8 @@ std::map<std::string, std::string> kernelDefines() {
         {"PAIR_BY_OVERLAP", HessianObjectiveSpec::PairByOverlap}};
     std::map<std::string, std::string> defines;
     for (const auto& v : values)
-        defines[v.first] = std::to_string(v.second);
+        defines[v.first] = defineText(v.second);
+    defines["HF_RIGID_ROTATION_TOLERANCE"] = defineText(HF_RIGID_ROTATION_TOLERANCE);
     return defines;
 }
 

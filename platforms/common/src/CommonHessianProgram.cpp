@@ -1,7 +1,18 @@
 #include "CommonHessianProgram.h"
 #include "CommonHessFitKernelSources.h"
+#include "CommonTermLists.h"
 #include "hf_core.h"
 #include <cstdio>
+
+std::string HessFit::defineText(double value) {
+    char text[64];
+    snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+std::string HessFit::defineText(int value) {
+    return value < 0 ? "(" + std::to_string(value) + ")" : std::to_string(value);
+}
 
 std::string HessFit::hessianProgramSource() {
     return CommonHessFitKernelSources::hessianTermMath + CommonHessFitKernelSources::hessianTermKernels +
@@ -9,12 +20,24 @@ std::string HessFit::hessianProgramSource() {
 }
 
 std::map<std::string, std::string> HessFit::hessianProgramDefines(bool mixedPrecision, int reduceBlock) {
+    const std::pair<const char*, int> ints[] = {
+        {"HF_TERM_BOND", HF_TERM_BOND}, {"HF_TERM_ANGLE", HF_TERM_ANGLE}, {"HF_TERM_PERIODIC", HF_TERM_PERIODIC},
+        {"HF_TERM_RB", HF_TERM_RB}, {"HF_TERM_HARMONIC_DIHEDRAL", HF_TERM_HARMONIC_DIHEDRAL},
+        {"HF_TERM_PAIR", HF_TERM_PAIR}, {"HF_TERM_PAIR_COMBINED", HF_TERM_PAIR_COMBINED},
+        {"HF_TERM_PLAIN_PAIR", CommonTermLists::PlainPairKind}, {"HF_NO_SLOT", HF_NO_SLOT},
+        {"HF_COMBINE_LORENTZ_BERTHELOT", HF_COMBINE_LORENTZ_BERTHELOT},
+        {"HF_ATOMS", CommonTermLists::AtomsPerTerm}, {"HF_SLOTS", CommonTermLists::SlotsPerTerm},
+        {"HF_FORCE_STRIDE", CommonTermLists::ForceStride},
+        {"HF_MODE_ENERGY_DERIVATIVES", ModeEnergyDerivatives}, {"HF_MODE_MOLECULE_WEIGHTS", ModeMoleculeWeights},
+        {"HF_MODE_HESSIAN_CONTRACTION", ModeHessianContraction},
+        {"HF_MODE_GRADIENT_CONTRACTION", ModeGradientContraction}, {"HF_REDUCE_BLOCK", reduceBlock}};
     std::map<std::string, std::string> defines;
-    char text[64];
-    snprintf(text, sizeof text, "%.17g", HF_ONE_4PI_EPS0);  // the Reference platform's constant, every digit
-    defines["HF_ONE_4PI_EPS0"] = text;
-    snprintf(text, sizeof text, "%d", reduceBlock);
-    defines["HF_REDUCE_BLOCK"] = text;
+    for (const auto& v : ints)
+        defines[v.first] = defineText(v.second);
+    // the core's constants, every digit
+    defines["HF_ONE_4PI_EPS0"] = defineText(HF_ONE_4PI_EPS0);
+    defines["HF_MIN_SINE"] = defineText(HF_MIN_SINE);
+    defines["HF_TWO_PI"] = defineText(HF_TWO_PI);
     if (mixedPrecision)
         defines["HF_POSITION_CORRECTION"] = "1";
     return defines;

@@ -23,10 +23,12 @@ namespace HessFit {
 struct CommonTermLists {
     /** Device kind of a plain nonbonded pair (hessianTermMath.cc): HF_TERM_PAIR_COMBINED that is
      *  skipped where it has no energy, as the Reference platform's fast pair path. */
-    static const int PlainPairKind = HF_NUM_TERM_KINDS;
-    static const int AtomsPerTerm = 4, SlotsPerTerm = 6, ForceStride = 12;
+    static constexpr int PlainPairKind = HF_NUM_TERM_KINDS;
+    /** Per term: 4 atoms, the core's 6 slots, 12 force values f' dq/dx (hessianTermMath.cc's
+     *  HF_ATOMS, HF_SLOTS, HF_FORCE_STRIDE). */
+    static constexpr int AtomsPerTerm = 4, SlotsPerTerm = HF_MAX_TERM_SLOTS, ForceStride = 3 * AtomsPerTerm;
     /** Pair-entry flags of the Hessian gather. */
-    static const int Transposed = 1, Negated = 2;
+    static constexpr int Transposed = 1, Negated = 2;
 
     int numListed = 0;              /* the model's listed terms; terms numListed.. are plain pairs */
     std::vector<int> info;          /* 2 per term: kind, periodicity */

@@ -2,7 +2,7 @@
 #define HESSFIT_REFERENCE_HESSIAN_KERNELS_H_
 
 #include "HessianKernels.h"
-#include "FlatHessianModel.h"
+#include "internal/FlatHessianModel.h"
 #include <memory>
 #include <vector>
 

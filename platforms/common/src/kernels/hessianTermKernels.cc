@@ -96,11 +96,12 @@ KERNEL void computeTermHessians(int numTerms, GLOBAL const int* RESTRICT termInf
     }
 }
 
-/* What computeTermSlotValues writes for slot s of a term (the gather sums them per slot). */
-#define HF_MODE_ENERGY_DERIVATIVES 0    /* dE/dslot_s */
-#define HF_MODE_MOLECULE_WEIGHTS 1      /* w_m dE/dslot_s, w_m = molWeights[the term's molecule] */
-#define HF_MODE_HESSIAN_CONTRACTION 2   /* tr(G^T dH/dslot_s) = (df''/dp_s) g^T G g + (df'/dp_s) <G, d2q/dx2> */
-#define HF_MODE_GRADIENT_CONTRACTION 3  /* y . d(grad E)/dslot_s = (df'/dp_s) g . y */
+/* What computeTermSlotValues writes for slot s of a term (the gather sums them per slot); the
+ * mode codes HF_MODE_* are defines from the host (CommonHessianProgram.h):
+ *   HF_MODE_ENERGY_DERIVATIVES    dE/dslot_s
+ *   HF_MODE_MOLECULE_WEIGHTS      w_m dE/dslot_s, w_m = molWeights[the term's molecule]
+ *   HF_MODE_HESSIAN_CONTRACTION   tr(G^T dH/dslot_s) = (df''/dp_s) g^T G g + (df'/dp_s) <G, d2q/dx2>
+ *   HF_MODE_GRADIENT_CONTRACTION  y . d(grad E)/dslot_s = (df'/dp_s) g . y */
 
 /* d w, except that a zero weight gives exactly 0 even where d is infinite */
 DEVICE double hfWeighted(real d, double w) {

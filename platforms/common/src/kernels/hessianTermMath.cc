@@ -2,11 +2,21 @@
  * The per-term math of HessianForce in OpenMM's common kernel dialect (one source for OpenCL and
  * CUDA): the internal coordinate q of a term with dq/dx and d2q/dx2, and f(q), f'(q), f''(q) with
  * their derivatives with respect to the term's parameter slots. The same formulas, in the same
- * order, as the Reference platform's hf_geometry.c and hf_terms.c (see there for the derivations),
+ * order, as the math core's hf_geometry.c and hf_terms.c (core/src; see there for the derivations),
  * evaluated in `real` (float in single and mixed precision, double in double precision).
  *
- * Defines from the host: HF_ONE_4PI_EPS0 (Coulomb constant, %.17g of hf_core.h's value),
- * HF_POSITION_CORRECTION (mixed precision: positions are posq + posqCorrection, in double).
+ * Defines from the host (CommonHessianProgram.cpp, hessianProgramDefines; the host's values are the
+ * only definitions): from the math core's hf_core.h the term kinds HF_TERM_BOND .. HF_TERM_PAIR_COMBINED,
+ * HF_NO_SLOT (the parameter is zero), HF_COMBINE_LORENTZ_BERTHELOT, HF_MIN_SINE (below it an angle
+ * or dihedral is undefined), HF_TWO_PI and HF_ONE_4PI_EPS0 (Coulomb constant), all doubles with
+ * every digit; HF_TERM_PLAIN_PAIR, the device kind of a plain nonbonded pair (an
+ * HF_TERM_PAIR_COMBINED term with scales 1 that is skipped when it has no energy, as the Reference
+ * platform's fast pair path skips it, except where parameter derivatives are computed); the
+ * per-term layout of the arrays built by the host (CommonTermLists): HF_ATOMS atoms, HF_SLOTS
+ * slots, (kind, periodicity), 4 doubles (scale, phase, scale_coulomb, scale_lj), 4 local rows
+ * (3 x the atom's index in its molecule), the term's HF_FORCE_STRIDE force values f' dq/dx and its
+ * HF_SLOTS per-slot values; HF_POSITION_CORRECTION (mixed precision: positions are
+ * posq + posqCorrection, in double).
  */
 #ifdef __OPENCL_VERSION__
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -16,29 +26,6 @@
 #define HF_ATOMIC_MAX(p, v) atomicMax(p, v)
 #define HF_INFINITY ((real) __longlong_as_double(0x7ff0000000000000LL))
 #endif
-
-/* Device term kinds: hf_term_kind of hf_core.h, plus the plain nonbonded pair (an
- * HF_TERM_PAIR_COMBINED term with scales 1 that is skipped when it has no energy, as the Reference
- * platform's fast pair path skips it, except where parameter derivatives are computed). */
-#define HF_TERM_BOND 0
-#define HF_TERM_ANGLE 1
-#define HF_TERM_PERIODIC 2
-#define HF_TERM_RB 3
-#define HF_TERM_HARMONIC_DIHEDRAL 4
-#define HF_TERM_PAIR 5
-#define HF_TERM_PAIR_COMBINED 6
-#define HF_TERM_PLAIN_PAIR 7
-#define HF_NO_SLOT (-1)
-#define HF_COMBINE_LORENTZ_BERTHELOT 1
-#define HF_MIN_SINE 1e-12
-#define HF_TWO_PI 6.28318530717958647692
-
-/* Per-term layout of the arrays built by the host: 4 atoms, 6 slots, (kind, periodicity),
- * 4 doubles (scale, phase, scale_coulomb, scale_lj), 4 local rows (3 x the atom's index in its
- * molecule), the term's 12 force values f' dq/dx and its 6 per-slot values. */
-#define HF_ATOMS 4
-#define HF_SLOTS 6
-#define HF_FORCE_STRIDE 12
 
 DEVICE int hfTermAtomCount(int kind) {
     if (kind == HF_TERM_ANGLE)

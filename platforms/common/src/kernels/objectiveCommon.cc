@@ -2,8 +2,9 @@
  * Shared definitions of the Hessian-space objective kernels (CommonHessianObjective.cpp). The
  * host defines HS_DOUBLE (double and mixed precision) or not (single), OBJ_GROUP_SIZE (the work-group
  * size of the per-molecule kernels, a power of two), JACOBI_TOLERANCE and JACOBI_MAX_SWEEPS, the
- * pairing codes PAIR_BY_POSITION and PAIR_BY_OVERLAP, the STATUS_* codes of a failed molecule, and
- * the layout of the per-molecule records, uploaded once:
+ * pairing codes PAIR_BY_POSITION and PAIR_BY_OVERLAP, the STATUS_* codes of a failed molecule,
+ * HF_RIGID_ROTATION_TOLERANCE (the math core's, hf_core.h) and the layout of the per-molecule
+ * records, uploaded once:
  *   molInt[MOL_INT * m + MI_*]   dimension 3n, atom count, first atom (of the layout's atom list),
  *                                frequency pairing (0: none), projection flag, frequency targets,
  *                                first frequency target, eigenmatrix vectors k, Hessian-element flag;

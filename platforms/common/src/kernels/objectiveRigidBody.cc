@@ -1,14 +1,13 @@
 /*
- * The rigid-body projection of a frequency matrix, one work-group per molecule (the Reference's
+ * The rigid-body projection of a frequency matrix, one work-group per molecule (the math core's
  * hf_rigid_body.c and project_rigid_body in hf_objective.c):
  *   basis  translations sqrt(m_a) e_k and rotations sqrt(m_a) e_k x (x_a - x_com), orthonormalised
- *          by modified Gram-Schmidt (two passes); a rotation whose remainder is below 1e-5 of the
- *          largest rotation (the axis of a linear molecule) is dropped;
+ *          by modified Gram-Schmidt (two passes); a rotation whose remainder is below
+ *          HF_RIGID_ROTATION_TOLERANCE (hf_core.h's, a define from the host) of the largest
+ *          rotation (the axis of a linear molecule) is dropped;
  *   A <- P A P + s (I - P), P = I - B^T B, s = 2 |A|_F + 1 (above every vibrational eigenvalue),
  *          written A + B^T (Y + s I) B - B^T X - X^T B with X = B A, Y = X B^T.
  */
-#define RIGID_ROTATION_TOLERANCE 1e-5f
-
 /* The basis rows (6 x dim, the kept ones first) of a molecule of n atoms with masses (amu) and
  * positions (nm, xyz per atom); returns the number kept. red: the group-sum buffer. */
 DEVICE int rigidBodyBasis(int n, int dim, GLOBAL const double* RESTRICT masses, GLOBAL const double* RESTRICT pos,
@@ -66,7 +65,7 @@ DEVICE int rigidBodyBasis(int n, int dim, GLOBAL const double* RESTRICT masses, 
         for (int i = tid; i < dim; i += OBJ_GROUP_SIZE)
             sum += v[i] * v[i];
         const hsreal norm = sqrt(groupSumReal(sum, red));
-        const int keep = c < 3 || (norm > RIGID_ROTATION_TOLERANCE * largest && norm > 0);
+        const int keep = c < 3 || (norm > (hsreal) HF_RIGID_ROTATION_TOLERANCE * largest && norm > 0);
         GLOBAL hsreal* dst = basis + kept * dim;
         for (int i = tid; keep && i < dim; i += OBJ_GROUP_SIZE)
             dst[i] = v[i] / norm;

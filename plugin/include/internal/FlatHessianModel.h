@@ -3,6 +3,7 @@
 
 #include "HessianForce.h"
 #include "hf_core.h"
+#include "internal/windowsExportHessFit.h"
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@ namespace HessFit {
  * molecule tables, exclusion matrices and Hessian block offsets. It owns the arrays; model()
  * points into them. The force must have been validated (HessianForceImpl::validate).
  */
-class FlatHessianModel {
+class OPENMM_EXPORT_HESSFIT FlatHessianModel {
 public:
     void build(const HessianForce& force);
     const hf_model& model() const { return flat; }

@@ -8,8 +8,6 @@
 
 #include <math.h>
 
-#define HF_TWO_PI 6.28318530717958647692
-
 static inline double slot_value(const hf_term *t, const double *table, int s)
 {
     return t->slots[s] == HF_NO_SLOT ? 0.0 : table[t->slots[s]];

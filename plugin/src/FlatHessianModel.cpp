@@ -1,4 +1,4 @@
-#include "FlatHessianModel.h"
+#include "internal/FlatHessianModel.h"
 #include <cmath>
 #include <sstream>
 

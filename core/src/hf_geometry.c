@@ -12,11 +12,6 @@
 
 #include <math.h>
 
-/* Below this sine (of a bond angle, or of the angles F,G and H,G of a dihedral) the coordinate is
- * taken as undefined: its gradient direction and its Hessian (~ 1/sin, 1/sin^2) are then
- * dominated by rounding. */
-#define HF_MIN_SINE 1e-12
-
 /* Asks GCC to unroll the short loops of map_to_atoms fully (their bounds are constants once it is
  * inlined); this halves the cost of the ~10^5 pair Hessians of a large molecule at -O2. */
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8

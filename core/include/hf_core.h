@@ -1,7 +1,8 @@
 #ifndef HESSFIT_HF_CORE_H_
 #define HESSFIT_HF_CORE_H_
 /*
- * The C math core of the Reference platform: energies, forces, analytic Cartesian Hessians and
+ * The C math core (core/, libhessfit_core) of the Reference platform, also used by the GPU
+ * platforms' host code and the fitting layer: energies, forces, analytic Cartesian Hessians and
  * parameter derivatives of a flattened HessianForce. OpenMM units (nm, rad, kJ/mol, e).
  *
  * Every term is a scalar function of one internal coordinate q (a distance, an angle or a
@@ -35,6 +36,13 @@ typedef enum {
 
 #define HF_MAX_TERM_SLOTS 6
 #define HF_NO_SLOT (-1)          /* the parameter is zero */
+
+/* Below this sine (of a bond angle, or of the angles F,G and H,G of a dihedral) the coordinate is
+ * taken as undefined: its gradient direction and its Hessian (~ 1/sin, 1/sin^2) are then
+ * dominated by rounding (hf_geometry.c). */
+#define HF_MIN_SINE 1e-12
+/* The period of a harmonic dihedral's wrapped difference (hf_terms.c). */
+#define HF_TWO_PI 6.28318530717958647692
 
 typedef struct {
     int kind;                    /* hf_term_kind */
@@ -228,10 +236,16 @@ void hf_objective_state_pairing(const hf_objective_state *state, int *modes, int
 
 /* ---- helpers of the objective (hf_rigid_body.c, hf_assignment.c) ------------------------------- */
 
-/* Orthonormal rows (basis: 6 rows of 3 n_atoms, row-major) spanning the translations and the
- * infinitesimal rotations about the centre of mass in mass-weighted coordinates:
- * t_k = sqrt(m_a) e_k, r_k = sqrt(m_a) e_k x (x_a - x_com). Rotations that vanish (a linear
- * molecule's axis, a single atom) are dropped. atoms: the molecule's particle indices into pos.
+/* A rotation whose remainder after Gram-Schmidt is below this fraction of the largest rotation
+ * vanishes (the axis of a linear molecule; coordinates noisy at 1e-6 relative still count as
+ * linear). */
+#define HF_RIGID_ROTATION_TOLERANCE 1e-5
+
+/* Orthonormal rows (basis: 6 rows of 3 n_atoms, row-major; the kept rows first, the rest zero)
+ * spanning the translations and the infinitesimal rotations about the centre of mass in
+ * mass-weighted coordinates: t_k = sqrt(m_a) e_k, r_k = sqrt(m_a) e_k x (x_a - x_com). Rotations
+ * that vanish (a linear molecule's axis, a single atom) are dropped. atoms: the molecule's
+ * particle indices into pos (NULL: atom a is particle a). masses: n_atoms, positive.
  * Returns the number of rows (6, 5 or 3). */
 int hf_rigid_body_basis(int n_atoms, const int *atoms, const double *pos, const double *masses, double *basis);
 

@@ -10,7 +10,11 @@
 #include <math.h>
 #include <string.h>
 
-#define HF_RIGID_ROTATION_TOLERANCE 1e-5
+/* Atom a's position (atoms NULL: atom a is particle a). */
+static inline const double *atom_position(const double *pos, const int *atoms, int a)
+{
+    return pos + 3 * (size_t)(atoms != NULL ? atoms[a] : a);
+}
 
 int hf_rigid_body_basis(int n_atoms, const int *atoms, const double *pos, const double *masses, double *basis)
 {
@@ -18,7 +22,7 @@ int hf_rigid_body_basis(int n_atoms, const int *atoms, const double *pos, const 
     double com[3] = {0.0, 0.0, 0.0}, total = 0.0, largest_rotation = 0.0;
     memset(basis, 0, 6 * dim * sizeof *basis);
     for (int a = 0; a < n_atoms; a++) {
-        const double *x = pos + 3 * (size_t)atoms[a];
+        const double *x = atom_position(pos, atoms, a);
         for (int k = 0; k < 3; k++)
             com[k] += masses[a] * x[k];
         total += masses[a];
@@ -26,7 +30,7 @@ int hf_rigid_body_basis(int n_atoms, const int *atoms, const double *pos, const 
     for (int k = 0; k < 3; k++)
         com[k] /= total;
     for (int a = 0; a < n_atoms; a++) {
-        const double *x = pos + 3 * (size_t)atoms[a], s = sqrt(masses[a]);
+        const double *x = atom_position(pos, atoms, a), s = sqrt(masses[a]);
         const double r[3] = {x[0] - com[0], x[1] - com[1], x[2] - com[2]};
         const size_t i = 3 * (size_t)a;
         for (int k = 0; k < 3; k++)
