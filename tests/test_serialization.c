@@ -12,7 +12,14 @@
  *    to 1e-14 relative (they are in fact expected to be bitwise identical; the test prints whether
  *    they are);
  *  - the C API refuses to wrap a non-HessianForce (VALUE) and to add a System-owned force to a
- *    System again (OWNERSHIP).
+ *    System again (OWNERSHIP);
+ *  - every stored XML of a known serialization version (tests/data/serialization/
+ *    hessianforce-v<N>.xml, written by the hessfit of that version from this test's force; so far
+ *    only version 1 exists: the format has never changed) reads back, through
+ *    hessfit_system_deserialize, as the same force with the same numbers as above;
+ *  - a newer version (the current number + 1) and version 0 are refused with
+ *    HESSFIT_ERROR_UNSUPPORTED naming the version, and malformed XML with HESSFIT_ERROR_OPENMM,
+ *    never a crash.
  */
 #include "test_util.h"
 #include <string.h>
@@ -20,6 +27,8 @@
 #define N_ATOMS 10
 #define FORCE_GROUP 3
 #define FORCE_NAME "hessfit round trip"
+/* The HessianForce serialization versions this build reads: 1 .. CURRENT_XML_VERSION. */
+#define CURRENT_XML_VERSION 1
 
 static int slot(HessFit_Force *f, double value) {
     int s;
@@ -116,47 +125,13 @@ static void compare(const char *what, const double *a, const double *b, size_t n
           scale);
 }
 
-int main(void) {
-    test_load_plugins();
-    /* positions (nm): molecule A near a staggered geometry, B a water 1 nm away */
-    double pos[3 * N_ATOMS] = {0.000, 0.000, 0.000,  0.152, 0.000, 0.000,  0.203, 0.144, 0.000,
-                               0.355, 0.150, 0.041,  0.188, -0.058, 0.091, 0.161, 0.200, -0.088,
-                               0.398, 0.283, 0.065,  1.000, 1.000, 1.000,  1.0957, 1.000, 1.000,
-                               0.976, 1.0927, 1.000};
-    test_seed(7);
-    for (int i = 0; i < 3 * N_ATOMS; i++)
-        pos[i] += 0.004 * (test_random() - 0.5);
-
-    OpenMM_System *system = OpenMM_System_create();
-    for (int i = 0; i < N_ATOMS; i++)
-        OpenMM_System_addParticle(system, i < 7 ? 12.0 : 16.0);
-    HessFit_Force *f = build_force();
-    int force_index;
-    HF_OK(hessfit_force_add_to_system(f, system, &force_index));
-    /* the System owns the force now: adding it again is an ownership error */
-    HF_FAILS(hessfit_force_add_to_system(f, system, NULL), HESSFIT_ERROR_OWNERSHIP);
-
-    char *xml = OpenMM_XmlSerializer_serializeSystem(system);
-    CHECK(xml != NULL, "serialization returned NULL");
-    CHECK(strstr(xml, "\"HessianForce\"") != NULL, "the XML does not name the HessianForce type");
-    CHECK(strstr(xml, FORCE_NAME) != NULL, "the XML does not hold the force name");
-    printf("XML: %zu characters\n", strlen(xml));
-
-    OpenMM_System *copy = OpenMM_XmlSerializer_deserializeSystem(xml);
-    CHECK(copy != NULL, "deserialization returned NULL");
-    CHECK(OpenMM_System_getNumForces(copy) == OpenMM_System_getNumForces(system), "force count changed");
-    OpenMM_Force *copied = OpenMM_System_getForce(copy, force_index);
-    HessFit_Force *g;
-    HF_OK(hessfit_force_from_openmm(copied, &g));
-    HF_FAILS(hessfit_force_add_to_system(g, copy, NULL), HESSFIT_ERROR_OWNERSHIP);
+/* g (in System copy) is the same force as f (in system): group, name, structure, parameter
+ * table (bitwise), and energy, forces, Hessian blocks and parameter derivatives at pos. */
+static void check_same_force(HessFit_Force *f, OpenMM_System *system, HessFit_Force *g, OpenMM_System *copy,
+                             const double *pos) {
+    OpenMM_Force *copied = hessfit_force_as_openmm(g);
     CHECK(OpenMM_Force_getForceGroup(copied) == FORCE_GROUP, "force group %d", OpenMM_Force_getForceGroup(copied));
     CHECK(strcmp(OpenMM_Force_getName(copied), FORCE_NAME) == 0, "force name '%s'", OpenMM_Force_getName(copied));
-
-    /* a second round trip writes exactly the same XML */
-    char *xml2 = OpenMM_XmlSerializer_serializeSystem(copy);
-    CHECK(strcmp(xml, xml2) == 0, "the XML of the deserialized System differs from the original XML");
-
-    /* structure */
     int np_f, np_g, nm_f, nm_g, n_f, n_g;
     HF_OK(hessfit_force_get_num_parameters(f, &np_f));
     HF_OK(hessfit_force_get_num_parameters(g, &np_g));
@@ -183,14 +158,6 @@ int main(void) {
     HF_OK(hessfit_force_get_hessian_size(g, &hs_g));
     CHECK(hs_f == hs_g && hs_f == 21 * 21 + 9 * 9, "Hessian size %lld vs %lld", hs_f, hs_g);
 
-    /* a non-HessianForce cannot be wrapped */
-    OpenMM_CMMotionRemover *cmm = OpenMM_CMMotionRemover_create(1);
-    HessFit_Force *bad = (HessFit_Force *) 1;
-    HF_FAILS(hessfit_force_from_openmm((OpenMM_Force *) cmm, &bad), HESSFIT_ERROR_VALUE);
-    CHECK(bad == NULL, "a failed hessfit_force_from_openmm left its output set");
-    OpenMM_CMMotionRemover_destroy(cmm);
-
-    /* energies, forces, Hessians, derivatives */
     Results a, b;
     evaluate(f, system, pos, hs_f, np_f, &a);
     evaluate(g, copy, pos, hs_g, np_g, &b);
@@ -202,9 +169,124 @@ int main(void) {
     compare("parameter derivatives", a.dedp, b.dedp, (size_t) np_f);
     for (int i = 0; i < np_f; i++)
         CHECK(isfinite(a.dedp[i]), "dE/dslot %d is %g", i, a.dedp[i]);
-
     free(a.hessian); free(a.dedp); free(b.hessian); free(b.dedp);
     free(table_f); free(table_g);
+}
+
+/* Where the HessianForce node's tag starts in xml, and its version attribute (-1 if none). */
+static size_t force_node(const char *xml, int *version) {
+    const char *type = strstr(xml, "type=\"HessianForce\"");
+    CHECK(type != NULL, "the XML has no HessianForce node");
+    size_t node = (size_t) (type - xml);
+    while (node > 0 && xml[node] != '<')
+        node--;
+    const char *attribute = strstr(xml + node, " version=\"");
+    *version = -1;
+    if (attribute != NULL && attribute < strchr(xml + node, '>'))
+        *version = atoi(attribute + strlen(" version=\""));
+    return node;
+}
+
+/* The XML with the HessianForce's version attribute replaced by `version`. */
+static char *with_version(const char *xml, int version) {
+    int current;
+    size_t node = force_node(xml, &current);
+    CHECK(current == CURRENT_XML_VERSION, "the HessianForce node is version %d", current);
+    char old[32], replacement[32];
+    snprintf(old, sizeof old, " version=\"%d\"", current);
+    snprintf(replacement, sizeof replacement, " version=\"%d\"", version);
+    return test_replace_first(xml, node, old, replacement, NULL);
+}
+
+/* hessfit_system_deserialize refuses xml with `want`, the message containing `part` (if not NULL),
+ * and leaves no System. */
+static void expect_refused(const char *xml, HessFit_Status want, const char *part, const char *what) {
+    OpenMM_System *read = (OpenMM_System *) 1;
+    HF_FAILS(hessfit_system_deserialize(xml, &read), want);
+    CHECK(read == NULL, "%s: a failed deserialization left its output set", what);
+    CHECK(part == NULL || strstr(hessfit_last_error(), part) != NULL, "%s: the message '%s' does not say '%s'", what,
+          hessfit_last_error(), part);
+}
+
+int main(void) {
+    test_load_plugins();
+    /* positions (nm): molecule A near a staggered geometry, B a water 1 nm away */
+    double pos[3 * N_ATOMS] = {0.000, 0.000, 0.000,  0.152, 0.000, 0.000,  0.203, 0.144, 0.000,
+                               0.355, 0.150, 0.041,  0.188, -0.058, 0.091, 0.161, 0.200, -0.088,
+                               0.398, 0.283, 0.065,  1.000, 1.000, 1.000,  1.0957, 1.000, 1.000,
+                               0.976, 1.0927, 1.000};
+    test_seed(7);
+    for (int i = 0; i < 3 * N_ATOMS; i++)
+        pos[i] += 0.004 * (test_random() - 0.5);
+
+    OpenMM_System *system = OpenMM_System_create();
+    for (int i = 0; i < N_ATOMS; i++)
+        OpenMM_System_addParticle(system, i < 7 ? 12.0 : 16.0);
+    HessFit_Force *f = build_force();
+    int force_index;
+    HF_OK(hessfit_force_add_to_system(f, system, &force_index));
+    /* the System owns the force now: adding it again is an ownership error */
+    HF_FAILS(hessfit_force_add_to_system(f, system, NULL), HESSFIT_ERROR_OWNERSHIP);
+
+    char *xml = OpenMM_XmlSerializer_serializeSystem(system);
+    CHECK(xml != NULL, "serialization returned NULL");
+    CHECK(strstr(xml, "\"HessianForce\"") != NULL, "the XML does not name the HessianForce type");
+    CHECK(strstr(xml, FORCE_NAME) != NULL, "the XML does not hold the force name");
+    printf("XML: %zu characters\n", strlen(xml));
+
+    OpenMM_System *copy;
+    HF_OK(hessfit_system_deserialize(xml, &copy));
+    CHECK(OpenMM_System_getNumForces(copy) == OpenMM_System_getNumForces(system), "force count changed");
+    OpenMM_Force *copied = OpenMM_System_getForce(copy, force_index);
+    HessFit_Force *g;
+    HF_OK(hessfit_force_create_from_openmm(copied, &g));
+    HF_FAILS(hessfit_force_add_to_system(g, copy, NULL), HESSFIT_ERROR_OWNERSHIP);
+
+    /* a second round trip writes exactly the same XML */
+    char *xml2 = OpenMM_XmlSerializer_serializeSystem(copy);
+    CHECK(strcmp(xml, xml2) == 0, "the XML of the deserialized System differs from the original XML");
+    check_same_force(f, system, g, copy, pos);
+
+    /* a non-HessianForce cannot be wrapped */
+    OpenMM_CMMotionRemover *cmm = OpenMM_CMMotionRemover_create(1);
+    HessFit_Force *bad = (HessFit_Force *) 1;
+    HF_FAILS(hessfit_force_create_from_openmm((OpenMM_Force *) cmm, &bad), HESSFIT_ERROR_VALUE);
+    CHECK(bad == NULL, "a failed hessfit_force_create_from_openmm left its output set");
+    OpenMM_CMMotionRemover_destroy(cmm);
+
+    /* every stored version reads back as this force */
+    for (int version = 1; version <= CURRENT_XML_VERSION; version++) {
+        char relative[64];
+        snprintf(relative, sizeof relative, "tests/data/serialization/hessianforce-v%d.xml", version);
+        char *stored = test_load_file(test_source_path(relative), NULL);
+        int stored_version;
+        force_node(stored, &stored_version);
+        CHECK(stored_version == version, "%s holds version %d", relative, stored_version);
+        OpenMM_System *old;
+        HF_OK(hessfit_system_deserialize(stored, &old));
+        HessFit_Force *h;
+        HF_OK(hessfit_force_create_from_openmm(OpenMM_System_getForce(old, force_index), &h));
+        printf("stored version %d (%s):\n", version, relative);
+        check_same_force(f, system, h, old, pos);
+        hessfit_force_destroy(h);
+        OpenMM_System_destroy(old);
+        free(stored);
+    }
+
+    /* versions this build does not know, and XML that is not a System */
+    char *newer = with_version(xml, CURRENT_XML_VERSION + 1), *zero = with_version(xml, 0);
+    char newer_text[64];
+    snprintf(newer_text, sizeof newer_text, "version %d (written by a newer hessfit", CURRENT_XML_VERSION + 1);
+    expect_refused(newer, HESSFIT_ERROR_UNSUPPORTED, newer_text, "a newer version");
+    expect_refused(zero, HESSFIT_ERROR_UNSUPPORTED, "version 0 (", "version 0");
+    expect_refused("<System", HESSFIT_ERROR_OPENMM, NULL, "truncated XML");
+    expect_refused("", HESSFIT_ERROR_OPENMM, NULL, "empty XML");
+    OpenMM_System *unused;
+    HF_FAILS(hessfit_system_deserialize(NULL, &unused), HESSFIT_ERROR_NULL_ARGUMENT);
+    HF_FAILS(hessfit_system_deserialize(xml, NULL), HESSFIT_ERROR_NULL_ARGUMENT);
+    free(newer);
+    free(zero);
+
     free(xml); free(xml2);
     hessfit_force_destroy(f);
     hessfit_force_destroy(g);

@@ -47,8 +47,21 @@
 namespace HessFit {
 
 class HessianForceImpl;
+class HessianForceInternals;
 
+/**
+ * A molecular-mechanics force whose energy, forces, analytic Cartesian Hessian and analytic
+ * parameter derivatives can be read from an OpenMM Context (see the top of this file for the
+ * energy forms, the units and the parameter slot table).
+ *
+ * Every method that changes the force checks its arguments and throws HessianForceException
+ * (an OpenMMException with a machine-readable code) naming the offending item: Index for an
+ * out-of-range particle, slot, term or molecule, Value for a non-finite parameter or a bad
+ * periodicity, Size for a wrong array length. Methods that read a Context throw NotInContext when
+ * the force is not part of that Context's System.
+ */
 class OPENMM_EXPORT_HESSFIT HessianForce : public OpenMM::Force {
+    friend class HessianForceInternals;
 public:
     /** Slot index meaning "no parameter: the value is zero". */
     static constexpr int NoSlot = -1;
@@ -65,218 +78,743 @@ public:
         PeriodicImproper, HarmonicImproper, Exclusion, Pair14, ExplicitPair, NumTermKinds
     };
 
+    /**
+     * Create an empty HessianForce: no parameters, particles or terms; the Geometric combining
+     * rule and 1-4 scales of 0.5 (OPLS-AA).
+     */
     HessianForce();
 
     // ---- parameter table -------------------------------------------------------------------
-    /** Append a slot holding value (in the unit of whatever term uses it). Returns its index. */
+    /**
+     * Append a slot to the parameter table.
+     *
+     * @param value  the slot's value, in the unit of whatever term uses it; must be finite
+     * @return the index of the new slot
+     */
     int addParameter(double value);
+    /**
+     * Get the number of slots in the parameter table.
+     */
     int getNumParameters() const;
+    /**
+     * Get the value of one slot.
+     *
+     * @param slot  the index of the slot
+     * @return the slot's value
+     */
     double getParameter(int slot) const;
+    /**
+     * Set the value of one slot. Call updateParametersInContext() to push it into a Context.
+     *
+     * @param slot   the index of the slot
+     * @param value  the new value; must be finite
+     */
     void setParameter(int slot, double value);
-    /** Replace the whole table; the new table must have the same length. */
+    /**
+     * Replace the whole parameter table. Call updateParametersInContext() to push it into a Context.
+     *
+     * @param values  the new values, one per slot (the same length as the table); all finite
+     */
     void setParameters(const std::vector<double>& values);
+    /**
+     * Get the whole parameter table.
+     *
+     * @return the value of every slot, in slot order
+     */
     const std::vector<double>& getParameters() const;
 
     // ---- particles and molecules ------------------------------------------------------------
-    /** Add a particle with its charge (e), sigma (nm) and epsilon (kJ/mol) slots (NoSlot = 0).
-     *  The force must have exactly as many particles as the System. Returns the particle index. */
+    /**
+     * Add a particle. The force must have exactly as many particles as the System.
+     *
+     * @param chargeSlot   the slot of its charge (e), or NoSlot for zero
+     * @param sigmaSlot    the slot of its Lennard-Jones sigma (nm), or NoSlot for zero
+     * @param epsilonSlot  the slot of its Lennard-Jones epsilon (kJ/mol), or NoSlot for zero
+     * @return the index of the particle that was added
+     */
     int addParticle(int chargeSlot, int sigmaSlot, int epsilonSlot);
+    /**
+     * Get the number of particles.
+     */
     int getNumParticles() const;
+    /**
+     * Get the nonbonded parameter slots of a particle.
+     *
+     * @param index             the index of the particle
+     * @param[out] chargeSlot   the slot of its charge (NoSlot: zero)
+     * @param[out] sigmaSlot    the slot of its sigma (NoSlot: zero)
+     * @param[out] epsilonSlot  the slot of its epsilon (NoSlot: zero)
+     */
     void getParticleParameters(int index, int& chargeSlot, int& sigmaSlot, int& epsilonSlot) const;
+    /**
+     * Set the nonbonded parameter slots of a particle.
+     *
+     * @param index        the index of the particle
+     * @param chargeSlot   the slot of its charge (e), or NoSlot for zero
+     * @param sigmaSlot    the slot of its sigma (nm), or NoSlot for zero
+     * @param epsilonSlot  the slot of its epsilon (kJ/mol), or NoSlot for zero
+     */
     void setParticleParameters(int index, int chargeSlot, int sigmaSlot, int epsilonSlot);
 
-    /** Declare a molecule: the particles it holds (any order; that order is the order of its
-     *  Hessian block). If no molecule is ever added, all particles form one molecule. Once any
-     *  molecule is added, every particle must belong to exactly one. Returns the molecule index. */
+    /**
+     * Declare a molecule. If no molecule is ever added, all particles form one molecule; once any
+     * molecule is added, every particle must belong to exactly one (checked when a Context is
+     * created).
+     *
+     * @param particles  the particles it holds, in any order; that order is the order of its
+     *                   Hessian block
+     * @return the index of the molecule that was added
+     */
     int addMolecule(const std::vector<int>& particles);
-    /** Number of molecules, counting the implicit all-particle molecule (1) when none was added. */
+    /**
+     * Get the number of molecules, counting the implicit all-particle molecule (1) when none was
+     * added.
+     */
     int getNumMolecules() const;
-    /** Particles of a molecule, in Hessian-block order. */
+    /**
+     * Get the particles of a molecule.
+     *
+     * @param index  the index of the molecule
+     * @return its particles, in Hessian-block order
+     */
     std::vector<int> getMoleculeParticles(int index) const;
-    /** True if molecules were declared explicitly with addMolecule(). */
+    /**
+     * Get whether molecules were declared explicitly with addMolecule().
+     */
     bool hasExplicitMolecules() const;
 
     // ---- bonded terms -----------------------------------------------------------------------
-    /** E = k (r - r0)^2; k in kJ/mol/nm^2, r0 in nm. */
+    /**
+     * Add a harmonic bond, E = k (r - r0)^2.
+     *
+     * @param p1      the index of the first particle
+     * @param p2      the index of the second particle
+     * @param kSlot   the slot of k (kJ/mol/nm^2)
+     * @param r0Slot  the slot of r0 (nm)
+     * @return the index of the bond that was added
+     */
     int addBond(int p1, int p2, int kSlot, int r0Slot);
+    /**
+     * Get the particles and slots of a bond.
+     *
+     * @param index        the index of the bond
+     * @param[out] p1      the index of the first particle
+     * @param[out] p2      the index of the second particle
+     * @param[out] kSlot   the slot of k
+     * @param[out] r0Slot  the slot of r0
+     */
     void getBondParameters(int index, int& p1, int& p2, int& kSlot, int& r0Slot) const;
+    /**
+     * Set the particles and slots of a bond.
+     *
+     * @param index   the index of the bond
+     * @param p1      the index of the first particle
+     * @param p2      the index of the second particle
+     * @param kSlot   the slot of k (kJ/mol/nm^2)
+     * @param r0Slot  the slot of r0 (nm)
+     */
     void setBondParameters(int index, int p1, int p2, int kSlot, int r0Slot);
+    /**
+     * Get the number of bonds.
+     */
     int getNumBonds() const;
 
-    /** Urey-Bradley 1-3 spring, E = k (r13 - r0)^2; k in kJ/mol/nm^2, r0 in nm. */
+    /**
+     * Add a Urey-Bradley 1-3 spring, E = k (r13 - r0)^2.
+     *
+     * @param p1      the index of the first particle
+     * @param p3      the index of the third particle (the angle's far end)
+     * @param kSlot   the slot of k (kJ/mol/nm^2)
+     * @param r0Slot  the slot of r0 (nm)
+     * @return the index of the term that was added
+     */
     int addUreyBradley(int p1, int p3, int kSlot, int r0Slot);
+    /**
+     * Get the particles and slots of a Urey-Bradley term.
+     *
+     * @param index        the index of the term
+     * @param[out] p1      the index of the first particle
+     * @param[out] p3      the index of the third particle
+     * @param[out] kSlot   the slot of k
+     * @param[out] r0Slot  the slot of r0
+     */
     void getUreyBradleyParameters(int index, int& p1, int& p3, int& kSlot, int& r0Slot) const;
+    /**
+     * Set the particles and slots of a Urey-Bradley term.
+     *
+     * @param index   the index of the term
+     * @param p1      the index of the first particle
+     * @param p3      the index of the third particle
+     * @param kSlot   the slot of k (kJ/mol/nm^2)
+     * @param r0Slot  the slot of r0 (nm)
+     */
     void setUreyBradleyParameters(int index, int p1, int p3, int kSlot, int r0Slot);
+    /**
+     * Get the number of Urey-Bradley terms.
+     */
     int getNumUreyBradleys() const;
 
-    /** E = k (theta - theta0)^2, theta the p1-p2-p3 angle; k in kJ/mol/rad^2, theta0 in rad. */
+    /**
+     * Add a harmonic angle, E = k (theta - theta0)^2, theta the p1-p2-p3 angle.
+     *
+     * @param p1          the index of the first particle
+     * @param p2          the index of the second (central) particle
+     * @param p3          the index of the third particle
+     * @param kSlot       the slot of k (kJ/mol/rad^2)
+     * @param theta0Slot  the slot of theta0 (rad)
+     * @return the index of the angle that was added
+     */
     int addAngle(int p1, int p2, int p3, int kSlot, int theta0Slot);
+    /**
+     * Get the particles and slots of an angle.
+     *
+     * @param index            the index of the angle
+     * @param[out] p1          the index of the first particle
+     * @param[out] p2          the index of the central particle
+     * @param[out] p3          the index of the third particle
+     * @param[out] kSlot       the slot of k
+     * @param[out] theta0Slot  the slot of theta0
+     */
     void getAngleParameters(int index, int& p1, int& p2, int& p3, int& kSlot, int& theta0Slot) const;
+    /**
+     * Set the particles and slots of an angle.
+     *
+     * @param index       the index of the angle
+     * @param p1          the index of the first particle
+     * @param p2          the index of the central particle
+     * @param p3          the index of the third particle
+     * @param kSlot       the slot of k (kJ/mol/rad^2)
+     * @param theta0Slot  the slot of theta0 (rad)
+     */
     void setAngleParameters(int index, int p1, int p2, int p3, int kSlot, int theta0Slot);
+    /**
+     * Get the number of angles.
+     */
     int getNumAngles() const;
 
-    /** E = k (1 + cos(n phi - phase)); k in kJ/mol, phase in rad, periodicity n >= 1. */
+    /**
+     * Add a periodic torsion, E = k (1 + cos(n phi - phase)), phi the p1-p2-p3-p4 dihedral.
+     *
+     * @param p1           the index of the first particle
+     * @param p2           the index of the second particle
+     * @param p3           the index of the third particle
+     * @param p4           the index of the fourth particle
+     * @param periodicity  n, >= 1
+     * @param kSlot        the slot of k (kJ/mol)
+     * @param phaseSlot    the slot of the phase (rad)
+     * @return the index of the torsion that was added
+     */
     int addPeriodicTorsion(int p1, int p2, int p3, int p4, int periodicity, int kSlot, int phaseSlot);
+    /**
+     * Get the particles, periodicity and slots of a periodic torsion.
+     *
+     * @param index             the index of the torsion
+     * @param[out] p1           the index of the first particle
+     * @param[out] p2           the index of the second particle
+     * @param[out] p3           the index of the third particle
+     * @param[out] p4           the index of the fourth particle
+     * @param[out] periodicity  n
+     * @param[out] kSlot        the slot of k
+     * @param[out] phaseSlot    the slot of the phase
+     */
     void getPeriodicTorsionParameters(int index, int& p1, int& p2, int& p3, int& p4, int& periodicity, int& kSlot, int& phaseSlot) const;
+    /**
+     * Set the particles, periodicity and slots of a periodic torsion.
+     *
+     * @param index        the index of the torsion
+     * @param p1           the index of the first particle
+     * @param p2           the index of the second particle
+     * @param p3           the index of the third particle
+     * @param p4           the index of the fourth particle
+     * @param periodicity  n, >= 1
+     * @param kSlot        the slot of k (kJ/mol)
+     * @param phaseSlot    the slot of the phase (rad)
+     */
     void setPeriodicTorsionParameters(int index, int p1, int p2, int p3, int p4, int periodicity, int kSlot, int phaseSlot);
+    /**
+     * Get the number of periodic torsions.
+     */
     int getNumPeriodicTorsions() const;
 
-    /** OPLS-AA: E = V1/2 (1+cos phi) + V2/2 (1-cos 2phi) + V3/2 (1+cos 3phi) + V4/2 (1-cos 4phi);
-     *  V_m in kJ/mol; vSlots[m-1] may be NoSlot. */
+    /**
+     * Add an OPLS-AA torsion,
+     * E = V1/2 (1+cos phi) + V2/2 (1-cos 2phi) + V3/2 (1+cos 3phi) + V4/2 (1-cos 4phi).
+     *
+     * @param p1      the index of the first particle
+     * @param p2      the index of the second particle
+     * @param p3      the index of the third particle
+     * @param p4      the index of the fourth particle
+     * @param vSlots  4 slots: vSlots[m-1] holds V_m (kJ/mol), or NoSlot for zero
+     * @return the index of the torsion that was added
+     */
     int addOPLSTorsion(int p1, int p2, int p3, int p4, const std::vector<int>& vSlots);
+    /**
+     * Get the particles and slots of an OPLS torsion.
+     *
+     * @param index        the index of the torsion
+     * @param[out] p1      the index of the first particle
+     * @param[out] p2      the index of the second particle
+     * @param[out] p3      the index of the third particle
+     * @param[out] p4      the index of the fourth particle
+     * @param[out] vSlots  the 4 slots of V1..V4 (NoSlot: zero)
+     */
     void getOPLSTorsionParameters(int index, int& p1, int& p2, int& p3, int& p4, std::vector<int>& vSlots) const;
+    /**
+     * Set the particles and slots of an OPLS torsion.
+     *
+     * @param index   the index of the torsion
+     * @param p1      the index of the first particle
+     * @param p2      the index of the second particle
+     * @param p3      the index of the third particle
+     * @param p4      the index of the fourth particle
+     * @param vSlots  the 4 slots of V1..V4 (kJ/mol), each may be NoSlot
+     */
     void setOPLSTorsionParameters(int index, int p1, int p2, int p3, int p4, const std::vector<int>& vSlots);
+    /**
+     * Get the number of OPLS torsions.
+     */
     int getNumOPLSTorsions() const;
 
-    /** Ryckaert-Bellemans (as OpenMM's RBTorsionForce): E = sum_{m=0..5} C_m cos(phi - pi)^m;
-     *  C_m in kJ/mol; cSlots has 6 entries, each may be NoSlot. */
+    /**
+     * Add a Ryckaert-Bellemans torsion (as OpenMM's RBTorsionForce),
+     * E = sum_{m=0..5} C_m cos(phi - pi)^m.
+     *
+     * @param p1      the index of the first particle
+     * @param p2      the index of the second particle
+     * @param p3      the index of the third particle
+     * @param p4      the index of the fourth particle
+     * @param cSlots  6 slots: cSlots[m] holds C_m (kJ/mol), or NoSlot for zero
+     * @return the index of the torsion that was added
+     */
     int addRBTorsion(int p1, int p2, int p3, int p4, const std::vector<int>& cSlots);
+    /**
+     * Get the particles and slots of a Ryckaert-Bellemans torsion.
+     *
+     * @param index        the index of the torsion
+     * @param[out] p1      the index of the first particle
+     * @param[out] p2      the index of the second particle
+     * @param[out] p3      the index of the third particle
+     * @param[out] p4      the index of the fourth particle
+     * @param[out] cSlots  the 6 slots of C0..C5 (NoSlot: zero)
+     */
     void getRBTorsionParameters(int index, int& p1, int& p2, int& p3, int& p4, std::vector<int>& cSlots) const;
+    /**
+     * Set the particles and slots of a Ryckaert-Bellemans torsion.
+     *
+     * @param index   the index of the torsion
+     * @param p1      the index of the first particle
+     * @param p2      the index of the second particle
+     * @param p3      the index of the third particle
+     * @param p4      the index of the fourth particle
+     * @param cSlots  the 6 slots of C0..C5 (kJ/mol), each may be NoSlot
+     */
     void setRBTorsionParameters(int index, int p1, int p2, int p3, int p4, const std::vector<int>& cSlots);
+    /**
+     * Get the number of Ryckaert-Bellemans torsions.
+     */
     int getNumRBTorsions() const;
 
-    /** Periodic improper: E = k (1 + cos(n phi - phase)) on the dihedral p1-p2-p3-p4; k kJ/mol, phase rad. */
+    /**
+     * Add a periodic improper, E = k (1 + cos(n phi - phase)) on the dihedral p1-p2-p3-p4.
+     *
+     * @param p1           the index of the first particle
+     * @param p2           the index of the second particle
+     * @param p3           the index of the third particle
+     * @param p4           the index of the fourth particle
+     * @param periodicity  n, >= 1
+     * @param kSlot        the slot of k (kJ/mol)
+     * @param phaseSlot    the slot of the phase (rad)
+     * @return the index of the improper that was added
+     */
     int addPeriodicImproper(int p1, int p2, int p3, int p4, int periodicity, int kSlot, int phaseSlot);
+    /**
+     * Get the particles, periodicity and slots of a periodic improper.
+     *
+     * @param index             the index of the improper
+     * @param[out] p1           the index of the first particle
+     * @param[out] p2           the index of the second particle
+     * @param[out] p3           the index of the third particle
+     * @param[out] p4           the index of the fourth particle
+     * @param[out] periodicity  n
+     * @param[out] kSlot        the slot of k
+     * @param[out] phaseSlot    the slot of the phase
+     */
     void getPeriodicImproperParameters(int index, int& p1, int& p2, int& p3, int& p4, int& periodicity, int& kSlot, int& phaseSlot) const;
+    /**
+     * Set the particles, periodicity and slots of a periodic improper.
+     *
+     * @param index        the index of the improper
+     * @param p1           the index of the first particle
+     * @param p2           the index of the second particle
+     * @param p3           the index of the third particle
+     * @param p4           the index of the fourth particle
+     * @param periodicity  n, >= 1
+     * @param kSlot        the slot of k (kJ/mol)
+     * @param phaseSlot    the slot of the phase (rad)
+     */
     void setPeriodicImproperParameters(int index, int p1, int p2, int p3, int p4, int periodicity, int kSlot, int phaseSlot);
+    /**
+     * Get the number of periodic impropers.
+     */
     int getNumPeriodicImpropers() const;
 
-    /** Harmonic improper: E = k (phi - phi0)^2 with phi - phi0 wrapped to [-pi, pi]; k kJ/mol/rad^2, phi0 rad. */
+    /**
+     * Add a harmonic improper, E = k (phi - phi0)^2 with phi - phi0 wrapped to [-pi, pi], phi the
+     * p1-p2-p3-p4 dihedral.
+     *
+     * @param p1        the index of the first particle
+     * @param p2        the index of the second particle
+     * @param p3        the index of the third particle
+     * @param p4        the index of the fourth particle
+     * @param kSlot     the slot of k (kJ/mol/rad^2)
+     * @param phi0Slot  the slot of phi0 (rad)
+     * @return the index of the improper that was added
+     */
     int addHarmonicImproper(int p1, int p2, int p3, int p4, int kSlot, int phi0Slot);
+    /**
+     * Get the particles and slots of a harmonic improper.
+     *
+     * @param index          the index of the improper
+     * @param[out] p1        the index of the first particle
+     * @param[out] p2        the index of the second particle
+     * @param[out] p3        the index of the third particle
+     * @param[out] p4        the index of the fourth particle
+     * @param[out] kSlot     the slot of k
+     * @param[out] phi0Slot  the slot of phi0
+     */
     void getHarmonicImproperParameters(int index, int& p1, int& p2, int& p3, int& p4, int& kSlot, int& phi0Slot) const;
+    /**
+     * Set the particles and slots of a harmonic improper.
+     *
+     * @param index     the index of the improper
+     * @param p1        the index of the first particle
+     * @param p2        the index of the second particle
+     * @param p3        the index of the third particle
+     * @param p4        the index of the fourth particle
+     * @param kSlot     the slot of k (kJ/mol/rad^2)
+     * @param phi0Slot  the slot of phi0 (rad)
+     */
     void setHarmonicImproperParameters(int index, int p1, int p2, int p3, int p4, int kSlot, int phi0Slot);
+    /**
+     * Get the number of harmonic impropers.
+     */
     int getNumHarmonicImpropers() const;
 
     // ---- nonbonded pairs --------------------------------------------------------------------
+    /**
+     * Set how per-particle sigmas combine for a pair (epsilons always combine geometrically).
+     *
+     * @param rule  Geometric or LorentzBerthelot
+     */
     void setCombiningRule(CombiningRule rule);
+    /**
+     * Get how per-particle sigmas combine for a pair.
+     */
     CombiningRule getCombiningRule() const;
-    /** Scale factors for 1-4 pairs (defaults 0.5 and 0.5, OPLS-AA). */
+    /**
+     * Set the factor that scales the Coulomb energy of 1-4 pairs (default 0.5, OPLS-AA).
+     *
+     * @param scale  the factor; must be finite
+     */
     void setCoulomb14Scale(double scale);
+    /**
+     * Get the factor that scales the Coulomb energy of 1-4 pairs.
+     */
     double getCoulomb14Scale() const;
+    /**
+     * Set the factor that scales the Lennard-Jones energy of 1-4 pairs (default 0.5, OPLS-AA).
+     *
+     * @param scale  the factor; must be finite
+     */
     void setLJ14Scale(double scale);
+    /**
+     * Get the factor that scales the Lennard-Jones energy of 1-4 pairs.
+     */
     double getLJ14Scale() const;
 
-    /** Exclude the pair from the nonbonded sum (1-2 and 1-3 neighbours). */
+    /**
+     * Exclude a pair from the nonbonded sum (1-2 and 1-3 neighbours). A pair may be excluded, a
+     * 1-4 pair or an explicit pair only once (checked when a Context is created).
+     *
+     * @param p1  the index of the first particle
+     * @param p2  the index of the second particle
+     * @return the index of the exclusion that was added
+     */
     int addExclusion(int p1, int p2);
+    /**
+     * Get the particles of an exclusion.
+     *
+     * @param index    the index of the exclusion
+     * @param[out] p1  the index of the first particle
+     * @param[out] p2  the index of the second particle
+     */
     void getExclusionParticles(int index, int& p1, int& p2) const;
+    /**
+     * Get the number of exclusions.
+     */
     int getNumExclusions() const;
-    /** A 1-4 pair: excluded from the plain sum, interacting with scaled combined parameters. */
+    /**
+     * Add a 1-4 pair: excluded from the plain sum, interacting instead with the combined particle
+     * parameters scaled by the 1-4 scales.
+     *
+     * @param p1  the index of the first particle
+     * @param p2  the index of the second particle
+     * @return the index of the pair that was added
+     */
     int addPair14(int p1, int p2);
+    /**
+     * Get the particles of a 1-4 pair.
+     *
+     * @param index    the index of the pair
+     * @param[out] p1  the index of the first particle
+     * @param[out] p2  the index of the second particle
+     */
     void getPair14Particles(int index, int& p1, int& p2) const;
+    /**
+     * Get the number of 1-4 pairs.
+     */
     int getNumPairs14() const;
-    /** An explicit pair (like a NonbondedForce exception): excluded from the plain sum, interacting
-     *  with charge product chargeProdSlot (e^2), sigmaSlot (nm) and epsilonSlot (kJ/mol). */
+    /**
+     * Add an explicit pair (like a NonbondedForce exception): excluded from the plain sum,
+     * interacting with its own charge product, sigma and epsilon.
+     *
+     * @param p1              the index of the first particle
+     * @param p2              the index of the second particle
+     * @param chargeProdSlot  the slot of the charge product (e^2), or NoSlot for zero
+     * @param sigmaSlot       the slot of sigma (nm), or NoSlot for zero
+     * @param epsilonSlot     the slot of epsilon (kJ/mol), or NoSlot for zero
+     * @return the index of the pair that was added
+     */
     int addExplicitPair(int p1, int p2, int chargeProdSlot, int sigmaSlot, int epsilonSlot);
+    /**
+     * Get the particles and slots of an explicit pair.
+     *
+     * @param index                the index of the pair
+     * @param[out] p1              the index of the first particle
+     * @param[out] p2              the index of the second particle
+     * @param[out] chargeProdSlot  the slot of the charge product (NoSlot: zero)
+     * @param[out] sigmaSlot       the slot of sigma (NoSlot: zero)
+     * @param[out] epsilonSlot     the slot of epsilon (NoSlot: zero)
+     */
     void getExplicitPairParameters(int index, int& p1, int& p2, int& chargeProdSlot, int& sigmaSlot, int& epsilonSlot) const;
+    /**
+     * Set the particles and slots of an explicit pair.
+     *
+     * @param index           the index of the pair
+     * @param p1              the index of the first particle
+     * @param p2              the index of the second particle
+     * @param chargeProdSlot  the slot of the charge product (e^2), or NoSlot for zero
+     * @param sigmaSlot       the slot of sigma (nm), or NoSlot for zero
+     * @param epsilonSlot     the slot of epsilon (kJ/mol), or NoSlot for zero
+     */
     void setExplicitPairParameters(int index, int p1, int p2, int chargeProdSlot, int sigmaSlot, int epsilonSlot);
+    /**
+     * Get the number of explicit pairs.
+     */
     int getNumExplicitPairs() const;
-    /** From a bond list: exclude 1-2 and 1-3 pairs and add 1-4 pairs (each pair once, nearest
-     *  relation wins; pairs in rings closer than 1-4 are never 1-4). */
+    /**
+     * Exclude the 1-2 and 1-3 pairs of a bond graph and add its 1-4 pairs (each pair once, the
+     * nearest relation wins, so pairs in rings closer than 1-4 are never 1-4).
+     *
+     * @param bonds  the bonds, as pairs of particle indices
+     */
     void createExclusionsFromBonds(const std::vector<std::pair<int, int> >& bonds);
 
     // ---- reading a Context ------------------------------------------------------------------
-    /** Push the parameter table and all terms into a Context without re-initialising it. Only the
-     *  table is copied when the terms did not change, so a fit's step is cheap. The particle and
-     *  molecule layout must not change. */
+    /**
+     * Push the parameter table and all terms into a Context without re-initialising it. Only the
+     * table is copied when the terms did not change, so a fit's step is cheap. The particle and
+     * molecule layout must not change (HessianForceException Topology otherwise).
+     *
+     * @param context  a Context whose System holds this force
+     */
     void updateParametersInContext(OpenMM::Context& context);
-    /** Total number of doubles in the concatenated Hessian blocks: sum over molecules of (3 n_m)^2. */
+    /**
+     * Get the total number of doubles in the concatenated Hessian blocks.
+     *
+     * @return the sum over molecules m of (3 n_m)^2
+     */
     long long getHessianSize() const;
-    /** Offset of molecule m's block in the concatenated Hessian blocks. */
+    /**
+     * Get where a molecule's block starts in the concatenated Hessian blocks.
+     *
+     * @param molecule  the index of the molecule (getNumMolecules() gives the total size)
+     * @return the offset of its block, in doubles
+     */
     long long getHessianBlockOffset(int molecule) const;
-    /** Analytic Cartesian Hessian of this force's energy, kJ/mol/nm^2: one dense row-major
-     *  (3 n_m) x (3 n_m) block per molecule, concatenated in molecule order; within a block the
-     *  coordinates are ordered particle (in getMoleculeParticles order), then x, y, z. */
+    /**
+     * Compute the analytic Cartesian Hessian of this force's energy at the Context's positions.
+     *
+     * @param context      a Context whose System holds this force
+     * @param[out] blocks  kJ/mol/nm^2: one dense row-major (3 n_m) x (3 n_m) block per molecule,
+     *                     concatenated in molecule order; within a block the coordinates are
+     *                     ordered particle (in getMoleculeParticles order), then x, y, z.
+     *                     Resized to getHessianSize().
+     */
     void getHessianBlocks(OpenMM::Context& context, std::vector<double>& blocks) const;
-    /** dE/d(slot) for every slot of the table, in kJ/mol per slot unit. The derivative with respect
-     *  to a particle's epsilon is infinite where that epsilon is 0 and a partner's is not (the
-     *  combined epsilon is sqrt(eps_i eps_j)): fit such parameters from a non-zero start. */
+    /**
+     * Compute dE/d(slot) for every slot of the table at the Context's positions. The derivative
+     * with respect to a particle's epsilon is infinite where that epsilon is 0 and a partner's is
+     * not (the combined epsilon is sqrt(eps_i eps_j)): fit such parameters from a non-zero start.
+     *
+     * @param context           a Context whose System holds this force
+     * @param[out] derivatives  kJ/mol per slot unit, one per slot
+     */
     void getParameterDerivatives(OpenMM::Context& context, std::vector<double>& derivatives) const;
-    /** The adjoint route to parameter gradients of Hessian-space objectives: for every slot s,
-     *      derivatives[s] = tr(G^T dH/dslot_s) = sum over molecules m, block entries ij of G_m,ij dH_m,ij/dslot_s,
-     *  without forming any dH/dslot. adjoint holds G in the layout of getHessianBlocks (size
-     *  getHessianSize(), one block per molecule); only its symmetric part matters. An objective
-     *  L(H) has dL/dslot = tr(G^T dH/dslot) with G = dL/dH, e.g. G = sum_k c_k w_k w_k^T for a
-     *  weighted sum of eigenvalues with eigenvectors w_k. derivatives are in kJ/mol/nm^2 times
-     *  G's units, per slot unit. Throws HessianForceException: Size (wrong size), Value (a
-     *  non-finite entry, named), Geometry (an undefined coordinate, as getHessianBlocks). Where a
-     *  slot's dE/dslot is infinite (see getParameterDerivatives) the result is not finite. */
+    /**
+     * The adjoint route to parameter gradients of Hessian-space objectives: for every slot s,
+     *     derivatives[s] = tr(G^T dH/dslot_s) = sum over molecules m, block entries ij of G_m,ij dH_m,ij/dslot_s,
+     * without forming any dH/dslot. An objective L(H) has dL/dslot = tr(G^T dH/dslot) with
+     * G = dL/dH, e.g. G = sum_k c_k w_k w_k^T for a weighted sum of eigenvalues with eigenvectors
+     * w_k. Throws HessianForceException: Size (wrong size), Value (a non-finite entry, named),
+     * Geometry (an undefined coordinate, as getHessianBlocks). Where a slot's dE/dslot is
+     * infinite (see getParameterDerivatives) the result is not finite.
+     *
+     * @param context           a Context whose System holds this force
+     * @param adjoint           G in the layout of getHessianBlocks (getHessianSize() entries, one
+     *                          block per molecule); only its symmetric part matters
+     * @param[out] derivatives  kJ/mol/nm^2 times G's units, per slot unit, one per slot
+     */
     void getHessianContractionDerivatives(OpenMM::Context& context, const std::vector<double>& adjoint,
                                           std::vector<double>& derivatives) const;
-    /** The mixed second derivative contracted with a vector y, for every slot s:
-     *      derivatives[s] = y . d(grad E)/dslot_s = -y . dF/dslot_s,
-     *  what implicit differentiation of an optimised geometry needs. y has 3 entries per System
-     *  particle (x, y, z in System order) and must be finite; derivatives are in kJ/mol/nm times
-     *  y's units, per slot unit. Errors as getHessianContractionDerivatives. */
+    /**
+     * The mixed second derivative contracted with a vector y, for every slot s:
+     *     derivatives[s] = y . d(grad E)/dslot_s = -y . dF/dslot_s,
+     * what implicit differentiation of an optimised geometry needs. Errors as
+     * getHessianContractionDerivatives.
+     *
+     * @param context           a Context whose System holds this force
+     * @param y                 3 finite entries per System particle (x, y, z in System order)
+     * @param[out] derivatives  kJ/mol/nm times y's units, per slot unit, one per slot
+     */
     void getGradientContractionDerivatives(OpenMM::Context& context, const std::vector<double>& y,
                                            std::vector<double>& derivatives) const;
-    /** The energy (kJ/mol) of each molecule alone at the Context's positions: its terms and its
-     *  nonbonded pairs. Molecules never interact, so the energies sum to this force's energy.
-     *  energies is resized to getNumMolecules(). Throws HessianForceException Geometry as
-     *  getHessianBlocks. */
+    /**
+     * Compute the energy of each molecule alone at the Context's positions: its terms and its
+     * nonbonded pairs. Molecules never interact, so the energies sum to this force's energy.
+     * Throws HessianForceException Geometry as getHessianBlocks.
+     *
+     * @param context        a Context whose System holds this force
+     * @param[out] energies  kJ/mol, one per molecule (resized to getNumMolecules())
+     */
     void getMoleculeEnergies(OpenMM::Context& context, std::vector<double>& energies) const;
-    /** The adjoint route to the parameter gradient of any loss of the per-molecule energies: for
-     *  every slot s,
-     *      derivatives[s] = sum_m weights[m] dE_m/dslot_s,
-     *  with weights[m] = dL/dE_m (one finite weight per molecule; a molecule of weight 0 adds
-     *  exactly 0). derivatives are in kJ/mol times the weights' units, per slot unit. Throws
-     *  HessianForceException Size (wrong count), Value (a non-finite weight, named), Geometry. */
+    /**
+     * The adjoint route to the parameter gradient of any loss of the per-molecule energies: for
+     * every slot s,
+     *     derivatives[s] = sum_m weights[m] dE_m/dslot_s,
+     * with weights[m] = dL/dE_m. Throws HessianForceException Size (wrong count), Value (a
+     * non-finite weight, named), Geometry.
+     *
+     * @param context           a Context whose System holds this force
+     * @param weights           one finite weight per molecule (a molecule of weight 0 adds exactly 0)
+     * @param[out] derivatives  kJ/mol times the weights' units, per slot unit, one per slot
+     */
     void getMoleculeEnergyDerivatives(OpenMM::Context& context, const std::vector<double>& weights,
                                       std::vector<double>& derivatives) const;
 
     // ---- Hessian-space objectives (HessianObjective.h) ---------------------------------------
-    /** Set the Context's Hessian-space objective: per molecule frequencies (paired by position or
-     *  by eigenvector overlap), eigenmatrix elements, Hessian elements, with targets and weights
-     *  (OpenMM units, see HessianObjective.h). The spec is checked first: one Molecule per molecule
-     *  of the force, sizes, finite targets, weights >= 0, masses > 0, orthonormal vectors
-     *  (HessianForceException Size / Value naming the molecule, field and entry). Replaces an
-     *  earlier objective; the objective belongs to this Context. */
+    /**
+     * Set the Context's Hessian-space objective: per molecule frequencies (paired by position or
+     * by eigenvector overlap), eigenmatrix elements, Hessian elements, with targets and weights
+     * (OpenMM units, see HessianObjective.h). The spec is checked first: one Molecule per molecule
+     * of the force, sizes, finite targets, weights >= 0, masses > 0, orthonormal vectors
+     * (HessianForceException Size / Value naming the molecule, field and entry). Replaces an
+     * earlier objective; the objective belongs to this Context.
+     *
+     * @param context  a Context whose System holds this force
+     * @param spec     the objective
+     */
     void setHessianObjective(OpenMM::Context& context, const HessianObjectiveSpec& spec) const;
-    /** The loss L = sum r_i^2 of the Context's objective and dL/dslot for every slot (loss units
-     *  per slot unit), for all molecules in one kernel call: the Hessian blocks, per molecule the
-     *  eigen-decomposition and the adjoint G, then one tr(G^T dH/dslot) contraction. residuals,
-     *  when not null, receives the r_i (getHessianObjectiveNumResiduals of them). Throws
-     *  HessianForceException Value when no objective is set or an eigensolver fails, Geometry as
-     *  getHessianBlocks. */
+    /**
+     * Evaluate the Context's objective with its gradient, for all molecules in one kernel call:
+     * the Hessian blocks, per molecule the eigen-decomposition and the adjoint G, then one
+     * tr(G^T dH/dslot) contraction. Throws HessianForceException Value when no objective is set
+     * or an eigensolver fails, Geometry as getHessianBlocks.
+     *
+     * @param context        a Context whose System holds this force
+     * @param[out] dLdslot   dL/dslot for every slot, loss units per slot unit
+     * @param[out] residuals when not null, receives the r_i (getHessianObjectiveNumResiduals of them)
+     * @return the loss L = sum r_i^2
+     */
     double computeHessianObjective(OpenMM::Context& context, std::vector<double>& dLdslot,
                                    std::vector<double>* residuals = nullptr) const;
-    /** The loss alone (no gradient), and the residuals when residuals is not null. */
+    /**
+     * Evaluate the Context's objective without its gradient. Errors as the overload with dLdslot.
+     *
+     * @param context        a Context whose System holds this force
+     * @param[out] residuals when not null, receives the r_i
+     * @return the loss L = sum r_i^2
+     */
     double computeHessianObjective(OpenMM::Context& context, std::vector<double>* residuals = nullptr) const;
-    /** Residuals of the Context's objective (0 when none is set). */
+    /**
+     * Get the number of residuals of the Context's objective.
+     *
+     * @param context  a Context whose System holds this force
+     * @return the residual count (0 when no objective is set)
+     */
     long long getHessianObjectiveNumResiduals(OpenMM::Context& context) const;
-    /** For each frequency target (molecule by molecule) the MM mode index (ascending eigenvalue
-     *  order of the molecule's mode list) it was paired with in the last evaluation; -1 when
-     *  unpaired or before the first evaluation. */
+    /**
+     * Get which MM mode each frequency target was compared with in the last evaluation.
+     *
+     * @param context     a Context whose System holds this force
+     * @param[out] modes  for each frequency target (molecule by molecule), the MM mode index
+     *                    (ascending eigenvalue order of the molecule's mode list); -1 when
+     *                    unpaired or before the first evaluation
+     */
     void getHessianObjectivePairing(OpenMM::Context& context, std::vector<int>& modes) const;
 
-    bool usesPeriodicBoundaryConditions() const { return false; }
+    /**
+     * Get whether this force uses periodic boundary conditions: never (isolated molecules).
+     */
+    bool usesPeriodicBoundaryConditions() const override { return false; }
 
-    /** Name of a term kind ("bond", "angle", ...), for messages. */
+    /**
+     * Get the name of a term kind, for messages.
+     *
+     * @param kind  the term kind
+     * @return "bond", "angle", ... ("unknown term" for a value outside TermKind)
+     */
     static const char* termKindName(TermKind kind);
-    /** How many particles and slots a term of this kind holds, and whether it has a periodicity. */
+    /**
+     * Get how many particles a term of a kind joins.
+     *
+     * @param kind  the term kind
+     * @return 2, 3 or 4 (0 for a value outside TermKind)
+     */
     static int getTermNumParticles(TermKind kind);
+    /**
+     * Get how many parameter slots a term of a kind holds.
+     *
+     * @param kind  the term kind
+     * @return 0 to 6 (0 for a value outside TermKind)
+     */
     static int getTermNumSlots(TermKind kind);
+    /**
+     * Get whether a term of a kind has a periodicity (periodic torsions and impropers).
+     *
+     * @param kind  the term kind
+     */
     static bool termHasPeriodicity(TermKind kind);
 
-    // Internal storage, public for the platforms and the serialization proxy.
+protected:
+    /**
+     * Create the ForceImpl (HessianForceImpl) of this force for a new Context.
+     */
+    OpenMM::ForceImpl* createImpl() const override;
+
+private:
+    /** One stored term (read by the implementation through HessianForceInternals). */
     struct Term {
         int particles[4];
         int slots[6];
         int periodicity;
     };
-    const std::vector<Term>& getTerms(TermKind kind) const { return terms[kind]; }
-    const std::vector<int>& getParticleSlots() const { return particleSlots; }  // 3 per particle
-    const std::vector<std::vector<int> >& getExplicitMolecules() const { return molecules; }
-
-protected:
-    OpenMM::ForceImpl* createImpl() const;
-
-private:
     HessianForceImpl& getImpl(OpenMM::Context& context) const;
     int addTerm(TermKind kind, const int* particles, int numParticles, const int* slots, int numSlots, int periodicity);
     void setTerm(TermKind kind, int index, const int* particles, int numParticles, const int* slots, int numSlots, int periodicity);
     const Term& getTerm(TermKind kind, int index) const;
     std::vector<double> parameters;
-    std::vector<int> particleSlots;
+    std::vector<int> particleSlots;  // 3 per particle: charge, sigma, epsilon
     std::vector<std::vector<int> > molecules;
     std::vector<Term> terms[NumTermKinds];
     CombiningRule combiningRule;

@@ -36,8 +36,14 @@
 
 namespace HessFit {
 
-/** A new HessianForce whose energy equals that of the System's stock forces; the caller owns it.
- *  Throws HessianForceException(Unsupported) listing every force or setting it cannot represent. */
+/**
+ * Create a HessianForce whose energy equals that of the System's stock forces (see the top of
+ * this file for what is supported). Throws HessianForceException(Unsupported) listing every force
+ * or setting it cannot represent.
+ *
+ * @param system  the System whose forces are converted; it is not changed
+ * @return a new force, owned by the caller (e.g. to be added to a System, which then owns it)
+ */
 OPENMM_EXPORT_HESSFIT HessianForce* createHessianForceFromSystem(const OpenMM::System& system);
 
 } // namespace HessFit

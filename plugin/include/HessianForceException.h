@@ -11,10 +11,28 @@ namespace HessFit {
  *  (the numeric values are the same). The message names the offending item. */
 class OPENMM_EXPORT_HESSFIT HessianForceException : public OpenMM::OpenMMException {
 public:
+    /** What went wrong (the C API's HessFit_Status has the same numbers). */
     enum Code {
-        NullArgument = 1, Index, Value, Size, Topology, Geometry, NotInContext, Unsupported, Ownership
+        NullArgument = 1,  /**< a required argument was null */
+        Index,             /**< a particle, slot, term or molecule index out of range */
+        Value,             /**< a non-finite parameter, bad periodicity, scale or rule */
+        Size,              /**< an array size does not match what is required */
+        Topology,          /**< a term spans two molecules, a particle in no or two molecules */
+        Geometry,          /**< a coordinate is undefined (coincident or collinear particles) */
+        NotInContext,      /**< the force is not part of the given Context */
+        Unsupported,       /**< a stock force, setting or serialization version that cannot be read */
+        Ownership          /**< the force already belongs to a System */
     };
+    /**
+     * Create an exception.
+     *
+     * @param code     what went wrong
+     * @param message  the text returned by what(), naming the offending item
+     */
     HessianForceException(Code code, const std::string& message) : OpenMM::OpenMMException(message), code(code) {}
+    /**
+     * Get what went wrong.
+     */
     Code getCode() const { return code; }
 private:
     Code code;

@@ -88,9 +88,17 @@ struct OPENMM_EXPORT_HESSFIT HessianObjectiveSpec {
         std::vector<double> hessianTargets;
         std::vector<double> hessianWeights;
 
-        /** Residuals this molecule contributes. */
+        /**
+         * Get the number of residuals this molecule contributes: its frequency targets, the lower
+         * triangle of its eigenmatrix and the lower triangle of its Hessian targets.
+         */
         long long numResiduals() const;
-        /** Rows of eigenVectors (0 when no eigenmatrix), given 3n = dim. */
+        /**
+         * Get the number of rows of eigenVectors.
+         *
+         * @param dim  3n, the molecule's coordinate count
+         * @return the rows (0 when there is no eigenmatrix or dim <= 0)
+         */
         int numEigenVectors(int dim) const { return dim > 0 ? (int) (eigenVectors.size() / (std::size_t) dim) : 0; }
     };
 
@@ -100,9 +108,14 @@ struct OPENMM_EXPORT_HESSFIT HessianObjectiveSpec {
      *  hf_frequency_factor_kj_mol_nm2_amu()). Required (> 0) when any molecule has frequencies. */
     double frequencyFactor = 0.0;
 
-    /** Total residuals, molecule by molecule. */
+    /**
+     * Get the total number of residuals, summed over the molecules.
+     */
     long long numResiduals() const;
-    /** Total frequency targets (the length of HessianForce::getHessianObjectivePairing's output). */
+    /**
+     * Get the total number of frequency targets (the length of
+     * HessianForce::getHessianObjectivePairing's output).
+     */
     int numFrequencyTargets() const;
 };
 

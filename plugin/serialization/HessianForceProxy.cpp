@@ -1,6 +1,8 @@
 #include "HessianForceProxy.h"
 #include "HessianForce.h"
 #include "HessianForceException.h"
+#include "internal/HessianForceInternals.h"
+#include "hessfit_version.h"
 #include "openmm/serialization/SerializationNode.h"
 #include <memory>
 #include <sstream>
@@ -14,8 +16,6 @@ using std::vector;
 namespace HessFit {
 
 namespace {
-
-const int proxyVersion = 1;
 
 /** XML layout of one term kind: list node, item node, slot attribute names. */
 struct KindLayout {
@@ -61,60 +61,13 @@ void addTerm(HessianForce& force, HessianForce::TermKind kind, const int* p, con
     }
 }
 
-} // namespace
-
-HessianForceProxy::HessianForceProxy() : SerializationProxy("HessianForce") {
-}
-
-void HessianForceProxy::serialize(const void* object, SerializationNode& node) const {
-    const HessianForce& force = *reinterpret_cast<const HessianForce*>(object);
-    node.setIntProperty("version", proxyVersion);
-    node.setIntProperty("forceGroup", force.getForceGroup());
-    node.setStringProperty("name", force.getName());
-    node.setIntProperty("combiningRule", (int) force.getCombiningRule());
-    node.setDoubleProperty("coulomb14Scale", force.getCoulomb14Scale());
-    node.setDoubleProperty("lj14Scale", force.getLJ14Scale());
-
-    SerializationNode& parameters = node.createChildNode("Parameters");
-    for (double value : force.getParameters())
-        parameters.createChildNode("Slot").setDoubleProperty("v", value);
-
-    SerializationNode& particles = node.createChildNode("Particles");
-    for (int i = 0; i < force.getNumParticles(); i++) {
-        int q, s, e;
-        force.getParticleParameters(i, q, s, e);
-        particles.createChildNode("Particle").setIntProperty("q", q).setIntProperty("sig", s).setIntProperty("eps", e);
-    }
-
-    SerializationNode& molecules = node.createChildNode("Molecules");
-    for (const vector<int>& molecule : force.getExplicitMolecules()) {
-        SerializationNode& m = molecules.createChildNode("Molecule");
-        for (int p : molecule)
-            m.createChildNode("Particle").setIntProperty("p", p);
-    }
-
-    for (const KindLayout& layout : kindLayouts) {
-        SerializationNode& list = node.createChildNode(layout.listName);
-        for (const HessianForce::Term& term : force.getTerms(layout.kind)) {
-            SerializationNode& item = list.createChildNode(layout.itemName);
-            for (int i = 0; i < HessianForce::getTermNumParticles(layout.kind); i++)
-                item.setIntProperty(particleAttribute[i], term.particles[i]);
-            for (int i = 0; i < HessianForce::getTermNumSlots(layout.kind); i++)
-                item.setIntProperty(layout.slotNames[i], term.slots[i]);
-            if (HessianForce::termHasPeriodicity(layout.kind))
-                item.setIntProperty("periodicity", term.periodicity);
-        }
-    }
-}
-
-void* HessianForceProxy::deserialize(const SerializationNode& node) const {
-    int version = node.getIntProperty("version");
-    if (version != proxyVersion) {
-        std::ostringstream m;
-        m << "HessianForceProxy: unsupported HessianForce serialization version " << version << " (this build reads "
-          << proxyVersion << ")";
-        throw HessianForceException(HessianForceException::Unsupported, m.str());
-    }
+/**
+ * Version 1, the format of every hessfit so far (0.1.0): the force's settings as attributes, then
+ * the nodes Parameters (Slot v), Particles (Particle q sig eps), Molecules (Molecule of Particle p)
+ * and one list per term kind (kindLayouts) with particles p1..p4, the slot attributes and, for
+ * periodic kinds, periodicity.
+ */
+HessianForce* readVersion1(const SerializationNode& node) {
     std::unique_ptr<HessianForce> force(new HessianForce());
     force->setForceGroup(node.getIntProperty("forceGroup", 0));
     if (node.hasProperty("name"))
@@ -148,6 +101,75 @@ void* HessianForceProxy::deserialize(const SerializationNode& node) const {
         }
     }
     return force.release();
+}
+
+/**
+ * The reader of every format version, oldest first: readers[v - 1] reads version v, and
+ * serialize() writes the last. A format change appends a reader for the new version and keeps the
+ * older ones (an old reader may stay as it is: the force it returns gets the new fields'
+ * defaults).
+ */
+using Reader = HessianForce* (*)(const SerializationNode& node);
+const Reader readers[] = {readVersion1};
+const int currentVersion = (int) (sizeof(readers) / sizeof(readers[0]));
+
+} // namespace
+
+HessianForceProxy::HessianForceProxy() : SerializationProxy("HessianForce") {
+}
+
+void HessianForceProxy::serialize(const void* object, SerializationNode& node) const {
+    const HessianForce& force = *reinterpret_cast<const HessianForce*>(object);
+    node.setIntProperty("version", currentVersion);
+    node.setIntProperty("forceGroup", force.getForceGroup());
+    node.setStringProperty("name", force.getName());
+    node.setIntProperty("combiningRule", (int) force.getCombiningRule());
+    node.setDoubleProperty("coulomb14Scale", force.getCoulomb14Scale());
+    node.setDoubleProperty("lj14Scale", force.getLJ14Scale());
+
+    SerializationNode& parameters = node.createChildNode("Parameters");
+    for (double value : force.getParameters())
+        parameters.createChildNode("Slot").setDoubleProperty("v", value);
+
+    SerializationNode& particles = node.createChildNode("Particles");
+    for (int i = 0; i < force.getNumParticles(); i++) {
+        int q, s, e;
+        force.getParticleParameters(i, q, s, e);
+        particles.createChildNode("Particle").setIntProperty("q", q).setIntProperty("sig", s).setIntProperty("eps", e);
+    }
+
+    SerializationNode& molecules = node.createChildNode("Molecules");
+    for (const vector<int>& molecule : HessianForceInternals::getExplicitMolecules(force)) {
+        SerializationNode& m = molecules.createChildNode("Molecule");
+        for (int p : molecule)
+            m.createChildNode("Particle").setIntProperty("p", p);
+    }
+
+    for (const KindLayout& layout : kindLayouts) {
+        SerializationNode& list = node.createChildNode(layout.listName);
+        for (const HessianForceInternals::Term& term : HessianForceInternals::getTerms(force, layout.kind)) {
+            SerializationNode& item = list.createChildNode(layout.itemName);
+            for (int i = 0; i < HessianForce::getTermNumParticles(layout.kind); i++)
+                item.setIntProperty(particleAttribute[i], term.particles[i]);
+            for (int i = 0; i < HessianForce::getTermNumSlots(layout.kind); i++)
+                item.setIntProperty(layout.slotNames[i], term.slots[i]);
+            if (HessianForce::termHasPeriodicity(layout.kind))
+                item.setIntProperty("periodicity", term.periodicity);
+        }
+    }
+}
+
+void* HessianForceProxy::deserialize(const SerializationNode& node) const {
+    int version = node.getIntProperty("version");
+    if (version < 1 || version > currentVersion) {
+        std::ostringstream m;
+        m << "HessianForceProxy: cannot read HessianForce serialization version " << version << " (";
+        if (version > currentVersion)
+            m << "written by a newer hessfit; ";
+        m << "hessfit " << HESSFIT_VERSION_STRING << " reads versions 1 to " << currentVersion << ")";
+        throw HessianForceException(HessianForceException::Unsupported, m.str());
+    }
+    return readers[version - 1](node);
 }
 
 } // namespace HessFit

@@ -1,11 +1,12 @@
 #include "internal/FlatHessianModel.h"
+#include "internal/HessianForceInternals.h"
 #include <cmath>
 #include <sstream>
 
 using namespace HessFit;
 using std::vector;
 
-static hf_term makeTerm(int kind, const HessianForce::Term& t) {
+static hf_term makeTerm(int kind, const HessianForceInternals::Term& t) {
     hf_term term;
     term.kind = kind;
     for (int i = 0; i < 4; i++)
@@ -24,7 +25,7 @@ void FlatHessianModel::build(const HessianForce& force) {
     terms.clear();
     origins.clear();
     int n = force.getNumParticles();
-    particleSlots = force.getParticleSlots();
+    particleSlots = HessianForceInternals::getParticleSlots(force);
 
     // Molecules (the implicit one holds every particle in order).
     int numMolecules = force.getNumMolecules();
@@ -52,9 +53,9 @@ void FlatHessianModel::build(const HessianForce& force) {
 
     for (int k = 0; k < HessianForce::NumTermKinds; k++) {
         HessianForce::TermKind kind = (HessianForce::TermKind) k;
-        const vector<HessianForce::Term>& list = force.getTerms(kind);
+        const vector<HessianForceInternals::Term>& list = HessianForceInternals::getTerms(force, kind);
         for (int i = 0; i < (int) list.size(); i++) {
-            const HessianForce::Term& t = list[i];
+            const HessianForceInternals::Term& t = list[i];
             Origin origin = {k, i};
             if (kind == HessianForce::Exclusion || kind == HessianForce::Pair14 || kind == HessianForce::ExplicitPair) {
                 int a = t.particles[0], b = t.particles[1], m = atomMol[a];

@@ -23,7 +23,7 @@ vector<std::string> HessianForceImpl::getKernelNames() {
 
 vector<std::pair<int, int> > HessianForceImpl::getBondedParticles() const {
     vector<std::pair<int, int> > bonds;
-    for (const HessianForce::Term& t : owner.getTerms(HessianForce::Bond))
+    for (const HessianForceInternals::Term& t : HessianForceInternals::getTerms(owner, HessianForce::Bond))
         bonds.emplace_back(t.particles[0], t.particles[1]);
     return bonds;
 }
@@ -42,7 +42,7 @@ void HessianForceImpl::validate(const HessianForce& force, int numSystemParticle
     }
     // Molecule of every particle.
     vector<int> moleculeOf(n, force.hasExplicitMolecules() ? -1 : 0);
-    const vector<vector<int> >& molecules = force.getExplicitMolecules();
+    const vector<vector<int> >& molecules = HessianForceInternals::getExplicitMolecules(force);
     for (int m = 0; m < (int) molecules.size(); m++)
         for (int p : molecules[m]) {
             std::ostringstream msg;
@@ -67,9 +67,9 @@ void HessianForceImpl::validate(const HessianForce& force, int numSystemParticle
     std::unordered_map<long long, std::pair<int, int> > pairOwner;  // (kind, index) of the pair's definition
     for (int k = 0; k < HessianForce::NumTermKinds; k++) {
         HessianForce::TermKind kind = (HessianForce::TermKind) k;
-        const vector<HessianForce::Term>& list = force.getTerms(kind);
+        const vector<HessianForceInternals::Term>& list = HessianForceInternals::getTerms(force, kind);
         for (int i = 0; i < (int) list.size(); i++) {
-            const HessianForce::Term& t = list[i];
+            const HessianForceInternals::Term& t = list[i];
             for (int a = 0; a < 4 && t.particles[a] >= 0; a++) {
                 std::ostringstream msg;
                 if (t.particles[a] >= n) {
@@ -122,21 +122,23 @@ double HessianForceImpl::calcForcesAndEnergy(ContextImpl& context, bool includeF
 
 bool HessianForceImpl::sameDefinitionAsKernel() const {
     for (int k = 0; k < HessianForce::NumTermKinds; k++) {
-        const vector<HessianForce::Term>& now = owner.getTerms((HessianForce::TermKind) k);
+        const vector<HessianForceInternals::Term>& now = HessianForceInternals::getTerms(owner, (HessianForce::TermKind) k);
         if (now.size() != kernelTerms[k].size() ||
-            (!now.empty() && std::memcmp(now.data(), kernelTerms[k].data(), now.size() * sizeof(HessianForce::Term)) != 0))
+            (!now.empty() &&
+             std::memcmp(now.data(), kernelTerms[k].data(), now.size() * sizeof(HessianForceInternals::Term)) != 0))
             return false;
     }
-    return owner.getParticleSlots() == kernelParticleSlots && owner.getExplicitMolecules() == kernelMolecules &&
+    return HessianForceInternals::getParticleSlots(owner) == kernelParticleSlots &&
+           HessianForceInternals::getExplicitMolecules(owner) == kernelMolecules &&
            (int) owner.getCombiningRule() == kernelCombiningRule && owner.getCoulomb14Scale() == kernel14Scales[0] &&
            owner.getLJ14Scale() == kernel14Scales[1];
 }
 
 void HessianForceImpl::rememberDefinition() {
     for (int k = 0; k < HessianForce::NumTermKinds; k++)
-        kernelTerms[k] = owner.getTerms((HessianForce::TermKind) k);
-    kernelParticleSlots = owner.getParticleSlots();
-    kernelMolecules = owner.getExplicitMolecules();
+        kernelTerms[k] = HessianForceInternals::getTerms(owner, (HessianForce::TermKind) k);
+    kernelParticleSlots = HessianForceInternals::getParticleSlots(owner);
+    kernelMolecules = HessianForceInternals::getExplicitMolecules(owner);
     kernelCombiningRule = (int) owner.getCombiningRule();
     kernel14Scales[0] = owner.getCoulomb14Scale();
     kernel14Scales[1] = owner.getLJ14Scale();
@@ -148,7 +150,7 @@ void HessianForceImpl::updateParametersInContext(ContextImpl& context) {
         k.copyParameterTableToContext(context, owner.getParameters());
     } else {
         validate(owner, context.getSystem().getNumParticles());
-        if (owner.getExplicitMolecules() != kernelMolecules)
+        if (HessianForceInternals::getExplicitMolecules(owner) != kernelMolecules)
             fail(HessianForceException::Topology, "updateParametersInContext cannot change the molecules; "
                                                   "create a new Context instead");
         k.copyParametersToContext(context, owner);

@@ -1,6 +1,7 @@
 #ifndef HESSFIT_H_
 #define HESSFIT_H_
-/*
+/**
+ * @file hessfit.h
  * hessfit C API: the HessianForce OpenMM plugin for C programs.
  *
  * It works beside OpenMM's own C API (OpenMMCWrapper.h): build the System, Integrator and
@@ -8,156 +9,567 @@
  * then read energy, forces, analytic Hessian blocks and parameter derivatives from the Context.
  *
  * Units are OpenMM's: nm, rad, kJ/mol, elementary charges; Hessians in kJ/mol/nm^2. The energy
- * forms and the meaning of every slot are documented in plugin/include/HessianForce.h.
+ * forms and the meaning of every slot are documented in HessianForce.h.
  *
- * Errors: every function returns a HessFit_Status; on failure, hessfit_last_error() gives a
- * message naming the offending item (thread-local, valid until the next failing call on the same
- * thread). No C++ exception ever crosses this interface.
+ * Errors: every function that can fail returns a HessFit_Status; on failure,
+ * hessfit_last_error() gives a message naming the offending item (thread-local, valid until the
+ * next failing call on the same thread). No C++ exception ever crosses this interface.
  *
- * Ownership: hessfit_force_create returns a handle that owns its force. After
- * hessfit_force_add_to_system the System owns the force; the handle stays usable while the
- * System lives and hessfit_force_destroy then frees only the handle.
+ * Handles: HessFit_Force is opaque. hessfit_force_create and its variants
+ * (hessfit_force_create_from_system, hessfit_force_create_from_openmm) make one;
+ * hessfit_force_destroy frees it. A handle from hessfit_force_create(_from_system) owns its force
+ * until hessfit_force_add_to_system, after which the System owns the force: the handle stays
+ * usable while the System lives and hessfit_force_destroy then frees only the handle.
+ *
+ * Version: hessfit_version() and hessfit_version_numbers() give the library's version at run
+ * time; hessfit_version.h (included here) the version of the headers at compile time.
  */
 #include "OpenMMCWrapper.h"
+#include "hessfit_version.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/** The result of every C API call that can fail. */
 typedef enum {
-    HESSFIT_SUCCESS = 0,
-    HESSFIT_ERROR_NULL_ARGUMENT,     /* a required pointer was NULL */
-    HESSFIT_ERROR_INDEX,             /* a particle, slot, term or molecule index out of range */
-    HESSFIT_ERROR_VALUE,             /* NaN or infinite parameter, bad periodicity or scale */
-    HESSFIT_ERROR_SIZE,              /* an array size does not match what is required */
-    HESSFIT_ERROR_TOPOLOGY,          /* a term spans two molecules, a particle in no or two molecules */
-    HESSFIT_ERROR_GEOMETRY,          /* a coordinate is undefined (coincident or collinear atoms) */
-    HESSFIT_ERROR_NOT_IN_CONTEXT,    /* the force is not part of the given Context */
-    HESSFIT_ERROR_UNSUPPORTED,       /* converter: a stock force or setting it cannot represent */
-    HESSFIT_ERROR_OWNERSHIP,         /* the force already belongs to a System */
-    HESSFIT_ERROR_OPENMM,            /* any other error reported by OpenMM */
-    HESSFIT_ERROR_OUT_OF_MEMORY,
-    HESSFIT_NUM_STATUS
+    HESSFIT_SUCCESS = 0,             /**< the call succeeded */
+    HESSFIT_ERROR_NULL_ARGUMENT,     /**< a required pointer was NULL */
+    HESSFIT_ERROR_INDEX,             /**< a particle, slot, term or molecule index out of range */
+    HESSFIT_ERROR_VALUE,             /**< NaN or infinite parameter, bad periodicity or scale */
+    HESSFIT_ERROR_SIZE,              /**< an array size does not match what is required */
+    HESSFIT_ERROR_TOPOLOGY,          /**< a term spans two molecules, a particle in no or two molecules */
+    HESSFIT_ERROR_GEOMETRY,          /**< a coordinate is undefined (coincident or collinear atoms) */
+    HESSFIT_ERROR_NOT_IN_CONTEXT,    /**< the force is not part of the given Context */
+    HESSFIT_ERROR_UNSUPPORTED,       /**< a stock force or setting the converter cannot represent, or a
+                                          serialization version this build cannot read */
+    HESSFIT_ERROR_OWNERSHIP,         /**< the force already belongs to a System */
+    HESSFIT_ERROR_OPENMM,            /**< any other error reported by OpenMM */
+    HESSFIT_ERROR_OUT_OF_MEMORY,     /**< an allocation failed */
+    HESSFIT_NUM_STATUS               /**< the number of status codes (not a status) */
 } HessFit_Status;
 
-/* A fixed text for a status code ("success", "index out of range", ...). */
+/**
+ * Get a fixed text for a status code.
+ *
+ * @param status  a status code
+ * @return "success", "index out of range", ...; "unknown status" for a value outside HessFit_Status
+ */
 const char *hessfit_status_string(HessFit_Status status);
-/* The detailed message of the last failure on this thread ("" if none). */
+/**
+ * Get the detailed message of the last failure on this thread.
+ *
+ * @return "function: message" naming the offending item, "" if no call failed yet; valid until
+ *         the next failing call on the same thread
+ */
 const char *hessfit_last_error(void);
 
-typedef enum { HESSFIT_COMBINE_GEOMETRIC = 0, HESSFIT_COMBINE_LORENTZ_BERTHELOT = 1 } HessFit_CombiningRule;
+/**
+ * Get the version of the hessfit library in use (which may differ from the HESSFIT_VERSION_STRING
+ * of the headers a program was compiled with).
+ *
+ * @return "MAJOR.MINOR.PATCH", a static string
+ */
+const char *hessfit_version(void);
+/**
+ * Get the version of the hessfit library in use as numbers.
+ *
+ * @param[out] major  the major version (may be NULL)
+ * @param[out] minor  the minor version (may be NULL)
+ * @param[out] patch  the patch version (may be NULL)
+ */
+void hessfit_version_numbers(int *major, int *minor, int *patch);
 
+/** How per-particle sigmas combine for a pair (epsilons always combine geometrically). */
+typedef enum {
+    HESSFIT_COMBINE_GEOMETRIC = 0,          /**< sigma_ij = sqrt(sigma_i sigma_j) (OPLS-AA) */
+    HESSFIT_COMBINE_LORENTZ_BERTHELOT = 1   /**< sigma_ij = (sigma_i + sigma_j) / 2 (AMBER) */
+} HessFit_CombiningRule;
+
+/** Slot index meaning "no parameter: the value is zero" (optional slots only). */
 #define HESSFIT_NO_SLOT (-1)
 
+/** A HessianForce (opaque handle; see the top of this file for ownership). */
 typedef struct HessFit_Force HessFit_Force;
 
 /* ---- lifetime ---------------------------------------------------------------------------- */
+/**
+ * Create an empty force (no parameters, particles or terms; geometric combining rule, 1-4 scales
+ * 0.5) and a handle that owns it.
+ *
+ * @param[out] force  the new handle (NULL on failure); free it with hessfit_force_destroy
+ * @return HESSFIT_SUCCESS, HESSFIT_ERROR_NULL_ARGUMENT or HESSFIT_ERROR_OUT_OF_MEMORY
+ */
 HessFit_Status hessfit_force_create(HessFit_Force **force);
-/* Builds a force equal to the System's stock forces (HarmonicBondForce, HarmonicAngleForce,
+/**
+ * Create a force equal to the System's stock forces (HarmonicBondForce, HarmonicAngleForce,
  * PeriodicTorsionForce, RBTorsionForce, NonbondedForce with NoCutoff incl. exceptions;
- * CMMotionRemover is ignored). Anything else fails with HESSFIT_ERROR_UNSUPPORTED naming it. */
+ * CMMotionRemover is ignored) and a handle that owns it.
+ *
+ * @param system      the System to convert (not changed)
+ * @param[out] force  the new handle (NULL on failure); free it with hessfit_force_destroy
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_UNSUPPORTED naming every force or setting it cannot represent
+ */
 HessFit_Status hessfit_force_create_from_system(const OpenMM_System *system, HessFit_Force **force);
+/**
+ * Create a non-owning handle on a HessianForce that already lives in a System (e.g. one read back
+ * by hessfit_system_deserialize). hessfit_force_destroy frees only the handle;
+ * hessfit_force_add_to_system refuses it.
+ *
+ * @param openmm_force  a force of a System
+ * @param[out] force    the new handle (NULL on failure)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE if openmm_force is not a HessianForce
+ */
+HessFit_Status hessfit_force_create_from_openmm(OpenMM_Force *openmm_force, HessFit_Force **force);
+/**
+ * Free a handle, and its force if the handle still owns it.
+ *
+ * @param force  the handle (NULL is ignored)
+ */
 void hessfit_force_destroy(HessFit_Force *force);
-/* A non-owning handle on a HessianForce that already lives in a System (e.g. one read back by
- * OpenMM_XmlSerializer_deserializeSystem); HESSFIT_ERROR_VALUE if openmm_force is not one.
- * hessfit_force_destroy frees only the handle; hessfit_force_add_to_system refuses it. */
-HessFit_Status hessfit_force_from_openmm(OpenMM_Force *openmm_force, HessFit_Force **force);
-/* The underlying OpenMM_Force, for OpenMM's C API (e.g. OpenMM_Force_setForceGroup). */
+/**
+ * Get the underlying OpenMM_Force, for OpenMM's C API (e.g. OpenMM_Force_setForceGroup).
+ *
+ * @param force  the handle
+ * @return the force (NULL for a NULL handle); owned by the handle or its System
+ */
 OpenMM_Force *hessfit_force_as_openmm(HessFit_Force *force);
-/* Adds the force to a System, which takes ownership; *force_index may be NULL. */
+/**
+ * Add the force to a System, which takes ownership of it.
+ *
+ * @param force             an owning handle
+ * @param system            the System
+ * @param[out] force_index  the force's index in the System (may be NULL)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_OWNERSHIP if the force already belongs to a System
+ */
 HessFit_Status hessfit_force_add_to_system(HessFit_Force *force, OpenMM_System *system, int *force_index);
 
 /* ---- parameter table --------------------------------------------------------------------- */
+/**
+ * Append a slot to the parameter table.
+ *
+ * @param force      the handle
+ * @param value      the slot's value, finite, in the unit of the terms that use it
+ * @param[out] slot  the new slot's index (may be NULL)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE for a non-finite value
+ */
 HessFit_Status hessfit_force_add_parameter(HessFit_Force *force, double value, int *slot);
+/**
+ * Get the number of slots in the parameter table.
+ *
+ * @param force   the handle
+ * @param[out] n  the slot count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
 HessFit_Status hessfit_force_get_num_parameters(const HessFit_Force *force, int *n);
-/* n must equal the number of slots. */
+/**
+ * Replace the whole parameter table (push it into a Context with
+ * hessfit_force_update_parameters_in_context).
+ *
+ * @param force   the handle
+ * @param values  the new values, all finite
+ * @param n       the number of values; must equal the number of slots
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE, HESSFIT_ERROR_VALUE naming the slot
+ */
 HessFit_Status hessfit_force_set_parameters(HessFit_Force *force, const double *values, int n);
+/**
+ * Copy out the whole parameter table.
+ *
+ * @param force        the handle
+ * @param[out] values  the value of every slot
+ * @param n            the length of values; must equal the number of slots
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_SIZE
+ */
 HessFit_Status hessfit_force_get_parameters(const HessFit_Force *force, double *values, int n);
 
 /* ---- particles and molecules ------------------------------------------------------------- */
+/**
+ * Add a particle (the force must end up with as many particles as the System).
+ *
+ * @param force         the handle
+ * @param charge_slot   the slot of its charge (e), or HESSFIT_NO_SLOT for zero
+ * @param sigma_slot    the slot of its sigma (nm), or HESSFIT_NO_SLOT for zero
+ * @param epsilon_slot  the slot of its epsilon (kJ/mol), or HESSFIT_NO_SLOT for zero
+ * @param[out] index    the particle's index (may be NULL)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a slot out of range
+ */
 HessFit_Status hessfit_force_add_particle(HessFit_Force *force, int charge_slot, int sigma_slot, int epsilon_slot, int *index);
+/**
+ * Declare a molecule. Without any, all particles form one molecule; with any, every particle must
+ * belong to exactly one (checked by hessfit_force_validate and at Context creation).
+ *
+ * @param force       the handle
+ * @param particles   its particles, in the order of its Hessian block
+ * @param n           the number of particles (> 0)
+ * @param[out] index  the molecule's index (may be NULL)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE for an empty list, HESSFIT_ERROR_INDEX for a negative index
+ */
 HessFit_Status hessfit_force_add_molecule(HessFit_Force *force, const int *particles, int n, int *index);
+/**
+ * Get the number of particles.
+ *
+ * @param force   the handle
+ * @param[out] n  the particle count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
 HessFit_Status hessfit_force_get_num_particles(const HessFit_Force *force, int *n);
+/**
+ * Get the number of molecules (1 for the implicit all-particle molecule when none was declared).
+ *
+ * @param force   the handle
+ * @param[out] n  the molecule count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
 HessFit_Status hessfit_force_get_num_molecules(const HessFit_Force *force, int *n);
-/* Writes the molecule's particles (Hessian-block order) into particles[capacity]; *n = count. */
+/**
+ * Get the particles of a molecule. particles may be NULL with capacity 0 to query the count.
+ *
+ * @param force           the handle
+ * @param molecule        the molecule's index
+ * @param[out] particles  its particles in Hessian-block order
+ * @param capacity        the length of particles
+ * @param[out] n          the particle count (set even when capacity is too small)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE when capacity is smaller than the count,
+ *         HESSFIT_ERROR_INDEX for a bad molecule index
+ */
 HessFit_Status hessfit_force_get_molecule_particles(const HessFit_Force *force, int molecule, int *particles, int capacity, int *n);
 
-/* ---- terms (index outputs may be NULL) ---------------------------------------------------- */
+/* ---- terms (index outputs may be NULL; errors: HESSFIT_ERROR_INDEX for a particle or slot out
+ * of range or a particle used twice, HESSFIT_ERROR_VALUE for a periodicity < 1) ------------- */
+/**
+ * Add a harmonic bond, E = k (r - r0)^2.
+ *
+ * @param force       the handle
+ * @param p1          the first particle
+ * @param p2          the second particle
+ * @param k_slot      the slot of k (kJ/mol/nm^2)
+ * @param r0_slot     the slot of r0 (nm)
+ * @param[out] index  the bond's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_add_bond(HessFit_Force *force, int p1, int p2, int k_slot, int r0_slot, int *index);
+/**
+ * Add a Urey-Bradley 1-3 spring, E = k (r13 - r0)^2.
+ *
+ * @param force       the handle
+ * @param p1          the first particle
+ * @param p3          the third particle
+ * @param k_slot      the slot of k (kJ/mol/nm^2)
+ * @param r0_slot     the slot of r0 (nm)
+ * @param[out] index  the term's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_add_urey_bradley(HessFit_Force *force, int p1, int p3, int k_slot, int r0_slot, int *index);
+/**
+ * Add a harmonic angle, E = k (theta - theta0)^2, theta the p1-p2-p3 angle.
+ *
+ * @param force        the handle
+ * @param p1           the first particle
+ * @param p2           the central particle
+ * @param p3           the third particle
+ * @param k_slot       the slot of k (kJ/mol/rad^2)
+ * @param theta0_slot  the slot of theta0 (rad)
+ * @param[out] index   the angle's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_add_angle(HessFit_Force *force, int p1, int p2, int p3, int k_slot, int theta0_slot, int *index);
+/**
+ * Add a periodic torsion, E = k (1 + cos(n phi - phase)).
+ *
+ * @param force        the handle
+ * @param p1           the first particle
+ * @param p2           the second particle
+ * @param p3           the third particle
+ * @param p4           the fourth particle
+ * @param periodicity  n, >= 1
+ * @param k_slot       the slot of k (kJ/mol)
+ * @param phase_slot   the slot of the phase (rad)
+ * @param[out] index   the torsion's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_add_periodic_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index);
+/**
+ * Add an OPLS-AA torsion, E = sum_{m=1..4} V_m/2 (1 + (-1)^(m+1) cos(m phi)).
+ *
+ * @param force       the handle
+ * @param p1          the first particle
+ * @param p2          the second particle
+ * @param p3          the third particle
+ * @param p4          the fourth particle
+ * @param v_slots     the slots of V1..V4 (kJ/mol), each may be HESSFIT_NO_SLOT
+ * @param[out] index  the torsion's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_add_opls_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, const int v_slots[4], int *index);
+/**
+ * Add a Ryckaert-Bellemans torsion, E = sum_{m=0..5} C_m cos(phi - pi)^m.
+ *
+ * @param force       the handle
+ * @param p1          the first particle
+ * @param p2          the second particle
+ * @param p3          the third particle
+ * @param p4          the fourth particle
+ * @param c_slots     the slots of C0..C5 (kJ/mol), each may be HESSFIT_NO_SLOT
+ * @param[out] index  the torsion's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_add_rb_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, const int c_slots[6], int *index);
+/**
+ * Add a periodic improper, E = k (1 + cos(n phi - phase)) on the dihedral p1-p2-p3-p4.
+ *
+ * @param force        the handle
+ * @param p1           the first particle
+ * @param p2           the second particle
+ * @param p3           the third particle
+ * @param p4           the fourth particle
+ * @param periodicity  n, >= 1
+ * @param k_slot       the slot of k (kJ/mol)
+ * @param phase_slot   the slot of the phase (rad)
+ * @param[out] index   the improper's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_add_periodic_improper(HessFit_Force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index);
+/**
+ * Add a harmonic improper, E = k (phi - phi0)^2 with phi - phi0 wrapped to [-pi, pi].
+ *
+ * @param force       the handle
+ * @param p1          the first particle
+ * @param p2          the second particle
+ * @param p3          the third particle
+ * @param p4          the fourth particle
+ * @param k_slot      the slot of k (kJ/mol/rad^2)
+ * @param phi0_slot   the slot of phi0 (rad)
+ * @param[out] index  the improper's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_add_harmonic_improper(HessFit_Force *force, int p1, int p2, int p3, int p4, int k_slot, int phi0_slot, int *index);
+/**
+ * Exclude a pair from the nonbonded sum.
+ *
+ * @param force       the handle
+ * @param p1          the first particle
+ * @param p2          the second particle
+ * @param[out] index  the exclusion's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_add_exclusion(HessFit_Force *force, int p1, int p2, int *index);
+/**
+ * Add a 1-4 pair: excluded from the plain sum, interacting with the combined parameters scaled by
+ * the 1-4 scales.
+ *
+ * @param force       the handle
+ * @param p1          the first particle
+ * @param p2          the second particle
+ * @param[out] index  the pair's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_add_pair14(HessFit_Force *force, int p1, int p2, int *index);
+/**
+ * Add an explicit pair: excluded from the plain sum, interacting with its own parameters.
+ *
+ * @param force             the handle
+ * @param p1                the first particle
+ * @param p2                the second particle
+ * @param charge_prod_slot  the slot of the charge product (e^2), or HESSFIT_NO_SLOT
+ * @param sigma_slot        the slot of sigma (nm), or HESSFIT_NO_SLOT
+ * @param epsilon_slot      the slot of epsilon (kJ/mol), or HESSFIT_NO_SLOT
+ * @param[out] index        the pair's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_add_explicit_pair(HessFit_Force *force, int p1, int p2, int charge_prod_slot, int sigma_slot, int epsilon_slot, int *index);
-/* bonds: 2 * n_bonds particle indices. Excludes 1-2 and 1-3 pairs, adds 1-4 pairs. */
+/**
+ * Exclude the 1-2 and 1-3 pairs of a bond graph and add its 1-4 pairs.
+ *
+ * @param force    the handle
+ * @param bonds    2 * n_bonds particle indices, one pair per bond
+ * @param n_bonds  the number of bonds
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad bond
+ */
 HessFit_Status hessfit_force_create_exclusions_from_bonds(HessFit_Force *force, const int *bonds, int n_bonds);
+/**
+ * Set how per-particle sigmas combine.
+ *
+ * @param force  the handle
+ * @param rule   a HessFit_CombiningRule
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE for an unknown rule
+ */
 HessFit_Status hessfit_force_set_combining_rule(HessFit_Force *force, HessFit_CombiningRule rule);
+/**
+ * Set the factors that scale the Coulomb and Lennard-Jones energies of 1-4 pairs.
+ *
+ * @param force            the handle
+ * @param coulomb14_scale  the Coulomb factor, finite (OPLS-AA: 0.5)
+ * @param lj14_scale       the Lennard-Jones factor, finite (OPLS-AA: 0.5)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE for a non-finite factor
+ */
 HessFit_Status hessfit_force_set_14_scales(HessFit_Force *force, double coulomb14_scale, double lj14_scale);
 
-/* ---- checking and Context creation -------------------------------------------------------- */
-/* Checks the force against a System as Context creation would (particle count, indices, molecule
- * membership, terms spanning two molecules, pairs defined twice) and reports the first problem. */
+/* ---- checking, Context creation, serialization -------------------------------------------- */
+/**
+ * Check the force against a System as Context creation would (particle count, indices, molecule
+ * membership, terms spanning two molecules, pairs defined twice).
+ *
+ * @param force   the handle
+ * @param system  the System the force is meant for
+ * @return HESSFIT_SUCCESS or the first problem's status (the message names it)
+ */
 HessFit_Status hessfit_force_validate(const HessFit_Force *force, const OpenMM_System *system);
-/* OpenMM_Context_create_2 with errors reported as a status instead of a C++ exception (which
- * OpenMM's C API cannot report): platform_name may be NULL for OpenMM's choice; precision
- * ("single", "mixed", "double") may be NULL and is ignored by platforms without that property. */
+/**
+ * OpenMM_Context_create_2 with errors reported as a status instead of a C++ exception (which
+ * OpenMM's C API cannot report).
+ *
+ * @param system         the System
+ * @param integrator     the Integrator (owned by the caller, must outlive the Context)
+ * @param platform_name  the platform ("Reference", "OpenCL", "CUDA"), or NULL for OpenMM's choice
+ * @param precision      "single", "mixed" or "double", or NULL; ignored by platforms without a
+ *                       Precision property
+ * @param[out] context   the new Context (NULL on failure); free it with OpenMM_Context_destroy
+ * @return HESSFIT_SUCCESS, or the status of the HessianForce error, or HESSFIT_ERROR_OPENMM
+ */
 HessFit_Status hessfit_context_create(const OpenMM_System *system, OpenMM_Integrator *integrator,
                                       const char *platform_name, const char *precision, OpenMM_Context **context);
-/* OpenMM's LocalEnergyMinimizer::minimize (L-BFGS on the Context's positions, which it updates)
- * with errors as a status instead of a C++ exception: tolerance is the root-mean-square force
- * (kJ/mol/nm, > 0) at which it stops, max_iterations >= 0 (0: until converged).
- * HESSFIT_ERROR_VALUE for a bad argument, HESSFIT_ERROR_GEOMETRY when a HessianForce meets an
- * undefined geometry on the way, HESSFIT_ERROR_OPENMM for any other failure. */
+/**
+ * OpenMM's LocalEnergyMinimizer::minimize (L-BFGS on the Context's positions, which it updates)
+ * with errors as a status instead of a C++ exception.
+ *
+ * @param context         the Context
+ * @param tolerance       the root-mean-square force (kJ/mol/nm, > 0) at which it stops
+ * @param max_iterations  >= 0 (0: until converged)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE for a bad argument, HESSFIT_ERROR_GEOMETRY when a
+ *         HessianForce meets an undefined geometry on the way, HESSFIT_ERROR_OPENMM otherwise
+ */
 HessFit_Status hessfit_context_minimize(OpenMM_Context *context, double tolerance, int max_iterations);
+/**
+ * OpenMM_XmlSerializer_deserializeSystem with errors reported as a status instead of a C++
+ * exception: a HessianForce written by a newer hessfit, in a serialization version this build
+ * cannot read, gives HESSFIT_ERROR_UNSUPPORTED naming the version.
+ *
+ * @param xml          the XML of a System (OpenMM_XmlSerializer_serializeSystem)
+ * @param[out] system  the new System (NULL on failure); free it with OpenMM_System_destroy
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_UNSUPPORTED, another HessianForce status for a force the
+ *         XML describes wrongly, HESSFIT_ERROR_OPENMM for malformed XML
+ */
+HessFit_Status hessfit_system_deserialize(const char *xml, OpenMM_System **system);
 
-/* ---- reading a Context -------------------------------------------------------------------- */
-/* Pushes the parameter table (and terms) into the Context without re-initialising it. */
+/* ---- reading a Context (errors: HESSFIT_ERROR_NOT_IN_CONTEXT when the force is not part of the
+ * Context's System, HESSFIT_ERROR_GEOMETRY for an undefined coordinate) ------------------- */
+/**
+ * Push the parameter table (and terms) into the Context without re-initialising it.
+ *
+ * @param force    the handle
+ * @param context  a Context whose System holds the force
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_TOPOLOGY if the molecules changed
+ */
 HessFit_Status hessfit_force_update_parameters_in_context(HessFit_Force *force, OpenMM_Context *context);
-/* Energy (kJ/mol) and, if forces != NULL, forces (3 * n_particles doubles, kJ/mol/nm) of the
- * force's group in the Context (the force is alone in its group unless the caller put others there). */
+/**
+ * Get the energy and forces of the force's group in the Context (the force is alone in its group
+ * unless the caller put others there).
+ *
+ * @param force        the handle
+ * @param context      a Context whose System holds the force
+ * @param[out] energy  kJ/mol
+ * @param[out] forces  3 * n_particles doubles (kJ/mol/nm), or NULL
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_get_energy_forces(HessFit_Force *force, OpenMM_Context *context, double *energy, double *forces);
-/* Total length of the concatenated Hessian blocks, sum over molecules of (3 n_m)^2. */
+/**
+ * Get the total length of the concatenated Hessian blocks.
+ *
+ * @param force       the handle
+ * @param[out] size   the sum over molecules of (3 n_m)^2
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
 HessFit_Status hessfit_force_get_hessian_size(const HessFit_Force *force, long long *size);
+/**
+ * Get where a molecule's block starts in the concatenated Hessian blocks.
+ *
+ * @param force        the handle
+ * @param molecule     the molecule's index (the molecule count gives the total size)
+ * @param[out] offset  the offset, in doubles
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad molecule index
+ */
 HessFit_Status hessfit_force_get_hessian_block_offset(const HessFit_Force *force, int molecule, long long *offset);
-/* Analytic Hessian blocks (kJ/mol/nm^2, row-major per molecule); size must equal the Hessian size. */
+/**
+ * Compute the analytic Hessian blocks at the Context's positions.
+ *
+ * @param force        the handle
+ * @param context      a Context whose System holds the force
+ * @param[out] blocks  kJ/mol/nm^2, one row-major (3 n_m) x (3 n_m) block per molecule
+ * @param size         the length of blocks; must equal the Hessian size
+ * @return HESSFIT_SUCCESS, HESSFIT_ERROR_SIZE or an error (see above)
+ */
 HessFit_Status hessfit_force_get_hessian_blocks(HessFit_Force *force, OpenMM_Context *context, double *blocks, long long size);
-/* dE/dslot for every slot; n must equal the number of slots. */
+/**
+ * Compute dE/dslot for every slot at the Context's positions.
+ *
+ * @param force             the handle
+ * @param context           a Context whose System holds the force
+ * @param[out] derivatives  kJ/mol per slot unit
+ * @param n                 the length of derivatives; must equal the number of slots
+ * @return HESSFIT_SUCCESS, HESSFIT_ERROR_SIZE or an error (see above)
+ */
 HessFit_Status hessfit_force_get_parameter_derivatives(HessFit_Force *force, OpenMM_Context *context, double *derivatives, int n);
 
 /* ---- adjoint contractions (parameter gradients of Hessian-space objectives) ----------------- */
-/* derivatives[s] = tr(G^T dH/dslot_s) = sum over molecules m and block entries ij of
- * G_m,ij dH_m,ij/dslot_s, for every slot s, without forming any dH/dslot. adjoint holds G in the
- * layout of hessfit_force_get_hessian_blocks (size must equal the Hessian size); only its
- * symmetric part matters. For an objective L(H), G = dL/dH: e.g. sum_k c_k w_k w_k^T for
- * sum_k c_k lambda_k with eigenvectors w_k. derivatives: kJ/mol/nm^2 times G's units, per slot
- * unit; n must equal the number of slots. HESSFIT_ERROR_SIZE for a wrong size,
- * HESSFIT_ERROR_VALUE for a NaN or infinite entry of G (the message names it),
- * HESSFIT_ERROR_GEOMETRY where hessfit_force_get_hessian_blocks fails. */
+/**
+ * Compute derivatives[s] = tr(G^T dH/dslot_s) = sum over molecules m and block entries ij of
+ * G_m,ij dH_m,ij/dslot_s, for every slot s, without forming any dH/dslot. For an objective L(H),
+ * G = dL/dH: e.g. sum_k c_k w_k w_k^T for sum_k c_k lambda_k with eigenvectors w_k.
+ *
+ * @param force             the handle
+ * @param context           a Context whose System holds the force
+ * @param adjoint           G in the layout of hessfit_force_get_hessian_blocks; only its
+ *                          symmetric part matters
+ * @param size              the length of adjoint; must equal the Hessian size
+ * @param[out] derivatives  kJ/mol/nm^2 times G's units, per slot unit
+ * @param n                 the length of derivatives; must equal the number of slots
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE for a wrong size, HESSFIT_ERROR_VALUE for a NaN or
+ *         infinite entry of G (the message names it), HESSFIT_ERROR_GEOMETRY
+ */
 HessFit_Status hessfit_force_get_hessian_contraction_derivatives(HessFit_Force *force, OpenMM_Context *context,
                                                                  const double *adjoint, long long size,
                                                                  double *derivatives, int n);
-/* derivatives[s] = y . d(grad E)/dslot_s = -y . dF/dslot_s for every slot s (implicit
- * differentiation of an optimised geometry). y: 3 * n_particles doubles (x, y, z per particle in
- * System order), finite; n_y must be 3 * n_particles. derivatives: kJ/mol/nm times y's units,
- * per slot unit; n must equal the number of slots. Errors as above. */
+/**
+ * Compute derivatives[s] = y . d(grad E)/dslot_s = -y . dF/dslot_s for every slot s (implicit
+ * differentiation of an optimised geometry).
+ *
+ * @param force             the handle
+ * @param context           a Context whose System holds the force
+ * @param y                 3 * n_particles finite doubles (x, y, z per particle in System order)
+ * @param n_y               the length of y; must be 3 * n_particles
+ * @param[out] derivatives  kJ/mol/nm times y's units, per slot unit
+ * @param n                 the length of derivatives; must equal the number of slots
+ * @return HESSFIT_SUCCESS or an error as hessfit_force_get_hessian_contraction_derivatives
+ */
 HessFit_Status hessfit_force_get_gradient_contraction_derivatives(HessFit_Force *force, OpenMM_Context *context,
                                                                   const double *y, int n_y,
                                                                   double *derivatives, int n);
 
 /* ---- per-molecule energies ---------------------------------------------------------------- */
-/* energies[m] = the energy (kJ/mol) of molecule m alone (its terms and nonbonded pairs; they sum to
- * the force's energy); n must equal the number of molecules. HESSFIT_ERROR_GEOMETRY as
- * hessfit_force_get_hessian_blocks. */
+/**
+ * Compute the energy of each molecule alone (its terms and nonbonded pairs; they sum to the
+ * force's energy).
+ *
+ * @param force          the handle
+ * @param context        a Context whose System holds the force
+ * @param[out] energies  kJ/mol, one per molecule
+ * @param n              the length of energies; must equal the number of molecules
+ * @return HESSFIT_SUCCESS, HESSFIT_ERROR_SIZE or an error (see above)
+ */
 HessFit_Status hessfit_force_get_molecule_energies(HessFit_Force *force, OpenMM_Context *context, double *energies, int n);
-/* derivatives[s] = sum_m weights[m] dE_m/dslot_s for every slot s: the parameter gradient of any
- * loss L of the molecule energies given weights[m] = dL/dE_m. weights: n_weights = the number of
- * molecules, finite (HESSFIT_ERROR_VALUE names the molecule); derivatives: kJ/mol times the
- * weights' units, per slot unit, n = the number of slots. */
+/**
+ * Compute derivatives[s] = sum_m weights[m] dE_m/dslot_s for every slot s: the parameter gradient
+ * of any loss L of the molecule energies given weights[m] = dL/dE_m.
+ *
+ * @param force             the handle
+ * @param context           a Context whose System holds the force
+ * @param weights           one finite weight per molecule
+ * @param n_weights         the length of weights; must equal the number of molecules
+ * @param[out] derivatives  kJ/mol times the weights' units, per slot unit
+ * @param n                 the length of derivatives; must equal the number of slots
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE, HESSFIT_ERROR_VALUE naming the molecule, or an
+ *         error (see above)
+ */
 HessFit_Status hessfit_force_get_molecule_energy_derivatives(HessFit_Force *force, OpenMM_Context *context,
                                                              const double *weights, int n_weights,
                                                              double *derivatives, int n);
@@ -170,54 +582,91 @@ HessFit_Status hessfit_force_get_molecule_energy_derivatives(HessFit_Force *forc
  * vectors), and Hessian elements, each with weights; loss = sum_i r_i^2, r_i = w_i (target_i -
  * value_i). One call gives the loss, dL/dslot for every slot (adjoint route, one kernel call for
  * all molecules) and the residuals. Units: kJ/mol/nm^2, amu, kJ/mol/nm^2/amu, cm^-1. The full
- * description (projection, pairing, residual order, gradients) is in plugin/include/HessianObjective.h.
+ * description (projection, pairing, residual order, gradients) is in HessianObjective.h.
  */
+/** How frequency targets find their MM modes. */
 typedef enum {
-    HESSFIT_NO_FREQUENCIES = 0,
-    HESSFIT_PAIR_BY_POSITION = 1,  /* candidates above frequency_threshold at the first evaluation */
-    HESSFIT_PAIR_BY_OVERLAP = 2    /* maximum total overlap with frequency_vectors, every evaluation */
+    HESSFIT_NO_FREQUENCIES = 0,    /**< no frequency targets */
+    HESSFIT_PAIR_BY_POSITION = 1,  /**< candidates above frequency_threshold at the first evaluation */
+    HESSFIT_PAIR_BY_OVERLAP = 2    /**< maximum total overlap with frequency_vectors, every evaluation */
 } HessFit_FrequencyPairing;
 
-/* The objectives of one molecule. Every array comes with its number of entries (an array may be
- * NULL only with 0 entries); sizes are checked against the molecule (n particles, dim = 3n). */
+/** The objectives of one molecule. Every array comes with its number of entries (an array may be
+ *  NULL only with 0 entries); sizes are checked against the molecule (n particles, dim = 3n). */
 typedef struct {
-    const double *masses;             int n_masses;               /* n, amu, Hessian-block order */
-    int frequency_pairing;            /* a HessFit_FrequencyPairing (int: any value is checked) */
-    int project_external;             /* frequencies: project translations and rotations out */
-    const double *frequency_targets;  int n_frequency_targets;    /* cm^-1 */
-    const double *frequency_weights;  int n_frequency_weights;    /* one per target, >= 0 */
-    double frequency_threshold;       /* position pairing: candidates above it, cm^-1 */
-    const double *frequency_vectors;  long long n_frequency_vectors; /* overlap pairing: targets x dim */
-    const double *eigen_vectors;      long long n_eigen_vectors;  /* k x dim, orthonormal rows */
-    const double *eigen_targets;      long long n_eigen_targets;  /* k x k (lower triangle read) */
-    const double *eigen_weights;      long long n_eigen_weights;  /* k x k */
-    const double *hessian_targets;    long long n_hessian_targets; /* dim x dim (lower triangle read) or 0 */
-    const double *hessian_weights;    long long n_hessian_weights;
+    const double *masses;             int n_masses;               /**< n, amu, Hessian-block order */
+    int frequency_pairing;            /**< a HessFit_FrequencyPairing (int: any value is checked) */
+    int project_external;             /**< frequencies: project translations and rotations out */
+    const double *frequency_targets;  int n_frequency_targets;    /**< cm^-1 */
+    const double *frequency_weights;  int n_frequency_weights;    /**< one per target, >= 0 */
+    double frequency_threshold;       /**< position pairing: candidates above it, cm^-1 */
+    const double *frequency_vectors;  long long n_frequency_vectors; /**< overlap pairing: targets x dim */
+    const double *eigen_vectors;      long long n_eigen_vectors;  /**< k x dim, orthonormal rows */
+    const double *eigen_targets;      long long n_eigen_targets;  /**< k x k (lower triangle read) */
+    const double *eigen_weights;      long long n_eigen_weights;  /**< k x k */
+    const double *hessian_targets;    long long n_hessian_targets; /**< dim x dim (lower triangle read) or 0 */
+    const double *hessian_weights;    long long n_hessian_weights; /**< as hessian_targets */
 } HessFit_MoleculeObjective;
 
-/* Zero every field, frequency_threshold = 50 cm^-1 (q2mm's). */
+/**
+ * Reset a molecule's objectives: every field zero, frequency_threshold = 50 cm^-1 (q2mm's).
+ *
+ * @param[out] molecule  the struct to reset (NULL is ignored)
+ */
 void hessfit_molecule_objective_init(HessFit_MoleculeObjective *molecule);
-/* Sets the Context's objective: n_molecules must equal the force's molecule count;
- * frequency_factor (cm^-1 per sqrt(kJ/mol/nm^2/amu), the fitting layer's
- * hf_frequency_factor_kj_mol_nm2_amu()) is needed when any molecule has frequencies.
- * HESSFIT_ERROR_SIZE / HESSFIT_ERROR_VALUE name the molecule, field and entry (wrong sizes, NaN,
- * negative weights, masses <= 0, vectors not orthonormal). */
+/**
+ * Set the Context's objective, replacing an earlier one.
+ *
+ * @param force             the handle
+ * @param context           a Context whose System holds the force
+ * @param molecules         one entry per molecule of the force
+ * @param n_molecules       the length of molecules; must equal the force's molecule count
+ * @param frequency_factor  cm^-1 per sqrt(kJ/mol/nm^2/amu) (the fitting layer's
+ *                          hf_frequency_factor_kj_mol_nm2_amu()); needed when any molecule has
+ *                          frequencies
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE / HESSFIT_ERROR_VALUE naming the molecule, field and
+ *         entry (wrong sizes, NaN, negative weights, masses <= 0, vectors not orthonormal)
+ */
 HessFit_Status hessfit_force_set_hessian_objective(HessFit_Force *force, OpenMM_Context *context,
                                                    const HessFit_MoleculeObjective *molecules, int n_molecules,
                                                    double frequency_factor);
-/* The loss; dLdslot (n = the number of slots; NULL with n = 0: no gradient), loss units per slot
- * unit; residuals (n_res = hessfit_force_get_hessian_objective_size's count; NULL with 0: none).
- * HESSFIT_ERROR_VALUE without an objective or when an eigensolver fails, HESSFIT_ERROR_GEOMETRY as
- * hessfit_force_get_hessian_blocks. */
+/**
+ * Evaluate the Context's objective.
+ *
+ * @param force           the handle
+ * @param context         a Context whose System holds the force
+ * @param[out] loss       the loss, sum r_i^2
+ * @param[out] dLdslot    dL/dslot (loss units per slot unit), or NULL with n = 0 for no gradient
+ * @param n               the length of dLdslot: the number of slots, or 0
+ * @param[out] residuals  the r_i, or NULL with n_res = 0
+ * @param n_res           the length of residuals: hessfit_force_get_hessian_objective_size's
+ *                        count, or 0
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE without an objective or when an eigensolver fails,
+ *         HESSFIT_ERROR_SIZE, HESSFIT_ERROR_GEOMETRY
+ */
 HessFit_Status hessfit_force_compute_hessian_objective(HessFit_Force *force, OpenMM_Context *context, double *loss,
                                                        double *dLdslot, int n, double *residuals, long long n_res);
-/* Residual count and total frequency targets of the Context's objective (0 and 0 when none);
- * either output may be NULL. */
+/**
+ * Get the sizes of the Context's objective (0 and 0 when none is set).
+ *
+ * @param force                     the handle
+ * @param context                   a Context whose System holds the force
+ * @param[out] n_residuals          the residual count (may be NULL)
+ * @param[out] n_frequency_targets  the total frequency targets (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
 HessFit_Status hessfit_force_get_hessian_objective_size(HessFit_Force *force, OpenMM_Context *context,
                                                         long long *n_residuals, int *n_frequency_targets);
-/* For every frequency target (molecules concatenated), the MM mode index (ascending eigenvalue order
- * of the molecule's mode list) it was compared with in the last evaluation, -1 if none;
- * n = the total frequency targets. */
+/**
+ * Get which MM mode each frequency target was compared with in the last evaluation.
+ *
+ * @param force       the handle
+ * @param context     a Context whose System holds the force
+ * @param[out] modes  for every frequency target (molecules concatenated), the mode index in
+ *                    ascending eigenvalue order of the molecule's mode list, -1 if none
+ * @param n           the length of modes; must equal the total frequency targets
+ * @return HESSFIT_SUCCESS, HESSFIT_ERROR_SIZE or an error (see above)
+ */
 HessFit_Status hessfit_force_get_hessian_objective_pairing(HessFit_Force *force, OpenMM_Context *context, int *modes,
                                                            int n);
 

@@ -27,6 +27,7 @@
 #include "openmm/OpenMMException.h"
 #include "openmm/State.h"
 #include "openmm/System.h"
+#include "openmm/serialization/XmlSerializer.h"
 #include <algorithm>
 #include <map>
 #include <exception>
@@ -225,6 +226,16 @@ const char *hessfit_last_error(void) {
     return lastError.c_str();
 }
 
+const char *hessfit_version(void) {
+    return HESSFIT_VERSION_STRING;
+}
+
+void hessfit_version_numbers(int *major, int *minor, int *patch) {
+    setOptional(major, HESSFIT_VERSION_MAJOR);
+    setOptional(minor, HESSFIT_VERSION_MINOR);
+    setOptional(patch, HESSFIT_VERSION_PATCH);
+}
+
 // ---- lifetime ----------------------------------------------------------------------------------
 
 HessFit_Status hessfit_force_create(HessFit_Force **force) {
@@ -247,7 +258,7 @@ HessFit_Status hessfit_force_create_from_system(const OpenMM_System *system, Hes
     });
 }
 
-HessFit_Status hessfit_force_from_openmm(OpenMM_Force *openmm_force, HessFit_Force **force) {
+HessFit_Status hessfit_force_create_from_openmm(OpenMM_Force *openmm_force, HessFit_Force **force) {
     if (force != nullptr)
         *force = nullptr;
     return guarded(__func__, [&]() {
@@ -738,7 +749,7 @@ HessFit_Status hessfit_force_get_hessian_objective_pairing(HessFit_Force *force,
     });
 }
 
-// ---- checking and Context creation ------------------------------------------------------------
+// ---- checking, Context creation, serialization -----------------------------------------------------
 
 HessFit_Status hessfit_force_validate(const HessFit_Force *force, const OpenMM_System *system) {
     return guarded(__func__, [&]() {
@@ -770,6 +781,18 @@ HessFit_Status hessfit_context_create(const OpenMM_System *system, OpenMM_Integr
             created = new OpenMM::Context(s, i, platform, properties);
         }
         *context = reinterpret_cast<OpenMM_Context*>(created);
+    });
+}
+
+HessFit_Status hessfit_system_deserialize(const char *xml, OpenMM_System **system) {
+    if (system != nullptr)
+        *system = nullptr;
+    return guarded(__func__, [&]() {
+        requireArg(xml, "xml");
+        requireArg(system, "system");
+        std::istringstream in(xml);
+        OpenMM::System* read = OpenMM::XmlSerializer::deserialize<OpenMM::System>(in);
+        *system = reinterpret_cast<OpenMM_System*>(read);
     });
 }
 

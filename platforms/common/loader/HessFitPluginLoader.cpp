@@ -26,7 +26,7 @@ namespace {
 class UnavailableKernelFactory : public KernelFactory {
 public:
     explicit UnavailableKernelFactory(const std::string& why) : why(why) {}
-    KernelImpl* createKernelImpl(std::string, const Platform&, ContextImpl&) const {
+    KernelImpl* createKernelImpl(std::string, const Platform&, ContextImpl&) const override {
         throw OpenMMException(why);
     }
 private:

@@ -18,7 +18,7 @@ template <class PlatformData>
 class CommonHessianKernelFactory : public OpenMM::KernelFactory {
 public:
     OpenMM::KernelImpl* createKernelImpl(std::string name, const OpenMM::Platform& platform,
-                                         OpenMM::ContextImpl& context) const {
+                                         OpenMM::ContextImpl& context) const override {
         if (name != CalcHessianForceKernel::Name())
             throw OpenMM::OpenMMException("hessfit " + platform.getName() + " plugin: no kernel named '" + name + "'");
         PlatformData& data = *static_cast<PlatformData*>(context.getPlatformData());

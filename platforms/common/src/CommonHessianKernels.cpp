@@ -27,16 +27,16 @@ public:
             for (int a = 0; a < CommonTermLists::AtomsPerTerm && lists.atoms[CommonTermLists::AtomsPerTerm * t + a] >= 0; a++)
                 groups[t].push_back(lists.atoms[CommonTermLists::AtomsPerTerm * t + a]);
     }
-    bool areParticlesIdentical(int particle1, int particle2) {
+    bool areParticlesIdentical(int particle1, int particle2) override {
         return particle1 == particle2;
     }
-    int getNumParticleGroups() {
+    int getNumParticleGroups() override {
         return (int) groups.size();
     }
-    void getParticlesInGroup(int index, vector<int>& particles) {
+    void getParticlesInGroup(int index, vector<int>& particles) override {
         particles = groups[index];
     }
-    bool areGroupsIdentical(int group1, int group2) {
+    bool areGroupsIdentical(int group1, int group2) override {
         return group1 == group2;
     }
 private:
@@ -47,7 +47,7 @@ private:
 class CommonCalcHessianForceKernel::AtomOrderListener : public ComputeContext::ReorderListener {
 public:
     explicit AtomOrderListener(CommonCalcHessianForceKernel& owner) : owner(owner) {}
-    void execute() {
+    void execute() override {
         owner.uploadAtomOrder();
     }
 private:

@@ -14,7 +14,7 @@ namespace {
 /** Creates the HessianForce kernels of the Reference platform. */
 class ReferenceHessianKernelFactory : public KernelFactory {
 public:
-    KernelImpl* createKernelImpl(std::string name, const Platform& platform, ContextImpl&) const {
+    KernelImpl* createKernelImpl(std::string name, const Platform& platform, ContextImpl&) const override {
         if (name == CalcHessianForceKernel::Name())
             return new ReferenceCalcHessianForceKernel(name, platform);
         throw OpenMMException("hessfit Reference plugin: no kernel named '" + name + "'");

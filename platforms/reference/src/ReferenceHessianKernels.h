@@ -12,23 +12,23 @@ namespace HessFit {
 class ReferenceCalcHessianForceKernel : public CalcHessianForceKernel {
 public:
     ReferenceCalcHessianForceKernel(std::string name, const OpenMM::Platform& platform) : CalcHessianForceKernel(name, platform) {}
-    void initialize(const OpenMM::System& system, const HessianForce& force);
-    double execute(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy);
-    void copyParametersToContext(OpenMM::ContextImpl& context, const HessianForce& force);
-    void copyParameterTableToContext(OpenMM::ContextImpl& context, const std::vector<double>& table);
-    void computeHessianBlocks(OpenMM::ContextImpl& context, std::vector<double>& blocks);
-    void computeParameterDerivatives(OpenMM::ContextImpl& context, std::vector<double>& derivatives);
+    void initialize(const OpenMM::System& system, const HessianForce& force) override;
+    double execute(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy) override;
+    void copyParametersToContext(OpenMM::ContextImpl& context, const HessianForce& force) override;
+    void copyParameterTableToContext(OpenMM::ContextImpl& context, const std::vector<double>& table) override;
+    void computeHessianBlocks(OpenMM::ContextImpl& context, std::vector<double>& blocks) override;
+    void computeParameterDerivatives(OpenMM::ContextImpl& context, std::vector<double>& derivatives) override;
     void computeHessianContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& adjoint,
-                                              std::vector<double>& derivatives);
+                                              std::vector<double>& derivatives) override;
     void computeGradientContractionDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& y,
-                                               std::vector<double>& derivatives);
-    void computeMoleculeEnergies(OpenMM::ContextImpl& context, std::vector<double>& energies);
+                                               std::vector<double>& derivatives) override;
+    void computeMoleculeEnergies(OpenMM::ContextImpl& context, std::vector<double>& energies) override;
     void computeMoleculeEnergyDerivatives(OpenMM::ContextImpl& context, const std::vector<double>& weights,
-                                          std::vector<double>& derivatives);
-    void setHessianObjective(OpenMM::ContextImpl& context, const HessianObjectiveSpec& spec);
+                                          std::vector<double>& derivatives) override;
+    void setHessianObjective(OpenMM::ContextImpl& context, const HessianObjectiveSpec& spec) override;
     double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
-                                   std::vector<double>* residuals);
-    void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes);
+                                   std::vector<double>* residuals) override;
+    void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) override;
 private:
     /** Throws HessianForceException(Geometry) naming the term when the core returned an error. */
     void check(int status, int badTerm) const;

@@ -2,6 +2,7 @@
 #define HESSFIT_HESSIAN_FORCE_IMPL_H_
 
 #include "HessianForce.h"
+#include "HessianForceInternals.h"
 #include "openmm/internal/ForceImpl.h"
 #include "openmm/Kernel.h"
 #include <map>
@@ -14,16 +15,27 @@ namespace HessFit {
 /** The ForceImpl of HessianForce: validates the force against the System and owns the kernel. */
 class HessianForceImpl : public OpenMM::ForceImpl {
 public:
+    /** The impl of one force in one Context (created by HessianForce::createImpl). */
     explicit HessianForceImpl(const HessianForce& owner);
-    void initialize(OpenMM::ContextImpl& context);
-    const HessianForce& getOwner() const { return owner; }
-    void updateContextState(OpenMM::ContextImpl&, bool&) {}
-    double calcForcesAndEnergy(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy, int groups);
-    std::map<std::string, double> getDefaultParameters() { return std::map<std::string, double>(); }
-    std::vector<std::string> getKernelNames();
-    std::vector<std::pair<int, int> > getBondedParticles() const;
+    /** Validate the force against the System and create and initialise the kernel. */
+    void initialize(OpenMM::ContextImpl& context) override;
+    /** The force this impl belongs to. */
+    const HessianForce& getOwner() const override { return owner; }
+    /** Nothing to update between steps. */
+    void updateContextState(OpenMM::ContextImpl&, bool&) override {}
+    /** Energy (kJ/mol) and forces of the force when its group is in groups. */
+    double calcForcesAndEnergy(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy, int groups) override;
+    /** No global Context parameters. */
+    std::map<std::string, double> getDefaultParameters() override { return std::map<std::string, double>(); }
+    /** CalcHessianForceKernel's name. */
+    std::vector<std::string> getKernelNames() override;
+    /** The bonds' particle pairs (OpenMM keeps bonded particles together when it reorders atoms). */
+    std::vector<std::pair<int, int> > getBondedParticles() const override;
+    /** Copy the parameter table (and, when they changed, the terms) to the kernel. */
     void updateParametersInContext(OpenMM::ContextImpl& context);
+    /** Concatenated per-molecule Hessian blocks (HessianForce::getHessianBlocks). */
     void getHessianBlocks(OpenMM::ContextImpl& context, std::vector<double>& blocks);
+    /** dE/dslot for every slot. */
     void getParameterDerivatives(OpenMM::ContextImpl& context, std::vector<double>& derivatives);
     /** tr(G^T dH/dslot) for every slot; throws HessianForceException (Size, Value) naming the problem
      *  unless G has the Hessian-block layout of the Context's force and is finite. */
@@ -42,9 +54,12 @@ public:
     static void validate(const HessianForce& force, int numSystemParticles);
     /** Check and take a Hessian-space objective for this Context (see HessianForce). */
     void setHessianObjective(OpenMM::ContextImpl& context, const HessianObjectiveSpec& spec);
+    /** The objective's loss, with dL/dslot and the residuals where not null (see HessianForce). */
     double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
                                    std::vector<double>* residuals);
+    /** Residuals of the objective set on this Context (0 when none). */
     long long getHessianObjectiveNumResiduals() const { return objectiveResiduals; }
+    /** The MM mode each frequency target was paired with in the last evaluation (-1: none). */
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes);
     /** Check a Hessian-space objective against the molecules (particles of each, block order):
      *  throws HessianForceException (Size, Value) naming the molecule, the field and the entry. */
@@ -56,7 +71,7 @@ private:
     /** Particles of each molecule as the kernel holds them (the implicit one: all, in order). */
     std::vector<std::vector<int> > kernelMoleculeParticles(const OpenMM::ContextImpl& context) const;
     const HessianForce& owner;
-    std::vector<HessianForce::Term> kernelTerms[HessianForce::NumTermKinds];
+    std::vector<HessianForceInternals::Term> kernelTerms[HessianForce::NumTermKinds];
     std::vector<int> kernelParticleSlots;
     std::vector<std::vector<int> > kernelMolecules;
     int kernelCombiningRule;
