@@ -206,6 +206,13 @@ int main(int argc, char **argv)
               strstr(r.out, "--prefer LINE") != NULL,
           "help text");
     free(r.out);
+    /* hessfit --version: the library's version (test_version checks it against the project's) */
+    r = test_run_program(hessfit, "--version");
+    test_expect_exit(&r, 0, NULL, "--version");
+    char version_line[64];
+    snprintf(version_line, sizeof version_line, "hessfit %s\n", hessfit_version());
+    CHECK(strcmp(r.out, version_line) == 0, "--version printed '%s', expected '%s'", r.out, version_line);
+    free(r.out);
 
     /* missing or broken files: exit 1 naming the file */
     snprintf(args, sizeof args, "params --ff '%s/missing.fld' --structures '%s'", test_temp_dir(), mmo);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hessfit.h"
 #include "hf_commands.h"
 
 typedef struct {
@@ -20,7 +21,8 @@ static const command commands[] = {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: hessfit <command> [options]   (hessfit <command> --help for its options)\n\ncommands:\n");
+    fprintf(out, "usage: hessfit <command> [options]   (hessfit <command> --help for its options)\n"
+                 "       hessfit --version\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
@@ -33,6 +35,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("hessfit %s\n", hessfit_version());
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
