@@ -254,7 +254,7 @@ static void test_ch3f(void)
     mol.partial_charges = NULL;
     opt = hf_model_default_options();
     opt.platform = "NoSuchPlatform";
-    test_expect_error(hf_model_create(&ff.ff, &mol, &typed, 1, &opt, &avg), HF_ERROR_HESSFIT, "hessfit_context_create",
+    test_expect_error(hf_model_create(&ff.ff, &mol, &typed, 1, &opt, &avg), HESSFIT_ERROR_OPENMM, "hessfit_context_create",
                       "NoSuchPlatform", "unknown platform");
     opt.platform = "Reference";
     opt.lj14_scale = NAN;

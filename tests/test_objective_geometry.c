@@ -226,7 +226,7 @@ static void test_rh(void)
         hf_model *bonded;
         HF_CALL(hf_model_create(&ff, mmo.items, typed, TEST_RH_MOLECULES, NULL, &bonded));
         hf_objective *lin = geometry_objective(bonded, mmo.items, typed, TEST_RH_MOLECULES, sel, 1);
-        test_expect_error(hf_objective_evaluate(lin, NULL, &loss, NULL, NULL), HF_ERROR_HESSFIT,
+        test_expect_error(hf_objective_evaluate(lin, NULL, &loss, NULL, NULL), HESSFIT_ERROR_GEOMETRY,
                           "cannot have geometry targets", "angle 31", "a minimum with a linear angle (bonded model)");
         hf_objective_destroy(lin);
         hf_model_destroy(bonded);

@@ -115,7 +115,7 @@ static double objective(int n, const double *x, double *grad, void *data, hf_sta
         nanosleep(&t, NULL);
     }
     if (F.calls == F.fail_at) {
-        *status = hf_error(HF_ERROR_HESSFIT, "molecule 3: the Hessian kernel failed (test failure)");
+        *status = hf_error(HESSFIT_ERROR_OPENMM, "molecule 3: the Hessian kernel failed (test failure)");
         return 0.0;
     }
     f = fn_value(x, grad);
@@ -695,7 +695,7 @@ static void expect_failure_at(hf_opt_algorithm alg, long long k, const char *dir
     snprintf(expect, sizeof expect, alg == HF_OPT_GRAD_SIMP ? "objective failed at evaluation %lld (grad-simp cycle 1, "
              "sensitivity analysis): " : "objective failed at evaluation %lld: ", k);
     printf("  %-13s failing objective: %s\n", hf_opt_algorithm_name(alg), hf_last_error());
-    CHECK(st == HF_ERROR_HESSFIT, "status %s", hf_status_string(st));
+    CHECK(st == HESSFIT_ERROR_OPENMM, "status %s", hf_status_string(st));
     CHECK(strstr(hf_last_error(), expect) != NULL && strstr(hf_last_error(), "molecule 3: the Hessian kernel failed"),
           "message: %s", hf_last_error());
     CHECK(F.calls == k, "the objective was called %lld times after failing at %lld", F.calls, k);

@@ -132,9 +132,11 @@ static hf_status build_rows(hf_training_set *set, int m, int first_target, int n
         st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
         goto done;
     }
-    if (hessfit_force_get_molecule_particles(hf_model_force(set->model), m, particles, n, &count) != HESSFIT_SUCCESS ||
-        count != n) {
-        st = hf_error(HF_ERROR_HESSFIT, "report: the particles of %s: %s", set->labels[m], hessfit_last_error());
+    HessFit_Status hs = hessfit_force_get_molecule_particles(hf_model_force(set->model), m, particles, n, &count);
+    if (hs != HESSFIT_SUCCESS || count != n) {
+        st = hs != HESSFIT_SUCCESS ? hf_error(hs, "report: the particles of %s: %s", set->labels[m], hessfit_last_error())
+                                   : hf_error(HESSFIT_ERROR_SIZE, "report: %s has %d particles, expected %d",
+                                              set->labels[m], count, n);
         goto done;
     }
     for (int a = 0; a < n; a++)

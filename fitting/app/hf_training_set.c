@@ -82,13 +82,13 @@ hf_status hf_cli_load_plugins(void)
     for (int d = 0; d < n_dirs; d++) {
         int n = load_plugin_dir(dirs[d], failure, sizeof failure);
         if (n < 0)
-            return hf_error(HF_ERROR_HESSFIT, "loading the hessfit OpenMM plugins from %s: %s", dirs[d], failure);
+            return hf_error(HESSFIT_ERROR_OPENMM, "loading the hessfit OpenMM plugins from %s: %s", dirs[d], failure);
         if (n > 0) {
             done = 1;
             return HF_SUCCESS;
         }
     }
-    return hf_error(HF_ERROR_HESSFIT, "no hessfit OpenMM plugin found in %s%s%s (set HESSFIT_PLUGIN_DIR)", dirs[0],
+    return hf_error(HESSFIT_ERROR_OPENMM, "no hessfit OpenMM plugin found in %s%s%s (set HESSFIT_PLUGIN_DIR)", dirs[0],
                     n_dirs > 1 ? " or " : "", n_dirs > 1 ? dirs[n_dirs - 1] : "");
 }
 

@@ -78,8 +78,8 @@
  * (hf_model_molecule_offset). Energies in kcal/mol.
  *
  * Errors: every function returns an hf_status; hf_last_error() names the molecule, term,
- * parameter (file:line) or free index; every hessfit C API failure becomes HF_ERROR_HESSFIT
- * with hessfit_last_error() in the message. A failed call leaves the free values, the force
+ * parameter (file:line) or free index; a failure of the hessfit C API keeps its status, with
+ * the call named before its message. A failed call leaves the free values, the force
  * field and the caller's data as they were (hf_model_set_free restores the previous values when
  * the push fails; a failed hf_model_add_free of a zero triple may leave its k = 0 terms added).
  * The plugin kernels must be loaded (OpenMM_Platform_loadPluginsFromDirectory) before

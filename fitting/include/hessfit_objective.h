@@ -58,8 +58,8 @@
  * Checks at creation (every error names the molecule): the QM molecule of every molecule with an
  * objective must have a Hessian, the model's atom count, elements whose (monoisotopic or average)
  * mass is the model particle's, and coordinates within 1e-3 Angstrom of the model's positions
- * (the MM Hessians are taken at the model's geometry, which must be the QM one). hessfit C API
- * failures become HF_ERROR_HESSFIT with hessfit_last_error() in the message. The objective
+ * (the MM Hessians are taken at the model's geometry, which must be the QM one). A failure of the
+ * hessfit C API keeps its status, with the call named before its message. The objective
  * belongs to the model's Context: create one objective per model at a time (a second replaces the
  * first one's targets in the Context).
  */

@@ -33,7 +33,7 @@ hf_model_options hf_model_default_options(void)
 
 hf_status hf_model_hessfit_error(HessFit_Status st, const char *what)
 {
-    return hf_error(HF_ERROR_HESSFIT, "fit model: %s: %s: %s", what, hessfit_status_string(st), hessfit_last_error());
+    return hf_error(st, "fit model: %s: %s: %s", what, hessfit_status_string(st), hessfit_last_error());
 }
 
 const char *hf_model_param_name(const hf_model *m, int p, char *buf, size_t cap)

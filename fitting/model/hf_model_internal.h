@@ -100,7 +100,7 @@ hf_status hf_model_slot_for(hf_model *m, int p, int v, int *slot);
 /* Appends a term to the model's list. */
 hf_status hf_model_append_term(hf_model *m, const hf_model_term *t);
 
-/* An HF_ERROR_HESSFIT naming the call and carrying hessfit_last_error(). */
+/* The C API's failure st, its message prefixed with "fit model: <what>: <status text>: ". */
 hf_status hf_model_hessfit_error(HessFit_Status st, const char *what);
 
 /* Build an evaluator for molecules [mol_begin, mol_end); frees it on failure. */

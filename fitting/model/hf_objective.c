@@ -34,7 +34,7 @@ struct hf_objective {
 
 static hf_status hessfit_failure(HessFit_Status st, const char *what)
 {
-    return hf_error(HF_ERROR_HESSFIT, "objective: %s: %s: %s", what, hessfit_status_string(st), hessfit_last_error());
+    return hf_error(st, "objective: %s: %s: %s", what, hessfit_status_string(st), hessfit_last_error());
 }
 
 hf_objective_options hf_objective_default_options(void)
@@ -277,7 +277,7 @@ hf_status hf_objective_create(hf_model *model, const hf_molecule *qm, int n_mols
         goto done;
     }
     if (n_freq_kernel != obj->n_freq) {
-        st = hf_error(HF_ERROR_HESSFIT, "objective: the kernel holds %d frequency targets, expected %d", n_freq_kernel,
+        st = hf_error(HESSFIT_ERROR_SIZE, "objective: the kernel holds %d frequency targets, expected %d", n_freq_kernel,
                       obj->n_freq);
         goto done;
     }

@@ -267,7 +267,7 @@ static hf_status get_positions(hf_geometry_part *p, double *pos)
     const OpenMM_Vec3Array *x = OpenMM_State_getPositions(state);
     if (OpenMM_Vec3Array_getSize(x) != p->n_particles) {
         OpenMM_State_destroy(state);
-        return hf_error(HF_ERROR_HESSFIT, "objective: geometry: the Context holds %d positions, expected %d",
+        return hf_error(HESSFIT_ERROR_SIZE, "objective: geometry: the Context holds %d positions, expected %d",
                         OpenMM_Vec3Array_getSize(x), p->n_particles);
     }
     for (int i = 0; i < p->n_particles; i++) {
@@ -297,7 +297,7 @@ static hf_status minimisation_error(const hf_geometry_part *p, HessFit_Status hs
     char why[HF_ERROR_MESSAGE_SIZE];
     hf_model_hessfit_error(hs, what);
     snprintf(why, sizeof why, "%s", hf_last_error());
-    return hf_error(HF_ERROR_HESSFIT, "objective: geometry: minimising the MM structures (a second Context of molecules "
+    return hf_error(hs, "objective: geometry: minimising the MM structures (a second Context of molecules "
                     "%d..%d, whose particles count from molecule %d's first atom, 0-based): %s%s", p->ev.mol_begin + 1,
                     p->ev.mol_end, p->ev.mol_begin + 1, why,
                     hs != HESSFIT_ERROR_GEOMETRY ? ""
