@@ -27,12 +27,12 @@ double bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-hf_status bench_timing_summarise(double *samples, int n, bench_timing *t)
+hessfit_status bench_timing_summarise(double *samples, int n, bench_timing *t)
 {
     double *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof *sorted);
     if (sorted == NULL) {
         free(samples);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for timings");
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for timings");
     }
     memcpy(sorted, samples, (size_t)n * sizeof *sorted);
     t->n = n;
@@ -44,7 +44,7 @@ hf_status bench_timing_summarise(double *samples, int n, bench_timing *t)
         t->total += samples[i];
     t->samples = samples;
     free(sorted);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 void bench_read_loadavg(double load[3])

@@ -23,8 +23,8 @@ double bench_now_s(void);
 double bench_median(double *v, int n);
 
 /* The median, range and sum of n > 0 samples into t, which takes samples over (also on failure,
- * when it frees them). HF_ERROR_OUT_OF_MEMORY without memory for the sorted copy. */
-hf_status bench_timing_summarise(double *samples, int n, bench_timing *t);
+ * when it frees them). HESSFIT_ERROR_OUT_OF_MEMORY without memory for the sorted copy. */
+hessfit_status bench_timing_summarise(double *samples, int n, bench_timing *t);
 
 /* The 1, 5 and 15 minute load averages (/proc/loadavg); NAN where they cannot be read. */
 void bench_read_loadavg(double load[3]);

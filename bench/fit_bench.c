@@ -54,7 +54,7 @@ typedef struct {
     int n_threads, threads[MAX_THREAD_COUNTS]; /* HESSFIT_NUM_THREADS values; 0: unset */
     int default_threads;                       /* the count with it unset (OpenMP's) */
     int override_optimizer;
-    hf_opt_algorithm optimizer;
+    hessfit_opt_algorithm optimizer;
     int lbfgs_memory;                          /* 0: NLopt's default */
     int eigensolvers;                          /* time LAPACK's eigensolvers only */
 } bench_settings;
@@ -86,32 +86,32 @@ typedef struct {
 /* ---- timing ------------------------------------------------------------------------------- */
 
 typedef struct {
-    hf_objective *objective;
+    hessfit_objective *objective;
     const double *x;
     double *grad; /* NULL: the loss alone */
 } eval_job;
 
-static hf_status run_job(const eval_job *job, double *loss)
+static hessfit_status run_job(const eval_job *job, double *loss)
 {
-    return hf_objective_evaluate(job->objective, job->x, loss, job->grad, NULL);
+    return hessfit_objective_evaluate(job->objective, job->x, loss, job->grad, NULL);
 }
 
 /* Repeats job until at least min_repeats runs and min_seconds have passed; the median etc. */
-static hf_status time_job(const eval_job *job, int min_repeats, double min_seconds, timing *t)
+static hessfit_status time_job(const eval_job *job, int min_repeats, double min_seconds, timing *t)
 {
     int cap = 256;
     double *s = malloc((size_t)cap * sizeof *s), loss = 0.0;
     if (s == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory for timings");
-    hf_status st = run_job(job, &loss); /* warm-up, not counted */
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit_bench: no memory for timings");
+    hessfit_status st = run_job(job, &loss); /* warm-up, not counted */
     const double t_start = bench_now_s();
     int n = 0;
-    while (st == HF_SUCCESS && n < MAX_REPEATS && (n < min_repeats || bench_now_s() - t_start < min_seconds)) {
+    while (st == HESSFIT_SUCCESS && n < MAX_REPEATS && (n < min_repeats || bench_now_s() - t_start < min_seconds)) {
         if (n == cap) {
             double *grown = realloc(s, (size_t)(cap *= 2) * sizeof *s);
             if (grown == NULL) {
                 free(s);
-                return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory for timings");
+                return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit_bench: no memory for timings");
             }
             s = grown;
         }
@@ -119,7 +119,7 @@ static hf_status time_job(const eval_job *job, int min_repeats, double min_secon
         st = run_job(job, &loss);
         s[n++] = bench_now_s() - t0;
     }
-    if (st != HF_SUCCESS) {
+    if (st != HESSFIT_SUCCESS) {
         free(s);
         return st;
     }
@@ -155,18 +155,18 @@ static const char *threads_label(const bench_settings *b, int k, char *out, size
 
 /* Loss, then loss + gradient, of objective at x (grad: n_free scratch, n entries compared), at
  * every thread count. */
-static hf_status time_objective(hf_objective *objective, const double *x, double *grad, int n,
+static hessfit_status time_objective(hessfit_objective *objective, const double *x, double *grad, int n,
                                 const bench_settings *b, objective_timing *o)
 {
     double *first = malloc((size_t)(n > 0 ? n : 1) * sizeof *first), first_loss = 0.0;
-    hf_status st = first == NULL ? hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory") : HF_SUCCESS;
-    o->n_residuals = hf_objective_n_residuals(objective);
+    hessfit_status st = first == NULL ? hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit_bench: no memory") : HESSFIT_SUCCESS;
+    o->n_residuals = hessfit_objective_n_residuals(objective);
     o->identical = 1;
-    for (int k = 0; k < b->n_threads && st == HF_SUCCESS; k++) {
+    for (int k = 0; k < b->n_threads && st == HESSFIT_SUCCESS; k++) {
         char label[32];
         double loss = 0.0;
         set_threads(b->threads[k]);
-        if ((st = hf_objective_evaluate(objective, x, &loss, grad, NULL)) != HF_SUCCESS)
+        if ((st = hessfit_objective_evaluate(objective, x, &loss, grad, NULL)) != HESSFIT_SUCCESS)
             break;
         if (k == 0) {
             first_loss = o->score = loss;
@@ -176,10 +176,10 @@ static hf_status time_objective(hf_objective *objective, const double *x, double
                             memcmp(grad, first, (size_t)n * sizeof *first) == 0;
         }
         eval_job job = {objective, x, NULL};
-        if ((st = time_job(&job, b->min_repeats, b->min_seconds, &o->loss[k])) != HF_SUCCESS)
+        if ((st = time_job(&job, b->min_repeats, b->min_seconds, &o->loss[k])) != HESSFIT_SUCCESS)
             break;
         job.grad = grad;
-        if ((st = time_job(&job, b->min_repeats, b->min_seconds, &o->grad[k])) != HF_SUCCESS)
+        if ((st = time_job(&job, b->min_repeats, b->min_seconds, &o->grad[k])) != HESSFIT_SUCCESS)
             break;
         fprintf(stderr, "  %-18s loss %.6g, threads %s: %.3f ms alone, %.3f ms with the gradient (medians of %d and "
                         "%d)\n",
@@ -188,65 +188,65 @@ static hf_status time_objective(hf_objective *objective, const double *x, double
     }
     set_threads(b->threads[b->n_threads - 1]);
     free(first);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
     o->measured = 1;
     if (b->n_threads > 1)
         fprintf(stderr, "  %-18s loss and gradient %s over the thread counts\n", o->name,
                 o->identical ? "bit-identical" : "DIFFER");
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- the fit, as `hessfit fit` runs it (fitting/cli/cmd_fit.c): values scaled by q2mm's steps --- */
 
-static double fit_loss(int n, const double *x, double *grad, void *data, hf_status *status)
+static double fit_loss(int n, const double *x, double *grad, void *data, hessfit_status *status)
 {
     double loss = 0.0;
     (void)n;
-    *status = hf_objective_evaluate(data, x, &loss, grad, NULL);
+    *status = hessfit_objective_evaluate(data, x, &loss, grad, NULL);
     return loss;
 }
 
 /* A progress line on stderr every 5 s of a long fit. */
-static int on_progress(const hf_opt_progress *p, void *data)
+static int on_progress(const hessfit_opt_progress *p, void *data)
 {
     double *next = data;
-    if (p->event == HF_OPT_EVENT_EVALUATION && p->seconds >= *next) {
+    if (p->event == HESSFIT_OPT_EVENT_EVALUATION && p->seconds >= *next) {
         fprintf(stderr, "  fit: %.0f s, %lld evaluations, best loss %.6g\n", p->seconds, p->evaluations, p->best_loss);
         *next = p->seconds + 5.0;
     }
     return 0;
 }
 
-static hf_status run_fit(hf_training_set *set, const bench_settings *b, record *r)
+static hessfit_status run_fit(hf_training_set *set, const bench_settings *b, record *r)
 {
     const int n = set->n_fit;
     double *x = malloc((size_t)n * sizeof *x);
-    hf_optimize *opt = NULL;
-    hf_opt_result res;
-    hf_status st = HF_SUCCESS;
+    hessfit_optimize *opt = NULL;
+    hessfit_opt_result res;
+    hessfit_status st = HESSFIT_SUCCESS;
     double next_progress = 5.0;
     if (x == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory for the fit");
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit_bench: no memory for the fit");
         goto done;
     }
     memcpy(x, set->x_start, (size_t)n * sizeof *x);
-    const hf_opt_algorithm algorithm = b->override_optimizer ? b->optimizer : set->settings.algorithm;
-    if ((st = hf_optimize_create(algorithm, n, &opt)) != HF_SUCCESS ||
-        (st = hf_optimize_set_lbfgs_memory(opt, b->lbfgs_memory)) != HF_SUCCESS ||
-        (st = hf_optimize_set_objective(opt, fit_loss, set->objective)) != HF_SUCCESS ||
-        (st = hf_optimize_set_bounds(opt, set->lower, set->upper)) != HF_SUCCESS ||
-        (st = hf_optimize_set_initial_step(opt, set->step)) != HF_SUCCESS ||
-        (st = hf_optimize_set_scale(opt, set->step)) != HF_SUCCESS ||
-        (st = hf_optimize_set_ftol_rel(opt, set->settings.ftol)) != HF_SUCCESS ||
-        (st = hf_optimize_set_maxeval(opt, set->settings.max_evaluations)) != HF_SUCCESS ||
-        (st = hf_optimize_set_maxtime(opt, set->settings.max_time)) != HF_SUCCESS ||
-        (st = hf_optimize_set_progress(opt, on_progress, &next_progress)) != HF_SUCCESS)
+    const hessfit_opt_algorithm algorithm = b->override_optimizer ? b->optimizer : set->settings.algorithm;
+    if ((st = hessfit_optimize_create(algorithm, n, &opt)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_lbfgs_memory(opt, b->lbfgs_memory)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_objective(opt, fit_loss, set->objective)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_bounds(opt, set->lower, set->upper)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_initial_step(opt, set->step)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_scale(opt, set->step)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_ftol_rel(opt, set->settings.ftol)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_maxeval(opt, set->settings.max_evaluations)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_maxtime(opt, set->settings.max_time)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_progress(opt, on_progress, &next_progress)) != HESSFIT_SUCCESS)
         goto done;
-    fprintf(stderr, "  fit: %s, ftol %g, at most %lld evaluations\n", hf_opt_algorithm_name(algorithm),
+    fprintf(stderr, "  fit: %s, ftol %g, at most %lld evaluations\n", hessfit_opt_algorithm_name(algorithm),
             set->settings.ftol, set->settings.max_evaluations);
     const double t0 = bench_now_s();
-    if ((st = hf_optimize_run(opt, x, &res)) != HF_SUCCESS)
+    if ((st = hessfit_optimize_run(opt, x, &res)) != HESSFIT_SUCCESS)
         goto done;
     r->fit_wall = bench_now_s() - t0;
     r->fitted = 1;
@@ -254,17 +254,17 @@ static hf_status run_fit(hf_training_set *set, const bench_settings *b, record *
     r->fit_final = res.loss;
     r->fit_evaluations = res.evaluations;
     r->fit_max_evaluations = set->settings.max_evaluations;
-    r->fit_outcome = hf_opt_outcome_string(res.outcome);
-    r->fit_algorithm = hf_opt_algorithm_name(algorithm);
+    r->fit_outcome = hessfit_opt_outcome_string(res.outcome);
+    r->fit_algorithm = hessfit_opt_algorithm_name(algorithm);
     r->fit_final_rmsd = r->n_observations > 0 && r->weight > 0.0 ? sqrt(r->fit_final / r->n_observations) / r->weight
                                                                  : NAN;
     r->fit_ftol = set->settings.ftol;
-    r->fit_capped = res.outcome == HF_OPT_MAXEVAL_REACHED || res.outcome == HF_OPT_MAXTIME_REACHED ||
-                    res.outcome == HF_OPT_STOPPED;
+    r->fit_capped = res.outcome == HESSFIT_OPT_MAXEVAL_REACHED || res.outcome == HESSFIT_OPT_MAXTIME_REACHED ||
+                    res.outcome == HESSFIT_OPT_STOPPED;
     fprintf(stderr, "  fit: %.3f s, %lld evaluations, loss %.6g -> %.8g, RMSD %.2f cm^-1 (%s)\n", r->fit_wall,
             r->fit_evaluations, r->fit_initial, r->fit_final, r->fit_final_rmsd, r->fit_outcome);
 done:
-    hf_optimize_destroy(opt);
+    hessfit_optimize_destroy(opt);
     free(x);
     return st;
 }
@@ -303,49 +303,49 @@ static int eigen_pass(eigen_job *e, int k)
     return 0;
 }
 
-static hf_status bench_eigensolvers(hf_training_set *set, const bench_settings *b)
+static hessfit_status bench_eigensolvers(hf_training_set *set, const bench_settings *b)
 {
-    hf_status st;
+    hessfit_status st;
     eigen_job e;
     memset(&e, 0, sizeof e);
-    const long long size = hf_model_hessian_size(set->model);
+    const long long size = hessfit_model_hessian_size(set->model);
     double *h = malloc((size_t)size * sizeof *h);
     e.n_mols = set->n_mols;
     e.dim = calloc((size_t)set->n_mols, sizeof *e.dim);
     e.a = calloc((size_t)set->n_mols, sizeof *e.a);
     if (h == NULL || e.dim == NULL || e.a == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
         goto done;
     }
-    if ((st = hf_model_set_free(set->model, set->x_start)) != HF_SUCCESS ||
-        (st = hf_model_hessians_all(set->model, h)) != HF_SUCCESS)
+    if ((st = hessfit_model_set_free(set->model, set->x_start)) != HESSFIT_SUCCESS ||
+        (st = hessfit_model_hessians_all(set->model, h)) != HESSFIT_SUCCESS)
         goto done;
     int max_dim = 0, min_dim = 1 << 30;
     double sum_cubes = 0.0;
     for (int m = 0; m < set->n_mols; m++) {
         const int n = 3 * set->mols[m].n_atoms;
-        const double *hm = h + hf_model_molecule_offset(set->model, m);
+        const double *hm = h + hessfit_model_molecule_offset(set->model, m);
         e.dim[m] = n;
         max_dim = n > max_dim ? n : max_dim;
         min_dim = n < min_dim ? n : min_dim;
         sum_cubes += (double)n * n * n;
         if ((e.a[m] = malloc((size_t)n * (size_t)n * sizeof(double))) == NULL) {
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
             goto done;
         }
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
                 e.a[m][(size_t)i * n + j] =
                     0.5 * (hm[(size_t)i * n + j] + hm[(size_t)j * n + i]) /
-                    sqrt(hf_element_monoisotopic_mass(set->mols[m].atomic_numbers[i / 3]) *
-                         hf_element_monoisotopic_mass(set->mols[m].atomic_numbers[j / 3]));
+                    sqrt(hessfit_element_monoisotopic_mass(set->mols[m].atomic_numbers[i / 3]) *
+                         hessfit_element_monoisotopic_mass(set->mols[m].atomic_numbers[j / 3]));
     }
     e.work = malloc((size_t)max_dim * (size_t)max_dim * sizeof *e.work);
     e.z = malloc((size_t)max_dim * (size_t)max_dim * sizeof *e.z);
     e.w = malloc((size_t)max_dim * sizeof *e.w);
     e.isuppz = malloc(2 * (size_t)max_dim * sizeof *e.isuppz);
     if (e.work == NULL || e.z == NULL || e.w == NULL || e.isuppz == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
         goto done;
     }
     openblas_set_num_threads(1);
@@ -360,7 +360,7 @@ static hf_status bench_eigensolvers(hf_training_set *set, const bench_settings *
         double *s = malloc((size_t)MAX_REPEATS * sizeof *s);
         int n = 0, info = 0;
         if (s == NULL) {
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
             goto done;
         }
         info = eigen_pass(&e, k); /* warm-up */
@@ -372,7 +372,7 @@ static hf_status bench_eigensolvers(hf_training_set *set, const bench_settings *
         }
         if (info != 0) {
             free(s);
-            st = hf_error(HF_ERROR_LAPACK, "fit_bench: %s failed (info %d)", eigen_names[k], info);
+            st = hessfit_error(HESSFIT_ERROR_LAPACK, "fit_bench: %s failed (info %d)", eigen_names[k], info);
             goto done;
         }
         const double median = bench_median(s, n);
@@ -409,19 +409,19 @@ static void system_name(const char *input, char *out, size_t size)
         out[len - 5] = '\0';
 }
 
-static hf_status bench_input(const char *input, const bench_settings *b, record *r)
+static hessfit_status bench_input(const char *input, const bench_settings *b, record *r)
 {
     hf_training_set set;
     hf_training_set_options topt = {NULL, NULL, "-out"};
     double *grad = NULL;
-    hf_objective *other = NULL;
+    hessfit_objective *other = NULL;
     memset(&set, 0, sizeof set);
     r->input = input;
     system_name(input, r->system, sizeof r->system);
     fprintf(stderr, "%s (%s)\n", r->system, input);
     double t0 = bench_now_s();
-    hf_status st = hf_training_set_load(input, &topt, &set);
-    if (st != HF_SUCCESS)
+    hessfit_status st = hf_training_set_load(input, &topt, &set);
+    if (st != HESSFIT_SUCCESS)
         return st;
     r->load_s = bench_now_s() - t0;
     if (b->eigensolvers) {
@@ -434,60 +434,60 @@ static hf_status bench_input(const char *input, const bench_settings *b, record 
         r->n_atoms += set.mols[m].n_atoms;
     r->n_params = set.n_fit;
     r->weight = set.settings.objective.frequency_weight;
-    for (int i = 0; i < hf_objective_n_frequency_targets(set.objective); i++) {
+    for (int i = 0; i < hessfit_objective_n_frequency_targets(set.objective); i++) {
         double w = 0.0;
-        if ((st = hf_objective_frequency_target(set.objective, i, NULL, NULL, &w)) != HF_SUCCESS)
+        if ((st = hessfit_objective_frequency_target(set.objective, i, NULL, NULL, &w)) != HESSFIT_SUCCESS)
             goto done;
         r->n_observations += w > 0.0;
     }
     if ((grad = malloc((size_t)set.n_free * sizeof *grad)) == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
         goto done;
     }
     snprintf(r->objective, sizeof r->objective, "%s", set.settings.objective_name);
     r->main.name = r->objective;
-    if ((st = time_objective(set.objective, set.x_start, grad, set.n_free, b, &r->main)) != HF_SUCCESS)
+    if ((st = time_objective(set.objective, set.x_start, grad, set.n_free, b, &r->main)) != HESSFIT_SUCCESS)
         goto done;
     r->start_score = r->main.score;
     r->start_rmsd = r->n_observations > 0 && r->weight > 0.0 ? sqrt(r->start_score / r->n_observations) / r->weight
                                                             : NAN;
     fprintf(stderr, "  %d structures, %d atoms, %d fitted values, %d weighted frequencies, start RMSD %.2f cm^-1\n",
             r->n_mols, r->n_atoms, r->n_params, r->n_observations, r->start_rmsd);
-    if (b->do_fit && (st = run_fit(&set, b, r)) != HF_SUCCESS)
+    if (b->do_fit && (st = run_fit(&set, b, r)) != HESSFIT_SUCCESS)
         goto done;
 
     /* the other objectives on the same model, at the start values */
     for (int k = 0; k < N_EXTRA; k++) {
-        hf_objective_options o = hf_objective_default_options();
+        hessfit_objective_options o = hessfit_objective_default_options();
         if (k == 0) {
-            o.frequencies = HF_OBJ_FREQUENCIES_NONE;
+            o.frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
             o.eigenmatrix = 1;
             r->extra[k].name = "eigenmatrix";
         } else if (k == 1) {
             r->extra[k].name = "frequencies";
         } else {
-            o.frequencies = HF_OBJ_FREQUENCIES_Q2MM;
+            o.frequencies = HESSFIT_OBJ_FREQUENCIES_Q2MM;
             r->extra[k].name = "frequencies-q2mm";
         }
         if (strcmp(r->extra[k].name, r->main.name) == 0)
             continue;
-        if ((st = hf_model_set_free(set.model, set.x_start)) != HF_SUCCESS)
+        if ((st = hessfit_model_set_free(set.model, set.x_start)) != HESSFIT_SUCCESS)
             goto done;
-        hf_objective_options *per_mol = malloc((size_t)set.n_mols * sizeof *per_mol);
+        hessfit_objective_options *per_mol = malloc((size_t)set.n_mols * sizeof *per_mol);
         if (per_mol == NULL) {
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit_bench: no memory");
             goto done;
         }
         for (int m = 0; m < set.n_mols; m++)
             per_mol[m] = o;
-        st = hf_objective_create(set.model, set.mols, set.n_mols, per_mol, &other);
+        st = hessfit_objective_create(set.model, set.mols, set.n_mols, per_mol, &other);
         free(per_mol);
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             goto done;
         st = time_objective(other, set.x_start, grad, set.n_free, b, &r->extra[k]);
-        hf_objective_destroy(other);
+        hessfit_objective_destroy(other);
         other = NULL;
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             goto done;
     }
 done:
@@ -609,7 +609,7 @@ static int write_json(const char *path, const record *recs, int n, const double 
     for (int k = 0; k < b->n_threads; k++)
         fprintf(f, "%s%d", k ? ", " : "", b->threads[k] > 0 ? b->threads[k] : b->default_threads);
     fprintf(f, "], \"optimizer\": ");
-    json_string(f, b->override_optimizer ? hf_opt_algorithm_name(b->optimizer) : "each input's");
+    json_string(f, b->override_optimizer ? hessfit_opt_algorithm_name(b->optimizer) : "each input's");
     fprintf(f, ", \"lbfgs_memory\": %d, \"objective\": \"each input's objective (hessfit_objective.h); fit as "
                "`hessfit fit` runs it\"},\n \"records\": [\n",
             b->lbfgs_memory);
@@ -781,8 +781,8 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else if (strcmp(argv[i], "--optimizer") == 0 && i + 1 < argc) {
-            if (hf_opt_algorithm_from_name(argv[++i], &b.optimizer) != HF_SUCCESS) {
-                fprintf(stderr, "fit_bench: --optimizer: %s\n", hf_last_error());
+            if (hessfit_opt_algorithm_from_name(argv[++i], &b.optimizer) != HESSFIT_SUCCESS) {
+                fprintf(stderr, "fit_bench: --optimizer: %s\n", hessfit_last_error());
                 return 2;
             }
             b.override_optimizer = 1;
@@ -801,8 +801,8 @@ int main(int argc, char **argv)
     }
     if (n_inputs == 0)
         return usage(stderr, 2);
-    if (hf_cli_load_plugins() != HF_SUCCESS) {
-        fprintf(stderr, "fit_bench: %s\n", hf_last_error());
+    if (hf_cli_load_plugins() != HESSFIT_SUCCESS) {
+        fprintf(stderr, "fit_bench: %s\n", hessfit_last_error());
         return 1;
     }
     double load_start[3], load_end[3];
@@ -810,8 +810,8 @@ int main(int argc, char **argv)
     record *recs = calloc((size_t)n_inputs, sizeof *recs);
     int rc = recs == NULL;
     for (int i = 0; i < n_inputs && rc == 0; i++)
-        if (bench_input(inputs[i], &b, &recs[i]) != HF_SUCCESS) {
-            fprintf(stderr, "fit_bench: %s: %s\n", inputs[i], hf_last_error());
+        if (bench_input(inputs[i], &b, &recs[i]) != HESSFIT_SUCCESS) {
+            fprintf(stderr, "fit_bench: %s: %s\n", inputs[i], hessfit_last_error());
             rc = 1;
         }
     bench_read_loadavg(load_end);

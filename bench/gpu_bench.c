@@ -15,7 +15,7 @@
  * Replicas share their coordinates: molecules never interact (HessianForce), and every one of them
  * is assembled, diagonalised and differentiated in full.
  *
- * Timed through the public fit-model API only (hf_objective_evaluate), every evaluation pushing a
+ * Timed through the public fit-model API only (hessfit_objective_evaluate), every evaluation pushing a
  * parameter vector that differs from the previous one (x_start scaled by 1 + 1e-6 s_i(k), k the
  * evaluation), as a fit does, so nothing can be reused between evaluations:
  *   objective + gradient   the input's objective with its exact gradient over every free value;
@@ -88,7 +88,7 @@ typedef struct {
     char platform[32], precision[16]; /* precision "" on Reference */
     /* results */
     int done, failed;
-    char error[HF_ERROR_MESSAGE_SIZE];
+    char error[HESSFIT_ERROR_MESSAGE_SIZE];
     char device[160], precision_used[32];
     long long n_atoms, hessian_doubles, term_values, n_residuals, n_hessian_residuals;
     double model_s, objective_s, hessian_objective_s;
@@ -267,7 +267,7 @@ static int parse_options(int argc, char **argv, options *o)
 /* OpenMM's own platform plugins first (CUDA, OpenCL): hessfit's GPU kernels register with the
  * platforms that exist when they load. A platform whose plugin fails (CUDA without a driver) is
  * absent; its failure is kept for the rows that ask for it. */
-static hf_status load_plugins(bench *b)
+static hessfit_status load_plugins(bench *b)
 {
     const char *dir = getenv("OPENMM_PLUGIN_DIR");
     if (dir == NULL || dir[0] == '\0')
@@ -372,26 +372,26 @@ static void plan_rows(bench *b)
 /* Per-term Hessian values the GPU kernels keep before gathering them into the blocks
  * (CommonTermLists: one 3x3 block per atom pair a <= b of a term, one for a bond): 9 per bond,
  * 54 per angle, 90 per torsion or improper term -- one per Fourier triple with k != 0. */
-static long long term_hessian_values(const hf_forcefield *ff, const hf_typed_molecule *t)
+static long long term_hessian_values(const hessfit_forcefield *ff, const hessfit_typed_molecule *t)
 {
     long long v = 0;
     for (int k = 0; k < t->n_terms; k++) {
-        const hf_typed_term *term = &t->terms[k];
+        const hessfit_typed_term *term = &t->terms[k];
         if (term->param < 0)
             continue;
-        const hf_ff_param *p = &ff->params[term->param];
+        const hessfit_ff_param *p = &ff->params[term->param];
         int triples = 1;
-        if (term->kind == HF_TERM_TORSION ||
-            (term->kind == HF_TERM_IMPROPER && p->improper_form == HF_IMPROPER_FOURIER))
+        if (term->kind == HESSFIT_TERM_TORSION ||
+            (term->kind == HESSFIT_TERM_IMPROPER && p->improper_form == HESSFIT_IMPROPER_FOURIER))
             for (int j = triples = 0; j + 2 < p->n_values; j += 3)
                 triples += p->values[j] != 0.0;
-        v += term->kind == HF_TERM_BOND ? 9 : term->kind == HF_TERM_ANGLE ? 54 : 90LL * triples;
+        v += term->kind == HESSFIT_TERM_BOND ? 9 : term->kind == HESSFIT_TERM_ANGLE ? 54 : 90LL * triples;
     }
     return v;
 }
 
 /* The memory check: estimates in MiB, and an error when they do not fit. */
-static hf_status check_memory(const bench *b, row *r)
+static hessfit_status check_memory(const bench *b, row *r)
 {
     const double mib = 8.0 / (1024.0 * 1024.0), d2_mib = mib * (double)r->hessian_doubles;
     const int ref = is_reference(r);
@@ -401,14 +401,14 @@ static hf_status check_memory(const bench *b, row *r)
     const double host_free = proc_kib_field("/proc/meminfo", "MemAvailable");
     const double host_need = r->est_host_mib + (b->opt.device_is_host ? r->est_device_mib : 0.0);
     if (isfinite(host_free) && host_need > host_free)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY,
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY,
                         "%d molecules (sum of (3n)^2 = %lld Hessian entries, %.0f MiB per copy) need about %.0f MiB of "
                         "host memory%s; %.0f MiB are available: run fewer molecules (--max-molecules)",
                         r->n_mols, r->hessian_doubles, d2_mib, host_need,
                         b->opt.device_is_host && !ref ? " (the OpenCL device is the CPU: its arrays included)" : "",
                         host_free);
     if (!ref && !b->opt.device_is_host && b->opt.device_mib >= 0.0 && r->est_device_mib > b->opt.device_mib)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY,
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY,
                         "%d molecules (sum of (3n)^2 = %lld Hessian entries, %.0f MiB per copy: blocks, adjoint, "
                         "eigensolver scratch, mode vectors, term Hessians, targets) need about %.0f MiB of device "
                         "memory; %.0f MiB are free: run fewer molecules (--max-molecules)",
@@ -418,7 +418,7 @@ static hf_status check_memory(const bench *b, row *r)
                 "gpu_bench: free device memory unknown (--device-memory-mib): the estimate of %.0f MiB is not "
                 "checked\n",
                 r->est_device_mib);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* The parameter vector of evaluation k: x_start scaled by 1 + PERTURBATION s_i(k), |s| <= 1,
@@ -430,7 +430,7 @@ static void parameters(const double *x_start, int n, unsigned long long k, doubl
 }
 
 typedef struct {
-    hf_objective *objective;
+    hessfit_objective *objective;
     const double *x_start;
     double *x, *grad; /* grad NULL: the loss alone */
     int n_free;
@@ -438,15 +438,15 @@ typedef struct {
     const options *opt;
 } eval_loop;
 
-static hf_status evaluate_next(const eval_loop *e, double *seconds)
+static hessfit_status evaluate_next(const eval_loop *e, double *seconds)
 {
     double loss;
     parameters(e->x_start, e->n_free, (*e->evaluation)++, e->x);
     const double t0 = bench_now_s();
-    const hf_status st = hf_objective_evaluate(e->objective, e->x, &loss, e->grad, NULL);
+    const hessfit_status st = hessfit_objective_evaluate(e->objective, e->x, &loss, e->grad, NULL);
     *seconds = bench_now_s() - t0;
-    if (st == HF_SUCCESS && !isfinite(loss))
-        return hf_error(HF_ERROR_NONFINITE, "the loss is %g", loss);
+    if (st == HESSFIT_SUCCESS && !isfinite(loss))
+        return hessfit_error(HESSFIT_ERROR_NONFINITE, "the loss is %g", loss);
     return st;
 }
 
@@ -454,39 +454,39 @@ static hf_status evaluate_next(const eval_loop *e, double *seconds)
  * -- so that a change of the machine's load touches all of them alike (the split subtracts their
  * medians). One untimed round first; then rounds until --min-repeats and --min-seconds, or until
  * --max-seconds once FEW_REPEATS rounds are in. */
-static hf_status time_loops(const eval_loop *e, int k, timing *t[])
+static hessfit_status time_loops(const eval_loop *e, int k, timing *t[])
 {
     const options *o = e[0].opt;
     int cap = 64, n = 0;
     double s, *samples[2] = {NULL, NULL};
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     for (int j = 0; j < k; j++)
         if ((samples[j] = malloc((size_t)cap * sizeof *samples[j])) == NULL)
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "gpu_bench: no memory for timings");
-    for (int j = 0; j < k && st == HF_SUCCESS; j++)
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "gpu_bench: no memory for timings");
+    for (int j = 0; j < k && st == HESSFIT_SUCCESS; j++)
         st = evaluate_next(&e[j], &s); /* warm-up, not counted */
     const double start = bench_now_s();
-    while (st == HF_SUCCESS && n < MAX_REPEATS) {
+    while (st == HESSFIT_SUCCESS && n < MAX_REPEATS) {
         const double elapsed = bench_now_s() - start;
         if ((n >= o->min_repeats && elapsed >= o->min_seconds) || (n >= FEW_REPEATS && elapsed >= o->max_seconds))
             break;
         if (n == cap) {
             cap *= 2;
-            for (int j = 0; j < k && st == HF_SUCCESS; j++) {
+            for (int j = 0; j < k && st == HESSFIT_SUCCESS; j++) {
                 double *grown = realloc(samples[j], (size_t)cap * sizeof *grown);
                 if (grown == NULL)
-                    st = hf_error(HF_ERROR_OUT_OF_MEMORY, "gpu_bench: no memory for timings");
+                    st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "gpu_bench: no memory for timings");
                 else
                     samples[j] = grown;
             }
         }
-        for (int j = 0; j < k && st == HF_SUCCESS; j++)
-            if ((st = evaluate_next(&e[j], &s)) == HF_SUCCESS)
+        for (int j = 0; j < k && st == HESSFIT_SUCCESS; j++)
+            if ((st = evaluate_next(&e[j], &s)) == HESSFIT_SUCCESS)
                 samples[j][n] = s;
-        n += st == HF_SUCCESS;
+        n += st == HESSFIT_SUCCESS;
     }
     for (int j = 0; j < k; j++) {
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = bench_timing_summarise(samples[j], n, t[j]);
         else
             free(samples[j]);
@@ -496,9 +496,9 @@ static hf_status time_loops(const eval_loop *e, int k, timing *t[])
 }
 
 /* "DeviceName" and "Precision" as the Context's platform reports them (none on Reference). */
-static void context_properties(hf_model *model, row *r)
+static void context_properties(hessfit_model *model, row *r)
 {
-    OpenMM_Context *context = hf_model_context(model);
+    OpenMM_Context *context = hessfit_model_context(model);
     OpenMM_Platform *platform = OpenMM_Context_getPlatform(context);
     snprintf(r->device, sizeof r->device, "%s", is_reference(r) ? "host CPU, one thread" : "?");
     snprintf(r->precision_used, sizeof r->precision_used, "%s", is_reference(r) ? "double" : "?");
@@ -516,7 +516,7 @@ static void context_properties(hf_model *model, row *r)
 
 /* The input's free values whose parameter a term of the row's structures uses (a row of fewer
  * molecules than the input has structures, or of the smallest alone, may not use them all). */
-static hf_status row_free_values(const bench *b, row *r)
+static hessfit_status row_free_values(const bench *b, row *r)
 {
     const hf_training_set *set = &b->set;
     const int distinct = r->kind == SET_SMALLEST ? 1 : (r->n_mols < set->n_mols ? r->n_mols : set->n_mols);
@@ -524,14 +524,14 @@ static hf_status row_free_values(const bench *b, row *r)
     r->x_start = malloc((size_t)set->n_free * sizeof *r->x_start);
     r->grad_start = malloc((size_t)set->n_free * sizeof *r->grad_start);
     if (r->free_index == NULL || r->x_start == NULL || r->grad_start == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %d free values", set->n_free);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for %d free values", set->n_free);
     for (int i = 0; i < set->n_free; i++) {
         int param, used = 0;
-        hf_status st = hf_model_free_parameter(set->model, i, &param, NULL, NULL, NULL);
-        if (st != HF_SUCCESS)
+        hessfit_status st = hessfit_model_free_parameter(set->model, i, &param, NULL, NULL, NULL);
+        if (st != HESSFIT_SUCCESS)
             return st;
         for (int m = 0; m < distinct && !used; m++) {
-            const hf_typed_molecule *t = &set->typed[structure_of(b, r, m)];
+            const hessfit_typed_molecule *t = &set->typed[structure_of(b, r, m)];
             for (int k = 0; k < t->n_terms && !used; k++)
                 used = t->terms[k].param == param;
         }
@@ -540,31 +540,31 @@ static hf_status row_free_values(const bench *b, row *r)
             r->x_start[r->n_free++] = set->x_start[i];
         }
     }
-    return r->n_free > 0 ? HF_SUCCESS
-                         : hf_error(HF_ERROR_INVALID_ARGUMENT, "the row's structures use none of the free values");
+    return r->n_free > 0 ? HESSFIT_SUCCESS
+                         : hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "the row's structures use none of the free values");
 }
 
 /* Builds row r's model and objectives and times them. */
-static hf_status run_row(bench *b, row *r)
+static hessfit_status run_row(bench *b, row *r)
 {
     const hf_training_set *set = &b->set;
     const int n = r->n_mols;
-    hf_status st = row_free_values(b, r);
-    hf_model *model = NULL;
-    hf_objective *objective = NULL;
+    hessfit_status st = row_free_values(b, r);
+    hessfit_model *model = NULL;
+    hessfit_objective *objective = NULL;
     unsigned long long evaluation = 0;
-    hf_molecule *mols = malloc((size_t)n * sizeof *mols);
-    hf_typed_molecule *typed = malloc((size_t)n * sizeof *typed);
-    hf_objective_options *freq = malloc((size_t)n * sizeof *freq), *hess = malloc((size_t)n * sizeof *hess);
+    hessfit_molecule *mols = malloc((size_t)n * sizeof *mols);
+    hessfit_typed_molecule *typed = malloc((size_t)n * sizeof *typed);
+    hessfit_objective_options *freq = malloc((size_t)n * sizeof *freq), *hess = malloc((size_t)n * sizeof *hess);
     double *x = malloc((size_t)r->n_free * sizeof *x), *grad = malloc((size_t)r->n_free * sizeof *grad);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         goto done;
     if (mols == NULL || typed == NULL || freq == NULL || hess == NULL || x == NULL || grad == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %d molecules", n);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for %d molecules", n);
         goto done;
     }
-    hf_objective_options hessian_only = hf_objective_default_options();
-    hessian_only.frequencies = HF_OBJ_FREQUENCIES_NONE;
+    hessfit_objective_options hessian_only = hessfit_objective_default_options();
+    hessian_only.frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
     hessian_only.eigenmatrix = 0;
     hessian_only.hessian = 1;
     for (int m = 0; m < n; m++) { /* replicas: shallow copies of the set's structures */
@@ -577,32 +577,32 @@ static hf_status run_row(bench *b, row *r)
         r->hessian_doubles += 9LL * set->mols[s].n_atoms * set->mols[s].n_atoms;
         r->term_values += term_hessian_values(&set->ff, &set->typed[s]);
     }
-    if ((st = check_memory(b, r)) != HF_SUCCESS)
+    if ((st = check_memory(b, r)) != HESSFIT_SUCCESS)
         goto done;
     if (!platform_available(r->platform)) {
-        st = hf_error(HF_ERROR_UNSUPPORTED, "OpenMM has no %s platform on this machine (%s)", r->platform,
+        st = hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "OpenMM has no %s platform on this machine (%s)", r->platform,
                       platform_failure(b, r->platform));
         goto done;
     }
     reset_peak_rss();
-    hf_model_options mopt = hf_model_default_options();
+    hessfit_model_options mopt = hessfit_model_default_options();
     mopt.platform = r->platform;
     mopt.precision = is_reference(r) ? NULL : r->precision;
     double t0 = bench_now_s();
-    if ((st = hf_model_create(&set->ff, mols, typed, n, &mopt, &model)) != HF_SUCCESS)
+    if ((st = hessfit_model_create(&set->ff, mols, typed, n, &mopt, &model)) != HESSFIT_SUCCESS)
         goto done;
     r->model_s = bench_now_s() - t0;
     for (int i = 0; i < r->n_free; i++) { /* the input's free values, in its order */
         int param, value;
-        if ((st = hf_model_free_parameter(set->model, r->free_index[i], &param, &value, NULL, NULL)) != HF_SUCCESS ||
-            (st = hf_model_add_free(model, param, value)) != HF_SUCCESS)
+        if ((st = hessfit_model_free_parameter(set->model, r->free_index[i], &param, &value, NULL, NULL)) != HESSFIT_SUCCESS ||
+            (st = hessfit_model_add_free(model, param, value)) != HESSFIT_SUCCESS)
             goto done;
     }
-    if ((st = hf_model_set_free(model, r->x_start)) != HF_SUCCESS)
+    if ((st = hessfit_model_set_free(model, r->x_start)) != HESSFIT_SUCCESS)
         goto done;
     context_properties(model, r);
     if (!is_reference(r) && strcmp(r->precision_used, r->precision) != 0) {
-        st = hf_error(HF_ERROR_INVALID_ARGUMENT, "asked for %s precision, the %s Context runs in '%s'", r->precision,
+        st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "asked for %s precision, the %s Context runs in '%s'", r->precision,
                       r->platform, r->precision_used);
         goto done;
     }
@@ -613,24 +613,24 @@ static hf_status run_row(bench *b, row *r)
     eval_loop e = {NULL, r->x_start, x, NULL, r->n_free, &evaluation, &b->opt};
     /* Hessian only: assembly and element residuals, no eigensolver */
     t0 = bench_now_s();
-    if ((st = hf_objective_create(model, mols, n, hess, &objective)) != HF_SUCCESS)
+    if ((st = hessfit_objective_create(model, mols, n, hess, &objective)) != HESSFIT_SUCCESS)
         goto done;
     r->hessian_objective_s = bench_now_s() - t0;
-    r->n_hessian_residuals = hf_objective_n_residuals(objective);
+    r->n_hessian_residuals = hessfit_objective_n_residuals(objective);
     e.objective = objective;
     timing *hessian_timing[1] = {&r->hessian_only};
-    if ((st = time_loops(&e, 1, hessian_timing)) != HF_SUCCESS)
+    if ((st = time_loops(&e, 1, hessian_timing)) != HESSFIT_SUCCESS)
         goto done;
-    hf_objective_destroy(objective);
+    hessfit_objective_destroy(objective);
     objective = NULL;
 
     /* the input's objective: at the start (the comparison), loss only, with the gradient */
     t0 = bench_now_s();
-    if ((st = hf_objective_create(model, mols, n, freq, &objective)) != HF_SUCCESS)
+    if ((st = hessfit_objective_create(model, mols, n, freq, &objective)) != HESSFIT_SUCCESS)
         goto done;
     r->objective_s = bench_now_s() - t0;
-    r->n_residuals = hf_objective_n_residuals(objective);
-    if ((st = hf_objective_evaluate(objective, r->x_start, &r->loss_start, r->grad_start, NULL)) != HF_SUCCESS)
+    r->n_residuals = hessfit_objective_n_residuals(objective);
+    if ((st = hessfit_objective_evaluate(objective, r->x_start, &r->loss_start, r->grad_start, NULL)) != HESSFIT_SUCCESS)
         goto done;
     for (int i = 0; i < r->n_free; i++)
         r->grad_norm = fmax(r->grad_norm, fabs(r->grad_start[i]));
@@ -638,7 +638,7 @@ static hf_status run_row(bench *b, row *r)
     eval_loop pair[2] = {e, e}; /* loss only, with the gradient: interleaved */
     pair[1].grad = grad;
     timing *pair_timing[2] = {&r->loss_only, &r->with_gradient};
-    if ((st = time_loops(pair, 2, pair_timing)) != HF_SUCCESS)
+    if ((st = time_loops(pair, 2, pair_timing)) != HESSFIT_SUCCESS)
         goto done;
     r->peak_rss_mib = proc_kib_field("/proc/self/status", "VmHWM");
     fprintf(stderr,
@@ -647,8 +647,8 @@ static hf_status run_row(bench *b, row *r)
             1e3 * r->with_gradient.median, 1e3 * r->loss_only.median, 1e3 * r->hessian_only.median, r->with_gradient.n,
             r->loss_only.n, r->hessian_only.n, n / r->with_gradient.median, r->peak_rss_mib);
 done:
-    hf_objective_destroy(objective);
-    hf_model_destroy(model);
+    hessfit_objective_destroy(objective);
+    hessfit_model_destroy(model);
     free(mols);
     free(typed);
     free(freq);
@@ -662,36 +662,36 @@ done:
  * on Reference (the force field holds the start values). The loss is a sum over molecules, so a
  * row's loss at the start must be the sum of its molecules' losses: a row that skipped molecules,
  * or evaluated one twice, fails that check whatever its platform. */
-static hf_status structure_losses(bench *b)
+static hessfit_status structure_losses(bench *b)
 {
     const hf_training_set *set = &b->set;
     if ((b->structure_loss = calloc((size_t)set->n_mols, sizeof *b->structure_loss)) == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory");
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory");
     double sum = 0.0;
     for (int s = 0; s < set->n_mols; s++) {
-        hf_model *model = NULL;
-        hf_objective *objective = NULL;
-        hf_status st = hf_model_create(&set->ff, &set->mols[s], &set->typed[s], 1, NULL, &model);
-        if (st == HF_SUCCESS)
-            st = hf_objective_create(model, &set->mols[s], 1, &set->mol_objective[s], &objective);
-        if (st == HF_SUCCESS)
-            st = hf_objective_evaluate(objective, NULL, &b->structure_loss[s], NULL, NULL);
-        hf_objective_destroy(objective);
-        hf_model_destroy(model);
-        if (st != HF_SUCCESS)
-            return hf_error(st, "structure %d alone: %s", s + 1, hf_last_error());
+        hessfit_model *model = NULL;
+        hessfit_objective *objective = NULL;
+        hessfit_status st = hessfit_model_create(&set->ff, &set->mols[s], &set->typed[s], 1, NULL, &model);
+        if (st == HESSFIT_SUCCESS)
+            st = hessfit_objective_create(model, &set->mols[s], 1, &set->mol_objective[s], &objective);
+        if (st == HESSFIT_SUCCESS)
+            st = hessfit_objective_evaluate(objective, NULL, &b->structure_loss[s], NULL, NULL);
+        hessfit_objective_destroy(objective);
+        hessfit_model_destroy(model);
+        if (st != HESSFIT_SUCCESS)
+            return hessfit_error(st, "structure %d alone: %s", s + 1, hessfit_last_error());
         sum += b->structure_loss[s];
     }
     double all = 0.0; /* the same sum from the whole set's own objective */
-    hf_status st = hf_objective_evaluate(set->objective, set->x_start, &all, NULL, NULL);
-    if (st != HF_SUCCESS)
+    hessfit_status st = hessfit_objective_evaluate(set->objective, set->x_start, &all, NULL, NULL);
+    if (st != HESSFIT_SUCCESS)
         return st;
     if (!(fabs(all - sum) <= LOSS_TOLERANCE_DOUBLE * fabs(all)))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "the structures' own losses add up to %.17g, the training set's objective gives %.17g: the "
                         "loss check cannot be used with this input",
                         sum, all);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* Relative tolerance of the loss check per precision (double: summation order only; mixed and
@@ -738,7 +738,7 @@ static void compare_with_reference(bench *b, row *r)
 /* ---- output ------------------------------------------------------------------------------- */
 
 static const char SPLIT_METHOD[] =
-    "medians through the public API (hf_objective_evaluate), a new parameter vector every evaluation: Hessian "
+    "medians through the public API (hessfit_objective_evaluate), a new parameter vector every evaluation: Hessian "
     "assembly = a Hessian-element objective (no eigensolver) without the gradient; eigensolver = the objective "
     "without the gradient minus that; gradient = the objective with its exact gradient minus without";
 
@@ -849,18 +849,18 @@ static void put_markdown(FILE *out, const bench *b)
     put_targets(out, b);
 }
 
-static void put_number(hf_atomic_file *out, double x)
+static void put_number(hessfit_atomic_file *out, double x)
 {
     if (isfinite(x))
-        hf_atomic_file_printf(out, "%.9g", x);
+        hessfit_atomic_file_printf(out, "%.9g", x);
     else
-        hf_atomic_file_printf(out, "%s", "");
+        hessfit_atomic_file_printf(out, "%s", "");
 }
 
-static hf_status write_csv(hf_atomic_file *out, void *context)
+static hessfit_status write_csv(hessfit_atomic_file *out, void *context)
 {
     const bench *b = context;
-    hf_atomic_file_printf(
+    hessfit_atomic_file_printf(
         out, "set,molecules,atoms,platform,precision,device,status,grad_median_s,grad_min_s,grad_n,"
              "loss_median_s,loss_n,hessian_median_s,hessian_n,molecules_per_s,assembly_s,"
              "eigensolver_s,gradient_s,reference_grad_median_s,speedup_vs_reference,loss,expected_loss,loss_check,"
@@ -877,7 +877,7 @@ static hf_status write_csv(hf_atomic_file *out, void *context)
         for (char *c = error; *c; c++) /* one quoted field */
             if (*c == '"' || *c == '\n')
                 *c = '\'';
-        hf_atomic_file_printf(out, "%s,%d,%lld,%s,%s,%s,%s", set_name(r), r->n_mols, r->n_atoms, r->platform,
+        hessfit_atomic_file_printf(out, "%s,%d,%lld,%s,%s,%s,%s", set_name(r), r->n_mols, r->n_atoms, r->platform,
                               is_reference(r) ? "double" : r->precision, device, row_status(r));
         const int ok = r->done && !r->failed;
         const double g = r->with_gradient.median, l = r->loss_only.median, h = r->hessian_only.median;
@@ -905,24 +905,24 @@ static hf_status write_csv(hf_atomic_file *out, void *context)
                             r->est_device_mib,
                             r->est_host_mib};
         for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
-            hf_atomic_file_printf(out, ",");
+            hessfit_atomic_file_printf(out, ",");
             put_number(out, v[k]);
         }
-        hf_atomic_file_printf(out, ",\"%s\"\n", error);
+        hessfit_atomic_file_printf(out, ",\"%s\"\n", error);
     }
-    return hf_atomic_file_status(out);
+    return hessfit_atomic_file_status(out);
 }
 
-static void json_timing(hf_atomic_file *out, const char *key, const timing *t)
+static void json_timing(hessfit_atomic_file *out, const char *key, const timing *t)
 {
-    hf_atomic_file_printf(out, ",\n    \"%s\": {\"n\": %d", key, t->n);
+    hessfit_atomic_file_printf(out, ",\n    \"%s\": {\"n\": %d", key, t->n);
     hf_put_json_number_member(out, "median_s", t->median);
     hf_put_json_number_member(out, "min_s", t->min);
     hf_put_json_number_member(out, "max_s", t->max);
-    hf_atomic_file_printf(out, ", \"samples_s\": [");
+    hessfit_atomic_file_printf(out, ", \"samples_s\": [");
     for (int i = 0; i < t->n; i++)
-        hf_atomic_file_printf(out, "%s%.6g", i ? ", " : "", t->samples[i]);
-    hf_atomic_file_printf(out, "]}");
+        hessfit_atomic_file_printf(out, "%s%.6g", i ? ", " : "", t->samples[i]);
+    hessfit_atomic_file_printf(out, "]}");
 }
 
 typedef struct {
@@ -930,7 +930,7 @@ typedef struct {
     int partial;
 } json_context;
 
-static hf_status write_json(hf_atomic_file *out, void *context)
+static hessfit_status write_json(hessfit_atomic_file *out, void *context)
 {
     const json_context *jc = context;
     const bench *b = jc->b;
@@ -939,72 +939,72 @@ static hf_status write_json(hf_atomic_file *out, void *context)
     time_t now = time(NULL);
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    hf_atomic_file_printf(out, "{\n \"schema\": \"hessfit-gpu-bench/1\",\n \"partial\": %s,\n \"started_utc\": ",
+    hessfit_atomic_file_printf(out, "{\n \"schema\": \"hessfit-gpu-bench/1\",\n \"partial\": %s,\n \"started_utc\": ",
                           jc->partial ? "true" : "false");
     hf_put_json_string(out, b->started_utc);
-    hf_atomic_file_printf(out, ",\n \"written_utc\": \"%s\",\n \"input\": ", stamp);
+    hessfit_atomic_file_printf(out, ",\n \"written_utc\": \"%s\",\n \"input\": ", stamp);
     hf_put_json_string(out, b->opt.input);
-    hf_atomic_file_printf(out, ",\n \"objective\": ");
+    hessfit_atomic_file_printf(out, ",\n \"objective\": ");
     hf_put_json_string(out, b->set.settings.objective_name);
-    hf_atomic_file_printf(out,
+    hessfit_atomic_file_printf(out,
                           ", \"structures\": %d, \"free_values\": %d, \"smallest_structure_atoms\": %d,\n"
                           " \"machine\": {\"cpu\": ",
                           b->set.n_mols, b->set.n_free, b->set.mols[b->smallest].n_atoms);
     hf_put_json_string(out, cpu);
-    hf_atomic_file_printf(out, ", \"nproc\": %ld, \"load_average_start\": [", sysconf(_SC_NPROCESSORS_ONLN));
+    hessfit_atomic_file_printf(out, ", \"nproc\": %ld, \"load_average_start\": [", sysconf(_SC_NPROCESSORS_ONLN));
     for (int k = 0; k < 3; k++) {
-        hf_atomic_file_printf(out, k ? ", " : "");
+        hessfit_atomic_file_printf(out, k ? ", " : "");
         hf_put_json_number(out, b->load_start[k]);
     }
-    hf_atomic_file_printf(out, "], \"load_average_end\": [");
+    hessfit_atomic_file_printf(out, "], \"load_average_end\": [");
     for (int k = 0; k < 3; k++) {
-        hf_atomic_file_printf(out, k ? ", " : "");
+        hessfit_atomic_file_printf(out, k ? ", " : "");
         hf_put_json_number(out, b->load_end[k]);
     }
-    hf_atomic_file_printf(out, "], \"openmm_plugin_failures\": ");
+    hessfit_atomic_file_printf(out, "], \"openmm_plugin_failures\": ");
     hf_put_json_string(out, b->plugin_failures + (b->plugin_failures[0] == '\n'));
-    hf_atomic_file_printf(out, "},\n \"settings\": {\"min_repeats\": %d", b->opt.min_repeats);
+    hessfit_atomic_file_printf(out, "},\n \"settings\": {\"min_repeats\": %d", b->opt.min_repeats);
     hf_put_json_number_member(out, "min_seconds", b->opt.min_seconds);
     hf_put_json_number_member(out, "max_seconds", b->opt.max_seconds);
     hf_put_json_number_member(out, "device_memory_mib", b->opt.device_is_host ? NAN : b->opt.device_mib);
-    hf_atomic_file_printf(out, ", \"device_is_host\": %s, \"parameter_perturbation\": %g},\n \"split_method\": ",
+    hessfit_atomic_file_printf(out, ", \"device_is_host\": %s, \"parameter_perturbation\": %g},\n \"split_method\": ",
                           b->opt.device_is_host ? "true" : "false", PERTURBATION);
     hf_put_json_string(out, SPLIT_METHOD);
-    hf_atomic_file_printf(out, ",\n \"rows\": [");
+    hessfit_atomic_file_printf(out, ",\n \"rows\": [");
     for (int i = 0; i < b->n_rows; i++) {
         const row *r = &b->rows[i];
-        hf_atomic_file_printf(out,
+        hessfit_atomic_file_printf(out,
                               "%s\n  {\"set\": \"%s\", \"molecules\": %d, \"atoms\": %lld, \"hessian_entries\": %lld, "
                               "\"platform\": ",
                               i ? "," : "", set_name(r), r->n_mols, r->n_atoms, r->hessian_doubles);
         hf_put_json_string(out, r->platform);
-        hf_atomic_file_printf(out, ", \"precision\": ");
+        hessfit_atomic_file_printf(out, ", \"precision\": ");
         hf_put_json_string(out, is_reference(r) ? "double" : r->precision);
-        hf_atomic_file_printf(out, ", \"device\": ");
+        hessfit_atomic_file_printf(out, ", \"device\": ");
         hf_put_json_string(out, r->device);
-        hf_atomic_file_printf(out, ", \"precision_reported\": ");
+        hessfit_atomic_file_printf(out, ", \"precision_reported\": ");
         hf_put_json_string(out, r->precision_used);
-        hf_atomic_file_printf(out, ", \"status\": \"%s\", \"error\": ", row_status(r));
+        hessfit_atomic_file_printf(out, ", \"status\": \"%s\", \"error\": ", row_status(r));
         hf_put_json_string(out, r->failed ? r->error : NULL);
         hf_put_json_number_member(out, "est_device_mib", r->est_device_mib);
         hf_put_json_number_member(out, "est_host_mib", r->est_host_mib);
         hf_put_json_number_member(out, "peak_rss_mib", r->peak_rss_mib);
         if (r->done && !r->failed) {
             const double g = r->with_gradient.median, l = r->loss_only.median, h = r->hessian_only.median;
-            hf_atomic_file_printf(out, ",\n    \"residuals\": %lld, \"hessian_residuals\": %lld", r->n_residuals,
+            hessfit_atomic_file_printf(out, ",\n    \"residuals\": %lld, \"hessian_residuals\": %lld", r->n_residuals,
                                   r->n_hessian_residuals);
             hf_put_json_number_member(out, "model_create_s", r->model_s);
             hf_put_json_number_member(out, "objective_create_s", r->objective_s);
             hf_put_json_number_member(out, "hessian_objective_create_s", r->hessian_objective_s);
             hf_put_json_number_member(out, "loss_at_start", r->loss_start);
             hf_put_json_number_member(out, "max_abs_gradient_at_start", r->grad_norm);
-            hf_atomic_file_printf(out, ",\n    \"molecules_per_s\": ");
+            hessfit_atomic_file_printf(out, ",\n    \"molecules_per_s\": ");
             hf_put_json_number(out, r->n_mols / g);
-            hf_atomic_file_printf(out, ", \"split_s\": {\"hessian_assembly\": ");
+            hessfit_atomic_file_printf(out, ", \"split_s\": {\"hessian_assembly\": ");
             hf_put_json_number(out, h);
             hf_put_json_number_member(out, "eigensolver", l - h);
             hf_put_json_number_member(out, "gradient", g - l);
-            hf_atomic_file_printf(out, "}");
+            hessfit_atomic_file_printf(out, "}");
             hf_put_json_number_member(out, "reference_grad_median_s", r->ref_seconds);
             hf_put_json_number_member(out, "speedup_vs_reference", r->speedup);
             hf_put_json_number_member(out, "expected_loss", r->expected_loss);
@@ -1015,10 +1015,10 @@ static hf_status write_json(hf_atomic_file *out, void *context)
             json_timing(out, "loss_only", &r->loss_only);
             json_timing(out, "hessian_only", &r->hessian_only);
         }
-        hf_atomic_file_printf(out, "}");
+        hessfit_atomic_file_printf(out, "}");
     }
-    hf_atomic_file_printf(out, "\n ]\n}\n");
-    return hf_atomic_file_status(out);
+    hessfit_atomic_file_printf(out, "\n ]\n}\n");
+    return hessfit_atomic_file_status(out);
 }
 
 /* The Markdown table as text (malloc'ed; NULL without memory). */
@@ -1048,12 +1048,12 @@ static int write_outputs(bench *b, int partial, int print)
         fprintf(stderr, "gpu_bench: no memory for the table\n");
         return 1;
     }
-    if (b->opt.json != NULL && hf_atomic_write(b->opt.json, write_json, &jc) != HF_SUCCESS)
-        rc = 1, fprintf(stderr, "gpu_bench: %s\n", hf_last_error());
-    if (b->opt.csv != NULL && hf_atomic_write(b->opt.csv, write_csv, b) != HF_SUCCESS)
-        rc = 1, fprintf(stderr, "gpu_bench: %s\n", hf_last_error());
-    if (b->opt.markdown != NULL && hf_atomic_write_buffer(b->opt.markdown, table, len) != HF_SUCCESS)
-        rc = 1, fprintf(stderr, "gpu_bench: %s\n", hf_last_error());
+    if (b->opt.json != NULL && hessfit_atomic_write(b->opt.json, write_json, &jc) != HESSFIT_SUCCESS)
+        rc = 1, fprintf(stderr, "gpu_bench: %s\n", hessfit_last_error());
+    if (b->opt.csv != NULL && hessfit_atomic_write(b->opt.csv, write_csv, b) != HESSFIT_SUCCESS)
+        rc = 1, fprintf(stderr, "gpu_bench: %s\n", hessfit_last_error());
+    if (b->opt.markdown != NULL && hessfit_atomic_write_buffer(b->opt.markdown, table, len) != HESSFIT_SUCCESS)
+        rc = 1, fprintf(stderr, "gpu_bench: %s\n", hessfit_last_error());
     if (print)
         fputs(table, stdout);
     free(table);
@@ -1068,21 +1068,21 @@ int main(int argc, char **argv)
     bench_read_loadavg(b.load_start);
     time_t now = time(NULL);
     strftime(b.started_utc, sizeof b.started_utc, "%Y-%m-%d %H:%M", gmtime(&now));
-    if (load_plugins(&b) != HF_SUCCESS) {
-        fprintf(stderr, "gpu_bench: %s\n", hf_last_error());
+    if (load_plugins(&b) != HESSFIT_SUCCESS) {
+        fprintf(stderr, "gpu_bench: %s\n", hessfit_last_error());
         return 1;
     }
     hf_training_set_options topt = {NULL, NULL, "-out"};
-    if (hf_training_set_load(b.opt.input, &topt, &b.set) != HF_SUCCESS) {
-        fprintf(stderr, "gpu_bench: %s\n", hf_last_error());
+    if (hf_training_set_load(b.opt.input, &topt, &b.set) != HESSFIT_SUCCESS) {
+        fprintf(stderr, "gpu_bench: %s\n", hessfit_last_error());
         return 1;
     }
     b.smallest = 0;
     for (int m = 1; m < b.set.n_mols; m++)
         if (b.set.mols[m].n_atoms < b.set.mols[b.smallest].n_atoms)
             b.smallest = m;
-    if (structure_losses(&b) != HF_SUCCESS) {
-        fprintf(stderr, "gpu_bench: %s: %s\n", b.opt.input, hf_last_error());
+    if (structure_losses(&b) != HESSFIT_SUCCESS) {
+        fprintf(stderr, "gpu_bench: %s: %s\n", b.opt.input, hessfit_last_error());
         return 1;
     }
     plan_rows(&b);
@@ -1092,9 +1092,9 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int i = 0; i < b.n_rows; i++) {
         row *r = &b.rows[i];
-        if (run_row(&b, r) != HF_SUCCESS) {
+        if (run_row(&b, r) != HESSFIT_SUCCESS) {
             r->failed = 1;
-            snprintf(r->error, sizeof r->error, "%s", hf_last_error());
+            snprintf(r->error, sizeof r->error, "%s", hessfit_last_error());
             fprintf(stderr, "gpu_bench: %s x%d on %s %s: %s\n", set_name(r), r->n_mols, r->platform, r->precision,
                     r->error);
             failed++;

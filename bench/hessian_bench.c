@@ -24,7 +24,7 @@
  * Note: OpenMM's NonbondedForce combines sigma arithmetically (Lorentz-Berthelot), not
  * geometrically as OPLS-AA does; the benchmark only needs the two Systems to agree.
  *
- * A second System holds only the HessFit_Force made by hessfit_force_create_from_system.
+ * A second System holds only the hessfit_force made by hessfit_force_create_from_system.
  *
  * Timed, per size (clock_gettime(CLOCK_MONOTONIC); median over repeats reported):
  *   analytic: OpenMM_Context_setPositions + hessfit_force_get_hessian_blocks (the full 3N x 3N
@@ -109,7 +109,7 @@ static void die(const char *fmt, const char *detail) {
     exit(1);
 }
 
-static void hf_check(HessFit_Status status, const char *what) {
+static void hf_check(hessfit_status status, const char *what) {
     if (status != HESSFIT_SUCCESS) {
         fprintf(stderr, "hessian_bench: %s failed: %s: %s\n", what, hessfit_status_string(status),
                 hessfit_last_error());
@@ -406,11 +406,11 @@ typedef struct {
     double max_force_diff, max_abs_force;
 } Result;
 
-/* The calls timed on the HessFit_Force System: each repetition is setPositions + one call. */
+/* The calls timed on the hessfit_force System: each repetition is setPositions + one call. */
 typedef enum { CALL_HESSIAN, CALL_HESSIAN_CONTRACTION, CALL_GRADIENT_CONTRACTION } TimedCall;
 
 typedef struct {
-    HessFit_Force *hf;
+    hessfit_force *hf;
     OpenMM_Context *ctx;
     OpenMM_Vec3Array *arr;
     double *blocks;        /* the Hessian blocks (hsize) */
@@ -422,7 +422,7 @@ typedef struct {
     int nslots;
 } Calls;
 
-static HessFit_Status timed_call(const Calls *c, TimedCall which) {
+static hessfit_status timed_call(const Calls *c, TimedCall which) {
     switch (which) {
     case CALL_HESSIAN:
         return hessfit_force_get_hessian_blocks(c->hf, c->ctx, c->blocks, c->hsize);
@@ -455,7 +455,7 @@ static int time_call(const Calls *c, TimedCall which, int min_reps, double min_t
         }
         double t0 = now_s();
         OpenMM_Context_setPositions(c->ctx, c->arr);
-        HessFit_Status st = timed_call(c, which);
+        hessfit_status st = timed_call(c, which);
         double t1 = now_s();
         hf_check(st, call_name(which));
         t[reps++] = t1 - t0;
@@ -475,7 +475,7 @@ static void run_size(int ncarbon, int fd_reps, int an_min_reps, double an_min_ti
     r->nbonds = m.nbonds;
 
     OpenMM_System *stock = build_stock_system(&m, &r->nangles, &r->ntorsions);
-    HessFit_Force *hf = NULL;
+    hessfit_force *hf = NULL;
     hf_check(hessfit_force_create_from_system(stock, &hf), "hessfit_force_create_from_system");
     OpenMM_System *hsys = OpenMM_System_create();
     for (int i = 0; i < n; i++)
@@ -747,7 +747,7 @@ int main(int argc, char **argv) {
         printf("| %d | %d | %.4g | %.4g | %.2f | %.4g | %.2f |\n", r->natoms, r->nslots, 1e3 * r->an_median,
                1e3 * r->hc_median, r->hc_median / r->an_median, 1e3 * r->gc_median, r->gc_median / r->an_median);
     }
-    printf("\nEnergy check (stock System vs converted HessFit_Force System):\n\n");
+    printf("\nEnergy check (stock System vs converted hessfit_force System):\n\n");
     printf("| atoms | E stock (kJ/mol) | E HessFit (kJ/mol) | relative difference | max \\|F diff\\| (kJ/mol/nm) |\n");
     printf("|------:|-----------------:|-------------------:|--------------------:|-------------------------:|\n");
     for (int s = 0; s < ncarb; s++) {

@@ -3,7 +3,7 @@
  *
  *   1. loads the hessfit OpenMM plugins (--plugin-dir DIR overrides the default),
  *   2. builds CH3F from examples/data/sn2/ch3f-optimized.xyz as an OpenMM_System (monoisotopic
- *      masses) with one HessFit_Force: bonds C-F and 3 x C-H, angles 3 x H-C-H and 3 x F-C-H,
+ *      masses) with one hessfit_force: bonds C-F and 3 x C-H, angles 3 x H-C-H and 3 x F-C-H,
  *      parameters typed by element from q2mm's Seminario start (ch3f-seminario-start.txt, q2mm's
  *      units converted with hessfit_units.h),
  *   3. reads the analytic Hessian (kJ/mol/nm^2) from a Reference-platform Context at the QM
@@ -58,25 +58,25 @@ typedef struct {
     int n_reference;
 } ff_file;
 
-static int fail_hessfit(const char *what, HessFit_Status st)
+static int fail_hessfit(const char *what, hessfit_status st)
 {
     fprintf(stderr, "ch3f_frequencies: %s failed: %s: %s\n", what, hessfit_status_string(st), hessfit_last_error());
     return 2;
 }
 
-static int fail_hf(const char *what, hf_status st)
+static int fail_hf(const char *what, hessfit_status st)
 {
-    fprintf(stderr, "ch3f_frequencies: %s failed: %s: %s\n", what, hf_status_string(st), hf_last_error());
+    fprintf(stderr, "ch3f_frequencies: %s failed: %s: %s\n", what, hessfit_status_string(st), hessfit_last_error());
     return 2;
 }
 
 /* The one routine both Hessians go through: mass-weight, diagonalise (no projection), all 15
  * frequencies in all[], the 9 of largest magnitude in top9[]. unit_factor: hessfit_units. */
-static hf_status ch3f_frequencies(const double *hessian, const double masses[5], double unit_factor,
+static hessfit_status ch3f_frequencies(const double *hessian, const double masses[5], double unit_factor,
                                   double all[15], double top9[9])
 {
-    hf_status st = hf_vib_analyse(hessian, masses, NULL, 5, unit_factor, 0, all, NULL, NULL);
-    return st != HF_SUCCESS ? st : hf_vib_select(all, 15, 9, top9);
+    hessfit_status st = hessfit_vib_analyse(hessian, masses, NULL, 5, unit_factor, 0, all, NULL, NULL);
+    return st != HESSFIT_SUCCESS ? st : hessfit_vib_select(all, 15, 9, top9);
 }
 
 static void join(char *out, size_t cap, const char *dir, const char *name)
@@ -86,43 +86,43 @@ static void join(char *out, size_t cap, const char *dir, const char *name)
 
 /* ---- the force-field file ------------------------------------------------------------------- */
 
-static hf_status parse_number(const char *tok, const char *path, int line, double *v)
+static hessfit_status parse_number(const char *tok, const char *path, int line, double *v)
 {
     char *end;
     if (tok == NULL)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: a number is missing", path, line);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: a number is missing", path, line);
     *v = strtod(tok, &end);
     if (end == tok || *end != '\0')
-        return hf_error(HF_ERROR_PARSE, "%s:%d: '%s' is not a number", path, line, tok);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: '%s' is not a number", path, line, tok);
     if (!isfinite(*v))
-        return hf_error(HF_ERROR_NONFINITE, "%s:%d: '%s' is not finite", path, line, tok);
-    return HF_SUCCESS;
+        return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s:%d: '%s' is not finite", path, line, tok);
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status parse_element(const char *tok, const char *path, int line, int *z)
+static hessfit_status parse_element(const char *tok, const char *path, int line, int *z)
 {
     if (tok == NULL)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: an element symbol is missing", path, line);
-    *z = hf_element_atomic_number(tok);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: an element symbol is missing", path, line);
+    *z = hessfit_element_atomic_number(tok);
     if (*z == 0)
-        return hf_error(HF_ERROR_UNKNOWN_ELEMENT, "%s:%d: unknown element '%s'", path, line, tok);
-    return HF_SUCCESS;
+        return hessfit_error(HESSFIT_ERROR_UNKNOWN_ELEMENT, "%s:%d: unknown element '%s'", path, line, tok);
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status read_ff(const char *path, ff_file *ff)
+static hessfit_status read_ff(const char *path, ff_file *ff)
 {
     char buf[4096];
     int line = 0;
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     FILE *f = fopen(path, "r");
     memset(ff, 0, sizeof *ff);
     if (f == NULL)
-        return hf_error(HF_ERROR_IO, "%s: cannot open", path);
+        return hessfit_error(HESSFIT_ERROR_IO, "%s: cannot open", path);
     while (fgets(buf, sizeof buf, f) != NULL) {
         char *tok, *hash;
         line++;
         if (strchr(buf, '\n') == NULL && !feof(f)) {
-            st = hf_error(HF_ERROR_PARSE, "%s:%d: line too long", path, line);
+            st = hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: line too long", path, line);
             break;
         }
         if ((hash = strchr(buf, '#')) != NULL)
@@ -134,36 +134,36 @@ static hf_status read_ff(const char *path, ff_file *ff)
             ff_type *t;
             int n_atoms = tok[0] == 'b' ? 2 : 3;
             if (ff->n_types == MAX_TYPES) {
-                st = hf_error(HF_ERROR_OVERFLOW, "%s:%d: more than %d types", path, line, MAX_TYPES);
+                st = hessfit_error(HESSFIT_ERROR_OVERFLOW, "%s:%d: more than %d types", path, line, MAX_TYPES);
                 break;
             }
             t = &ff->types[ff->n_types];
             t->is_angle = n_atoms == 3;
-            for (int a = 0; a < n_atoms && st == HF_SUCCESS; a++)
+            for (int a = 0; a < n_atoms && st == HESSFIT_SUCCESS; a++)
                 st = parse_element(strtok(NULL, " \t\r\n"), path, line, &t->z[a]);
-            if (st == HF_SUCCESS)
+            if (st == HESSFIT_SUCCESS)
                 st = parse_number(strtok(NULL, " \t\r\n"), path, line, &t->k);
-            if (st == HF_SUCCESS)
+            if (st == HESSFIT_SUCCESS)
                 st = parse_number(strtok(NULL, " \t\r\n"), path, line, &t->x0);
-            if (st == HF_SUCCESS && (tok = strtok(NULL, " \t\r\n")) != NULL)
-                st = hf_error(HF_ERROR_PARSE, "%s:%d: unexpected field '%s'", path, line, tok);
-            if (st != HF_SUCCESS)
+            if (st == HESSFIT_SUCCESS && (tok = strtok(NULL, " \t\r\n")) != NULL)
+                st = hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: unexpected field '%s'", path, line, tok);
+            if (st != HESSFIT_SUCCESS)
                 break;
             ff->n_types++;
         } else if (strcmp(tok, "reference_frequencies") == 0) {
             while ((tok = strtok(NULL, " \t\r\n")) != NULL) {
                 if (ff->n_reference == MAX_REF) {
-                    st = hf_error(HF_ERROR_OVERFLOW, "%s:%d: more than %d reference frequencies", path, line, MAX_REF);
+                    st = hessfit_error(HESSFIT_ERROR_OVERFLOW, "%s:%d: more than %d reference frequencies", path, line, MAX_REF);
                     break;
                 }
-                if ((st = parse_number(tok, path, line, &ff->reference[ff->n_reference])) != HF_SUCCESS)
+                if ((st = parse_number(tok, path, line, &ff->reference[ff->n_reference])) != HESSFIT_SUCCESS)
                     break;
                 ff->n_reference++;
             }
-            if (st != HF_SUCCESS)
+            if (st != HESSFIT_SUCCESS)
                 break;
         } else {
-            st = hf_error(HF_ERROR_PARSE, "%s:%d: unknown record '%s' (bond, angle, reference_frequencies)", path,
+            st = hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: unknown record '%s' (bond, angle, reference_frequencies)", path,
                           line, tok);
             break;
         }
@@ -240,12 +240,12 @@ int main(int argc, char **argv)
     const char *const default_data_dir = HESSFIT_EXAMPLE_DATA_DIR;
     const char *plugin_dir = NULL, *data_dir = default_data_dir;
     char path[4096];
-    hf_xyz xyz = {0, NULL, NULL, NULL};
+    hessfit_xyz xyz = {0, NULL, NULL, NULL};
     ff_file ff;
-    hf_status hst;
-    HessFit_Status st;
+    hessfit_status hst;
+    hessfit_status st;
     OpenMM_System *system = NULL;
-    HessFit_Force *force = NULL;
+    hessfit_force *force = NULL;
     OpenMM_VerletIntegrator *integrator = NULL;
     OpenMM_Context *context = NULL;
     OpenMM_Vec3Array *positions = NULL;
@@ -254,7 +254,7 @@ int main(int argc, char **argv)
     size_t n_ref = 0, qm_dim = 0;
     long long hsize = 0;
     int centre = -1, n_loaded, rc = 2, particles[5], n_particles = 0, bonds[8], n_bonds = 0;
-    const double f_kj = hf_frequency_factor_kj_mol_nm2_amu(), f_au = hf_frequency_factor_hartree_bohr2_amu();
+    const double f_kj = hessfit_frequency_factor_kj_mol_nm2_amu(), f_au = hessfit_frequency_factor_hartree_bohr2_amu();
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--plugin-dir") == 0 && i + 1 < argc) {
@@ -299,13 +299,13 @@ int main(int argc, char **argv)
         }
     }
 #endif
-    if ((hst = hf_xyz_read(path, &xyz)) != HF_SUCCESS)
+    if ((hst = hessfit_xyz_read(path, &xyz)) != HESSFIT_SUCCESS)
         return fail_hf("reading the geometry", hst);
     if (xyz.n_atoms != 5) {
         fprintf(stderr, "ch3f_frequencies: %s: %d atoms, CH3F has 5\n", path, xyz.n_atoms);
         goto done;
     }
-    if ((hst = hf_element_masses(xyz.atomic_numbers, 5, HF_MASS_MONOISOTOPIC, masses)) != HF_SUCCESS) {
+    if ((hst = hessfit_element_masses(xyz.atomic_numbers, 5, HESSFIT_MASS_MONOISOTOPIC, masses)) != HESSFIT_SUCCESS) {
         rc = fail_hf("masses", hst);
         goto done;
     }
@@ -323,7 +323,7 @@ int main(int argc, char **argv)
         goto done;
     }
     join(path, sizeof path, data_dir, "ch3f-seminario-start.txt");
-    if ((hst = read_ff(path, &ff)) != HF_SUCCESS) {
+    if ((hst = read_ff(path, &ff)) != HESSFIT_SUCCESS) {
         rc = fail_hf("reading the force field", hst);
         goto done;
     }
@@ -338,9 +338,9 @@ int main(int argc, char **argv)
     /* one slot per typed parameter, in HessianForce units (kJ/mol, nm, rad); E = k (x - x0)^2 on both sides */
     for (int i = 0; i < ff.n_types; i++) {
         ff_type *t = &ff.types[i];
-        double k = t->is_angle ? t->k * HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2
-                               : t->k * HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2;
-        double x0 = t->is_angle ? t->x0 * HF_DEG_TO_RAD : t->x0 * HF_ANGSTROM_TO_NM;
+        double k = t->is_angle ? t->k * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2
+                               : t->k * HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2;
+        double x0 = t->is_angle ? t->x0 * HESSFIT_DEG_TO_RAD : t->x0 * HESSFIT_ANGSTROM_TO_NM;
         if ((st = hessfit_force_add_parameter(force, k, &t->k_slot)) != HESSFIT_SUCCESS ||
             (st = hessfit_force_add_parameter(force, x0, &t->x0_slot)) != HESSFIT_SUCCESS) {
             rc = fail_hessfit("hessfit_force_add_parameter", st);
@@ -361,8 +361,8 @@ int main(int argc, char **argv)
             continue;
         t = find_bond(&ff, xyz.atomic_numbers[centre], xyz.atomic_numbers[a]);
         if (t == NULL) {
-            fprintf(stderr, "ch3f_frequencies: no bond type %s-%s in %s\n", hf_element_symbol(xyz.atomic_numbers[centre]),
-                    hf_element_symbol(xyz.atomic_numbers[a]), path);
+            fprintf(stderr, "ch3f_frequencies: no bond type %s-%s in %s\n", hessfit_element_symbol(xyz.atomic_numbers[centre]),
+                    hessfit_element_symbol(xyz.atomic_numbers[a]), path);
             goto done;
         }
         if ((st = hessfit_force_add_bond(force, centre, a, t->k_slot, t->x0_slot, NULL)) != HESSFIT_SUCCESS) {
@@ -382,8 +382,8 @@ int main(int argc, char **argv)
             t = find_angle(&ff, xyz.atomic_numbers[a], xyz.atomic_numbers[centre], xyz.atomic_numbers[b]);
             if (t == NULL) {
                 fprintf(stderr, "ch3f_frequencies: no angle type %s-%s-%s in %s\n",
-                        hf_element_symbol(xyz.atomic_numbers[a]), hf_element_symbol(xyz.atomic_numbers[centre]),
-                        hf_element_symbol(xyz.atomic_numbers[b]), path);
+                        hessfit_element_symbol(xyz.atomic_numbers[a]), hessfit_element_symbol(xyz.atomic_numbers[centre]),
+                        hessfit_element_symbol(xyz.atomic_numbers[b]), path);
                 goto done;
             }
             if ((st = hessfit_force_add_angle(force, a, centre, b, t->k_slot, t->x0_slot, NULL)) != HESSFIT_SUCCESS) {
@@ -407,8 +407,8 @@ int main(int argc, char **argv)
                                       OpenMM_Platform_getPlatformByName("Reference"));
     positions = OpenMM_Vec3Array_create(5);
     for (int a = 0; a < 5; a++) {
-        OpenMM_Vec3 p = {xyz.coords_angstrom[3 * a] * HF_ANGSTROM_TO_NM, xyz.coords_angstrom[3 * a + 1] * HF_ANGSTROM_TO_NM,
-                         xyz.coords_angstrom[3 * a + 2] * HF_ANGSTROM_TO_NM};
+        OpenMM_Vec3 p = {xyz.coords_angstrom[3 * a] * HESSFIT_ANGSTROM_TO_NM, xyz.coords_angstrom[3 * a + 1] * HESSFIT_ANGSTROM_TO_NM,
+                         xyz.coords_angstrom[3 * a + 2] * HESSFIT_ANGSTROM_TO_NM};
         OpenMM_Vec3Array_set(positions, a, p);
     }
     OpenMM_Context_setPositions(context, positions);
@@ -439,23 +439,23 @@ int main(int argc, char **argv)
         rc = fail_hessfit("hessfit_force_get_hessian_blocks", st);
         goto done;
     }
-    if ((hst = ch3f_frequencies(hessian, block_masses, f_kj, mm_all, mm)) != HF_SUCCESS) {
+    if ((hst = ch3f_frequencies(hessian, block_masses, f_kj, mm_all, mm)) != HESSFIT_SUCCESS) {
         rc = fail_hf("MM vibrational analysis", hst);
         goto done;
     }
 
     /* 4. QM Hessian through the same routine */
     join(path, sizeof path, data_dir, "ch3f-hessian.npy");
-    if ((hst = hf_npy_read_square(path, 15, &qm_hessian, &qm_dim)) != HF_SUCCESS) {
+    if ((hst = hessfit_npy_read_square(path, 15, &qm_hessian, &qm_dim)) != HESSFIT_SUCCESS) {
         rc = fail_hf("reading the QM Hessian", hst);
         goto done;
     }
-    if ((hst = ch3f_frequencies(qm_hessian, masses, f_au, qm_all, qm)) != HF_SUCCESS) {
+    if ((hst = ch3f_frequencies(qm_hessian, masses, f_au, qm_all, qm)) != HESSFIT_SUCCESS) {
         rc = fail_hf("QM vibrational analysis", hst);
         goto done;
     }
     join(path, sizeof path, data_dir, "ch3f-frequencies.txt");
-    if ((hst = hf_text_read_values(path, &ref, &n_ref)) != HF_SUCCESS) {
+    if ((hst = hessfit_text_read_values(path, &ref, &n_ref)) != HESSFIT_SUCCESS) {
         rc = fail_hf("reading the QM frequencies", hst);
         goto done;
     }
@@ -511,6 +511,6 @@ done:
         hessfit_force_destroy(force); /* frees the handle; the System owns the force once added */
     if (system != NULL)
         OpenMM_System_destroy(system);
-    hf_xyz_free(&xyz);
+    hessfit_xyz_free(&xyz);
     return rc;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # hessfit wrote this script for its tests (test_ffxml.c runs it).
-"""Load an OpenMM ForceField XML written by hf_ffxml_write and print what OpenMM makes of it.
+"""Load an OpenMM ForceField XML written by hessfit_ffxml_write and print what OpenMM makes of it.
 
 Usage: check_ffxml.py FILE.xml [POSITIONS]
 

@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-objective_fd_stats objective_fd_check(hf_objective *obj, const double *x0, int n, double step, int stride,
+objective_fd_stats objective_fd_check(hessfit_objective *obj, const double *x0, int n, double step, int stride,
                                       const char *label)
 {
     static const double at[4] = {2.0, 1.0, -1.0, -2.0};
     double *g = calloc((size_t)n + 1, sizeof *g), *x = calloc((size_t)n + 1, sizeof *x), loss, l[4];
     objective_fd_stats s = {0.0, 0.0, 0.0, -1, 0};
     CHECK(g != NULL && x != NULL, "out of memory");
-    HF_CALL(hf_objective_evaluate(obj, x0, &loss, g, NULL));
+    HF_CALL(hessfit_objective_evaluate(obj, x0, &loss, g, NULL));
     for (int i = 0; i < n; i++)
         s.max_g = fmax(s.max_g, fabs(g[i]));
     s.floor = 1e-3 * s.max_g;
@@ -24,7 +24,7 @@ objective_fd_stats objective_fd_check(hf_objective *obj, const double *x0, int n
         for (int k = 0; k < 4; k++) {
             memcpy(x, x0, sizeof(double) * (size_t)n);
             x[i] = x0[i] + at[k] * h;
-            HF_CALL(hf_objective_evaluate(obj, x, &l[k], NULL, NULL));
+            HF_CALL(hessfit_objective_evaluate(obj, x, &l[k], NULL, NULL));
         }
         const double fd = (8.0 * (l[1] - l[2]) - (l[0] - l[3])) / (12.0 * h);
         const double rel = fabs(fd - g[i]) / fmax(fabs(g[i]), s.floor);
@@ -34,7 +34,7 @@ objective_fd_stats objective_fd_check(hf_objective *obj, const double *x0, int n
         }
         s.checked++;
     }
-    HF_CALL(hf_objective_evaluate(obj, x0, &loss, NULL, NULL));
+    HF_CALL(hessfit_objective_evaluate(obj, x0, &loss, NULL, NULL));
     printf("  %-44s loss %-14.10g max|dL/dx| %-9.4g FD vs analytic (%d of %d values): max rel. error %.3g (free %d)\n",
            label, loss, s.max_g, s.checked, n, s.max_rel, s.worst);
     free(g);
@@ -43,39 +43,39 @@ objective_fd_stats objective_fd_check(hf_objective *obj, const double *x0, int n
 }
 
 /* The optimiser's objective: the fit objective's loss and gradient at x. */
-static double objective_loss(int n, const double *x, double *grad, void *obj, hf_status *status)
+static double objective_loss(int n, const double *x, double *grad, void *obj, hessfit_status *status)
 {
     (void)n;
     double loss = 0.0;
-    *status = hf_objective_evaluate(obj, x, &loss, grad, NULL);
+    *status = hessfit_objective_evaluate(obj, x, &loss, grad, NULL);
     return loss;
 }
 
-hf_opt_result objective_fit_lbfgs(hf_objective *obj, hf_model *model, const hf_forcefield *ff, double *x, int maxeval,
+hessfit_opt_result objective_fit_lbfgs(hessfit_objective *obj, hessfit_model *model, const hessfit_forcefield *ff, double *x, int maxeval,
                                   double ftol_rel, double *start_loss)
 {
-    const int n = hf_model_n_free(model);
+    const int n = hessfit_model_n_free(model);
     double *lo = calloc((size_t)n + 1, sizeof *lo), *hi = calloc((size_t)n + 1, sizeof *hi), step;
     CHECK(lo != NULL && hi != NULL, "out of memory");
     for (int i = 0; i < n; i++) {
         int p, v;
-        hf_opt_value_kind kind;
-        HF_CALL(hf_model_free_parameter(model, i, &p, &v, NULL, NULL));
-        HF_CALL(hf_optimize_value_kind(&ff->params[p], v, &kind));
-        HF_CALL(hf_optimize_q2mm_defaults(kind, &lo[i], &hi[i], &step));
+        hessfit_opt_value_kind kind;
+        HF_CALL(hessfit_model_free_parameter(model, i, &p, &v, NULL, NULL));
+        HF_CALL(hessfit_optimize_value_kind(&ff->params[p], v, &kind));
+        HF_CALL(hessfit_optimize_q2mm_defaults(kind, &lo[i], &hi[i], &step));
         x[i] = fmin(fmax(x[i], lo[i]), hi[i]);
     }
-    HF_CALL(hf_objective_evaluate(obj, x, start_loss, NULL, NULL));
-    hf_optimize *opt;
-    hf_opt_result result;
-    HF_CALL(hf_optimize_create(HF_OPT_LBFGS, n, &opt));
-    HF_CALL(hf_optimize_set_objective(opt, objective_loss, obj));
-    HF_CALL(hf_optimize_set_bounds(opt, lo, hi));
-    HF_CALL(hf_optimize_set_maxeval(opt, maxeval));
+    HF_CALL(hessfit_objective_evaluate(obj, x, start_loss, NULL, NULL));
+    hessfit_optimize *opt;
+    hessfit_opt_result result;
+    HF_CALL(hessfit_optimize_create(HESSFIT_OPT_LBFGS, n, &opt));
+    HF_CALL(hessfit_optimize_set_objective(opt, objective_loss, obj));
+    HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hessfit_optimize_set_maxeval(opt, maxeval));
     if (ftol_rel > 0.0)
-        HF_CALL(hf_optimize_set_ftol_rel(opt, ftol_rel));
-    HF_CALL(hf_optimize_run(opt, x, &result));
-    hf_optimize_destroy(opt);
+        HF_CALL(hessfit_optimize_set_ftol_rel(opt, ftol_rel));
+    HF_CALL(hessfit_optimize_run(opt, x, &result));
+    hessfit_optimize_destroy(opt);
     free(lo);
     free(hi);
     return result;

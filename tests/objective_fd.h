@@ -21,7 +21,7 @@ typedef struct objective_fd_stats {
  * h_i = step max(|x0_i|, 1), for every stride-th free value (stride >= 1) against the analytic
  * gradient at x0; prints one line with label. The free values are at x0 afterwards.
  */
-objective_fd_stats objective_fd_check(hf_objective *obj, const double *x0, int n, double step, int stride,
+objective_fd_stats objective_fd_check(hessfit_objective *obj, const double *x0, int n, double step, int stride,
                                       const char *label);
 
 /*
@@ -30,7 +30,7 @@ objective_fd_stats objective_fd_check(hf_objective *obj, const double *x0, int n
  * maxeval evaluations, with ftol_rel as the stopping tolerance when > 0 (else the optimiser's
  * default); x gets the result.
  */
-hf_opt_result objective_fit_lbfgs(hf_objective *obj, hf_model *model, const hf_forcefield *ff, double *x, int maxeval,
+hessfit_opt_result objective_fit_lbfgs(hessfit_objective *obj, hessfit_model *model, const hessfit_forcefield *ff, double *x, int maxeval,
                                   double ftol_rel, double *start_loss);
 
 #endif

@@ -12,7 +12,7 @@
  *  - sm_perturb() moves every coordinate by a uniform random amount.
  *  - sm_pair_create() makes the two Systems that are compared: one with OpenMM stock forces (each
  *    force in its own force group, run on OpenMM's Reference platform) and one holding only a
- *    HessFit_Force built directly through the C API. The sm_add_* helpers add the same physics
+ *    hessfit_force built directly through the C API. The sm_add_* helpers add the same physics
  *    to both (stock HarmonicBond/HarmonicAngle use k/2, ours k: ours gets k_stock / 2).
  *  - sm_compare_energy_forces() and sm_fd_hessian() / sm_compare_hessian() do the checks.
  *
@@ -350,8 +350,8 @@ static inline void sm_test_pose(const sm_mol *m, int geom, double amp, double *p
 typedef struct {
     OpenMM_System *stock;   /* stock forces, force i in force group i */
     int n_stock_forces;
-    OpenMM_System *ours;    /* the HessFit_Force alone */
-    HessFit_Force *hf;
+    OpenMM_System *ours;    /* the hessfit_force alone */
+    hessfit_force *hf;
     int n;
     OpenMM_Context *stock_ctx, *our_ctx;  /* set by sm_pair_open */
     OpenMM_Integrator *stock_int, *our_int;
@@ -383,7 +383,7 @@ static inline int sm_slot(sm_pair *s, double value) {
     return slot;
 }
 
-/* Particles of the HessFit_Force: per-atom charge/sigma/epsilon slots, or none (NoSlot) when
+/* Particles of the hessfit_force: per-atom charge/sigma/epsilon slots, or none (NoSlot) when
  * with_nonbonded is 0. Molecules are declared explicitly when the system has several, or when
  * reverse_order asks for a molecule with a permuted Hessian-block order (reversed atom list). */
 static inline void sm_add_hf_particles(sm_pair *s, const sm_mol *m, int with_nonbonded, int reverse_order) {
@@ -468,7 +468,7 @@ static inline OpenMM_NonbondedForce *sm_stock_nonbonded(const sm_mol *m) {
     return f;
 }
 
-/* Add the HessFit_Force to its System and open the two Contexts: stock on OpenMM's Reference
+/* Add the hessfit_force to its System and open the two Contexts: stock on OpenMM's Reference
  * platform, ours on `platform`, both with a VerletIntegrator(dt_ps) and positions pos. */
 static inline void sm_pair_open(sm_pair *s, const char *platform, const double *pos, double dt_ps) {
     HF_OK(hessfit_force_add_to_system(s->hf, s->ours, NULL));
@@ -492,7 +492,7 @@ static inline void sm_pair_destroy(sm_pair *s) {
 }
 
 /* ---- comparisons ---------------------------------------------------------------------------- */
-/* Energy and forces of the HessFit_Force (on its own Context) against the sum of the stock forces.
+/* Energy and forces of the hessfit_force (on its own Context) against the sum of the stock forces.
  * Energy scale: max(sum over stock force groups of |E_group|, energy_floor) (no cancellation
  * between forces hides an error); force scale: max(max |F_stock|, force_floor). Returns the
  * relative errors in *rel_e, *rel_f. */
@@ -547,7 +547,7 @@ static inline void sm_fd_hessian(OpenMM_Context *ctx, const double *pos, int n, 
 }
 
 /*
- * Compare every Hessian block of the HessFit_Force with central differences (step h) of the stock
+ * Compare every Hessian block of the hessfit_force with central differences (step h) of the stock
  * forces. Each block's error is max |H_analytic - H_fd| / max(max |H_fd|, h_floor). Also checks
  * that the blocks are finite and symmetric (to 1e-12 relative) and that the concatenated size and
  * offsets are consistent. Returns the largest relative error over blocks in *max_rel.

@@ -4,23 +4,23 @@
 
 #define PI 3.14159265358979323846
 
-int add_slot(HessFit_Force *f, double value) {
+int add_slot(hessfit_force *f, double value) {
     int s = -1;
     HF_OK(hessfit_force_add_parameter(f, value, &s));
     return s;
 }
 
-static void add_slots(HessFit_Force *f, const double *values, int n) {
+static void add_slots(hessfit_force *f, const double *values, int n) {
     for (int i = 0; i < n; i++)
         add_slot(f, values[i]);
 }
 
-static void add_bare_particles(HessFit_Force *f, int n) {
+static void add_bare_particles(hessfit_force *f, int n) {
     for (int i = 0; i < n; i++)
         HF_OK(hessfit_force_add_particle(f, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, NULL));
 }
 
-void build_bond(HessFit_Force *f) {
+void build_bond(hessfit_force *f) {
     const double v[4] = {1.8e5, 0.109, 1.3e5, 0.1529};
     add_slots(f, v, 4);
     add_bare_particles(f, 4);
@@ -29,7 +29,7 @@ void build_bond(HessFit_Force *f) {
     HF_OK(hessfit_force_add_bond(f, 2, 3, 0, 1, NULL));
 }
 
-void build_ub(HessFit_Force *f) {
+void build_ub(hessfit_force *f) {
     const double v[4] = {2.5e4, 0.2179, 1.9e4, 0.2468};
     add_slots(f, v, 4);
     add_bare_particles(f, 4);
@@ -37,7 +37,7 @@ void build_ub(HessFit_Force *f) {
     HF_OK(hessfit_force_add_urey_bradley(f, 1, 3, 2, 3, NULL));
 }
 
-void build_angle(HessFit_Force *f) {
+void build_angle(hessfit_force *f) {
     const double v[4] = {350.0, 1.911, 420.0, 2.0944};
     add_slots(f, v, 4);
     add_bare_particles(f, 5);
@@ -46,7 +46,7 @@ void build_angle(HessFit_Force *f) {
     HF_OK(hessfit_force_add_angle(f, 2, 3, 4, 0, 1, NULL));
 }
 
-void build_periodic(HessFit_Force *f) {
+void build_periodic(hessfit_force *f) {
     const double v[6] = {2.3, 0.35, 6.1, PI, 1.4, -1.2};
     add_slots(f, v, 6);
     add_bare_particles(f, 5);
@@ -56,7 +56,7 @@ void build_periodic(HessFit_Force *f) {
     HF_OK(hessfit_force_add_periodic_torsion(f, 1, 2, 3, 4, 2, 2, 3, NULL));
 }
 
-void build_opls(HessFit_Force *f) {
+void build_opls(hessfit_force *f) {
     const double v[6] = {5.4, -1.2, 3.3, 0.7, 2.0, -0.4};
     add_slots(f, v, 6);
     add_bare_particles(f, 5);
@@ -65,7 +65,7 @@ void build_opls(HessFit_Force *f) {
     HF_OK(hessfit_force_add_opls_torsion(f, 1, 2, 3, 4, v2, NULL));
 }
 
-void build_rb(HessFit_Force *f) {
+void build_rb(hessfit_force *f) {
     const double c[8] = {9.28, 12.16, -13.12, -3.06, 26.24, -31.5, -4.2, 1.3};
     add_slots(f, c, 8);
     add_bare_particles(f, 5);
@@ -74,7 +74,7 @@ void build_rb(HessFit_Force *f) {
     HF_OK(hessfit_force_add_rb_torsion(f, 1, 2, 3, 4, c2, NULL));
 }
 
-void build_periodic_improper(HessFit_Force *f) {
+void build_periodic_improper(hessfit_force *f) {
     const double v[4] = {4.6, PI, 1.1, 0.5};
     add_slots(f, v, 4);
     add_bare_particles(f, 4);
@@ -84,7 +84,7 @@ void build_periodic_improper(HessFit_Force *f) {
 
 const double harmonic_improper_phi0[2] = {3.05, -3.0};
 
-void build_harmonic_improper(HessFit_Force *f) {
+void build_harmonic_improper(hessfit_force *f) {
     const double v[4] = {80.0, harmonic_improper_phi0[0], 45.0, harmonic_improper_phi0[1]};
     add_slots(f, v, 4);
     add_bare_particles(f, 4);
@@ -96,18 +96,18 @@ static const double nb_values[7] = {0.42, 0.325, 0.71, -0.61, 0.29, 0.46, 0.19};
 const int nb_particles[5][3] = {{0, 1, 2}, {3, 4, 5}, {0, 1, 2}, {6, 4, HESSFIT_NO_SLOT}, {HESSFIT_NO_SLOT, 1, 5}};
 int nb_combining = HESSFIT_COMBINE_GEOMETRIC;
 
-void add_nb_particles(HessFit_Force *f) {
+void add_nb_particles(hessfit_force *f) {
     add_slots(f, nb_values, 7);
     for (int i = 0; i < 5; i++)
         HF_OK(hessfit_force_add_particle(f, nb_particles[i][0], nb_particles[i][1], nb_particles[i][2], NULL));
 }
 
-void build_nb(HessFit_Force *f) {
+void build_nb(hessfit_force *f) {
     add_nb_particles(f);
-    HF_OK(hessfit_force_set_combining_rule(f, (HessFit_CombiningRule) nb_combining));
+    HF_OK(hessfit_force_set_combining_rule(f, (hessfit_combining_rule) nb_combining));
 }
 
-void build_14(HessFit_Force *f) {
+void build_14(hessfit_force *f) {
     add_nb_particles(f);
     HF_OK(hessfit_force_set_combining_rule(f, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
     HF_OK(hessfit_force_set_14_scales(f, PAIR14_COULOMB_SCALE, PAIR14_LJ_SCALE));
@@ -118,7 +118,7 @@ void build_14(HessFit_Force *f) {
     HF_OK(hessfit_force_add_pair14(f, 4, 1, NULL));
 }
 
-void build_explicit(HessFit_Force *f) {
+void build_explicit(hessfit_force *f) {
     add_nb_particles(f);
     const int qq1 = add_slot(f, -0.35), s1 = add_slot(f, 0.31), e1 = add_slot(f, 0.55), qq2 = add_slot(f, 0.12),
               e2 = add_slot(f, 0.2), s2 = add_slot(f, 0.27);

@@ -9,49 +9,49 @@
 #include "hessfit.h"
 
 /* Adds a parameter of the given value; returns its slot. */
-int add_slot(HessFit_Force *f, double value);
+int add_slot(hessfit_force *f, double value);
 
 /* bond, 4 atoms: slots 0 kA, 1 r0A, 2 kB, 3 r0B; bonds (0,1) A, (1,2) B, (2,3) A (shared type) */
-void build_bond(HessFit_Force *f);
+void build_bond(hessfit_force *f);
 /* Urey-Bradley, 4 atoms: slots 0 kA, 1 r0A, 2 kB, 3 r0B; UB (0,2) A, (1,3) B */
-void build_ub(HessFit_Force *f);
+void build_ub(hessfit_force *f);
 /* angle, 5 atoms: slots 0 kA, 1 theta0A = 1.911, 2 kB, 3 theta0B; angles (0,1,2) A, (1,2,3) B, (2,3,4) A */
-void build_angle(HessFit_Force *f);
+void build_angle(hessfit_force *f);
 /* periodic torsion, 5 atoms: slots 0 k1, 1 phase1, 2 k2, 3 phase2, 4 k3, 5 phase3; (0,1,2,3)
  * n = 1, 2, 3; (1,2,3,4) n = 2 sharing k2 / phase2. Every phase is non-zero. */
-void build_periodic(HessFit_Force *f);
+void build_periodic(hessfit_force *f);
 /* OPLS torsion, 5 atoms: slots 0..3 V1..V4, 4 V1b, 5 V4b; (0,1,2,3) {V1, V2, V3, V4}; (1,2,3,4)
  * {V1b, none, V3, V4b} */
-void build_opls(HessFit_Force *f);
+void build_opls(hessfit_force *f);
 /* RB torsion, 5 atoms: slots 0..5 C0..C5, 6 C1b, 7 C5b; (0,1,2,3) {C0..C5}; (1,2,3,4) {C0, C1b,
  * none, C3, none, C5b} */
-void build_rb(HessFit_Force *f);
+void build_rb(hessfit_force *f);
 /* periodic improper on a star (centre 0, substituents 1, 2, 3): slots 0 kA, 1 phaseA, 2 kB,
  * 3 phaseB; (1,2,0,3) n = 2, (3,1,0,2) n = 3 */
-void build_periodic_improper(HessFit_Force *f);
+void build_periodic_improper(hessfit_force *f);
 /* harmonic improper on a star: slots 0 kA, 1 phi0A, 2 kB, 3 phi0B (harmonic_improper_phi0);
  * (1,2,0,3) A, (3,1,0,2) B */
 extern const double harmonic_improper_phi0[2];
-void build_harmonic_improper(HessFit_Force *f);
+void build_harmonic_improper(hessfit_force *f);
 
 /* Nonbonded, 5 particles of types (slots) A = (0 qA, 1 sA, 2 eA), B = (3 qB, 4 sB, 5 eB), 6 qC:
  * particles 0 A, 1 B, 2 A, 3 (qC, sB, no epsilon), 4 (no charge, sA, eB). nb_particles[i] are
  * particle i's charge, sigma and epsilon slots. */
 extern const int nb_particles[5][3];
 /* Adds the slots 0..6 and the particles 0..4. */
-void add_nb_particles(HessFit_Force *f);
-/* the combining rule build_nb sets (a HessFit_CombiningRule; the caller sets it between cases) */
+void add_nb_particles(hessfit_force *f);
+/* the combining rule build_nb sets (a hessfit_combining_rule; the caller sets it between cases) */
 extern int nb_combining;
 /* plain LJ + Coulomb between every pair, combining rule nb_combining */
-void build_nb(HessFit_Force *f);
+void build_nb(hessfit_force *f);
 /* 1-4 pairs: every 1-2 and 1-3 pair and (0,4) excluded, 1-4 pairs (0,3) and (4,1) with these
  * scales, Lorentz-Berthelot */
 #define PAIR14_COULOMB_SCALE 0.75
 #define PAIR14_LJ_SCALE 0.3
-void build_14(HessFit_Force *f);
+void build_14(hessfit_force *f);
 /* explicit pairs (0,2) {qq1, s1, e1}, (3,1) {qq2, s1, e2}, (0,3) {none, s2, e1} (pure LJ), (2,4)
  * {qq1, none, none} (pure Coulomb); every other pair excluded. Slots after the particle types:
  * 7 qq1, 8 s1, 9 e1, 10 qq2, 11 e2, 12 s2. */
-void build_explicit(HessFit_Force *f);
+void build_explicit(hessfit_force *f);
 
 #endif

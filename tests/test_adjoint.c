@@ -61,7 +61,7 @@ static int fixed_point_forces(void) { return strcmp(platform_name, "Reference") 
 
 typedef struct {
     OpenMM_System *system;
-    HessFit_Force *force;
+    hessfit_force *force;
     OpenMM_Context *context;
     OpenMM_Integrator *integrator;
     int n, nslots, nmol;
@@ -69,7 +69,7 @@ typedef struct {
     long long offset[3]; /* block offsets, molecule by molecule, and the total */
 } Setup;
 
-typedef void (*build_fn)(HessFit_Force *force);
+typedef void (*build_fn)(hessfit_force *force);
 
 static void setup_create(Setup *s, int n, build_fn build, const double *pos) {
     s->n = n;
@@ -586,7 +586,7 @@ static void run_two_molecules(void) {
         memset(g, 0, sizeof g);
         for (int i = 0; i < 3 * (NA + NB); i++)
             yy[i] = 0.1;
-        HessFit_Force *f = sab.force;
+        hessfit_force *f = sab.force;
         OpenMM_Context *ctx = sab.context;
         HF_FAILS(hessfit_force_get_hessian_contraction_derivatives(f, ctx, g, sab.hsize - 1, out, NUM_S), HESSFIT_ERROR_SIZE);
         CHECK(strstr(hessfit_last_error(), "'adjoint'") != NULL, "the size message does not name 'adjoint'");
@@ -655,7 +655,7 @@ static void run_two_molecules(void) {
  * larger than the Reference kernel's pair tile (32 atoms), so the pair loop crosses tiles.
  */
 #define NBIG 40
-static void build_big(HessFit_Force *f) {
+static void build_big(hessfit_force *f) {
     add_nb_particles(f); /* slots 0..6; particles 0..4 */
     const int kb = add_slot(f, 3.0e4), r0 = add_slot(f, 0.3), ka = add_slot(f, 250.0), th0 = add_slot(f, 1.9);
     for (int i = 5; i < NBIG + 3; i++)

@@ -20,12 +20,12 @@
 
 static const char *platform_name = "Reference";
 
-static int num_params(const HessFit_Force *f) {
+static int num_params(const hessfit_force *f) {
     int n = -1;
     HF_OK(hessfit_force_get_num_parameters(f, &n));
     return n;
 }
-static int num_particles(const HessFit_Force *f) {
+static int num_particles(const hessfit_force *f) {
     int n = -1;
     HF_OK(hessfit_force_get_num_particles(f, &n));
     return n;
@@ -42,20 +42,20 @@ static OpenMM_System *system_with(int n) {
 static void test_status_strings(void) {
     printf("status strings\n");
     for (int s = 0; s < HESSFIT_NUM_STATUS; s++) {
-        const char *text = hessfit_status_string((HessFit_Status) s);
+        const char *text = hessfit_status_string((hessfit_status) s);
         CHECK(text != NULL && text[0] != '\0', "status %d has no text", s);
         for (int t = 0; t < s; t++)
-            CHECK(strcmp(text, hessfit_status_string((HessFit_Status) t)) != 0, "statuses %d and %d share the text %s",
+            CHECK(strcmp(text, hessfit_status_string((hessfit_status) t)) != 0, "statuses %d and %d share the text %s",
                   s, t, text);
     }
     CHECK(hessfit_status_string(HESSFIT_NUM_STATUS) != NULL, "out-of-range status gives NULL");
-    CHECK(hessfit_status_string((HessFit_Status) -1) != NULL, "negative status gives NULL");
+    CHECK(hessfit_status_string((hessfit_status) -1) != NULL, "negative status gives NULL");
 }
 
 /* ---- NULL arguments --------------------------------------------------------------------------- */
 static void test_null_arguments(void) {
     printf("NULL arguments\n");
-    HessFit_Force *f = NULL;
+    hessfit_force *f = NULL;
     int i = 0;
     long long ll = 0;
     double d = 0.0;
@@ -100,7 +100,7 @@ static void test_null_arguments(void) {
 /* ---- parameter table ------------------------------------------------------------------------ */
 static void test_parameters(void) {
     printf("parameter table\n");
-    HessFit_Force *f = NULL;
+    hessfit_force *f = NULL;
     HF_OK(hessfit_force_create(&f));
     int s = -1;
     HF_OK(hessfit_force_add_parameter(f, 1.5, &s));
@@ -132,7 +132,7 @@ static void test_parameters(void) {
 
     HF_FAILS(hessfit_force_set_14_scales(f, NAN, 0.5), HESSFIT_ERROR_VALUE);
     HF_FAILS(hessfit_force_set_14_scales(f, 0.5, INFINITY), HESSFIT_ERROR_VALUE);
-    HF_FAILS(hessfit_force_set_combining_rule(f, (HessFit_CombiningRule) 7), HESSFIT_ERROR_VALUE);
+    HF_FAILS(hessfit_force_set_combining_rule(f, (hessfit_combining_rule) 7), HESSFIT_ERROR_VALUE);
     HF_OK(hessfit_force_set_14_scales(f, 0.8333, 0.5));
     HF_OK(hessfit_force_set_combining_rule(f, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
     hessfit_force_destroy(f);
@@ -141,7 +141,7 @@ static void test_parameters(void) {
 /* ---- particles, molecules and terms at add time ------------------------------------------------ */
 static void test_add_time_errors(void) {
     printf("particles, molecules and terms\n");
-    HessFit_Force *f = NULL;
+    hessfit_force *f = NULL;
     HF_OK(hessfit_force_create(&f));
     int k = -1, r0 = -1, idx = -1;
     HF_OK(hessfit_force_add_parameter(f, 1000.0, &k));
@@ -233,8 +233,8 @@ static void test_add_time_errors(void) {
 /* ---- ownership and Contexts ------------------------------------------------------------------ */
 
 /* a 3-particle force: bond 0-1, bond 1-2, angle 0-1-2 (no nonbonded parameters) */
-static HessFit_Force *small_force(void) {
-    HessFit_Force *f = NULL;
+static hessfit_force *small_force(void) {
+    hessfit_force *f = NULL;
     int k, r0, ka, th0;
     HF_OK(hessfit_force_create(&f));
     HF_OK(hessfit_force_add_parameter(f, 2.0e5, &k));
@@ -253,7 +253,7 @@ static const double small_pos[9] = {0.1, 0.0, 0.0, 0.0, 0.0, 0.0, -0.03, 0.1, 0.
 
 static void test_ownership_and_contexts(void) {
     printf("ownership and contexts\n");
-    HessFit_Force *f = small_force(), *g = small_force(), *loose = small_force();
+    hessfit_force *f = small_force(), *g = small_force(), *loose = small_force();
     OpenMM_System *s1 = system_with(3), *s2 = system_with(3), *s3 = system_with(3);
     int index = -1;
     HF_OK(hessfit_force_add_to_system(f, s1, &index));
@@ -346,7 +346,7 @@ static void test_ownership_and_contexts(void) {
 /* ---- undefined geometry ---------------------------------------------------------------------- */
 
 /* Each of the three reading calls fails with GEOMETRY and a message naming the term. */
-static void expect_geometry_error(HessFit_Force *f, OpenMM_Context *c, int n, const double *pos, const char *term) {
+static void expect_geometry_error(hessfit_force *f, OpenMM_Context *c, int n, const double *pos, const char *term) {
     double e = 0.0, forces[3 * 8], blocks[24 * 24], deriv[16];
     long long size = 0;
     int np = 0;
@@ -368,7 +368,7 @@ static void test_geometry_errors(void) {
     printf("undefined geometry\n");
     /* 5 particles: bond 0-1, angle 0-1-2, periodic torsion 0-1-2-3; particle 4 charged like 3
      * (a plain nonbonded pair 3-4; all other pairs excluded) */
-    HessFit_Force *f = NULL;
+    hessfit_force *f = NULL;
     int k, r0, ka, th0, kt, ph, q;
     HF_OK(hessfit_force_create(&f));
     HF_OK(hessfit_force_add_parameter(f, 2.0e5, &k));
@@ -440,8 +440,8 @@ static void test_geometry_errors(void) {
 /* ---- errors that need the System: hessfit_force_validate ------------------------------------- */
 
 /* n_force particles, n_system System particles; molecules/terms added by the caller */
-static HessFit_Force *bare_force(int n_force) {
-    HessFit_Force *f = NULL;
+static hessfit_force *bare_force(int n_force) {
+    hessfit_force *f = NULL;
     HF_OK(hessfit_force_create(&f));
     HF_OK(hessfit_force_add_parameter(f, 1000.0, NULL));
     HF_OK(hessfit_force_add_parameter(f, 0.1, NULL));
@@ -453,7 +453,7 @@ static HessFit_Force *bare_force(int n_force) {
 static void test_validate(void) {
     printf("validation against the System (hessfit_force_validate)\n");
     OpenMM_System *s4 = system_with(4);
-    HessFit_Force *f;
+    hessfit_force *f;
     const int m01[2] = {0, 1}, m23[2] = {2, 3}, m12[2] = {1, 2}, m3[1] = {3}, m0[1] = {0}, m09[2] = {0, 9};
 
     f = bare_force(4); /* valid: one implicit molecule */
@@ -534,7 +534,7 @@ static void test_context_create(void) {
     const int m01[2] = {0, 1}, m23[2] = {2, 3};
     for (int valid = 0; valid <= 1; valid++) {
         OpenMM_System *s4 = system_with(4);
-        HessFit_Force *f = bare_force(4);
+        hessfit_force *f = bare_force(4);
         HF_OK(hessfit_force_add_molecule(f, m01, 2, NULL));
         HF_OK(hessfit_force_add_molecule(f, m23, 2, NULL));
         HF_OK(hessfit_force_add_bond(f, valid ? 2 : 1, 3, 0, 1, NULL)); /* 1-3 spans the molecules */
@@ -563,7 +563,7 @@ static void test_converter(void) {
     OpenMM_System *s = system_with(2);
     OpenMM_CustomBondForce *custom = OpenMM_CustomBondForce_create("k*r^2");
     OpenMM_System_addForce(s, (OpenMM_Force *) custom);
-    HessFit_Force *f = (HessFit_Force *) 1; /* must be reset to NULL on failure */
+    hessfit_force *f = (hessfit_force *) 1; /* must be reset to NULL on failure */
     HF_FAILS(hessfit_force_create_from_system(s, &f), HESSFIT_ERROR_UNSUPPORTED);
     EXPECT_MSG("CustomBondForce");
     CHECK(f == NULL, "a failed create_from_system did not set the handle to NULL");

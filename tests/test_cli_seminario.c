@@ -148,7 +148,7 @@ static const char *second_element(const gj_value *bond)
 }
 
 /* The printed bonds of one run against the golden (k_au; k_mdyn and k in the run's units). */
-static void check_sn2_bonds(const test_run_result *r, const gj_value *golden_bonds, const hf_molecule *xyz, int q2mm,
+static void check_sn2_bonds(const test_run_result *r, const gj_value *golden_bonds, const hessfit_molecule *xyz, int q2mm,
                             int with_cf, double *max_mdyn, double *max_au, double *max_k)
 {
     int n_checked = 0;
@@ -157,10 +157,10 @@ static void check_sn2_bonds(const test_run_result *r, const gj_value *golden_bon
         int i = (int)gj_number(gb, "atom_i"), j = (int)gj_number(gb, "atom_j");
         const char *label = gj_string(gb, "label");
         double au = gj_number(gb, "legacy_force_constant_au"), mdyn = gj_number(gb, "legacy_force_constant_mdyn_a");
-        double want_mdyn = q2mm ? mdyn : au * HF_HARTREE_PER_BOHR2_TO_MDYN_PER_A;
+        double want_mdyn = q2mm ? mdyn : au * HESSFIT_HARTREE_PER_BOHR2_TO_MDYN_PER_A;
         /* k = half the spring constant in kcal/mol/A^2 */
-        double want_k = q2mm ? mdyn * HF_Q2MM_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2
-                             : 0.5 * au * HF_HARTREE_PER_BOHR2_TO_KCAL_PER_MOL_PER_A2;
+        double want_k = q2mm ? mdyn * HESSFIT_Q2MM_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2
+                             : 0.5 * au * HESSFIT_HARTREE_PER_BOHR2_TO_KCAL_PER_MOL_PER_A2;
         double dx = xyz->coords[3 * j] - xyz->coords[3 * i], dy = xyz->coords[3 * j + 1] - xyz->coords[3 * i + 1],
                dz = xyz->coords[3 * j + 2] - xyz->coords[3 * i + 2];
         char atoms[32], elements[24];
@@ -198,15 +198,15 @@ static void test_sn2(void)
     char npy[1024], xyz[1024], args[4096];
     gj_value *g = gj_read_file(test_source_path("tests/data/goldens/sn2_reference.json"));
     const gj_value *bonds = gj_array(g, "bonds");
-    hf_molecule geo;
+    hessfit_molecule geo;
     double max_mdyn = 0.0, max_au = 0.0, max_k = 0.0, mean_ch_au = 0.0, mean_ch_mdyn = 0.0, v[4];
     int n, used, n_ch = 0;
     test_run_result r;
 
     snprintf(npy, sizeof npy, "%s", test_source_path("examples/data/sn2/sn2-ts-hessian.npy"));
     snprintf(xyz, sizeof xyz, "%s", test_source_path("examples/data/sn2/sn2-ts-optimized.xyz"));
-    HF_CALL(hf_read_xyz_molecule(xyz, &geo));
-    CHECK(bonds->n == 5 && gj_number(gj_object(g, "metadata"), "dft_scaling") == HF_Q2MM_DFT_SCALING,
+    HF_CALL(hessfit_xyz_molecule_read(xyz, &geo));
+    CHECK(bonds->n == 5 && gj_number(gj_object(g, "metadata"), "dft_scaling") == HESSFIT_Q2MM_DFT_SCALING,
           "golden: %zu bonds", bonds->n);
 
     /* the plain command: CODATA units; bonds from radii at the default tolerance 1.3 miss the
@@ -249,7 +249,7 @@ static void test_sn2(void)
     printf("SN2 TS: 3 + 2 x 5 printed bonds vs q2mm's golden: max |dk_mdyn| %.2g mdyn/A, |dk_au| %.2g Hartree/Bohr^2, "
            "|dk| %.2g kcal/mol/A^2 (print steps 1e-5, 1e-7, 1e-4); C-F negative, C-H mean %.5f mdyn/A\n",
            max_mdyn, max_au, max_k, mean_ch_mdyn);
-    hf_molecule_free(&geo);
+    hessfit_molecule_free(&geo);
     gj_free(g);
 }
 
@@ -355,10 +355,10 @@ static void test_rh_enamide(void)
     const char *k_mdyn_key[2] = {"bond_force_constants_mdyn_a", "angle_force_constants_mdyn_a_rad2"};
     const char *k_au_key[2] = {"bond_force_constants_au", "angle_force_constants_au"};
     const char *eq_key[2] = {"bond_equilibria_angstrom", "angle_equilibria_degrees"};
-    const double mm3_factor[2] = {HF_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2,
-                                  HF_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2};
-    hf_forcefield start, written, q2mm_start;
-    hf_molecule_list list;
+    const double mm3_factor[2] = {HESSFIT_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2,
+                                  HESSFIT_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2};
+    hessfit_forcefield start, written, q2mm_start;
+    hessfit_molecule_list list;
     char **start_lines, **out_lines;
     int n_start, n_out, in_golden[4096] = {0}, n_estimated = 0, n_kept = 0, n_same = 0, n_rewritten = 0;
     double max_fld_k = 0.0, max_fld_eq = 0.0, max_row_mdyn = 0.0, max_row_au = 0.0, max_row_eq = 0.0;
@@ -370,7 +370,7 @@ static void test_rh_enamide(void)
     snprintf(out, sizeof out, "%s/out.fld", test_temp_dir());
 
     /* the Hessians go in the .mmo's structure order: its titles are the Jaguar names, shortened */
-    HF_CALL(hf_read_mmo(mmo, &list));
+    HF_CALL(hessfit_mmo_read(mmo, &list));
     CHECK(list.n == 9, ".mmo holds %d structures", list.n);
     for (int m = 0; m < 9; m++) {
         char squeezed[128];
@@ -382,7 +382,7 @@ static void test_rh_enamide(void)
         CHECK(q > 5 && strncmp(rh_jaguar[mmo_order[m]], squeezed, strlen(squeezed)) == 0,
               ".mmo structure %d '%s' is not %s", m + 1, list.items[m].name, rh_jaguar[mmo_order[m]]);
     }
-    hf_molecule_list_free(&list);
+    hessfit_molecule_list_free(&list);
 
     snprintf(args, sizeof args, "seminario --ff '%s' --structures '%s' --q2mm-units --ts keep --out '%s'", fld, mmo,
              out);
@@ -396,9 +396,9 @@ static void test_rh_enamide(void)
     test_expect_output(&r, "# 30 parameters changed, 43 lines left alone", "rh-enamide summary");
     CHECK(strstr(r.out, "# wrote ") != NULL && strstr(r.out, out) != NULL, "no '# wrote %s'", out);
 
-    HF_CALL(hf_fld_read(fld, &start));
-    HF_CALL(hf_fld_read(out, &written));
-    HF_CALL(hf_fld_read(mm3, &q2mm_start)); /* the .fld q2mm's golden run started from */
+    HF_CALL(hessfit_fld_read(fld, &start));
+    HF_CALL(hessfit_fld_read(out, &written));
+    HF_CALL(hessfit_fld_read(mm3, &q2mm_start)); /* the .fld q2mm's golden run started from */
     CHECK(written.n_params == start.n_params && written.n_lines == start.n_lines, "written .fld: %d params, %d lines",
           written.n_params, written.n_lines);
 
@@ -406,8 +406,8 @@ static void test_rh_enamide(void)
         const gj_value *gm = gj_object(par, k_mdyn_key[kind]);
         for (size_t q = 0; q < gm->n; q++) {
             const char *key = gm->keys[q];
-            int line = atoi(key), ps = hf_forcefield_param_at_line(&start, line),
-                pw = hf_forcefield_param_at_line(&written, line), pq = hf_forcefield_param_at_line(&q2mm_start, line);
+            int line = atoi(key), ps = hessfit_forcefield_param_at_line(&start, line),
+                pw = hessfit_forcefield_param_at_line(&written, line), pq = hessfit_forcefield_param_at_line(&q2mm_start, line);
             double want_mdyn = gm->items[q].number, want_au = gj_number(gj_object(par, k_au_key[kind]), key),
                    want_eq = gj_number(gj_object(par, eq_key[kind]), key);
             double got_mdyn, got_eq;
@@ -475,7 +475,7 @@ static void test_rh_enamide(void)
     for (int l = 0; l < n_start; l++) {
         int line = l + 1;
         if (line < (int)(sizeof in_golden / sizeof in_golden[0]) && in_golden[line]) {
-            int pi = hf_forcefield_param_at_line(&start, line);
+            int pi = hessfit_forcefield_param_at_line(&start, line);
             check_rewritten_line(start_lines[l], out_lines[l], start.params[pi].n_types, line);
             n_rewritten += strcmp(start_lines[l], out_lines[l]) != 0;
         } else {
@@ -491,9 +491,9 @@ static void test_rh_enamide(void)
            n_estimated, max_fld_k, max_fld_eq, max_row_mdyn, max_row_au, max_row_eq, n_same);
     free_lines(start_lines, n_start);
     free_lines(out_lines, n_out);
-    hf_forcefield_free(&start);
-    hf_forcefield_free(&written);
-    hf_forcefield_free(&q2mm_start);
+    hessfit_forcefield_free(&start);
+    hessfit_forcefield_free(&written);
+    hessfit_forcefield_free(&q2mm_start);
     free(r.out);
     CHECK(remove(out) == 0, "remove %s", out);
     gj_free(g);

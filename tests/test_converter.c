@@ -110,7 +110,7 @@ static int expected_slots(const OpenMM_System *system) {
 
 /* Expects hessfit_force_create_from_system to fail with UNSUPPORTED mentioning every string. */
 static void expect_unsupported(OpenMM_System *system, const char *const *mentions, int n_mentions) {
-    HessFit_Force *f = (HessFit_Force *) 1;
+    hessfit_force *f = (hessfit_force *) 1;
     HF_FAILS(hessfit_force_create_from_system(system, &f), HESSFIT_ERROR_UNSUPPORTED);
     CHECK(f == NULL, "a failed conversion left its output set");
     for (int i = 0; i < n_mentions; i++)
@@ -178,7 +178,7 @@ static void test_unsupported(void) {
     expect_unsupported(s5, m5, 4);
 
     /* NULL arguments */
-    HessFit_Force *f = (HessFit_Force *) 1;
+    hessfit_force *f = (hessfit_force *) 1;
     HF_FAILS(hessfit_force_create_from_system(NULL, &f), HESSFIT_ERROR_NULL_ARGUMENT);
     CHECK(f == NULL, "a failed conversion left its output set");
     CHECK(strstr(hessfit_last_error(), "system") != NULL, "the message does not name 'system'");
@@ -202,7 +202,7 @@ int main(void) {
         pos[i] += 0.006 * (test_random() - 0.5);
 
     OpenMM_System *stock = stock_system();
-    HessFit_Force *f;
+    hessfit_force *f;
     HF_OK(hessfit_force_create_from_system(stock, &f));
     int np, nparticles, nmol;
     HF_OK(hessfit_force_get_num_parameters(f, &np));

@@ -1,5 +1,5 @@
 /*
- * hf_ffxml_write checked by OpenMM itself: two hand-typed ethane molecules (coordinates and bonds of
+ * hessfit_ffxml_write checked by OpenMM itself: two hand-typed ethane molecules (coordinates and bonds of
  * tests/data/ethane/GS.mol2) with a hand-built force field in which almost every term has its own
  * parameter (so a permuted assignment would show), including a Fourier and a harmonic improper, a
  * torsion with a non-symmetric phase, a zero Fourier term, a shared parameter and a term without
@@ -33,12 +33,12 @@ static const double ETHANE_XYZ[3 * N_ATOMS] = {
 static const int ETHANE_BONDS[7][2] = {{0, 1}, {1, 2}, {1, 4}, {1, 3}, {3, 5}, {3, 6}, {3, 7}};
 static const char *HARMONIC_ENERGY = "k*d^2; d=min(a, 2*pi-a); a=abs(theta-theta0); pi=3.141592653589793";
 
-static hf_forcefield ff;
+static hessfit_forcefield ff;
 static size_t ff_cap;
 
-static int add_param(hf_param_kind kind, int n_values, const double *values, hf_improper_form form)
+static int add_param(hessfit_param_kind kind, int n_values, const double *values, hessfit_improper_form form)
 {
-    hf_ff_param *p;
+    hessfit_ff_param *p;
     if ((size_t)ff.n_params == ff_cap) {
         ff_cap = ff_cap ? 2 * ff_cap : 16;
         ff.params = realloc(ff.params, ff_cap * sizeof *ff.params);
@@ -54,9 +54,9 @@ static int add_param(hf_param_kind kind, int n_values, const double *values, hf_
     return ff.n_params++;
 }
 
-static void add_term(hf_typed_molecule *t, hf_term_kind kind, int a, int b, int c, int d, int param)
+static void add_term(hessfit_typed_molecule *t, hessfit_term_kind kind, int a, int b, int c, int d, int param)
 {
-    hf_typed_term *x = &t->terms[t->n_terms++];
+    hessfit_typed_term *x = &t->terms[t->n_terms++];
     CHECK(t->n_terms <= MAX_TERMS, "too many terms");
     memset(x, 0, sizeof *x);
     x->kind = kind;
@@ -65,12 +65,12 @@ static void add_term(hf_typed_molecule *t, hf_term_kind kind, int a, int b, int 
     x->atoms[2] = c;
     x->atoms[3] = d;
     x->param = param;
-    x->rule = param < 0 ? HF_MATCH_NO_TERM : HF_MATCH_TYPES;
+    x->rule = param < 0 ? HESSFIT_MATCH_NO_TERM : HESSFIT_MATCH_TYPES;
     snprintf(x->detail, sizeof x->detail, param < 0 ? "test: no parameter" : "test parameter %d", param);
 }
 
 /* Ethane terms with parameters scaled by s (each molecule its own). */
-static void build_terms(hf_typed_molecule *t, double s)
+static void build_terms(hessfit_typed_molecule *t, double s)
 {
     static const int centres[2] = {1, 3};
     static const int neigh[2][4] = {{0, 2, 3, 4}, {1, 5, 6, 7}};
@@ -80,15 +80,15 @@ static void build_terms(hf_typed_molecule *t, double s)
     t->n_terms = 0;
     for (int b = 0; b < 7; b++) {
         double v[2] = {(300.0 + 17.0 * b) * s, (b == 3 ? 1.53 : 1.09) + 0.003 * b};
-        add_term(t, HF_TERM_BOND, ETHANE_BONDS[b][0], ETHANE_BONDS[b][1], -1, -1,
-                 add_param(HF_PARAM_BOND, 2, v, HF_IMPROPER_HARMONIC));
+        add_term(t, HESSFIT_TERM_BOND, ETHANE_BONDS[b][0], ETHANE_BONDS[b][1], -1, -1,
+                 add_param(HESSFIT_PARAM_BOND, 2, v, HESSFIT_IMPROPER_HARMONIC));
     }
     for (int c = 0; c < 2; c++)
         for (int x = 0; x < 4; x++)
             for (int y = x + 1; y < 4; y++, idx++) {
                 double v[2] = {(40.0 + 3.0 * idx) * s, 107.0 + 0.5 * idx};
-                int param = (c == 0 && x == 0 && y == 1) ? -1 : add_param(HF_PARAM_ANGLE, 2, v, HF_IMPROPER_HARMONIC);
-                add_term(t, HF_TERM_ANGLE, neigh[c][x], centres[c], neigh[c][y], -1, param);
+                int param = (c == 0 && x == 0 && y == 1) ? -1 : add_param(HESSFIT_PARAM_ANGLE, 2, v, HESSFIT_IMPROPER_HARMONIC);
+                add_term(t, HESSFIT_TERM_ANGLE, neigh[c][x], centres[c], neigh[c][y], -1, param);
             }
     idx = 0;
     for (int i = 0; i < 3; i++)
@@ -100,15 +100,15 @@ static void build_terms(hf_typed_molecule *t, double s)
             if (idx == 8)
                 param = shared; /* shares the parameter of the torsion before */
             else
-                param = add_param(HF_PARAM_TORSION, idx == 4 ? 12 : 9, v, HF_IMPROPER_HARMONIC);
+                param = add_param(HESSFIT_PARAM_TORSION, idx == 4 ? 12 : 9, v, HESSFIT_IMPROPER_HARMONIC);
             shared = param;
-            add_term(t, HF_TERM_TORSION, first[i], 1, 3, l, param);
+            add_term(t, HESSFIT_TERM_TORSION, first[i], 1, 3, l, param);
         }
     {
         double h[1] = {5.5 * s}, f[6] = {1.1 * s, 180.0, 2.0, 0.3, 45.0, 1.0};
         /* centre last (hessfit's topology order) and centre first */
-        add_term(t, HF_TERM_IMPROPER, 0, 2, 4, 1, add_param(HF_PARAM_IMPROPER, 1, h, HF_IMPROPER_HARMONIC));
-        add_term(t, HF_TERM_IMPROPER, 3, 5, 6, 7, add_param(HF_PARAM_IMPROPER, 6, f, HF_IMPROPER_FOURIER));
+        add_term(t, HESSFIT_TERM_IMPROPER, 0, 2, 4, 1, add_param(HESSFIT_PARAM_IMPROPER, 1, h, HESSFIT_IMPROPER_HARMONIC));
+        add_term(t, HESSFIT_TERM_IMPROPER, 3, 5, 6, 7, add_param(HESSFIT_PARAM_IMPROPER, 6, f, HESSFIT_IMPROPER_FOURIER));
     }
 }
 
@@ -247,8 +247,8 @@ static omm_line *find(const char *kind, const int *a, int n_atoms, int reversibl
 
 int main(void)
 {
-    hf_molecule mols[N_MOLS];
-    hf_typed_molecule typed[N_MOLS];
+    hessfit_molecule mols[N_MOLS];
+    hessfit_typed_molecule typed[N_MOLS];
     char *types[N_ATOMS];
     double coords[N_MOLS][3 * N_ATOMS];
     double want_energy[4] = {0, 0, 0, 0}, scale_energy[4] = {0, 0, 0, 0};
@@ -282,7 +282,7 @@ int main(void)
         mols[m].atom_types = types;
         build_terms(&typed[m], 1.0 + 0.5 * m);
     }
-    HF_CALL(hf_ffxml_write(xml, &ff, mols, typed, N_MOLS));
+    HF_CALL(hessfit_ffxml_write(xml, &ff, mols, typed, N_MOLS));
     {
         char *text = test_load_file(xml, NULL);
         CHECK(strstr(text, "<Residue name=\"ethane\">") && strstr(text, "<Residue name=\"ethane_1\">"),
@@ -300,8 +300,8 @@ int main(void)
     CHECK(f != NULL, "cannot write %s", pos_path);
     for (int m = 0; m < N_MOLS; m++)
         for (int i = 0; i < N_ATOMS; i++)
-            fprintf(f, "%.17g %.17g %.17g\n", coords[m][3 * i] * HF_ANGSTROM_TO_NM,
-                    coords[m][3 * i + 1] * HF_ANGSTROM_TO_NM, coords[m][3 * i + 2] * HF_ANGSTROM_TO_NM);
+            fprintf(f, "%.17g %.17g %.17g\n", coords[m][3 * i] * HESSFIT_ANGSTROM_TO_NM,
+                    coords[m][3 * i + 1] * HESSFIT_ANGSTROM_TO_NM, coords[m][3 * i + 2] * HESSFIT_ANGSTROM_TO_NM);
     fclose(f);
 
     output = run_checker(python, script, xml, pos_path, &status);
@@ -320,11 +320,11 @@ int main(void)
             int a[1] = {offset + i};
             omm_line *l = find("mass", a, 1, 0, 0, 0);
             CHECK(l != NULL, "no mass for particle %d", offset + i);
-            close_rel(l->v[0], hf_element_average_mass(ETHANE_Z[i]), "mass");
+            close_rel(l->v[0], hessfit_element_average_mass(ETHANE_Z[i]), "mass");
         }
         for (int t = 0; t < typed[m].n_terms; t++) {
-            const hf_typed_term *term = &typed[m].terms[t];
-            const hf_ff_param *p = term->param >= 0 ? &ff.params[term->param] : NULL;
+            const hessfit_typed_term *term = &typed[m].terms[t];
+            const hessfit_ff_param *p = term->param >= 0 ? &ff.params[term->param] : NULL;
             int a[4];
             for (int k = 0; k < 4; k++)
                 a[k] = term->atoms[k] + offset;
@@ -333,49 +333,49 @@ int main(void)
                 continue;
             }
             switch (term->kind) {
-            case HF_TERM_BOND: {
+            case HESSFIT_TERM_BOND: {
                 omm_line *l = find("bond", a, 2, 1, 0, 0);
                 double d = test_distance(x, term->atoms[0], term->atoms[1]) - p->values[1];
                 CHECK(l != NULL, "no OpenMM bond %d-%d", a[0], a[1]);
-                close_rel(l->v[0], p->values[1] * HF_ANGSTROM_TO_NM, "bond length");
-                close_rel(l->v[1], 2.0 * p->values[0] * HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2, "bond k");
-                want_energy[0] += HF_KCAL_TO_KJ * p->values[0] * d * d;
-                scale_energy[0] += fabs(HF_KCAL_TO_KJ * p->values[0] * d * d);
+                close_rel(l->v[0], p->values[1] * HESSFIT_ANGSTROM_TO_NM, "bond length");
+                close_rel(l->v[1], 2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2, "bond k");
+                want_energy[0] += HESSFIT_KCAL_TO_KJ * p->values[0] * d * d;
+                scale_energy[0] += fabs(HESSFIT_KCAL_TO_KJ * p->values[0] * d * d);
                 n_want[0]++;
                 break;
             }
-            case HF_TERM_ANGLE: {
+            case HESSFIT_TERM_ANGLE: {
                 omm_line *l = find("angle", a, 3, 1, 0, 0);
-                double d = test_angle(x, term->atoms[0], term->atoms[1], term->atoms[2]) - p->values[1] * HF_DEG_TO_RAD;
+                double d = test_angle(x, term->atoms[0], term->atoms[1], term->atoms[2]) - p->values[1] * HESSFIT_DEG_TO_RAD;
                 CHECK(l != NULL, "no OpenMM angle %d-%d-%d", a[0], a[1], a[2]);
-                close_rel(l->v[0], p->values[1] * HF_DEG_TO_RAD, "angle theta0");
-                close_rel(l->v[1], 2.0 * p->values[0] * HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2, "angle k");
-                want_energy[1] += HF_KCAL_TO_KJ * p->values[0] * d * d;
-                scale_energy[1] += fabs(HF_KCAL_TO_KJ * p->values[0] * d * d);
+                close_rel(l->v[0], p->values[1] * HESSFIT_DEG_TO_RAD, "angle theta0");
+                close_rel(l->v[1], 2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2, "angle k");
+                want_energy[1] += HESSFIT_KCAL_TO_KJ * p->values[0] * d * d;
+                scale_energy[1] += fabs(HESSFIT_KCAL_TO_KJ * p->values[0] * d * d);
                 n_want[1]++;
                 break;
             }
-            case HF_TERM_TORSION:
-            case HF_TERM_IMPROPER: {
+            case HESSFIT_TERM_TORSION:
+            case HESSFIT_TERM_IMPROPER: {
                 double phi = dihedral(x, term->atoms[0], term->atoms[1], term->atoms[2], term->atoms[3]);
-                int improper = term->kind == HF_TERM_IMPROPER, centre_last = improper && term->atoms[3] == 1;
+                int improper = term->kind == HESSFIT_TERM_IMPROPER, centre_last = improper && term->atoms[3] == 1;
                 int b[4];
-                for (int k = 0; k < 4; k++) /* the order hf_ffxml_write documents for impropers */
+                for (int k = 0; k < 4; k++) /* the order hessfit_ffxml_write documents for impropers */
                     b[k] = centre_last ? a[3 - k] : a[k];
-                if (improper && p->improper_form == HF_IMPROPER_HARMONIC) {
+                if (improper && p->improper_form == HESSFIT_IMPROPER_HARMONIC) {
                     omm_line *l = find("custom", b, 4, 0, 0, 0);
-                    double e = HF_KCAL_TO_KJ * p->values[0] * phi * phi; /* phi0 = 0, |phi| < pi */
+                    double e = HESSFIT_KCAL_TO_KJ * p->values[0] * phi * phi; /* phi0 = 0, |phi| < pi */
                     CHECK(l != NULL, "no OpenMM custom torsion %d-%d-%d-%d", b[0], b[1], b[2], b[3]);
-                    close_rel(l->v[0], p->values[0] * HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2, "improper k");
+                    close_rel(l->v[0], p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2, "improper k");
                     CHECK(l->v[1] == 0.0, "improper theta0 %g", l->v[1]);
                     want_energy[3] += e;
                     scale_energy[3] += fabs(e);
                     n_want[3]++;
                 } else {
                     for (int k = 0; k < p->n_values / 3; k++) {
-                        double kk = p->values[3 * k], phase = p->values[3 * k + 1] * HF_DEG_TO_RAD;
+                        double kk = p->values[3 * k], phase = p->values[3 * k + 1] * HESSFIT_DEG_TO_RAD;
                         int n = (int)p->values[3 * k + 2];
-                        double e = HF_KCAL_TO_KJ * kk * (1.0 + cos(n * phi - phase));
+                        double e = HESSFIT_KCAL_TO_KJ * kk * (1.0 + cos(n * phi - phase));
                         omm_line *l;
                         want_energy[2] += e;
                         scale_energy[2] += fabs(e);
@@ -383,7 +383,7 @@ int main(void)
                             continue; /* OpenMM adds no term with k = 0 */
                         l = find("torsion", b, 4, !improper, n, phase);
                         CHECK(l != NULL, "no OpenMM torsion %d-%d-%d-%d n=%d", b[0], b[1], b[2], b[3], n);
-                        close_rel(l->v[1], kk * HF_KCAL_TO_KJ, "torsion k");
+                        close_rel(l->v[1], kk * HESSFIT_KCAL_TO_KJ, "torsion k");
                         n_want[2]++;
                     }
                 }
@@ -427,39 +427,39 @@ int main(void)
         struct {
             const char *what;
             int term, field, value;
-            hf_status status;
+            hessfit_status status;
         } cases[] = {
-            {"parameter index out of range", 0, 0, 100000, HF_ERROR_INVALID_ARGUMENT},
-            {"a bond parameter on an angle", 8, 0, 0, HF_ERROR_INVALID_ARGUMENT},
-            {"an atom index out of range", 0, 1, 8, HF_ERROR_INVALID_ARGUMENT},
-            {"an angle off the bonds", 8, 2, 5, HF_ERROR_INVALID_ARGUMENT},
-            {"an improper with the centre second", -1, 0, 0, HF_ERROR_UNSUPPORTED},
-            {"two terms on the same atoms", -2, 0, 0, HF_ERROR_INVALID_ARGUMENT},
-            {"a NaN parameter value", -3, 0, 0, HF_ERROR_NONFINITE},
+            {"parameter index out of range", 0, 0, 100000, HESSFIT_ERROR_INVALID_ARGUMENT},
+            {"a bond parameter on an angle", 8, 0, 0, HESSFIT_ERROR_INVALID_ARGUMENT},
+            {"an atom index out of range", 0, 1, 8, HESSFIT_ERROR_INVALID_ARGUMENT},
+            {"an angle off the bonds", 8, 2, 5, HESSFIT_ERROR_INVALID_ARGUMENT},
+            {"an improper with the centre second", -1, 0, 0, HESSFIT_ERROR_UNSUPPORTED},
+            {"two terms on the same atoms", -2, 0, 0, HESSFIT_ERROR_INVALID_ARGUMENT},
+            {"a NaN parameter value", -3, 0, 0, HESSFIT_ERROR_NONFINITE},
         };
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-            hf_typed_term saved[MAX_TERMS];
-            hf_ff_param saved_param = ff.params[0];
+            hessfit_typed_term saved[MAX_TERMS];
+            hessfit_ff_param saved_param = ff.params[0];
             int n_saved = typed[0].n_terms;
-            hf_status st;
+            hessfit_status st;
             memcpy(saved, typed[0].terms, sizeof saved);
             if (cases[c].term >= 0 && cases[c].field == 0)
                 typed[0].terms[cases[c].term].param = cases[c].value;
             else if (cases[c].term >= 0)
                 typed[0].terms[cases[c].term].atoms[cases[c].field] = cases[c].value;
             else if (cases[c].term == -1) { /* harmonic improper 0 2 4 1 -> 0 1 2 4 */
-                hf_typed_term *t = &typed[0].terms[typed[0].n_terms - 2];
+                hessfit_typed_term *t = &typed[0].terms[typed[0].n_terms - 2];
                 t->atoms[1] = 1;
                 t->atoms[2] = 2;
                 t->atoms[3] = 4;
             } else if (cases[c].term == -2) /* the last torsion again, reversed */
-                add_term(&typed[0], HF_TERM_TORSION, 7, 3, 1, 4, typed[0].terms[typed[0].n_terms - 3].param);
+                add_term(&typed[0], HESSFIT_TERM_TORSION, 7, 3, 1, 4, typed[0].terms[typed[0].n_terms - 3].param);
             else
                 ff.params[0].values[1] = NAN;
-            st = hf_ffxml_write(bad, &ff, mols, typed, N_MOLS);
-            printf("  %s: %s\n", cases[c].what, hf_last_error());
-            CHECK(st == cases[c].status, "%s: status %s (%s)", cases[c].what, hf_status_string(st), hf_last_error());
-            CHECK(strstr(hf_last_error(), bad) != NULL, "%s: the message does not name the file", cases[c].what);
+            st = hessfit_ffxml_write(bad, &ff, mols, typed, N_MOLS);
+            printf("  %s: %s\n", cases[c].what, hessfit_last_error());
+            CHECK(st == cases[c].status, "%s: status %s (%s)", cases[c].what, hessfit_status_string(st), hessfit_last_error());
+            CHECK(strstr(hessfit_last_error(), bad) != NULL, "%s: the message does not name the file", cases[c].what);
             CHECK(access(bad, F_OK) != 0, "%s: a file was left behind", cases[c].what);
             memcpy(typed[0].terms, saved, sizeof saved);
             typed[0].n_terms = n_saved;
@@ -467,8 +467,8 @@ int main(void)
         }
         /* An unwritable place: an I/O error and nothing written. */
         bad = test_temp_path("no/such/dir/x.xml");
-        CHECK(hf_ffxml_write(bad, &ff, mols, typed, N_MOLS) == HF_ERROR_IO, "writing into a missing directory");
-        printf("  missing directory: %s\n", hf_last_error());
+        CHECK(hessfit_ffxml_write(bad, &ff, mols, typed, N_MOLS) == HESSFIT_ERROR_IO, "writing into a missing directory");
+        printf("  missing directory: %s\n", hessfit_last_error());
     }
     /* Nothing but the two files of the test is left in the directory (no temporary files). */
     {

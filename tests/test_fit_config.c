@@ -22,16 +22,16 @@ static const char *write_file(const char *name, const char *text)
 
 static void expect_error(const char *name, const char *text, const char *where, const char *part)
 {
-    hf_config c;
+    hessfit_config c;
     const char *path = write_file(name, text);
     char location[320];
-    hf_status st = hf_config_read(path, &c);
-    CHECK(st != HF_SUCCESS, "%s: accepted", name);
+    hessfit_status st = hessfit_config_read(path, &c);
+    CHECK(st != HESSFIT_SUCCESS, "%s: accepted", name);
     snprintf(location, sizeof location, "%s%s", path, where);
-    CHECK(strstr(hf_last_error(), location) != NULL, "%s: message lacks '%s': %s", name, location, hf_last_error());
-    CHECK(strstr(hf_last_error(), part) != NULL, "%s: message lacks '%s': %s", name, part, hf_last_error());
+    CHECK(strstr(hessfit_last_error(), location) != NULL, "%s: message lacks '%s': %s", name, location, hessfit_last_error());
+    CHECK(strstr(hessfit_last_error(), part) != NULL, "%s: message lacks '%s': %s", name, part, hessfit_last_error());
     CHECK(c.n_entries == 0 && c.entries == NULL && c.path == NULL, "%s: output not zeroed", name);
-    printf("  expected error: %s\n", hf_last_error());
+    printf("  expected error: %s\n", hessfit_last_error());
 }
 
 int main(void)
@@ -58,39 +58,39 @@ int main(void)
         "geometry = 3 torsion 1 2 3 4\n"
         "geometry-weight = angle 4.5\n";
     const char *base = "/tmp/hessfit_test_config_XXXXXX";
-    hf_config c;
+    hessfit_config c;
     double v;
     char expected[256];
 
     strcpy(dir, base);
     CHECK(mkdtemp(dir) != NULL, "mkdtemp failed");
 
-    HF_CALL(hf_config_read(write_file("good.fit", good), &c));
+    HF_CALL(hessfit_config_read(write_file("good.fit", good), &c));
     CHECK(c.n_entries == 18, "%d entries", c.n_entries);
     snprintf(expected, sizeof expected, "conf-A 2 %s/qm/two.out", dir);
-    CHECK(strcmp(hf_config_entry_at(&c, "energy", 0)->value, expected) == 0, "energy FILE resolved: %s",
-          hf_config_entry_at(&c, "energy", 0)->value);
-    CHECK(strcmp(hf_config_entry_at(&c, "energy", 1)->value, "conf-A 3 /abs/three.log") == 0, "absolute FILE kept");
-    CHECK(strcmp(hf_config_entry_at(&c, "energy", 2)->value, "conf_B.1 4") == 0, "energy without FILE");
-    CHECK(strcmp(hf_config_entry_at(&c, "geometry", 2)->value, "3 torsion 1 2 3 4") == 0, "geometry kept whole");
+    CHECK(strcmp(hessfit_config_entry_at(&c, "energy", 0)->value, expected) == 0, "energy FILE resolved: %s",
+          hessfit_config_entry_at(&c, "energy", 0)->value);
+    CHECK(strcmp(hessfit_config_entry_at(&c, "energy", 1)->value, "conf-A 3 /abs/three.log") == 0, "absolute FILE kept");
+    CHECK(strcmp(hessfit_config_entry_at(&c, "energy", 2)->value, "conf_B.1 4") == 0, "energy without FILE");
+    CHECK(strcmp(hessfit_config_entry_at(&c, "geometry", 2)->value, "3 torsion 1 2 3 4") == 0, "geometry kept whole");
     snprintf(expected, sizeof expected, "%s/ff/start.fld", dir);
-    CHECK(strcmp(hf_config_get(&c, "forcefield", NULL), expected) == 0, "forcefield %s",
-          hf_config_get(&c, "forcefield", NULL));
-    CHECK(hf_config_count(&c, "hessian") == 2, "hessians");
-    CHECK(strcmp(hf_config_entry_at(&c, "hessian", 0)->value, "/abs/one.in") == 0, "absolute path kept");
+    CHECK(strcmp(hessfit_config_get(&c, "forcefield", NULL), expected) == 0, "forcefield %s",
+          hessfit_config_get(&c, "forcefield", NULL));
+    CHECK(hessfit_config_count(&c, "hessian") == 2, "hessians");
+    CHECK(strcmp(hessfit_config_entry_at(&c, "hessian", 0)->value, "/abs/one.in") == 0, "absolute path kept");
     snprintf(expected, sizeof expected, "%s/two.in", dir);
-    CHECK(strcmp(hf_config_entry_at(&c, "hessian", 1)->value, expected) == 0, "relative path resolved");
-    CHECK(hf_config_entry_at(&c, "hessian", 1)->line == 5, "line numbers");
-    CHECK(hf_config_entry_at(&c, "hessian", 2) == NULL, "past the end");
-    CHECK(strcmp(hf_config_entry_at(&c, "no-term", 0)->value, "torsion * RH * *") == 0, "text value kept whole");
-    CHECK(strcmp(hf_config_get(&c, "optimizer", "lbfgs"), "lbfgs") == 0, "fallback");
-    HF_CALL(hf_config_number(&c, "max-time", 0, 100, -1, &v));
+    CHECK(strcmp(hessfit_config_entry_at(&c, "hessian", 1)->value, expected) == 0, "relative path resolved");
+    CHECK(hessfit_config_entry_at(&c, "hessian", 1)->line == 5, "line numbers");
+    CHECK(hessfit_config_entry_at(&c, "hessian", 2) == NULL, "past the end");
+    CHECK(strcmp(hessfit_config_entry_at(&c, "no-term", 0)->value, "torsion * RH * *") == 0, "text value kept whole");
+    CHECK(strcmp(hessfit_config_get(&c, "optimizer", "lbfgs"), "lbfgs") == 0, "fallback");
+    HF_CALL(hessfit_config_number(&c, "max-time", 0, 100, -1, &v));
     CHECK(v == 30.0, "max-time %g", v);
-    HF_CALL(hf_config_number(&c, "ftol", 0, 1, 1e-8, &v));
+    HF_CALL(hessfit_config_number(&c, "ftol", 0, 1, 1e-8, &v));
     CHECK(v == 1e-8, "ftol fallback %g", v);
-    CHECK(hf_config_number(&c, "max-time", 0, 10, -1, &v) == HF_ERROR_PARSE, "range in the getter");
-    hf_config_free(&c);
-    hf_config_free(&c); /* safe twice */
+    CHECK(hessfit_config_number(&c, "max-time", 0, 10, -1, &v) == HESSFIT_ERROR_PARSE, "range in the getter");
+    hessfit_config_free(&c);
+    hessfit_config_free(&c); /* safe twice */
 
     expect_error("unknown.fit", "forcefield = a.fld\nstructures = s.mmo\nfree = bond k\nfrobnicate = 1\n", ":4:",
                  "unknown key 'frobnicate'");
@@ -126,11 +126,11 @@ int main(void)
         const char *path = write_file("nul.fit", "x");
         FILE *f = fopen(path, "wb");
         CHECK(f != NULL && fwrite("forcefield = a\0b\n", 1, 17, f) == 17 && fclose(f) == 0, "write");
-        CHECK(hf_config_read(path, &c) == HF_ERROR_PARSE && strstr(hf_last_error(), ":1:") != NULL, "NUL: %s",
-              hf_last_error());
+        CHECK(hessfit_config_read(path, &c) == HESSFIT_ERROR_PARSE && strstr(hessfit_last_error(), ":1:") != NULL, "NUL: %s",
+              hessfit_last_error());
     }
-    CHECK(hf_config_read("/nonexistent/x.fit", &c) == HF_ERROR_IO, "missing file");
-    CHECK(strstr(hf_last_error(), "/nonexistent/x.fit") != NULL, "message names the file");
+    CHECK(hessfit_config_read("/nonexistent/x.fit", &c) == HESSFIT_ERROR_IO, "missing file");
+    CHECK(strstr(hessfit_last_error(), "/nonexistent/x.fit") != NULL, "message names the file");
 
     {
         char cmd[128];

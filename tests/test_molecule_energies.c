@@ -62,20 +62,20 @@ static const int *slots_of(int mol, int local) { return mol == 1 ? b_pslots[loca
 
 typedef struct {
     OpenMM_System *system;
-    HessFit_Force *force;
+    hessfit_force *force;
     OpenMM_Context *context;
     OpenMM_Integrator *integrator;
     int n, nmol;
 } Setup;
 
-static int slot(HessFit_Force *f, double value) {
+static int slot(hessfit_force *f, double value) {
     int s = -1;
     HF_OK(hessfit_force_add_parameter(f, value, &s));
     return s;
 }
 
 /* chain molecule (A or C): g maps local atoms to the force's particles */
-static void add_chain(HessFit_Force *f, const int *g) {
+static void add_chain(hessfit_force *f, const int *g) {
     int bonds[2 * (NA - 1)];
     for (int i = 0; i + 1 < NA; i++) {
         HF_OK(hessfit_force_add_bond(f, g[i], g[i + 1], i == 2 ? S_KB2 : S_KB, i == 2 ? S_R02 : S_R0, NULL));
@@ -96,7 +96,7 @@ static void add_chain(HessFit_Force *f, const int *g) {
 }
 
 /* star molecule B: centre 0 with 1, 2, 3; 4 on 3 */
-static void add_star(HessFit_Force *f, const int *g) {
+static void add_star(hessfit_force *f, const int *g) {
     int bonds[8];
     test_add_star_bonds_angles(f, g, S_KB, S_R0, S_KA, S_TH0, bonds);
     HF_OK(hessfit_force_add_periodic_improper(f, g[1], g[2], g[0], g[3], 2, S_KPI, S_PPI, NULL));
@@ -104,7 +104,7 @@ static void add_star(HessFit_Force *f, const int *g) {
     HF_OK(hessfit_force_create_exclusions_from_bonds(f, bonds, 4));
 }
 
-static void add_molecule_terms(HessFit_Force *f, int mol, const int *g) {
+static void add_molecule_terms(hessfit_force *f, int mol, const int *g) {
     if (mol == 1)
         add_star(f, g);
     else
@@ -117,7 +117,7 @@ static void setup_create(Setup *s, int mol, const double *pos_all) {
     HF_OK(hessfit_force_create(&s->force));
     for (int i = 0; i < NUM_S; i++)
         CHECK(slot(s->force, values[i]) == i, "slot numbering");
-    HF_OK(hessfit_force_set_combining_rule(s->force, (HessFit_CombiningRule) combining));
+    HF_OK(hessfit_force_set_combining_rule(s->force, (hessfit_combining_rule) combining));
     HF_OK(hessfit_force_set_14_scales(s->force, 0.75, 0.3));
     double pos[3 * NP];
     if (mol < 0) {
@@ -303,7 +303,7 @@ static void run(void) {
     /* errors */
     if (combining == HESSFIT_COMBINE_GEOMETRIC) {
         double out[NUM_S], ww[NMOL] = {1.0, 2.0, 3.0}, ee[NMOL];
-        HessFit_Force *f = all.force;
+        hessfit_force *f = all.force;
         OpenMM_Context *ctx = all.context;
         HF_FAILS(hessfit_force_get_molecule_energies(f, ctx, ee, NMOL - 1), HESSFIT_ERROR_SIZE);
         CHECK(strstr(hessfit_last_error(), "'energies'") != NULL, "the message does not name 'energies'");

@@ -5,7 +5,7 @@
  * round and 1-4 along the other must stay excluded) and 1-propanol (12 atoms), each in its own
  * pair of Systems, realistic geometry plus a random perturbation.
  *
- * Ours: a HessFit_Force with per-atom charge / sigma / epsilon slots, geometric combining
+ * Ours: a hessfit_force with per-atom charge / sigma / epsilon slots, geometric combining
  * (sigma_ij = sqrt(sigma_i sigma_j), eps_ij = sqrt(eps_i eps_j)), exclusions and 1-4 pairs from
  * hessfit_force_create_exclusions_from_bonds, 1-4 scales 0.5 / 0.5 (butane: the documented
  * default, not set; the others: set explicitly). Only nonbonded terms, so the Hessian check is
@@ -45,7 +45,7 @@
  * force (never put in a Context), the index returned by the next add_* is the count so far (the
  * C API has no count getters). probe_pair is a pair that is neither excluded nor 1-4. */
 static void count_from_bonds(const sm_mol *m, const int *bonds, int *n_excl, int *n_14) {
-    HessFit_Force *probe;
+    hessfit_force *probe;
     HF_OK(hessfit_force_create(&probe));
     for (int i = 0; i < m->n; i++)
         HF_OK(hessfit_force_add_particle(probe, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, NULL));

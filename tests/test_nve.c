@@ -1,5 +1,5 @@
 /*
- * Energy conservation in NVE with the HessFit_Force (per platform) against the stock equivalent
+ * Energy conservation in NVE with the hessfit_force (per platform) against the stock equivalent
  * (on OpenMM's Reference platform).
  *
  * Molecule: N-methylethylamine CH3-CH2-NH-CH3 (13 atoms), realistic geometry plus a random

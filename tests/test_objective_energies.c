@@ -8,7 +8,7 @@
  *
  *   - QM relative energies (kcal/mol) against the .out energies by hand; each group's reference
  *     is its lowest QM energy (q2mm's zero) with residual 0;
- *   - MM relative energies against hf_model_energy (one single-molecule Context per structure: an
+ *   - MM relative energies against hessfit_model_energy (one single-molecule Context per structure: an
  *     independent route), 1e-10;
  *   - sum r^2 = loss; the residuals follow the Hessian-space part's (overlap frequencies here);
  *   - the gradient against central differences (<= 1e-6 relative): bonded model with every bond and
@@ -48,9 +48,9 @@ static const int e_mol[N_E] = {1, 2, 3, 4, 5, 6, 7, 8};
 static const int e_group[N_E] = {0, 0, 1, 1, 2, 2, 2, 2};
 
 typedef struct {
-    hf_forcefield ff;
-    hf_molecule_list mmo; /* at the QM geometry, with Hessians, as the model's molecules */
-    hf_typed_molecule typed[RH];
+    hessfit_forcefield ff;
+    hessfit_molecule_list mmo; /* at the QM geometry, with Hessians, as the model's molecules */
+    hessfit_typed_molecule typed[RH];
     double energy[RH];    /* Hartree */
 } rh_set;
 
@@ -59,11 +59,11 @@ static void load_rh(rh_set *s)
     test_type_rh_enamide(&s->ff, &s->mmo, s->typed);
     for (int m = 0; m < RH; m++) {
         char rel[256];
-        hf_molecule in, out;
+        hessfit_molecule in, out;
         snprintf(rel, sizeof rel, "examples/data/rh-enamide/jaguar/%s.01.in.gz", rh_jaguar[m]);
-        HF_CALL(hf_read_jaguar_in(test_source_path(rel), &in));
+        HF_CALL(hessfit_jaguar_in_read(test_source_path(rel), &in));
         snprintf(rel, sizeof rel, "examples/data/rh-enamide/jaguar/%s.out.gz", rh_jaguar[m]);
-        HF_CALL(hf_read_jaguar_out(test_source_path(rel), &out));
+        HF_CALL(hessfit_jaguar_out_read(test_source_path(rel), &out));
         CHECK(out.has_energy && isfinite(out.energy) && out.energy < -1000.0, "%s: energy %g", rel, out.energy);
         CHECK(in.n_atoms == out.n_atoms && in.n_atoms == s->mmo.items[m].n_atoms, "%s: atoms", rel);
         double worst = 0.0;
@@ -71,84 +71,84 @@ static void load_rh(rh_set *s)
             worst = fmax(worst, fabs(in.coords[i] - out.coords[i]));
         CHECK(worst <= 1e-4, "%s: the .out geometry is %g A from the .in's", rel, worst);
         s->energy[m] = out.energy;
-        hf_molecule *mol = &s->mmo.items[m];
+        hessfit_molecule *mol = &s->mmo.items[m];
         memcpy(mol->coords, in.coords, 3 * sizeof(double) * (size_t)in.n_atoms);
         free(mol->hessian);
         mol->hessian = in.hessian;
         in.hessian = NULL;
-        hf_molecule_free(&in);
-        hf_molecule_free(&out);
+        hessfit_molecule_free(&in);
+        hessfit_molecule_free(&out);
     }
 }
 
 static void free_rh(rh_set *s)
 {
     for (int m = 0; m < RH; m++)
-        hf_typed_molecule_free(&s->typed[m]);
-    hf_molecule_list_free(&s->mmo);
-    hf_forcefield_free(&s->ff);
+        hessfit_typed_molecule_free(&s->typed[m]);
+    hessfit_molecule_list_free(&s->mmo);
+    hessfit_forcefield_free(&s->ff);
 }
 
-static void targets(const rh_set *s, hf_energy_target *t)
+static void targets(const rh_set *s, hessfit_energy_target *t)
 {
     for (int i = 0; i < N_E; i++) {
         t[i].mol = e_mol[i];
         t[i].group = e_group[i];
         t[i].qm_hartree = s->energy[e_mol[i]];
-        t[i].weight = HF_OBJ_ENERGY_WEIGHT;
+        t[i].weight = HESSFIT_OBJ_ENERGY_WEIGHT;
     }
 }
 
-static hf_model *rh_model(rh_set *s, int nonbonded)
+static hessfit_model *rh_model(rh_set *s, int nonbonded)
 {
-    hf_model *model;
-    hf_model_options mo = hf_model_default_options();
+    hessfit_model *model;
+    hessfit_model_options mo = hessfit_model_default_options();
     mo.nonbonded = nonbonded;
-    HF_CALL(hf_model_create(&s->ff, s->mmo.items, s->typed, RH, &mo, &model));
-    HF_CALL(hf_model_add_free_kind(model, HF_PARAM_BOND, HF_MODEL_FREE_K | HF_MODEL_FREE_X0, NULL));
-    HF_CALL(hf_model_add_free_kind(model, HF_PARAM_ANGLE, HF_MODEL_FREE_K | HF_MODEL_FREE_X0, NULL));
-    HF_CALL(hf_model_add_free_kind(model, HF_PARAM_TORSION, HF_MODEL_FREE_K, NULL));
+    HF_CALL(hessfit_model_create(&s->ff, s->mmo.items, s->typed, RH, &mo, &model));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_BOND, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, NULL));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, NULL));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_TORSION, HESSFIT_MODEL_FREE_K, NULL));
     if (nonbonded)
-        HF_CALL(hf_model_add_free_kind(model, HF_PARAM_VDW, HF_MODEL_FREE_K | HF_MODEL_FREE_X0, NULL));
+        HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_VDW, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, NULL));
     return model;
 }
 
 /* Objective: overlap frequencies of structures 1 and 2 (so that the energies' residuals follow
  * the kernel's), the energies of structures 2..9. */
-static hf_objective *energy_objective(rh_set *s, hf_model *model, int with_frequencies)
+static hessfit_objective *energy_objective(rh_set *s, hessfit_model *model, int with_frequencies)
 {
-    hf_objective_options opt[RH];
-    hf_energy_target t[N_E];
-    hf_objective *obj;
+    hessfit_objective_options opt[RH];
+    hessfit_energy_target t[N_E];
+    hessfit_objective *obj;
     for (int m = 0; m < RH; m++) {
-        opt[m] = hf_objective_default_options();
+        opt[m] = hessfit_objective_default_options();
         if (!with_frequencies || m > 1)
-            opt[m].frequencies = HF_OBJ_FREQUENCIES_NONE;
+            opt[m].frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
     }
-    HF_CALL(hf_objective_create(model, s->mmo.items, RH, opt, &obj));
+    HF_CALL(hessfit_objective_create(model, s->mmo.items, RH, opt, &obj));
     targets(s, t);
-    HF_CALL(hf_objective_set_energies(obj, t, N_E));
+    HF_CALL(hessfit_objective_set_energies(obj, t, N_E));
     return obj;
 }
 
 static void test_values(rh_set *s)
 {
-    hf_model *model = rh_model(s, 0);
-    hf_objective *obj = energy_objective(s, model, 1);
-    const long long n_res = hf_objective_n_residuals(obj);
+    hessfit_model *model = rh_model(s, 0);
+    hessfit_objective *obj = energy_objective(s, model, 1);
+    const long long n_res = hessfit_objective_n_residuals(obj);
     long long first, count, kfirst, kcount;
-    HF_CALL(hf_objective_part_range(obj, HF_OBJ_PART_ENERGIES, &first, &count));
-    HF_CALL(hf_objective_part_range(obj, HF_OBJ_PART_HESSIAN, &kfirst, &kcount));
+    HF_CALL(hessfit_objective_part_range(obj, HESSFIT_OBJ_PART_ENERGIES, &first, &count));
+    HF_CALL(hessfit_objective_part_range(obj, HESSFIT_OBJ_PART_HESSIAN, &kfirst, &kcount));
     CHECK(kfirst == 0 && kcount == (3 * 36 - 6) + (3 * 38 - 6) && first == kcount && count == N_E &&
               n_res == kcount + N_E,
           "residual layout: kernel %lld, energies %lld+%lld of %lld", kcount, first, count, n_res);
     double *r = calloc((size_t)n_res, sizeof *r), loss, sum = 0.0, qm[N_E], mm[N_E];
     CHECK(r != NULL, "out of memory");
-    HF_CALL(hf_objective_evaluate(obj, NULL, &loss, NULL, r));
+    HF_CALL(hessfit_objective_evaluate(obj, NULL, &loss, NULL, r));
     for (long long i = 0; i < n_res; i++)
         sum += r[i] * r[i];
     CHECK_CLOSE(sum, loss, 1e-12, loss, "sum of squared residuals vs loss");
-    HF_CALL(hf_objective_energy_values(obj, qm, mm));
+    HF_CALL(hessfit_objective_energy_values(obj, qm, mm));
     /* the references: the lowest QM energy of each group */
     int ref[3] = {-1, -1, -1};
     for (int i = 0; i < N_E; i++)
@@ -156,37 +156,37 @@ static void test_values(rh_set *s)
             ref[e_group[i]] = i;
     double mm_kcal[RH];
     for (int m = 1; m < RH; m++)
-        HF_CALL(hf_model_energy(model, m, &mm_kcal[m]));
+        HF_CALL(hessfit_model_energy(model, m, &mm_kcal[m]));
     printf("  structure  group  QM E (Hartree)      QM dE (kcal/mol)  MM dE (kcal/mol)  residual\n");
     for (int i = 0; i < N_E; i++) {
         const int g = e_group[i], m = e_mol[i], rm = e_mol[ref[g]];
-        const double qm_expected = (s->energy[m] - s->energy[rm]) * HF_HARTREE_TO_KCAL_PER_MOL;
+        const double qm_expected = (s->energy[m] - s->energy[rm]) * HESSFIT_HARTREE_TO_KCAL_PER_MOL;
         const double mm_expected = mm_kcal[m] - mm_kcal[rm];
         printf("  %9d  %5d  %.8f  %16.4f  %16.4f  %8.4f%s\n", m + 1, g, s->energy[m], qm[i], mm[i], r[first + i],
                i == ref[g] ? "  (reference)" : "");
         CHECK(fabs(qm[i] - qm_expected) <= 1e-9, "structure %d: QM dE %.12g vs %.12g", m + 1, qm[i], qm_expected);
         CHECK(fabs(mm[i] - mm_expected) <= 1e-10 * fmax(1.0, fabs(mm_kcal[m])), "structure %d: MM dE %.12g vs %.12g "
               "from single-molecule Contexts", m + 1, mm[i], mm_expected);
-        CHECK(fabs(r[first + i] - HF_OBJ_ENERGY_WEIGHT * (qm_expected - mm_expected)) <= 1e-8 * fmax(1.0, fabs(r[first + i])),
+        CHECK(fabs(r[first + i] - HESSFIT_OBJ_ENERGY_WEIGHT * (qm_expected - mm_expected)) <= 1e-8 * fmax(1.0, fabs(r[first + i])),
               "structure %d: residual %g", m + 1, r[first + i]);
         CHECK(i != ref[g] || (qm[i] == 0.0 && mm[i] == 0.0 && r[first + i] == 0.0), "the reference of group %d", g);
         CHECK(i == ref[g] || qm[i] > 0.0, "structure %d: QM dE %g is not above its reference's", m + 1, qm[i]);
     }
-    CHECK(hf_objective_n_kernel_calls(obj) == 2, "%llu kernel calls", hf_objective_n_kernel_calls(obj));
+    CHECK(hessfit_objective_n_kernel_calls(obj) == 2, "%llu kernel calls", hessfit_objective_n_kernel_calls(obj));
     free(r);
-    hf_objective_destroy(obj);
-    hf_model_destroy(model);
+    hessfit_objective_destroy(obj);
+    hessfit_model_destroy(model);
 }
 
 static void test_gradients(rh_set *s)
 {
     for (int nonbonded = 0; nonbonded <= 1; nonbonded++) {
-        hf_model *model = rh_model(s, nonbonded);
-        hf_objective *obj = energy_objective(s, model, 0);
-        const int n = hf_model_n_free(model);
+        hessfit_model *model = rh_model(s, nonbonded);
+        hessfit_objective *obj = energy_objective(s, model, 0);
+        const int n = hessfit_model_n_free(model);
         double *x = calloc((size_t)n, sizeof *x), *g = calloc((size_t)n, sizeof *g), loss;
         CHECK(x && g, "out of memory");
-        HF_CALL(hf_model_get_free(model, x));
+        HF_CALL(hessfit_model_get_free(model, x));
         char label[96];
         snprintf(label, sizeof label, "rh-enamide energies, %s", nonbonded ? "nonbonded, vdw free" : "bonded");
         const objective_fd_stats fd = objective_fd_check(obj, x, n, 1e-4, 1, label);
@@ -195,83 +195,83 @@ static void test_gradients(rh_set *s)
         const int reps = 50;
         double t0 = test_now_s();
         for (int k = 0; k < reps; k++)
-            HF_CALL(hf_objective_evaluate(obj, x, &loss, NULL, NULL));
+            HF_CALL(hessfit_objective_evaluate(obj, x, &loss, NULL, NULL));
         const double alone = (test_now_s() - t0) / reps;
         t0 = test_now_s();
         for (int k = 0; k < reps; k++)
-            HF_CALL(hf_objective_evaluate(obj, x, &loss, g, NULL));
+            HF_CALL(hessfit_objective_evaluate(obj, x, &loss, g, NULL));
         const double with_grad = (test_now_s() - t0) / reps;
         printf("    %d free values; per evaluation: loss %.3f ms, loss + gradient %.3f ms\n", n, 1e3 * alone,
                1e3 * with_grad);
         free(x);
         free(g);
-        hf_objective_destroy(obj);
-        hf_model_destroy(model);
+        hessfit_objective_destroy(obj);
+        hessfit_model_destroy(model);
     }
 }
 
 static void test_fit(rh_set *s)
 {
-    hf_model *model = rh_model(s, 0);
-    hf_objective *obj = energy_objective(s, model, 0);
-    const int n = hf_model_n_free(model);
+    hessfit_model *model = rh_model(s, 0);
+    hessfit_objective *obj = energy_objective(s, model, 0);
+    const int n = hessfit_model_n_free(model);
     double *x = calloc((size_t)n, sizeof *x), before, after;
     CHECK(x != NULL, "out of memory");
-    HF_CALL(hf_model_get_free(model, x));
-    const hf_opt_result result = objective_fit_lbfgs(obj, model, &s->ff, x, 100, 0.0, &before);
-    HF_CALL(hf_objective_evaluate(obj, x, &after, NULL, NULL));
-    double rms_before = sqrt(before / (N_E - 3)) / HF_OBJ_ENERGY_WEIGHT, rms_after = sqrt(after / (N_E - 3)) /
-                                                                                       HF_OBJ_ENERGY_WEIGHT;
+    HF_CALL(hessfit_model_get_free(model, x));
+    const hessfit_opt_result result = objective_fit_lbfgs(obj, model, &s->ff, x, 100, 0.0, &before);
+    HF_CALL(hessfit_objective_evaluate(obj, x, &after, NULL, NULL));
+    double rms_before = sqrt(before / (N_E - 3)) / HESSFIT_OBJ_ENERGY_WEIGHT, rms_after = sqrt(after / (N_E - 3)) /
+                                                                                       HESSFIT_OBJ_ENERGY_WEIGHT;
     printf("  fit of %d values to the relative energies: loss %.6g -> %.6g in %lld evaluations (RMS dE error %.3f -> "
            "%.4f kcal/mol)\n",
            n, before, after, result.evaluations, rms_before, rms_after);
     CHECK(after <= 1e-3 * before, "the fit lowered the energy loss only from %g to %g", before, after);
     free(x);
-    hf_objective_destroy(obj);
-    hf_model_destroy(model);
+    hessfit_objective_destroy(obj);
+    hessfit_model_destroy(model);
 }
 
 static void test_bad_input(rh_set *s)
 {
-    hf_model *model = rh_model(s, 0);
-    hf_objective_options none[RH];
+    hessfit_model *model = rh_model(s, 0);
+    hessfit_objective_options none[RH];
     for (int m = 0; m < RH; m++) {
-        none[m] = hf_objective_default_options();
-        none[m].frequencies = HF_OBJ_FREQUENCIES_NONE;
+        none[m] = hessfit_objective_default_options();
+        none[m].frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
     }
-    hf_objective *obj;
-    HF_CALL(hf_objective_create(model, s->mmo.items, RH, none, &obj));
-    hf_energy_target t[N_E], bad[N_E];
+    hessfit_objective *obj;
+    HF_CALL(hessfit_objective_create(model, s->mmo.items, RH, none, &obj));
+    hessfit_energy_target t[N_E], bad[N_E];
     targets(s, t);
     memcpy(bad, t, sizeof t);
     bad[0].group = 7; /* structure 2 alone in group 7 */
-    test_expect_error(hf_objective_set_energies(obj, bad, N_E), HF_ERROR_INVALID_ARGUMENT,
+    test_expect_error(hessfit_objective_set_energies(obj, bad, N_E), HESSFIT_ERROR_INVALID_ARGUMENT,
                       "group 7 has no other structure", "molecule 2", "a group of one");
     memcpy(bad, t, sizeof t);
     bad[1].mol = 1;
-    test_expect_error(hf_objective_set_energies(obj, bad, N_E), HF_ERROR_INVALID_ARGUMENT,
+    test_expect_error(hessfit_objective_set_energies(obj, bad, N_E), HESSFIT_ERROR_INVALID_ARGUMENT,
                       "molecule 2 already has an energy (target 1)", NULL, "a molecule twice");
     memcpy(bad, t, sizeof t);
     bad[2].group = 0; /* structure 4 (62 atoms) with structures 2 and 3 (38 atoms) */
-    test_expect_error(hf_objective_set_energies(obj, bad, N_E), HF_ERROR_INVALID_ARGUMENT, "do not have the same atoms",
+    test_expect_error(hessfit_objective_set_energies(obj, bad, N_E), HESSFIT_ERROR_INVALID_ARGUMENT, "do not have the same atoms",
                       "group 0", "different molecules in one group");
     memcpy(bad, t, sizeof t);
     bad[3].qm_hartree = NAN;
-    test_expect_error(hf_objective_set_energies(obj, bad, N_E), HF_ERROR_NONFINITE, "the QM energy is nan",
+    test_expect_error(hessfit_objective_set_energies(obj, bad, N_E), HESSFIT_ERROR_NONFINITE, "the QM energy is nan",
                       "molecule 5", "a missing (NaN) energy");
     memcpy(bad, t, sizeof t);
     bad[4].weight = -1.0;
-    test_expect_error(hf_objective_set_energies(obj, bad, N_E), HF_ERROR_INVALID_ARGUMENT, "weight -1", NULL,
+    test_expect_error(hessfit_objective_set_energies(obj, bad, N_E), HESSFIT_ERROR_INVALID_ARGUMENT, "weight -1", NULL,
                       "a negative weight");
     memcpy(bad, t, sizeof t);
     bad[5].mol = RH;
-    test_expect_error(hf_objective_set_energies(obj, bad, N_E), HF_ERROR_INVALID_ARGUMENT, "molecule 10 outside 1..9",
+    test_expect_error(hessfit_objective_set_energies(obj, bad, N_E), HESSFIT_ERROR_INVALID_ARGUMENT, "molecule 10 outside 1..9",
                       NULL, "a molecule out of range");
-    HF_CALL(hf_objective_set_energies(obj, t, N_E));
-    test_expect_error(hf_objective_set_energies(obj, t, N_E), HF_ERROR_INVALID_ARGUMENT, "has energies already", NULL,
+    HF_CALL(hessfit_objective_set_energies(obj, t, N_E));
+    test_expect_error(hessfit_objective_set_energies(obj, t, N_E), HESSFIT_ERROR_INVALID_ARGUMENT, "has energies already", NULL,
                       "a second energy part");
-    hf_objective_destroy(obj);
-    hf_model_destroy(model);
+    hessfit_objective_destroy(obj);
+    hessfit_model_destroy(model);
 }
 
 /* ---- the hessfit program ------------------------------------------------------------------------- */

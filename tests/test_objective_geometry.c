@@ -1,6 +1,6 @@
 /*
  * test_objective_geometry: bond lengths, angles and torsions of the MM-minimised structures
- * against the QM ones (fitting/model/hessfit_objective.h), with the gradient by implicit
+ * against the QM ones (fitting/include/hessfit_objective.h), with the gradient by implicit
  * differentiation of the minimum.
  *
  *   - CH3F at a generic point (q2mm's Seminario start moved off, one H moved): every bond and angle
@@ -35,29 +35,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const double q2mm_weights[3] = {HF_OBJ_BOND_WEIGHT, HF_OBJ_ANGLE_WEIGHT, HF_OBJ_TORSION_WEIGHT};
+static const double q2mm_weights[3] = {HESSFIT_OBJ_BOND_WEIGHT, HESSFIT_OBJ_ANGLE_WEIGHT, HESSFIT_OBJ_TORSION_WEIGHT};
 
 /* sum r^2 = loss over the geometry part's residuals, and every target's residual from its values. */
-static void check_residuals(hf_objective *obj, const char *label)
+static void check_residuals(hessfit_objective *obj, const char *label)
 {
-    const long long n = hf_objective_n_residuals(obj);
-    const int nt = hf_objective_n_geometry_targets(obj);
+    const long long n = hessfit_objective_n_residuals(obj);
+    const int nt = hessfit_objective_n_geometry_targets(obj);
     long long first, count;
-    HF_CALL(hf_objective_part_range(obj, HF_OBJ_PART_GEOMETRY, &first, &count));
+    HF_CALL(hessfit_objective_part_range(obj, HESSFIT_OBJ_PART_GEOMETRY, &first, &count));
     CHECK(count == nt && first + count == n, "%s: geometry residuals %lld..%lld of %lld", label, first, count, n);
     double *r = calloc((size_t)n, sizeof *r), *qm = calloc((size_t)nt, sizeof *qm), *mm = calloc((size_t)nt, sizeof *mm);
     double loss, sum = 0.0;
     CHECK(r && qm && mm, "out of memory");
-    HF_CALL(hf_objective_evaluate(obj, NULL, &loss, NULL, r));
-    HF_CALL(hf_objective_geometry_values(obj, qm, mm));
+    HF_CALL(hessfit_objective_evaluate(obj, NULL, &loss, NULL, r));
+    HF_CALL(hessfit_objective_geometry_values(obj, qm, mm));
     for (long long i = 0; i < n; i++)
         sum += r[i] * r[i];
     CHECK_CLOSE(sum, loss, 1e-12, loss, "sum of squared residuals vs loss");
     for (int i = 0; i < nt; i++) {
-        hf_geometry_target t;
-        HF_CALL(hf_objective_geometry_target(obj, i, &t));
+        hessfit_geometry_target t;
+        HF_CALL(hessfit_objective_geometry_target(obj, i, &t));
         double d = qm[i] - mm[i];
-        if (t.kind == HF_GEOMETRY_TORSION)
+        if (t.kind == HESSFIT_GEOMETRY_TORSION)
             d = remainder(d, 360.0);
         CHECK(fabs(r[first + i] - t.weight * d) <= 1e-9 * fmax(1.0, fabs(r[first + i])),
               "%s: target %d residual %g vs w (qm - mm) %g", label, i, r[first + i], t.weight * d);
@@ -74,42 +74,42 @@ typedef test_ch3f_set ch3f_set;
 
 /* CH3F at structure mol with the bond and angle values `what` free, moved off the start (k +10 %,
  * r0 +0.03 A, theta0 -2 deg). */
-static hf_model *ch3f_model(ch3f_set *s, const hf_molecule *mol, unsigned what, double *x)
+static hessfit_model *ch3f_model(ch3f_set *s, const hessfit_molecule *mol, unsigned what, double *x)
 {
-    hf_model *model;
-    HF_CALL(hf_model_create(&s->ff.ff, mol, &s->typed, 1, NULL, &model));
-    HF_CALL(hf_model_add_free_kind(model, HF_PARAM_BOND, what, NULL));
-    HF_CALL(hf_model_add_free_kind(model, HF_PARAM_ANGLE, what, NULL));
-    HF_CALL(hf_model_get_free(model, x));
-    for (int i = 0; i < hf_model_n_free(model); i++) {
+    hessfit_model *model;
+    HF_CALL(hessfit_model_create(&s->ff.ff, mol, &s->typed, 1, NULL, &model));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_BOND, what, NULL));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_ANGLE, what, NULL));
+    HF_CALL(hessfit_model_get_free(model, x));
+    for (int i = 0; i < hessfit_model_n_free(model); i++) {
         int p, v;
-        HF_CALL(hf_model_free_parameter(model, i, &p, &v, NULL, NULL));
-        x[i] += v == 0 ? 0.1 * x[i] : s->ff.params[p].kind == HF_PARAM_BOND ? 0.03 : -2.0;
+        HF_CALL(hessfit_model_free_parameter(model, i, &p, &v, NULL, NULL));
+        x[i] += v == 0 ? 0.1 * x[i] : s->ff.params[p].kind == HESSFIT_PARAM_BOND ? 0.03 : -2.0;
     }
     return model;
 }
 
-static hf_objective *geometry_objective(hf_model *model, const hf_molecule *qm, const hf_typed_molecule *typed,
+static hessfit_objective *geometry_objective(hessfit_model *model, const hessfit_molecule *qm, const hessfit_typed_molecule *typed,
                                         int n_mols, const int *mols, int n_sel)
 {
-    hf_objective_options none = hf_objective_default_options();
-    none.frequencies = HF_OBJ_FREQUENCIES_NONE;
-    hf_objective_options *opt = malloc((size_t)n_mols * sizeof *opt);
-    hf_geometry_target *t = NULL;
-    hf_objective *obj;
+    hessfit_objective_options none = hessfit_objective_default_options();
+    none.frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
+    hessfit_objective_options *opt = malloc((size_t)n_mols * sizeof *opt);
+    hessfit_geometry_target *t = NULL;
+    hessfit_objective *obj;
     int n = 0;
     CHECK(opt != NULL, "out of memory");
     for (int m = 0; m < n_mols; m++)
         opt[m] = none;
-    HF_CALL(hf_objective_create(model, qm, n_mols, opt, &obj));
+    HF_CALL(hessfit_objective_create(model, qm, n_mols, opt, &obj));
     for (int k = 0; k < n_sel; k++)
-        HF_CALL(hf_objective_geometry_targets_of_terms(&typed[mols[k]], &qm[mols[k]], mols[k],
-                                                       HF_OBJ_GEOMETRY_BONDS | HF_OBJ_GEOMETRY_ANGLES |
-                                                           HF_OBJ_GEOMETRY_TORSIONS,
+        HF_CALL(hessfit_objective_geometry_targets_of_terms(&typed[mols[k]], &qm[mols[k]], mols[k],
+                                                       HESSFIT_OBJ_GEOMETRY_BONDS | HESSFIT_OBJ_GEOMETRY_ANGLES |
+                                                           HESSFIT_OBJ_GEOMETRY_TORSIONS,
                                                        q2mm_weights, &t, &n));
-    HF_CALL(hf_objective_set_geometry(obj, qm, n_mols, t, n));
-    CHECK(hf_objective_n_kernel_calls(obj) == 0, "no Hessian-space target, yet %llu kernel calls",
-          hf_objective_n_kernel_calls(obj));
+    HF_CALL(hessfit_objective_set_geometry(obj, qm, n_mols, t, n));
+    CHECK(hessfit_objective_n_kernel_calls(obj) == 0, "no Hessian-space target, yet %llu kernel calls",
+          hessfit_objective_n_kernel_calls(obj));
     free(t);
     free(opt);
     return obj;
@@ -118,33 +118,33 @@ static hf_objective *geometry_objective(hf_model *model, const hf_molecule *qm, 
 static void test_ch3f(ch3f_set *s)
 {
     double x[8];
-    hf_model *model = ch3f_model(s, &s->moved, HF_MODEL_FREE_K | HF_MODEL_FREE_X0, x);
-    const int n = hf_model_n_free(model), only[1] = {0};
+    hessfit_model *model = ch3f_model(s, &s->moved, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, x);
+    const int n = hessfit_model_n_free(model), only[1] = {0};
     CHECK(n == 8, "%d free values", n);
-    hf_objective *obj = geometry_objective(model, &s->moved, &s->typed, 1, only, 1);
-    CHECK(hf_objective_n_geometry_targets(obj) == 10, "CH3F: %d targets (4 bonds, 6 angles)",
-          hf_objective_n_geometry_targets(obj));
+    hessfit_objective *obj = geometry_objective(model, &s->moved, &s->typed, 1, only, 1);
+    CHECK(hessfit_objective_n_geometry_targets(obj) == 10, "CH3F: %d targets (4 bonds, 6 angles)",
+          hessfit_objective_n_geometry_targets(obj));
     double loss, mm[10], mm_fresh[10];
-    HF_CALL(hf_objective_evaluate(obj, x, &loss, NULL, NULL));
-    hf_objective_geometry_stats st;
-    HF_CALL(hf_objective_geometry_stats_get(obj, &st));
+    HF_CALL(hessfit_objective_evaluate(obj, x, &loss, NULL, NULL));
+    hessfit_objective_geometry_stats st;
+    HF_CALL(hessfit_objective_geometry_stats_get(obj, &st));
     CHECK(st.n_molecules == 1 && st.max_gradient <= 1e-9, "CH3F minimum: largest gradient component %.3g kJ/mol/nm",
           st.max_gradient);
-    HF_CALL(hf_objective_geometry_values(obj, NULL, mm));
+    HF_CALL(hessfit_objective_geometry_values(obj, NULL, mm));
 
     /* the same minimum from scratch: a fresh model at these values */
     double x2[8];
-    hf_model *fresh = ch3f_model(s, &s->moved, HF_MODEL_FREE_K | HF_MODEL_FREE_X0, x2);
-    hf_objective *obj2 = geometry_objective(fresh, &s->moved, &s->typed, 1, only, 1);
+    hessfit_model *fresh = ch3f_model(s, &s->moved, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, x2);
+    hessfit_objective *obj2 = geometry_objective(fresh, &s->moved, &s->typed, 1, only, 1);
     double loss2;
-    HF_CALL(hf_objective_evaluate(obj2, x, &loss2, NULL, NULL));
-    HF_CALL(hf_objective_geometry_values(obj2, NULL, mm_fresh));
+    HF_CALL(hessfit_objective_evaluate(obj2, x, &loss2, NULL, NULL));
+    HF_CALL(hessfit_objective_geometry_values(obj2, NULL, mm_fresh));
     double worst = 0.0;
     for (int i = 0; i < 10; i++)
         worst = fmax(worst, fabs(mm[i] - mm_fresh[i]));
     CHECK(worst <= 1e-7, "CH3F: the warm-started minimum differs from a fresh one by %.3g", worst);
-    hf_objective_destroy(obj2);
-    hf_model_destroy(fresh);
+    hessfit_objective_destroy(obj2);
+    hessfit_model_destroy(fresh);
 
     const objective_fd_stats fd = objective_fd_check(obj, x, n, 1e-4, 1, "CH3F bonds + angles");
     CHECK(fd.max_rel <= 1e-6, "CH3F geometry gradient error %.3g (free %d)", fd.max_rel, fd.worst);
@@ -152,8 +152,8 @@ static void test_ch3f(ch3f_set *s)
     printf("  CH3F: loss %.6g at the moved start, minimum's largest gradient component %.2g kJ/mol/nm, "
            "fresh vs warm-started minimum %.2g\n",
            loss, st.max_gradient, worst);
-    hf_objective_destroy(obj);
-    hf_model_destroy(model);
+    hessfit_objective_destroy(obj);
+    hessfit_model_destroy(model);
 }
 
 /* L-BFGS on r0 and theta0 (k fixed) against the C3v QM structure, which they can reproduce exactly:
@@ -163,18 +163,18 @@ static void test_ch3f(ch3f_set *s)
 static void test_ch3f_fit(ch3f_set *s)
 {
     double x[8];
-    hf_model *model = ch3f_model(s, &s->mol, HF_MODEL_FREE_X0, x);
-    const int n = hf_model_n_free(model), only[1] = {0};
+    hessfit_model *model = ch3f_model(s, &s->mol, HESSFIT_MODEL_FREE_X0, x);
+    const int n = hessfit_model_n_free(model), only[1] = {0};
     CHECK(n == 4, "%d free values", n);
-    hf_objective *obj = geometry_objective(model, &s->mol, &s->typed, 1, only, 1);
+    hessfit_objective *obj = geometry_objective(model, &s->mol, &s->typed, 1, only, 1);
     double before, after;
-    const hf_opt_result result = objective_fit_lbfgs(obj, model, &s->ff.ff, x, 200, 1e-14, &before);
-    HF_CALL(hf_objective_evaluate(obj, x, &after, NULL, NULL));
+    const hessfit_opt_result result = objective_fit_lbfgs(obj, model, &s->ff.ff, x, 200, 1e-14, &before);
+    HF_CALL(hessfit_objective_evaluate(obj, x, &after, NULL, NULL));
     printf("  CH3F fit of r0 and theta0 to the QM geometry: loss %.6g -> %.3g in %lld evaluations\n", before, after,
            result.evaluations);
     CHECK(after <= 1e-6 * before, "the fit lowered the geometry loss only from %g to %g", before, after);
-    hf_objective_destroy(obj);
-    hf_model_destroy(model);
+    hessfit_objective_destroy(obj);
+    hessfit_model_destroy(model);
 }
 
 /* ---- rh-enamide ------------------------------------------------------------------------------------ */
@@ -187,35 +187,35 @@ static const char *const rh_jaguar[TEST_RH_MOLECULES] = {
 
 static void test_rh(void)
 {
-    hf_forcefield ff;
-    hf_molecule_list mmo;
-    hf_typed_molecule typed[TEST_RH_MOLECULES];
+    hessfit_forcefield ff;
+    hessfit_molecule_list mmo;
+    hessfit_typed_molecule typed[TEST_RH_MOLECULES];
     test_type_rh_enamide(&ff, &mmo, typed);
     for (int m = 0; m < TEST_RH_MOLECULES; m++) { /* the QM geometry (the .mmo's agrees to 1e-3 A) */
         char rel[256];
-        hf_molecule q;
+        hessfit_molecule q;
         snprintf(rel, sizeof rel, "examples/data/rh-enamide/jaguar/%s.01.in.gz", rh_jaguar[m]);
-        HF_CALL(hf_read_jaguar_in(test_source_path(rel), &q));
+        HF_CALL(hessfit_jaguar_in_read(test_source_path(rel), &q));
         CHECK(q.n_atoms == mmo.items[m].n_atoms, "%s", rel);
         memcpy(mmo.items[m].coords, q.coords, 3 * sizeof(double) * (size_t)q.n_atoms);
-        hf_molecule_free(&q);
+        hessfit_molecule_free(&q);
     }
-    hf_model *model;
-    hf_model_options mo = hf_model_default_options();
+    hessfit_model *model;
+    hessfit_model_options mo = hessfit_model_default_options();
     mo.nonbonded = 1;
-    HF_CALL(hf_model_create(&ff, mmo.items, typed, TEST_RH_MOLECULES, &mo, &model));
-    HF_CALL(hf_model_add_free_kind(model, HF_PARAM_BOND, HF_MODEL_FREE_K | HF_MODEL_FREE_X0, NULL));
-    HF_CALL(hf_model_add_free_kind(model, HF_PARAM_ANGLE, HF_MODEL_FREE_K | HF_MODEL_FREE_X0, NULL));
-    const int n = hf_model_n_free(model), sel[2] = {0, 1};
+    HF_CALL(hessfit_model_create(&ff, mmo.items, typed, TEST_RH_MOLECULES, &mo, &model));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_BOND, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, NULL));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, NULL));
+    const int n = hessfit_model_n_free(model), sel[2] = {0, 1};
     double *x = calloc((size_t)n, sizeof *x), loss;
     CHECK(x != NULL, "out of memory");
-    HF_CALL(hf_model_get_free(model, x));
-    hf_objective *obj = geometry_objective(model, mmo.items, typed, TEST_RH_MOLECULES, sel, 2);
-    const int nt = hf_objective_n_geometry_targets(obj);
+    HF_CALL(hessfit_model_get_free(model, x));
+    hessfit_objective *obj = geometry_objective(model, mmo.items, typed, TEST_RH_MOLECULES, sel, 2);
+    const int nt = hessfit_objective_n_geometry_targets(obj);
     int count[3] = {0, 0, 0};
     for (int i = 0; i < nt; i++) {
-        hf_geometry_target t;
-        HF_CALL(hf_objective_geometry_target(obj, i, &t));
+        hessfit_geometry_target t;
+        HF_CALL(hessfit_objective_geometry_target(obj, i, &t));
         count[t.kind]++;
     }
     printf("  rh-enamide structures 1 and 2: %d bonds, %d angles, %d torsions\n", count[0], count[1], count[2]);
@@ -223,31 +223,31 @@ static void test_rh(void)
 
     /* without nonbonded terms the nitrile bend (mm3.fld line 414, theta0 = 180) ends exactly linear */
     {
-        hf_model *bonded;
-        HF_CALL(hf_model_create(&ff, mmo.items, typed, TEST_RH_MOLECULES, NULL, &bonded));
-        hf_objective *lin = geometry_objective(bonded, mmo.items, typed, TEST_RH_MOLECULES, sel, 1);
-        test_expect_error(hf_objective_evaluate(lin, NULL, &loss, NULL, NULL), HESSFIT_ERROR_GEOMETRY,
+        hessfit_model *bonded;
+        HF_CALL(hessfit_model_create(&ff, mmo.items, typed, TEST_RH_MOLECULES, NULL, &bonded));
+        hessfit_objective *lin = geometry_objective(bonded, mmo.items, typed, TEST_RH_MOLECULES, sel, 1);
+        test_expect_error(hessfit_objective_evaluate(lin, NULL, &loss, NULL, NULL), HESSFIT_ERROR_GEOMETRY,
                           "cannot have geometry targets", "angle 31", "a minimum with a linear angle (bonded model)");
-        hf_objective_destroy(lin);
-        hf_model_destroy(bonded);
+        hessfit_objective_destroy(lin);
+        hessfit_model_destroy(bonded);
     }
     /* timing: cold start, then warm evaluations with and without the gradient */
     double *g = calloc((size_t)n, sizeof *g);
     CHECK(g != NULL, "out of memory");
     double t0 = test_now_s();
-    HF_CALL(hf_objective_evaluate(obj, x, &loss, NULL, NULL));
+    HF_CALL(hessfit_objective_evaluate(obj, x, &loss, NULL, NULL));
     const double cold = test_now_s() - t0;
-    hf_objective_geometry_stats st0, st1;
-    HF_CALL(hf_objective_geometry_stats_get(obj, &st0));
+    hessfit_objective_geometry_stats st0, st1;
+    HF_CALL(hessfit_objective_geometry_stats_get(obj, &st0));
     CHECK(st0.max_gradient <= 1e-9, "rh-enamide minima: largest gradient component %.3g", st0.max_gradient);
     const int reps = 5;
     t0 = test_now_s();
     for (int r = 0; r < reps; r++) {
         x[r % n] *= 1.0 + 1e-4; /* a new point each time, as in a fit */
-        HF_CALL(hf_objective_evaluate(obj, x, &loss, g, NULL));
+        HF_CALL(hessfit_objective_evaluate(obj, x, &loss, g, NULL));
     }
     const double warm = (test_now_s() - t0) / reps;
-    HF_CALL(hf_objective_geometry_stats_get(obj, &st1));
+    HF_CALL(hessfit_objective_geometry_stats_get(obj, &st1));
     printf("  rh-enamide geometry (2 structures, %d targets): cold start %.1f ms (LocalEnergyMinimizer %.1f ms); "
            "warm evaluation + gradient %.1f ms: minimiser %.2f, Newton %.2f (%.1f steps), gradient %.2f ms\n",
            nt, 1e3 * cold, 1e3 * st0.seconds_minimizer, 1e3 * warm,
@@ -259,26 +259,26 @@ static void test_rh(void)
     check_residuals(obj, "rh-enamide");
 
     /* the model's Context keeps the QM geometry: the Hessian blocks there are unchanged by evaluations */
-    const long long hs = hf_model_hessian_size(model);
+    const long long hs = hessfit_model_hessian_size(model);
     double *h0 = calloc((size_t)hs, sizeof *h0), *h1 = calloc((size_t)hs, sizeof *h1);
     CHECK(h0 && h1, "out of memory");
-    HF_CALL(hf_model_hessians_all(model, h0));
+    HF_CALL(hessfit_model_hessians_all(model, h0));
     x[0] *= 1.001;
-    HF_CALL(hf_objective_evaluate(obj, x, &loss, g, NULL));
+    HF_CALL(hessfit_objective_evaluate(obj, x, &loss, g, NULL));
     x[0] /= 1.001;
-    HF_CALL(hf_objective_evaluate(obj, x, &loss, g, NULL));
-    HF_CALL(hf_model_hessians_all(model, h1));
+    HF_CALL(hessfit_objective_evaluate(obj, x, &loss, g, NULL));
+    HF_CALL(hessfit_model_hessians_all(model, h1));
     CHECK(memcmp(h0, h1, (size_t)hs * sizeof *h0) == 0, "the model's Hessians changed: its positions moved");
     free(h0);
     free(h1);
     free(g);
     free(x);
-    hf_objective_destroy(obj);
-    hf_model_destroy(model);
+    hessfit_objective_destroy(obj);
+    hessfit_model_destroy(model);
     for (int m = 0; m < TEST_RH_MOLECULES; m++)
-        hf_typed_molecule_free(&typed[m]);
-    hf_molecule_list_free(&mmo);
-    hf_forcefield_free(&ff);
+        hessfit_typed_molecule_free(&typed[m]);
+    hessfit_molecule_list_free(&mmo);
+    hessfit_forcefield_free(&ff);
 }
 
 /* ---- bad input ------------------------------------------------------------------------------------- */
@@ -286,54 +286,54 @@ static void test_rh(void)
 static void test_bad_input(ch3f_set *s)
 {
     double x[8];
-    hf_model *model = ch3f_model(s, &s->mol, HF_MODEL_FREE_K, x);
-    hf_objective_options none = hf_objective_default_options();
-    none.frequencies = HF_OBJ_FREQUENCIES_NONE;
-    hf_objective *obj;
-    HF_CALL(hf_objective_create(model, &s->mol, 1, &none, &obj));
-    hf_geometry_target t = {0, HF_GEOMETRY_BOND, {0, 1, -1, -1}, 100.0};
-    hf_molecule bare = s->mol;
+    hessfit_model *model = ch3f_model(s, &s->mol, HESSFIT_MODEL_FREE_K, x);
+    hessfit_objective_options none = hessfit_objective_default_options();
+    none.frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
+    hessfit_objective *obj;
+    HF_CALL(hessfit_objective_create(model, &s->mol, 1, &none, &obj));
+    hessfit_geometry_target t = {0, HESSFIT_GEOMETRY_BOND, {0, 1, -1, -1}, 100.0};
+    hessfit_molecule bare = s->mol;
     bare.coords = NULL;
     bare.source = "bare.xyz";
-    test_expect_error(hf_objective_set_geometry(obj, &bare, 1, &t, 1), HF_ERROR_INVALID_ARGUMENT,
+    test_expect_error(hessfit_objective_set_geometry(obj, &bare, 1, &t, 1), HESSFIT_ERROR_INVALID_ARGUMENT,
                       "molecule 1 (bare.xyz) has no coordinates", NULL, "a target on a molecule without coordinates");
-    hf_geometry_target *list = NULL;
+    hessfit_geometry_target *list = NULL;
     int n = 0;
-    test_expect_error(hf_objective_geometry_targets_of_terms(&s->typed, &bare, 0, HF_OBJ_GEOMETRY_BONDS, q2mm_weights,
+    test_expect_error(hessfit_objective_geometry_targets_of_terms(&s->typed, &bare, 0, HESSFIT_OBJ_GEOMETRY_BONDS, q2mm_weights,
                                                              &list, &n),
-                      HF_ERROR_INVALID_ARGUMENT, "has no coordinates", NULL, "default targets without coordinates");
+                      HESSFIT_ERROR_INVALID_ARGUMENT, "has no coordinates", NULL, "default targets without coordinates");
     t.atoms[1] = 5;
-    test_expect_error(hf_objective_set_geometry(obj, &s->mol, 1, &t, 1), HF_ERROR_INVALID_ARGUMENT, "atom 6 outside 1..5",
+    test_expect_error(hessfit_objective_set_geometry(obj, &s->mol, 1, &t, 1), HESSFIT_ERROR_INVALID_ARGUMENT, "atom 6 outside 1..5",
                       NULL, "an atom out of range");
     t.atoms[1] = 0;
-    test_expect_error(hf_objective_set_geometry(obj, &s->mol, 1, &t, 1), HF_ERROR_INVALID_ARGUMENT, "repeats atom 1",
+    test_expect_error(hessfit_objective_set_geometry(obj, &s->mol, 1, &t, 1), HESSFIT_ERROR_INVALID_ARGUMENT, "repeats atom 1",
                       NULL, "a repeated atom");
     t.mol = 1;
     t.atoms[1] = 1;
-    test_expect_error(hf_objective_set_geometry(obj, &s->mol, 1, &t, 1), HF_ERROR_INVALID_ARGUMENT,
+    test_expect_error(hessfit_objective_set_geometry(obj, &s->mol, 1, &t, 1), HESSFIT_ERROR_INVALID_ARGUMENT,
                       "molecule 2 outside 1..1", NULL, "a molecule out of range");
     t.mol = 0;
     t.weight = -1.0;
-    test_expect_error(hf_objective_set_geometry(obj, &s->mol, 1, &t, 1), HF_ERROR_INVALID_ARGUMENT, "weight -1", NULL,
+    test_expect_error(hessfit_objective_set_geometry(obj, &s->mol, 1, &t, 1), HESSFIT_ERROR_INVALID_ARGUMENT, "weight -1", NULL,
                       "a negative weight");
     /* collinear: a torsion over three atoms on a line */
-    hf_molecule line;
-    HF_CALL(hf_molecule_copy(&s->mol, &line));
+    hessfit_molecule line;
+    HF_CALL(hessfit_molecule_copy(&s->mol, &line));
     for (int k = 0; k < 3; k++) {
         line.coords[3 * 1 + k] = line.coords[k] + 1.0 * (k == 0);
         line.coords[3 * 2 + k] = line.coords[k] + 2.0 * (k == 0);
     }
-    hf_geometry_target tor = {0, HF_GEOMETRY_TORSION, {0, 1, 2, 3}, 1.0};
-    test_expect_error(hf_objective_set_geometry(obj, &line, 1, &tor, 1), HF_ERROR_INVALID_ARGUMENT,
+    hessfit_geometry_target tor = {0, HESSFIT_GEOMETRY_TORSION, {0, 1, 2, 3}, 1.0};
+    test_expect_error(hessfit_objective_set_geometry(obj, &line, 1, &tor, 1), HESSFIT_ERROR_INVALID_ARGUMENT,
                       "undefined at the QM geometry", "torsion of molecule 1", "collinear torsion atoms");
-    hf_molecule_free(&line);
+    hessfit_molecule_free(&line);
     t.weight = 100.0;
-    HF_CALL(hf_objective_set_geometry(obj, &s->mol, 1, &t, 1));
-    test_expect_error(hf_objective_set_geometry(obj, &s->mol, 1, &t, 1), HF_ERROR_INVALID_ARGUMENT,
+    HF_CALL(hessfit_objective_set_geometry(obj, &s->mol, 1, &t, 1));
+    test_expect_error(hessfit_objective_set_geometry(obj, &s->mol, 1, &t, 1), HESSFIT_ERROR_INVALID_ARGUMENT,
                       "has geometry targets already", NULL, "a second geometry part");
     free(list);
-    hf_objective_destroy(obj);
-    hf_model_destroy(model);
+    hessfit_objective_destroy(obj);
+    hessfit_model_destroy(model);
 }
 
 /* ---- the hessfit program ------------------------------------------------------------------------- */

@@ -6,7 +6,7 @@
  *
  *  (a) the loss and every residual against an independent evaluation in this file: the analytic
  *      Hessian blocks (hessfit_force_get_hessian_blocks) through the fitting layer's vibrational
- *      analysis (hf_vib_analyse, its own projection), eigenmatrix V A V^T and Hessian elements by
+ *      analysis (hessfit_vib_analyse, its own projection), eigenmatrix V A V^T and Hessian elements by
  *      plain loops, with the kernel's reported pairing; and that pairing checked: the overlap
  *      assignment reaches the best total overlap of all permutations (brute force), the position
  *      pairing takes the modes above the threshold at the first evaluation and keeps them;
@@ -31,7 +31,7 @@ static const char *platform_name = "Reference";
 
 typedef struct {
     OpenMM_System *system;
-    HessFit_Force *force;
+    hessfit_force *force;
     OpenMM_Integrator *integrator;
     OpenMM_Context *context;
     int n_slots;
@@ -39,7 +39,7 @@ typedef struct {
     double pos[3 * NP];
 } Setup;
 
-static int slot(HessFit_Force *f, double value)
+static int slot(hessfit_force *f, double value)
 {
     int s;
     HF_OK(hessfit_force_add_parameter(f, value, &s));
@@ -58,7 +58,7 @@ static void setup_create(Setup *s)
     s->system = OpenMM_System_create();
     for (int i = 0; i < NP; i++)
         OpenMM_System_addParticle(s->system, masses[i]);
-    HessFit_Force *f;
+    hessfit_force *f;
     HF_OK(hessfit_force_create(&f));
     const int kb1 = slot(f, 2.6e5), r1 = slot(f, 0.147), kb2 = slot(f, 3.1e5), r2 = slot(f, 0.108), kb3 = slot(f, 2.2e5);
     const int r3 = slot(f, 0.141), ka1 = slot(f, 330.0), t1 = slot(f, 1.93), ka2 = slot(f, 280.0), t2 = slot(f, 2.05);
@@ -146,10 +146,10 @@ static int mode_list(const Mol *mol, const double *h, int project, double *freq,
     const int dim = mol->dim;
     double all_f[DA], all_v[DA * DA], basis[6 * DA];
     int n_ext = 0, count = 0;
-    HF_CALL(hf_vib_analyse(h, mol->masses, mol->pos, mol->n, hf_frequency_factor_kj_mol_nm2_amu(),
-                           project ? HF_VIB_PROJECT_EXTERNAL : 0, all_f, all_v, NULL));
+    HF_CALL(hessfit_vib_analyse(h, mol->masses, mol->pos, mol->n, hessfit_frequency_factor_kj_mol_nm2_amu(),
+                           project ? HESSFIT_VIB_PROJECT_EXTERNAL : 0, all_f, all_v, NULL));
     if (project)
-        HF_CALL(hf_vib_external_basis(mol->masses, mol->pos, mol->n, basis, &n_ext));
+        HF_CALL(hessfit_vib_external_basis(mol->masses, mol->pos, mol->n, basis, &n_ext));
     for (int j = 0; j < dim; j++) {
         double weight = 0.0;
         for (int r = 0; r < n_ext; r++) {
@@ -170,7 +170,7 @@ static int mode_list(const Mol *mol, const double *h, int project, double *freq,
 
 /* The objective of one molecule as plain arrays (what the test sets). */
 typedef struct {
-    HessFit_FrequencyPairing pairing;
+    hessfit_frequency_pairing pairing;
     int project, n_freq;
     double threshold;
     double freq_target[DA], freq_weight[DA], freq_vectors[DA * DA];
@@ -180,7 +180,7 @@ typedef struct {
     double hess_target[DA * DA], hess_weight[DA * DA];
 } Targets;
 
-static void to_c_api(const Mol *mol, const Targets *t, HessFit_MoleculeObjective *o)
+static void to_c_api(const Mol *mol, const Targets *t, hessfit_molecule_objective *o)
 {
     hessfit_molecule_objective_init(o);
     o->masses = mol->masses;
@@ -216,7 +216,7 @@ static void to_c_api(const Mol *mol, const Targets *t, HessFit_MoleculeObjective
 
 /* Targets from a reference Hessian block (kJ/mol/nm^2) of the molecule, with noise and random
  * weights (some 0), for the kinds in `kinds` (1 frequencies, 2 eigenmatrix, 4 Hessian). */
-static void make_targets(const Mol *mol, const double *h_ref, int kinds, HessFit_FrequencyPairing pairing,
+static void make_targets(const Mol *mol, const double *h_ref, int kinds, hessfit_frequency_pairing pairing,
                          Targets *t)
 {
     const int dim = mol->dim;
@@ -247,12 +247,12 @@ static void make_targets(const Mol *mol, const double *h_ref, int kinds, HessFit
     }
     if (kinds & 2) {
         const int n = mode_list(mol, h_ref, 0, freq, vec);
-        const double f = hf_frequency_factor_kj_mol_nm2_amu();
+        const double f = hessfit_frequency_factor_kj_mol_nm2_amu();
         t->n_eig = n;
         memcpy(t->eig_vectors, vec, (size_t)n * dim * sizeof(double));
         for (int a = 0; a < n; a++)
             for (int b = 0; b < n; b++) {
-                t->eig_target[a * n + b] = a == b ? hf_cm1_to_eigenvalue(freq[a], f) * 1.03 : 50.0 * (test_random() - 0.5);
+                t->eig_target[a * n + b] = a == b ? hessfit_cm1_to_eigenvalue(freq[a], f) * 1.03 : 50.0 * (test_random() - 0.5);
                 t->eig_weight[a * n + b] = (a + b) % 5 == 3 ? 0.0 : 1e-4 * test_random();
             }
     }
@@ -319,7 +319,7 @@ static double loss_at(Setup *s, const double *table)
  */
 static void check_objective(Setup *s, const Targets t[2], const char *label)
 {
-    HessFit_MoleculeObjective spec[2];
+    hessfit_molecule_objective spec[2];
     Mol mol[2];
     double table[MAXSLOTS], blocks[HSIZE], g[MAXSLOTS], loss, residuals[2 * (DA + DA * (DA + 1))];
     long long n_res = 0;
@@ -329,7 +329,7 @@ static void check_objective(Setup *s, const Targets t[2], const char *label)
         to_c_api(&mol[m], &t[m], &spec[m]);
     }
     HF_OK(hessfit_force_get_parameters(s->force, table, s->n_slots));
-    HF_OK(hessfit_force_set_hessian_objective(s->force, s->context, spec, 2, hf_frequency_factor_kj_mol_nm2_amu()));
+    HF_OK(hessfit_force_set_hessian_objective(s->force, s->context, spec, 2, hessfit_frequency_factor_kj_mol_nm2_amu()));
     HF_OK(hessfit_force_get_hessian_objective_size(s->force, s->context, &n_res, &n_freq));
     CHECK(n_res <= (long long)(sizeof residuals / sizeof residuals[0]), "%lld residuals", n_res);
     if (n_freq > 0) { /* nothing paired before the first evaluation */
@@ -479,10 +479,10 @@ static void run_errors(void)
     Targets t[2];
     make_targets(&mol[0], blocks, 7, HESSFIT_PAIR_BY_OVERLAP, &t[0]);
     make_targets(&mol[1], blocks + DA * DA, 1, HESSFIT_PAIR_BY_POSITION, &t[1]);
-    HessFit_MoleculeObjective spec[2], bad[2];
+    hessfit_molecule_objective spec[2], bad[2];
     to_c_api(&mol[0], &t[0], &spec[0]);
     to_c_api(&mol[1], &t[1], &spec[1]);
-    const double f = hf_frequency_factor_kj_mol_nm2_amu();
+    const double f = hessfit_frequency_factor_kj_mol_nm2_amu();
 
     HF_FAILS(hessfit_force_compute_hessian_objective(s.force, s.context, &loss, NULL, 0, NULL, 0), HESSFIT_ERROR_VALUE);
     expect_message("no Hessian objective is set");
@@ -523,7 +523,7 @@ static void run_errors(void)
     BAD(bad[0].n_frequency_weights -= 1, HESSFIT_ERROR_SIZE, "frequencyWeights has 8 entries but needs 9");
     BAD(bad[0].n_frequency_vectors -= DA, HESSFIT_ERROR_SIZE, "frequencyVectors has");
     BAD(bad[0].frequency_vectors = skew, HESSFIT_ERROR_VALUE, "frequencyVectors: row");
-    BAD(bad[0].frequency_pairing = (HessFit_FrequencyPairing)5, HESSFIT_ERROR_VALUE, "frequencyPairing is 5");
+    BAD(bad[0].frequency_pairing = (hessfit_frequency_pairing)5, HESSFIT_ERROR_VALUE, "frequencyPairing is 5");
     BAD(bad[0].frequency_pairing = HESSFIT_NO_FREQUENCIES, HESSFIT_ERROR_VALUE, "frequencyPairing is NoFrequencies");
     BAD((bad[1].frequency_threshold = NAN), HESSFIT_ERROR_VALUE, "molecule 1: frequencyThreshold is not finite");
     BAD((bad[1].frequency_vectors = t[0].freq_vectors, bad[1].n_frequency_vectors = 3), HESSFIT_ERROR_VALUE,

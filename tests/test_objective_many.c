@@ -24,7 +24,7 @@
 
 typedef struct {
     OpenMM_System *system;
-    HessFit_Force *force;
+    hessfit_force *force;
     OpenMM_Integrator *integrator;
     OpenMM_Context *context;
 } Setup;
@@ -68,7 +68,7 @@ static void set_objective(Setup *s, const double *freq_targets)
     static double weights[NFREQ] = {1.0, 0.5, 0.25}, hess_targets[DIM * DIM], hess_weights[DIM * DIM];
     for (int i = 0; i < DIM * DIM; i++)
         hess_weights[i] = 1e-3;
-    HessFit_MoleculeObjective mol[NMOL];
+    hessfit_molecule_objective mol[NMOL];
     for (int m = 0; m < NMOL; m++) {
         hessfit_molecule_objective_init(&mol[m]);
         mol[m].masses = masses;
@@ -83,7 +83,7 @@ static void set_objective(Setup *s, const double *freq_targets)
         mol[m].hessian_weights = hess_weights;
         mol[m].n_hessian_weights = DIM * DIM;
     }
-    HF_OK(hessfit_force_set_hessian_objective(s->force, s->context, mol, NMOL, hf_frequency_factor_kj_mol_nm2_amu()));
+    HF_OK(hessfit_force_set_hessian_objective(s->force, s->context, mol, NMOL, hessfit_frequency_factor_kj_mol_nm2_amu()));
 }
 
 #define NRES_MOL (NFREQ + DIM * (DIM + 1) / 2)

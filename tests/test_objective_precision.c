@@ -33,10 +33,10 @@
 #define REPEATS 2
 
 typedef struct {
-    hf_forcefield ff;
-    hf_molecule_list mmo;
-    hf_typed_molecule typed[RH_MOLS];
-    hf_molecule qm[RH_MOLS];
+    hessfit_forcefield ff;
+    hessfit_molecule_list mmo;
+    hessfit_typed_molecule typed[RH_MOLS];
+    hessfit_molecule qm[RH_MOLS];
 } training_set;
 
 typedef struct {
@@ -59,7 +59,7 @@ static void load_training_set(training_set *t) {
     CHECK(glob(test_source_path("examples/data/rh-enamide/jaguar/*.01.in.gz"), 0, NULL, &g) == 0 && g.gl_pathc == RH_MOLS,
           "expected %d Jaguar inputs", RH_MOLS);
     for (int m = 0; m < RH_MOLS; m++) {
-        HF_CALL(hf_read_jaguar_in(g.gl_pathv[m], &t->qm[m]));
+        HF_CALL(hessfit_jaguar_in_read(g.gl_pathv[m], &t->qm[m]));
         CHECK(t->qm[m].hessian != NULL && t->qm[m].n_atoms == t->mmo.items[m].n_atoms, "%s: %d atoms, the .mmo has %d",
               g.gl_pathv[m], t->qm[m].n_atoms, t->mmo.items[m].n_atoms);
     }
@@ -68,11 +68,11 @@ static void load_training_set(training_set *t) {
 
 static void free_training_set(training_set *t) {
     for (int m = 0; m < RH_MOLS; m++) {
-        hf_typed_molecule_free(&t->typed[m]);
-        hf_molecule_free(&t->qm[m]);
+        hessfit_typed_molecule_free(&t->typed[m]);
+        hessfit_molecule_free(&t->qm[m]);
     }
-    hf_molecule_list_free(&t->mmo);
-    hf_forcefield_free(&t->ff);
+    hessfit_molecule_list_free(&t->mmo);
+    hessfit_forcefield_free(&t->ff);
 }
 
 /* Max 3n over the molecules: the stride of run_result.freq. */
@@ -86,35 +86,35 @@ static int max_dim(const training_set *t) {
 /* The overlap-paired frequency objective on one platform and precision (NULL: the platform's
  * default), evaluated REPEATS times at the model's start with the gradient and the residuals. */
 static void run(const training_set *t, const char *platform, const char *precision, run_result *r) {
-    hf_model_options opt = hf_model_default_options();
+    hessfit_model_options opt = hessfit_model_default_options();
     opt.platform = platform;
     opt.precision = precision;
-    hf_model *model;
-    HF_CALL(hf_model_create(&t->ff, t->mmo.items, t->typed, RH_MOLS, &opt, &model));
-    HF_CALL(hf_model_add_free_kind(model, HF_PARAM_BOND, HF_MODEL_FREE_K | HF_MODEL_FREE_X0, NULL));
-    HF_CALL(hf_model_add_free_kind(model, HF_PARAM_ANGLE, HF_MODEL_FREE_K | HF_MODEL_FREE_X0, NULL));
-    hf_objective_options o = hf_objective_default_options();
-    o.frequencies = HF_OBJ_FREQUENCIES_OVERLAP;
-    hf_objective_options opts[RH_MOLS];
+    hessfit_model *model;
+    HF_CALL(hessfit_model_create(&t->ff, t->mmo.items, t->typed, RH_MOLS, &opt, &model));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_BOND, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, NULL));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, NULL));
+    hessfit_objective_options o = hessfit_objective_default_options();
+    o.frequencies = HESSFIT_OBJ_FREQUENCIES_OVERLAP;
+    hessfit_objective_options opts[RH_MOLS];
     for (int m = 0; m < RH_MOLS; m++)
         opts[m] = o;
-    hf_objective *obj;
-    HF_CALL(hf_objective_create(model, t->qm, RH_MOLS, opts, &obj)); /* compiles the kernels, one evaluation */
-    r->n_free = hf_model_n_free(model);
-    r->n_res = hf_objective_n_residuals(obj);
-    r->n_freq = hf_objective_n_frequency_targets(obj);
+    hessfit_objective *obj;
+    HF_CALL(hessfit_objective_create(model, t->qm, RH_MOLS, opts, &obj)); /* compiles the kernels, one evaluation */
+    r->n_free = hessfit_model_n_free(model);
+    r->n_res = hessfit_objective_n_residuals(obj);
+    r->n_freq = hessfit_objective_n_frequency_targets(obj);
     CHECK(r->n_res == r->n_freq && r->n_freq > 0, "%lld residuals, %d frequency targets", r->n_res, r->n_freq);
     r->grad = alloc_doubles(r->n_free);
     r->residuals = alloc_doubles(r->n_res);
     r->pairing = calloc((size_t) r->n_freq, sizeof(int));
     CHECK(r->pairing != NULL, "out of memory");
     double *x = alloc_doubles(r->n_free);
-    HF_CALL(hf_model_get_free(model, x));
+    HF_CALL(hessfit_model_get_free(model, x));
     const double start = test_now_s();
     for (int k = 0; k < REPEATS; k++)
-        HF_CALL(hf_objective_evaluate(obj, x, &r->loss, r->grad, r->residuals));
+        HF_CALL(hessfit_objective_evaluate(obj, x, &r->loss, r->grad, r->residuals));
     r->seconds = (test_now_s() - start) / REPEATS;
-    HF_CALL(hf_objective_pairing(obj, r->pairing));
+    HF_CALL(hessfit_objective_pairing(obj, r->pairing));
     /* every MM mode's frequency, from the residual of the target paired with it */
     const int stride = max_dim(t);
     r->freq = alloc_doubles((long long) RH_MOLS * stride);
@@ -123,15 +123,15 @@ static void run(const training_set *t, const char *platform, const char *precisi
     for (int k = 0; k < r->n_freq; k++) {
         int mol;
         double target, weight;
-        HF_CALL(hf_objective_frequency_target(obj, k, &mol, &target, &weight));
+        HF_CALL(hessfit_objective_frequency_target(obj, k, &mol, &target, &weight));
         CHECK(mol >= 0 && mol < RH_MOLS && r->pairing[k] < stride, "target %d: molecule %d, mode %d", k, mol,
               r->pairing[k]);
         if (r->pairing[k] >= 0 && weight > 0.0)
             r->freq[(long long) mol * stride + r->pairing[k]] = target - r->residuals[k] / weight;
     }
     free(x);
-    hf_objective_destroy(obj);
-    hf_model_destroy(model);
+    hessfit_objective_destroy(obj);
+    hessfit_model_destroy(model);
 }
 
 static void free_run(run_result *r) {

@@ -53,10 +53,10 @@ static const double mixed_tol[NUM_Q] = {2e-7, 1e-5, 1e-6, 1e-5, 5e-7, 5e-7, 1e-6
 static const double single_tol[NUM_Q] = {1e-6, 2e-5, 1e-6, 1e-5, 1e-6, 5e-7, 2e-6, 5e-5, 1e-2, 2e-2, 0.5};
 
 typedef struct {
-    hf_forcefield ff;
-    hf_molecule_list mmo;
-    hf_typed_molecule typed[RH_MOLS];
-    hf_molecule qm[RH_MOLS];
+    hessfit_forcefield ff;
+    hessfit_molecule_list mmo;
+    hessfit_typed_molecule typed[RH_MOLS];
+    hessfit_molecule qm[RH_MOLS];
     int n, n_slots;
     long long hsize;
     double *g, *y, *w; /* the random adjoint, vector and molecule weights shared by every run */
@@ -89,17 +89,17 @@ static double rel_diff(const double *a, const double *b, long long n) {
 
 static void evaluate(training_set *t, const char *platform, const char *precision, results *r) {
     const double start = test_now_s();
-    hf_model_options opt = hf_model_default_options();
+    hessfit_model_options opt = hessfit_model_default_options();
     opt.platform = platform;
     opt.precision = precision;
     opt.nonbonded = 1;
-    hf_model *model;
-    HF_CALL(hf_model_create(&t->ff, t->mmo.items, t->typed, RH_MOLS, &opt, &model));
-    HessFit_Force *f = hf_model_force(model);
-    OpenMM_Context *c = hf_model_context(model);
+    hessfit_model *model;
+    HF_CALL(hessfit_model_create(&t->ff, t->mmo.items, t->typed, RH_MOLS, &opt, &model));
+    hessfit_force *f = hessfit_model_force(model);
+    OpenMM_Context *c = hessfit_model_context(model);
     if (t->n == 0) {
-        t->n = hf_model_n_particles(model);
-        t->n_slots = hf_model_n_slots(model);
+        t->n = hessfit_model_n_particles(model);
+        t->n_slots = hessfit_model_n_slots(model);
         HF_OK(hessfit_force_get_hessian_size(f, &t->hsize));
         t->g = alloc_doubles(t->hsize);
         t->y = alloc_doubles(3 * t->n);
@@ -128,23 +128,23 @@ static void evaluate(training_set *t, const char *platform, const char *precisio
     HF_OK(hessfit_force_get_molecule_energy_derivatives(f, c, t->w, RH_MOLS, r->mol_d, t->n_slots));
 
     /* the objective: the fit layer builds the targets from the QM Hessians and sets them */
-    hf_objective_options o[RH_MOLS];
+    hessfit_objective_options o[RH_MOLS];
     for (int m = 0; m < RH_MOLS; m++) {
-        o[m] = hf_objective_default_options();
-        o[m].frequencies = HF_OBJ_FREQUENCIES_OVERLAP;
+        o[m] = hessfit_objective_default_options();
+        o[m].frequencies = HESSFIT_OBJ_FREQUENCIES_OVERLAP;
         o[m].eigenmatrix = 1;
         o[m].hessian = 1;
     }
-    hf_objective *obj;
-    HF_CALL(hf_objective_create(model, t->qm, RH_MOLS, o, &obj));
+    hessfit_objective *obj;
+    HF_CALL(hessfit_objective_create(model, t->qm, RH_MOLS, o, &obj));
     HF_OK(hessfit_force_get_hessian_objective_size(f, c, &r->n_res, &r->n_freq));
     r->residuals = alloc_doubles(r->n_res);
     r->pairing = calloc((size_t) r->n_freq + 1, sizeof(int));
     CHECK(r->pairing != NULL, "out of memory");
     HF_OK(hessfit_force_compute_hessian_objective(f, c, &r->loss, r->dldp, t->n_slots, r->residuals, r->n_res));
     HF_OK(hessfit_force_get_hessian_objective_pairing(f, c, r->pairing, r->n_freq));
-    hf_objective_destroy(obj);
-    hf_model_destroy(model);
+    hessfit_objective_destroy(obj);
+    hessfit_model_destroy(model);
     r->seconds = test_now_s() - start;
 }
 
@@ -188,7 +188,7 @@ int main(int argc, char **argv) {
     for (int m = 0; m < RH_MOLS; m++) {
         char rel[256];
         snprintf(rel, sizeof rel, "examples/data/rh-enamide/jaguar/%s.01.in.gz", rh_jaguar[m]);
-        HF_CALL(hf_read_jaguar_in(test_source_path(rel), &t.qm[m]));
+        HF_CALL(hessfit_jaguar_in_read(test_source_path(rel), &t.qm[m]));
     }
 
     static const char *const precisions[3] = {"double", "mixed", "single"};
@@ -235,11 +235,11 @@ int main(int argc, char **argv) {
     free(t.y);
     free(t.w);
     for (int m = 0; m < RH_MOLS; m++) {
-        hf_typed_molecule_free(&t.typed[m]);
-        hf_molecule_free(&t.qm[m]);
+        hessfit_typed_molecule_free(&t.typed[m]);
+        hessfit_molecule_free(&t.qm[m]);
     }
-    hf_molecule_list_free(&t.mmo);
-    hf_forcefield_free(&t.ff);
+    hessfit_molecule_list_free(&t.mmo);
+    hessfit_forcefield_free(&t.ff);
     printf("test_platform_agreement: OK\n");
     return 0;
 }

@@ -4,7 +4,7 @@
  *  1. OpenMM_Platform_loadPluginsFromDirectory(HESSFIT_PLUGIN_DIR), called directly (not through
  *     test_util's helper): the returned list names libHessFitPluginReference.so and OpenMM's list
  *     of load failures is empty.
- *  2. A two-atom System with a HessFit_Force holding one harmonic bond, in a Reference Context
+ *  2. A two-atom System with a hessfit_force holding one harmonic bond, in a Reference Context
  *     created with OpenMM's own C API: the energy equals k (r - r0)^2 computed by hand (1e-14
  *     relative) and the forces equal -+2k (r - r0) u (1e-13 relative).
  *  3. OpenMM_VerletIntegrator_step moves the atoms as a harmonic oscillator of angular frequency
@@ -143,7 +143,7 @@ int main(void) {
     OpenMM_System *system = OpenMM_System_create();
     OpenMM_System_addParticle(system, M1);
     OpenMM_System_addParticle(system, M2);
-    HessFit_Force *force = NULL;
+    hessfit_force *force = NULL;
     int k_slot = -1, r0_slot = -1, index = -1;
     HF_OK(hessfit_force_create(&force));
     HF_OK(hessfit_force_add_parameter(force, K_BOND, &k_slot));

@@ -1,4 +1,4 @@
-/* hf_molecules_read / hf_molecule_read, the one entry point for every structure format: each
+/* hessfit_molecules_read / hessfit_molecule_read, the one entry point for every structure format: each
  * format reached by its extension and by its name on the repository's real files (and on copies
  * with upper-case extensions, gzip-compressed or decompressed, written to a mkdtemp directory),
  * always giving bit for bit what the format's own reader gives; unknown extensions and format
@@ -66,7 +66,7 @@ static int same_text(const char *a, const char *b)
 
 /* Every field of two molecules, bit for bit (doubles compared by their bytes); name and source
  * only when identity is set (copies under another file name differ there by design). */
-static void check_same_molecule(const hf_molecule *a, const hf_molecule *b, int identity, const char *what)
+static void check_same_molecule(const hessfit_molecule *a, const hessfit_molecule *b, int identity, const char *what)
 {
     const int n = a->n_atoms;
     const size_t dim = 3 * (size_t)n;
@@ -102,7 +102,7 @@ static void check_same_molecule(const hf_molecule *a, const hf_molecule *b, int 
     CHECK(a->n_reported_terms == b->n_reported_terms, "%s: %d vs %d reported terms", what, a->n_reported_terms,
           b->n_reported_terms);
     for (int t = 0; t < a->n_reported_terms; t++) {
-        const hf_reported_term *x = &a->reported_terms[t], *y = &b->reported_terms[t];
+        const hessfit_reported_term *x = &a->reported_terms[t], *y = &b->reported_terms[t];
         CHECK(x->kind == y->kind && memcmp(x->atoms, y->atoms, sizeof x->atoms) == 0 && x->ff_line == y->ff_line &&
                   strcmp(x->source, y->source) == 0 && memcmp(x->values, y->values, sizeof x->values) == 0 &&
                   memcmp(&x->actual, &y->actual, sizeof x->actual) == 0 && x->line == y->line,
@@ -111,7 +111,7 @@ static void check_same_molecule(const hf_molecule *a, const hf_molecule *b, int 
     n_compared_molecules++;
 }
 
-static void check_same_list(const hf_molecule_list *a, const hf_molecule_list *b, int identity, const char *what)
+static void check_same_list(const hessfit_molecule_list *a, const hessfit_molecule_list *b, int identity, const char *what)
 {
     char item[600];
     CHECK(a->n > 0 && a->n == b->n, "%s: %d vs %d structures", what, a->n, b->n);
@@ -121,14 +121,14 @@ static void check_same_list(const hf_molecule_list *a, const hf_molecule_list *b
     }
 }
 
-static void check_zeroed_list(const hf_molecule_list *list, const char *what)
+static void check_zeroed_list(const hessfit_molecule_list *list, const char *what)
 {
     CHECK(list->n == 0 && list->items == NULL, "%s: list not zeroed after a failure (n %d)", what, list->n);
 }
 
-static void check_zeroed_molecule(const hf_molecule *m, const char *what)
+static void check_zeroed_molecule(const hessfit_molecule *m, const char *what)
 {
-    static const hf_molecule zero;
+    static const hessfit_molecule zero;
     CHECK(memcmp(m, &zero, sizeof zero) == 0, "%s: molecule not zeroed after a failure", what);
 }
 
@@ -136,21 +136,21 @@ static void check_zeroed_molecule(const hf_molecule *m, const char *what)
 
 typedef struct format_case {
     const char *name;                                         /* format name */
-    hf_status (*read_one)(const char *path, hf_molecule *mol);        /* its own reader, or */
-    hf_status (*read_list)(const char *path, hf_molecule_list *list); /* for multi-structure formats */
+    hessfit_status (*read_one)(const char *path, hessfit_molecule *mol);        /* its own reader, or */
+    hessfit_status (*read_list)(const char *path, hessfit_molecule_list *list); /* for multi-structure formats */
 } format_case;
 
-static const format_case FCHK = {"fchk", hf_read_fchk, NULL};
-static const format_case GAUSSIAN_LOG = {"gaussian-log", hf_read_gaussian_log, NULL};
-static const format_case JAGUAR_IN = {"jaguar-in", hf_read_jaguar_in, NULL};
-static const format_case JAGUAR_OUT = {"jaguar-out", hf_read_jaguar_out, NULL};
-static const format_case ORCA_HESS = {"orca-hess", hf_read_orca_hess, NULL};
-static const format_case MMO = {"mmo", NULL, hf_read_mmo};
-static const format_case MOL2 = {"mol2", NULL, hf_read_mol2};
-static const format_case XYZ = {"xyz", hf_read_xyz_molecule, NULL};
+static const format_case FCHK = {"fchk", hessfit_fchk_read, NULL};
+static const format_case GAUSSIAN_LOG = {"gaussian-log", hessfit_gaussian_log_read, NULL};
+static const format_case JAGUAR_IN = {"jaguar-in", hessfit_jaguar_in_read, NULL};
+static const format_case JAGUAR_OUT = {"jaguar-out", hessfit_jaguar_out_read, NULL};
+static const format_case ORCA_HESS = {"orca-hess", hessfit_orca_hess_read, NULL};
+static const format_case MMO = {"mmo", NULL, hessfit_mmo_read};
+static const format_case MOL2 = {"mol2", NULL, hessfit_mol2_read};
+static const format_case XYZ = {"xyz", hessfit_xyz_molecule_read, NULL};
 
 /* The format's own reader on path, as a list. */
-static void read_direct(const format_case *f, const char *path, hf_molecule_list *list)
+static void read_direct(const format_case *f, const char *path, hessfit_molecule_list *list)
 {
     memset(list, 0, sizeof *list);
     if (f->read_list != NULL) {
@@ -164,22 +164,22 @@ static void read_direct(const format_case *f, const char *path, hf_molecule_list
 }
 
 /*
- * path read by extension (format NULL) and by the format's name through hf_molecules_read, and
- * through hf_molecule_read, equals the format's own reader on the same path (everything, name
+ * path read by extension (format NULL) and by the format's name through hessfit_molecules_read, and
+ * through hessfit_molecule_read, equals the format's own reader on the same path (everything, name
  * and source included) and, when original is given, the content read from the original file.
  * Returns the direct read in *out (for later comparisons) if out is not NULL.
  */
-static void check_dispatch(const format_case *f, const char *path, int n_structures, const hf_molecule_list *original,
-                           hf_molecule_list *out)
+static void check_dispatch(const format_case *f, const char *path, int n_structures, const hessfit_molecule_list *original,
+                           hessfit_molecule_list *out)
 {
-    hf_molecule_list direct, by_ext, by_name;
-    hf_molecule one;
+    hessfit_molecule_list direct, by_ext, by_name;
+    hessfit_molecule one;
     char what[600];
 
     read_direct(f, path, &direct);
     CHECK(direct.n == n_structures, "%s: %d structures, expected %d", path, direct.n, n_structures);
-    HF_CALL(hf_molecules_read(path, NULL, &by_ext));
-    HF_CALL(hf_molecules_read(path, f->name, &by_name));
+    HF_CALL(hessfit_molecules_read(path, NULL, &by_ext));
+    HF_CALL(hessfit_molecules_read(path, f->name, &by_name));
     snprintf(what, sizeof what, "%s by extension", path);
     check_same_list(&by_ext, &direct, 1, what);
     snprintf(what, sizeof what, "%s by name '%s'", path, f->name);
@@ -191,51 +191,51 @@ static void check_dispatch(const format_case *f, const char *path, int n_structu
 
     /* the single-structure entry point */
     for (int named = 0; named < 2; named++) {
-        hf_status st = hf_molecule_read(path, named ? f->name : NULL, &one);
-        snprintf(what, sizeof what, "hf_molecule_read(%s, %s)", path, named ? f->name : "NULL");
+        hessfit_status st = hessfit_molecule_read(path, named ? f->name : NULL, &one);
+        snprintf(what, sizeof what, "hessfit_molecule_read(%s, %s)", path, named ? f->name : "NULL");
         if (n_structures == 1) {
-            CHECK(st == HF_SUCCESS, "%s -> %s: %s", what, hf_status_string(st), hf_last_error());
+            CHECK(st == HESSFIT_SUCCESS, "%s -> %s: %s", what, hessfit_status_string(st), hessfit_last_error());
             check_same_molecule(&one, &direct.items[0], 1, what);
-            hf_molecule_free(&one);
+            hessfit_molecule_free(&one);
         } else {
             char count[32];
             snprintf(count, sizeof count, "%d structures", n_structures);
-            CHECK(st == HF_ERROR_COUNT, "%s -> %s, expected HF_ERROR_COUNT", what, hf_status_string(st));
-            CHECK(strstr(hf_last_error(), path) != NULL && strstr(hf_last_error(), count) != NULL,
-                  "%s: message lacks the file or '%s': %s", what, count, hf_last_error());
+            CHECK(st == HESSFIT_ERROR_COUNT, "%s -> %s, expected HESSFIT_ERROR_COUNT", what, hessfit_status_string(st));
+            CHECK(strstr(hessfit_last_error(), path) != NULL && strstr(hessfit_last_error(), count) != NULL,
+                  "%s: message lacks the file or '%s': %s", what, count, hessfit_last_error());
             check_zeroed_molecule(&one, what);
         }
     }
-    hf_molecule_list_free(&by_ext);
-    hf_molecule_list_free(&by_name);
+    hessfit_molecule_list_free(&by_ext);
+    hessfit_molecule_list_free(&by_name);
     if (out != NULL)
         *out = direct;
     else
-        hf_molecule_list_free(&direct);
+        hessfit_molecule_list_free(&direct);
 }
 
 /* An UNSUPPORTED failure whose message names the file, what was asked and every known format. */
 static void check_unsupported(const char *path, const char *format, const char *must_name)
 {
-    hf_molecule_list list = {7, (hf_molecule *)&list}; /* garbage that must be overwritten */
-    hf_molecule mol;
-    hf_status st = hf_molecules_read(path, format, &list);
+    hessfit_molecule_list list = {7, (hessfit_molecule *)&list}; /* garbage that must be overwritten */
+    hessfit_molecule mol;
+    hessfit_status st = hessfit_molecules_read(path, format, &list);
     static const char *const names[] = {"fchk", "gaussian-log", "jaguar-in", "jaguar-out", "orca-hess", "mmo",
                                         "mol2", "xyz"};
-    CHECK(st == HF_ERROR_UNSUPPORTED, "%s (format %s) -> %s, expected HF_ERROR_UNSUPPORTED: %s", path,
-          format ? format : "NULL", hf_status_string(st), hf_last_error());
+    CHECK(st == HESSFIT_ERROR_UNSUPPORTED, "%s (format %s) -> %s, expected HESSFIT_ERROR_UNSUPPORTED: %s", path,
+          format ? format : "NULL", hessfit_status_string(st), hessfit_last_error());
     check_zeroed_list(&list, path);
-    CHECK(strstr(hf_last_error(), path) != NULL, "message does not name %s: %s", path, hf_last_error());
-    CHECK(must_name == NULL || strstr(hf_last_error(), must_name) != NULL, "message lacks '%s': %s", must_name,
-          hf_last_error());
-    CHECK(strstr(hf_last_error(), hf_molecule_formats()) != NULL, "message lacks the list of formats: %s",
-          hf_last_error());
+    CHECK(strstr(hessfit_last_error(), path) != NULL, "message does not name %s: %s", path, hessfit_last_error());
+    CHECK(must_name == NULL || strstr(hessfit_last_error(), must_name) != NULL, "message lacks '%s': %s", must_name,
+          hessfit_last_error());
+    CHECK(strstr(hessfit_last_error(), hessfit_molecule_formats()) != NULL, "message lacks the list of formats: %s",
+          hessfit_last_error());
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        CHECK(strstr(hf_molecule_formats(), names[k]) != NULL, "format list lacks %s", names[k]);
-    printf("  expected error: %s\n", hf_last_error());
+        CHECK(strstr(hessfit_molecule_formats(), names[k]) != NULL, "format list lacks %s", names[k]);
+    printf("  expected error: %s\n", hessfit_last_error());
     /* the single-structure entry point passes the failure on */
     memset(&mol, 0xA5, sizeof mol);
-    CHECK(hf_molecule_read(path, format, &mol) == HF_ERROR_UNSUPPORTED, "hf_molecule_read(%s) status", path);
+    CHECK(hessfit_molecule_read(path, format, &mol) == HESSFIT_ERROR_UNSUPPORTED, "hessfit_molecule_read(%s) status", path);
     check_zeroed_molecule(&mol, path);
 }
 
@@ -251,7 +251,7 @@ static void test_gaussian(void)
 {
     char *fchk = test_source_path_dup("tests/data/ethane/GS.fchk");
     char *log = test_source_path_dup("tests/data/ethane/GS.log");
-    hf_molecule_list ref_fchk, ref_log;
+    hessfit_molecule_list ref_fchk, ref_log;
 
     check_dispatch(&FCHK, fchk, 1, NULL, &ref_fchk);
     CHECK(ref_fchk.items[0].n_atoms == 8 && ref_fchk.items[0].hessian != NULL, "ethane fchk: %d atoms, Hessian %p",
@@ -267,9 +267,9 @@ static void test_gaussian(void)
     check_dispatch(&GAUSSIAN_LOG, write_gz("ethane.LOG.gz", log), 1, &ref_log, NULL);
     check_dispatch(&GAUSSIAN_LOG, write_plain("ethane.Log", log), 1, &ref_log, NULL);
     printf("Gaussian: fchk (.fchk .FCHK .fch .Fch.GZ .fchk.gz) and log (.log .LOG.gz .Log) by extension and by "
-           "name equal hf_read_fchk / hf_read_gaussian_log bit for bit\n");
-    hf_molecule_list_free(&ref_fchk);
-    hf_molecule_list_free(&ref_log);
+           "name equal hessfit_fchk_read / hessfit_gaussian_log_read bit for bit\n");
+    hessfit_molecule_list_free(&ref_fchk);
+    hessfit_molecule_list_free(&ref_log);
     free(fchk);
     free(log);
 }
@@ -279,7 +279,7 @@ static void test_jaguar(void)
     int min_atoms = 1 << 30, max_atoms = 0;
     for (int m = 0; m < 9; m++) {
         char rel[200], *in, *out;
-        hf_molecule_list ref_in, ref_out;
+        hessfit_molecule_list ref_in, ref_out;
         snprintf(rel, sizeof rel, "examples/data/rh-enamide/jaguar/%s.01.in.gz", rh_jaguar[m]);
         in = test_source_path_dup(rel);
         snprintf(rel, sizeof rel, "examples/data/rh-enamide/jaguar/%s.out.gz", rh_jaguar[m]);
@@ -297,13 +297,13 @@ static void test_jaguar(void)
             check_dispatch(&JAGUAR_OUT, write_plain("loner1.OUT", out), 1, &ref_out, NULL);
             check_dispatch(&JAGUAR_OUT, write_gz("loner1.Out.GZ", out), 1, &ref_out, NULL);
         }
-        hf_molecule_list_free(&ref_in);
-        hf_molecule_list_free(&ref_out);
+        hessfit_molecule_list_free(&ref_in);
+        hessfit_molecule_list_free(&ref_out);
         free(in);
         free(out);
     }
     printf("Jaguar: nine .01.in.gz and nine .out.gz (%d to %d atoms) and upper-/mixed-case, plain and gzip copies by "
-           "extension and by name equal hf_read_jaguar_in / hf_read_jaguar_out bit for bit\n",
+           "extension and by name equal hessfit_jaguar_in_read / hessfit_jaguar_out_read bit for bit\n",
            min_atoms, max_atoms);
 }
 
@@ -311,7 +311,7 @@ static void test_orca_and_xyz(void)
 {
     char *hess = test_source_path_dup("tests/data/orca/ch3f.hess");
     char *xyz = test_source_path_dup("examples/data/sn2/ch3f-optimized.xyz");
-    hf_molecule_list ref_hess, ref_xyz;
+    hessfit_molecule_list ref_hess, ref_xyz;
 
     check_dispatch(&ORCA_HESS, hess, 1, NULL, &ref_hess);
     CHECK(ref_hess.items[0].n_atoms == 5 && ref_hess.items[0].hessian != NULL, "ch3f.hess: %d atoms",
@@ -326,10 +326,10 @@ static void test_orca_and_xyz(void)
           "CH3F elements differ between the .xyz and the ORCA file");
     check_dispatch(&XYZ, write_gz("ch3f.XYZ.GZ", xyz), 1, &ref_xyz, NULL);
     check_dispatch(&XYZ, write_plain("ch3f.Xyz", xyz), 1, &ref_xyz, NULL);
-    printf("ORCA .hess and .xyz (CH3F, 5 atoms), plain, .gz and upper-case: equal hf_read_orca_hess / "
-           "hf_read_xyz_molecule bit for bit\n");
-    hf_molecule_list_free(&ref_hess);
-    hf_molecule_list_free(&ref_xyz);
+    printf("ORCA .hess and .xyz (CH3F, 5 atoms), plain, .gz and upper-case: equal hessfit_orca_hess_read / "
+           "hessfit_xyz_molecule_read bit for bit\n");
+    hessfit_molecule_list_free(&ref_hess);
+    hessfit_molecule_list_free(&ref_xyz);
     free(hess);
     free(xyz);
 }
@@ -339,7 +339,7 @@ static void test_macromodel_and_mol2(void)
     char *mmo = test_source_path_dup("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz");
     char *mol2 = test_source_path_dup("examples/data/rh-enamide/rh_enamide_training_set.mol2");
     char *ethane = test_source_path_dup("tests/data/ethane/GS.mol2");
-    hf_molecule_list ref_mmo, ref_mol2;
+    hessfit_molecule_list ref_mmo, ref_mol2;
     int n_terms = 0;
 
     check_dispatch(&MMO, mmo, 9, NULL, &ref_mmo);
@@ -360,10 +360,10 @@ static void test_macromodel_and_mol2(void)
     check_dispatch(&MOL2, ethane, 1, NULL, NULL);
     check_dispatch(&MOL2, write_plain("ethane.Mol2", ethane), 1, NULL, NULL);
     printf(".mmo (9 structures, %d reported terms) and .mol2 (9 + ethane's 1), plain/.gz/upper-case: equal "
-           "hf_read_mmo / hf_read_mol2 bit for bit; hf_molecule_read on them: HF_ERROR_COUNT naming the file\n",
+           "hessfit_mmo_read / hessfit_mol2_read bit for bit; hessfit_molecule_read on them: HESSFIT_ERROR_COUNT naming the file\n",
            n_terms);
-    hf_molecule_list_free(&ref_mmo);
-    hf_molecule_list_free(&ref_mol2);
+    hessfit_molecule_list_free(&ref_mmo);
+    hessfit_molecule_list_free(&ref_mol2);
     free(mmo);
     free(mol2);
     free(ethane);
@@ -377,67 +377,67 @@ static void test_unknown_and_wrong(void)
     char *xyz = test_source_path_dup("examples/data/sn2/ch3f-optimized.xyz");
     const char *dat = write_plain("ethane.dat", fchk);
     const char *gz_only = write_gz("ethane.gz", fchk);
-    hf_molecule_list list, direct;
-    hf_molecule mol;
-    hf_status st;
+    hessfit_molecule_list list, direct;
+    hessfit_molecule mol;
+    hessfit_status st;
 
     /* an extension no reader has, a bare .gz, a name without extension: the format must be named */
     check_unsupported(dat, NULL, "cannot tell the format");
     check_unsupported(gz_only, NULL, "cannot tell the format");
     check_unsupported(write_plain("ethane", fchk), NULL, "cannot tell the format");
     check_unsupported(write_plain("ethane.npy", fchk), NULL, "cannot tell the format");
-    /* unknown format names (names are exact; npy-xyz needs two files: hf_read_npy_xyz) */
+    /* unknown format names (names are exact; npy-xyz needs two files: hessfit_npy_xyz_read) */
     check_unsupported(fchk, "gaussian", "'gaussian'");
     check_unsupported(fchk, "", "''");
     check_unsupported(xyz, "npy-xyz", "'npy-xyz'");
 
     /* the name wins over the extension: the .dat copy read as fchk is the fchk */
-    HF_CALL(hf_molecules_read(dat, "fchk", &list));
+    HF_CALL(hessfit_molecules_read(dat, "fchk", &list));
     read_direct(&FCHK, fchk, &direct);
     check_same_list(&list, &direct, 0, "ethane.dat read as fchk");
-    hf_molecule_list_free(&list);
-    hf_molecule_list_free(&direct);
+    hessfit_molecule_list_free(&list);
+    hessfit_molecule_list_free(&direct);
     /* ... and a wrong name is that reader's failure on the file, naming it */
-    st = hf_molecules_read(fchk, "xyz", &list);
-    CHECK(st != HF_SUCCESS && strstr(hf_last_error(), fchk) != NULL, "GS.fchk read as xyz -> %s: %s",
-          hf_status_string(st), hf_last_error());
+    st = hessfit_molecules_read(fchk, "xyz", &list);
+    CHECK(st != HESSFIT_SUCCESS && strstr(hessfit_last_error(), fchk) != NULL, "GS.fchk read as xyz -> %s: %s",
+          hessfit_status_string(st), hessfit_last_error());
     check_zeroed_list(&list, "fchk as xyz");
-    printf("  expected error: %s\n", hf_last_error());
-    st = hf_molecules_read(xyz, "orca-hess", &list);
-    CHECK(st != HF_SUCCESS && strstr(hf_last_error(), xyz) != NULL, ".xyz read as orca-hess -> %s: %s",
-          hf_status_string(st), hf_last_error());
+    printf("  expected error: %s\n", hessfit_last_error());
+    st = hessfit_molecules_read(xyz, "orca-hess", &list);
+    CHECK(st != HESSFIT_SUCCESS && strstr(hessfit_last_error(), xyz) != NULL, ".xyz read as orca-hess -> %s: %s",
+          hessfit_status_string(st), hessfit_last_error());
     check_zeroed_list(&list, "xyz as orca-hess");
-    st = hf_molecule_read(xyz, "mmo", &mol);
-    CHECK(st != HF_SUCCESS && strstr(hf_last_error(), xyz) != NULL, ".xyz read as mmo -> %s: %s",
-          hf_status_string(st), hf_last_error());
+    st = hessfit_molecule_read(xyz, "mmo", &mol);
+    CHECK(st != HESSFIT_SUCCESS && strstr(hessfit_last_error(), xyz) != NULL, ".xyz read as mmo -> %s: %s",
+          hessfit_status_string(st), hessfit_last_error());
     check_zeroed_molecule(&mol, "xyz as mmo");
 
     /* a missing file: the reader's I/O error naming it */
     {
         const char *missing = test_temp_path("missing.fchk");
-        st = hf_molecules_read(missing, NULL, &list);
-        CHECK(st == HF_ERROR_IO && strstr(hf_last_error(), missing) != NULL, "missing file -> %s: %s",
-              hf_status_string(st), hf_last_error());
+        st = hessfit_molecules_read(missing, NULL, &list);
+        CHECK(st == HESSFIT_ERROR_IO && strstr(hessfit_last_error(), missing) != NULL, "missing file -> %s: %s",
+              hessfit_status_string(st), hessfit_last_error());
         check_zeroed_list(&list, "missing file");
-        printf("  expected error: %s\n", hf_last_error());
+        printf("  expected error: %s\n", hessfit_last_error());
     }
 
     /* NULL arguments */
     list.n = 3;
-    CHECK(hf_molecules_read(NULL, NULL, &list) == HF_ERROR_NULL_ARGUMENT && strstr(hf_last_error(), "path"),
-          "NULL path: %s", hf_last_error());
+    CHECK(hessfit_molecules_read(NULL, NULL, &list) == HESSFIT_ERROR_NULL_ARGUMENT && strstr(hessfit_last_error(), "path"),
+          "NULL path: %s", hessfit_last_error());
     check_zeroed_list(&list, "NULL path");
-    CHECK(hf_molecules_read(NULL, "fchk", &list) == HF_ERROR_NULL_ARGUMENT, "NULL path with a format");
-    CHECK(hf_molecules_read(fchk, NULL, NULL) == HF_ERROR_NULL_ARGUMENT && strstr(hf_last_error(), "list"),
-          "NULL list: %s", hf_last_error());
-    CHECK(hf_molecule_read(fchk, NULL, NULL) == HF_ERROR_NULL_ARGUMENT && strstr(hf_last_error(), "mol"),
-          "NULL mol: %s", hf_last_error());
+    CHECK(hessfit_molecules_read(NULL, "fchk", &list) == HESSFIT_ERROR_NULL_ARGUMENT, "NULL path with a format");
+    CHECK(hessfit_molecules_read(fchk, NULL, NULL) == HESSFIT_ERROR_NULL_ARGUMENT && strstr(hessfit_last_error(), "list"),
+          "NULL list: %s", hessfit_last_error());
+    CHECK(hessfit_molecule_read(fchk, NULL, NULL) == HESSFIT_ERROR_NULL_ARGUMENT && strstr(hessfit_last_error(), "mol"),
+          "NULL mol: %s", hessfit_last_error());
     memset(&mol, 0x5A, sizeof mol);
-    CHECK(hf_molecule_read(NULL, NULL, &mol) == HF_ERROR_NULL_ARGUMENT, "hf_molecule_read NULL path: %s",
-          hf_last_error());
-    check_zeroed_molecule(&mol, "hf_molecule_read NULL path");
+    CHECK(hessfit_molecule_read(NULL, NULL, &mol) == HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_molecule_read NULL path: %s",
+          hessfit_last_error());
+    check_zeroed_molecule(&mol, "hessfit_molecule_read NULL path");
     printf("unknown extensions (.dat, bare .gz, none, .npy) and format names ('gaussian', '', 'npy-xyz'): "
-           "HF_ERROR_UNSUPPORTED naming the file and the formats; NULL arguments: HF_ERROR_NULL_ARGUMENT\n");
+           "HESSFIT_ERROR_UNSUPPORTED naming the file and the formats; NULL arguments: HESSFIT_ERROR_NULL_ARGUMENT\n");
     free(fchk);
     free(xyz);
 }

@@ -1,4 +1,4 @@
-/* Gaussian readers (hf_read_fchk, hf_read_gaussian_log) on the ethane ground state of the q2mm
+/* Gaussian readers (hessfit_fchk_read, hessfit_gaussian_log_read) on the ethane ground state of the q2mm
  * examples (tests/data/ethane: Gaussian 94, B3LYP/6-31G(d), NoSym, so the log has input
  * orientations only): values read from the files, cross-checks between the two files (the fchk
  * Hessian's frequencies and normal modes against those printed in the log, the archive Hessian
@@ -18,7 +18,7 @@
 #define N3 (3 * N_ATOMS)
 #define N_VIB (N3 - 6)
 
-typedef hf_status (*reader_fn)(const char *path, hf_molecule *mol);
+typedef hessfit_status (*reader_fn)(const char *path, hessfit_molecule *mol);
 
 /* ---- files and checks ------------------------------------------------------------------------ */
 
@@ -50,12 +50,12 @@ static void check_truncations(reader_fn read, const char *stem, const char *data
         snprintf(name, sizeof name, "%s-cut%zu", stem, cut);
         snprintf(what, sizeof what, "%s cut at byte %zu of %zu", stem, cut, n);
         path = test_write_file(name, data, cut);
-        test_expect_read_failure(read, path, HF_SUCCESS, 0, NULL, NULL, what);
+        test_expect_read_failure(read, path, HESSFIT_SUCCESS, 0, NULL, NULL, what);
     }
 }
 
 /* Two molecules hold the same values (gzip copies). */
-static void check_identical(const hf_molecule *a, const hf_molecule *b, const char *what)
+static void check_identical(const hessfit_molecule *a, const hessfit_molecule *b, const char *what)
 {
     const size_t n3 = 3 * (size_t)a->n_atoms;
     CHECK(a->n_atoms == b->n_atoms && a->n_modes == b->n_modes && a->has_energy == b->has_energy &&
@@ -74,13 +74,13 @@ static void check_identical(const hf_molecule *a, const hf_molecule *b, const ch
 
 /* Frequencies (18, ascending) and unit Cartesian normal modes (18 x 24) of a Hessian, with
  * monoisotopic masses and translations/rotations projected out. */
-static void vibrations(const hf_molecule *m, double *freqs, double *cart_modes)
+static void vibrations(const hessfit_molecule *m, double *freqs, double *cart_modes)
 {
     double masses[N_ATOMS], all[N3], modes[N3 * N3];
     int n_ext = 0;
-    HF_CALL(hf_element_masses(m->atomic_numbers, N_ATOMS, HF_MASS_MONOISOTOPIC, masses));
-    HF_CALL(hf_vib_analyse(m->hessian, masses, m->coords, N_ATOMS, hf_frequency_factor_hartree_bohr2_amu(),
-                           HF_VIB_PROJECT_EXTERNAL, all, modes, &n_ext));
+    HF_CALL(hessfit_element_masses(m->atomic_numbers, N_ATOMS, HESSFIT_MASS_MONOISOTOPIC, masses));
+    HF_CALL(hessfit_vib_analyse(m->hessian, masses, m->coords, N_ATOMS, hessfit_frequency_factor_hartree_bohr2_amu(),
+                           HESSFIT_VIB_PROJECT_EXTERNAL, all, modes, &n_ext));
     CHECK(n_ext == 6, "ethane: %d external modes", n_ext);
     CHECK(fabs(all[5]) < 1.0 && all[6] > 300.0, "ethane: external/vibration split %g %g", all[5], all[6]);
     for (int k = 0; k < N_VIB; k++) {
@@ -132,12 +132,12 @@ static void rotate_hessian(const double R[9], const double *h, double *out)
 
 static const int ethane_z[N_ATOMS] = {1, 6, 1, 6, 1, 1, 1, 1};
 
-static void test_fchk(hf_molecule *fchk)
+static void test_fchk(hessfit_molecule *fchk)
 {
     const char *path = test_source_path("tests/data/ethane/GS.fchk");
-    const double bohr = HF_BOHR_TO_ANGSTROM;
-    HF_CALL(hf_read_fchk(path, fchk));
-    HF_CALL(hf_molecule_check(fchk, "GS.fchk"));
+    const double bohr = HESSFIT_BOHR_TO_ANGSTROM;
+    HF_CALL(hessfit_fchk_read(path, fchk));
+    HF_CALL(hessfit_molecule_check(fchk, "GS.fchk"));
     CHECK(fchk->n_atoms == N_ATOMS, "fchk atoms %d", fchk->n_atoms);
     CHECK(memcmp(fchk->atomic_numbers, ethane_z, sizeof ethane_z) == 0, "fchk elements");
     CHECK(strcmp(fchk->name, "Basic Ethane minimum") == 0, "fchk title '%s'", fchk->name);
@@ -168,11 +168,11 @@ static const double log_freqs[N_VIB] = {312.9189,  831.7378,  832.4266,  1010.02
                                         1433.0238, 1454.2083, 1531.7465, 1532.1621, 1537.4225, 1537.8152,
                                         3047.0774, 3047.9938, 3098.3069, 3098.5764, 3122.6553, 3122.9498};
 
-static void test_log(hf_molecule *log)
+static void test_log(hessfit_molecule *log)
 {
     const char *path = test_source_path("tests/data/ethane/GS.log");
-    HF_CALL(hf_read_gaussian_log(path, log));
-    HF_CALL(hf_molecule_check(log, "GS.log"));
+    HF_CALL(hessfit_gaussian_log_read(path, log));
+    HF_CALL(hessfit_molecule_check(log, "GS.log"));
     CHECK(log->n_atoms == N_ATOMS, "log atoms %d", log->n_atoms);
     CHECK(memcmp(log->atomic_numbers, ethane_z, sizeof ethane_z) == 0, "log elements");
     CHECK(strcmp(log->name, "Basic Ethane minimum") == 0, "log title (archive) '%s'", log->name);
@@ -200,7 +200,7 @@ static void test_log(hf_molecule *log)
            log->frequencies[0], log->frequencies[N_VIB - 1]);
 }
 
-static void test_cross_checks(const hf_molecule *fchk, const hf_molecule *log)
+static void test_cross_checks(const hessfit_molecule *fchk, const hessfit_molecule *log)
 {
     double freqs[N_VIB], cart[N_VIB * N3], dmax = 0.0, hmax = 0.0, rmax = 0.0, mode_dev;
     /* frequencies of the fchk Hessian against those printed in the log (4 decimals) */
@@ -226,20 +226,20 @@ static void test_cross_checks(const hf_molecule *fchk, const hf_molecule *log)
     CHECK(rmax <= 1e-5, "interatomic distances differ by %.3g A", rmax);
 }
 
-static void test_gzip(const hf_molecule *fchk, const hf_molecule *log)
+static void test_gzip(const hessfit_molecule *fchk, const hessfit_molecule *log)
 {
     size_t n;
     char *data;
-    hf_molecule m;
+    hessfit_molecule m;
     data = test_load_file(test_source_path("tests/data/ethane/GS.fchk"), &n);
-    HF_CALL(hf_read_fchk(test_write_gz("GS.fchk.gz", data, n), &m));
+    HF_CALL(hessfit_fchk_read(test_write_gz("GS.fchk.gz", data, n), &m));
     check_identical(fchk, &m, "GS.fchk.gz");
-    hf_molecule_free(&m);
+    hessfit_molecule_free(&m);
     free(data);
     data = test_load_file(test_source_path("tests/data/ethane/GS.log"), &n);
-    HF_CALL(hf_read_gaussian_log(test_write_gz("GS.log.gz", data, n), &m));
+    HF_CALL(hessfit_gaussian_log_read(test_write_gz("GS.log.gz", data, n), &m));
     check_identical(log, &m, "GS.log.gz");
-    hf_molecule_free(&m);
+    hessfit_molecule_free(&m);
     free(data);
     printf("gzip copies of GS.fchk and GS.log read identically\n");
 }
@@ -252,21 +252,21 @@ static void test_log_first_job(void)
     char *data = test_load_file(test_source_path("tests/data/ethane/GS.log"), &n);
     int end = test_find_line(data, 1, "Normal termination of Gaussian", 0);
     size_t cut = test_line_offset(data, end + 1);
-    hf_molecule m;
-    HF_CALL(hf_read_gaussian_log(test_write_file("first-job.log", data, cut), &m));
+    hessfit_molecule m;
+    HF_CALL(hessfit_gaussian_log_read(test_write_file("first-job.log", data, cut), &m));
     CHECK(m.n_atoms == N_ATOMS && m.hessian == NULL && m.n_modes == 0 && m.has_energy &&
               m.energy == -79.8304168919 && m.coords[2] == -0.005497,
           "first job: atoms %d, Hessian %p, modes %d, energy %.10f", m.n_atoms, (void *)m.hessian, m.n_modes,
           m.energy);
     printf("GS.log up to line %d (the optimisation job): no Hessian, no modes, E = %.10f\n", end, m.energy);
-    hf_molecule_free(&m);
+    hessfit_molecule_free(&m);
     free(data);
 }
 
 /* GS.log rewritten as a newer Gaussian with symmetry would print it: a "Standard orientation"
  * (the input orientation rotated and shifted) after the last input orientation, and an HPModes
  * section (5 decimals, from the fchk Hessian) before the default frequency section. */
-static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, const hf_molecule *log)
+static void test_log_standard_orientation_and_hpmodes(const hessfit_molecule *fchk, const hessfit_molecule *log)
 {
     const double axis[3] = {1.0, 2.0, 3.0}, angle = 0.7, shift[3] = {0.3, -0.2, 0.1};
     double R[9], std_xyz[N3], freqs[N_VIB], hp[N_VIB * N3], expect_h[N3 * N3], hmax = 0.0, fmax_dev = 0.0,
@@ -274,7 +274,7 @@ static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, c
     size_t n, cap = 200000, len = 0;
     char *data = test_load_file(test_source_path("tests/data/ethane/GS.log"), &n), *with_std, *with_hp, *block, *bad;
     int title, dashes = 0, after, freq_title;
-    hf_molecule m;
+    hessfit_molecule m;
 
     /* R: rotation about axis by angle (Rodrigues) */
     {
@@ -359,8 +359,8 @@ static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, c
     freq_title = test_find_line(with_std, 1, "Harmonic frequencies (cm**-1)", 0);
     with_hp = test_replace_lines(with_std, freq_title, freq_title - 1, block);
 
-    HF_CALL(hf_read_gaussian_log(test_write_text("GS-standard-hpmodes.log", with_hp), &m));
-    HF_CALL(hf_molecule_check(&m, "GS-standard-hpmodes.log"));
+    HF_CALL(hessfit_gaussian_log_read(test_write_text("GS-standard-hpmodes.log", with_hp), &m));
+    HF_CALL(hessfit_molecule_check(&m, "GS-standard-hpmodes.log"));
     /* coordinates: the standard orientation */
     CHECK(memcmp(m.coords, std_xyz, sizeof std_xyz) == 0, "coordinates are not the standard orientation");
     /* Hessian: the archive's, rotated into the standard orientation */
@@ -391,7 +391,7 @@ static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, c
            hp_dev, beyond_2dp);
     CHECK(hp_dev <= 5.0001e-6, "HPModes values read wrongly (%.3g)", hp_dev);
     CHECK(beyond_2dp > 1e-3, "the default block was read instead of the HPModes one");
-    hf_molecule_free(&m);
+    hessfit_molecule_free(&m);
 
     /* a standard orientation that is not a rotation of the archive geometry: atom 8 moved 0.01 A */
     {
@@ -399,7 +399,7 @@ static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, c
         snprintf(row, sizeof row, "%7d%11d%12d    %12.6f", 8, 1, 0, std_xyz[21]);
         snprintf(moved, sizeof moved, "%7d%11d%12d    %12.6f", 8, 1, 0, std_xyz[21] + 0.01);
         bad = test_replace_first(with_std, 0, row, moved, NULL);
-        test_expect_read_failure(hf_read_gaussian_log, test_write_text("GS-not-a-rotation.log", bad), HF_ERROR_FORMAT,
+        test_expect_read_failure(hessfit_gaussian_log_read, test_write_text("GS-not-a-rotation.log", bad), HESSFIT_ERROR_FORMAT,
                                  0, "not a rotation", NULL, "standard orientation of another geometry");
         free(bad);
     }
@@ -411,7 +411,7 @@ static void test_log_standard_orientation_and_hpmodes(const hf_molecule *fchk, c
 
 /* ---- bad input ---------------------------------------------------------------------------------- */
 
-static void write_and_expect(reader_fn read, const char *name, const char *text, hf_status want, int line,
+static void write_and_expect(reader_fn read, const char *name, const char *text, hessfit_status want, int line,
                              const char *part, const char *what)
 {
     test_expect_read_failure(read, test_write_text(name, text), want, line, part, NULL, what);
@@ -429,16 +429,16 @@ static void garbage(reader_fn read, const char *stem)
         bytes[k] = (unsigned char)((x * 0x2545f4914f6cdd1dull) >> 56);
     }
     snprintf(name, sizeof name, "%s-empty", stem);
-    test_expect_read_failure(read, test_write_file(name, "", 0), HF_SUCCESS, 0, NULL, NULL, "empty file");
+    test_expect_read_failure(read, test_write_file(name, "", 0), HESSFIT_SUCCESS, 0, NULL, NULL, "empty file");
     snprintf(name, sizeof name, "%s-garbage", stem);
-    test_expect_read_failure(read, test_write_file(name, (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL, NULL,
+    test_expect_read_failure(read, test_write_file(name, (const char *)bytes, sizeof bytes), HESSFIT_SUCCESS, 0, NULL, NULL,
                              "binary garbage");
     for (size_t k = 0; k < sizeof bytes; k++) /* printable garbage, no NULs, some newlines */
         bytes[k] = (unsigned char)(bytes[k] % 7 == 0 ? '\n' : 33 + bytes[k] % 90);
     snprintf(name, sizeof name, "%s-text-garbage", stem);
-    test_expect_read_failure(read, test_write_file(name, (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL, NULL,
+    test_expect_read_failure(read, test_write_file(name, (const char *)bytes, sizeof bytes), HESSFIT_SUCCESS, 0, NULL, NULL,
                              "text garbage");
-    test_expect_read_failure(read, test_source_path("tests/data/ethane/no-such-file"), HF_ERROR_IO, 0, NULL, NULL,
+    test_expect_read_failure(read, test_source_path("tests/data/ethane/no-such-file"), HESSFIT_ERROR_IO, 0, NULL, NULL,
                              "missing file");
 }
 
@@ -454,90 +454,90 @@ static void test_bad_fchk(void)
     for (int k = 0; k < 6; k++)
         extra[k] = fc + 100 + (size_t)k * 700 + (size_t)k * 7;
     CHECK(extra[5] < (size_t)(strstr(data, "Dipole Moment") - data), "cuts inside the force constants");
-    check_truncations(hf_read_fchk, "GS.fchk", data, n, extra, 6);
+    check_truncations(hessfit_fchk_read, "GS.fchk", data, n, extra, 6);
 
     /* NaN: a coordinate and a force constant; a word among the force constants */
     t = test_replace_first(data, 0, " 3.38072221E-02", "            NaN", &line);
     CHECK(line == 26, "first coordinate on line %d", line);
-    write_and_expect(hf_read_fchk, "nan-coord.fchk", t, HF_ERROR_NONFINITE, line, NULL, "NaN coordinate");
+    write_and_expect(hessfit_fchk_read, "nan-coord.fchk", t, HESSFIT_ERROR_NONFINITE, line, NULL, "NaN coordinate");
     free(t);
     t = test_replace_first(data, 0, " 2.12620247E-03", "            nan", &line);
     CHECK(line == fc_line + 2, "force constant on line %d", line);
-    write_and_expect(hf_read_fchk, "nan-fc.fchk", t, HF_ERROR_NONFINITE, line, NULL, "NaN force constant");
+    write_and_expect(hessfit_fchk_read, "nan-fc.fchk", t, HESSFIT_ERROR_NONFINITE, line, NULL, "NaN force constant");
     free(t);
     t = test_replace_first(data, 0, " 2.16464405E-03", " 2.16464x05E-03", &line);
-    write_and_expect(hf_read_fchk, "word-fc.fchk", t, HF_ERROR_PARSE, line, NULL, "non-number force constant");
+    write_and_expect(hessfit_fchk_read, "word-fc.fchk", t, HESSFIT_ERROR_PARSE, line, NULL, "non-number force constant");
     free(t);
     /* wrong N= counts */
     t = test_replace_first(data, 0, "Atomic numbers                             I   N=           8",
                            "Atomic numbers                             I   N=           7", &line);
-    write_and_expect(hf_read_fchk, "n-atomic-numbers.fchk", t, HF_ERROR_COUNT, line, "N=7", "N= 7 atomic numbers");
+    write_and_expect(hessfit_fchk_read, "n-atomic-numbers.fchk", t, HESSFIT_ERROR_COUNT, line, "N=7", "N= 7 atomic numbers");
     free(t);
     t = test_replace_first(data, 0, "Cartesian Force Constants                  R   N=         300",
                            "Cartesian Force Constants                  R   N=         299", &line);
-    write_and_expect(hf_read_fchk, "n-fc.fchk", t, HF_ERROR_COUNT, line, "N=299", "N= 299 force constants");
+    write_and_expect(hessfit_fchk_read, "n-fc.fchk", t, HESSFIT_ERROR_COUNT, line, "N=299", "N= 299 force constants");
     free(t);
     t = test_replace_first(data, 0, "Number of atoms                            I                8",
                            "Number of atoms                            I                7", &line);
-    write_and_expect(hf_read_fchk, "n-atoms.fchk", t, HF_ERROR_COUNT, 19, "needs 7", "Number of atoms 7");
+    write_and_expect(hessfit_fchk_read, "n-atoms.fchk", t, HESSFIT_ERROR_COUNT, 19, "needs 7", "Number of atoms 7");
     free(t);
     /* an unused array with a wrong count: more values than N= / fewer */
     t = test_replace_first(data, 0, "Dipole Moment                              R   N=           3",
                            "Dipole Moment                              R   N=           2", &line);
-    write_and_expect(hf_read_fchk, "n-dipole-small.fchk", t, HF_ERROR_COUNT, line + 1, "more values",
+    write_and_expect(hessfit_fchk_read, "n-dipole-small.fchk", t, HESSFIT_ERROR_COUNT, line + 1, "more values",
                      "unused array, N= too small");
     free(t);
     t = test_replace_first(data, 0, "Dipole Moment                              R   N=           3",
                            "Dipole Moment                              R   N=           4", &line);
-    write_and_expect(hf_read_fchk, "n-dipole-large.fchk", t, HF_ERROR_TRUNCATED, line + 2, "ends after 3 of its N=4",
+    write_and_expect(hessfit_fchk_read, "n-dipole-large.fchk", t, HESSFIT_ERROR_TRUNCATED, line + 2, "ends after 3 of its N=4",
                      "unused array, N= too large");
     free(t);
     /* a short force-constant array: one line of values removed */
     t = test_replace_lines(data, fc_line + 3, fc_line + 3, "");
-    write_and_expect(hf_read_fchk, "short-fc.fchk", t, HF_ERROR_TRUNCATED, fc_line + 60, "ends after 295 of its N=300",
+    write_and_expect(hessfit_fchk_read, "short-fc.fchk", t, HESSFIT_ERROR_TRUNCATED, fc_line + 60, "ends after 295 of its N=300",
                      "force constants one line short");
     free(t);
     /* missing sections */
     t = test_replace_lines(data, 19, 21, "");
-    write_and_expect(hf_read_fchk, "no-atomic-numbers.fchk", t, HF_ERROR_FORMAT, 0, "no 'Atomic numbers'",
+    write_and_expect(hessfit_fchk_read, "no-atomic-numbers.fchk", t, HESSFIT_ERROR_FORMAT, 0, "no 'Atomic numbers'",
                      "no Atomic numbers");
     free(t);
     t = test_replace_lines(data, 25, 30, "");
-    write_and_expect(hf_read_fchk, "no-coordinates.fchk", t, HF_ERROR_FORMAT, 0, "Current cartesian coordinates",
+    write_and_expect(hessfit_fchk_read, "no-coordinates.fchk", t, HESSFIT_ERROR_FORMAT, 0, "Current cartesian coordinates",
                      "no coordinates");
     free(t);
     t = test_replace_lines(data, 3, 3, "");
-    write_and_expect(hf_read_fchk, "no-natoms.fchk", t, HF_ERROR_FORMAT, 18, "before 'Number of atoms'",
+    write_and_expect(hessfit_fchk_read, "no-natoms.fchk", t, HESSFIT_ERROR_FORMAT, 18, "before 'Number of atoms'",
                      "no Number of atoms");
     free(t);
     /* absurd counts: refused, or never allocated */
     t = test_replace_first(data, 0, "Number of atoms                            I                8",
                            "Number of atoms                            I       2000000000", &line);
-    write_and_expect(hf_read_fchk, "huge-natoms.fchk", t, HF_ERROR_PARSE, line, "outside", "2e9 atoms");
+    write_and_expect(hessfit_fchk_read, "huge-natoms.fchk", t, HESSFIT_ERROR_PARSE, line, "outside", "2e9 atoms");
     free(t);
     t = test_replace_first(data, 0, "Cartesian Force Constants                  R   N=         300",
                            "Cartesian Force Constants                  R   N= 999999999999", &line);
-    write_and_expect(hf_read_fchk, "huge-fc.fchk", t, HF_ERROR_COUNT, line, NULL, "N= 1e12 force constants");
+    write_and_expect(hessfit_fchk_read, "huge-fc.fchk", t, HESSFIT_ERROR_COUNT, line, NULL, "N= 1e12 force constants");
     free(t);
     {
         char *t2 = test_replace_first(data, 0, "Number of atoms                            I                8",
                           "Number of atoms                            I          9000000", &line);
         t = test_replace_first(t2, 0, "Atomic numbers                             I   N=           8",
                                "Atomic numbers                             I   N=     9000000", &line);
-        write_and_expect(hf_read_fchk, "huge-consistent.fchk", t, HF_ERROR_TRUNCATED, line + 3, "ends after 8 of its",
+        write_and_expect(hessfit_fchk_read, "huge-consistent.fchk", t, HESSFIT_ERROR_TRUNCATED, line + 3, "ends after 8 of its",
                          "9e6 atoms announced, 8 given");
         free(t2);
         free(t);
     }
     t = test_replace_first(data, 0, "Atomic numbers                             I   N=           8",
                            "Atomic numbers                             R   N=           8", &line);
-    write_and_expect(hf_read_fchk, "type.fchk", t, HF_ERROR_FORMAT, line, "type I", "atomic numbers of type R");
+    write_and_expect(hessfit_fchk_read, "type.fchk", t, HESSFIT_ERROR_FORMAT, line, "type I", "atomic numbers of type R");
     free(t);
     t = test_replace_first(data, 0, "           1           6           1           6           1           1",
                            "           1           6           1           6         200           1", &line);
-    write_and_expect(hf_read_fchk, "element.fchk", t, HF_ERROR_PARSE, line, NULL, "atomic number 200");
+    write_and_expect(hessfit_fchk_read, "element.fchk", t, HESSFIT_ERROR_PARSE, line, NULL, "atomic number 200");
     free(t);
-    garbage(hf_read_fchk, "fchk");
+    garbage(hessfit_fchk_read, "fchk");
     free(data);
 }
 
@@ -552,90 +552,90 @@ static void test_bad_log(void)
     printf("log: bad input\n");
     for (int k = 0; k < 5; k++) /* inside the archive Hessian */
         extra[k] = hess + 20 + (size_t)k * 500 + (size_t)k * 3;
-    check_truncations(hf_read_gaussian_log, "GS.log", data, n, extra, 5);
+    check_truncations(hessfit_gaussian_log_read, "GS.log", data, n, extra, 5);
 
     /* NaN and a non-number in the archive Hessian, a NaN frequency */
     t = test_replace_first(data, 0, "\\\\0.04969903,", "\\\\NaN,", &line);
     CHECK(line == arch_line, "archive Hessian starts on line %d", line);
-    write_and_expect(hf_read_gaussian_log, "nan-archive.log", t, HF_ERROR_NONFINITE, line, NULL,
+    write_and_expect(hessfit_gaussian_log_read, "nan-archive.log", t, HESSFIT_ERROR_NONFINITE, line, NULL,
                      "NaN in the archive Hessian");
     free(t);
     t = test_replace_first(data, 0, "6133,0.33827650,", "6133,0.3382765x,", &line);
     CHECK(line == arch_line + 1, "archive line %d", line);
-    write_and_expect(hf_read_gaussian_log, "word-archive.log", t, HF_ERROR_PARSE, line, NULL,
+    write_and_expect(hessfit_gaussian_log_read, "word-archive.log", t, HESSFIT_ERROR_PARSE, line, NULL,
                      "non-number in the archive Hessian");
     free(t);
     t = test_replace_first(data, 0, "Frequencies --   312.9189", "Frequencies --        NaN", &line);
-    write_and_expect(hf_read_gaussian_log, "nan-freq.log", t, HF_ERROR_NONFINITE, line, NULL, "NaN frequency");
+    write_and_expect(hessfit_gaussian_log_read, "nan-freq.log", t, HESSFIT_ERROR_NONFINITE, line, NULL, "NaN frequency");
     free(t);
     /* wrong counts: a force constant missing, a mode row missing or short, atom numbering */
     t = test_replace_first(data, 0, ",0.05213386,", ",", &line);
-    write_and_expect(hf_read_gaussian_log, "short-archive.log", t, HF_ERROR_COUNT, line, "has 299 values",
+    write_and_expect(hessfit_gaussian_log_read, "short-archive.log", t, HESSFIT_ERROR_COUNT, line, "has 299 values",
                      "archive Hessian one value short");
     free(t);
     {
         int row = test_find_line(data, 1, "   8   1     0.35  -0.20   0.00", TEST_LINE_LAST);
         t = test_replace_lines(data, row, row, "");
-        write_and_expect(hf_read_gaussian_log, "short-modes.log", t, HF_ERROR_COUNT, row, NULL,
+        write_and_expect(hessfit_gaussian_log_read, "short-modes.log", t, HESSFIT_ERROR_COUNT, row, NULL,
                          "mode table one row short");
         free(t);
     }
     t = test_replace_first(data, 0, "   1   1     0.35  -0.20   0.00     0.33   0.29  -0.02    -0.02  -0.37   0.01",
                            "   1   1     0.35  -0.20   0.00     0.33   0.29  -0.02    -0.02  -0.37", &line);
-    write_and_expect(hf_read_gaussian_log, "fields.log", t, HF_ERROR_COUNT, line, "fields", "mode row with a value missing");
+    write_and_expect(hessfit_gaussian_log_read, "fields.log", t, HESSFIT_ERROR_COUNT, line, "fields", "mode row with a value missing");
     free(t);
     t = test_replace_first(data, 0, "    7          1          -1.760520", "    9          1          -1.760520",
                            &line);
-    write_and_expect(hf_read_gaussian_log, "center.log", t, HF_ERROR_PARSE, line, "center number",
+    write_and_expect(hessfit_gaussian_log_read, "center.log", t, HESSFIT_ERROR_PARSE, line, "center number",
                      "orientation row numbered 9 for 7");
     free(t);
     t = test_replace_first(data, 0, "   2   6     0.00   0.00   0.00    -0.03",
                            "   2   7     0.00   0.00   0.00    -0.03", &line);
-    write_and_expect(hf_read_gaussian_log, "an.log", t, HF_ERROR_PARSE, line, "atomic number",
+    write_and_expect(hessfit_gaussian_log_read, "an.log", t, HESSFIT_ERROR_PARSE, line, "atomic number",
                      "mode table element differs from the orientation");
     free(t);
     /* missing sections: no orientation table; no normal termination */
     t = replace_all(data, "Input orientation:", "Input geometry:");
-    write_and_expect(hf_read_gaussian_log, "no-orientation.log", t, HF_ERROR_FORMAT, 0, "orientation",
+    write_and_expect(hessfit_gaussian_log_read, "no-orientation.log", t, HESSFIT_ERROR_FORMAT, 0, "orientation",
                      "no orientation table");
     free(t);
     t = replace_all(data, "Normal termination of Gaussian", "Error termination of Gaussian");
-    write_and_expect(hf_read_gaussian_log, "error-termination.log", t, HF_ERROR_TRUNCATED, 0, "Normal termination",
+    write_and_expect(hessfit_gaussian_log_read, "error-termination.log", t, HESSFIT_ERROR_TRUNCATED, 0, "Normal termination",
                      "error termination");
     free(t);
     /* absurd numbers: a mode number, an atom number */
     t = test_replace_first(data, 0, "                     1                      2                      3",
                            "                     1             999999999                      3", &line);
-    write_and_expect(hf_read_gaussian_log, "mode-number.log", t, HF_ERROR_PARSE, line, "mode number",
+    write_and_expect(hessfit_gaussian_log_read, "mode-number.log", t, HESSFIT_ERROR_PARSE, line, "mode number",
                      "mode number 999999999");
     free(t);
     t = test_replace_first(data, 0, "    1          1           0.017890", " 2147483648000   1         0.017890",
                            &line);
-    write_and_expect(hf_read_gaussian_log, "atom-number.log", t, HF_ERROR_PARSE, line, "center number",
+    write_and_expect(hessfit_gaussian_log_read, "atom-number.log", t, HESSFIT_ERROR_PARSE, line, "center number",
                      "atom number 2e12");
     free(t);
     /* the archive geometry disagrees with the orientation (atom 1 moved 0.1 A) */
     t = test_replace_first(data, test_line_offset(data, last_archive), ",0.0178900128,", ",0.1178900128,", &line);
-    write_and_expect(hf_read_gaussian_log, "archive-geometry.log", t, HF_ERROR_FORMAT, archive_start,
+    write_and_expect(hessfit_gaussian_log_read, "archive-geometry.log", t, HESSFIT_ERROR_FORMAT, archive_start,
                      "not a rotation", "archive geometry of another structure");
     free(t);
     /* the archive's charge/multiplicity disagrees with the log's */
     t = test_replace_first(data, test_line_offset(data, last_archive), "\\\\0,1\\H", "\\\\0,3\\H", &line);
-    write_and_expect(hf_read_gaussian_log, "archive-multiplicity.log", t, HF_ERROR_FORMAT, 0, "multiplicity",
+    write_and_expect(hessfit_gaussian_log_read, "archive-multiplicity.log", t, HESSFIT_ERROR_FORMAT, 0, "multiplicity",
                      "archive multiplicity 3, log 1");
     free(t);
     /* an archive block that never ends */
     t = test_replace_first(data, 0, "\\\\\\@", "\\\\\\ ", &line);
-    write_and_expect(hf_read_gaussian_log, "archive-open.log", t, HF_ERROR_TRUNCATED, 0, "archive block",
+    write_and_expect(hessfit_gaussian_log_read, "archive-open.log", t, HESSFIT_ERROR_TRUNCATED, 0, "archive block",
                      "archive without its terminator");
     free(t);
-    garbage(hf_read_gaussian_log, "log");
+    garbage(hessfit_gaussian_log_read, "log");
     free(data);
 }
 
 int main(void)
 {
-    hf_molecule fchk, log;
+    hessfit_molecule fchk, log;
 
     test_fchk(&fchk);
     test_log(&log);
@@ -645,8 +645,8 @@ int main(void)
     test_log_standard_orientation_and_hpmodes(&fchk, &log);
     test_bad_fchk();
     test_bad_log();
-    hf_molecule_free(&fchk);
-    hf_molecule_free(&log);
+    hessfit_molecule_free(&fchk);
+    hessfit_molecule_free(&log);
     printf("test_read_gaussian: all checks passed\n");
     return 0;
 }

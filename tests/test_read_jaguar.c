@@ -79,7 +79,7 @@ static int by_value(const void *a, const void *b)
 }
 
 /* Projected analysis, the 6 modes nearest zero dropped (the rotations and translations). */
-static void vibrations(const hf_molecule *m, hf_mass_kind kind, vib_result *v)
+static void vibrations(const hessfit_molecule *m, hessfit_mass_kind kind, vib_result *v)
 {
     int n3 = 3 * m->n_atoms, n_ext = -1;
     int *order = malloc((size_t)n3 * sizeof *order);
@@ -89,9 +89,9 @@ static void vibrations(const hf_molecule *m, hf_mass_kind kind, vib_result *v)
     v->all = malloc((size_t)n3 * sizeof *v->all);
     v->vectors = malloc((size_t)n3 * (size_t)n3 * sizeof *v->vectors);
     CHECK(v->all != NULL && v->vectors != NULL, "no memory");
-    HF_CALL(hf_element_masses(m->atomic_numbers, m->n_atoms, kind, masses));
-    HF_CALL(hf_vib_analyse(m->hessian, masses, m->coords, m->n_atoms, hf_frequency_factor_hartree_bohr2_amu(),
-                           HF_VIB_PROJECT_EXTERNAL, v->all, v->vectors, &n_ext));
+    HF_CALL(hessfit_element_masses(m->atomic_numbers, m->n_atoms, kind, masses));
+    HF_CALL(hessfit_vib_analyse(m->hessian, masses, m->coords, m->n_atoms, hessfit_frequency_factor_hartree_bohr2_amu(),
+                           HESSFIT_VIB_PROJECT_EXTERNAL, v->all, v->vectors, &n_ext));
     CHECK(n_ext == 6, "%s: %d external modes", m->name, n_ext);
     for (int i = 0; i < n3; i++)
         order[i] = i;
@@ -168,17 +168,17 @@ static void test_real_structures(void)
         const structure *st = &structures[s];
         char rel[256];
         char *in_path, *out_path;
-        hf_molecule qin, qout;
+        hessfit_molecule qin, qout;
         vib_result mono, avg;
         double max_diff = 0.0, avg_miss = 0.0, geom = 0.0;
-        int counts[HF_MAX_ATOMIC_NUMBER + 1] = {0}, imag_calc = 0, imag_out = 0, n3;
+        int counts[HESSFIT_MAX_ATOMIC_NUMBER + 1] = {0}, imag_calc = 0, imag_out = 0, n3;
 
         snprintf(rel, sizeof rel, JAGUAR_DIR "%s.01.in.gz", st->stem);
         in_path = test_source_path_dup(rel);
         snprintf(rel, sizeof rel, JAGUAR_DIR "%s.out.gz", st->stem);
         out_path = test_source_path_dup(rel);
-        HF_CALL(hf_read_jaguar_in(in_path, &qin));
-        HF_CALL(hf_read_jaguar_out(out_path, &qout));
+        HF_CALL(hessfit_jaguar_in_read(in_path, &qin));
+        HF_CALL(hessfit_jaguar_out_read(out_path, &qout));
 
         /* .in: atoms, elements, charge, a complete symmetric Hessian */
         CHECK(qin.n_atoms == st->n_atoms, "%s: %d atoms, expected %d", st->stem, qin.n_atoms, st->n_atoms);
@@ -222,8 +222,8 @@ static void test_real_structures(void)
         CHECK(qout.hessian == NULL, "%s: .out has no Hessian", st->stem);
 
         /* frequencies rebuilt from the .in Hessian against the printed ones */
-        vibrations(&qin, HF_MASS_MONOISOTOPIC, &mono);
-        vibrations(&qin, HF_MASS_AVERAGE, &avg);
+        vibrations(&qin, HESSFIT_MASS_MONOISOTOPIC, &mono);
+        vibrations(&qin, HESSFIT_MASS_AVERAGE, &avg);
         for (int k = 0; k < mono.n_keep; k++) {
             double f = mono.all[mono.keep[k]], fa = avg.all[avg.keep[k]];
             max_diff = fmax(max_diff, fabs(f - qout.frequencies[k]));
@@ -252,7 +252,7 @@ static void test_real_structures(void)
         {
             double *masses = malloc((size_t)qin.n_atoms * sizeof *masses), *cart = malloc((size_t)n3 * sizeof *cart);
             CHECK(masses != NULL && cart != NULL, "no memory");
-            HF_CALL(hf_element_masses(qin.atomic_numbers, qin.n_atoms, HF_MASS_MONOISOTOPIC, masses));
+            HF_CALL(hessfit_element_masses(qin.atomic_numbers, qin.n_atoms, HESSFIT_MASS_MONOISOTOPIC, masses));
             for (int k = 0; k < mono.n_keep; k++) {
                 const double *e = mono.vectors + (size_t)mono.keep[k] * (size_t)n3;
                 const double *printed = qout.modes + (size_t)k * (size_t)n3;
@@ -284,8 +284,8 @@ static void test_real_structures(void)
         }
         vib_free(&mono);
         vib_free(&avg);
-        hf_molecule_free(&qin);
-        hf_molecule_free(&qout);
+        hessfit_molecule_free(&qin);
+        hessfit_molecule_free(&qout);
         free(in_path);
         free(out_path);
     }
@@ -325,24 +325,24 @@ static const char *first_out(void)
     return rel;
 }
 
-/* Parse text as a Jaguar input written to bad.in; must fail with want (HF_SUCCESS: any), naming
+/* Parse text as a Jaguar input written to bad.in; must fail with want (HESSFIT_SUCCESS: any), naming
  * file:line and phrase, the output zeroed. */
-static void bad_in(const char *text, hf_status want, const char *phrase, const char *what)
+static void bad_in(const char *text, hessfit_status want, const char *phrase, const char *what)
 {
-    test_expect_read_failure(hf_read_jaguar_in, test_write_text("bad.in", text), want, TEST_ANY_LINE, phrase, NULL,
+    test_expect_read_failure(hessfit_jaguar_in_read, test_write_text("bad.in", text), want, TEST_ANY_LINE, phrase, NULL,
                              what);
 }
 
 /* The same, the message naming the line (1-based) of offset off of text. */
-static void bad_in_at(const char *text, size_t off, hf_status want, const char *phrase, const char *what)
+static void bad_in_at(const char *text, size_t off, hessfit_status want, const char *phrase, const char *what)
 {
-    test_expect_read_failure(hf_read_jaguar_in, test_write_text("bad.in", text), want, test_line_of(text, off), phrase,
+    test_expect_read_failure(hessfit_jaguar_in_read, test_write_text("bad.in", text), want, test_line_of(text, off), phrase,
                              NULL, what);
 }
 
-static void bad_out(const char *text, hf_status want, const char *phrase, const char *what)
+static void bad_out(const char *text, hessfit_status want, const char *phrase, const char *what)
 {
-    test_expect_read_failure(hf_read_jaguar_out, test_write_text("bad.out", text), want, TEST_ANY_LINE, phrase, NULL,
+    test_expect_read_failure(hessfit_jaguar_out_read, test_write_text("bad.out", text), want, TEST_ANY_LINE, phrase, NULL,
                              what);
 }
 
@@ -369,7 +369,7 @@ static void test_in_truncations(const char *text, size_t size)
         char what[64];
         snprintf(what, sizeof what, "cut at byte %zu of %zu", cuts[i], size);
         test_set_quiet(!(i >= 60 || i % 15 == 0));
-        test_expect_read_failure(hf_read_jaguar_in, test_write_file("cut.in", text, cuts[i]), HF_SUCCESS, TEST_ANY_LINE,
+        test_expect_read_failure(hessfit_jaguar_in_read, test_write_file("cut.in", text, cuts[i]), HESSFIT_SUCCESS, TEST_ANY_LINE,
                                  NULL, NULL, what);
         test_set_quiet(0);
         n_hess += cuts[i] > hess && cuts[i] <= hess_end;
@@ -383,138 +383,138 @@ static void test_in_mutations(const char *text)
     size_t hess = find_line(text, 0, "&hess"), zmat = find_line(text, 0, "&zmat");
     size_t gen_end = find_line(text, 0, "&"), hess_end = find_line(text, hess, "&");
     char *t;
-    hf_molecule ok, moved;
+    hessfit_molecule ok, moved;
 
     /* a missing column block: columns 6..10 */
     t = test_splice(text, find_line(text, hess, "   6"), find_line(text, hess, "  11"), "");
-    bad_in(t, HF_ERROR_TRUNCATED, "element (row 6, column 6)", "missing column block");
+    bad_in(t, HESSFIT_ERROR_TRUNCATED, "element (row 6, column 6)", "missing column block");
     free(t);
     /* a duplicated row */
     {
         size_t row = find_line(text, hess, "   3  1.914429E-02  3.062400E-03  2.588757E-01");
         t = test_splice(text, row, row, "   3  1.914429E-02  3.062400E-03  2.588757E-01\n");
-        bad_in(t, HF_ERROR_FORMAT, "(row 3, column 1) given a second time", "duplicated row");
+        bad_in(t, HESSFIT_ERROR_FORMAT, "(row 3, column 1) given a second time", "duplicated row");
         free(t);
     }
     /* a row missing one value (the triangle loses H(4,4)) */
     t = test_replace_first(text, hess, "1.494900E-02  6.217331E-01", "1.494900E-02", NULL);
-    bad_in(t, HF_ERROR_TRUNCATED, "element (row 4, column 4)", "short row");
+    bad_in(t, HESSFIT_ERROR_TRUNCATED, "element (row 4, column 4)", "short row");
     free(t);
     /* a value above the diagonal */
     t = test_replace_first(text, hess, "2.472421E-01\n", "2.472421E-01  1.0E-02\n", NULL);
-    bad_in(t, HF_ERROR_FORMAT, "above the diagonal", "value above the diagonal");
+    bad_in(t, HESSFIT_ERROR_FORMAT, "above the diagonal", "value above the diagonal");
     free(t);
     /* six values in a row */
     t = test_replace_first(text, hess + 2000, "\n", " 1.0 1.0 1.0 1.0 1.0 1.0\n", NULL);
-    bad_in(t, HF_SUCCESS, NULL, "six values in a row");
+    bad_in(t, HESSFIT_SUCCESS, NULL, "six values in a row");
     free(t);
     /* NaN, Inf and garbage values */
     t = test_replace_first(text, hess, "2.944868E-01", "NaN", NULL);
-    bad_in(t, HF_ERROR_NONFINITE, ":7700:", "NaN in &hess");
+    bad_in(t, HESSFIT_ERROR_NONFINITE, ":7700:", "NaN in &hess");
     free(t);
     t = test_replace_first(text, hess, "2.944868E-01", "-inf", NULL);
-    bad_in(t, HF_ERROR_NONFINITE, ":7700:", "Inf in &hess");
+    bad_in(t, HESSFIT_ERROR_NONFINITE, ":7700:", "Inf in &hess");
     free(t);
     t = test_replace_first(text, hess, "2.944868E-01", "2.94x868E-01", NULL);
-    bad_in(t, HF_ERROR_PARSE, ":7700:", "garbage value in &hess");
+    bad_in(t, HESSFIT_ERROR_PARSE, ":7700:", "garbage value in &hess");
     free(t);
     /* huge and out-of-range indices */
     t = test_splice(text, find_line(text, hess, "   6"), find_line(text, hess, "   6") + 4, "   99999999999");
-    bad_in(t, HF_ERROR_PARSE, "column index", "huge column index");
+    bad_in(t, HESSFIT_ERROR_PARSE, "column index", "huge column index");
     free(t);
     /* one past the last coordinate (3N + 1), 0 and negative, on the line that holds them */
     t = test_splice(text, find_line(text, hess, "   6"), find_line(text, hess, "   6") + 4, " 109");
-    bad_in_at(t, find_line(text, hess, "   6"), HF_ERROR_PARSE, "column index '109' is outside [1, 108]",
+    bad_in_at(t, find_line(text, hess, "   6"), HESSFIT_ERROR_PARSE, "column index '109' is outside [1, 108]",
               "column index 3N + 1");
     free(t);
     t = test_splice(text, find_line(text, hess, "   6"), find_line(text, hess, "   6") + 4, "   0");
-    bad_in_at(t, find_line(text, hess, "   6"), HF_ERROR_PARSE, "column index '0' is outside [1, 108]",
+    bad_in_at(t, find_line(text, hess, "   6"), HESSFIT_ERROR_PARSE, "column index '0' is outside [1, 108]",
               "column index 0");
     free(t);
     t = test_replace_first(text, hess, "\n 108 ", "\n 109 ", NULL);
-    bad_in_at(t, (size_t)(strstr(t + hess, "\n 109 ") - t) + 1, HF_ERROR_PARSE, "row index '109' is outside [1, 108]",
+    bad_in_at(t, (size_t)(strstr(t + hess, "\n 109 ") - t) + 1, HESSFIT_ERROR_PARSE, "row index '109' is outside [1, 108]",
               "row index 3N + 1");
     free(t);
     t = test_replace_first(text, hess, "\n   2 ", "\n   0 ", NULL);
-    bad_in_at(t, (size_t)(strstr(t + hess, "\n   0 ") - t) + 1, HF_ERROR_PARSE, "row index '0' is outside [1, 108]",
+    bad_in_at(t, (size_t)(strstr(t + hess, "\n   0 ") - t) + 1, HESSFIT_ERROR_PARSE, "row index '0' is outside [1, 108]",
               "row index 0");
     free(t);
     t = test_replace_first(text, hess, "\n   2 ", "\n   -2 ", NULL);
-    bad_in_at(t, (size_t)(strstr(t + hess, "\n   -2 ") - t) + 1, HF_ERROR_PARSE, "row index '-2' is outside",
+    bad_in_at(t, (size_t)(strstr(t + hess, "\n   -2 ") - t) + 1, HESSFIT_ERROR_PARSE, "row index '-2' is outside",
               "negative row index");
     free(t);
     t = test_splice(text, hess + 6, hess + 6, "   2  1.0\n");
-    bad_in(t, HF_ERROR_FORMAT, "before the first column header", "row before a header");
+    bad_in(t, HESSFIT_ERROR_FORMAT, "before the first column header", "row before a header");
     free(t);
     /* an empty &hess section */
     t = test_splice(text, hess + 6, hess_end, "");
-    bad_in(t, HF_ERROR_FORMAT, "holds no values", "empty &hess");
+    bad_in(t, HESSFIT_ERROR_FORMAT, "holds no values", "empty &hess");
     free(t);
     /* element labels */
     t = test_replace_first(text, zmat, " Rh1 ", " Qq1 ", NULL);
-    bad_in(t, HF_ERROR_UNKNOWN_ELEMENT, ":15:", "unknown element label Qq1");
+    bad_in(t, HESSFIT_ERROR_UNKNOWN_ELEMENT, ":15:", "unknown element label Qq1");
     free(t);
     t = test_replace_first(text, zmat, " Rh1 ", " 1Rh ", NULL);
-    bad_in(t, HF_ERROR_UNKNOWN_ELEMENT, "'1Rh'", "label without element");
+    bad_in(t, HESSFIT_ERROR_UNKNOWN_ELEMENT, "'1Rh'", "label without element");
     free(t);
     t = test_replace_first(text, zmat, " Rh1 ", " Ho1 ", NULL);
-    bad_in(t, HF_ERROR_UNKNOWN_ELEMENT, "Ho (Z = 67)", "element without data (Ho)");
+    bad_in(t, HESSFIT_ERROR_UNKNOWN_ELEMENT, "Ho (Z = 67)", "element without data (Ho)");
     free(t);
     t = test_replace_first(text, zmat, " Rh1 ", " Du1 ", NULL);
-    bad_in(t, HF_ERROR_UNSUPPORTED, "dummy", "dummy atom");
+    bad_in(t, HESSFIT_ERROR_UNSUPPORTED, "dummy", "dummy atom");
     free(t);
     /* coordinates */
     t = test_replace_first(text, zmat, " 2.2154500000\n", " nan\n", NULL);
-    bad_in(t, HF_ERROR_NONFINITE, ":16:", "NaN coordinate");
+    bad_in(t, HESSFIT_ERROR_NONFINITE, ":16:", "NaN coordinate");
     free(t);
     t = test_replace_first(text, zmat, " 2.2154500000\n", " 2.2154500000 C3 1.5\n", NULL);
-    bad_in(t, HF_ERROR_PARSE, "Z-matrix", "Z-matrix line");
+    bad_in(t, HESSFIT_ERROR_PARSE, "Z-matrix", "Z-matrix line");
     free(t);
     t = test_replace_first(text, zmat, " 2.2154500000\n", "\n", NULL);
-    bad_in(t, HF_ERROR_PARSE, ":16:", "coordinate missing");
+    bad_in(t, HESSFIT_ERROR_PARSE, ":16:", "coordinate missing");
     free(t);
     /* one atom less: the Hessian is then too large for &zmat */
     t = test_splice(text,
                     find_line(text, zmat, " H36             2.0785000000            -0.3765000000            -2.9386000000"),
                     find_line(text, zmat, "&"), "");
-    bad_in(t, HF_ERROR_PARSE, "[1, 105]", "atom missing from &zmat");
+    bad_in(t, HESSFIT_ERROR_PARSE, "[1, 105]", "atom missing from &zmat");
     free(t);
     /* &gen */
     t = test_splice(text, gen_end, gen_end, "iunit=0\n");
-    bad_in(t, HF_ERROR_UNSUPPORTED, "iunit", "iunit=0 (bohr)");
+    bad_in(t, HESSFIT_ERROR_UNSUPPORTED, "iunit", "iunit=0 (bohr)");
     free(t);
     t = test_splice(text, gen_end, gen_end, "multip=\n");
-    bad_in(t, HF_ERROR_FORMAT, "multip", "multip without value");
+    bad_in(t, HESSFIT_ERROR_FORMAT, "multip", "multip without value");
     free(t);
     t = test_replace_first(text, 0, "molchg=1", "molchg=one", NULL);
-    bad_in(t, HF_ERROR_PARSE, "molchg", "molchg not a number");
+    bad_in(t, HESSFIT_ERROR_PARSE, "molchg", "molchg not a number");
     free(t);
     /* section structure */
     t = test_splice(text, find_line(text, zmat, "&"), find_line(text, zmat, "&") + 2, "");
-    bad_in(t, HF_ERROR_FORMAT, "before &zmat", "&zmat not closed");
+    bad_in(t, HESSFIT_ERROR_FORMAT, "before &zmat", "&zmat not closed");
     free(t);
     t = test_splice(text, zmat, zmat + 6, "&zmatrix\n");
-    bad_in(t, HF_ERROR_FORMAT, "no &zmat", "no &zmat section");
+    bad_in(t, HESSFIT_ERROR_FORMAT, "no &zmat", "no &zmat section");
     free(t);
     t = test_splice(text, hess, hess, "&zmat\n C1 0 0 0\n&\n");
-    bad_in(t, HF_ERROR_FORMAT, "second &zmat", "two &zmat sections");
+    bad_in(t, HESSFIT_ERROR_FORMAT, "second &zmat", "two &zmat sections");
     free(t);
     t = test_splice(text, 0, 0, "&\n");
-    bad_in(t, HF_ERROR_FORMAT, "outside a section", "stray '&'");
+    bad_in(t, HESSFIT_ERROR_FORMAT, "outside a section", "stray '&'");
     free(t);
     /* empty, garbage, binary */
-    bad_in("", HF_ERROR_FORMAT, "no &zmat", "empty file");
-    bad_in("this is not a Jaguar input\n1 2 3\n", HF_ERROR_FORMAT, "no &zmat", "garbage text");
+    bad_in("", HESSFIT_ERROR_FORMAT, "no &zmat", "empty file");
+    bad_in("this is not a Jaguar input\n1 2 3\n", HESSFIT_ERROR_FORMAT, "no &zmat", "garbage text");
     {
         static const char binary[] = "&zmat\n C1 0 0 0\n\x01\x02\x00\xff&\n";
-        test_expect_read_failure(hf_read_jaguar_in, test_write_file("bad.in", binary, sizeof binary - 1),
-                                 HF_ERROR_PARSE, TEST_ANY_LINE, "NUL", NULL, "binary garbage");
+        test_expect_read_failure(hessfit_jaguar_in_read, test_write_file("bad.in", binary, sizeof binary - 1),
+                                 HESSFIT_ERROR_PARSE, TEST_ANY_LINE, "NUL", NULL, "binary garbage");
     }
     {
-        hf_molecule m;
+        hessfit_molecule m;
         const char *path = test_temp_path("does-not-exist.in");
-        CHECK(hf_read_jaguar_in(path, &m) == HF_ERROR_IO && strstr(hf_last_error(), path) != NULL,
-              "missing file: %s", hf_last_error());
+        CHECK(hessfit_jaguar_in_read(path, &m) == HESSFIT_ERROR_IO && strstr(hessfit_last_error(), path) != NULL,
+              "missing file: %s", hessfit_last_error());
     }
 
     /* good variants: the &hess section before &zmat, '$' delimiters, keywords with spaces, and the
@@ -538,8 +538,8 @@ static void test_in_mutations(const char *text)
         t = test_replace_first(tmp, 0, " H36 ", " HE36 ", NULL);
         free(tmp);
         path = test_write_text("bad.in", t);
-        HF_CALL(hf_read_jaguar_in(path, &moved));
-        HF_CALL(hf_read_jaguar_in(test_source_path(first_in()), &ok));
+        HF_CALL(hessfit_jaguar_in_read(path, &moved));
+        HF_CALL(hessfit_jaguar_in_read(test_source_path(first_in()), &ok));
         CHECK(moved.n_atoms == ok.n_atoms && moved.charge == -2 && moved.multiplicity == 3 &&
                   moved.atomic_numbers[35] == 2 && ok.atomic_numbers[35] == 1,
               "reordered file: %d atoms, charge %d, multiplicity %d, atom 36 Z = %d", moved.n_atoms, moved.charge,
@@ -555,11 +555,11 @@ static void test_in_mutations(const char *text)
         printf("  good variants: &hess before &zmat, '$' delimiters, 'molchg = -2 , multip = 3', HE36 = helium\n");
         /* &hess before &zmat: its row indices are checked against 3N once &zmat is read; 3N + 1 fails */
         tmp = test_replace_first(t, 0, "\n 108 ", "\n 109 ", NULL);
-        bad_in_at(tmp, (size_t)(strstr(tmp, "\n 109 ") - tmp) + 1, HF_ERROR_COUNT,
+        bad_in_at(tmp, (size_t)(strstr(tmp, "\n 109 ") - tmp) + 1, HESSFIT_ERROR_COUNT,
                   "&hess row 109 is beyond 3N = 108 (36 atoms in &zmat)", "&hess first, row index 3N + 1");
         free(tmp);
-        hf_molecule_free(&moved);
-        hf_molecule_free(&ok);
+        hessfit_molecule_free(&moved);
+        hessfit_molecule_free(&ok);
         free(t);
     }
 }
@@ -587,79 +587,79 @@ static void test_out_bad(const char *text, size_t size)
         for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
             char what[64];
             snprintf(what, sizeof what, ".out cut at byte %zu of %zu", cuts[i], size);
-            test_expect_read_failure(hf_read_jaguar_out, test_write_file("cut.out", text, cuts[i]), HF_SUCCESS,
+            test_expect_read_failure(hessfit_jaguar_out_read, test_write_file("cut.out", text, cuts[i]), HESSFIT_SUCCESS,
                                      TEST_ANY_LINE, NULL, NULL, what);
             n++;
         }
     }
     t = test_replace_first(text, table, "    H9       X ", "    H8       X ", NULL);
-    bad_out(t, HF_ERROR_FORMAT, "'H9 X' is expected", "mode row with the wrong label");
+    bad_out(t, HESSFIT_ERROR_FORMAT, "'H9 X' is expected", "mode row with the wrong label");
     free(t);
     t = test_replace_first(text, table, "    H9       Y ", "    H9       Z ", NULL);
-    bad_out(t, HF_ERROR_FORMAT, "'H9 Y' is expected", "mode row with the wrong axis");
+    bad_out(t, HESSFIT_ERROR_FORMAT, "'H9 Y' is expected", "mode row with the wrong axis");
     free(t);
     t = test_replace_first(text, table, "-705.89", "-7o5.89", NULL);
-    bad_out(t, HF_ERROR_PARSE, "frequency", "frequency not a number");
+    bad_out(t, HESSFIT_ERROR_PARSE, "frequency", "frequency not a number");
     free(t);
     {
         char long_value[700];
         memset(long_value, ' ', sizeof long_value);
         memcpy(long_value + sizeof long_value - 8, "-705.89", 8);
         t = test_replace_first(text, table, " -705.89", long_value, NULL);
-        bad_out(t, HF_ERROR_PARSE, "longer than", "over-long frequency line");
+        bad_out(t, HESSFIT_ERROR_PARSE, "longer than", "over-long frequency line");
         free(t);
     }
     t = test_replace_first(text, table, "-0.00331", "NaN", NULL);
-    bad_out(t, HF_ERROR_NONFINITE, "displacement", "NaN displacement");
+    bad_out(t, HESSFIT_ERROR_NONFINITE, "displacement", "NaN displacement");
     free(t);
     t = test_replace_first(text, table, "-0.00331  0.00014", "-0.00331", NULL);
-    bad_out(t, HF_ERROR_FORMAT, "row with 5 values", "mode row with 5 values");
+    bad_out(t, HESSFIT_ERROR_FORMAT, "row with 5 values", "mode row with 5 values");
     free(t);
     {
         size_t row = find_line(text, table, "    H36      Z    -0.00266 -0.01464 -0.02504 -0.01273  0.04929 -0.05754");
         t = test_splice(text, row, strchr(text + row, '\n') - text + 1, "");
-        bad_out(t, HF_ERROR_COUNT, "3N = 108", "a mode row missing");
+        bad_out(t, HESSFIT_ERROR_COUNT, "3N = 108", "a mode row missing");
         free(t);
     }
     {
         size_t second = (size_t)(strstr(text + table + 10, "  vibration #") - text);
         size_t third = (size_t)(strstr(text + second + 10, "  vibration #") - text);
         t = test_splice(text, second, third, "");
-        bad_out(t, HF_ERROR_COUNT, "102 frequencies announced, 96 printed", "a frequency table missing");
+        bad_out(t, HESSFIT_ERROR_COUNT, "102 frequencies announced, 96 printed", "a frequency table missing");
         free(t);
     }
     t = test_replace_first(text, find_line(text, 0, " Input geometry:"), "angstroms", "parsecs", NULL);
-    bad_out(t, HF_ERROR_FORMAT, "geometry unit", "unknown geometry unit");
+    bad_out(t, HESSFIT_ERROR_FORMAT, "geometry unit", "unknown geometry unit");
     free(t);
     t = test_replace_first(text, find_line(text, 0, " Input geometry:"), "  Rh1 ", "  Qq1 ", NULL);
-    bad_out(t, HF_ERROR_UNKNOWN_ELEMENT, "Qq1", "unknown element in geometry");
+    bad_out(t, HESSFIT_ERROR_UNKNOWN_ELEMENT, "Qq1", "unknown element in geometry");
     free(t);
     t = test_replace_first(text, 0, "  end of program scf", "  end of program scg", NULL);
-    bad_out(t, HF_ERROR_FORMAT, "end of program scg", "mismatched program markers");
+    bad_out(t, HESSFIT_ERROR_FORMAT, "end of program scg", "mismatched program markers");
     free(t);
     t = test_splice(text, find_line(text, 0, " Input geometry:"), find_line(text, 0, " Input geometry:") + 2, " X");
-    bad_out(t, HF_ERROR_FORMAT, "frequency table before any geometry", "no geometry block");
+    bad_out(t, HESSFIT_ERROR_FORMAT, "frequency table before any geometry", "no geometry block");
     free(t);
-    bad_out("", HF_ERROR_FORMAT, "no geometry", "empty .out");
-    bad_out("garbage\n\x7f\x7e\n", HF_ERROR_FORMAT, "no geometry", "garbage .out");
+    bad_out("", HESSFIT_ERROR_FORMAT, "no geometry", "empty .out");
+    bad_out("garbage\n\x7f\x7e\n", HESSFIT_ERROR_FORMAT, "no geometry", "garbage .out");
     /* a bohr geometry is converted */
     {
-        hf_molecule a, b;
+        hessfit_molecule a, b;
         const char *path;
         char *t2;
         t = test_replace_first(text, find_line(text, 0, " Input geometry:"), "angstroms", "bohrs", NULL);
         t2 = test_replace_first(t, find_line(t, 0, " Input geometry:"), "2.2154500000", "4.1865937428", NULL);
         path = test_write_text("bad.out", t2);
-        HF_CALL(hf_read_jaguar_out(path, &a));
-        HF_CALL(hf_read_jaguar_out(test_source_path(first_out()), &b));
-        CHECK(fabs(a.coords[5] - 4.1865937428 * HF_BOHR_TO_ANGSTROM) < 1e-15 && a.coords[5] != b.coords[5] &&
+        HF_CALL(hessfit_jaguar_out_read(path, &a));
+        HF_CALL(hessfit_jaguar_out_read(test_source_path(first_out()), &b));
+        CHECK(fabs(a.coords[5] - 4.1865937428 * HESSFIT_BOHR_TO_ANGSTROM) < 1e-15 && a.coords[5] != b.coords[5] &&
                   fabs(a.coords[5] - b.coords[5]) < 1e-9,
               "bohr geometry: %.12f vs %.12f", a.coords[5], b.coords[5]);
         CHECK(fabs(b.energy - -1369.88293508102) < 1e-11 && b.frequencies[0] == -705.89 &&
                   b.frequencies[101] == 3587.52 && b.modes[0] == -0.00331 && b.modes[101 * 108 + 107] == 0.00001,
               "values of the first .out as printed");
-        hf_molecule_free(&a);
-        hf_molecule_free(&b);
+        hessfit_molecule_free(&a);
+        hessfit_molecule_free(&b);
         free(t);
         free(t2);
     }
@@ -672,14 +672,14 @@ static void test_truncated_gz(void)
     size_t n;
     char *raw = test_load_file(test_source_path(first_in()), &n);
     CHECK(n > 0, "empty %s", first_in());
-    test_expect_read_failure(hf_read_jaguar_in, test_write_file("cut.in.gz", raw, n / 2), HF_ERROR_TRUNCATED,
+    test_expect_read_failure(hessfit_jaguar_in_read, test_write_file("cut.in.gz", raw, n / 2), HESSFIT_ERROR_TRUNCATED,
                              TEST_ANY_LINE, "compressed", NULL, "truncated .in.gz");
-    test_expect_read_failure(hf_read_jaguar_in, test_write_file("cut.in.gz", raw, 100), HF_ERROR_TRUNCATED,
+    test_expect_read_failure(hessfit_jaguar_in_read, test_write_file("cut.in.gz", raw, 100), HESSFIT_ERROR_TRUNCATED,
                              TEST_ANY_LINE, "compressed", NULL, "truncated .in.gz (100 B)");
     free(raw);
     raw = test_load_file(test_source_path(first_out()), &n);
     CHECK(n > 0, "empty %s", first_out());
-    test_expect_read_failure(hf_read_jaguar_out, test_write_file("cut.out.gz", raw, n - 20), HF_ERROR_TRUNCATED,
+    test_expect_read_failure(hessfit_jaguar_out_read, test_write_file("cut.out.gz", raw, n - 20), HESSFIT_ERROR_TRUNCATED,
                              TEST_ANY_LINE, "compressed", NULL, "truncated .out.gz");
     free(raw);
 }

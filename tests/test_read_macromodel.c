@@ -29,7 +29,7 @@ static const int golden_carbons[N_STRUCT] = {10, 10, 10, 22, 22, 18, 18, 18, 18}
 /* ---- small helpers ------------------------------------------------------------------------ */
 
 /* 1 if atoms a and b are bonded. */
-static int bonded(const hf_molecule *m, int a, int b)
+static int bonded(const hessfit_molecule *m, int a, int b)
 {
     for (int k = 0; k < m->n_bonds; k++)
         if ((m->bonds[2 * k] == a && m->bonds[2 * k + 1] == b) || (m->bonds[2 * k] == b && m->bonds[2 * k + 1] == a))
@@ -37,7 +37,7 @@ static int bonded(const hf_molecule *m, int a, int b)
     return 0;
 }
 
-static double bond_order_of(const hf_molecule *m, int a, int b)
+static double bond_order_of(const hessfit_molecule *m, int a, int b)
 {
     for (int k = 0; k < m->n_bonds; k++)
         if ((m->bonds[2 * k] == a && m->bonds[2 * k + 1] == b) || (m->bonds[2 * k] == b && m->bonds[2 * k + 1] == a))
@@ -87,8 +87,8 @@ static void test_type_table(void)
             /* no atomic number: the mass tells the element (RH: 102.9055 = Rh), or none (Z0) */
             double m = atof(mass);
             int match = 0;
-            for (int e = 1; e <= HF_MAX_ATOMIC_NUMBER; e++)
-                if (hf_element_symbol(e) != NULL && fabs(hf_element_average_mass(e) - m) < 0.01)
+            for (int e = 1; e <= HESSFIT_MAX_ATOMIC_NUMBER; e++)
+                if (hessfit_element_symbol(e) != NULL && fabs(hessfit_element_average_mass(e) - m) < 0.01)
                     match = e;
             CHECK(z == match, "type %s mass %s: table gives %d, the mass says %d", name, mass, z, match);
             if (match)
@@ -132,7 +132,7 @@ static void announced_counts(const char *text, const char *words, int *counts, i
     CHECK(k == max, "%d '%s' headers, expected %d", k, words, max);
 }
 
-static void test_mmo(const hf_molecule_list *mmo, const char *mmo_text)
+static void test_mmo(const hessfit_molecule_list *mmo, const char *mmo_text)
 {
     static const char *const kinds[4] = {"Stretch", "Bend", "Proper Torsion", "Improper torsion"};
     const int *golden[4] = {golden_bonds, golden_angles, golden_torsions, golden_impropers};
@@ -145,9 +145,9 @@ static void test_mmo(const hf_molecule_list *mmo, const char *mmo_text)
     CHECK(strcmp(mmo->items[8].name, "9 (R,R)-Me-BPE pro-S Conformation 2 from JCTC SI") == 0, "name 9 '%s'",
           mmo->items[8].name);
     for (int s = 0; s < N_STRUCT; s++) {
-        const hf_molecule *m = &mmo->items[s];
-        int count[HF_NUM_TERM_KINDS] = {0}, z_count[4] = {0}, o0 = 0;
-        HF_CALL(hf_molecule_check(m, m->source));
+        const hessfit_molecule *m = &mmo->items[s];
+        int count[HESSFIT_NUM_TERM_KINDS] = {0}, z_count[4] = {0}, o0 = 0;
+        HF_CALL(hessfit_molecule_check(m, m->source));
         CHECK(m->n_atoms == golden_atoms[s], "structure %d: %d atoms", s + 1, m->n_atoms);
         CHECK(m->atom_types != NULL && m->partial_charges != NULL && m->coords != NULL && m->bonds_known &&
                   m->bond_orders != NULL && m->n_bonds > 0,
@@ -171,8 +171,8 @@ static void test_mmo(const hf_molecule_list *mmo, const char *mmo_text)
                   s + 1, count[k], kinds[k], announced[k][s]);
         }
         /* every bond of the connectivity has its stretch term and the other way round */
-        CHECK(m->n_bonds == count[HF_TERM_BOND], "structure %d: %d bonds vs %d stretch terms", s + 1, m->n_bonds,
-              count[HF_TERM_BOND]);
+        CHECK(m->n_bonds == count[HESSFIT_TERM_BOND], "structure %d: %d bonds vs %d stretch terms", s + 1, m->n_bonds,
+              count[HESSFIT_TERM_BOND]);
         for (int b = 0; b < m->n_bonds; b++)
             o0 += m->bond_orders[b] == 0.0;
         order0 += o0;
@@ -183,21 +183,21 @@ static void test_mmo(const hf_molecule_list *mmo, const char *mmo_text)
                announced[1][s], announced[2][s], announced[3][s]);
         /* connectivity of every term (impropers: MacroModel prints the centre second) */
         for (int t = 0; t < m->n_reported_terms; t++) {
-            const hf_reported_term *r = &m->reported_terms[t];
+            const hessfit_reported_term *r = &m->reported_terms[t];
             const int *a = r->atoms;
             int ok = 0;
             switch (r->kind) {
-            case HF_TERM_BOND: ok = bonded(m, a[0], a[1]) && a[2] == -1; break;
-            case HF_TERM_ANGLE: ok = bonded(m, a[0], a[1]) && bonded(m, a[1], a[2]) && a[3] == -1; break;
-            case HF_TERM_TORSION: ok = bonded(m, a[0], a[1]) && bonded(m, a[1], a[2]) && bonded(m, a[2], a[3]); break;
+            case HESSFIT_TERM_BOND: ok = bonded(m, a[0], a[1]) && a[2] == -1; break;
+            case HESSFIT_TERM_ANGLE: ok = bonded(m, a[0], a[1]) && bonded(m, a[1], a[2]) && a[3] == -1; break;
+            case HESSFIT_TERM_TORSION: ok = bonded(m, a[0], a[1]) && bonded(m, a[1], a[2]) && bonded(m, a[2], a[3]); break;
             default: ok = bonded(m, a[1], a[0]) && bonded(m, a[1], a[2]) && bonded(m, a[1], a[3]); break;
             }
             if (!ok) {
                 exceptions++;
-                printf("  EXCEPTION %s line %d: %s %d %d %d %d\n", m->source, r->line, hf_term_kind_name(r->kind),
+                printf("  EXCEPTION %s line %d: %s %d %d %d %d\n", m->source, r->line, hessfit_term_kind_name(r->kind),
                        a[0] + 1, a[1] + 1, a[2] + 1, a[3] + 1);
             }
-            for (int k = 0; k + 1 < hf_term_kind_atoms(r->kind) && r->kind != HF_TERM_IMPROPER; k++)
+            for (int k = 0; k + 1 < hessfit_term_kind_atoms(r->kind) && r->kind != HESSFIT_TERM_IMPROPER; k++)
                 if (bond_order_of(m, a[k], a[k + 1]) == 0.0) {
                     across_order0++;
                     break;
@@ -216,11 +216,11 @@ static void test_mmo(const hf_molecule_list *mmo, const char *mmo_text)
     }
     /* the first structure's Rh-H(17) bond: line 1860, Subst, k 2.5782, r0 1.5684 (mmo line 19) */
     {
-        const hf_molecule *m = &mmo->items[0];
+        const hessfit_molecule *m = &mmo->items[0];
         int found = 0;
         for (int t = 0; t < m->n_reported_terms; t++) {
-            const hf_reported_term *r = &m->reported_terms[t];
-            if (r->kind == HF_TERM_BOND && r->atoms[0] == 0 && r->atoms[1] == 16) {
+            const hessfit_reported_term *r = &m->reported_terms[t];
+            if (r->kind == HESSFIT_TERM_BOND && r->atoms[0] == 0 && r->atoms[1] == 16) {
                 found = 1;
                 CHECK(r->ff_line == 1860 && strcmp(r->source, "Subst") == 0 && r->values[0] == 2.5782 &&
                           r->values[1] == 1.5684 && r->line == 19,
@@ -232,13 +232,13 @@ static void test_mmo(const hf_molecule_list *mmo, const char *mmo_text)
         CHECK(found, "no Rh-H17 bond term in structure 1");
         /* the first torsion and the first improper, as printed at .mmo lines 187 and 246 */
         for (int t = 0; t < m->n_reported_terms; t++) {
-            const hf_reported_term *r = &m->reported_terms[t];
+            const hessfit_reported_term *r = &m->reported_terms[t];
             if (r->line == 187)
-                CHECK(r->kind == HF_TERM_TORSION && r->atoms[0] == 0 && r->atoms[3] == 23 && r->ff_line == 990 &&
+                CHECK(r->kind == HESSFIT_TERM_TORSION && r->atoms[0] == 0 && r->atoms[3] == 23 && r->ff_line == 990 &&
                           strcmp(r->source, "A3") == 0 && r->values[2] == 0.35,
                       "torsion at line 187");
             if (r->line == 246)
-                CHECK(r->kind == HF_TERM_IMPROPER && r->atoms[0] == 1 && r->atoms[1] == 2 && r->atoms[2] == 3 &&
+                CHECK(r->kind == HESSFIT_TERM_IMPROPER && r->atoms[0] == 1 && r->atoms[1] == 2 && r->atoms[2] == 3 &&
                           r->atoms[3] == 11 && r->ff_line == 1022 && r->values[0] == 0.8,
                       "improper at line 246");
         }
@@ -247,12 +247,12 @@ static void test_mmo(const hf_molecule_list *mmo, const char *mmo_text)
 
 /* ---- the FF lines against mm3.fld ------------------------------------------------------------- */
 
-static void test_ff_lines(const hf_molecule_list *mmo)
+static void test_ff_lines(const hessfit_molecule_list *mmo)
 {
     char *fld = test_load_gunzip(test_source_path("examples/data/rh-enamide/ff/mm3.fld"), NULL);
     char *lines[4096];
-    int n_lines = 0, checked[HF_NUM_TERM_KINDS] = {0}, continuation = 0, split_torsion = 0;
-    double max_diff[HF_NUM_TERM_KINDS] = {0};
+    int n_lines = 0, checked[HESSFIT_NUM_TERM_KINDS] = {0}, continuation = 0, split_torsion = 0;
+    double max_diff[HESSFIT_NUM_TERM_KINDS] = {0};
     for (char *p = fld; *p && n_lines < 4096;) {
         char *nl = strchr(p, '\n');
         lines[n_lines++] = p;
@@ -271,25 +271,25 @@ static void test_ff_lines(const hf_molecule_list *mmo)
     CHECK(strstr(lines[117], "N1 % C1") && strstr(lines[117], "1.1580    17.3300"), "line 118: %s", lines[117]);
     CHECK(strstr(lines[1866], "1.4281") && strstr(lines[1866], "4.1874"), "line 1867: %s", lines[1866]);
     for (int s = 0; s < mmo->n; s++) {
-        const hf_molecule *m = &mmo->items[s];
+        const hessfit_molecule *m = &mmo->items[s];
         for (int t = 0; t < m->n_reported_terms; t++) {
-            const hf_reported_term *r = &m->reported_terms[t];
+            const hessfit_reported_term *r = &m->reported_terms[t];
             double v[8], d = 0.0;
             int n, line = r->ff_line;
             CHECK(line >= 1 && line <= n_lines, "%s line %d: FF line %d outside mm3.fld", m->source, r->line, line);
             n = fld_numbers(lines[line - 1], v, 8);
-            if (r->kind == HF_TERM_BOND && n == 0) {
+            if (r->kind == HESSFIT_TERM_BOND && n == 0) {
                 /* a continuation line (an extra environment of the parameter above it) */
                 CHECK(line >= 2 && (n = fld_numbers(lines[line - 2], v, 8)) >= 2, "FF line %d", line);
                 continuation++;
             }
             switch (r->kind) {
-            case HF_TERM_BOND:  /* r0 k */
-            case HF_TERM_ANGLE: /* theta0 k */
+            case HESSFIT_TERM_BOND:  /* r0 k */
+            case HESSFIT_TERM_ANGLE: /* theta0 k */
                 CHECK(n >= 2, "FF line %d has %d numbers", line, n);
                 d = fmax(fabs(r->values[1] - v[0]), fabs(r->values[0] - v[1]));
                 break;
-            case HF_TERM_TORSION: /* V1 V2 V3 */
+            case HESSFIT_TERM_TORSION: /* V1 V2 V3 */
                 CHECK(n >= 3, "FF line %d has %d numbers", line, n);
                 if (line == 1150 && fabs(r->values[1] - v[1]) > 1e-4) {
                     /* the substructure torsion "00 2 3 00" (V2 36.8) is printed as 36.8 / 4 */
@@ -307,20 +307,20 @@ static void test_ff_lines(const hf_molecule_list *mmo)
                 break;
             }
             /* half a unit of the print precision: bonds 4 decimals, the others 3 */
-            CHECK(d <= (r->kind == HF_TERM_BOND ? 0.50001e-4 : 0.50001e-3),
+            CHECK(d <= (r->kind == HESSFIT_TERM_BOND ? 0.50001e-4 : 0.50001e-3),
                   "%s line %d: %s printed values differ from FF line %d by %g: %s", m->source, r->line,
-                  hf_term_kind_name(r->kind), line, d, lines[line - 1]);
+                  hessfit_term_kind_name(r->kind), line, d, lines[line - 1]);
             checked[r->kind]++;
             max_diff[r->kind] = fmax(max_diff[r->kind], d);
         }
     }
-    for (int k = 0; k < HF_NUM_TERM_KINDS; k++)
-        printf("  %-8s: %4d terms match their FF line, max |printed - fld| = %.2g\n", hf_term_kind_name(k), checked[k],
+    for (int k = 0; k < HESSFIT_NUM_TERM_KINDS; k++)
+        printf("  %-8s: %4d terms match their FF line, max |printed - fld| = %.2g\n", hessfit_term_kind_name(k), checked[k],
                max_diff[k]);
     printf("  bond terms naming a continuation line (checked against the line above): %d\n", continuation);
     printf("  torsions on line 1150 printed with V2 = fld V2 / 4: %d\n", split_torsion);
-    CHECK(checked[HF_TERM_BOND] == 500 && checked[HF_TERM_ANGLE] == 1050 && checked[HF_TERM_TORSION] == 1150 &&
-              checked[HF_TERM_IMPROPER] == 50,
+    CHECK(checked[HESSFIT_TERM_BOND] == 500 && checked[HESSFIT_TERM_ANGLE] == 1050 && checked[HESSFIT_TERM_TORSION] == 1150 &&
+              checked[HESSFIT_TERM_IMPROPER] == 50,
           "checked %d %d %d %d", checked[0], checked[1], checked[2], checked[3]);
     CHECK(continuation == 9 && split_torsion == 48, "continuation %d split %d", continuation, split_torsion);
     free(fld);
@@ -328,22 +328,22 @@ static void test_ff_lines(const hf_molecule_list *mmo)
 
 /* ---- mol2 -------------------------------------------------------------------------------------- */
 
-static void test_mol2(const hf_molecule_list *mol2)
+static void test_mol2(const hessfit_molecule_list *mol2)
 {
     int aromatic = 0, order0 = 0;
     printf(".mol2: %d molecules\n", mol2->n);
     CHECK(mol2->n == N_STRUCT, "%d molecules", mol2->n);
     for (int s = 0; s < N_STRUCT; s++) {
-        const hf_molecule *m = &mol2->items[s];
+        const hessfit_molecule *m = &mol2->items[s];
         int px = 0;
-        HF_CALL(hf_molecule_check(m, m->source));
+        HF_CALL(hessfit_molecule_check(m, m->source));
         CHECK(m->n_atoms == golden_atoms[s] && m->n_bonds == golden_bonds[s] && m->bonds_known,
               "molecule %d: %d atoms %d bonds", s + 1, m->n_atoms, m->n_bonds);
         CHECK(m->atom_names != NULL && m->atom_types != NULL && m->partial_charges != NULL, "molecule %d fields",
               s + 1);
         for (int i = 0; i < m->n_atoms; i++) {
             /* every element agrees with the atom name read as an element symbol */
-            CHECK(m->atomic_numbers[i] == hf_element_atomic_number(m->atom_names[i]), "molecule %d atom %d: %d vs %s",
+            CHECK(m->atomic_numbers[i] == hessfit_element_atomic_number(m->atom_names[i]), "molecule %d atom %d: %d vs %s",
                   s + 1, i + 1, m->atomic_numbers[i], m->atom_names[i]);
             px += strcmp(m->atom_types[i], "PX") == 0 || strcmp(m->atom_types[i], "HX") == 0;
         }
@@ -357,18 +357,18 @@ static void test_mol2(const hf_molecule_list *mol2)
     CHECK(aromatic == 12 && order0 == 27, "aromatic %d order0 %d", aromatic, order0);
 }
 
-static void test_mmo_vs_mol2(const hf_molecule_list *mmo, const hf_molecule_list *mol2)
+static void test_mmo_vs_mol2(const hessfit_molecule_list *mmo, const hessfit_molecule_list *mol2)
 {
     double max_dd = 0.0, max_dx = 0.0;
     long pairs = 0;
     int kekule = 0;
     for (int s = 0; s < N_STRUCT; s++) {
-        const hf_molecule *a = &mmo->items[s], *b = &mol2->items[s];
+        const hessfit_molecule *a = &mmo->items[s], *b = &mol2->items[s];
         CHECK(a->n_atoms == b->n_atoms && strcmp(a->name, b->name) == 0, "structure %d: %s vs %s", s + 1, a->name,
               b->name);
         for (int i = 0; i < a->n_atoms; i++) {
             CHECK(a->atomic_numbers[i] == b->atomic_numbers[i], "structure %d atom %d element", s + 1, i + 1);
-            CHECK(a->atomic_numbers[i] == hf_element_atomic_number(b->atom_names[i]),
+            CHECK(a->atomic_numbers[i] == hessfit_element_atomic_number(b->atom_names[i]),
                   "structure %d atom %d: mmo type %s vs mol2 name %s", s + 1, i + 1, a->atom_types[i],
                   b->atom_names[i]);
             for (int k = 0; k < 3; k++)
@@ -398,12 +398,12 @@ static void test_mmo_vs_mol2(const hf_molecule_list *mmo, const hf_molecule_list
 
 static void test_small_mol2(void)
 {
-    hf_molecule_list l;
+    hessfit_molecule_list l;
     const char *dmpe = test_source_path("examples/data/rh-enamide/2_dmpe_conf_1.mol2");
     char *text, *fixed;
     const char *path;
     int counts[120] = {0};
-    HF_CALL(hf_read_mol2(test_source_path("tests/data/ethane/GS.mol2"), &l));
+    HF_CALL(hessfit_mol2_read(test_source_path("tests/data/ethane/GS.mol2"), &l));
     CHECK(l.n == 1 && l.items[0].n_atoms == 8 && l.items[0].n_bonds == 7, "ethane: %d molecules", l.n);
     for (int i = 0; i < 8; i++)
         counts[l.items[0].atomic_numbers[i]]++;
@@ -415,16 +415,16 @@ static void test_small_mol2(void)
            test_distance(l.items[0].coords, 1, 3));
     CHECK(fabs(test_distance(l.items[0].coords, 1, 3) - 1.5305) < 1e-3, "C-C %g",
           test_distance(l.items[0].coords, 1, 3));
-    hf_molecule_list_free(&l);
+    hessfit_molecule_list_free(&l);
 
     /* q2mm's per-structure 2_dmpe_conf_1.mol2 announces 38 bonds and lists 40 */
-    test_expect_list_failure(hf_read_mol2, dmpe, HF_ERROR_COUNT, TEST_ANY_LINE, "more bond rows than the 38 announced",
+    test_expect_list_failure(hessfit_mol2_read, dmpe, HESSFIT_ERROR_COUNT, TEST_ANY_LINE, "more bond rows than the 38 announced",
                              NULL, "real 2_dmpe_conf_1.mol2");
     /* with the count corrected it reads: SYBYL O.3/N.3, element type H, MacroModel RH/C3/P3 */
     text = test_load_gunzip(dmpe, NULL);
     fixed = test_replace_first(text, 0, " 38 38 0 0 0", " 38 40 0 0 0", NULL);
     path = test_write_text("dmpe_fixed.mol2", fixed);
-    HF_CALL(hf_read_mol2(path, &l));
+    HF_CALL(hessfit_mol2_read(path, &l));
     memset(counts, 0, sizeof counts);
     for (int i = 0; i < l.items[0].n_atoms; i++)
         counts[l.items[0].atomic_numbers[i]]++;
@@ -433,7 +433,7 @@ static void test_small_mol2(void)
           "dmpe elements");
     CHECK(strcmp(l.items[0].atom_types[1], "O.3") == 0, "type %s", l.items[0].atom_types[1]);
     printf("2_dmpe_conf_1.mol2 with its bond count corrected: 38 atoms (Rh O N2 P2 C10 H22), 40 bonds\n");
-    hf_molecule_list_free(&l);
+    hessfit_molecule_list_free(&l);
     unlink(path);
     free(text);
     free(fixed);
@@ -453,10 +453,10 @@ static int count_occurrences(const char *text, const char *needle)
  * naming file:line and holding part. */
 typedef struct mutation {
     const char *old, *new, *part, *what;
-    hf_status status;
+    hessfit_status status;
 } mutation;
 
-static void check_mutations(hf_status (*reader)(const char *, hf_molecule_list *), const char *text, const char *name,
+static void check_mutations(hessfit_status (*reader)(const char *, hessfit_molecule_list *), const char *text, const char *name,
                             const mutation *cases, size_t n)
 {
     for (size_t c = 0; c < n; c++) {
@@ -470,7 +470,7 @@ static void check_mutations(hf_status (*reader)(const char *, hf_molecule_list *
 /* Random byte edits of text[0, n) (characters that matter to the parsers): every copy must read
  * into consistent molecules or fail naming file:line; never crash. Returns how many failed. */
 static int random_edits(const char *text, size_t n, const char *name, int copies,
-                        hf_status (*reader)(const char *, hf_molecule_list *))
+                        hessfit_status (*reader)(const char *, hessfit_molecule_list *))
 {
     static const char alphabet[] = " 0123456789.-=%()*\nabcXYZ@<>#\t";
     char *copy = malloc(n);
@@ -478,23 +478,23 @@ static int random_edits(const char *text, size_t n, const char *name, int copies
     CHECK(copy != NULL, "no memory");
     test_seed(12345);
     for (int c = 0; c < copies; c++) {
-        hf_molecule_list l;
+        hessfit_molecule_list l;
         const char *path;
-        hf_status st;
+        hessfit_status st;
         char what[64];
         int edits = 1 + (int)(8.0 * test_random());
         memcpy(copy, text, n);
         for (int e = 0; e < edits; e++)
             copy[(size_t)(test_random() * (double)n)] = alphabet[(int)(test_random() * (sizeof alphabet - 1))];
         path = test_write_file(name, copy, n);
-        if ((st = reader(path, &l)) == HF_SUCCESS) {
+        if ((st = reader(path, &l)) == HESSFIT_SUCCESS) {
             for (int m = 0; m < l.n; m++)
-                HF_CALL(hf_molecule_check(&l.items[m], l.items[m].source));
-            hf_molecule_list_free(&l);
+                HF_CALL(hessfit_molecule_check(&l.items[m], l.items[m].source));
+            hessfit_molecule_list_free(&l);
         } else {
             snprintf(what, sizeof what, "edited copy %d", c);
             test_set_quiet(1);
-            test_expect_file_error(st, HF_SUCCESS, path, TEST_ANY_LINE, NULL, NULL, what);
+            test_expect_file_error(st, HESSFIT_SUCCESS, path, TEST_ANY_LINE, NULL, NULL, what);
             test_set_quiet(0);
             CHECK(l.n == 0 && l.items == NULL, "edited copy %d: output not zeroed", c);
             failed++;
@@ -511,8 +511,8 @@ static int check_mmo_cut(const char *text, size_t cut)
 {
     char *prefix = strndup(text, cut);
     const char *path, *last = NULL, *tail;
-    hf_molecule_list l;
-    hf_status st;
+    hessfit_molecule_list l;
+    hessfit_status st;
     int k = 0, in_gap;
     CHECK(prefix != NULL, "no memory");
     path = test_write_file("cut.mmo", prefix, cut);
@@ -525,25 +525,25 @@ static int check_mmo_cut(const char *text, size_t cut)
         tail = "";
     in_gap = k > 0 && !strstr(tail, "interactions present") && !strstr(tail, "Connection Table") &&
              !strstr(tail, "Input Structure Name");
-    st = hf_read_mmo(path, &l);
-    if (st == HF_SUCCESS) {
+    st = hessfit_mmo_read(path, &l);
+    if (st == HESSFIT_SUCCESS) {
         CHECK(in_gap && l.n == k, "cut at %zu read %d structures (%d complete, in gap %d)", cut, l.n, k, in_gap);
-        hf_molecule_list_free(&l);
+        hessfit_molecule_list_free(&l);
     } else {
         char what[64];
         snprintf(what, sizeof what, "cut at %zu", cut);
         test_set_quiet(1);
-        test_expect_file_error(st, HF_SUCCESS, path, TEST_ANY_LINE, NULL, NULL, what);
+        test_expect_file_error(st, HESSFIT_SUCCESS, path, TEST_ANY_LINE, NULL, NULL, what);
         test_set_quiet(0);
         CHECK(l.n == 0 && l.items == NULL, "cut at %zu: output not zeroed", cut);
     }
     free(prefix);
-    return st == HF_SUCCESS;
+    return st == HESSFIT_SUCCESS;
 }
 
 static void test_bad_mmo(const char *text, size_t size)
 {
-    hf_molecule_list l;
+    hessfit_molecule_list l;
     int cuts = 0, read_ok = 0;
     const char *anchors[] = {"BOND LENGTHS AND STRETCH",
                              "         1    18  ",
@@ -580,7 +580,7 @@ static void test_bad_mmo(const char *text, size_t size)
     /* random edits of the first structure's output (up to its "Total Sol" line) */
     {
         size_t n = (size_t)(strstr(text, "Total Sol") - text);
-        int failed = random_edits(text, n, "edit.mmo", 400, hf_read_mmo);
+        int failed = random_edits(text, n, "edit.mmo", 400, hessfit_mmo_read);
         printf("  400 randomly edited copies of structure 1: %d failed naming file:line, %d read consistently\n",
                failed, 400 - failed);
         CHECK(failed > 100, "only %d edited copies failed", failed);
@@ -590,79 +590,79 @@ static void test_bad_mmo(const char *text, size_t size)
         size_t gz_size;
         char *gz =
             test_load_file(test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz"), &gz_size);
-        test_expect_list_failure(hf_read_mmo, test_write_file("cut.mmo.gz", gz, gz_size / 2), HF_ERROR_TRUNCATED,
+        test_expect_list_failure(hessfit_mmo_read, test_write_file("cut.mmo.gz", gz, gz_size / 2), HESSFIT_ERROR_TRUNCATED,
                                  TEST_ANY_LINE, NULL, NULL, "gzip cut in half");
         free(gz);
     }
     /* mutations of the first structure */
     const mutation cases[] = {
         {"38 Stretch interactions present", "39 Stretch interactions present", "39 Stretch interactions announced, 38",
-         "stretch count mismatch", HF_ERROR_COUNT},
+         "stretch count mismatch", HESSFIT_ERROR_COUNT},
         {"56 Proper Torsion interactions", "57 Proper Torsion interactions", ":181: 57 Proper Torsion",
-         "torsion count mismatch", HF_ERROR_COUNT},
+         "torsion count mismatch", HESSFIT_ERROR_COUNT},
         {"6 Improper torsion interactions", "5 Improper torsion interactions",
          "5 Improper torsion interactions "
          "announced, 6",
-         "improper count mismatch", HF_ERROR_COUNT},
+         "improper count mismatch", HESSFIT_ERROR_COUNT},
         {"27 Bend-bend interactions", "28 Bend-bend interactions", ":145: 28 Bend-bend", "bend-bend count mismatch",
-         HF_ERROR_COUNT},
+         HESSFIT_ERROR_COUNT},
         {"   14-    2     5 ", "   14-    2    99 ", ":884: atom 1 is attached to atom 99", "attached atom 99",
-         HF_ERROR_COUNT},
+         HESSFIT_ERROR_COUNT},
         {"            1    13                1.5293", "            1    99                1.5293",
-         ":17: bond term names atom 99", "bond term atom 99", HF_ERROR_COUNT},
+         ":17: bond term names atom 99", "bond term atom 99", HESSFIT_ERROR_COUNT},
         /* atom indices one past the last atom (structure 1 has 36) and 0 / negative: an off-by-one
          * in a range check (j > n for j >= n) reads past the atom table */
         {"   14-    2     5 ", "   14-    2    37 ", ":884: atom 1 is attached to atom 37, but the structure has 36",
-         "attached atom N+1", HF_ERROR_COUNT},
+         "attached atom N+1", HESSFIT_ERROR_COUNT},
         {"   14-    2     5 ", "   14-    2    36 ", ":884: atom 1 lists atom 36 as attached, but atom 36 (line 919)",
-         "attached atom N, not listing back", HF_ERROR_PARSE},
-        {"   14-    2     5 ", "   14-    2     0 ", ":884: attached atom number 0", "attached atom 0", HF_ERROR_PARSE},
+         "attached atom N, not listing back", HESSFIT_ERROR_PARSE},
+        {"   14-    2     5 ", "   14-    2     0 ", ":884: attached atom number 0", "attached atom 0", HESSFIT_ERROR_PARSE},
         {"   14-    2     5 ", "   14-    2    -5 ", ":884: attached atom '-5' is not an atom number",
-         "attached atom -5", HF_ERROR_PARSE},
+         "attached atom -5", HESSFIT_ERROR_PARSE},
         {"            1    13                1.5293", "            1    37                1.5293",
-         ":17: bond term names atom 37, but the structure has 36", "bond term atom N+1", HF_ERROR_COUNT},
+         ":17: bond term names atom 37, but the structure has 36", "bond term atom N+1", HESSFIT_ERROR_COUNT},
         {"            1    13                1.5293", "            0    13                1.5293",
-         ":17: atom number '0' is outside [1, ", "bond term atom 0", HF_ERROR_PARSE},
+         ":17: atom number '0' is outside [1, ", "bond term atom 0", HESSFIT_ERROR_PARSE},
         {"UNK   1       1     3=", "UNK   1             3=", "atom 2 (line 885) does not list atom 1",
-         "bond listed by one atom only", HF_ERROR_PARSE},
+         "bond listed by one atom only", HESSFIT_ERROR_PARSE},
         {"UNK   1       1     3=", "UNK   1       1-    3=", "bond 1-2 has mark ' ' here and '-'", "bond marks differ",
-         HF_ERROR_PARSE},
+         HESSFIT_ERROR_PARSE},
         {"0.046  0.046     0.0000", "0.046  0.046        nan", ":884: x coordinate 'nan'", "NaN coordinate",
-         HF_ERROR_NONFINITE},
+         HESSFIT_ERROR_NONFINITE},
         {" RH (    1)", " XQ (    1)", ":884: unknown MacroModel atom type 'XQ'", "unknown atom type",
-         HF_ERROR_UNKNOWN_ELEMENT},
+         HESSFIT_ERROR_UNKNOWN_ELEMENT},
         {" O2 (    2)", " 00 (    2)", ":885: unknown MacroModel atom type '00'", "wildcard 00 as a type",
-         HF_ERROR_UNKNOWN_ELEMENT},
-        {" C2 (    5)", " C2 (    6)", ":888: atom number 6 where atom 5", "atom numbers out of order", HF_ERROR_PARSE},
+         HESSFIT_ERROR_UNKNOWN_ELEMENT},
+        {" C2 (    5)", " C2 (    6)", ":888: atom number 6 where atom 5", "atom numbers out of order", HESSFIT_ERROR_PARSE},
         {"    12        0.000    0.800    0.000   -179.7", "    12        0.100    0.800    0.000   -179.7",
-         ":246: improper", "improper with a V1 column", HF_ERROR_UNSUPPORTED},
+         ":246: improper", "improper with a V1 column", HESSFIT_ERROR_UNSUPPORTED},
         {"            1    18                1.6059", "            1    18                1.60x9",
-         ":18: term value '1.60x9'", "garbled number", HF_ERROR_PARSE},
+         ":18: term value '1.60x9'", "garbled number", HESSFIT_ERROR_PARSE},
         {"Subst  17    Rhodium catalyzed hydrogenati                                 1862",
          "Subst  17    Rhodium catalyzed hydrogenati                                 0", ":17: FF line '0'",
-         "FF line 0", HF_ERROR_PARSE},
+         "FF line 0", HESSFIT_ERROR_PARSE},
         {"Total QQ  charge on system =   1.000", "Total QQ  charge on system =   3.000", ":921: the QQ charges add up",
-         "total charge mismatch", HF_ERROR_COUNT},
+         "total charge mismatch", HESSFIT_ERROR_COUNT},
     };
-    check_mutations(hf_read_mmo, text, "bad.mmo", cases, sizeof cases / sizeof cases[0]);
+    check_mutations(hessfit_mmo_read, text, "bad.mmo", cases, sizeof cases / sizeof cases[0]);
     /* garbage, binary garbage, empty file */
-    test_expect_list_failure(hf_read_mmo, test_write_file("garbage.mmo", "this is not\nMacroModel output\n", 30),
-                             HF_ERROR_FORMAT, TEST_ANY_LINE, "no 'Connection Table'", NULL, "garbage text");
+    test_expect_list_failure(hessfit_mmo_read, test_write_file("garbage.mmo", "this is not\nMacroModel output\n", 30),
+                             HESSFIT_ERROR_FORMAT, TEST_ANY_LINE, "no 'Connection Table'", NULL, "garbage text");
     {
         unsigned char junk[4096];
         test_seed(7);
         for (size_t k = 0; k < sizeof junk; k++)
             junk[k] = (unsigned char)(256.0 * test_random());
-        test_expect_list_failure(hf_read_mmo, test_write_file("junk.mmo", junk, sizeof junk), HF_SUCCESS, TEST_ANY_LINE,
+        test_expect_list_failure(hessfit_mmo_read, test_write_file("junk.mmo", junk, sizeof junk), HESSFIT_SUCCESS, TEST_ANY_LINE,
                                  NULL, NULL, "random bytes");
     }
-    test_expect_list_failure(hf_read_mmo, test_write_file("empty.mmo", "", 0), HF_ERROR_FORMAT, TEST_ANY_LINE, "empty",
+    test_expect_list_failure(hessfit_mmo_read, test_write_file("empty.mmo", "", 0), HESSFIT_ERROR_FORMAT, TEST_ANY_LINE, "empty",
                              NULL, "empty file");
     /* a missing file has no line to name: the message names the file */
-    CHECK(hf_read_mmo(test_temp_path("missing.mmo"), &l) == HF_ERROR_IO &&
-              strstr(hf_last_error(), "missing.mmo") != NULL,
-          "missing file: %s", hf_last_error());
-    printf("  %-30s -> %s\n", "missing file", hf_last_error());
+    CHECK(hessfit_mmo_read(test_temp_path("missing.mmo"), &l) == HESSFIT_ERROR_IO &&
+              strstr(hessfit_last_error(), "missing.mmo") != NULL,
+          "missing file: %s", hessfit_last_error());
+    printf("  %-30s -> %s\n", "missing file", hessfit_last_error());
     CHECK(count_occurrences(text, "Connection Table") == N_STRUCT, "landmarks");
 }
 
@@ -670,7 +670,7 @@ static void test_bad_mol2(void)
 {
     const char *src = test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mol2");
     char *text = test_load_gunzip(src, NULL);
-    hf_molecule_list l;
+    hessfit_molecule_list l;
     const char *path;
     int cuts = 0;
     printf("bad .mol2 input\n");
@@ -692,7 +692,7 @@ static void test_bad_mol2(void)
         at[6] = (size_t)(atom - text) + 5;
         for (int k = 0; k < 7; k++, cuts++) {
             test_set_quiet(mol != text); /* print the first molecule's seven */
-            test_expect_list_failure(hf_read_mol2, test_write_file("cut.mol2", text, at[k]), HF_SUCCESS, TEST_ANY_LINE,
+            test_expect_list_failure(hessfit_mol2_read, test_write_file("cut.mol2", text, at[k]), HESSFIT_SUCCESS, TEST_ANY_LINE,
                                      NULL, NULL, "truncated mol2");
         }
         test_set_quiet(0);
@@ -700,41 +700,41 @@ static void test_bad_mol2(void)
     printf("  %d truncated copies all failed naming file:line\n", cuts);
     const mutation cases[] = {
         {"36   38    1", "36   39    1", ":3: 39 bonds announced, 38 bond rows read", "bond count mismatch",
-         HF_ERROR_COUNT},
+         HESSFIT_ERROR_COUNT},
         {"36   38    1", "37   38    1", ":3: 37 atoms announced, 36 atom rows read", "atom count mismatch",
-         HF_ERROR_COUNT},
+         HESSFIT_ERROR_COUNT},
         {"     1    1   13 1", "     1    1   99 1", ":46: bond target atom '99' is outside [1, 36]", "bond to atom 99",
-         HF_ERROR_PARSE},
+         HESSFIT_ERROR_PARSE},
         /* one past the last atom, 0 and negative (an off-by-one in the range reads past the atoms) */
         {"     1    1   13 1", "     1    1   37 1", ":46: bond target atom '37' is outside [1, 36]", "bond to atom N+1",
-         HF_ERROR_PARSE},
+         HESSFIT_ERROR_PARSE},
         {"     1    1   13 1", "     1   37   13 1", ":46: bond origin atom '37' is outside [1, 36]",
-         "bond from atom N+1", HF_ERROR_PARSE},
+         "bond from atom N+1", HESSFIT_ERROR_PARSE},
         {"     1    1   13 1", "     1    0   13 1", ":46: bond origin atom '0' is outside [1, 36]", "bond from atom 0",
-         HF_ERROR_PARSE},
+         HESSFIT_ERROR_PARSE},
         {"     1    1   13 1", "     1    1   -1 1", ":46: bond target atom '-1' is outside [1, 36]", "bond to atom -1",
-         HF_ERROR_PARSE},
-        {"     1    1   13 1", "     1    1    1 1", ":46: bond 1 joins atom 1 to itself", "self bond", HF_ERROR_PARSE},
-        {"     2    1   18 1", "     2    1   13 1", "bond 1-13 is listed twice", "duplicate bond", HF_ERROR_PARSE},
-        {"     1    1   13 1", "     1    1   13 7", ":46: unknown bond type '7'", "bond type 7", HF_ERROR_PARSE},
+         HESSFIT_ERROR_PARSE},
+        {"     1    1   13 1", "     1    1    1 1", ":46: bond 1 joins atom 1 to itself", "self bond", HESSFIT_ERROR_PARSE},
+        {"     2    1   18 1", "     2    1   13 1", "bond 1-13 is listed twice", "duplicate bond", HESSFIT_ERROR_PARSE},
+        {"     1    1   13 1", "     1    1   13 7", ":46: unknown bond type '7'", "bond type 7", HESSFIT_ERROR_PARSE},
         {"      1 RH          0.0000    0.0000", "      1 RH             nan    0.0000", ":9: x coordinate 'nan'",
-         "NaN coordinate", HF_ERROR_NONFINITE},
+         "NaN coordinate", HESSFIT_ERROR_NONFINITE},
         {"      2 O           0.0000    0.0000    2.2155 O2", "      2 Q           0.0000    0.0000    2.2155 Q9",
-         ":10: cannot tell the element of atom 'Q' of type 'Q9'", "unknown type and name", HF_ERROR_UNKNOWN_ELEMENT},
+         ":10: cannot tell the element of atom 'Q' of type 'Q9'", "unknown type and name", HESSFIT_ERROR_UNKNOWN_ELEMENT},
         {"      2 O           0.0000    0.0000    2.2155 O2", "      2 CA          0.0000    0.0000    2.2155 XX",
-         "name is ambiguous", "ambiguous name CA", HF_ERROR_UNKNOWN_ELEMENT},
+         "name is ambiguous", "ambiguous name CA", HESSFIT_ERROR_UNKNOWN_ELEMENT},
         {"      2 O           0.0000    0.0000    2.2155 O2", "      2 O           0.0000    0.0000    2.2155 Du.C",
-         ":10: SYBYL atom type 'Du.C'", "dummy SYBYL type", HF_ERROR_UNKNOWN_ELEMENT},
+         ":10: SYBYL atom type 'Du.C'", "dummy SYBYL type", HESSFIT_ERROR_UNKNOWN_ELEMENT},
         {"      3 C           1.1328", "      4 C           1.1328", ":11: atom id 4 where 3 was expected",
-         "atom ids out of order", HF_ERROR_UNSUPPORTED},
+         "atom ids out of order", HESSFIT_ERROR_UNSUPPORTED},
         {"UNL         0.0000 \n      2 O", "UNL\n      2 O", ":10: atom 2 has a charge column", "charge column mix",
-         HF_ERROR_FORMAT},
+         HESSFIT_ERROR_FORMAT},
         {"@<TRIPOS>ATOM", "@<TRIPOS>ATOMS", ":45: @<TRIPOS>BOND before the @<TRIPOS>ATOM record",
-         "BOND record before ATOM", HF_ERROR_UNSUPPORTED},
+         "BOND record before ATOM", HESSFIT_ERROR_UNSUPPORTED},
     };
-    check_mutations(hf_read_mol2, text, "bad.mol2", cases, sizeof cases / sizeof cases[0]);
+    check_mutations(hessfit_mol2_read, text, "bad.mol2", cases, sizeof cases / sizeof cases[0]);
     {
-        int failed = random_edits(text, strlen(text), "edit.mol2", 400, hf_read_mol2);
+        int failed = random_edits(text, strlen(text), "edit.mol2", 400, hessfit_mol2_read);
         printf("  400 randomly edited copies: %d failed naming file:line, %d read consistently\n", failed,
                400 - failed);
         CHECK(failed > 100, "only %d edited copies failed", failed);
@@ -743,17 +743,17 @@ static void test_bad_mol2(void)
     {
         char *nocharge = test_replace_first(text, 0, "SMALL\nUSER_CHARGES", "SMALL\nNO_CHARGES", NULL);
         path = test_write_text("bad.mol2", nocharge);
-        HF_CALL(hf_read_mol2(path, &l));
+        HF_CALL(hessfit_mol2_read(path, &l));
         CHECK(l.n == N_STRUCT && l.items[0].partial_charges == NULL && l.items[1].partial_charges != NULL,
               "NO_CHARGES");
-        hf_molecule_list_free(&l);
+        hessfit_molecule_list_free(&l);
         free(nocharge);
     }
-    test_expect_list_failure(hf_read_mol2, test_write_file("garbage.mol2", "hello\nworld\n", 12), HF_ERROR_FORMAT,
+    test_expect_list_failure(hessfit_mol2_read, test_write_file("garbage.mol2", "hello\nworld\n", 12), HESSFIT_ERROR_FORMAT,
                              TEST_ANY_LINE, ":1: text before the first", NULL, "garbage text");
-    test_expect_list_failure(hf_read_mol2, test_write_file("empty.mol2", "", 0), HF_ERROR_FORMAT, TEST_ANY_LINE,
+    test_expect_list_failure(hessfit_mol2_read, test_write_file("empty.mol2", "", 0), HESSFIT_ERROR_FORMAT, TEST_ANY_LINE,
                              "empty", NULL, "empty file");
-    test_expect_list_failure(hf_read_mol2, test_write_file("nul.mol2", "@<TRIPOS>MOLECULE\nx\0y\n", 22), HF_ERROR_PARSE,
+    test_expect_list_failure(hessfit_mol2_read, test_write_file("nul.mol2", "@<TRIPOS>MOLECULE\nx\0y\n", 22), HESSFIT_ERROR_PARSE,
                              TEST_ANY_LINE, "NUL", NULL, "NUL byte");
     free(text);
 }
@@ -763,25 +763,25 @@ int main(void)
     const char *mmo_path = test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz");
     char *mmo_text;
     size_t mmo_size;
-    hf_molecule_list mmo, mol2;
+    hessfit_molecule_list mmo, mol2;
     const char *names[] = {"cut.mmo",   "cut.mmo.gz",      "bad.mmo",  "garbage.mmo",  "junk.mmo",
                            "empty.mmo", "cut.mol2",        "bad.mol2", "garbage.mol2", "empty.mol2",
                            "nul.mol2",  "dmpe_fixed.mol2", "edit.mmo", "edit.mol2"};
 
     test_type_table();
     mmo_text = test_load_gunzip(mmo_path, &mmo_size);
-    HF_CALL(hf_read_mmo(mmo_path, &mmo));
+    HF_CALL(hessfit_mmo_read(mmo_path, &mmo));
     test_mmo(&mmo, mmo_text);
     test_ff_lines(&mmo);
-    HF_CALL(hf_read_mol2(test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mol2"), &mol2));
+    HF_CALL(hessfit_mol2_read(test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mol2"), &mol2));
     test_mol2(&mol2);
     test_mmo_vs_mol2(&mmo, &mol2);
     test_small_mol2();
     test_bad_mmo(mmo_text, mmo_size);
     test_bad_mol2();
 
-    hf_molecule_list_free(&mmo);
-    hf_molecule_list_free(&mol2);
+    hessfit_molecule_list_free(&mmo);
+    hessfit_molecule_list_free(&mol2);
     free(mmo_text);
     test_temp_check_only(names, (int)(sizeof names / sizeof names[0]));
     printf("test_read_macromodel: all checks passed\n");

@@ -14,19 +14,19 @@
 
 /* ---- checks ----------------------------------------------------------------------------------- */
 
-static void expect_fail(const char *path, hf_status want, int line, const char *part, const char *what)
+static void expect_fail(const char *path, hessfit_status want, int line, const char *part, const char *what)
 {
-    test_expect_read_failure(hf_read_orca_hess, path, want, line, part, NULL, what);
+    test_expect_read_failure(hessfit_orca_hess_read, path, want, line, part, NULL, what);
 }
 
-static void write_and_expect(const char *name, const char *text, hf_status want, int line, const char *part,
+static void write_and_expect(const char *name, const char *text, hessfit_status want, int line, const char *part,
                              const char *what)
 {
     expect_fail(test_write_text(name, text), want, line, part, what);
 }
 
 typedef struct reference {
-    hf_xyz xyz;
+    hessfit_xyz xyz;
     double *hessian; /* .npy */
     double *freqs;   /* .txt, the 3N - 6 vibrations */
     size_t n_freqs;
@@ -37,17 +37,17 @@ static void load_reference(const char *stem, reference *ref)
     char rel[128];
     size_t n;
     snprintf(rel, sizeof rel, "examples/data/sn2/%s-optimized.xyz", stem);
-    HF_CALL(hf_xyz_read(test_source_path(rel), &ref->xyz));
+    HF_CALL(hessfit_xyz_read(test_source_path(rel), &ref->xyz));
     snprintf(rel, sizeof rel, "examples/data/sn2/%s-hessian.npy", stem);
-    HF_CALL(hf_npy_read_square(test_source_path(rel), 3 * (size_t)ref->xyz.n_atoms, &ref->hessian, &n));
+    HF_CALL(hessfit_npy_read_square(test_source_path(rel), 3 * (size_t)ref->xyz.n_atoms, &ref->hessian, &n));
     snprintf(rel, sizeof rel, "examples/data/sn2/%s-frequencies.txt", stem);
-    HF_CALL(hf_text_read_values(test_source_path(rel), &ref->freqs, &ref->n_freqs));
+    HF_CALL(hessfit_text_read_values(test_source_path(rel), &ref->freqs, &ref->n_freqs));
     CHECK(ref->n_freqs == 3 * (size_t)ref->xyz.n_atoms - 6, "%s: %zu reference frequencies", stem, ref->n_freqs);
 }
 
 static void free_reference(reference *ref)
 {
-    hf_xyz_free(&ref->xyz);
+    hessfit_xyz_free(&ref->xyz);
     free(ref->hessian);
     free(ref->freqs);
 }
@@ -61,8 +61,8 @@ static void check_file(const char *stem, double energy, double hess_tol, double 
 {
     char rel[128];
     reference ref;
-    hf_molecule m, gz;
-    const double factor = hf_frequency_factor_hartree_bohr2_amu();
+    hessfit_molecule m, gz;
+    const double factor = hessfit_frequency_factor_hartree_bohr2_amu();
     double xyz_dev = 0.0, h_dev = 0.0, file_dev = 0.0, rebuilt_dev = 0.0, resid = 0.0, norm_dev = 0.0, hmax = 0.0;
     double *masses, *all, *mw, *vib;
     int n, n3, n_ext = 0;
@@ -72,8 +72,8 @@ static void check_file(const char *stem, double energy, double hess_tol, double 
     memset(&ref, 0, sizeof ref);
     load_reference(stem, &ref);
     snprintf(rel, sizeof rel, "tests/data/orca/%s.hess", stem);
-    HF_CALL(hf_read_orca_hess(test_source_path(rel), &m));
-    HF_CALL(hf_molecule_check(&m, rel));
+    HF_CALL(hessfit_orca_hess_read(test_source_path(rel), &m));
+    HF_CALL(hessfit_molecule_check(&m, rel));
     n = m.n_atoms;
     n3 = 3 * n;
     CHECK(n == ref.xyz.n_atoms, "%s: %d atoms, the .xyz has %d", stem, n, ref.xyz.n_atoms);
@@ -106,28 +106,28 @@ static void check_file(const char *stem, double energy, double hess_tol, double 
     mw = malloc((size_t)n3 * (size_t)n3 * sizeof *mw);
     vib = malloc((size_t)n3 * sizeof *vib);
     CHECK(masses && all && mw && vib, "out of memory");
-    HF_CALL(hf_element_masses(m.atomic_numbers, n, HF_MASS_MONOISOTOPIC, masses));
-    HF_CALL(hf_vib_analyse(m.hessian, masses, m.coords, n, factor, HF_VIB_PROJECT_EXTERNAL, all, NULL, &n_ext));
+    HF_CALL(hessfit_element_masses(m.atomic_numbers, n, HESSFIT_MASS_MONOISOTOPIC, masses));
+    HF_CALL(hessfit_vib_analyse(m.hessian, masses, m.coords, n, factor, HESSFIT_VIB_PROJECT_EXTERNAL, all, NULL, &n_ext));
     CHECK(n_ext == 6, "%s: %d external modes", stem, n_ext);
-    HF_CALL(hf_vib_select(all, n3, n3 - 6, vib));
+    HF_CALL(hessfit_vib_select(all, n3, n3 - 6, vib));
     for (int k = 0; k < n3 - 6; k++)
         rebuilt_dev = fmax(rebuilt_dev, fabs(vib[k] - ref.freqs[k]));
     CHECK(rebuilt_dev <= freq_tol, "%s: frequencies of the file's Hessian differ by %.3g cm^-1", stem, rebuilt_dev);
     /* the modes (rows of mol->modes = columns of the file): unit Cartesian vectors whose
      * mass-weighted forms are eigenvectors of the mass-weighted Hessian (translations and
      * rotations projected out) with eigenvalue (nu / factor)^2 sign(nu) */
-    HF_CALL(hf_vib_mass_weight(m.hessian, masses, n, mw));
+    HF_CALL(hessfit_vib_mass_weight(m.hessian, masses, n, mw));
     {
         double *basis = malloc(6 * (size_t)n3 * sizeof *basis);
         int n_basis = 0;
         CHECK(basis != NULL, "out of memory");
-        HF_CALL(hf_vib_external_basis(masses, m.coords, n, basis, &n_basis));
-        HF_CALL(hf_vib_project(mw, basis, n_basis, n));
+        HF_CALL(hessfit_vib_external_basis(masses, m.coords, n, basis, &n_basis));
+        HF_CALL(hessfit_vib_project(mw, basis, n_basis, n));
         free(basis);
     }
     for (int k = 0; k < n3; k++) {
         const double *l = m.modes + (size_t)k * (size_t)n3;
-        double norm = 0.0, vnorm = 0.0, lambda = hf_cm1_to_eigenvalue(m.frequencies[k], factor);
+        double norm = 0.0, vnorm = 0.0, lambda = hessfit_cm1_to_eigenvalue(m.frequencies[k], factor);
         double *v = all; /* reuse: mass-weighted vector */
         for (int i = 0; i < n3; i++)
             norm += l[i] * l[i];
@@ -158,7 +158,7 @@ static void check_file(const char *stem, double energy, double hess_tol, double 
     /* a gzip copy reads identically */
     data = test_load_file(test_source_path(rel), &size);
     snprintf(rel, sizeof rel, "%s.hess.gz", stem);
-    HF_CALL(hf_read_orca_hess(test_write_gz(rel, data, size), &gz));
+    HF_CALL(hessfit_orca_hess_read(test_write_gz(rel, data, size), &gz));
     CHECK(gz.n_atoms == n && gz.n_modes == m.n_modes && gz.energy == m.energy && gz.multiplicity == m.multiplicity &&
               memcmp(gz.atomic_numbers, m.atomic_numbers, (size_t)n * sizeof(int)) == 0 &&
               memcmp(gz.coords, m.coords, (size_t)n3 * sizeof(double)) == 0 &&
@@ -167,13 +167,13 @@ static void check_file(const char *stem, double energy, double hess_tol, double 
               memcmp(gz.modes, m.modes, (size_t)n3 * (size_t)n3 * sizeof(double)) == 0,
           "%s: the gzip copy reads differently", stem);
     printf("%s.hess.gz reads identically\n", stem);
-    hf_molecule_free(&gz);
+    hessfit_molecule_free(&gz);
     free(data);
     free(masses);
     free(all);
     free(mw);
     free(vib);
-    hf_molecule_free(&m);
+    hessfit_molecule_free(&m);
     free_reference(&ref);
 }
 
@@ -200,114 +200,114 @@ static void test_bad_input(void)
         size_t cut = k < 20 ? n * (size_t)k / 20 : hess + 30 + (size_t)(k - 20) * 550;
         snprintf(name, sizeof name, "cut%zu.hess", cut);
         snprintf(what, sizeof what, "cut at byte %zu of %zu", cut, n);
-        expect_fail(test_write_file(name, data, cut), HF_SUCCESS, 0, NULL, what);
+        expect_fail(test_write_file(name, data, cut), HESSFIT_SUCCESS, 0, NULL, what);
     }
     /* NaN in $hessian, in $vibrational_frequencies, in $normal_modes, in $atoms */
     t = test_replace_first(data, 0, "6.0126864879E-01", "NaN", &line);
-    write_and_expect("nan-hessian.hess", t, HF_ERROR_NONFINITE, line, NULL, "NaN in $hessian");
+    write_and_expect("nan-hessian.hess", t, HESSFIT_ERROR_NONFINITE, line, NULL, "NaN in $hessian");
     free(t);
     t = test_replace_first(data, 0, "1040.581386", "nan", &line);
-    write_and_expect("nan-frequency.hess", t, HF_ERROR_NONFINITE, line, NULL, "NaN frequency");
+    write_and_expect("nan-frequency.hess", t, HESSFIT_ERROR_NONFINITE, line, NULL, "NaN frequency");
     free(t);
     t = test_replace_first(data, test_line_offset(data, modes_line), "E-01", "E-0x", &line);
-    write_and_expect("word-mode.hess", t, HF_ERROR_PARSE, line, NULL, "non-number in $normal_modes");
+    write_and_expect("word-mode.hess", t, HESSFIT_ERROR_PARSE, line, NULL, "non-number in $normal_modes");
     free(t);
     t = test_replace_first(data, 0, "-1.417813852040", "inf", &line);
-    write_and_expect("inf-atom.hess", t, HF_ERROR_NONFINITE, line, NULL, "Inf coordinate");
+    write_and_expect("inf-atom.hess", t, HESSFIT_ERROR_NONFINITE, line, NULL, "Inf coordinate");
     free(t);
     /* wrong counts */
     t = test_replace_first(data, 0, "$hessian\n15\n", "$hessian\n14\n", &line);
-    write_and_expect("n-hessian-14.hess", t, HF_ERROR_PARSE, hess_line + 17, "column index", "$hessian 14 for 15");
+    write_and_expect("n-hessian-14.hess", t, HESSFIT_ERROR_PARSE, hess_line + 17, "column index", "$hessian 14 for 15");
     free(t);
     t = test_replace_first(data, 0, "$hessian\n15\n", "$hessian\n16\n", &line);
-    write_and_expect("n-hessian-16.hess", t, HF_ERROR_PARSE, hess_line + 18, "row index", "$hessian 16 for 15");
+    write_and_expect("n-hessian-16.hess", t, HESSFIT_ERROR_PARSE, hess_line + 18, "row index", "$hessian 16 for 15");
     free(t);
     t = test_replace_first(data, 0, "$atoms\n5\n", "$atoms\n4\n", &line);
-    write_and_expect("n-atoms-4.hess", t, HF_ERROR_FORMAT, atoms_line + 6, "unexpected line", "$atoms 4 for 5");
+    write_and_expect("n-atoms-4.hess", t, HESSFIT_ERROR_FORMAT, atoms_line + 6, "unexpected line", "$atoms 4 for 5");
     free(t);
     t = test_replace_first(data, 0, "$atoms\n5\n", "$atoms\n6\n", &line);
-    write_and_expect("n-atoms-6.hess", t, HF_ERROR_TRUNCATED, atoms_line + 7, "ends early", "$atoms 6 for 5");
+    write_and_expect("n-atoms-6.hess", t, HESSFIT_ERROR_TRUNCATED, atoms_line + 7, "ends early", "$atoms 6 for 5");
     free(t);
     t = test_replace_first(data, 0, "$vibrational_frequencies\n15\n", "$vibrational_frequencies\n14\n", &line);
-    write_and_expect("n-freq-14.hess", t, HF_ERROR_FORMAT, freq_line + 16, "unexpected line", "14 frequencies for 15");
+    write_and_expect("n-freq-14.hess", t, HESSFIT_ERROR_FORMAT, freq_line + 16, "unexpected line", "14 frequencies for 15");
     free(t);
     t = test_replace_first(data, 0, "$normal_modes\n15 15\n", "$normal_modes\n15 14\n", &line);
-    write_and_expect("n-modes-14.hess", t, HF_ERROR_COUNT, modes_line + 34, "beyond", "$normal_modes 15 x 14");
+    write_and_expect("n-modes-14.hess", t, HESSFIT_ERROR_COUNT, modes_line + 34, "beyond", "$normal_modes 15 x 14");
     free(t);
     t = test_replace_first(data, 0, "$normal_modes\n15 15\n", "$normal_modes\n15\n", &line);
-    write_and_expect("n-modes-one.hess", t, HF_ERROR_PARSE, modes_line + 1, "2 integers", "$normal_modes one count");
+    write_and_expect("n-modes-one.hess", t, HESSFIT_ERROR_PARSE, modes_line + 1, "2 integers", "$normal_modes one count");
     free(t);
     /* strict blocks: a column index out of sequence, a missing row, a missing value */
     t = test_replace_first(data, 0, "                         0                  1                  2",
                            "                         0                  2                  1", &line);
-    write_and_expect("columns.hess", t, HF_ERROR_PARSE, hess_line + 2, "column index", "column indices 0 2 1");
+    write_and_expect("columns.hess", t, HESSFIT_ERROR_PARSE, hess_line + 2, "column index", "column indices 0 2 1");
     free(t);
     t = test_replace_lines(data, hess_line + 10, hess_line + 10, "");
-    write_and_expect("row-missing.hess", t, HF_ERROR_PARSE, hess_line + 10, "row index", "$hessian row 7 missing");
+    write_and_expect("row-missing.hess", t, HESSFIT_ERROR_PARSE, hess_line + 10, "row index", "$hessian row 7 missing");
     free(t);
     t = test_replace_first(data, 0,
                            "      3  -6.2596165243E-02   8.1585381858E-06   0.0000000000E+00   4.3799335198E-02"
                            "  -3.7302175948E-06",
                            "      3  -6.2596165243E-02   8.1585381858E-06   0.0000000000E+00   4.3799335198E-02",
                            &line);
-    write_and_expect("value-missing.hess", t, HF_ERROR_COUNT, line, "4 values", "$hessian row with 4 of 5 values");
+    write_and_expect("value-missing.hess", t, HESSFIT_ERROR_COUNT, line, "4 values", "$hessian row with 4 of 5 values");
     free(t);
     t = test_replace_first(data, 0, "    7        1191.748144", "    8        1191.748144", &line);
-    write_and_expect("freq-index.hess", t, HF_ERROR_PARSE, line, "frequency index", "frequency numbered 8 for 7");
+    write_and_expect("freq-index.hess", t, HESSFIT_ERROR_PARSE, line, "frequency index", "frequency numbered 8 for 7");
     free(t);
     /* missing sections */
     t = test_replace_lines(data, atoms_line, atoms_line + 6, "");
-    write_and_expect("no-atoms.hess", t, HF_ERROR_FORMAT, 0, "no $atoms", "no $atoms");
+    write_and_expect("no-atoms.hess", t, HESSFIT_ERROR_FORMAT, 0, "no $atoms", "no $atoms");
     free(t);
     t = test_replace_lines(data, hess_line, freq_line - 1, "");
-    write_and_expect("no-hessian.hess", t, HF_ERROR_FORMAT, 0, "no $hessian", "no $hessian");
+    write_and_expect("no-hessian.hess", t, HESSFIT_ERROR_FORMAT, 0, "no $hessian", "no $hessian");
     free(t);
     t = test_replace_lines(data, freq_line, modes_line - 1, "");
-    write_and_expect("no-frequencies.hess", t, HF_ERROR_FORMAT, test_find_line(t, 1, "$normal_modes", TEST_LINE_EXACT),
+    write_and_expect("no-frequencies.hess", t, HESSFIT_ERROR_FORMAT, test_find_line(t, 1, "$normal_modes", TEST_LINE_EXACT),
                      "without $vibrational_frequencies", "$normal_modes without frequencies");
     free(t);
     t = test_replace_lines(data, end_line, end_line, "");
-    write_and_expect("no-end.hess", t, HF_ERROR_TRUNCATED, 0, "without $end", "no $end");
+    write_and_expect("no-end.hess", t, HESSFIT_ERROR_TRUNCATED, 0, "without $end", "no $end");
     free(t);
     t = test_replace_first(data, 0, "$orca_hessian_file", "$orca_hessian_fil", &line);
-    write_and_expect("no-title.hess", t, HF_ERROR_FORMAT, line, "not an ORCA .hess file", "no $orca_hessian_file");
+    write_and_expect("no-title.hess", t, HESSFIT_ERROR_FORMAT, line, "not an ORCA .hess file", "no $orca_hessian_file");
     free(t);
     /* absurd counts */
     t = test_replace_first(data, 0, "$hessian\n15\n", "$hessian\n999999999\n", &line);
-    write_and_expect("huge-hessian.hess", t, HF_ERROR_PARSE, hess_line + 1, "outside", "$hessian 1e9");
+    write_and_expect("huge-hessian.hess", t, HESSFIT_ERROR_PARSE, hess_line + 1, "outside", "$hessian 1e9");
     free(t);
     t = test_replace_first(data, 0, "$hessian\n15\n", "$hessian\n29999999\n", &line);
-    write_and_expect("large-hessian.hess", t, HF_ERROR_PARSE, hess_line + 18, "row index", "$hessian 3e7, data for 15");
+    write_and_expect("large-hessian.hess", t, HESSFIT_ERROR_PARSE, hess_line + 18, "row index", "$hessian 3e7, data for 15");
     free(t);
     t = test_replace_first(data, 0, "$atoms\n5\n", "$atoms\n9999999\n", &line);
-    write_and_expect("huge-atoms.hess", t, HF_ERROR_TRUNCATED, atoms_line + 7, "ends early", "$atoms 1e7, 5 given");
+    write_and_expect("huge-atoms.hess", t, HESSFIT_ERROR_TRUNCATED, atoms_line + 7, "ends early", "$atoms 1e7, 5 given");
     free(t);
     t = test_replace_first(data, 0, "$normal_modes\n15 15\n", "$normal_modes\n15 2000000000\n", &line);
-    write_and_expect("huge-modes.hess", t, HF_ERROR_PARSE, modes_line + 1, "outside", "$normal_modes 15 x 2e9");
+    write_and_expect("huge-modes.hess", t, HESSFIT_ERROR_PARSE, modes_line + 1, "outside", "$normal_modes 15 x 2e9");
     free(t);
     /* other damage: a duplicated section, an unknown element, a stray line */
     t = test_replace_first(data, 0, "$multiplicity\n  1\n", "$multiplicity\n  1\n\n$act_energy\n  -1.0\n", &line);
-    write_and_expect("duplicate.hess", t, HF_ERROR_FORMAT, line + 3, "second time", "$act_energy twice");
+    write_and_expect("duplicate.hess", t, HESSFIT_ERROR_FORMAT, line + 3, "second time", "$act_energy twice");
     free(t);
     t = test_replace_first(data, 0, "\n F   18.99", "\n Xx  18.99", &line);
-    write_and_expect("element.hess", t, HF_ERROR_UNKNOWN_ELEMENT, line + 1, "Xx", "unknown element Xx");
+    write_and_expect("element.hess", t, HESSFIT_ERROR_UNKNOWN_ELEMENT, line + 1, "Xx", "unknown element Xx");
     free(t);
     t = test_replace_first(data, 0, "$act_energy\n", "$act_energy\n    -1.0\n    -2.0\n", &line);
-    write_and_expect("stray.hess", t, HF_ERROR_FORMAT, line + 2, "unexpected line", "two energies");
+    write_and_expect("stray.hess", t, HESSFIT_ERROR_FORMAT, line + 2, "unexpected line", "two energies");
     free(t);
     /* asymmetry: H(1,0) = 9.89e-7 vs H(0,1) = 9.89e-7. Off by 1e-5 (1.7e-5 of max|H|, below the
      * 1e-4 tolerance for numerical Hessians) it reads, symmetrised; off by 0.1 it is an error */
     {
-        hf_molecule m;
+        hessfit_molecule m;
         const size_t n3 = 15;
         t = test_replace_first(data, 0, "      1   9.8944668732E-07", "      1   1.0989446687E-05", &line);
-        HF_CALL(hf_read_orca_hess(test_write_text("slightly-asymmetric.hess", t), &m));
+        HF_CALL(hessfit_orca_hess_read(test_write_text("slightly-asymmetric.hess", t), &m));
         CHECK(m.hessian[1 * n3 + 0] == m.hessian[0 * n3 + 1], "not symmetrised");
         CHECK_CLOSE(m.hessian[1 * n3 + 0], 0.5 * (9.8944668732E-07 + 1.0989446687E-05), 1e-15, 1e-5, "H(1,0)");
-        hf_molecule_free(&m);
+        hessfit_molecule_free(&m);
         free(t);
         t = test_replace_first(data, 0, "      1   9.8944668732E-07", "      1   1.0000000000E-01", &line);
-        write_and_expect("asymmetric.hess", t, HF_ERROR_SHAPE, hess_line, "not symmetric", "H(1,0) != H(0,1)");
+        write_and_expect("asymmetric.hess", t, HESSFIT_ERROR_SHAPE, hess_line, "not symmetric", "H(1,0) != H(0,1)");
         free(t);
     }
     /* a long count line after $multiplicity makes the line buffer grow: the message must still
@@ -324,30 +324,30 @@ static void test_bad_input(void)
         char replacement[1300];
         snprintf(replacement, sizeof replacement, "$multiplicity\n%s", long_line);
         t = test_replace_first(data, 0, "$multiplicity\n  1\n", replacement, &line);
-        write_and_expect("long-count.hess", t, HF_ERROR_PARSE, line + 1, "$multiplicity", "long count line");
+        write_and_expect("long-count.hess", t, HESSFIT_ERROR_PARSE, line + 1, "$multiplicity", "long count line");
         free(t);
     }
     /* empty file, garbage, no file */
-    expect_fail(test_write_file("empty.hess", "", 0), HF_ERROR_TRUNCATED, 0, "empty", "empty file");
+    expect_fail(test_write_file("empty.hess", "", 0), HESSFIT_ERROR_TRUNCATED, 0, "empty", "empty file");
     for (size_t k = 0; k < sizeof bytes; k++) {
         x ^= x >> 12;
         x ^= x << 25;
         x ^= x >> 27;
         bytes[k] = (unsigned char)((x * 0x2545f4914f6cdd1dull) >> 56);
     }
-    expect_fail(test_write_file("garbage.hess", (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL,
+    expect_fail(test_write_file("garbage.hess", (const char *)bytes, sizeof bytes), HESSFIT_SUCCESS, 0, NULL,
                 "binary garbage");
     for (size_t k = 0; k < sizeof bytes; k++)
         bytes[k] = (unsigned char)(bytes[k] % 7 == 0 ? '\n' : 33 + bytes[k] % 90);
-    expect_fail(test_write_file("text-garbage.hess", (const char *)bytes, sizeof bytes), HF_SUCCESS, 0, NULL,
+    expect_fail(test_write_file("text-garbage.hess", (const char *)bytes, sizeof bytes), HESSFIT_SUCCESS, 0, NULL,
                 "text garbage");
     t = malloc(n);
     CHECK(t != NULL, "out of memory");
     memcpy(t, data, n);
     t[test_line_offset(t, hess_line + 5) + 12] = '\0'; /* a NUL byte inside $hessian */
-    expect_fail(test_write_file("nul.hess", t, n), HF_ERROR_PARSE, hess_line + 5, "NUL", "NUL byte");
+    expect_fail(test_write_file("nul.hess", t, n), HESSFIT_ERROR_PARSE, hess_line + 5, "NUL", "NUL byte");
     free(t);
-    expect_fail(test_source_path("tests/data/orca/no-such-file.hess"), HF_ERROR_IO, 0, NULL, "missing file");
+    expect_fail(test_source_path("tests/data/orca/no-such-file.hess"), HESSFIT_ERROR_IO, 0, NULL, "missing file");
     free(data);
 }
 

@@ -1,5 +1,5 @@
 /* Psi4-style reference data (q2mm examples, B3LYP/6-31+G(d)): a .xyz geometry and a .npy Hessian
- * through hf_read_npy_xyz. The Hessians rebuild the printed frequencies (CH3F, SN2 TS), the SN2
+ * through hessfit_npy_xyz_read. The Hessians rebuild the printed frequencies (CH3F, SN2 TS), the SN2
  * TS shows its one imaginary mode and, without projection, the spurious negative values that
  * projection removes; .npy files that disagree with the .xyz or use another dtype are refused,
  * Fortran order is honoured, and a gzip-compressed .npy reads like the plain one. */
@@ -54,20 +54,20 @@ static unsigned char *f8_bytes(const double *v, size_t n, int big_endian)
     return b;
 }
 
-/* 3N frequencies of a molecule read by hf_read_npy_xyz (monoisotopic masses). */
-static void frequencies(const hf_molecule *m, unsigned flags, double *f, int *n_ext)
+/* 3N frequencies of a molecule read by hessfit_npy_xyz_read (monoisotopic masses). */
+static void frequencies(const hessfit_molecule *m, unsigned flags, double *f, int *n_ext)
 {
     double masses[16];
     CHECK(m->n_atoms <= 16, "test molecules are small");
-    HF_CALL(hf_element_masses(m->atomic_numbers, m->n_atoms, HF_MASS_MONOISOTOPIC, masses));
-    HF_CALL(hf_vib_analyse(m->hessian, masses, m->coords, m->n_atoms, hf_frequency_factor_hartree_bohr2_amu(), flags,
+    HF_CALL(hessfit_element_masses(m->atomic_numbers, m->n_atoms, HESSFIT_MASS_MONOISOTOPIC, masses));
+    HF_CALL(hessfit_vib_analyse(m->hessian, masses, m->coords, m->n_atoms, hessfit_frequency_factor_hartree_bohr2_amu(), flags,
                            f, NULL, n_ext));
 }
 
-static void read_pair(const char *xyz_rel, const char *npy_rel, hf_molecule *m)
+static void read_pair(const char *xyz_rel, const char *npy_rel, hessfit_molecule *m)
 {
     char *xyz = test_source_path_dup(xyz_rel), *npy = test_source_path_dup(npy_rel);
-    HF_CALL(hf_read_npy_xyz(xyz, npy, m));
+    HF_CALL(hessfit_npy_xyz_read(xyz, npy, m));
     free(xyz);
     free(npy);
 }
@@ -75,13 +75,13 @@ static void read_pair(const char *xyz_rel, const char *npy_rel, hf_molecule *m)
 static double *read_values(const char *rel, size_t *n)
 {
     double *v;
-    HF_CALL(hf_text_read_values(test_source_path(rel), &v, n));
+    HF_CALL(hessfit_text_read_values(test_source_path(rel), &v, n));
     return v;
 }
 
 static void test_ch3f(void)
 {
-    hf_molecule m;
+    hessfit_molecule m;
     double all[15], vib[9], vib_unprojected[9], d, d_unprojected;
     size_t n;
     int n_ext = -1;
@@ -90,18 +90,18 @@ static void test_ch3f(void)
     CHECK(m.n_atoms == 5 && m.atomic_numbers[0] == 6 && m.atomic_numbers[1] == 9 && m.atomic_numbers[4] == 1,
           "CH3F atoms");
     CHECK(m.hessian != NULL && n == 9, "CH3F Hessian and 9 reference frequencies");
-    frequencies(&m, HF_VIB_PROJECT_EXTERNAL, all, &n_ext);
+    frequencies(&m, HESSFIT_VIB_PROJECT_EXTERNAL, all, &n_ext);
     CHECK(n_ext == 6, "CH3F: %d external modes", n_ext);
-    HF_CALL(hf_vib_select(all, 15, 9, vib));
+    HF_CALL(hessfit_vib_select(all, 15, 9, vib));
     d = test_max_abs_diff(vib, ref, 9);
     frequencies(&m, 0, all, &n_ext);
-    HF_CALL(hf_vib_select(all, 15, 9, vib_unprojected));
+    HF_CALL(hessfit_vib_select(all, 15, 9, vib_unprojected));
     d_unprojected = test_max_abs_diff(vib_unprojected, ref, 9);
     printf("  CH3F: 9 frequencies vs ch3f-frequencies.txt: max |diff| %.2e cm^-1 projected, %.2e without\n", d,
            d_unprojected);
     CHECK(d <= 1e-3, "CH3F frequencies differ by %.3g cm^-1", d);
     CHECK(d_unprojected <= 1e-3, "CH3F frequencies without projection differ by %.3g cm^-1", d_unprojected);
-    hf_molecule_free(&m);
+    hessfit_molecule_free(&m);
     free(ref);
 }
 
@@ -115,7 +115,7 @@ static int count_below(const double *f, int n, double limit)
 
 static void test_sn2_ts(void)
 {
-    hf_molecule m;
+    hessfit_molecule m;
     double projected[18], raw[18], vib[12], d;
     size_t n;
     int n_ext = -1;
@@ -123,9 +123,9 @@ static void test_sn2_ts(void)
     read_pair(SN2_DIR "sn2-ts-optimized.xyz", SN2_DIR "sn2-ts-hessian.npy", &m);
     CHECK(m.n_atoms == 6 && n == 12, "SN2 TS: %d atoms, %zu reference frequencies", m.n_atoms, n);
 
-    frequencies(&m, HF_VIB_PROJECT_EXTERNAL, projected, &n_ext);
+    frequencies(&m, HESSFIT_VIB_PROJECT_EXTERNAL, projected, &n_ext);
     CHECK(n_ext == 6, "SN2 TS: %d external modes", n_ext);
-    HF_CALL(hf_vib_select(projected, 18, 12, vib));
+    HF_CALL(hessfit_vib_select(projected, 18, 12, vib));
     d = test_max_abs_diff(vib, ref, 12);
     printf("  SN2 TS projected: imaginary %.4f cm^-1; 12 vs sn2-ts-frequencies.txt max |diff| %.2e; "
            "below -1 cm^-1: %d\n",
@@ -151,31 +151,31 @@ static void test_sn2_ts(void)
     /* projection removes them: nothing between the imaginary mode and the near-zero external ones */
     for (int i = 1; i < 18; i++)
         CHECK(!(projected[i] < -1e-2), "projected value %d is %.4f", i, projected[i]);
-    hf_molecule_free(&m);
+    hessfit_molecule_free(&m);
     free(ref);
 }
 
 static void test_bad_npy(void)
 {
-    hf_molecule m, ok;
+    hessfit_molecule m, ok;
     char *xyz = test_source_path_dup(SN2_DIR "ch3f-optimized.xyz");
     const char *path;
     unsigned char *bytes;
     double a[225];
     float f4[225];
-    hf_array arr;
+    hessfit_array arr;
 
     read_pair(SN2_DIR "ch3f-optimized.xyz", SN2_DIR "ch3f-hessian.npy", &ok);
     /* a 12 x 12 Hessian for 5 atoms, and the 18 x 18 SN2 TS Hessian with the CH3F geometry */
     bytes = f8_bytes(ok.hessian, 144, 0);
     path = write_npy("small.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (12, 12), }", bytes, 8 * 144);
     free(bytes);
-    test_expect_file_error(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_SHAPE, path, 0, "15 x 15", NULL,
+    test_expect_file_error(hessfit_npy_xyz_read(xyz, path, &m), HESSFIT_ERROR_SHAPE, path, 0, "15 x 15", NULL,
                            "12 x 12 Hessian, 5 atoms");
     CHECK(m.n_atoms == 0 && m.hessian == NULL, "output zeroed");
     {
         char *npy = test_source_path_dup(SN2_DIR "sn2-ts-hessian.npy");
-        test_expect_file_error(hf_read_npy_xyz(xyz, npy, &m), HF_ERROR_SHAPE, npy, 0, "18 x 18", NULL,
+        test_expect_file_error(hessfit_npy_xyz_read(xyz, npy, &m), HESSFIT_ERROR_SHAPE, npy, 0, "18 x 18", NULL,
                                "SN2 Hessian, CH3F xyz");
         free(npy);
     }
@@ -183,15 +183,15 @@ static void test_bad_npy(void)
     for (int i = 0; i < 225; i++)
         f4[i] = (float)ok.hessian[i];
     path = write_npy("f4.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (15, 15), }", f4, sizeof f4);
-    test_expect_file_error(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_UNSUPPORTED, path, 0, "'<f4'", NULL, "dtype <f4");
+    test_expect_file_error(hessfit_npy_xyz_read(xyz, path, &m), HESSFIT_ERROR_UNSUPPORTED, path, 0, "'<f4'", NULL, "dtype <f4");
     bytes = f8_bytes(ok.hessian, 225, 1);
     path = write_npy("be.npy", "{'descr': '>f8', 'fortran_order': False, 'shape': (15, 15), }", bytes, 8 * 225);
     free(bytes);
-    test_expect_file_error(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_UNSUPPORTED, path, 0, "'>f8'", NULL,
+    test_expect_file_error(hessfit_npy_xyz_read(xyz, path, &m), HESSFIT_ERROR_UNSUPPORTED, path, 0, "'>f8'", NULL,
                            "dtype >f8 (big-endian)");
 
     /* Fortran order: the file holds the columns one after another. A non-symmetric matrix shows
-     * that the reader transposes (and hf_read_npy_xyz then refuses it as a Hessian). */
+     * that the reader transposes (and hessfit_npy_xyz_read then refuses it as a Hessian). */
     memcpy(a, ok.hessian, sizeof a);
     a[0 * 15 + 1] += 0.25; /* A(1,2) != A(2,1) */
     {
@@ -203,11 +203,11 @@ static void test_bad_npy(void)
         path = write_npy("fortran-asym.npy", "{'descr': '<f8', 'fortran_order': True, 'shape': (15, 15), }", bytes,
                          8 * 225);
         free(bytes);
-        HF_CALL(hf_npy_read(path, &arr));
+        HF_CALL(hessfit_npy_read(path, &arr));
         CHECK(arr.ndim == 2 && arr.shape[0] == 15 && memcmp(arr.data, a, sizeof a) == 0,
               "Fortran-order data come back in C order");
-        hf_array_free(&arr);
-        test_expect_file_error(hf_read_npy_xyz(xyz, path, &m), HF_ERROR_SHAPE, path, 0, "not symmetric", NULL,
+        hessfit_array_free(&arr);
+        test_expect_file_error(hessfit_npy_xyz_read(xyz, path, &m), HESSFIT_ERROR_SHAPE, path, 0, "not symmetric", NULL,
                                "non-symmetric Hessian (Fortran order)");
         for (int r = 0; r < 15; r++)
             for (int c = 0; c < 15; c++)
@@ -216,36 +216,36 @@ static void test_bad_npy(void)
         path = write_npy("fortran.npy", "{'descr': '<f8', 'fortran_order': True, 'shape': (15, 15), }", bytes,
                          8 * 225);
         free(bytes);
-        HF_CALL(hf_read_npy_xyz(xyz, path, &m));
+        HF_CALL(hessfit_npy_xyz_read(xyz, path, &m));
         CHECK(memcmp(m.hessian, ok.hessian, sizeof a) == 0, "Fortran-order Hessian equals the C-order one");
-        hf_molecule_free(&m);
+        hessfit_molecule_free(&m);
         printf("  Fortran order: transposed on reading (checked on a non-symmetric matrix)\n");
     }
-    hf_molecule_free(&ok);
+    hessfit_molecule_free(&ok);
     free(xyz);
 }
 
 /* A gzip-compressed .npy (written with zlib) must read like the plain file. */
 static void test_gzip_npy(void)
 {
-    hf_molecule m, ok;
+    hessfit_molecule m, ok;
     char *xyz = test_source_path_dup(SN2_DIR "ch3f-optimized.xyz");
     char *npy = test_source_path_dup(SN2_DIR "ch3f-hessian.npy");
     size_t n;
     char *buf = test_load_file(npy, &n);
     const char *path;
-    hf_status st;
+    hessfit_status st;
     CHECK(n > 0 && n < 4096, "cannot read %s", npy);
     path = test_write_gz("hessian.npy.gz", buf, n);
     free(buf);
-    HF_CALL(hf_read_npy_xyz(xyz, npy, &ok));
-    st = hf_read_npy_xyz(xyz, path, &m);
-    CHECK(st == HF_SUCCESS, "gzip-compressed .npy not read (hf_npy_read opens files with fopen, not through zlib): "
-          "%s: %s", hf_status_string(st), hf_last_error());
+    HF_CALL(hessfit_npy_xyz_read(xyz, npy, &ok));
+    st = hessfit_npy_xyz_read(xyz, path, &m);
+    CHECK(st == HESSFIT_SUCCESS, "gzip-compressed .npy not read (hessfit_npy_read opens files with fopen, not through zlib): "
+          "%s: %s", hessfit_status_string(st), hessfit_last_error());
     CHECK(memcmp(m.hessian, ok.hessian, 225 * sizeof *ok.hessian) == 0, "gzip .npy gives the same Hessian");
     printf("  gzip-compressed .npy: read, identical Hessian\n");
-    hf_molecule_free(&m);
-    hf_molecule_free(&ok);
+    hessfit_molecule_free(&m);
+    hessfit_molecule_free(&ok);
     free(xyz);
     free(npy);
 }
@@ -255,7 +255,7 @@ int main(void)
     test_ch3f();
     test_sn2_ts();
     test_bad_npy();
-    test_gzip_npy(); /* last: fails until hf_npy_read reads through zlib */
+    test_gzip_npy(); /* last: fails until hessfit_npy_read reads through zlib */
 
     printf("test_read_psi4: all checks passed\n");
     return 0;

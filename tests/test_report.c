@@ -66,13 +66,13 @@ static const char sn2_source[] = "C:\\data\\sn2\tTS\nhessian.npy \xFF end";
 /* What a reader gets back: the invalid byte 0xFF replaced by U+FFFD, everything else as is. */
 static const char sn2_source_decoded[] = "C:\\data\\sn2\tTS\nhessian.npy \xEF\xBF\xBD end";
 
-static hf_report_mode ch3f_modes[9], sn2_modes[12];
-static hf_report_molecule molecules[2];
-static hf_report_objective objectives[2];
-static hf_report_parameter parameters[8];
+static hessfit_report_mode ch3f_modes[9], sn2_modes[12];
+static hessfit_report_molecule molecules[2];
+static hessfit_report_objective objectives[2];
+static hessfit_report_parameter parameters[8];
 #define N_HISTORY 40
-static hf_report_iteration history[N_HISTORY];
-static hf_report report;
+static hessfit_report_iteration history[N_HISTORY];
+static hessfit_report report;
 
 static double square(double x)
 {
@@ -93,7 +93,7 @@ static void build_report(void)
                                     77.13824382885288, 123.22770003035636, 24.356516972621556, 78.93209577023646};
     double loss_before = 0, loss_after = 0;
     for (int i = 0; i < 9; i++) {
-        hf_report_mode *m = &ch3f_modes[i];
+        hessfit_report_mode *m = &ch3f_modes[i];
         m->index = i;
         m->qm_mode = 6 + i;
         m->mm_mode_before = 6 + i;
@@ -107,7 +107,7 @@ static void build_report(void)
         m->residual_after = square(m->weight * (m->qm_cm1 - m->mm_after_cm1));
     }
     for (int i = 0; i < 12; i++) {
-        hf_report_mode *m = &sn2_modes[i];
+        hessfit_report_mode *m = &sn2_modes[i];
         m->index = i;
         m->qm_mode = 6 + i;
         m->mm_mode_before = 6 + i;
@@ -126,17 +126,17 @@ static void build_report(void)
     sn2_modes[3].residual_before = NAN;
     sn2_modes[5].residual_after = INFINITY;
     sn2_modes[7].overlap_after = NAN;
-    molecules[0] = (hf_report_molecule){"CH3F", "examples/data/sn2/ch3f-hessian.npy", 9, ch3f_modes};
-    molecules[1] = (hf_report_molecule){sn2_name, sn2_source, 12, sn2_modes};
+    molecules[0] = (hessfit_report_molecule){"CH3F", "examples/data/sn2/ch3f-hessian.npy", 9, ch3f_modes};
+    molecules[1] = (hessfit_report_molecule){sn2_name, sn2_source, 12, sn2_modes};
     for (int i = 0; i < 9; i++) {
         loss_before += ch3f_modes[i].residual_before;
         loss_after += ch3f_modes[i].residual_after;
     }
-    objectives[0] = (hf_report_objective){"frequencies (q2mm pairing)", "cm^-1", 9, loss_before, loss_after,
+    objectives[0] = (hessfit_report_objective){"frequencies (q2mm pairing)", "cm^-1", 9, loss_before, loss_after,
                                           Q2MM_SEMINARIO_RMSD, 0.024863118153450367};
-    objectives[1] = (hf_report_objective){"eigenmatrix", "Hartree/Bohr^2/amu", 120, 0.5, NAN, 0.0125, -INFINITY};
+    objectives[1] = (hessfit_report_objective){"eigenmatrix", "Hartree/Bohr^2/amu", 120, 0.5, NAN, 0.0125, -INFINITY};
     for (int p = 0; p < 8; p++)
-        parameters[p] = (hf_report_parameter){lines[p], kinds[p], types[p], p % 2, names[p], before[p], after[p],
+        parameters[p] = (hessfit_report_parameter){lines[p], kinds[p], types[p], p % 2, names[p], before[p], after[p],
                                               units[p]};
     for (int i = 0; i < N_HISTORY; i++) {
         /* geometric decrease over 7.6 decades, a failed evaluation (NaN) and a derivative-free step */
@@ -146,7 +146,7 @@ static void build_report(void)
     }
     history[12].loss = NAN;
     history[20].gradient_norm = NAN;
-    report = (hf_report){"CH3F and SN2 \"test\" <fit>", "LD_LBFGS", "success: relative loss change below ftol_rel",
+    report = (hessfit_report){"CH3F and SN2 \"test\" <fit>", "LD_LBFGS", "success: relative loss change below ftol_rel",
                          151, 6.4015866, 2, molecules, 2, objectives, 8, parameters,
                          {"L-BFGS & \"friends\"", N_HISTORY, history}};
 }
@@ -403,7 +403,7 @@ static double worst_text_frequency_error;
 /* The table rows of molecule k (header "Molecule k+1 of 2: ...") against the report. */
 static void check_text_molecule(const char *text, int k)
 {
-    const hf_report_molecule *m = &molecules[k];
+    const hessfit_report_molecule *m = &molecules[k];
     char heading[64];
     const char *p;
     snprintf(heading, sizeof heading, "\nMolecule %d of 2: ", k + 1);
@@ -413,7 +413,7 @@ static void check_text_molecule(const char *text, int k)
     CHECK(p != NULL, "molecule %d: no table header", k + 1);
     p = strchr(p, '\n') + 1;
     for (int i = 0; i < m->n_modes; i++) {
-        const hf_report_mode *md = &m->modes[i];
+        const hessfit_report_mode *md = &m->modes[i];
         const char *eol = strchr(p, '\n');
         char line[512], *tok[16];
         int n, imaginary;
@@ -463,7 +463,7 @@ static void test_text(void)
     char *text;
     const char *p;
     double worst_parameter = 0;
-    HF_CALL(hf_report_write_text(path, &report));
+    HF_CALL(hessfit_report_write_text(path, &report));
     text = test_load_file(path, NULL);
     check_text_molecule(text, 0);
     check_text_molecule(text, 1);
@@ -549,7 +549,7 @@ static void test_json(void)
     snprintf(path, sizeof path, "%s", test_temp_path("report.json"));
     char *text;
     int n_numbers = 0;
-    HF_CALL(hf_report_write_json(path, &report));
+    HF_CALL(hessfit_report_write_json(path, &report));
     text = test_load_file(path, NULL);
     check_json_tokens(text);
     /* C-side round trip: every "qm_cm1" in file order, strtod, bit-identical */
@@ -594,7 +594,7 @@ static void test_json(void)
         for (int k = 0; k < 2; k++) {
             CHECK(kv_long(&r, k == 0 ? "mol0.n_modes" : "mol1.n_modes") == molecules[k].n_modes, "mode count");
             for (int i = 0; i < molecules[k].n_modes; i++) {
-                const hf_report_mode *md = &molecules[k].modes[i];
+                const hessfit_report_mode *md = &molecules[k].modes[i];
                 const double values[6] = {md->qm_cm1,  md->mm_before_cm1,   md->mm_after_cm1,
                                           md->weight, md->residual_before, md->residual_after};
                 static const char *keys[6] = {"qm_cm1", "mm_before_cm1", "mm_after_cm1",
@@ -677,7 +677,7 @@ static void test_scatter(void)
             n_after += isfinite(molecules[k].modes[i].mm_after_cm1);
         }
     CHECK(n_before == 20 && n_after == 21, "test data: %d / %d marks", n_before, n_after);
-    HF_CALL(hf_svg_frequency_scatter(path, &report));
+    HF_CALL(hessfit_svg_frequency_scatter(path, &report));
     text = test_load_file(path, NULL);
     CHECK(count_substrings(text, "<circle class=\"before\"") == n_before, "before marks");
     CHECK(count_substrings(text, "<path class=\"after\"") == n_after, "after marks");
@@ -714,7 +714,7 @@ static void test_scatter(void)
         for (int after = 0; after < 2; after++)
             for (int k = 0; k < 2; k++)
                 for (int i = 0; i < molecules[k].n_modes; i++) {
-                    const hf_report_mode *md = &molecules[k].modes[i];
+                    const hessfit_report_mode *md = &molecules[k].modes[i];
                     double mm = after ? md->mm_after_cm1 : md->mm_before_cm1, x, y;
                     char expected[512];
                     if (!isfinite(mm))
@@ -750,7 +750,7 @@ static void test_convergence(void)
     char path[512];
     snprintf(path, sizeof path, "%s", test_temp_path("convergence.svg"));
     char *text;
-    HF_CALL(hf_svg_convergence(path, &report.history));
+    HF_CALL(hessfit_svg_convergence(path, &report.history));
     text = test_load_file(path, NULL);
     CHECK(!contains_nocase(text, "nan") && !contains_nocase(text, "inf"), "the SVG contains nan or inf");
     CHECK(strstr(text, "L-BFGS &amp; &quot;friends&quot;") != NULL, "history title not escaped");
@@ -802,12 +802,12 @@ static void test_convergence(void)
 
     /* less than two decades and no gradient: linear axis, one panel; a long run: no dots */
     {
-        hf_report_iteration long_run[200];
-        hf_report_history h = {NULL, 200, long_run};
+        hessfit_report_iteration long_run[200];
+        hessfit_report_history h = {NULL, 200, long_run};
         for (int i = 0; i < 200; i++)
-            long_run[i] = (hf_report_iteration){i + 1, 5.0 + 4.0 / (1.0 + i), NAN};
+            long_run[i] = (hessfit_report_iteration){i + 1, 5.0 + 4.0 / (1.0 + i), NAN};
         snprintf(path, sizeof path, "%s", test_temp_path("convergence-linear.svg"));
-        HF_CALL(hf_svg_convergence(path, &h));
+        HF_CALL(hessfit_svg_convergence(path, &h));
         text = test_load_file(path, NULL);
         CHECK(strstr(text, "(log scale)") == NULL, "a linear range drawn on a log axis");
         CHECK(strstr(text, "gradient-norm") == NULL && strstr(text, "-points") == NULL,
@@ -823,7 +823,7 @@ static void test_convergence(void)
         /* empty history: still a valid document */
         h.n_points = 0;
         snprintf(path, sizeof path, "%s", test_temp_path("convergence-empty.svg"));
-        HF_CALL(hf_svg_convergence(path, &h));
+        HF_CALL(hessfit_svg_convergence(path, &h));
         text = test_load_file(path, NULL);
         CHECK(strstr(text, "no finite loss to plot") != NULL && strstr(text, "</svg>") != NULL, "empty history");
         if (have_python) {
@@ -838,19 +838,19 @@ static void test_convergence(void)
 /* ---- failures --------------------------------------------------------------------------------------- */
 
 typedef struct failing_context {
-    const hf_report *report;
+    const hessfit_report *report;
     size_t bytes_before_failure;
 } failing_context;
 
 /* The test hook: writes the whole text report, then fails like a writer that hit a problem late. */
-static hf_status failing_writer(hf_atomic_file *out, void *context)
+static hessfit_status failing_writer(hessfit_atomic_file *out, void *context)
 {
     failing_context *c = context;
-    hf_status st = hf_report_text_writer(out, (void *)c->report);
-    if (st != HF_SUCCESS)
+    hessfit_status st = hessfit_report_text_writer(out, (void *)c->report);
+    if (st != HESSFIT_SUCCESS)
         return st;
-    c->bytes_before_failure = hf_atomic_file_size(out);
-    return hf_error(HF_ERROR_INVALID_ARGUMENT, "simulated failure after %zu bytes", c->bytes_before_failure);
+    c->bytes_before_failure = hessfit_atomic_file_size(out);
+    return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "simulated failure after %zu bytes", c->bytes_before_failure);
 }
 
 static void test_failures(void)
@@ -864,27 +864,27 @@ static void test_failures(void)
 
     /* unwritable places: error names the path, nothing left behind */
     snprintf(missing_dir, sizeof missing_dir, "%s/no/such/dir/report.json", test_temp_dir());
-    test_expect_error(hf_report_write_json(missing_dir, &report), HF_ERROR_IO, missing_dir, NULL, "missing directory");
+    test_expect_error(hessfit_report_write_json(missing_dir, &report), HESSFIT_ERROR_IO, missing_dir, NULL, "missing directory");
     test_write_text("plain-file", "x");
     snprintf(file_as_dir, sizeof file_as_dir, "%s/plain-file/report.svg", test_temp_dir());
-    test_expect_error(hf_svg_frequency_scatter(file_as_dir, &report), HF_ERROR_IO, file_as_dir, NULL,
+    test_expect_error(hessfit_svg_frequency_scatter(file_as_dir, &report), HESSFIT_ERROR_IO, file_as_dir, NULL,
                       "parent is a file");
     /* the temporary file is created and written, the rename onto a directory fails: removed again */
     CHECK(mkdir(test_temp_path("a-directory"), 0755) == 0, "mkdir");
-    test_expect_error(hf_report_write_text(test_temp_path("a-directory"), &report), HF_ERROR_IO,
+    test_expect_error(hessfit_report_write_text(test_temp_path("a-directory"), &report), HESSFIT_ERROR_IO,
                       test_temp_path("a-directory"), NULL, "target is a directory");
-    CHECK(strstr(hf_last_error(), ".tmp.") != NULL, "the message names the temporary file: %s", hf_last_error());
+    CHECK(strstr(hessfit_last_error(), ".tmp.") != NULL, "the message names the temporary file: %s", hessfit_last_error());
     CHECK(count_temp_files(test_temp_dir()) == 0, "temporary files left behind");
 
     /* an invalid report: nothing created */
     {
-        hf_report bad = report;
-        hf_report_molecule bad_molecules[2] = {molecules[0], molecules[1]};
+        hessfit_report bad = report;
+        hessfit_report_molecule bad_molecules[2] = {molecules[0], molecules[1]};
         bad_molecules[0].modes = NULL;
         bad.molecules = bad_molecules;
-        test_expect_error(hf_report_write_json(test_temp_path("never.json"), &bad), HF_ERROR_NULL_ARGUMENT,
+        test_expect_error(hessfit_report_write_json(test_temp_path("never.json"), &bad), HESSFIT_ERROR_NULL_ARGUMENT,
                           "report molecule 1 (CH3F): modes is NULL for 9 modes", NULL, "invalid report");
-        CHECK(strstr(hf_last_error(), test_temp_path("never.json")) != NULL, "message names the path");
+        CHECK(strstr(hessfit_last_error(), test_temp_path("never.json")) != NULL, "message names the path");
         CHECK(access(test_temp_path("never.json"), F_OK) != 0, "a file was created for an invalid report");
     }
 
@@ -893,9 +893,9 @@ static void test_failures(void)
     CHECK(chmod(target, 0640) == 0, "chmod");
     {
         failing_context c = {&report, 0};
-        test_expect_error(hf_atomic_write(target, failing_writer, &c), HF_ERROR_INVALID_ARGUMENT, target, NULL,
+        test_expect_error(hessfit_atomic_write(target, failing_writer, &c), HESSFIT_ERROR_INVALID_ARGUMENT, target, NULL,
                           "writer failing after a full write");
-        CHECK(strstr(hf_last_error(), "simulated failure") != NULL, "the writer's message is kept");
+        CHECK(strstr(hessfit_last_error(), "simulated failure") != NULL, "the writer's message is kept");
         CHECK(c.bytes_before_failure > 4000, "the writer wrote %zu bytes before failing", c.bytes_before_failure);
         text = test_load_file(target, NULL);
         CHECK(strcmp(text, old_text) == 0, "the old file changed after a failed write");
@@ -911,19 +911,19 @@ static void test_failures(void)
         limited = saved;
         limited.rlim_cur = 1000;
         CHECK(setrlimit(RLIMIT_FSIZE, &limited) == 0, "setrlimit");
-        hf_status st = hf_report_write_text(target, &report);
+        hessfit_status st = hessfit_report_write_text(target, &report);
         CHECK(setrlimit(RLIMIT_FSIZE, &saved) == 0, "restoring RLIMIT_FSIZE"); /* before printing anything */
         signal(SIGXFSZ, saved_handler);
-        test_expect_error(st, HF_ERROR_IO, target, NULL, "file size limit");
-        CHECK(strstr(hf_last_error(), "after 1000 bytes") != NULL && strstr(hf_last_error(), strerror(EFBIG)) != NULL,
-              "message gives the offset and the reason: %s", hf_last_error());
+        test_expect_error(st, HESSFIT_ERROR_IO, target, NULL, "file size limit");
+        CHECK(strstr(hessfit_last_error(), "after 1000 bytes") != NULL && strstr(hessfit_last_error(), strerror(EFBIG)) != NULL,
+              "message gives the offset and the reason: %s", hessfit_last_error());
         text = test_load_file(target, NULL);
         CHECK(strcmp(text, old_text) == 0, "the old file changed after a failed write");
         free(text);
         CHECK(count_temp_files(test_temp_dir()) == 0, "temporary file left after an I/O error");
     }
     /* success replaces it and keeps its permission bits */
-    HF_CALL(hf_report_write_text(target, &report));
+    HF_CALL(hessfit_report_write_text(target, &report));
     text = test_load_file(target, NULL);
     CHECK(strncmp(text, "hessfit fit report", 18) == 0, "the file was not replaced");
     free(text);
@@ -936,16 +936,16 @@ static void test_failures(void)
  * report with a bad mode index is refused, naming the molecule and row. */
 static void test_empty_report(void)
 {
-    hf_report empty;
+    hessfit_report empty;
     char text_path[512], json_path[512], svg_path[512];
     char *text;
     memset(&empty, 0, sizeof empty);
     snprintf(text_path, sizeof text_path, "%s", test_temp_path("empty-report.txt"));
     snprintf(json_path, sizeof json_path, "%s", test_temp_path("empty-report.json"));
     snprintf(svg_path, sizeof svg_path, "%s", test_temp_path("empty-report.svg"));
-    HF_CALL(hf_report_write_text(text_path, &empty));
-    HF_CALL(hf_report_write_json(json_path, &empty));
-    HF_CALL(hf_svg_frequency_scatter(svg_path, &empty));
+    HF_CALL(hessfit_report_write_text(text_path, &empty));
+    HF_CALL(hessfit_report_write_json(json_path, &empty));
+    HF_CALL(hessfit_svg_frequency_scatter(svg_path, &empty));
     text = test_load_file(text_path, NULL);
     CHECK(strstr(text, "  optimiser    n/a\n") != NULL && strstr(text, "Molecule") == NULL, "empty text report");
     free(text);
@@ -969,27 +969,27 @@ static void test_empty_report(void)
         kv_free(&r);
     }
     {
-        hf_report bad = report;
-        hf_report_mode modes[12];
-        hf_report_molecule bad_molecules[2] = {molecules[0], molecules[1]};
+        hessfit_report bad = report;
+        hessfit_report_mode modes[12];
+        hessfit_report_molecule bad_molecules[2] = {molecules[0], molecules[1]};
         memcpy(modes, sn2_modes, sizeof modes);
         modes[4].mm_mode_after = -2;
         bad_molecules[1].modes = modes;
         bad.molecules = bad_molecules;
-        test_expect_error(hf_svg_frequency_scatter(svg_path, &bad), HF_ERROR_INVALID_ARGUMENT,
+        test_expect_error(hessfit_svg_frequency_scatter(svg_path, &bad), HESSFIT_ERROR_INVALID_ARGUMENT,
                           "report molecule 2 (F\xE2\x81\xBB + CH", NULL, "bad mode index");
-        CHECK(strstr(hf_last_error(), "mode row 4: index 4, QM mode 10, MM modes 10 / -2") != NULL, "row named");
+        CHECK(strstr(hessfit_last_error(), "mode row 4: index 4, QM mode 10, MM modes 10 / -2") != NULL, "row named");
         bad.molecules = molecules;
         bad.history.n_points = -1;
-        test_expect_error(hf_report_write_json(json_path, &bad), HF_ERROR_INVALID_ARGUMENT, "report history: -1 points",
+        test_expect_error(hessfit_report_write_json(json_path, &bad), HESSFIT_ERROR_INVALID_ARGUMENT, "report history: -1 points",
                           NULL, "bad history");
     }
     /* extreme values: finite axes, no nan or inf in the coordinates */
     {
-        hf_report_iteration extreme[4] = {{1, -1.7e308, 1e-300}, {2, 1.7e308, 1e300}, {3, 0.0, INFINITY}, {4, -INFINITY, 0}};
-        hf_report_history h = {"extreme", 4, extreme};
+        hessfit_report_iteration extreme[4] = {{1, -1.7e308, 1e-300}, {2, 1.7e308, 1e300}, {3, 0.0, INFINITY}, {4, -INFINITY, 0}};
+        hessfit_report_history h = {"extreme", 4, extreme};
         size_t n;
-        HF_CALL(hf_svg_convergence(svg_path, &h));
+        HF_CALL(hessfit_svg_convergence(svg_path, &h));
         text = test_load_file(svg_path, &n);
         CHECK(!contains_nocase(text, "nan") && !contains_nocase(text, "inf") && n < 20000, "extreme history: %zu bytes",
               n);
@@ -1011,23 +1011,23 @@ static void test_atomic_file(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s", test_temp_path("big.txt"));
-    hf_atomic_file *f = NULL;
+    hessfit_atomic_file *f = NULL;
     char *big = malloc(200001), *text;
     size_t n;
     for (int i = 0; i < 200000; i++)
         big[i] = (char)('a' + i % 26);
     big[200000] = '\0';
     /* formatted output larger than the 64 KiB buffer, then small pieces across buffer boundaries */
-    HF_CALL(hf_atomic_file_open(path, &f));
-    CHECK(strstr(hf_atomic_file_temp_path(f), ".tmp.") != NULL && access(hf_atomic_file_temp_path(f), F_OK) == 0,
-          "temporary file %s", hf_atomic_file_temp_path(f));
+    HF_CALL(hessfit_atomic_file_open(path, &f));
+    CHECK(strstr(hessfit_atomic_file_temp_path(f), ".tmp.") != NULL && access(hessfit_atomic_file_temp_path(f), F_OK) == 0,
+          "temporary file %s", hessfit_atomic_file_temp_path(f));
     CHECK(access(path, F_OK) != 0, "the target exists before commit");
-    HF_CALL(hf_atomic_file_printf(f, "<%s>", big));
+    HF_CALL(hessfit_atomic_file_printf(f, "<%s>", big));
     for (int i = 0; i < 30000; i++)
-        HF_CALL(hf_atomic_file_printf(f, "%05d\n", i));
-    HF_CALL(hf_atomic_file_write(f, big, 100000));
-    n = hf_atomic_file_size(f);
-    HF_CALL(hf_atomic_file_commit(f));
+        HF_CALL(hessfit_atomic_file_printf(f, "%05d\n", i));
+    HF_CALL(hessfit_atomic_file_write(f, big, 100000));
+    n = hessfit_atomic_file_size(f);
+    HF_CALL(hessfit_atomic_file_commit(f));
     text = test_load_file(path, &n);
     CHECK(n == 200002 + 30000 * 6 + 100000, "size %zu", n);
     CHECK(text[0] == '<' && memcmp(text + 1, big, 200000) == 0 && text[200001] == '>', "big formatted block");
@@ -1036,22 +1036,22 @@ static void test_atomic_file(void)
     CHECK(memcmp(text + 200002 + 180000, big, 100000) == 0, "raw block");
     free(text);
     /* abort leaves nothing; an empty buffer makes an empty file */
-    HF_CALL(hf_atomic_file_open(test_temp_path("aborted.txt"), &f));
-    HF_CALL(hf_atomic_file_printf(f, "partial"));
-    hf_atomic_file_abort(f);
+    HF_CALL(hessfit_atomic_file_open(test_temp_path("aborted.txt"), &f));
+    HF_CALL(hessfit_atomic_file_printf(f, "partial"));
+    hessfit_atomic_file_abort(f);
     CHECK(access(test_temp_path("aborted.txt"), F_OK) != 0 && count_temp_files(test_temp_dir()) == 0,
           "abort left a file");
-    HF_CALL(hf_atomic_write_buffer(test_temp_path("empty.txt"), NULL, 0));
+    HF_CALL(hessfit_atomic_write_buffer(test_temp_path("empty.txt"), NULL, 0));
     CHECK(stat(test_temp_path("empty.txt"), &(struct stat){0}) == 0, "empty file");
     text = test_load_file(test_temp_path("empty.txt"), &n);
     CHECK(n == 0, "empty file has %zu bytes", n);
     free(text);
-    HF_CALL(hf_atomic_write_buffer(test_temp_path("empty.txt"), "abc\n", 4));
+    HF_CALL(hessfit_atomic_write_buffer(test_temp_path("empty.txt"), "abc\n", 4));
     text = test_load_file(test_temp_path("empty.txt"), &n);
     CHECK(n == 4 && strcmp(text, "abc\n") == 0, "buffer write");
     free(text);
-    test_expect_error(hf_atomic_write_buffer("", "x", 1), HF_ERROR_INVALID_ARGUMENT, "empty path", NULL, "empty path");
-    test_expect_error(hf_atomic_file_open(NULL, &f), HF_ERROR_NULL_ARGUMENT, "path is NULL", NULL, "NULL path");
+    test_expect_error(hessfit_atomic_write_buffer("", "x", 1), HESSFIT_ERROR_INVALID_ARGUMENT, "empty path", NULL, "empty path");
+    test_expect_error(hessfit_atomic_file_open(NULL, &f), HESSFIT_ERROR_NULL_ARGUMENT, "path is NULL", NULL, "NULL path");
     free(big);
     printf("atomic file: %zu bytes through printf/write across 64 KiB buffers read back exactly; abort and "
            "failures leave no file\n",
@@ -1067,7 +1067,7 @@ static int test_read_only_dir(void)
         return TEST_SKIPPED;
     }
     CHECK(mkdir(test_temp_path("read-only"), 0555) == 0, "mkdir");
-    test_expect_error(hf_report_write_text(test_temp_path("read-only/report.txt"), &report), HF_ERROR_IO,
+    test_expect_error(hessfit_report_write_text(test_temp_path("read-only/report.txt"), &report), HESSFIT_ERROR_IO,
                       test_temp_path("read-only/report.txt"), NULL, "read-only directory");
     CHECK(count_temp_files(test_temp_path("read-only")) == 0, "temporary file left in the read-only directory");
     CHECK(count_temp_files(test_temp_dir()) == 0, "temporary files left behind");
@@ -1094,7 +1094,7 @@ static int test_locale(void)
         char probe[32];
         char *text;
         snprintf(probe, sizeof probe, "%.1f", 1.5);
-        HF_CALL(hf_report_write_json(test_temp_path("locale.json"), &report));
+        HF_CALL(hessfit_report_write_json(test_temp_path("locale.json"), &report));
         setlocale(LC_NUMERIC, "C");
         text = test_load_file(test_temp_path("locale.json"), NULL);
         CHECK(strcmp(probe, "1,5") == 0, "%s prints 1.5 as '%s', not with a decimal comma", used, probe);
@@ -1127,7 +1127,7 @@ int main(int argc, char **argv)
     }
 
     /* statistics against q2mm's golden numbers */
-    HF_CALL(hf_report_frequency_rmsd(&molecules[0], 0, &rmsd, &n));
+    HF_CALL(hessfit_report_frequency_rmsd(&molecules[0], 0, &rmsd, &n));
     CHECK(n == 9, "CH3F: %d modes", n);
     CHECK_CLOSE(rmsd, Q2MM_SEMINARIO_RMSD, 1e-13, Q2MM_SEMINARIO_RMSD, "CH3F Seminario RMSD vs q2mm");
     printf("CH3F RMSD before %.13f (q2mm %.13f, rel diff %.1e)\n", rmsd, Q2MM_SEMINARIO_RMSD,
@@ -1140,13 +1140,13 @@ int main(int argc, char **argv)
     CHECK_CLOSE(loss_after, Q2MM_FINAL_SCORE, 1e-10, Q2MM_FINAL_SCORE, "CH3F score after vs q2mm");
     printf("CH3F loss before %.17g (q2mm %.17g), after %.17g (q2mm %.17g, rel diff %.1e)\n", loss_before,
            Q2MM_SEMINARIO_SCORE, loss_after, Q2MM_FINAL_SCORE, fabs(loss_after / Q2MM_FINAL_SCORE - 1));
-    HF_CALL(hf_report_frequency_rmsd(&molecules[1], 0, &rmsd, &n));
+    HF_CALL(hessfit_report_frequency_rmsd(&molecules[1], 0, &rmsd, &n));
     CHECK(n == 10, "SN2 before: the reaction coordinate (weight 0) and the unpaired mode are left out: %d", n);
-    HF_CALL(hf_report_frequency_rmsd_all(&report, 1, &rmsd, &n));
+    HF_CALL(hessfit_report_frequency_rmsd_all(&report, 1, &rmsd, &n));
     CHECK(n == 20, "all after: %d modes", n);
     {
-        hf_report_molecule none = {"x", NULL, 1, &sn2_modes[0]}; /* weight 0 only */
-        HF_CALL(hf_report_frequency_rmsd(&none, 1, &rmsd, &n));
+        hessfit_report_molecule none = {"x", NULL, 1, &sn2_modes[0]}; /* weight 0 only */
+        HF_CALL(hessfit_report_frequency_rmsd(&none, 1, &rmsd, &n));
         CHECK(isnan(rmsd) && n == 0, "no weighted mode: NaN and 0");
     }
 

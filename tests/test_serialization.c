@@ -30,7 +30,7 @@
 /* The HessianForce serialization versions this build reads: 1 .. CURRENT_XML_VERSION. */
 #define CURRENT_XML_VERSION 1
 
-static int slot(HessFit_Force *f, double value) {
+static int slot(hessfit_force *f, double value) {
     int s;
     HF_OK(hessfit_force_add_parameter(f, value, &s));
     return s;
@@ -39,8 +39,8 @@ static int slot(HessFit_Force *f, double value) {
 /* Molecule A: atoms 0-6, bonds 0-1 1-2 2-3 1-4 2-5 3-6. Molecule B: atoms 7-9 (water-like). */
 static const int bonds_a[6][2] = {{0, 1}, {1, 2}, {2, 3}, {1, 4}, {2, 5}, {3, 6}};
 
-static HessFit_Force *build_force(void) {
-    HessFit_Force *f;
+static hessfit_force *build_force(void) {
+    hessfit_force *f;
     HF_OK(hessfit_force_create(&f));
     /* particles: charge, sigma, epsilon (epsilon never zero so that dE/deps is finite) */
     static const double q[N_ATOMS] = {-0.18, 0.06, -0.12, 0.31, 0.06, 0.0, -0.13, -0.834, 0.417, 0.417};
@@ -102,7 +102,7 @@ typedef struct {
     double *dedp;
 } Results;
 
-static void evaluate(HessFit_Force *f, OpenMM_System *system, const double *pos, long long hsize, int nparams,
+static void evaluate(hessfit_force *f, OpenMM_System *system, const double *pos, long long hsize, int nparams,
                      Results *out) {
     OpenMM_Integrator *integrator;
     OpenMM_Context *context = test_create_context(system, "Reference", pos, N_ATOMS, 0.001, &integrator);
@@ -127,7 +127,7 @@ static void compare(const char *what, const double *a, const double *b, size_t n
 
 /* g (in System copy) is the same force as f (in system): group, name, structure, parameter
  * table (bitwise), and energy, forces, Hessian blocks and parameter derivatives at pos. */
-static void check_same_force(HessFit_Force *f, OpenMM_System *system, HessFit_Force *g, OpenMM_System *copy,
+static void check_same_force(hessfit_force *f, OpenMM_System *system, hessfit_force *g, OpenMM_System *copy,
                              const double *pos) {
     OpenMM_Force *copied = hessfit_force_as_openmm(g);
     CHECK(OpenMM_Force_getForceGroup(copied) == FORCE_GROUP, "force group %d", OpenMM_Force_getForceGroup(copied));
@@ -200,7 +200,7 @@ static char *with_version(const char *xml, int version) {
 
 /* hessfit_system_deserialize refuses xml with `want`, the message containing `part` (if not NULL),
  * and leaves no System. */
-static void expect_refused(const char *xml, HessFit_Status want, const char *part, const char *what) {
+static void expect_refused(const char *xml, hessfit_status want, const char *part, const char *what) {
     OpenMM_System *read = (OpenMM_System *) 1;
     HF_FAILS(hessfit_system_deserialize(xml, &read), want);
     CHECK(read == NULL, "%s: a failed deserialization left its output set", what);
@@ -222,7 +222,7 @@ int main(void) {
     OpenMM_System *system = OpenMM_System_create();
     for (int i = 0; i < N_ATOMS; i++)
         OpenMM_System_addParticle(system, i < 7 ? 12.0 : 16.0);
-    HessFit_Force *f = build_force();
+    hessfit_force *f = build_force();
     int force_index;
     HF_OK(hessfit_force_add_to_system(f, system, &force_index));
     /* the System owns the force now: adding it again is an ownership error */
@@ -238,7 +238,7 @@ int main(void) {
     HF_OK(hessfit_system_deserialize(xml, &copy));
     CHECK(OpenMM_System_getNumForces(copy) == OpenMM_System_getNumForces(system), "force count changed");
     OpenMM_Force *copied = OpenMM_System_getForce(copy, force_index);
-    HessFit_Force *g;
+    hessfit_force *g;
     HF_OK(hessfit_force_create_from_openmm(copied, &g));
     HF_FAILS(hessfit_force_add_to_system(g, copy, NULL), HESSFIT_ERROR_OWNERSHIP);
 
@@ -249,7 +249,7 @@ int main(void) {
 
     /* a non-HessianForce cannot be wrapped */
     OpenMM_CMMotionRemover *cmm = OpenMM_CMMotionRemover_create(1);
-    HessFit_Force *bad = (HessFit_Force *) 1;
+    hessfit_force *bad = (hessfit_force *) 1;
     HF_FAILS(hessfit_force_create_from_openmm((OpenMM_Force *) cmm, &bad), HESSFIT_ERROR_VALUE);
     CHECK(bad == NULL, "a failed hessfit_force_create_from_openmm left its output set");
     OpenMM_CMMotionRemover_destroy(cmm);
@@ -264,7 +264,7 @@ int main(void) {
         CHECK(stored_version == version, "%s holds version %d", relative, stored_version);
         OpenMM_System *old;
         HF_OK(hessfit_system_deserialize(stored, &old));
-        HessFit_Force *h;
+        hessfit_force *h;
         HF_OK(hessfit_force_create_from_openmm(OpenMM_System_getForce(old, force_index), &h));
         printf("stored version %d (%s):\n", version, relative);
         check_same_force(f, system, h, old, pos);

@@ -8,7 +8,7 @@
  * phases) and a NonbondedForce (NoCutoff, Lorentz-Berthelot, charges; exceptions from OpenMM's
  * createExceptionsFromBonds zero the 1-2 and 1-3 pairs and scale the 1-4 pairs; every
  * cross-molecule pair gets a zero exception). Our side is one
- * HessFit_Force built directly through the C API with the same energy: bond/angle k = k_stock / 2,
+ * hessfit_force built directly through the C API with the same energy: bond/angle k = k_stock / 2,
  * Lorentz-Berthelot combining, exclusions for 1-2/1-3, and for the 1-4 pairs:
  *   - butane: 1-4 pairs with coulomb14Scale = 1/1.2, lj14Scale = 0.5 (AMBER values),
  *   - propanol: explicit pairs with arbitrary charge products, sigmas and epsilons (the stock side

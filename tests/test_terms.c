@@ -93,13 +93,13 @@ static double singular_distance(const double *pos, int n) {
 
 typedef struct {
     OpenMM_System *system;
-    HessFit_Force *force;
+    hessfit_force *force;
     OpenMM_Context *context;
     OpenMM_Integrator *integrator;
     int n, nslots;
 } Setup;
 
-typedef void (*build_fn)(HessFit_Force *force);
+typedef void (*build_fn)(hessfit_force *force);
 
 static void setup_create(Setup *s, int n, build_fn build, const double *pos) {
     s->n = n;

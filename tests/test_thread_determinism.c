@@ -52,7 +52,7 @@ typedef struct {
     double freq[MAX_DIM], freq_w[MAX_DIM], vectors[MAX_DIM * MAX_DIM];
     double eig_target[MAX_DIM * MAX_DIM], eig_w[MAX_DIM * MAX_DIM];
     double hess_target[MAX_DIM * MAX_DIM], hess_w[MAX_DIM * MAX_DIM];
-    HessFit_MoleculeObjective obj;
+    hessfit_molecule_objective obj;
 } Targets;
 
 /* What one evaluation gives. */
@@ -109,7 +109,7 @@ static void make_targets(System *s, const int kinds[N_MOLS], Targets t[N_MOLS])
     double *blocks = malloc((size_t)s->hsize * sizeof *blocks);
     CHECK(blocks != NULL, "out of memory");
     HF_OK(hessfit_force_get_hessian_blocks(s->pair.hf, s->pair.our_ctx, blocks, s->hsize));
-    const double factor = hf_frequency_factor_kj_mol_nm2_amu();
+    const double factor = hessfit_frequency_factor_kj_mol_nm2_amu();
     for (int m = 0; m < N_MOLS; m++) {
         Targets *tm = &t[m];
         const int first = s->mol.mol_first[m];
@@ -122,7 +122,7 @@ static void make_targets(System *s, const int kinds[N_MOLS], Targets t[N_MOLS])
         const int dim = tm->dim;
         const double *h = blocks + offset;
         double all_f[MAX_DIM], modes[MAX_DIM * MAX_DIM];
-        HF_CALL(hf_vib_analyse(h, tm->masses, s->mol.pos + 3 * first, tm->n, factor, 0, all_f, modes, NULL));
+        HF_CALL(hessfit_vib_analyse(h, tm->masses, s->mol.pos + 3 * first, tm->n, factor, 0, all_f, modes, NULL));
         hessfit_molecule_objective_init(&tm->obj);
         tm->obj.masses = tm->masses;
         tm->obj.n_masses = tm->n;
@@ -179,7 +179,7 @@ static void make_targets(System *s, const int kinds[N_MOLS], Targets t[N_MOLS])
 /* Sets the objective of the molecules whose bit is in `only` (the others get none). */
 static void set_objective(System *s, const Targets t[N_MOLS], unsigned only)
 {
-    HessFit_MoleculeObjective objs[N_MOLS];
+    hessfit_molecule_objective objs[N_MOLS];
     for (int m = 0; m < N_MOLS; m++) {
         objs[m] = t[m].obj;
         if (!(only & (1u << m))) {
@@ -189,7 +189,7 @@ static void set_objective(System *s, const Targets t[N_MOLS], unsigned only)
         }
     }
     HF_OK(hessfit_force_set_hessian_objective(s->pair.hf, s->pair.our_ctx, objs, N_MOLS,
-                                              hf_frequency_factor_kj_mol_nm2_amu()));
+                                              hessfit_frequency_factor_kj_mol_nm2_amu()));
 }
 
 static Result evaluate(System *s, const char *threads)
@@ -327,7 +327,7 @@ static void test_zero_mode(void)
     const double pos[6] = {0.0, 0.0, 0.0, 0.1, 0.02, -0.01}, masses[2] = {12.0, 15.995};
     double target = 1500.0, weight = 0.001;
     OpenMM_System *system = OpenMM_System_create();
-    HessFit_Force *force;
+    hessfit_force *force;
     OpenMM_Integrator *integrator;
     int k_slot, r0_slot, index;
     HF_OK(hessfit_force_create(&force));
@@ -340,7 +340,7 @@ static void test_zero_mode(void)
     HF_OK(hessfit_force_add_bond(force, 0, 1, k_slot, r0_slot, NULL));
     HF_OK(hessfit_force_add_to_system(force, system, NULL));
     OpenMM_Context *context = test_create_context(system, "Reference", pos, 2, 0.001, &integrator);
-    HessFit_MoleculeObjective obj;
+    hessfit_molecule_objective obj;
     hessfit_molecule_objective_init(&obj);
     obj.masses = masses;
     obj.n_masses = 2;
@@ -349,7 +349,7 @@ static void test_zero_mode(void)
     obj.n_frequency_targets = 1;
     obj.frequency_weights = &weight;
     obj.n_frequency_weights = 1;
-    HF_OK(hessfit_force_set_hessian_objective(force, context, &obj, 1, hf_frequency_factor_kj_mol_nm2_amu()));
+    HF_OK(hessfit_force_set_hessian_objective(force, context, &obj, 1, hessfit_frequency_factor_kj_mol_nm2_amu()));
     double loss, grad[2], first_grad[2], first_loss = 0.0;
     int mode;
     HF_OK(hessfit_force_compute_hessian_objective(force, context, &loss, grad, 2, NULL, 0)); /* selects the stretch */

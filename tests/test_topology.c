@@ -1,4 +1,4 @@
-/* Topology perception (hf_topology_build): ethane and small rings with hand-counted terms, every
+/* Topology perception (hessfit_topology_build): ethane and small rings with hand-counted terms, every
  * topology cross-checked against brute-force enumerations (all atom tuples, graph distances),
  * bonds from covalent radii against the connectivity of the nine rh-enamide structures (.mmo),
  * the TS tolerance, determinism, and bad input. */
@@ -18,7 +18,7 @@
 #define MAXN 64
 static unsigned char adj[MAXN][MAXN];
 
-static void fill_adjacency(const hf_topology *t)
+static void fill_adjacency(const hessfit_topology *t)
 {
     CHECK(t->n_atoms <= MAXN, "test molecules have at most %d atoms", MAXN);
     memset(adj, 0, sizeof adj);
@@ -40,7 +40,7 @@ static int lex_less(const int *a, const int *b, int n)
 }
 
 /* Every list of t against enumerations over all atom tuples; returns nothing, CHECKs fail. */
-static void check_brute_force(const hf_topology *t, const char *what)
+static void check_brute_force(const hessfit_topology *t, const char *what)
 {
     const int n = t->n_atoms;
     int count;
@@ -122,7 +122,7 @@ static void check_brute_force(const hf_topology *t, const char *what)
     }
 }
 
-static void check_counts(const hf_topology *t, const char *what, int bonds, int angles, int torsions, int impropers,
+static void check_counts(const hessfit_topology *t, const char *what, int bonds, int angles, int torsions, int impropers,
                          int pairs)
 {
     printf("  %-26s bonds %3d angles %3d torsions %3d impropers %2d 1-4 pairs %3d\n", what, t->n_bonds, t->n_angles,
@@ -141,7 +141,7 @@ static int same_ints(const int *a, const int *b, int n, int w)
     return n == 0 || (a != NULL && b != NULL && memcmp(a, b, sizeof(int) * (size_t)n * (size_t)w) == 0);
 }
 
-static int same_topology(const hf_topology *a, const hf_topology *b)
+static int same_topology(const hessfit_topology *a, const hessfit_topology *b)
 {
     return a->n_atoms == b->n_atoms && a->n_bonds == b->n_bonds && a->n_angles == b->n_angles &&
            a->n_torsions == b->n_torsions && a->n_impropers == b->n_impropers && a->n_pairs14 == b->n_pairs14 &&
@@ -160,9 +160,9 @@ static double ethane_xyz[24] = {0.0179,  0.0310,  -0.0055, -0.0001, -0.0002, 1.0
                                 -2.1652, 1.2520,  -1.7605, -1.2810, 1.2520,  -0.7396, -1.2810, 2.6958};
 static int ethane_file_bonds[14] = {1, 2, 2, 3, 2, 5, 2, 4, 6, 4, 7, 4, 4, 8};
 
-static hf_molecule make_molecule(int n, const int *z, double *xyz, int n_bonds, int *bonds_1based)
+static hessfit_molecule make_molecule(int n, const int *z, double *xyz, int n_bonds, int *bonds_1based)
 {
-    hf_molecule m;
+    hessfit_molecule m;
     memset(&m, 0, sizeof m);
     m.name = (char *)"test";
     m.n_atoms = n;
@@ -181,20 +181,20 @@ static hf_molecule make_molecule(int n, const int *z, double *xyz, int n_bonds, 
 
 static void test_ethane(void)
 {
-    hf_molecule from_file = make_molecule(8, ethane_z, ethane_xyz, 7, ethane_file_bonds);
-    hf_molecule bare = make_molecule(8, ethane_z, ethane_xyz, 0, NULL);
-    hf_topology_options opt = hf_topology_default_options();
-    hf_topology t1, t2, t3;
+    hessfit_molecule from_file = make_molecule(8, ethane_z, ethane_xyz, 7, ethane_file_bonds);
+    hessfit_molecule bare = make_molecule(8, ethane_z, ethane_xyz, 0, NULL);
+    hessfit_topology_options opt = hessfit_topology_default_options();
+    hessfit_topology t1, t2, t3;
 
     CHECK(opt.use_file_bonds == 1 && opt.bond_tolerance == 1.3 && opt.ts_bond_tolerance == 0.0, "defaults");
-    HF_CALL(hf_topology_build(&from_file, NULL, &t1));
+    HF_CALL(hessfit_topology_build(&from_file, NULL, &t1));
     check_counts(&t1, "ethane (file bonds)", 7, 12, 9, 0, 9);
-    HF_CALL(hf_topology_build(&bare, &opt, &t2));
+    HF_CALL(hessfit_topology_build(&bare, &opt, &t2));
     check_counts(&t2, "ethane (radii)", 7, 12, 9, 0, 9);
     CHECK(same_topology(&t1, &t2), "ethane: radii and file connectivity give different topologies");
     /* file bonds ignored on request: the same again */
     opt.use_file_bonds = 0;
-    HF_CALL(hf_topology_build(&from_file, &opt, &t3));
+    HF_CALL(hessfit_topology_build(&from_file, &opt, &t3));
     CHECK(same_topology(&t1, &t3), "ethane: use_file_bonds = 0 differs");
 
     static const int bonds[14] = {0, 1, 1, 2, 1, 3, 1, 4, 3, 5, 3, 6, 3, 7};
@@ -207,17 +207,17 @@ static void test_ethane(void)
     /* torsions all run over the C-C bond (atoms 2 and 4) */
     for (int k = 0; k < t1.n_torsions; k++)
         CHECK(t1.torsions[4 * k + 1] == 1 && t1.torsions[4 * k + 2] == 3, "ethane torsion %d centre", k);
-    hf_topology_free(&t1);
-    hf_topology_free(&t2);
-    hf_topology_free(&t3);
-    hf_topology_free(&t3); /* twice is safe */
+    hessfit_topology_free(&t1);
+    hessfit_topology_free(&t2);
+    hessfit_topology_free(&t3);
+    hessfit_topology_free(&t3); /* twice is safe */
     free(from_file.bonds);
 }
 
 /* ---- rings ------------------------------------------------------------------------------------ */
 
 /* CnH2n as connectivity: carbons 1..n in a ring, hydrogens n+1.. two per carbon. */
-static hf_molecule ring_alkane(int n_ring, int *z, double *xyz, int *bonds)
+static hessfit_molecule ring_alkane(int n_ring, int *z, double *xyz, int *bonds)
 {
     int nb = 0, n = 3 * n_ring;
     for (int c = 0; c < n_ring; c++) {
@@ -250,10 +250,10 @@ static void test_rings(void)
         int z[18], bonds[36];
         double xyz[54];
         char what[64];
-        hf_molecule m = ring_alkane(rings[r].n_ring, z, xyz, bonds);
-        hf_topology t;
+        hessfit_molecule m = ring_alkane(rings[r].n_ring, z, xyz, bonds);
+        hessfit_topology t;
         snprintf(what, sizeof what, "C%dH%d ring", rings[r].n_ring, 2 * rings[r].n_ring);
-        HF_CALL(hf_topology_build(&m, NULL, &t));
+        HF_CALL(hessfit_topology_build(&m, NULL, &t));
         check_counts(&t, what, rings[r].bonds, rings[r].angles, rings[r].torsions, 0, rings[r].pairs);
         /* ring carbons: C-C 1-4 pairs only in the 6-ring, and those are the three para pairs */
         int cc = 0;
@@ -267,7 +267,7 @@ static void test_rings(void)
         /* no torsion repeats an atom (3-ring) */
         for (int k = 0; k < t.n_torsions; k++)
             CHECK(t.torsions[4 * k] != t.torsions[4 * k + 3], "%s: torsion %d repeats an atom", what, k);
-        hf_topology_free(&t);
+        hessfit_topology_free(&t);
         free(m.bonds);
     }
 }
@@ -277,14 +277,14 @@ static void test_impropers(void)
 {
     static const int z[4] = {8, 6, 1, 1};
     static double xyz[12] = {0, 0, 1.21, 0, 0, 0, 0.94, 0, -0.54, -0.94, 0, -0.54};
-    hf_molecule m = make_molecule(4, z, xyz, 0, NULL);
-    hf_topology t;
-    HF_CALL(hf_topology_build(&m, NULL, &t));
+    hessfit_molecule m = make_molecule(4, z, xyz, 0, NULL);
+    hessfit_topology t;
+    HF_CALL(hessfit_topology_build(&m, NULL, &t));
     check_counts(&t, "formaldehyde (radii)", 3, 3, 0, 1, 0);
     CHECK(t.impropers[0] == 0 && t.impropers[1] == 2 && t.impropers[2] == 3 && t.impropers[3] == 1,
           "improper order: neighbours ascending then centre, got %d %d %d %d", t.impropers[0], t.impropers[1],
           t.impropers[2], t.impropers[3]);
-    hf_topology_free(&t);
+    hessfit_topology_free(&t);
 }
 
 /* The same molecule with bonds listed in another order and direction gives the same topology. */
@@ -292,25 +292,25 @@ static void test_determinism(void)
 {
     int z[18], bonds[36], shuffled[36];
     double xyz[54];
-    hf_molecule m = ring_alkane(6, z, xyz, bonds);
-    hf_topology a, b;
-    HF_CALL(hf_topology_build(&m, NULL, &a));
+    hessfit_molecule m = ring_alkane(6, z, xyz, bonds);
+    hessfit_topology a, b;
+    HF_CALL(hessfit_topology_build(&m, NULL, &a));
     int nb = m.n_bonds;
     for (int k = 0; k < nb; k++) { /* reverse order, swap ends */
         shuffled[2 * k] = m.bonds[2 * (nb - 1 - k) + 1];
         shuffled[2 * k + 1] = m.bonds[2 * (nb - 1 - k)];
     }
     memcpy(m.bonds, shuffled, 2 * sizeof(int) * (size_t)nb);
-    HF_CALL(hf_topology_build(&m, NULL, &b));
+    HF_CALL(hessfit_topology_build(&m, NULL, &b));
     CHECK(same_topology(&a, &b), "topology depends on the order of the file's bonds");
-    hf_topology_free(&a);
-    hf_topology_free(&b);
+    hessfit_topology_free(&a);
+    hessfit_topology_free(&b);
     free(m.bonds);
 }
 
 /* ---- the rh-enamide training set -------------------------------------------------------------- */
 
-static double distance(const hf_molecule *m, int i, int j)
+static double distance(const hessfit_molecule *m, int i, int j)
 {
     double d2 = 0;
     for (int c = 0; c < 3; c++) {
@@ -320,7 +320,7 @@ static double distance(const hf_molecule *m, int i, int j)
     return sqrt(d2);
 }
 
-static int has_bond(const hf_topology *t, int i, int j)
+static int has_bond(const hessfit_topology *t, int i, int j)
 {
     for (int b = 0; b < t->n_bonds; b++)
         if (t->bonds[2 * b] == (i < j ? i : j) && t->bonds[2 * b + 1] == (i < j ? j : i))
@@ -330,27 +330,27 @@ static int has_bond(const hf_topology *t, int i, int j)
 
 static void test_rh_enamide(void)
 {
-    hf_molecule_list list;
+    hessfit_molecule_list list;
     const char *path = test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz");
     static const int atoms[9] = {36, 38, 38, 62, 62, 58, 58, 58, 58};
     int total_bonds = 0, total_angles = 0, total_torsions = 0, total_pairs = 0, total_impropers = 0;
     int ts_extra = 0;
     double min_ch = 1e9, max_ch = 0, min_rhc = 1e9, max_rhc = 0;
 
-    HF_CALL(hf_read_mmo(path, &list));
+    HF_CALL(hessfit_mmo_read(path, &list));
     CHECK(list.n == 9, "%d structures", list.n);
     printf("  rh-enamide: bonds from radii (tolerance 1.3) vs the .mmo connectivity:\n");
     for (int s = 0; s < list.n; s++) {
-        hf_molecule *m = &list.items[s];
-        hf_topology file, radii, ts;
-        hf_topology_options opt = hf_topology_default_options();
+        hessfit_molecule *m = &list.items[s];
+        hessfit_topology file, radii, ts;
+        hessfit_topology_options opt = hessfit_topology_default_options();
         char what[64];
         CHECK(m->n_atoms == atoms[s] && m->bonds_known, "structure %d: %d atoms", s + 1, m->n_atoms);
-        HF_CALL(hf_topology_build(m, &opt, &file));
+        HF_CALL(hessfit_topology_build(m, &opt, &file));
         snprintf(what, sizeof what, "rh-enamide %d (file)", s + 1);
         check_brute_force(&file, what);
         opt.use_file_bonds = 0;
-        HF_CALL(hf_topology_build(m, &opt, &radii));
+        HF_CALL(hessfit_topology_build(m, &opt, &radii));
         snprintf(what, sizeof what, "rh-enamide %d (radii)", s + 1);
         check_brute_force(&radii, what);
         total_bonds += file.n_bonds;
@@ -387,21 +387,21 @@ static void test_rh_enamide(void)
         double ch = distance(m, 5, 17), rhc = distance(m, 0, 5);
         min_ch = fmin(min_ch, ch), max_ch = fmax(max_ch, ch);
         min_rhc = fmin(min_rhc, rhc), max_rhc = fmax(max_rhc, rhc);
-        CHECK(ch > 1.3 * (hf_covalent_radius(6) + hf_covalent_radius(1)), "C6-H18 inside the normal tolerance");
+        CHECK(ch > 1.3 * (hessfit_covalent_radius(6) + hessfit_covalent_radius(1)), "C6-H18 inside the normal tolerance");
 
         /* The TS tolerance (applied to every pair, instead of 1.3) picks up the forming bond; at 1.65 it
          * also bonds geminal 1-3 pairs (C-C-C at 1.59 times the radii sum), which is why file
          * connectivity is the default for transition states. */
         opt.ts_bond_tolerance = 1.65;
-        HF_CALL(hf_topology_build(m, &opt, &ts));
+        HF_CALL(hessfit_topology_build(m, &opt, &ts));
         CHECK(has_bond(&ts, 5, 17), "structure %d: TS tolerance 1.65 misses C6-H18", s + 1);
         CHECK(!has_bond(&radii, 5, 17), "structure %d: tolerance 1.3 bonds C6-H18", s + 1);
         for (int b = 0; b < file.n_bonds; b++)
             CHECK(has_bond(&ts, file.bonds[2 * b], file.bonds[2 * b + 1]), "TS tolerance loses a file bond");
         ts_extra += ts.n_bonds - file.n_bonds;
-        hf_topology_free(&file);
-        hf_topology_free(&radii);
-        hf_topology_free(&ts);
+        hessfit_topology_free(&file);
+        hessfit_topology_free(&radii);
+        hessfit_topology_free(&ts);
     }
     printf("  C6-H18 %.4f-%.4f A, Rh1-C6 %.4f-%.4f A; TS tolerance 1.65 adds %d bonds beyond the files'\n", min_ch,
            max_ch, min_rhc, max_rhc, ts_extra);
@@ -412,85 +412,85 @@ static void test_rh_enamide(void)
     CHECK(total_angles == 1050 && total_torsions == 1852 && total_impropers == 32 && total_pairs == 1588,
           "term totals changed");
     CHECK(min_ch > 1.68 && max_ch < 1.75 && min_rhc > 2.28 && max_rhc < 2.32, "distances");
-    hf_molecule_list_free(&list);
+    hessfit_molecule_list_free(&list);
 }
 
 /* ---- bad input -------------------------------------------------------------------------------- */
 
-static void expect_error(hf_status got, hf_status want, const char *part, const char *what)
+static void expect_error(hessfit_status got, hessfit_status want, const char *part, const char *what)
 {
-    CHECK(got == want, "%s: got %s, expected %s (%s)", what, hf_status_string(got), hf_status_string(want),
-          hf_last_error());
-    CHECK(strstr(hf_last_error(), part) != NULL, "%s: message lacks '%s': %s", what, part, hf_last_error());
-    printf("  %-28s -> %s\n", what, hf_last_error());
+    CHECK(got == want, "%s: got %s, expected %s (%s)", what, hessfit_status_string(got), hessfit_status_string(want),
+          hessfit_last_error());
+    CHECK(strstr(hessfit_last_error(), part) != NULL, "%s: message lacks '%s': %s", what, part, hessfit_last_error());
+    printf("  %-28s -> %s\n", what, hessfit_last_error());
 }
 
 static void test_bad_input(void)
 {
-    hf_topology t;
-    hf_topology_options opt = hf_topology_default_options();
+    hessfit_topology t;
+    hessfit_topology_options opt = hessfit_topology_default_options();
     int z[8];
     double xyz[24];
     memcpy(z, ethane_z, sizeof z);
     memcpy(xyz, ethane_xyz, sizeof xyz);
-    hf_molecule m = make_molecule(8, z, xyz, 7, ethane_file_bonds);
+    hessfit_molecule m = make_molecule(8, z, xyz, 7, ethane_file_bonds);
 
-    expect_error(hf_topology_build(NULL, NULL, &t), HF_ERROR_NULL_ARGUMENT, "mol", "NULL molecule");
-    expect_error(hf_topology_build(&m, NULL, NULL), HF_ERROR_NULL_ARGUMENT, "topo", "NULL topology");
+    expect_error(hessfit_topology_build(NULL, NULL, &t), HESSFIT_ERROR_NULL_ARGUMENT, "mol", "NULL molecule");
+    expect_error(hessfit_topology_build(&m, NULL, NULL), HESSFIT_ERROR_NULL_ARGUMENT, "topo", "NULL topology");
     m.n_atoms = 0;
-    expect_error(hf_topology_build(&m, NULL, &t), HF_ERROR_INVALID_ARGUMENT, "0 atoms", "no atoms");
+    expect_error(hessfit_topology_build(&m, NULL, &t), HESSFIT_ERROR_INVALID_ARGUMENT, "0 atoms", "no atoms");
     CHECK(t.n_bonds == 0 && t.bonds == NULL, "failed build leaves a zeroed topology");
     m.n_atoms = 8;
     m.bonds[3] = 8; /* 0-based 8 = atom 9 */
-    expect_error(hf_topology_build(&m, NULL, &t), HF_ERROR_INVALID_ARGUMENT, "atoms 2 and 9", "bond out of range");
+    expect_error(hessfit_topology_build(&m, NULL, &t), HESSFIT_ERROR_INVALID_ARGUMENT, "atoms 2 and 9", "bond out of range");
     m.bonds[3] = 1;
-    expect_error(hf_topology_build(&m, NULL, &t), HF_ERROR_INVALID_ARGUMENT, "atom 2 to itself", "self bond");
+    expect_error(hessfit_topology_build(&m, NULL, &t), HESSFIT_ERROR_INVALID_ARGUMENT, "atom 2 to itself", "self bond");
     m.bonds[2] = 3, m.bonds[3] = 1; /* bond 2: 4-2, the same as bond 4 (2-4) */
-    expect_error(hf_topology_build(&m, NULL, &t), HF_ERROR_INVALID_ARGUMENT, "2-4 is listed twice", "repeated bond");
+    expect_error(hessfit_topology_build(&m, NULL, &t), HESSFIT_ERROR_INVALID_ARGUMENT, "2-4 is listed twice", "repeated bond");
     m.bonds[2] = 1, m.bonds[3] = 2;
     m.n_bonds = -1;
-    expect_error(hf_topology_build(&m, NULL, &t), HF_ERROR_INVALID_ARGUMENT, "bond count", "negative bond count");
+    expect_error(hessfit_topology_build(&m, NULL, &t), HESSFIT_ERROR_INVALID_ARGUMENT, "bond count", "negative bond count");
     m.n_bonds = 7;
-    HF_CALL(hf_topology_build(&m, NULL, &t)); /* restored */
-    hf_topology_free(&t);
+    HF_CALL(hessfit_topology_build(&m, NULL, &t)); /* restored */
+    hessfit_topology_free(&t);
 
     opt.use_file_bonds = 0;
     opt.bond_tolerance = 0.0;
-    expect_error(hf_topology_build(&m, &opt, &t), HF_ERROR_INVALID_ARGUMENT, "tolerance 0", "zero tolerance");
+    expect_error(hessfit_topology_build(&m, &opt, &t), HESSFIT_ERROR_INVALID_ARGUMENT, "tolerance 0", "zero tolerance");
     opt.bond_tolerance = NAN;
-    expect_error(hf_topology_build(&m, &opt, &t), HF_ERROR_INVALID_ARGUMENT, "tolerance", "NaN tolerance");
+    expect_error(hessfit_topology_build(&m, &opt, &t), HESSFIT_ERROR_INVALID_ARGUMENT, "tolerance", "NaN tolerance");
     opt.bond_tolerance = 5.0;
-    expect_error(hf_topology_build(&m, &opt, &t), HF_ERROR_INVALID_ARGUMENT, "tolerance 5", "huge tolerance");
+    expect_error(hessfit_topology_build(&m, &opt, &t), HESSFIT_ERROR_INVALID_ARGUMENT, "tolerance 5", "huge tolerance");
     opt.bond_tolerance = 1.3;
     opt.ts_bond_tolerance = -1.0;
-    expect_error(hf_topology_build(&m, &opt, &t), HF_ERROR_INVALID_ARGUMENT, "TS bond tolerance", "negative TS");
+    expect_error(hessfit_topology_build(&m, &opt, &t), HESSFIT_ERROR_INVALID_ARGUMENT, "TS bond tolerance", "negative TS");
     opt.ts_bond_tolerance = NAN;
-    expect_error(hf_topology_build(&m, &opt, &t), HF_ERROR_INVALID_ARGUMENT, "TS bond tolerance", "NaN TS");
+    expect_error(hessfit_topology_build(&m, &opt, &t), HESSFIT_ERROR_INVALID_ARGUMENT, "TS bond tolerance", "NaN TS");
     opt.ts_bond_tolerance = 0.0;
     xyz[4] = NAN;
-    expect_error(hf_topology_build(&m, &opt, &t), HF_ERROR_NONFINITE, "atom 2", "NaN coordinate");
+    expect_error(hessfit_topology_build(&m, &opt, &t), HESSFIT_ERROR_NONFINITE, "atom 2", "NaN coordinate");
     xyz[4] = xyz[1] + 0.1; /* atom 2 within 0.1 A of atom 1 */
     xyz[3] = xyz[0], xyz[5] = xyz[2];
-    expect_error(hf_topology_build(&m, &opt, &t), HF_ERROR_INVALID_ARGUMENT, "atoms 1 and 2", "coincident atoms");
+    expect_error(hessfit_topology_build(&m, &opt, &t), HESSFIT_ERROR_INVALID_ARGUMENT, "atoms 1 and 2", "coincident atoms");
     memcpy(xyz, ethane_xyz, sizeof xyz);
     z[5] = 0;
-    expect_error(hf_topology_build(&m, &opt, &t), HF_ERROR_UNKNOWN_ELEMENT, "atom 6", "atomic number 0");
+    expect_error(hessfit_topology_build(&m, &opt, &t), HESSFIT_ERROR_UNKNOWN_ELEMENT, "atom 6", "atomic number 0");
     z[5] = 119;
-    expect_error(hf_topology_build(&m, &opt, &t), HF_ERROR_UNKNOWN_ELEMENT, "atomic number 119", "atomic number 119");
+    expect_error(hessfit_topology_build(&m, &opt, &t), HESSFIT_ERROR_UNKNOWN_ELEMENT, "atomic number 119", "atomic number 119");
     z[5] = 1;
     m.coords = NULL;
-    expect_error(hf_topology_build(&m, &opt, &t), HF_ERROR_NULL_ARGUMENT, "coordinates", "no coordinates");
+    expect_error(hessfit_topology_build(&m, &opt, &t), HESSFIT_ERROR_NULL_ARGUMENT, "coordinates", "no coordinates");
     m.coords = xyz;
-    HF_CALL(hf_topology_build(&m, &opt, &t));
+    HF_CALL(hessfit_topology_build(&m, &opt, &t));
     CHECK(t.n_bonds == 7, "restored molecule");
-    hf_topology_free(&t);
+    hessfit_topology_free(&t);
     free(m.bonds);
 
     /* the radii table: spot values of Cordero et al. 2008 and its bounds */
-    CHECK(hf_covalent_radius(1) == 0.31 && hf_covalent_radius(6) == 0.76 && hf_covalent_radius(15) == 1.07 &&
-              hf_covalent_radius(45) == 1.42 && hf_covalent_radius(96) == 1.69,
+    CHECK(hessfit_covalent_radius(1) == 0.31 && hessfit_covalent_radius(6) == 0.76 && hessfit_covalent_radius(15) == 1.07 &&
+              hessfit_covalent_radius(45) == 1.42 && hessfit_covalent_radius(96) == 1.69,
           "covalent radii H C P Rh Cm");
-    CHECK(hf_covalent_radius(0) == 0.0 && hf_covalent_radius(97) == 0.0 && hf_covalent_radius(-3) == 0.0,
+    CHECK(hessfit_covalent_radius(0) == 0.0 && hessfit_covalent_radius(97) == 0.0 && hessfit_covalent_radius(-3) == 0.0,
           "radii outside 1..96");
 }
 

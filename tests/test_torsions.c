@@ -2,7 +2,7 @@
  * Torsion terms against OpenMM's stock torsion forces (per platform; stock on Reference).
  *
  * Four atoms p1-p2-p3-p4 (bond lengths 0.153 / 0.1529 / 0.109 nm, bond angles 111 / 109.5 deg)
- * carry only torsion terms. Cases (each our HessFit_Force vs a stock System):
+ * carry only torsion terms. Cases (each our hessfit_force vs a stock System):
  *   A. our OPLS torsions  vs  RBTorsionForce with the standard OPLS -> RB conversion
  *   B. our OPLS torsions  vs  PeriodicTorsionForce with k = V_m/2, periodicity m, phase 0 (m odd)
  *      or pi (m even)

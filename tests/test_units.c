@@ -17,84 +17,84 @@ static void check_round_trip(double forward, double backward, const char *what)
 
 static void test_length_energy_angle(void)
 {
-    CHECK(HF_NM_TO_ANGSTROM == 10.0, "nm -> A");
-    CHECK(HF_ANGSTROM_TO_NM == 0.1, "A -> nm");
-    CHECK(HF_KCAL_TO_KJ == 4.184, "thermochemical calorie");
-    CHECK_CLOSE(HF_BOHR_TO_ANGSTROM, 0.529177210903, 1e-15, 1.0, "Bohr -> A");
-    CHECK_CLOSE(HF_BOHR_TO_NM, 0.0529177210903, 1e-15, 0.1, "Bohr -> nm");
-    CHECK_CLOSE(HF_CODATA_BOHR_M * 1e10, HF_BOHR_TO_ANGSTROM, REL, 1.0, "Bohr macro vs CODATA a_0");
-    CHECK_CLOSE(HF_ANGSTROM_TO_BOHR, 1.8897261246257702, REL, 1.9, "A -> Bohr");
-    CHECK_CLOSE(HF_HARTREE_TO_KJ_PER_MOL, 2625.4996394799, 1e-15, 2625.0, "Hartree -> kJ/mol");
-    CHECK_CLOSE(hf_hartree_to_kj_per_mol_codata(), 2625.4996394798254, REL, 2625.0, "E_h N_A from CODATA");
-    CHECK_CLOSE(HF_HARTREE_TO_KCAL_PER_MOL, 627.50947406307361, REL, 627.5, "Hartree -> kcal/mol");
-    CHECK_CLOSE(180.0 * HF_DEG_TO_RAD, 3.14159265358979323846, 1e-16, 3.2, "180 deg");
-    CHECK_CLOSE(HF_RAD_TO_DEG, 57.295779513082321, REL, 57.3, "1 rad");
-    CHECK_CLOSE(109.5 * HF_DEG_TO_RAD, 1.9111355309337909, REL, 1.9, "109.5 deg");
+    CHECK(HESSFIT_NM_TO_ANGSTROM == 10.0, "nm -> A");
+    CHECK(HESSFIT_ANGSTROM_TO_NM == 0.1, "A -> nm");
+    CHECK(HESSFIT_KCAL_TO_KJ == 4.184, "thermochemical calorie");
+    CHECK_CLOSE(HESSFIT_BOHR_TO_ANGSTROM, 0.529177210903, 1e-15, 1.0, "Bohr -> A");
+    CHECK_CLOSE(HESSFIT_BOHR_TO_NM, 0.0529177210903, 1e-15, 0.1, "Bohr -> nm");
+    CHECK_CLOSE(HESSFIT_CODATA_BOHR_M * 1e10, HESSFIT_BOHR_TO_ANGSTROM, REL, 1.0, "Bohr macro vs CODATA a_0");
+    CHECK_CLOSE(HESSFIT_ANGSTROM_TO_BOHR, 1.8897261246257702, REL, 1.9, "A -> Bohr");
+    CHECK_CLOSE(HESSFIT_HARTREE_TO_KJ_PER_MOL, 2625.4996394799, 1e-15, 2625.0, "Hartree -> kJ/mol");
+    CHECK_CLOSE(hessfit_hartree_to_kj_per_mol_codata(), 2625.4996394798254, REL, 2625.0, "E_h N_A from CODATA");
+    CHECK_CLOSE(HESSFIT_HARTREE_TO_KCAL_PER_MOL, 627.50947406307361, REL, 627.5, "Hartree -> kcal/mol");
+    CHECK_CLOSE(180.0 * HESSFIT_DEG_TO_RAD, 3.14159265358979323846, 1e-16, 3.2, "180 deg");
+    CHECK_CLOSE(HESSFIT_RAD_TO_DEG, 57.295779513082321, REL, 57.3, "1 rad");
+    CHECK_CLOSE(109.5 * HESSFIT_DEG_TO_RAD, 1.9111355309337909, REL, 1.9, "109.5 deg");
 
-    check_round_trip(HF_NM_TO_ANGSTROM, HF_ANGSTROM_TO_NM, "nm <-> A");
-    check_round_trip(HF_BOHR_TO_ANGSTROM, HF_ANGSTROM_TO_BOHR, "Bohr <-> A");
-    check_round_trip(HF_BOHR_TO_NM, HF_NM_TO_BOHR, "Bohr <-> nm");
-    check_round_trip(HF_KCAL_TO_KJ, HF_KJ_TO_KCAL, "kcal <-> kJ");
-    check_round_trip(HF_HARTREE_TO_KJ_PER_MOL, HF_KJ_PER_MOL_TO_HARTREE, "Hartree <-> kJ/mol");
-    check_round_trip(HF_DEG_TO_RAD, HF_RAD_TO_DEG, "deg <-> rad");
+    check_round_trip(HESSFIT_NM_TO_ANGSTROM, HESSFIT_ANGSTROM_TO_NM, "nm <-> A");
+    check_round_trip(HESSFIT_BOHR_TO_ANGSTROM, HESSFIT_ANGSTROM_TO_BOHR, "Bohr <-> A");
+    check_round_trip(HESSFIT_BOHR_TO_NM, HESSFIT_NM_TO_BOHR, "Bohr <-> nm");
+    check_round_trip(HESSFIT_KCAL_TO_KJ, HESSFIT_KJ_TO_KCAL, "kcal <-> kJ");
+    check_round_trip(HESSFIT_HARTREE_TO_KJ_PER_MOL, HESSFIT_KJ_PER_MOL_TO_HARTREE, "Hartree <-> kJ/mol");
+    check_round_trip(HESSFIT_DEG_TO_RAD, HESSFIT_RAD_TO_DEG, "deg <-> rad");
 }
 
 static void test_force_constants(void)
 {
-    CHECK_CLOSE(HF_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2, 937582.94134668687, REL, 937582.9,
+    CHECK_CLOSE(HESSFIT_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2, 937582.94134668687, REL, 937582.9,
                 "Hartree/Bohr^2 -> kJ/mol/nm^2");
-    CHECK_CLOSE(HF_HARTREE_PER_BOHR2_TO_KCAL_PER_MOL_PER_A2, 2240.8770108668424, REL, 2240.9,
+    CHECK_CLOSE(HESSFIT_HARTREE_PER_BOHR2_TO_KCAL_PER_MOL_PER_A2, 2240.8770108668424, REL, 2240.9,
                 "Hartree/Bohr^2 -> kcal/mol/A^2");
-    CHECK_CLOSE(HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2, 418.4, REL, 418.4, "kcal/mol/A^2 -> kJ/mol/nm^2");
-    CHECK_CLOSE(HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2, 4.184, REL, 4.184, "kcal/mol/rad^2 -> kJ/mol/rad^2");
-    check_round_trip(HF_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2, HF_KJ_PER_MOL_PER_NM2_TO_HARTREE_PER_BOHR2,
+    CHECK_CLOSE(HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2, 418.4, REL, 418.4, "kcal/mol/A^2 -> kJ/mol/nm^2");
+    CHECK_CLOSE(HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2, 4.184, REL, 4.184, "kcal/mol/rad^2 -> kJ/mol/rad^2");
+    check_round_trip(HESSFIT_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2, HESSFIT_KJ_PER_MOL_PER_NM2_TO_HARTREE_PER_BOHR2,
                      "Hartree/Bohr^2 <-> kJ/mol/nm^2");
-    check_round_trip(HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2, HF_KJ_PER_MOL_PER_NM2_TO_KCAL_PER_MOL_PER_A2,
+    check_round_trip(HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2, HESSFIT_KJ_PER_MOL_PER_NM2_TO_KCAL_PER_MOL_PER_A2,
                      "kcal/mol/A^2 <-> kJ/mol/nm^2");
-    check_round_trip(HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2, HF_KJ_PER_MOL_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2,
+    check_round_trip(HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2, HESSFIT_KJ_PER_MOL_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2,
                      "kcal/mol/rad^2 <-> kJ/mol/rad^2");
     /* a q2mm C-F bond constant: 270.609 kcal/mol/A^2 = 113222.8 kJ/mol/nm^2 */
-    CHECK_CLOSE(270.60918930118333 * HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2, 113222.8848036151, REL, 1e5,
+    CHECK_CLOSE(270.60918930118333 * HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2, 113222.8848036151, REL, 1e5,
                 "q2mm C-F constant in kJ/mol/nm^2");
 
     /* 1 mdyn/A = 100 N/m -> 143.9326 kcal/mol/A^2; MM3's factors are half of it (E = k/2 x^2 in MM3) */
-    CHECK_CLOSE(hf_mdyn_per_angstrom_to_kcal_per_mol_per_a2(), 143.93261854684512, REL, 143.9, "mdyn/A");
-    CHECK_CLOSE(HF_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2, 71.96631, 0.0, 72.0, "MM3 stretch factor");
-    CHECK_CLOSE(HF_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2, 0.5 * hf_mdyn_per_angstrom_to_kcal_per_mol_per_a2(), 1e-7,
+    CHECK_CLOSE(hessfit_mdyn_per_angstrom_to_kcal_per_mol_per_a2(), 143.93261854684512, REL, 143.9, "mdyn/A");
+    CHECK_CLOSE(HESSFIT_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2, 71.96631, 0.0, 72.0, "MM3 stretch factor");
+    CHECK_CLOSE(HESSFIT_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2, 0.5 * hessfit_mdyn_per_angstrom_to_kcal_per_mol_per_a2(), 1e-7,
                 72.0, "MM3 stretch factor is half the mdyn/A conversion");
-    CHECK_CLOSE(HF_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 71.94, 0.0, 72.0, "MM3 bend factor");
-    CHECK_CLOSE(HF_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.5 * hf_mdyn_per_angstrom_to_kcal_per_mol_per_a2(),
+    CHECK_CLOSE(HESSFIT_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 71.94, 0.0, 72.0, "MM3 bend factor");
+    CHECK_CLOSE(HESSFIT_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.5 * hessfit_mdyn_per_angstrom_to_kcal_per_mol_per_a2(),
                 4e-4, 72.0, "MM3 bend factor (historical 71.94) within 0.04% of the exact half conversion");
 }
 
 static void test_frequency_factors(void)
 {
-    const double k_au = hf_frequency_factor_hartree_bohr2_amu();
-    const double k_kj = hf_frequency_factor_kj_mol_nm2_amu();
+    const double k_au = hessfit_frequency_factor_hartree_bohr2_amu();
+    const double k_kj = hessfit_frequency_factor_kj_mol_nm2_amu();
     CHECK_CLOSE(k_au, 5140.4871437158268, REL, 5140.0, "Hartree/Bohr^2/amu frequency factor (CODATA 2018)");
-    CHECK(fabs(k_au - HF_Q2MM_FREQUENCY_FACTOR) < 5e-5, "factor %.10f does not round to q2mm's 5140.4871", k_au);
+    CHECK(fabs(k_au - HESSFIT_Q2MM_FREQUENCY_FACTOR) < 5e-5, "factor %.10f does not round to q2mm's 5140.4871", k_au);
     printf("frequency factor Hartree/Bohr^2/amu: %.10f (q2mm: 5140.4871)\n", k_au);
     CHECK_CLOSE(k_kj, 5.3088374597934549, REL, 5.3, "kJ/mol/nm^2/amu frequency factor");
     printf("frequency factor kJ/mol/nm^2/amu:    %.12f\n", k_kj);
     /* both describe the same physics: converting the Hessian first must not change a frequency */
-    CHECK_CLOSE(k_au, k_kj * sqrt(HF_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2), 1e-12, 5140.0,
+    CHECK_CLOSE(k_au, k_kj * sqrt(HESSFIT_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2), 1e-12, 5140.0,
                 "factors consistent with the Hessian conversion");
     /* a textbook number: a 1 mdyn/A spring on a reduced mass of 1 amu vibrates at 1302.79 cm^-1;
      * 1 mdyn/A = 100 N/m = 60221.4076 kJ/mol/nm^2 */
-    CHECK_CLOSE(hf_eigenvalue_to_cm1(60221.4076 / 1.0, k_kj), 1302.7913908460358, 1e-12, 1302.8,
+    CHECK_CLOSE(hessfit_eigenvalue_to_cm1(60221.4076 / 1.0, k_kj), 1302.7913908460358, 1e-12, 1302.8,
                 "1 mdyn/A on 1 amu");
-    CHECK_CLOSE(hf_frequency_factor_cm1(1.0, 1.0, 1.0), 1.0 / (2.0 * HF_PI * 2.99792458e10), REL, 5.3e-12,
+    CHECK_CLOSE(hessfit_frequency_factor_cm1(1.0, 1.0, 1.0), 1.0 / (2.0 * HESSFIT_PI * 2.99792458e10), REL, 5.3e-12,
                 "SI factor");
-    CHECK(isnan(hf_frequency_factor_cm1(-1.0, 1.0, 1.0)), "negative unit gives NaN");
+    CHECK(isnan(hessfit_frequency_factor_cm1(-1.0, 1.0, 1.0)), "negative unit gives NaN");
 
     /* sign convention: negative eigenvalues give negative ("imaginary") frequencies */
-    CHECK(hf_eigenvalue_to_cm1(-4.0, 2.0) == -4.0, "negative eigenvalue");
-    CHECK(hf_eigenvalue_to_cm1(9.0, 2.0) == 6.0, "positive eigenvalue");
-    CHECK(hf_eigenvalue_to_cm1(0.0, 2.0) == 0.0, "zero eigenvalue");
+    CHECK(hessfit_eigenvalue_to_cm1(-4.0, 2.0) == -4.0, "negative eigenvalue");
+    CHECK(hessfit_eigenvalue_to_cm1(9.0, 2.0) == 6.0, "positive eigenvalue");
+    CHECK(hessfit_eigenvalue_to_cm1(0.0, 2.0) == 0.0, "zero eigenvalue");
     {
         const double fs[] = {-461.7175680732779597, 3145.087926775190226, 1.5e-3, -20.3};
         for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
-            CHECK_CLOSE(hf_eigenvalue_to_cm1(hf_cm1_to_eigenvalue(fs[i], k_au), k_au), fs[i], 1e-14, fs[i],
+            CHECK_CLOSE(hessfit_eigenvalue_to_cm1(hessfit_cm1_to_eigenvalue(fs[i], k_au), k_au), fs[i], 1e-14, fs[i],
                         "frequency <-> eigenvalue round trip");
     }
 }
@@ -112,53 +112,53 @@ static void test_elements(void)
         {"Ir", 77, 192.9629216, 192.217},    {"Pt", 78, 194.9647917, 195.084},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        CHECK(hf_element_atomic_number(known[i].symbol) == known[i].z, "Z of %s", known[i].symbol);
-        CHECK(strcmp(hf_element_symbol(known[i].z), known[i].symbol) == 0, "symbol of %d", known[i].z);
-        CHECK(hf_element_monoisotopic_mass(known[i].z) == known[i].mono, "monoisotopic mass of %s", known[i].symbol);
-        CHECK(hf_element_average_mass(known[i].z) == known[i].average, "average mass of %s", known[i].symbol);
+        CHECK(hessfit_element_atomic_number(known[i].symbol) == known[i].z, "Z of %s", known[i].symbol);
+        CHECK(strcmp(hessfit_element_symbol(known[i].z), known[i].symbol) == 0, "symbol of %d", known[i].z);
+        CHECK(hessfit_element_monoisotopic_mass(known[i].z) == known[i].mono, "monoisotopic mass of %s", known[i].symbol);
+        CHECK(hessfit_element_average_mass(known[i].z) == known[i].average, "average mass of %s", known[i].symbol);
     }
     /* every element H..Kr has data, consistent symbols and masses within 1.5 amu of each other */
     for (int z = 1; z <= 36; z++) {
-        const char *s = hf_element_symbol(z);
-        double mono = hf_element_mass(z, HF_MASS_MONOISOTOPIC), avg = hf_element_mass(z, HF_MASS_AVERAGE);
+        const char *s = hessfit_element_symbol(z);
+        double mono = hessfit_element_mass(z, HESSFIT_MASS_MONOISOTOPIC), avg = hessfit_element_mass(z, HESSFIT_MASS_AVERAGE);
         CHECK(s != NULL, "element %d has no symbol", z);
-        CHECK(hf_element_atomic_number(s) == z, "round trip of %s", s);
+        CHECK(hessfit_element_atomic_number(s) == z, "round trip of %s", s);
         CHECK(mono > z && avg > z && fabs(mono - avg) < 1.5, "masses of %s: %g %g", s, mono, avg);
     }
-    CHECK(hf_element_atomic_number("CL") == 17 && hf_element_atomic_number("cl") == 17, "case-insensitive");
-    CHECK(hf_element_atomic_number("Xx") == 0 && hf_element_atomic_number("") == 0 &&
-          hf_element_atomic_number("C1") == 0 && hf_element_atomic_number(NULL) == 0, "unknown symbols");
-    CHECK(hf_element_symbol(0) == NULL && hf_element_symbol(43) == NULL && hf_element_symbol(119) == NULL,
+    CHECK(hessfit_element_atomic_number("CL") == 17 && hessfit_element_atomic_number("cl") == 17, "case-insensitive");
+    CHECK(hessfit_element_atomic_number("Xx") == 0 && hessfit_element_atomic_number("") == 0 &&
+          hessfit_element_atomic_number("C1") == 0 && hessfit_element_atomic_number(NULL) == 0, "unknown symbols");
+    CHECK(hessfit_element_symbol(0) == NULL && hessfit_element_symbol(43) == NULL && hessfit_element_symbol(119) == NULL,
           "no data for Z = 0, 43 (Tc), 119");
-    CHECK(hf_element_monoisotopic_mass(0) == 0.0, "mass of Z = 0");
+    CHECK(hessfit_element_monoisotopic_mass(0) == 0.0, "mass of Z = 0");
     {
         int z = -1;
-        CHECK(hf_element_lookup("Xx", &z) == HF_ERROR_UNKNOWN_ELEMENT && z == -1, "lookup of Xx");
-        CHECK(strstr(hf_last_error(), "'Xx'") != NULL, "message names the symbol: %s", hf_last_error());
-        CHECK(hf_element_lookup("Rh", &z) == HF_SUCCESS && z == 45, "lookup of Rh");
+        CHECK(hessfit_element_lookup("Xx", &z) == HESSFIT_ERROR_UNKNOWN_ELEMENT && z == -1, "lookup of Xx");
+        CHECK(strstr(hessfit_last_error(), "'Xx'") != NULL, "message names the symbol: %s", hessfit_last_error());
+        CHECK(hessfit_element_lookup("Rh", &z) == HESSFIT_SUCCESS && z == 45, "lookup of Rh");
     }
     {
         const int zs[] = {6, 9, 1, 0};
         double m[4];
-        CHECK(hf_element_masses(zs, 3, HF_MASS_MONOISOTOPIC, m) == HF_SUCCESS && m[1] == 18.99840316273, "masses");
-        CHECK(hf_element_masses(zs, 4, HF_MASS_AVERAGE, m) == HF_ERROR_UNKNOWN_ELEMENT, "masses with Z = 0");
-        CHECK(strstr(hf_last_error(), "atom 3") != NULL, "message names the atom: %s", hf_last_error());
+        CHECK(hessfit_element_masses(zs, 3, HESSFIT_MASS_MONOISOTOPIC, m) == HESSFIT_SUCCESS && m[1] == 18.99840316273, "masses");
+        CHECK(hessfit_element_masses(zs, 4, HESSFIT_MASS_AVERAGE, m) == HESSFIT_ERROR_UNKNOWN_ELEMENT, "masses with Z = 0");
+        CHECK(strstr(hessfit_last_error(), "atom 3") != NULL, "message names the atom: %s", hessfit_last_error());
     }
 }
 
 static void test_status(void)
 {
-    for (int s = 0; s < HF_NUM_STATUS; s++) {
-        const char *text = hf_status_string((hf_status)s);
+    for (int s = 0; s < HESSFIT_NUM_STATUS; s++) {
+        const char *text = hessfit_status_string((hessfit_status)s);
         CHECK(text != NULL && text[0] != '\0' && strcmp(text, "unknown status") != 0, "status %d has no text", s);
         for (int t = 0; t < s; t++)
-            CHECK(strcmp(text, hf_status_string((hf_status)t)) != 0, "statuses %d and %d share a text", s, t);
+            CHECK(strcmp(text, hessfit_status_string((hessfit_status)t)) != 0, "statuses %d and %d share a text", s, t);
     }
-    CHECK(strcmp(hf_status_string((hf_status)999), "unknown status") == 0, "out-of-range status");
-    CHECK(hf_error(HF_ERROR_PARSE, "%s:%d: x", "f.xyz", 3) == HF_ERROR_PARSE, "hf_error returns its status");
-    CHECK(strcmp(hf_last_error(), "f.xyz:3: x") == 0, "hf_error formats: %s", hf_last_error());
-    hf_clear_error();
-    CHECK(hf_last_error()[0] == '\0', "cleared");
+    CHECK(strcmp(hessfit_status_string((hessfit_status)999), "unknown status") == 0, "out-of-range status");
+    CHECK(hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: x", "f.xyz", 3) == HESSFIT_ERROR_PARSE, "hessfit_error returns its status");
+    CHECK(strcmp(hessfit_last_error(), "f.xyz:3: x") == 0, "hessfit_error formats: %s", hessfit_last_error());
+    hessfit_clear_error();
+    CHECK(hessfit_last_error()[0] == '\0', "cleared");
 }
 
 int main(void)

@@ -53,7 +53,7 @@ void test_require_platform(const char *name) {
     OpenMM_System_addParticle(system, 1.0);
     OpenMM_VerletIntegrator *verlet = OpenMM_VerletIntegrator_create(0.001);
     OpenMM_Context *context = NULL;
-    HessFit_Status st = hessfit_context_create(system, (OpenMM_Integrator *) verlet, name, NULL, &context);
+    hessfit_status st = hessfit_context_create(system, (OpenMM_Integrator *) verlet, name, NULL, &context);
     if (st != HESSFIT_SUCCESS) {
         printf("no usable CUDA device (%s): skipped\n", hessfit_last_error());
         exit(TEST_SKIPPED);
@@ -513,12 +513,12 @@ void test_set_quiet(int quiet) {
     quiet_failures = quiet;
 }
 
-void test_expect_file_error(hf_status got, hf_status want, const char *path, int line, const char *part1,
+void test_expect_file_error(hessfit_status got, hessfit_status want, const char *path, int line, const char *part1,
                             const char *part2, const char *what) {
-    const char *msg = hf_last_error();
-    CHECK(got != HF_SUCCESS, "%s: the call succeeded", what);
-    CHECK(want == HF_SUCCESS || got == want, "%s: got %s, expected %s (%s)", what, hf_status_string(got),
-          hf_status_string(want), msg);
+    const char *msg = hessfit_last_error();
+    CHECK(got != HESSFIT_SUCCESS, "%s: the call succeeded", what);
+    CHECK(want == HESSFIT_SUCCESS || got == want, "%s: got %s, expected %s (%s)", what, hessfit_status_string(got),
+          hessfit_status_string(want), msg);
     if (path != NULL) {
         const char *at = strstr(msg, path);
         CHECK(at != NULL, "%s: the message does not name the file %s: %s", what, path, msg);
@@ -535,14 +535,14 @@ void test_expect_file_error(hf_status got, hf_status want, const char *path, int
     CHECK(part1 == NULL || strstr(msg, part1) != NULL, "%s: the message lacks '%s': %s", what, part1, msg);
     CHECK(part2 == NULL || strstr(msg, part2) != NULL, "%s: the message lacks '%s': %s", what, part2, msg);
     if (!quiet_failures)
-        printf("  %-44s -> %s: %s\n", what, hf_status_string(got), msg);
+        printf("  %-44s -> %s: %s\n", what, hessfit_status_string(got), msg);
 }
 
-void test_expect_error(hf_status got, hf_status want, const char *part1, const char *part2, const char *what) {
+void test_expect_error(hessfit_status got, hessfit_status want, const char *part1, const char *part2, const char *what) {
     test_expect_file_error(got, want, NULL, 0, part1, part2, what);
 }
 
-static int molecule_is_zero(const hf_molecule *m) {
+static int molecule_is_zero(const hessfit_molecule *m) {
     return m->name == NULL && m->source == NULL && m->n_atoms == 0 && m->atomic_numbers == NULL &&
            m->coords == NULL && m->atom_types == NULL && m->atom_names == NULL && m->partial_charges == NULL &&
            m->bonds_known == 0 && m->n_bonds == 0 && m->bonds == NULL && m->bond_orders == NULL &&
@@ -551,20 +551,20 @@ static int molecule_is_zero(const hf_molecule *m) {
            m->n_reported_terms == 0 && m->reported_terms == NULL;
 }
 
-void test_expect_read_failure(hf_status (*read)(const char *path, hf_molecule *mol), const char *path, hf_status want,
+void test_expect_read_failure(hessfit_status (*read)(const char *path, hessfit_molecule *mol), const char *path, hessfit_status want,
                               int line, const char *part1, const char *part2, const char *what) {
-    hf_molecule m;
-    hf_status st;
+    hessfit_molecule m;
+    hessfit_status st;
     memset(&m, 0x5a, sizeof m);
     st = read(path, &m);
     test_expect_file_error(st, want, path, line, part1, part2, what);
     CHECK(molecule_is_zero(&m), "%s: the output is not zeroed after a failure", what);
 }
 
-void test_expect_list_failure(hf_status (*read)(const char *path, hf_molecule_list *list), const char *path,
-                              hf_status want, int line, const char *part1, const char *part2, const char *what) {
-    hf_molecule_list l;
-    hf_status st;
+void test_expect_list_failure(hessfit_status (*read)(const char *path, hessfit_molecule_list *list), const char *path,
+                              hessfit_status want, int line, const char *part1, const char *part2, const char *what) {
+    hessfit_molecule_list l;
+    hessfit_status st;
     memset(&l, 0x5a, sizeof l);
     st = read(path, &l);
     test_expect_file_error(st, want, path, line, part1, part2, what);
@@ -701,7 +701,7 @@ void test_expect_output(const test_run_result *r, const char *text, const char *
 
 /* ---- HessianForce test molecules ---------------------------------------------------------------- */
 
-void test_add_star_bonds_angles(HessFit_Force *f, const int *g, int kb, int r0, int ka, int th0, int bonds[8]) {
+void test_add_star_bonds_angles(hessfit_force *f, const int *g, int kb, int r0, int ka, int th0, int bonds[8]) {
     static const int pairs[4][2] = {{0, 1}, {0, 2}, {0, 3}, {3, 4}};
     for (int i = 0; i < 4; i++) {
         HF_OK(hessfit_force_add_bond(f, g[pairs[i][0]], g[pairs[i][1]], kb, r0, NULL));
@@ -722,12 +722,12 @@ void test_read_ch3f_start(const char *path, test_ch3f_start *out) {
     FILE *f = fopen(path, "r");
     CHECK(f != NULL, "cannot open %s", path);
     memset(out, 0, sizeof *out);
-    out->ff.format = HF_FF_FORMAT_NONE;
+    out->ff.format = HESSFIT_FF_FORMAT_NONE;
     out->ff.path = (char *)path;
     out->ff.params = out->params;
     while (fgets(buf, sizeof buf, f) != NULL) {
         char *tok = strtok(buf, " \t\r\n");
-        hf_ff_param *p;
+        hessfit_ff_param *p;
         int n_types;
         line++;
         if (tok == NULL || tok[0] == '#')
@@ -741,7 +741,7 @@ void test_read_ch3f_start(const char *path, test_ch3f_start *out) {
         p = &out->params[out->ff.n_params++];
         n_types = strcmp(tok, "bond") == 0 ? 2 : strcmp(tok, "angle") == 0 ? 3 : 0;
         CHECK(n_types > 0, "%s:%d: unknown record %s", path, line, tok);
-        p->kind = n_types == 2 ? HF_PARAM_BOND : HF_PARAM_ANGLE;
+        p->kind = n_types == 2 ? HESSFIT_PARAM_BOND : HESSFIT_PARAM_ANGLE;
         p->n_types = n_types;
         for (int k = 0; k < n_types; k++)
             snprintf(p->types[k], sizeof p->types[k], "%s", strtok(NULL, " \t\r\n"));
@@ -760,49 +760,49 @@ void test_load_ch3f(test_ch3f_set *s) {
     memset(s, 0, sizeof *s);
     s->ff_path = test_source_path_dup("examples/data/sn2/ch3f-seminario-start.txt");
     test_read_ch3f_start(s->ff_path, &s->ff);
-    HF_CALL(hf_read_npy_xyz(test_source_path("examples/data/sn2/ch3f-optimized.xyz"),
+    HF_CALL(hessfit_npy_xyz_read(test_source_path("examples/data/sn2/ch3f-optimized.xyz"),
                             test_source_path("examples/data/sn2/ch3f-hessian.npy"), &s->mol));
     CHECK(s->mol.n_atoms == 5 && s->mol.hessian != NULL, "CH3F: %d atoms", s->mol.n_atoms);
     s->mol.atom_types = calloc(5, sizeof(char *));
     CHECK(s->mol.atom_types != NULL, "out of memory");
     for (int a = 0; a < 5; a++) {
-        const char *sym = hf_element_symbol(s->mol.atomic_numbers[a]);
+        const char *sym = hessfit_element_symbol(s->mol.atomic_numbers[a]);
         CHECK(sym != NULL && (s->mol.atom_types[a] = strdup(sym)) != NULL, "CH3F atom %d: no type", a + 1);
     }
-    HF_CALL(hf_molecule_copy(&s->mol, &s->moved));
+    HF_CALL(hessfit_molecule_copy(&s->mol, &s->moved));
     for (int a = 0; a < 5; a++)
         if (s->moved.atomic_numbers[a] == 1) {
             s->moved.coords[3 * a] += 0.04;
             s->moved.coords[3 * a + 2] -= 0.03;
             break;
         }
-    HF_CALL(hf_topology_build(&s->mol, NULL, &s->topo));
-    HF_CALL(hf_assign_parameters(&s->mol, &s->topo, &s->ff.ff, NULL, &s->typed));
+    HF_CALL(hessfit_topology_build(&s->mol, NULL, &s->topo));
+    HF_CALL(hessfit_assign_parameters(&s->mol, &s->topo, &s->ff.ff, NULL, &s->typed));
     CHECK(s->typed.n_terms == 10, "CH3F: %d typed terms", s->typed.n_terms);
 }
 
 void test_free_ch3f(test_ch3f_set *s) {
     free(s->ff_path);
-    hf_typed_molecule_free(&s->typed);
-    hf_topology_free(&s->topo);
-    hf_molecule_free(&s->mol);
-    hf_molecule_free(&s->moved);
+    hessfit_typed_molecule_free(&s->typed);
+    hessfit_topology_free(&s->topo);
+    hessfit_molecule_free(&s->mol);
+    hessfit_molecule_free(&s->moved);
 }
 
-void test_type_rh_enamide(hf_forcefield *ff, hf_molecule_list *mmo, hf_typed_molecule typed[TEST_RH_MOLECULES]) {
+void test_type_rh_enamide(hessfit_forcefield *ff, hessfit_molecule_list *mmo, hessfit_typed_molecule typed[TEST_RH_MOLECULES]) {
     /* the torsions MacroModel left out of the rh-enamide .mmo */
     static const char *const no_term[7] = {"torsion * RH * *",    "torsion RH * * *",    "torsion * * C1 N1",
                                            "torsion N2 C2 C2 H1", "torsion C1 C2 C2 H1", "torsion C3 P3 C2 H1",
                                            "torsion C3 P3 C2 C2"};
-    HF_CALL(hf_fld_read(test_source_path("examples/data/rh-enamide/ff/mm3.fld"), ff));
-    HF_CALL(hf_read_mmo(test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz"), mmo));
+    HF_CALL(hessfit_fld_read(test_source_path("examples/data/rh-enamide/ff/mm3.fld"), ff));
+    HF_CALL(hessfit_mmo_read(test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz"), mmo));
     CHECK(mmo->n == TEST_RH_MOLECULES, "%d structures", mmo->n);
     for (int m = 0; m < TEST_RH_MOLECULES; m++) {
-        hf_topology t;
-        hf_typing_options opt = {7, no_term};
-        HF_CALL(hf_topology_build(&mmo->items[m], NULL, &t));
-        HF_CALL(hf_assign_parameters(&mmo->items[m], &t, ff, &opt, &typed[m]));
-        hf_topology_free(&t);
+        hessfit_topology t;
+        hessfit_typing_options opt = {7, no_term};
+        HF_CALL(hessfit_topology_build(&mmo->items[m], NULL, &t));
+        HF_CALL(hessfit_assign_parameters(&mmo->items[m], &t, ff, &opt, &typed[m]));
+        hessfit_topology_free(&t);
     }
 }
 

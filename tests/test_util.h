@@ -51,7 +51,7 @@ int test_soft_finish(const char *name);
 /* A hessfit call that must succeed. */
 #define HF_OK(call)                                                                           \
     do {                                                                                      \
-        HessFit_Status st_ = (call);                                                          \
+        hessfit_status st_ = (call);                                                          \
         CHECK(st_ == HESSFIT_SUCCESS, "%s -> %s: %s", #call, hessfit_status_string(st_),      \
               hessfit_last_error());                                                          \
     } while (0)
@@ -59,18 +59,18 @@ int test_soft_finish(const char *name);
 /* A hessfit call that must fail with the given status and a non-empty message. */
 #define HF_FAILS(call, status)                                                                \
     do {                                                                                      \
-        HessFit_Status st_ = (call);                                                          \
+        hessfit_status st_ = (call);                                                          \
         CHECK(st_ == (status), "%s -> %s (expected %s): %s", #call, hessfit_status_string(st_), \
               hessfit_status_string(status), hessfit_last_error());                           \
         CHECK(hessfit_last_error()[0] != '\0', "%s gave no message", #call);                  \
         printf("  expected error: %s\n", hessfit_last_error());                               \
     } while (0)
 
-/* A fitting-layer call (hf_status) that must succeed. */
+/* A fitting-layer call (hessfit_status) that must succeed. */
 #define HF_CALL(call)                                                                          \
     do {                                                                                       \
-        hf_status hst_ = (call);                                                               \
-        CHECK(hst_ == HF_SUCCESS, "%s -> %s: %s", #call, hf_status_string(hst_), hf_last_error()); \
+        hessfit_status hst_ = (call);                                                               \
+        CHECK(hst_ == HESSFIT_SUCCESS, "%s -> %s: %s", #call, hessfit_status_string(hst_), hessfit_last_error()); \
     } while (0)
 
 /* The exit status CTest counts as "skipped" (SKIP_RETURN_CODE in tests/CMakeLists.txt). */
@@ -198,20 +198,20 @@ int test_find_line(const char *text, int from, const char *s, int flags);
 /* ---- expected failures ------------------------------------------------------------------------ */
 
 #define TEST_ANY_LINE (-1)
-/* A call that must fail: got != HF_SUCCESS and, unless want is HF_SUCCESS (any failure), got ==
- * want; the message (hf_last_error) holds part1 and part2 where they are not NULL. The message
+/* A call that must fail: got != HESSFIT_SUCCESS and, unless want is HESSFIT_SUCCESS (any failure), got ==
+ * want; the message (hessfit_last_error) holds part1 and part2 where they are not NULL. The message
  * is printed after what (test_set_quiet(1) stops that). */
-void test_expect_error(hf_status got, hf_status want, const char *part1, const char *part2, const char *what);
+void test_expect_error(hessfit_status got, hessfit_status want, const char *part1, const char *part2, const char *what);
 /* The same for a call on a file: the message also names path, followed by ":line:" when line > 0
  * or by ':' and a line number when line is TEST_ANY_LINE. */
-void test_expect_file_error(hf_status got, hf_status want, const char *path, int line, const char *part1,
+void test_expect_file_error(hessfit_status got, hessfit_status want, const char *path, int line, const char *part1,
                             const char *part2, const char *what);
 /* read(path) on an output filled with garbage must fail as test_expect_file_error says and leave
  * the output zeroed. */
-void test_expect_read_failure(hf_status (*read)(const char *path, hf_molecule *mol), const char *path, hf_status want,
+void test_expect_read_failure(hessfit_status (*read)(const char *path, hessfit_molecule *mol), const char *path, hessfit_status want,
                               int line, const char *part1, const char *part2, const char *what);
-void test_expect_list_failure(hf_status (*read)(const char *path, hf_molecule_list *list), const char *path,
-                              hf_status want, int line, const char *part1, const char *part2, const char *what);
+void test_expect_list_failure(hessfit_status (*read)(const char *path, hessfit_molecule_list *list), const char *path,
+                              hessfit_status want, int line, const char *part1, const char *part2, const char *what);
 /* Whether the expected-failure checks print their message (default: they do). */
 void test_set_quiet(int quiet);
 
@@ -244,7 +244,7 @@ void test_shell_quote(char *out, size_t size, const char *s);
  * to g[1], g[2], g[3], and g[4] on g[3] (bond slots kb, r0), angles 1-0-2, 2-0-3 and 0-3-4 (slots
  * ka, th0). Its four bonds as atom pairs go to bonds[8] (for the exclusions the caller creates
  * after its own extra terms). */
-void test_add_star_bonds_angles(HessFit_Force *f, const int *g, int kb, int r0, int ka, int th0, int bonds[8]);
+void test_add_star_bonds_angles(hessfit_force *f, const int *g, int kb, int r0, int ka, int th0, int bonds[8]);
 
 /* ---- training-set fixtures -------------------------------------------------------------------- */
 
@@ -253,8 +253,8 @@ void test_add_star_bonds_angles(HessFit_Force *f, const int *g, int kb, int r0, 
  * frequencies q2mm computed there) as a small force field typed by element symbol. ff.params
  * points into params and ff.path is the caller's path: do not copy the struct or free ff. */
 typedef struct test_ch3f_start {
-    hf_forcefield ff;
-    hf_ff_param params[4];
+    hessfit_forcefield ff;
+    hessfit_ff_param params[4];
     double reference[9]; /* q2mm's MM frequencies (cm^-1) */
     int n_reference;
 } test_ch3f_start;
@@ -267,10 +267,10 @@ void test_read_ch3f_start(const char *path, test_ch3f_start *out);
 typedef struct test_ch3f_set {
     test_ch3f_start ff;
     char *ff_path;
-    hf_molecule mol;
-    hf_molecule moved;
-    hf_topology topo;
-    hf_typed_molecule typed;
+    hessfit_molecule mol;
+    hessfit_molecule moved;
+    hessfit_topology topo;
+    hessfit_typed_molecule typed;
 } test_ch3f_set;
 void test_load_ch3f(test_ch3f_set *s);
 void test_free_ch3f(test_ch3f_set *s);
@@ -278,6 +278,6 @@ void test_free_ch3f(test_ch3f_set *s);
 /* The nine rh-enamide structures of the .mmo typed with mm3.fld, the torsions MacroModel left out
  * (q2mm's rh-enamide example) given as "no term": ff, mmo and typed[0..8] are the caller's to free. */
 #define TEST_RH_MOLECULES 9
-void test_type_rh_enamide(hf_forcefield *ff, hf_molecule_list *mmo, hf_typed_molecule typed[TEST_RH_MOLECULES]);
+void test_type_rh_enamide(hessfit_forcefield *ff, hessfit_molecule_list *mmo, hessfit_typed_molecule typed[TEST_RH_MOLECULES]);
 
 #endif

@@ -15,7 +15,7 @@ static const int b_pslots[NB][3] = {{S_Q2, S_SIG1, S_EPS1}, {S_Q1, S_SIG2, S_EPS
 const int b_perm[NB] = {2, 0, 4, 1, 3};
 const int b_list[NB] = {3, 0, 4, 2, 1};
 
-void two_mol_add_table(HessFit_Force *f) {
+void two_mol_add_table(hessfit_force *f) {
     for (int i = 0; i < NUM_S; i++) {
         int s = -1;
         HF_OK(hessfit_force_add_parameter(f, two_values[i], &s));
@@ -24,7 +24,7 @@ void two_mol_add_table(HessFit_Force *f) {
 }
 
 /* terms of molecule A with its local atom i at particle g[i] */
-static void add_mol_a(HessFit_Force *f, const int *g) {
+static void add_mol_a(hessfit_force *f, const int *g) {
     for (int i = 0; i + 1 < NA; i++)
         HF_OK(hessfit_force_add_bond(f, g[i], g[i + 1], i == 1 ? S_KB2 : S_KB, i == 1 ? S_R02 : S_R0, NULL));
     for (int i = 0; i + 2 < NA; i++)
@@ -41,7 +41,7 @@ static void add_mol_a(HessFit_Force *f, const int *g) {
 }
 
 /* terms of molecule B with its local atom j at particle g[j] */
-static void add_mol_b(HessFit_Force *f, const int *g) {
+static void add_mol_b(hessfit_force *f, const int *g) {
     int bonds[8];
     test_add_star_bonds_angles(f, g, S_KB, S_R0, S_KA, S_TH0, bonds);
     HF_OK(hessfit_force_add_urey_bradley(f, g[1], g[3], S_KUB, S_RUB, NULL));
@@ -49,7 +49,7 @@ static void add_mol_b(HessFit_Force *f, const int *g) {
     HF_OK(hessfit_force_create_exclusions_from_bonds(f, bonds, 4));
 }
 
-void two_mol_build_pair(HessFit_Force *f) {
+void two_mol_build_pair(hessfit_force *f) {
     two_mol_add_table(f);
     /* particles in global order: 0..NA-1 molecule A, then B's atoms at NA + b_perm[j] */
     for (int p = 0; p < NA + NB; p++) {
@@ -77,7 +77,7 @@ void two_mol_build_pair(HessFit_Force *f) {
     add_mol_b(f, gb);
 }
 
-void two_mol_build_a_alone(HessFit_Force *f) {
+void two_mol_build_a_alone(hessfit_force *f) {
     two_mol_add_table(f);
     int g[NA];
     for (int i = 0; i < NA; i++) {
@@ -87,7 +87,7 @@ void two_mol_build_a_alone(HessFit_Force *f) {
     add_mol_a(f, g);
 }
 
-void two_mol_build_b_alone(HessFit_Force *f) {
+void two_mol_build_b_alone(hessfit_force *f) {
     two_mol_add_table(f);
     int g[NB];
     for (int i = 0; i < NB; i++) {

@@ -26,15 +26,15 @@ extern const int b_perm[NB];
 extern const int b_list[NB];
 
 /* Adds the table's NUM_S parameters to f (checks they get slots 0..NUM_S-1). */
-void two_mol_add_table(HessFit_Force *f);
+void two_mol_add_table(hessfit_force *f);
 /* The pair System: the table, the NA + NB particles, molecules A and B (checks their indices 0
  * and 1), and both molecules' terms. */
-void two_mol_build_pair(HessFit_Force *f);
+void two_mol_build_pair(hessfit_force *f);
 /* A alone: the table, A's particles in order and A's terms. */
-void two_mol_build_a_alone(HessFit_Force *f);
+void two_mol_build_a_alone(hessfit_force *f);
 /* B alone: the table and B's terms, its particle i being B's local atom b_list[i] (so its implicit
  * molecule has the block order of B in the pair System). */
-void two_mol_build_b_alone(HessFit_Force *f);
+void two_mol_build_b_alone(hessfit_force *f);
 
 /* Random geometries (nm) from test_random(): pa a random chain in a random pose; pb a star (bonds
  * 0.109, 0.101, 0.135 nm, angles 112 and 117 degrees) with atom 4 on atom 3, in a random pose. The

@@ -12,8 +12,8 @@
 typedef enum { VALUE_PATH, VALUE_TEXT, VALUE_CHOICE, VALUE_NUMBER } value_kind;
 
 /* The form of a VALUE_TEXT value made of words (NULL: any text): an error naming path:line, or
- * HF_SUCCESS. */
-typedef hf_status (*words_check)(const char *path, int line, char **word, int n);
+ * HESSFIT_SUCCESS. */
+typedef hessfit_status (*words_check)(const char *path, int line, char **word, int n);
 
 typedef struct {
     const char *key;
@@ -26,10 +26,10 @@ typedef struct {
     int path_word;       /* VALUE_TEXT: the word (0-based) that is a path, resolved as VALUE_PATH; -1 none */
 } key_rule;
 
-static hf_status check_energy(const char *path, int line, char **word, int n);
-static hf_status check_energy_weight(const char *path, int line, char **word, int n);
-static hf_status check_geometry(const char *path, int line, char **word, int n);
-static hf_status check_geometry_weight(const char *path, int line, char **word, int n);
+static hessfit_status check_energy(const char *path, int line, char **word, int n);
+static hessfit_status check_energy_weight(const char *path, int line, char **word, int n);
+static hessfit_status check_geometry(const char *path, int line, char **word, int n);
+static hessfit_status check_geometry_weight(const char *path, int line, char **word, int n);
 
 static const key_rule rules[] = {
     {"forcefield", 0, 1, VALUE_PATH, NULL, 0, 0, NULL, -1},
@@ -63,7 +63,7 @@ static const key_rule *find_rule(const char *key)
     return NULL;
 }
 
-void hf_config_free(hf_config *config)
+void hessfit_config_free(hessfit_config *config)
 {
     if (config == NULL)
         return;
@@ -145,44 +145,44 @@ static int is_index(const char *w)
     return end != w && *end == '\0' && isdigit((unsigned char)w[0]) && v >= 1 && v <= 1000000000L;
 }
 
-static hf_status check_weight_word(const char *path, int line, const char *key, const char *w)
+static hessfit_status check_weight_word(const char *path, int line, const char *key, const char *w)
 {
     double v;
-    hf_status st = hf_parse_double(w, path, line, key, &v);
-    if (st != HF_SUCCESS)
+    hessfit_status st = hf_parse_double(w, path, line, key, &v);
+    if (st != HESSFIT_SUCCESS)
         return st;
     if (!(v >= 0.0 && v <= 1e300))
-        return hf_error(HF_ERROR_PARSE, "%s:%d: %s: weight %g must be >= 0", path, line, key, v);
-    return HF_SUCCESS;
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s: weight %g must be >= 0", path, line, key, v);
+    return HESSFIT_SUCCESS;
 }
 
 /* energy = GROUP STRUCTURE [FILE] */
-static hf_status check_energy(const char *path, int line, char **word, int n)
+static hessfit_status check_energy(const char *path, int line, char **word, int n)
 {
     if (n < 2 || n > 3 || !is_group_name(word[0]) || !is_index(word[1]))
-        return hf_error(HF_ERROR_PARSE, "%s:%d: energy is 'GROUP STRUCTURE [FILE]' (a group name of letters, digits, "
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: energy is 'GROUP STRUCTURE [FILE]' (a group name of letters, digits, "
                         "_ - .; the structure's number from 1; the QM file holding its energy)", path, line);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* energy-weight = W | GROUP W */
-static hf_status check_energy_weight(const char *path, int line, char **word, int n)
+static hessfit_status check_energy_weight(const char *path, int line, char **word, int n)
 {
     if (n == 1)
         return check_weight_word(path, line, "energy-weight", word[0]);
     if (n == 2 && is_group_name(word[0]))
         return check_weight_word(path, line, "energy-weight", word[1]);
-    return hf_error(HF_ERROR_PARSE, "%s:%d: energy-weight is 'W' (every energy) or 'GROUP W', W per kcal/mol", path,
+    return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: energy-weight is 'W' (every energy) or 'GROUP W', W per kcal/mol", path,
                     line);
 }
 
 /* geometry = all | STRUCTURE [bonds] [angles] [torsions] | STRUCTURE bond A B | STRUCTURE angle A B C |
  * STRUCTURE torsion A B C D */
-static hf_status check_geometry(const char *path, int line, char **word, int n)
+static hessfit_status check_geometry(const char *path, int line, char **word, int n)
 {
     static const char *const kinds[3] = {"bonds", "angles", "torsions"}, *const single[3] = {"bond", "angle", "torsion"};
     if (n == 1 && strcmp(word[0], "all") == 0)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     if (n >= 1 && is_index(word[0])) {
         for (int k = 0; k < 3 && n >= 2; k++)
             if (strcmp(word[1], single[k]) == 0) {
@@ -190,8 +190,8 @@ static hf_status check_geometry(const char *path, int line, char **word, int n)
                 for (int a = 2; a < n && ok; a++)
                     ok = is_index(word[a]);
                 if (ok)
-                    return HF_SUCCESS;
-                return hf_error(HF_ERROR_PARSE, "%s:%d: geometry = N %s takes %d atom numbers (from 1)", path, line,
+                    return HESSFIT_SUCCESS;
+                return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: geometry = N %s takes %d atom numbers (from 1)", path, line,
                                 single[k], k + 2);
             }
         unsigned seen = 0;
@@ -204,67 +204,67 @@ static hf_status check_geometry(const char *path, int line, char **word, int n)
             seen |= 1u << (k < 3 ? k : 0);
         }
         if (ok)
-            return HF_SUCCESS;
+            return HESSFIT_SUCCESS;
     }
-    return hf_error(HF_ERROR_PARSE, "%s:%d: geometry is 'all', 'N' or 'N bonds angles torsions' (any of them, once "
+    return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: geometry is 'all', 'N' or 'N bonds angles torsions' (any of them, once "
                     "each), 'N bond A B', 'N angle A B C' or 'N torsion A B C D' (N a structure, A.. its atoms, from 1)",
                     path, line);
 }
 
 /* geometry-weight = bond W | angle W | torsion W */
-static hf_status check_geometry_weight(const char *path, int line, char **word, int n)
+static hessfit_status check_geometry_weight(const char *path, int line, char **word, int n)
 {
     if (n == 2 && (strcmp(word[0], "bond") == 0 || strcmp(word[0], "angle") == 0 || strcmp(word[0], "torsion") == 0))
         return check_weight_word(path, line, "geometry-weight", word[1]);
-    return hf_error(HF_ERROR_PARSE, "%s:%d: geometry-weight is 'bond W' (per Angstrom), 'angle W' or 'torsion W' (per "
+    return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: geometry-weight is 'bond W' (per Angstrom), 'angle W' or 'torsion W' (per "
                     "degree)", path, line);
 }
 
-static hf_status check_value(const char *path, int line, const key_rule *rule, const char *value)
+static hessfit_status check_value(const char *path, int line, const key_rule *rule, const char *value)
 {
     double v;
-    hf_status st;
+    hessfit_status st;
     if (value[0] == '\0')
-        return hf_error(HF_ERROR_PARSE, "%s:%d: '%s' has no value", path, line, rule->key);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: '%s' has no value", path, line, rule->key);
     switch (rule->kind) {
     case VALUE_CHOICE:
         if (!is_choice(value, rule->choices))
-            return hf_error(HF_ERROR_PARSE, "%s:%d: %s is one of %s, not '%.60s'", path, line, rule->key,
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s is one of %s, not '%.60s'", path, line, rule->key,
                             rule->choices, value);
         break;
     case VALUE_NUMBER:
-        if ((st = hf_parse_double(value, path, line, rule->key, &v)) != HF_SUCCESS)
+        if ((st = hf_parse_double(value, path, line, rule->key, &v)) != HESSFIT_SUCCESS)
             return st;
         if (v < rule->min || v > rule->max)
-            return hf_error(HF_ERROR_PARSE, "%s:%d: %s = %g is outside [%g, %g]", path, line, rule->key, v, rule->min,
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s = %g is outside [%g, %g]", path, line, rule->key, v, rule->min,
                             rule->max);
         break;
     case VALUE_TEXT:
         if (rule->words != NULL) {
             char text[MAX_TEXT], *word[MAX_WORDS];
             if (strlen(value) >= MAX_TEXT)
-                return hf_error(HF_ERROR_PARSE, "%s:%d: %s: the value is longer than %d characters", path, line,
+                return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s: the value is longer than %d characters", path, line,
                                 rule->key, MAX_TEXT - 1);
             const int n = split_words(value, text, word);
             if (n > MAX_WORDS)
-                return hf_error(HF_ERROR_PARSE, "%s:%d: %s: more than %d words", path, line, rule->key, MAX_WORDS);
+                return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s: more than %d words", path, line, rule->key, MAX_WORDS);
             return rule->words(path, line, word, n);
         }
         break;
     default:
         break;
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* Add an entry; a VALUE_PATH value is resolved against dir unless absolute, and so is word
  * path_word (>= 0) of a worded value (checked: at most MAX_TEXT characters), whose words are then
  * joined by single blanks. */
-static hf_status add_entry(hf_config *c, size_t *cap, const char *key, const char *value, int line, int is_path,
+static hessfit_status add_entry(hessfit_config *c, size_t *cap, const char *key, const char *value, int line, int is_path,
                            int path_word, const char *dir)
 {
-    hf_config_entry e;
-    hf_status st;
+    hessfit_config_entry e;
+    hessfit_status st;
     char joined[2 * MAX_TEXT + 4096];
     if (path_word >= 0) {
         char text[MAX_TEXT], *word[MAX_WORDS];
@@ -275,13 +275,13 @@ static hf_status add_entry(hf_config *c, size_t *cap, const char *key, const cha
             const char *prefix = w == path_word && word[w][0] != '/' ? dir : "";
             at += (size_t)snprintf(joined + at, sizeof joined - at, "%s%s%s", w > 0 ? " " : "", prefix, word[w]);
             if (at >= sizeof joined)
-                return hf_error(HF_ERROR_PARSE, "%s:%d: %s: the value is too long", c->path, line, key);
+                return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s: the value is too long", c->path, line, key);
         }
         value = joined;
     }
     size_t need = (is_path && value[0] != '/' ? strlen(dir) : 0) + strlen(value) + 1;
     if ((st = hf_grow((void **)&c->entries, cap, (size_t)c->n_entries + 1, sizeof *c->entries, "entries")) !=
-        HF_SUCCESS)
+        HESSFIT_SUCCESS)
         return st;
     e.key = hf_strdup(key);
     e.value = malloc(need);
@@ -289,39 +289,39 @@ static hf_status add_entry(hf_config *c, size_t *cap, const char *key, const cha
     if (e.key == NULL || e.value == NULL) {
         free(e.key);
         free(e.value);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory", c->path, line);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s:%d: no memory", c->path, line);
     }
     e.value[0] = '\0';
     if (is_path && value[0] != '/')
         strcat(e.value, dir);
     strcat(e.value, value);
     c->entries[c->n_entries++] = e;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_config_read(const char *path, hf_config *config)
+hessfit_status hessfit_config_read(const char *path, hessfit_config *config)
 {
     hf_lines r;
-    hf_config c;
+    hessfit_config c;
     size_t cap = 0;
     char *dir = NULL;
-    hf_status st;
+    hessfit_status st;
     int eof;
 
     if (config == NULL || path == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_config_read: %s is NULL", path == NULL ? "path" : "config");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_config_read: %s is NULL", path == NULL ? "path" : "config");
     memset(config, 0, sizeof *config);
     memset(&c, 0, sizeof c);
     if ((c.path = hf_strdup(path)) == NULL || (dir = directory_of(path)) == NULL) {
         free(c.path);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory", path);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory", path);
     }
-    if ((st = hf_lines_open(&r, path)) != HF_SUCCESS)
+    if ((st = hf_lines_open(&r, path)) != HESSFIT_SUCCESS)
         goto fail_open;
     for (;;) {
         char *hash, *eq, *key, *value;
         const key_rule *rule;
-        if ((st = hf_lines_next(&r, &eof)) != HF_SUCCESS)
+        if ((st = hf_lines_next(&r, &eof)) != HESSFIT_SUCCESS)
             goto fail;
         if (eof)
             break;
@@ -330,7 +330,7 @@ hf_status hf_config_read(const char *path, hf_config *config)
         if (hf_is_blank(r.buf))
             continue;
         if ((eq = strchr(r.buf, '=')) == NULL) {
-            st = hf_error(HF_ERROR_PARSE, "%s:%d: expected 'key = value', found '%.60s'", path, r.line,
+            st = hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: expected 'key = value', found '%.60s'", path, r.line,
                           hf_skip_space(r.buf));
             goto fail;
         }
@@ -340,40 +340,40 @@ hf_status hf_config_read(const char *path, hf_config *config)
         value = (char *)hf_skip_space(eq + 1);
         hf_rstrip(value);
         if ((rule = find_rule(key)) == NULL) {
-            st = hf_error(HF_ERROR_PARSE, "%s:%d: unknown key '%.40s' (see docs/fitting.md for the keys)", path, r.line,
+            st = hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: unknown key '%.40s' (see docs/fitting.md for the keys)", path, r.line,
                           key);
             goto fail;
         }
-        if (!rule->repeatable && hf_config_count(&c, key) > 0) {
-            st = hf_error(HF_ERROR_PARSE, "%s:%d: '%s' given a second time (first on line %d)", path, r.line, key,
-                          hf_config_entry_at(&c, key, 0)->line);
+        if (!rule->repeatable && hessfit_config_count(&c, key) > 0) {
+            st = hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: '%s' given a second time (first on line %d)", path, r.line, key,
+                          hessfit_config_entry_at(&c, key, 0)->line);
             goto fail;
         }
-        if ((st = check_value(path, r.line, rule, value)) != HF_SUCCESS)
+        if ((st = check_value(path, r.line, rule, value)) != HESSFIT_SUCCESS)
             goto fail;
         if ((st = add_entry(&c, &cap, key, value, r.line, rule->kind == VALUE_PATH, rule->path_word, dir)) !=
-            HF_SUCCESS)
+            HESSFIT_SUCCESS)
             goto fail;
     }
     for (size_t i = 0; i < N_RULES; i++)
-        if (rules[i].required && hf_config_count(&c, rules[i].key) == 0) {
-            st = hf_error(HF_ERROR_PARSE, "%s: the required key '%s' is missing", path, rules[i].key);
+        if (rules[i].required && hessfit_config_count(&c, rules[i].key) == 0) {
+            st = hessfit_error(HESSFIT_ERROR_PARSE, "%s: the required key '%s' is missing", path, rules[i].key);
             goto fail;
         }
     hf_lines_close(&r);
     free(dir);
     *config = c;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 
 fail:
     hf_lines_close(&r);
 fail_open:
     free(dir);
-    hf_config_free(&c);
+    hessfit_config_free(&c);
     return st;
 }
 
-int hf_config_count(const hf_config *config, const char *key)
+int hessfit_config_count(const hessfit_config *config, const char *key)
 {
     int n = 0;
     for (int i = 0; i < config->n_entries; i++)
@@ -381,7 +381,7 @@ int hf_config_count(const hf_config *config, const char *key)
     return n;
 }
 
-const hf_config_entry *hf_config_entry_at(const hf_config *config, const char *key, int i)
+const hessfit_config_entry *hessfit_config_entry_at(const hessfit_config *config, const char *key, int i)
 {
     for (int k = 0; k < config->n_entries; k++)
         if (strcmp(config->entries[k].key, key) == 0 && i-- == 0)
@@ -389,26 +389,26 @@ const hf_config_entry *hf_config_entry_at(const hf_config *config, const char *k
     return NULL;
 }
 
-const char *hf_config_get(const hf_config *config, const char *key, const char *fallback)
+const char *hessfit_config_get(const hessfit_config *config, const char *key, const char *fallback)
 {
-    const hf_config_entry *e = hf_config_entry_at(config, key, 0);
+    const hessfit_config_entry *e = hessfit_config_entry_at(config, key, 0);
     return e != NULL ? e->value : fallback;
 }
 
-hf_status hf_config_number(const hf_config *config, const char *key, double min, double max, double fallback,
+hessfit_status hessfit_config_number(const hessfit_config *config, const char *key, double min, double max, double fallback,
                            double *value)
 {
-    const hf_config_entry *e = hf_config_entry_at(config, key, 0);
-    hf_status st;
+    const hessfit_config_entry *e = hessfit_config_entry_at(config, key, 0);
+    hessfit_status st;
     double v;
     if (e == NULL) {
         *value = fallback;
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
-    if ((st = hf_parse_double(e->value, config->path, e->line, key, &v)) != HF_SUCCESS)
+    if ((st = hf_parse_double(e->value, config->path, e->line, key, &v)) != HESSFIT_SUCCESS)
         return st;
     if (v < min || v > max)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: %s = %g is outside [%g, %g]", config->path, e->line, key, v, min, max);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s = %g is outside [%g, %g]", config->path, e->line, key, v, min, max);
     *value = v;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

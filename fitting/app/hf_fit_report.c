@@ -39,25 +39,25 @@ static void rows_free(qm_rows *q)
  * those outside the rigid-body span (its directions come out at eigenvalue ~0 and are dropped, as
  * the objective kernel does); without, all. vib[0..*n_vib) lists the vibrations in ascending order.
  */
-static hf_status analyse(const double *hessian, const double *masses, const double *coords, int n, int project,
+static hessfit_status analyse(const double *hessian, const double *masses, const double *coords, int n, int project,
                          double *freq, double *modes, int *vib, int *n_vib)
 {
     const size_t d = 3 * (size_t)n;
     double basis[6 * 3 * 64], *b = basis;
     int n_ext = 0;
-    hf_status st = hf_vib_analyse(hessian, masses, coords, n, hf_frequency_factor_hartree_bohr2_amu(),
-                                  project ? HF_VIB_PROJECT_EXTERNAL : 0u, freq, modes, NULL);
-    if (st != HF_SUCCESS)
+    hessfit_status st = hessfit_vib_analyse(hessian, masses, coords, n, hessfit_frequency_factor_hartree_bohr2_amu(),
+                                  project ? HESSFIT_VIB_PROJECT_EXTERNAL : 0u, freq, modes, NULL);
+    if (st != HESSFIT_SUCCESS)
         return st;
     *n_vib = 0;
     if (!project) {
         for (size_t j = 0; j < d; j++)
             vib[(*n_vib)++] = (int)j;
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
     if (n > 64 && (b = malloc(6 * d * sizeof *b)) == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for a vibrational analysis of %d atoms", n);
-    if ((st = hf_vib_external_basis(masses, coords, n, b, &n_ext)) == HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for a vibrational analysis of %d atoms", n);
+    if ((st = hessfit_vib_external_basis(masses, coords, n, b, &n_ext)) == HESSFIT_SUCCESS)
         for (size_t j = 0; j < d; j++) {
             double weight = 0.0;
             for (int r = 0; r < n_ext; r++) {
@@ -100,28 +100,28 @@ static void sort_indices(int *idx, int n, const double *values)
 /* Whether structure m has Hessian-space targets. */
 static int has_hessian_targets(const hf_training_set *set, int m)
 {
-    const hf_objective_options *o = &set->mol_objective[m];
-    return o->frequencies != HF_OBJ_FREQUENCIES_NONE || o->eigenmatrix || o->hessian;
+    const hessfit_objective_options *o = &set->mol_objective[m];
+    return o->frequencies != HESSFIT_OBJ_FREQUENCIES_NONE || o->eigenmatrix || o->hessian;
 }
 
-static hf_status build_rows(hf_training_set *set, int m, int first_target, int n_targets, qm_rows *q)
+static hessfit_status build_rows(hf_training_set *set, int m, int first_target, int n_targets, qm_rows *q)
 {
-    const hf_molecule *mol = &set->mols[m];
-    const hf_objective_options *o = &set->mol_objective[m];
+    const hessfit_molecule *mol = &set->mols[m];
+    const hessfit_objective_options *o = &set->mol_objective[m];
     const int n = mol->n_atoms, dim = 3 * n;
     if (!has_hessian_targets(set, m)) { /* no rows */
         memset(q, 0, sizeof *q);
         q->n_atoms = n;
         q->dim = dim;
         q->first_target = first_target;
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
     const size_t d = (size_t)dim;
     double *freq = malloc(d * sizeof *freq), *modes = malloc(d * d * sizeof *modes);
     double *pfreq = malloc(d * sizeof *pfreq), *pmodes = malloc(d * d * sizeof *pmodes), *shifted = NULL;
     int *vib = malloc(d * sizeof *vib), *pvib = malloc(d * sizeof *pvib), *order = malloc(d * sizeof *order);
     int *particles = malloc((size_t)n * sizeof *particles), n_vib = 0, n_pvib = 0, count = 0;
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     memset(q, 0, sizeof *q);
     q->n_atoms = n;
     q->dim = dim;
@@ -129,28 +129,28 @@ static hf_status build_rows(hf_training_set *set, int m, int first_target, int n
     q->n_targets = n_targets;
     q->masses = malloc((size_t)n * sizeof *q->masses);
     if (!freq || !modes || !pfreq || !pmodes || !vib || !pvib || !order || !particles || !q->masses) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
         goto done;
     }
-    HessFit_Status hs = hessfit_force_get_molecule_particles(hf_model_force(set->model), m, particles, n, &count);
+    hessfit_status hs = hessfit_force_get_molecule_particles(hessfit_model_force(set->model), m, particles, n, &count);
     if (hs != HESSFIT_SUCCESS || count != n) {
-        st = hs != HESSFIT_SUCCESS ? hf_error(hs, "report: the particles of %s: %s", set->labels[m], hessfit_last_error())
-                                   : hf_error(HESSFIT_ERROR_SIZE, "report: %s has %d particles, expected %d",
+        st = hs != HESSFIT_SUCCESS ? hessfit_error(hs, "report: the particles of %s: %s", set->labels[m], hessfit_last_error())
+                                   : hessfit_error(HESSFIT_ERROR_SIZE, "report: %s has %d particles, expected %d",
                                               set->labels[m], count, n);
         goto done;
     }
     for (int a = 0; a < n; a++)
-        q->masses[a] = OpenMM_System_getParticleMass(hf_model_system(set->model), particles[a]);
-    if ((st = analyse(mol->hessian, q->masses, mol->coords, n, 1, pfreq, pmodes, pvib, &n_pvib)) != HF_SUCCESS)
+        q->masses[a] = OpenMM_System_getParticleMass(hessfit_model_system(set->model), particles[a]);
+    if ((st = analyse(mol->hessian, q->masses, mol->coords, n, 1, pfreq, pmodes, pvib, &n_pvib)) != HESSFIT_SUCCESS)
         goto done;
 
-    q->n_rows = o->frequencies == HF_OBJ_FREQUENCIES_NONE ? n_pvib : n_targets;
+    q->n_rows = o->frequencies == HESSFIT_OBJ_FREQUENCIES_NONE ? n_pvib : n_targets;
     q->qm_mode = malloc((size_t)(q->n_rows + 1) * sizeof *q->qm_mode);
     q->qm_vec = malloc(((size_t)q->n_rows + 1) * d * sizeof *q->qm_vec);
     q->qm_cm1 = malloc((size_t)(q->n_rows + 1) * sizeof *q->qm_cm1);
     q->weight = malloc((size_t)(q->n_rows + 1) * sizeof *q->weight);
     if (!q->qm_mode || !q->qm_vec || !q->qm_cm1 || !q->weight) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
         goto done;
     }
     for (int k = 0; k < q->n_rows; k++) {
@@ -159,25 +159,25 @@ static hf_status build_rows(hf_training_set *set, int m, int first_target, int n
             q->qm_vec[(size_t)k * d + i] = NAN;
         q->weight[k] = 0.0;
         q->qm_cm1[k] = NAN;
-        if (o->frequencies != HF_OBJ_FREQUENCIES_NONE) {
+        if (o->frequencies != HESSFIT_OBJ_FREQUENCIES_NONE) {
             int mol_of;
-            if ((st = hf_objective_frequency_target(set->objective, first_target + k, &mol_of, &q->qm_cm1[k],
-                                                    &q->weight[k])) != HF_SUCCESS)
+            if ((st = hessfit_objective_frequency_target(set->objective, first_target + k, &mol_of, &q->qm_cm1[k],
+                                                    &q->weight[k])) != HESSFIT_SUCCESS)
                 goto done;
         }
     }
-    if (o->frequencies == HF_OBJ_FREQUENCIES_Q2MM) {
+    if (o->frequencies == HESSFIT_OBJ_FREQUENCIES_Q2MM) {
         /* the targets: unprojected QM frequencies above the threshold, ascending (a replaced
          * reaction coordinate sorted in), as hessfit_objective.h builds them */
-        if ((st = analyse(mol->hessian, q->masses, NULL, n, 0, freq, modes, vib, &n_vib)) != HF_SUCCESS)
+        if ((st = analyse(mol->hessian, q->masses, NULL, n, 0, freq, modes, vib, &n_vib)) != HESSFIT_SUCCESS)
             goto done;
         if ((shifted = malloc(d * sizeof *shifted)) == NULL) {
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
             goto done;
         }
         memcpy(shifted, freq, d * sizeof *shifted);
-        if (o->ts == HF_OBJ_TS_REPLACE && n_pvib > 0 && pfreq[pvib[0]] < 0.0)
-            shifted[0] = hf_eigenvalue_to_cm1(o->ts_replace_eigenvalue, hf_frequency_factor_hartree_bohr2_amu());
+        if (o->ts == HESSFIT_OBJ_TS_REPLACE && n_pvib > 0 && pfreq[pvib[0]] < 0.0)
+            shifted[0] = hessfit_eigenvalue_to_cm1(o->ts_replace_eigenvalue, hessfit_frequency_factor_hartree_bohr2_amu());
         sort_indices(order, dim, shifted);
         int k = 0;
         for (int j = 0; j < dim; j++)
@@ -195,11 +195,11 @@ static hf_status build_rows(hf_training_set *set, int m, int first_target, int n
         for (int k = 0; k < q->n_rows && k < n_pvib; k++) {
             q->qm_mode[k] = k; /* the k-th vibration of the projected analysis */
             memcpy(q->qm_vec + (size_t)k * d, pmodes + (size_t)pvib[k] * d, d * sizeof(double));
-            if (o->frequencies == HF_OBJ_FREQUENCIES_NONE)
+            if (o->frequencies == HESSFIT_OBJ_FREQUENCIES_NONE)
                 q->qm_cm1[k] = pfreq[pvib[k]];
         }
         if (q->n_rows != n_pvib)
-            st = hf_error(HF_ERROR_COUNT, "report: %s: %d frequency targets, but %d projected QM vibrations",
+            st = hessfit_error(HESSFIT_ERROR_COUNT, "report: %s: %d frequency targets, but %d projected QM vibrations",
                           set->labels[m], q->n_rows, n_pvib);
     }
 done:
@@ -212,38 +212,38 @@ done:
     free(pvib);
     free(order);
     free(particles);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         rows_free(q);
     return st;
 }
 
 /* The MM side of molecule m's rows at the model's current values (after an evaluation). */
-static hf_status fill_mm(hf_training_set *set, int m, const qm_rows *q, const int *pairing, const double *residuals,
-                         int after, hf_report_mode *rows)
+static hessfit_status fill_mm(hf_training_set *set, int m, const qm_rows *q, const int *pairing, const double *residuals,
+                         int after, hessfit_report_mode *rows)
 {
-    const hf_objective_options *o = &set->mol_objective[m];
+    const hessfit_objective_options *o = &set->mol_objective[m];
     if (q->n_rows == 0)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     const size_t d = (size_t)q->dim;
     double *h = malloc(d * d * sizeof *h), *freq = malloc(d * sizeof *freq), *modes = malloc(d * d * sizeof *modes);
     int *vib = malloc(d * sizeof *vib), n_vib = 0;
-    hf_status st;
+    hessfit_status st;
     if (!h || !freq || !modes || !vib) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for the report of %s", set->labels[m]);
         goto done;
     }
-    if ((st = hf_model_hessian(set->model, m, h)) != HF_SUCCESS)
+    if ((st = hessfit_model_hessian(set->model, m, h)) != HESSFIT_SUCCESS)
         goto done;
-    if (o->frequencies == HF_OBJ_FREQUENCIES_NONE) {
+    if (o->frequencies == HESSFIT_OBJ_FREQUENCIES_NONE) {
         /* the MM frequency along each QM mode: v^T A v, A = M^-1/2 H M^-1/2 */
-        if ((st = hf_vib_mass_weight(h, q->masses, q->n_atoms, h)) != HF_SUCCESS)
+        if ((st = hessfit_vib_mass_weight(h, q->masses, q->n_atoms, h)) != HESSFIT_SUCCESS)
             goto done;
         for (int k = 0; k < q->n_rows; k++) {
             const double *v = q->qm_vec + (size_t)k * d;
             double quotient = 0.0;
             for (size_t i = 0; i < d; i++)
                 quotient += v[i] * dot(h + i * d, v, (int)d);
-            const double nu = hf_eigenvalue_to_cm1(quotient, hf_frequency_factor_hartree_bohr2_amu());
+            const double nu = hessfit_eigenvalue_to_cm1(quotient, hessfit_frequency_factor_hartree_bohr2_amu());
             *(after ? &rows[k].mm_after_cm1 : &rows[k].mm_before_cm1) = nu;
             *(after ? &rows[k].mm_mode_after : &rows[k].mm_mode_before) = -1;
             *(after ? &rows[k].overlap_after : &rows[k].overlap_before) = NAN;
@@ -251,8 +251,8 @@ static hf_status fill_mm(hf_training_set *set, int m, const qm_rows *q, const in
         }
         goto done;
     }
-    const int project = o->frequencies == HF_OBJ_FREQUENCIES_OVERLAP;
-    if ((st = analyse(h, q->masses, set->mols[m].coords, q->n_atoms, project, freq, modes, vib, &n_vib)) != HF_SUCCESS)
+    const int project = o->frequencies == HESSFIT_OBJ_FREQUENCIES_OVERLAP;
+    if ((st = analyse(h, q->masses, set->mols[m].coords, q->n_atoms, project, freq, modes, vib, &n_vib)) != HESSFIT_SUCCESS)
         goto done;
     for (int k = 0; k < q->n_rows; k++) {
         const int j = pairing[q->first_target + k];
@@ -305,17 +305,17 @@ typedef struct {
 } kind_sums;
 
 /* The energy and geometry rows' MM side at one point, from the objective's last evaluation. */
-static hf_status fill_targets(hf_training_set *set, const double *r, int after, hf_fit_comparison *c, kind_sums *s)
+static hessfit_status fill_targets(hf_training_set *set, const double *r, int after, hf_fit_comparison *c, kind_sums *s)
 {
     long long first_e, n_e, first_g, n_g;
-    hf_status st;
-    if ((st = hf_objective_part_range(set->objective, HF_OBJ_PART_ENERGIES, &first_e, &n_e)) != HF_SUCCESS ||
-        (st = hf_objective_part_range(set->objective, HF_OBJ_PART_GEOMETRY, &first_g, &n_g)) != HF_SUCCESS)
+    hessfit_status st;
+    if ((st = hessfit_objective_part_range(set->objective, HESSFIT_OBJ_PART_ENERGIES, &first_e, &n_e)) != HESSFIT_SUCCESS ||
+        (st = hessfit_objective_part_range(set->objective, HESSFIT_OBJ_PART_GEOMETRY, &first_g, &n_g)) != HESSFIT_SUCCESS)
         return st;
     const int n = (int)(n_e > n_g ? n_e : n_g);
     double *mm = malloc((size_t)(n > 0 ? n : 1) * sizeof *mm);
     if (mm == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report's targets");
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for the report's targets");
     for (int part = 0; part < 2; part++) {
         hf_fit_target_row *rows = part == 0 ? c->energies : c->geometry;
         const int count = part == 0 ? c->n_energies : c->n_geometry;
@@ -323,10 +323,10 @@ static hf_status fill_targets(hf_training_set *set, const double *r, int after, 
         if (count == 0)
             continue;
         if (part == 0)
-            st = hf_objective_energy_values(set->objective, NULL, mm);
+            st = hessfit_objective_energy_values(set->objective, NULL, mm);
         else
-            st = hf_objective_geometry_values(set->objective, NULL, mm);
-        if (st != HF_SUCCESS)
+            st = hessfit_objective_geometry_values(set->objective, NULL, mm);
+        if (st != HESSFIT_SUCCESS)
             break;
         for (int i = 0; i < count; i++) {
             hf_fit_target_row *row = &rows[i];
@@ -346,29 +346,29 @@ static hf_status fill_targets(hf_training_set *set, const double *r, int after, 
     return st;
 }
 
-static hf_status evaluate_point(hf_training_set *set, const double *x, qm_rows *q, int after, hf_fit_comparison *c,
+static hessfit_status evaluate_point(hf_training_set *set, const double *x, qm_rows *q, int after, hf_fit_comparison *c,
                                 double *loss)
 {
-    const long long n_res = hf_objective_n_residuals(set->objective);
-    const int n_targets = hf_objective_n_frequency_targets(set->objective);
+    const long long n_res = hessfit_objective_n_residuals(set->objective);
+    const int n_targets = hessfit_objective_n_frequency_targets(set->objective);
     double *r = malloc((size_t)(n_res > 0 ? n_res : 1) * sizeof *r);
     int *pairing = malloc((size_t)(n_targets > 0 ? n_targets : 1) * sizeof *pairing);
-    hf_status st;
+    hessfit_status st;
     kind_sums s;
     memset(&s, 0, sizeof s);
     if (r == NULL || pairing == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %lld residuals", n_res);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for %lld residuals", n_res);
         goto done;
     }
-    if ((st = hf_objective_evaluate(set->objective, x, loss, NULL, r)) != HF_SUCCESS ||
-        (st = hf_objective_pairing(set->objective, pairing)) != HF_SUCCESS)
+    if ((st = hessfit_objective_evaluate(set->objective, x, loss, NULL, r)) != HESSFIT_SUCCESS ||
+        (st = hessfit_objective_pairing(set->objective, pairing)) != HESSFIT_SUCCESS)
         goto done;
-    hf_report_mode *rows = c->modes;
+    hessfit_report_mode *rows = c->modes;
     for (int m = 0; m < set->n_mols; m++) {
-        const hf_objective_options *o = &set->mol_objective[m];
+        const hessfit_objective_options *o = &set->mol_objective[m];
         const long long tri = (long long)q[m].dim * (q[m].dim + 1) / 2;
         long long at = q[m].residuals;
-        if ((st = fill_mm(set, m, &q[m], pairing, r, after, rows)) != HF_SUCCESS)
+        if ((st = fill_mm(set, m, &q[m], pairing, r, after, rows)) != HESSFIT_SUCCESS)
             goto done;
         for (int k = 0; k < q[m].n_targets; k++, at++) {
             const double w = q[m].weight[k];
@@ -391,10 +391,10 @@ static hf_status evaluate_point(hf_training_set *set, const double *x, qm_rows *
         }
         rows += q[m].n_rows;
     }
-    if ((st = fill_targets(set, r, after, c, &s)) != HF_SUCCESS)
+    if ((st = fill_targets(set, r, after, c, &s)) != HESSFIT_SUCCESS)
         goto done;
     for (int k = 0; k < c->n_objectives; k++) {
-        hf_report_objective *obj = &c->objectives[k];
+        hessfit_report_objective *obj = &c->objectives[k];
         const int kind = c->objective_kind[k];
         double rmsd = kind == KIND_EIGENMATRIX || kind == KIND_HESSIAN
                           ? (s.weighted[kind] > 0 ? sqrt(s.loss[kind] / (double)s.weighted[kind]) : NAN)
@@ -425,14 +425,14 @@ static void add_kind(hf_fit_comparison *c, int kind, const char *name, const cha
 
 static void set_objective_kinds(const hf_training_set *set, hf_fit_comparison *c)
 {
-    const hf_objective_options *o = &set->settings.objective;
+    const hessfit_objective_options *o = &set->settings.objective;
     int any = 0, geometry[3] = {0, 0, 0};
     for (int m = 0; m < set->n_mols; m++)
         any |= has_hessian_targets(set, m);
     c->n_objectives = 0;
-    if (any && o->frequencies == HF_OBJ_FREQUENCIES_OVERLAP)
+    if (any && o->frequencies == HESSFIT_OBJ_FREQUENCIES_OVERLAP)
         add_kind(c, KIND_FREQUENCIES, "frequencies (projected, paired by eigenvector overlap)", "cm^-1");
-    else if (any && o->frequencies == HF_OBJ_FREQUENCIES_Q2MM)
+    else if (any && o->frequencies == HESSFIT_OBJ_FREQUENCIES_Q2MM)
         add_kind(c, KIND_FREQUENCIES, "frequencies-q2mm (unprojected, above the threshold, by position)", "cm^-1");
     if (any && o->eigenmatrix)
         add_kind(c, KIND_EIGENMATRIX, "eigenmatrix (QM normal modes)", "weighted residual");
@@ -442,32 +442,32 @@ static void set_objective_kinds(const hf_training_set *set, hf_fit_comparison *c
         add_kind(c, KIND_ENERGIES, "relative energies (QM minimum of each group = 0)", "kcal/mol");
     for (int i = 0; i < c->n_geometry; i++)
         geometry[c->geometry[i].kind] = 1;
-    if (geometry[HF_GEOMETRY_BOND])
+    if (geometry[HESSFIT_GEOMETRY_BOND])
         add_kind(c, KIND_BONDS, "bond lengths (MM-minimised)", "A");
-    if (geometry[HF_GEOMETRY_ANGLE])
+    if (geometry[HESSFIT_GEOMETRY_ANGLE])
         add_kind(c, KIND_ANGLES, "angles (MM-minimised)", "deg");
-    if (geometry[HF_GEOMETRY_TORSION])
+    if (geometry[HESSFIT_GEOMETRY_TORSION])
         add_kind(c, KIND_TORSIONS, "torsions (MM-minimised)", "deg");
 }
 
 /* The QM side of the energy and geometry rows. */
-static hf_status build_target_rows(hf_training_set *set, hf_fit_comparison *c)
+static hessfit_status build_target_rows(hf_training_set *set, hf_fit_comparison *c)
 {
-    hf_status st;
-    c->n_energies = hf_objective_n_energy_targets(set->objective);
-    c->n_geometry = hf_objective_n_geometry_targets(set->objective);
+    hessfit_status st;
+    c->n_energies = hessfit_objective_n_energy_targets(set->objective);
+    c->n_geometry = hessfit_objective_n_geometry_targets(set->objective);
     c->energies = calloc((size_t)c->n_energies + 1, sizeof *c->energies);
     c->geometry = calloc((size_t)c->n_geometry + 1, sizeof *c->geometry);
     double *qm = malloc((size_t)(c->n_energies > c->n_geometry ? c->n_energies : c->n_geometry) * sizeof *qm + 1);
     if (c->energies == NULL || c->geometry == NULL || qm == NULL) {
         free(qm);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report's targets");
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for the report's targets");
     }
-    if ((st = hf_objective_energy_values(set->objective, qm, NULL)) == HF_SUCCESS)
-        for (int i = 0; i < c->n_energies && st == HF_SUCCESS; i++) {
-            hf_energy_target t;
+    if ((st = hessfit_objective_energy_values(set->objective, qm, NULL)) == HESSFIT_SUCCESS)
+        for (int i = 0; i < c->n_energies && st == HESSFIT_SUCCESS; i++) {
+            hessfit_energy_target t;
             hf_fit_target_row *row = &c->energies[i];
-            if ((st = hf_objective_energy_target(set->objective, i, &t)) != HF_SUCCESS)
+            if ((st = hessfit_objective_energy_target(set->objective, i, &t)) != HESSFIT_SUCCESS)
                 break;
             row->structure = t.mol + 1;
             row->label = set->labels[t.mol];
@@ -478,11 +478,11 @@ static hf_status build_target_rows(hf_training_set *set, hf_fit_comparison *c)
             row->reference = qm[i] == 0.0;
             row->mm_before = row->mm_after = row->residual_before = row->residual_after = NAN;
         }
-    if (st == HF_SUCCESS && (st = hf_objective_geometry_values(set->objective, qm, NULL)) == HF_SUCCESS)
-        for (int i = 0; i < c->n_geometry && st == HF_SUCCESS; i++) {
-            hf_geometry_target t;
+    if (st == HESSFIT_SUCCESS && (st = hessfit_objective_geometry_values(set->objective, qm, NULL)) == HESSFIT_SUCCESS)
+        for (int i = 0; i < c->n_geometry && st == HESSFIT_SUCCESS; i++) {
+            hessfit_geometry_target t;
             hf_fit_target_row *row = &c->geometry[i];
-            if ((st = hf_objective_geometry_target(set->objective, i, &t)) != HF_SUCCESS)
+            if ((st = hessfit_objective_geometry_target(set->objective, i, &t)) != HESSFIT_SUCCESS)
                 break;
             row->structure = t.mol + 1;
             row->label = set->labels[t.mol];
@@ -497,28 +497,28 @@ static hf_status build_target_rows(hf_training_set *set, hf_fit_comparison *c)
     return st;
 }
 
-hf_status hf_fit_compare(hf_training_set *set, const double *x_before, const double *x_after, int n_parameters,
+hessfit_status hf_fit_compare(hf_training_set *set, const double *x_before, const double *x_after, int n_parameters,
                          hf_fit_comparison *c)
 {
     qm_rows *q = calloc((size_t)set->n_mols, sizeof *q);
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     long n_rows = 0;
     long long residuals = 0;
     int target = 0;
     memset(c, 0, sizeof *c);
     if (q == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report");
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for the report");
     /* the QM side, and where each molecule's targets and residuals are */
-    for (int m = 0; m < set->n_mols && st == HF_SUCCESS; m++) {
+    for (int m = 0; m < set->n_mols && st == HESSFIT_SUCCESS; m++) {
         int n_targets = 0;
         const long long tri = (long long)3 * set->mols[m].n_atoms * (3 * set->mols[m].n_atoms + 1) / 2;
-        for (int k = target; k < hf_objective_n_frequency_targets(set->objective); k++) {
+        for (int k = target; k < hessfit_objective_n_frequency_targets(set->objective); k++) {
             int mol;
-            if (hf_objective_frequency_target(set->objective, k, &mol, NULL, NULL) != HF_SUCCESS || mol != m)
+            if (hessfit_objective_frequency_target(set->objective, k, &mol, NULL, NULL) != HESSFIT_SUCCESS || mol != m)
                 break;
             n_targets++;
         }
-        if ((st = build_rows(set, m, target, n_targets, &q[m])) != HF_SUCCESS)
+        if ((st = build_rows(set, m, target, n_targets, &q[m])) != HESSFIT_SUCCESS)
             break;
         q[m].residuals = residuals;
         residuals += n_targets + (set->mol_objective[m].eigenmatrix ? tri : 0) + (set->mol_objective[m].hessian ? tri : 0);
@@ -526,14 +526,14 @@ hf_status hf_fit_compare(hf_training_set *set, const double *x_before, const dou
         n_rows += q[m].n_rows;
     }
     long long first, n_kernel;
-    if (st == HF_SUCCESS &&
-        (st = hf_objective_part_range(set->objective, HF_OBJ_PART_HESSIAN, &first, &n_kernel)) == HF_SUCCESS &&
+    if (st == HESSFIT_SUCCESS &&
+        (st = hessfit_objective_part_range(set->objective, HESSFIT_OBJ_PART_HESSIAN, &first, &n_kernel)) == HESSFIT_SUCCESS &&
         residuals != n_kernel)
-        st = hf_error(HF_ERROR_COUNT, "report: the objective has %lld Hessian-space residuals, the layout gives %lld",
+        st = hessfit_error(HESSFIT_ERROR_COUNT, "report: the objective has %lld Hessian-space residuals, the layout gives %lld",
                       n_kernel, residuals);
-    if (st == HF_SUCCESS)
+    if (st == HESSFIT_SUCCESS)
         st = build_target_rows(set, c);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         goto done;
 
     c->n_molecules = set->n_mols;
@@ -543,10 +543,10 @@ hf_status hf_fit_compare(hf_training_set *set, const double *x_before, const dou
     c->parameters = calloc((size_t)n_parameters + 1, sizeof *c->parameters);
     c->parameter_text = calloc((size_t)n_parameters + 1, sizeof *c->parameter_text);
     if (!c->molecules || !c->modes || !c->parameters || !c->parameter_text) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for the report");
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for the report");
         goto done;
     }
-    hf_report_mode *rows = c->modes;
+    hessfit_report_mode *rows = c->modes;
     for (int m = 0; m < set->n_mols; m++) {
         c->molecules[m].name = set->mols[m].name != NULL && set->mols[m].name[0] ? set->mols[m].name : set->labels[m];
         c->molecules[m].source = set->mols[m].source;
@@ -564,19 +564,19 @@ hf_status hf_fit_compare(hf_training_set *set, const double *x_before, const dou
     }
     set_objective_kinds(set, c);
     c->loss_after = NAN;
-    if ((st = evaluate_point(set, x_before, q, 0, c, &c->loss_before)) != HF_SUCCESS)
+    if ((st = evaluate_point(set, x_before, q, 0, c, &c->loss_before)) != HESSFIT_SUCCESS)
         goto done;
-    if (x_after != NULL && (st = evaluate_point(set, x_after, q, 1, c, &c->loss_after)) != HF_SUCCESS)
+    if (x_after != NULL && (st = evaluate_point(set, x_after, q, 1, c, &c->loss_after)) != HESSFIT_SUCCESS)
         goto done;
 
     for (int i = 0; i < n_parameters; i++) {
-        hf_report_parameter *p = &c->parameters[i];
+        hessfit_report_parameter *p = &c->parameters[i];
         int param, value;
         const char *unit;
-        if ((st = hf_model_free_parameter(set->model, i, &param, &value, NULL, NULL)) != HF_SUCCESS)
+        if ((st = hessfit_model_free_parameter(set->model, i, &param, &value, NULL, NULL)) != HESSFIT_SUCCESS)
             goto done;
-        const hf_ff_param *fp = &set->ff.params[param];
-        snprintf(c->parameter_text[i][0], sizeof c->parameter_text[i][0], "%s", hf_param_kind_name(fp->kind));
+        const hessfit_ff_param *fp = &set->ff.params[param];
+        snprintf(c->parameter_text[i][0], sizeof c->parameter_text[i][0], "%s", hessfit_param_kind_name(fp->kind));
         hf_param_types_text(fp, c->parameter_text[i][1], sizeof c->parameter_text[i][1]);
         hf_param_value_name(fp, value, c->parameter_text[i][2], sizeof c->parameter_text[i][2], &unit);
         p->ff_line = fp->line;
@@ -592,12 +592,12 @@ done:
     for (int m = 0; m < set->n_mols; m++)
         rows_free(&q[m]);
     free(q);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         hf_fit_comparison_free(c);
     return st;
 }
 
-void hf_fit_comparison_report(const hf_fit_comparison *c, hf_report *report)
+void hf_fit_comparison_report(const hf_fit_comparison *c, hessfit_report *report)
 {
     memset(report, 0, sizeof *report);
     report->n_molecules = c->n_molecules;
@@ -613,49 +613,49 @@ void hf_fit_comparison_report(const hf_fit_comparison *c, hf_report *report)
 static const char *const geometry_kind_names[3] = {"bond", "angle", "torsion"};
 
 /* A number in a field of width characters, or "n/a" when it is not finite. */
-static void put_number(hf_atomic_file *out, const char *format, double v, int width)
+static void put_number(hessfit_atomic_file *out, const char *format, double v, int width)
 {
     if (isfinite(v))
-        hf_atomic_file_printf(out, format, width, v);
+        hessfit_atomic_file_printf(out, format, width, v);
     else
-        hf_atomic_file_printf(out, "%*s", width, "n/a");
+        hessfit_atomic_file_printf(out, "%*s", width, "n/a");
 }
 
 /* The number columns of a targets.txt row: QM, MM before, MM after (value_width wide), the weight
  * (weight_width wide) and the residuals before and after. */
-static void put_row_numbers(hf_atomic_file *out, const hf_fit_target_row *r, int value_width, int weight_width)
+static void put_row_numbers(hessfit_atomic_file *out, const hf_fit_target_row *r, int value_width, int weight_width)
 {
     put_number(out, "%*.4f", r->qm, value_width);
-    hf_atomic_file_printf(out, "  ");
+    hessfit_atomic_file_printf(out, "  ");
     put_number(out, "%*.4f", r->mm_before, value_width);
-    hf_atomic_file_printf(out, "  ");
+    hessfit_atomic_file_printf(out, "  ");
     put_number(out, "%*.4f", r->mm_after, value_width);
-    hf_atomic_file_printf(out, "  %*.4g  ", weight_width, r->weight);
+    hessfit_atomic_file_printf(out, "  %*.4g  ", weight_width, r->weight);
     put_number(out, "%*.6g", r->residual_before, 14);
-    hf_atomic_file_printf(out, "  ");
+    hessfit_atomic_file_printf(out, "  ");
     put_number(out, "%*.6g", r->residual_after, 14);
 }
 
-static hf_status write_targets_text(hf_atomic_file *out, void *context)
+static hessfit_status write_targets_text(hessfit_atomic_file *out, void *context)
 {
     const hf_fit_comparison *c = context;
     if (c->n_energies > 0) {
-        hf_atomic_file_printf(out, "Relative energies (kcal/mol; per group QM and MM relative to the structure of "
+        hessfit_atomic_file_printf(out, "Relative energies (kcal/mol; per group QM and MM relative to the structure of "
                                    "lowest QM energy, its reference)\n");
-        hf_atomic_file_printf(out, "%-9s  %-16s  %12s  %12s  %12s  %10s  %14s  %14s\n", "structure", "group", "QM dE",
+        hessfit_atomic_file_printf(out, "%-9s  %-16s  %12s  %12s  %12s  %10s  %14s  %14s\n", "structure", "group", "QM dE",
                               "MM before", "MM after", "weight", "residual bef.", "residual aft.");
         for (int i = 0; i < c->n_energies; i++) {
             const hf_fit_target_row *r = &c->energies[i];
-            hf_atomic_file_printf(out, "%-9d  %-16s  ", r->structure, r->group);
+            hessfit_atomic_file_printf(out, "%-9d  %-16s  ", r->structure, r->group);
             put_row_numbers(out, r, 12, 10);
-            hf_atomic_file_printf(out, "%s  %s\n", r->reference ? "  (reference)" : "", r->label);
+            hessfit_atomic_file_printf(out, "%s  %s\n", r->reference ? "  (reference)" : "", r->label);
         }
-        hf_atomic_file_printf(out, "\n");
+        hessfit_atomic_file_printf(out, "\n");
     }
     if (c->n_geometry > 0) {
-        hf_atomic_file_printf(out, "Geometry of the MM-minimised structures (bonds in A, angles and torsions in deg; "
+        hessfit_atomic_file_printf(out, "Geometry of the MM-minimised structures (bonds in A, angles and torsions in deg; "
                                    "torsion differences wrapped to (-180, 180])\n");
-        hf_atomic_file_printf(out, "%-9s  %-7s  %-19s  %10s  %10s  %10s  %8s  %14s  %14s\n", "structure", "kind",
+        hessfit_atomic_file_printf(out, "%-9s  %-7s  %-19s  %10s  %10s  %10s  %8s  %14s  %14s\n", "structure", "kind",
                               "atoms", "QM", "MM before", "MM after", "weight", "residual bef.", "residual aft.");
         for (int i = 0; i < c->n_geometry; i++) {
             const hf_fit_target_row *r = &c->geometry[i];
@@ -663,17 +663,17 @@ static hf_status write_targets_text(hf_atomic_file *out, void *context)
             int n = 0;
             for (int a = 0; a < 4 && r->atoms[a] > 0; a++)
                 n += snprintf(atoms + n, sizeof atoms - (size_t)n, a ? "-%d" : "%d", r->atoms[a]);
-            hf_atomic_file_printf(out, "%-9d  %-7s  %-19s  ", r->structure, geometry_kind_names[r->kind], atoms);
+            hessfit_atomic_file_printf(out, "%-9d  %-7s  %-19s  ", r->structure, geometry_kind_names[r->kind], atoms);
             put_row_numbers(out, r, 10, 8);
-            hf_atomic_file_printf(out, "\n");
+            hessfit_atomic_file_printf(out, "\n");
         }
     }
-    return hf_atomic_file_status(out);
+    return hessfit_atomic_file_status(out);
 }
 
 /* The number members of a targets.json row: qm, mm_before and mm_after with unit_suffix on their
  * keys, then weight and the residuals before and after. */
-static void put_row_members(hf_atomic_file *out, const hf_fit_target_row *r, const char *unit_suffix)
+static void put_row_members(hessfit_atomic_file *out, const hf_fit_target_row *r, const char *unit_suffix)
 {
     const char *const names[3] = {"qm", "mm_before", "mm_after"};
     const double values[3] = {r->qm, r->mm_before, r->mm_after};
@@ -687,59 +687,59 @@ static void put_row_members(hf_atomic_file *out, const hf_fit_target_row *r, con
     hf_put_json_number_member(out, "residual_after", r->residual_after);
 }
 
-static hf_status write_targets_json(hf_atomic_file *out, void *context)
+static hessfit_status write_targets_json(hessfit_atomic_file *out, void *context)
 {
     const hf_fit_comparison *c = context;
-    hf_atomic_file_printf(out, "{\n  \"energies\": [");
+    hessfit_atomic_file_printf(out, "{\n  \"energies\": [");
     for (int i = 0; i < c->n_energies; i++) {
         const hf_fit_target_row *r = &c->energies[i];
         /* group names are letters, digits, _ - . (the input's check): no escaping needed */
-        hf_atomic_file_printf(out, "%s\n    {\"structure\": %d, \"group\": \"%s\", \"reference\": %s", i ? "," : "",
+        hessfit_atomic_file_printf(out, "%s\n    {\"structure\": %d, \"group\": \"%s\", \"reference\": %s", i ? "," : "",
                               r->structure, r->group, r->reference ? "true" : "false");
         put_row_members(out, r, "_kcal_mol");
-        hf_atomic_file_printf(out, "}");
+        hessfit_atomic_file_printf(out, "}");
     }
-    hf_atomic_file_printf(out, "%s],\n  \"geometry\": [", c->n_energies > 0 ? "\n  " : "");
+    hessfit_atomic_file_printf(out, "%s],\n  \"geometry\": [", c->n_energies > 0 ? "\n  " : "");
     for (int i = 0; i < c->n_geometry; i++) {
         const hf_fit_target_row *r = &c->geometry[i];
-        hf_atomic_file_printf(out, "%s\n    {\"structure\": %d, \"kind\": \"%s\", \"atoms\": [", i ? "," : "",
+        hessfit_atomic_file_printf(out, "%s\n    {\"structure\": %d, \"kind\": \"%s\", \"atoms\": [", i ? "," : "",
                               r->structure, geometry_kind_names[r->kind]);
         for (int a = 0; a < 4 && r->atoms[a] > 0; a++)
-            hf_atomic_file_printf(out, "%s%d", a ? ", " : "", r->atoms[a]);
-        hf_atomic_file_printf(out, "], \"unit\": \"%s\"", r->kind == HF_GEOMETRY_BOND ? "A" : "deg");
+            hessfit_atomic_file_printf(out, "%s%d", a ? ", " : "", r->atoms[a]);
+        hessfit_atomic_file_printf(out, "], \"unit\": \"%s\"", r->kind == HESSFIT_GEOMETRY_BOND ? "A" : "deg");
         put_row_members(out, r, "");
-        hf_atomic_file_printf(out, "}");
+        hessfit_atomic_file_printf(out, "}");
     }
-    hf_atomic_file_printf(out, "%s]\n}\n", c->n_geometry > 0 ? "\n  " : "");
-    return hf_atomic_file_status(out);
+    hessfit_atomic_file_printf(out, "%s]\n}\n", c->n_geometry > 0 ? "\n  " : "");
+    return hessfit_atomic_file_status(out);
 }
 
-hf_status hf_fit_write_targets(const char *dir, const hf_fit_comparison *c)
+hessfit_status hf_fit_write_targets(const char *dir, const hf_fit_comparison *c)
 {
     char path[strlen(dir) + sizeof "/targets.json"];
-    hf_status st;
+    hessfit_status st;
     if (c->n_energies == 0 && c->n_geometry == 0)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     snprintf(path, sizeof path, "%s/targets.txt", dir);
-    if ((st = hf_atomic_write(path, write_targets_text, (void *)c)) != HF_SUCCESS)
+    if ((st = hessfit_atomic_write(path, write_targets_text, (void *)c)) != HESSFIT_SUCCESS)
         return st;
     snprintf(path, sizeof path, "%s/targets.json", dir);
-    return hf_atomic_write(path, write_targets_json, (void *)c);
+    return hessfit_atomic_write(path, write_targets_json, (void *)c);
 }
 
-hf_status hf_fit_write_reports(const char *dir, const hf_report *report, const hf_fit_comparison *c)
+hessfit_status hf_fit_write_reports(const char *dir, const hessfit_report *report, const hf_fit_comparison *c)
 {
     static const struct {
         const char *name;
-        hf_status (*write)(const char *, const hf_report *);
-    } outputs[] = {{"/report.txt", hf_report_write_text},
-                   {"/report.json", hf_report_write_json},
-                   {"/frequencies.svg", hf_svg_frequency_scatter}};
+        hessfit_status (*write)(const char *, const hessfit_report *);
+    } outputs[] = {{"/report.txt", hessfit_report_write_text},
+                   {"/report.json", hessfit_report_write_json},
+                   {"/frequencies.svg", hessfit_svg_frequency_scatter}};
     char path[strlen(dir) + sizeof "/frequencies.svg"];
-    hf_status st;
+    hessfit_status st;
     for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
         snprintf(path, sizeof path, "%s%s", dir, outputs[k].name);
-        if ((st = outputs[k].write(path, report)) != HF_SUCCESS)
+        if ((st = outputs[k].write(path, report)) != HESSFIT_SUCCESS)
             return st;
     }
     return hf_fit_write_targets(dir, c);

@@ -2,7 +2,7 @@
 #define HF_FIT_REPORT_H_
 /*
  * QM against MM, per molecule and per mode, for a loaded training set at two points of its free
- * values ("before" and "after"), as the hf_report tables of hessfit_report.h; shared by `hessfit
+ * values ("before" and "after"), as the hessfit_report tables of hessfit_report.h; shared by `hessfit
  * fit` (start and fitted values) and `hessfit report` (the input's force field and another one).
  *
  * Rows of a molecule, by objective:
@@ -15,7 +15,7 @@
  *                           mode": sign(q) F sqrt|q|, q = v^T A v (A the mass-weighted MM Hessian,
  *                           v the QM mode), the diagonal of the eigenmatrix in cm^-1; weight 0 (the
  *                           objective is not per mode).
- * Frequencies and pairings come from the objective's own evaluation (hf_objective_pairing) and a
+ * Frequencies and pairings come from the objective's own evaluation (hessfit_objective_pairing) and a
  * vibrational analysis of the model's Hessian blocks (hessfit_vib.h); each row's residual is its
  * term of the loss, (w (target - MM))^2, from the objective's residuals.
  *
@@ -39,7 +39,7 @@ typedef struct hf_fit_target_row {
     int structure;     /* 1-based */
     const char *label; /* the structure's ("structure 2 'name' (path)"); owned by the training set */
     const char *group; /* energies: the group's name (owned by the training set); geometry: NULL */
-    int kind;          /* geometry: hf_geometry_kind; energies: -1 */
+    int kind;          /* geometry: hessfit_geometry_kind; energies: -1 */
     int atoms[4];      /* geometry: 1-based atoms, unused 0 */
     double qm, mm_before, mm_after; /* kcal/mol relative to the group's reference; Angstrom; degrees */
     double weight;
@@ -49,39 +49,39 @@ typedef struct hf_fit_target_row {
 
 typedef struct hf_fit_comparison {
     int n_molecules;
-    hf_report_molecule *molecules;
-    hf_report_mode *modes; /* all rows, molecule by molecule */
+    hessfit_report_molecule *molecules;
+    hessfit_report_mode *modes; /* all rows, molecule by molecule */
     int n_objectives;
-    hf_report_objective objectives[7];
+    hessfit_report_objective objectives[7];
     int objective_kind[7]; /* what each objective row sums (hf_fit_report.c's kinds) */
     int n_energies, n_geometry;
     hf_fit_target_row *energies, *geometry;
     double loss_before, loss_after; /* the objective's loss at both points (NaN: no "after") */
     int n_parameters;
-    hf_report_parameter *parameters;
+    hessfit_report_parameter *parameters;
     char (*parameter_text)[3][48]; /* storage of each parameter's kind, types, value name */
 } hf_fit_comparison;
 
 /*
- * Evaluate the objective at x_before and, when not NULL, at x_after (hf_model_n_free values each;
+ * Evaluate the objective at x_before and, when not NULL, at x_after (hessfit_model_n_free values each;
  * the model's free values are left at the last point evaluated) and fill *out. The first
  * n_parameters free values are listed as parameters (before, after). "After" columns are NaN
  * without x_after.
  */
-hf_status hf_fit_compare(hf_training_set *set, const double *x_before, const double *x_after, int n_parameters,
+hessfit_status hf_fit_compare(hf_training_set *set, const double *x_before, const double *x_after, int n_parameters,
                          hf_fit_comparison *out);
 void hf_fit_comparison_free(hf_fit_comparison *c);
 
 /* A report of the comparison: the caller sets title, optimizer, status, evaluations, time and
  * history; molecules, objectives and parameters point into c. */
-void hf_fit_comparison_report(const hf_fit_comparison *c, hf_report *report);
+void hf_fit_comparison_report(const hf_fit_comparison *c, hessfit_report *report);
 
 /* dir/targets.txt (aligned text) and dir/targets.json with every energy and geometry target of c
  * (nothing is written, and nothing removed, when c has none), each file written atomically. */
-hf_status hf_fit_write_targets(const char *dir, const hf_fit_comparison *c);
+hessfit_status hf_fit_write_targets(const char *dir, const hf_fit_comparison *c);
 
 /* The report of a fit or comparison in dir: report.txt, report.json, frequencies.svg and the
  * targets files (hf_fit_write_targets), each written atomically; stops at the first failure. */
-hf_status hf_fit_write_reports(const char *dir, const hf_report *report, const hf_fit_comparison *c);
+hessfit_status hf_fit_write_reports(const char *dir, const hessfit_report *report, const hf_fit_comparison *c);
 
 #endif

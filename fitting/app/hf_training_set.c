@@ -19,20 +19,20 @@
 /* ---- messages -------------------------------------------------------------------------------- */
 
 /* The last error's message with a prefix: "<prefix>: <message>". */
-static hf_status prefixed(hf_status st, const char *format, ...)
+static hessfit_status prefixed(hessfit_status st, const char *format, ...)
 {
-    char why[HF_ERROR_MESSAGE_SIZE], prefix[HF_ERROR_MESSAGE_SIZE];
+    char why[HESSFIT_ERROR_MESSAGE_SIZE], prefix[HESSFIT_ERROR_MESSAGE_SIZE];
     va_list ap;
-    snprintf(why, sizeof why, "%s", hf_last_error());
+    snprintf(why, sizeof why, "%s", hessfit_last_error());
     va_start(ap, format);
     vsnprintf(prefix, sizeof prefix, format, ap);
     va_end(ap);
-    return hf_error(st, "%s: %s", prefix, why);
+    return hessfit_error(st, "%s: %s", prefix, why);
 }
 
-static hf_status no_memory(const char *what)
+static hessfit_status no_memory(const char *what)
 {
-    return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %s", what);
+    return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for %s", what);
 }
 
 /* ---- plugins --------------------------------------------------------------------------------- */
@@ -54,13 +54,13 @@ static int load_plugin_dir(const char *dir, char *failure, size_t size)
     return n_failed > 0 ? -1 : n_hessfit;
 }
 
-hf_status hf_cli_load_plugins(void)
+hessfit_status hf_cli_load_plugins(void)
 {
     static int done;
     char dirs[3][4096], failure[1024] = "";
     int n_dirs = 0;
     if (done)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     const char *env = getenv("HESSFIT_PLUGIN_DIR");
     if (env != NULL && env[0] != '\0')
         snprintf(dirs[n_dirs++], sizeof dirs[0], "%s", env);
@@ -82,47 +82,47 @@ hf_status hf_cli_load_plugins(void)
     for (int d = 0; d < n_dirs; d++) {
         int n = load_plugin_dir(dirs[d], failure, sizeof failure);
         if (n < 0)
-            return hf_error(HESSFIT_ERROR_OPENMM, "loading the hessfit OpenMM plugins from %s: %s", dirs[d], failure);
+            return hessfit_error(HESSFIT_ERROR_OPENMM, "loading the hessfit OpenMM plugins from %s: %s", dirs[d], failure);
         if (n > 0) {
             done = 1;
-            return HF_SUCCESS;
+            return HESSFIT_SUCCESS;
         }
     }
-    return hf_error(HESSFIT_ERROR_OPENMM, "no hessfit OpenMM plugin found in %s%s%s (set HESSFIT_PLUGIN_DIR)", dirs[0],
+    return hessfit_error(HESSFIT_ERROR_OPENMM, "no hessfit OpenMM plugin found in %s%s%s (set HESSFIT_PLUGIN_DIR)", dirs[0],
                     n_dirs > 1 ? " or " : "", n_dirs > 1 ? dirs[n_dirs - 1] : "");
 }
 
 /* mkdir -p */
-hf_status hf_cli_make_directory(const char *path)
+hessfit_status hf_cli_make_directory(const char *path)
 {
     char buf[4096];
     struct stat sb;
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "output directory name too long: %.80s...", path);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "output directory name too long: %.80s...", path);
     for (char *p = buf + 1;; p++) {
         if (*p == '/' || *p == '\0') {
             const char saved = *p;
             *p = '\0';
             if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return hf_error(HF_ERROR_IO, "cannot create the output directory %s: %s", buf, strerror(errno));
+                return hessfit_error(HESSFIT_ERROR_IO, "cannot create the output directory %s: %s", buf, strerror(errno));
             *p = saved;
             if (saved == '\0')
                 break;
         }
     }
     if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return hf_error(HF_ERROR_IO, "the output directory %s is not a directory", path);
-    return HF_SUCCESS;
+        return hessfit_error(HESSFIT_ERROR_IO, "the output directory %s is not a directory", path);
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- parameters in words ----------------------------------------------------------------------- */
 
-static int is_fourier(const hf_ff_param *p)
+static int is_fourier(const hessfit_ff_param *p)
 {
-    return p->kind == HF_PARAM_TORSION || (p->kind == HF_PARAM_IMPROPER && p->improper_form == HF_IMPROPER_FOURIER);
+    return p->kind == HESSFIT_PARAM_TORSION || (p->kind == HESSFIT_PARAM_IMPROPER && p->improper_form == HESSFIT_IMPROPER_FOURIER);
 }
 
-void hf_param_value_name(const hf_ff_param *p, int v, char *name, size_t size, const char **unit)
+void hf_param_value_name(const hessfit_ff_param *p, int v, char *name, size_t size, const char **unit)
 {
     const char *u = "";
     if (is_fourier(p)) {
@@ -133,23 +133,23 @@ void hf_param_value_name(const hf_ff_param *p, int v, char *name, size_t size, c
     } else {
         const char *n = "value";
         switch (p->kind) {
-        case HF_PARAM_BOND:
+        case HESSFIT_PARAM_BOND:
             n = v == 0 ? "k" : "r0";
             u = v == 0 ? "kcal/mol/A^2" : "A";
             break;
-        case HF_PARAM_ANGLE:
+        case HESSFIT_PARAM_ANGLE:
             n = v == 0 ? "k" : "theta0";
             u = v == 0 ? "kcal/mol/rad^2" : "deg";
             break;
-        case HF_PARAM_IMPROPER:
+        case HESSFIT_PARAM_IMPROPER:
             n = "k";
             u = "kcal/mol/rad^2";
             break;
-        case HF_PARAM_VDW:
+        case HESSFIT_PARAM_VDW:
             n = v == 0 ? "r*" : "eps";
             u = v == 0 ? "A" : "kcal/mol";
             break;
-        case HF_PARAM_CHARGE:
+        case HESSFIT_PARAM_CHARGE:
             n = "q";
             u = "e";
             break;
@@ -161,7 +161,7 @@ void hf_param_value_name(const hf_ff_param *p, int v, char *name, size_t size, c
         *unit = u;
 }
 
-void hf_param_types_text(const hf_ff_param *p, char *out, size_t size)
+void hf_param_types_text(const hessfit_ff_param *p, char *out, size_t size)
 {
     size_t n = 0;
     out[0] = '\0';
@@ -173,19 +173,19 @@ void hf_param_types_text(const hf_ff_param *p, char *out, size_t size)
     }
 }
 
-static void describe_value(const hf_forcefield *ff, int param, int value, char *out, size_t size)
+static void describe_value(const hessfit_forcefield *ff, int param, int value, char *out, size_t size)
 {
-    const hf_ff_param *p = &ff->params[param];
+    const hessfit_ff_param *p = &ff->params[param];
     char types[64], name[32];
     hf_param_types_text(p, types, sizeof types);
     hf_param_value_name(p, value, name, sizeof name, NULL);
-    snprintf(out, size, "line %d %s %s %s", p->line, hf_param_kind_name(p->kind), types, name);
+    snprintf(out, size, "line %d %s %s %s", p->line, hessfit_param_kind_name(p->kind), types, name);
 }
 
 void hf_training_set_describe_free(const hf_training_set *set, int i, char *out, size_t size)
 {
     int p, v;
-    if (hf_model_free_parameter(set->model, i, &p, &v, NULL, NULL) != HF_SUCCESS) {
+    if (hessfit_model_free_parameter(set->model, i, &p, &v, NULL, NULL) != HESSFIT_SUCCESS) {
         snprintf(out, size, "free value %d", i);
         return;
     }
@@ -194,35 +194,35 @@ void hf_training_set_describe_free(const hf_training_set *set, int i, char *out,
 
 /* ---- settings ---------------------------------------------------------------------------------- */
 
-static int has_key(const hf_config *c, const char *key)
+static int has_key(const hessfit_config *c, const char *key)
 {
-    return hf_config_count(c, key) > 0;
+    return hessfit_config_count(c, key) > 0;
 }
 
-static hf_status read_settings(const hf_config *c, const hf_training_set_options *opt, hf_fit_settings *s)
+static hessfit_status read_settings(const hessfit_config *c, const hf_training_set_options *opt, hf_fit_settings *s)
 {
-    hf_status st;
+    hessfit_status st;
     double v;
     const char *value;
 
-    s->objective = hf_objective_default_options();
-    s->objective_name = hf_config_get(c, "objective", "frequencies");
+    s->objective = hessfit_objective_default_options();
+    s->objective_name = hessfit_config_get(c, "objective", "frequencies");
     if (strcmp(s->objective_name, "frequencies-q2mm") == 0)
-        s->objective.frequencies = HF_OBJ_FREQUENCIES_Q2MM;
+        s->objective.frequencies = HESSFIT_OBJ_FREQUENCIES_Q2MM;
     else if (strcmp(s->objective_name, "eigenmatrix") == 0) {
-        s->objective.frequencies = HF_OBJ_FREQUENCIES_NONE;
+        s->objective.frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
         s->objective.eigenmatrix = 1;
     } else if (strcmp(s->objective_name, "hessian") == 0) {
-        s->objective.frequencies = HF_OBJ_FREQUENCIES_NONE;
+        s->objective.frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
         s->objective.hessian = 1;
     } else if (strcmp(s->objective_name, "none") == 0) {
-        s->objective.frequencies = HF_OBJ_FREQUENCIES_NONE;
+        s->objective.frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
     } else if (strcmp(s->objective_name, "frequencies") != 0) {
-        const hf_config_entry *e = hf_config_entry_at(c, "objective", 0);
-        return hf_error(HF_ERROR_PARSE, "%s:%d: unknown objective '%s'", c->path, e ? e->line : 0, s->objective_name);
+        const hessfit_config_entry *e = hessfit_config_entry_at(c, "objective", 0);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: unknown objective '%s'", c->path, e ? e->line : 0, s->objective_name);
     }
     if (has_key(c, "weight")) { /* the weight of every datum; q2mm's off-diagonal elements keep half of it */
-        if ((st = hf_config_number(c, "weight", 1e-300, 1e300, 1.0, &v)) != HF_SUCCESS)
+        if ((st = hessfit_config_number(c, "weight", 1e-300, 1e300, 1.0, &v)) != HESSFIT_SUCCESS)
             return st;
         s->objective.frequency_weight = v;
         s->objective.eig_d_low = s->objective.eig_d_high = v;
@@ -230,34 +230,34 @@ static hf_status read_settings(const hf_config *c, const hf_training_set_options
         s->objective.hessian_diagonal_weight = v;
         s->objective.hessian_offdiagonal_weight = 0.5 * v;
     }
-    value = hf_config_get(c, "ts", "skip");
-    s->objective.ts = strcmp(value, "replace") == 0 ? HF_OBJ_TS_REPLACE
-                      : strcmp(value, "keep") == 0  ? HF_OBJ_TS_KEEP
-                                                    : HF_OBJ_TS_SKIP;
-    s->start_seminario = strcmp(hf_config_get(c, "start", "forcefield"), "seminario") == 0;
-    value = hf_config_get(c, "optimizer", "lbfgs");
-    s->algorithm = strcmp(value, "slsqp") == 0         ? HF_OPT_SLSQP
-                   : strcmp(value, "nelder-mead") == 0 ? HF_OPT_NELDER_MEAD
-                   : strcmp(value, "sbplx") == 0       ? HF_OPT_SUBPLEX
-                   : strcmp(value, "grad-simp") == 0   ? HF_OPT_GRAD_SIMP
-                                                       : HF_OPT_LBFGS;
-    s->bounds = strcmp(hf_config_get(c, "bounds", "q2mm"), "none") != 0;
-    if ((st = hf_config_number(c, "max-evaluations", 1, 1e9, 1000, &v)) != HF_SUCCESS)
+    value = hessfit_config_get(c, "ts", "skip");
+    s->objective.ts = strcmp(value, "replace") == 0 ? HESSFIT_OBJ_TS_REPLACE
+                      : strcmp(value, "keep") == 0  ? HESSFIT_OBJ_TS_KEEP
+                                                    : HESSFIT_OBJ_TS_SKIP;
+    s->start_seminario = strcmp(hessfit_config_get(c, "start", "forcefield"), "seminario") == 0;
+    value = hessfit_config_get(c, "optimizer", "lbfgs");
+    s->algorithm = strcmp(value, "slsqp") == 0         ? HESSFIT_OPT_SLSQP
+                   : strcmp(value, "nelder-mead") == 0 ? HESSFIT_OPT_NELDER_MEAD
+                   : strcmp(value, "sbplx") == 0       ? HESSFIT_OPT_SUBPLEX
+                   : strcmp(value, "grad-simp") == 0   ? HESSFIT_OPT_GRAD_SIMP
+                                                       : HESSFIT_OPT_LBFGS;
+    s->bounds = strcmp(hessfit_config_get(c, "bounds", "q2mm"), "none") != 0;
+    if ((st = hessfit_config_number(c, "max-evaluations", 1, 1e9, 1000, &v)) != HESSFIT_SUCCESS)
         return st;
     if (v != floor(v)) {
-        const hf_config_entry *e = hf_config_entry_at(c, "max-evaluations", 0);
-        return hf_error(HF_ERROR_PARSE, "%s:%d: max-evaluations = %g is not a whole number", c->path, e ? e->line : 0,
+        const hessfit_config_entry *e = hessfit_config_entry_at(c, "max-evaluations", 0);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: max-evaluations = %g is not a whole number", c->path, e ? e->line : 0,
                         v);
     }
     s->max_evaluations = (long long)v;
-    if ((st = hf_config_number(c, "max-time", 0, 1e9, 0, &s->max_time)) != HF_SUCCESS ||
-        (st = hf_config_number(c, "ftol", 0, 1, 1e-8, &s->ftol)) != HF_SUCCESS)
+    if ((st = hessfit_config_number(c, "max-time", 0, 1e9, 0, &s->max_time)) != HESSFIT_SUCCESS ||
+        (st = hessfit_config_number(c, "ftol", 0, 1, 1e-8, &s->ftol)) != HESSFIT_SUCCESS)
         return st;
 
     /* output directory: --output, the input's `output`, or "<stem><suffix>" beside the input */
     if (opt != NULL && opt->output_dir != NULL)
         s->output_dir = strdup(opt->output_dir);
-    else if ((value = hf_config_get(c, "output", NULL)) != NULL)
+    else if ((value = hessfit_config_get(c, "output", NULL)) != NULL)
         s->output_dir = strdup(value);
     else {
         const char *slash = strrchr(c->path, '/'), *base = slash ? slash + 1 : c->path;
@@ -272,7 +272,7 @@ static hf_status read_settings(const hf_config *c, const hf_training_set_options
     }
     if (s->output_dir == NULL)
         return no_memory("the output directory's name");
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- structures and Hessians ------------------------------------------------------------------ */
@@ -283,29 +283,29 @@ typedef struct {
 } origin;
 
 /* Append the structures of one file. */
-static hf_status read_structures(const hf_config *c, const hf_config_entry *e, hf_training_set *set, origin **from,
+static hessfit_status read_structures(const hessfit_config *c, const hessfit_config_entry *e, hf_training_set *set, origin **from,
                                  size_t *cap)
 {
-    hf_molecule_list list;
-    hf_status st = hf_molecules_read(e->value, NULL, &list);
-    if (st != HF_SUCCESS)
+    hessfit_molecule_list list;
+    hessfit_status st = hessfit_molecules_read(e->value, NULL, &list);
+    if (st != HESSFIT_SUCCESS)
         return prefixed(st, "%s:%d: structures", c->path, e->line);
     for (int m = 0; m < list.n; m++) {
-        if (list.items[m].atom_types == NULL && (st = hf_molecule_set_element_types(&list.items[m])) != HF_SUCCESS) {
-            hf_molecule_list_free(&list);
+        if (list.items[m].atom_types == NULL && (st = hessfit_molecule_set_element_types(&list.items[m])) != HESSFIT_SUCCESS) {
+            hessfit_molecule_list_free(&list);
             return prefixed(st, "%s:%d: structures", c->path, e->line);
         }
     }
     if ((size_t)set->n_mols + (size_t)list.n > *cap) {
         size_t grown = (*cap ? 2 * *cap : 16) + (size_t)list.n;
-        hf_molecule *mols = realloc(set->mols, grown * sizeof *mols);
+        hessfit_molecule *mols = realloc(set->mols, grown * sizeof *mols);
         if (mols != NULL)
             set->mols = mols;
         origin *o = realloc(*from, grown * sizeof *o);
         if (o != NULL)
             *from = o;
         if (mols == NULL || o == NULL) {
-            hf_molecule_list_free(&list);
+            hessfit_molecule_list_free(&list);
             return no_memory("the structures");
         }
         *cap = grown;
@@ -317,7 +317,7 @@ static hf_status read_structures(const hf_config *c, const hf_config_entry *e, h
         set->n_mols++;
     }
     free(list.items);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 static double distance(const double *x, int a, int b)
@@ -327,83 +327,83 @@ static double distance(const double *x, int a, int b)
 }
 
 /* The QM file q (at path) holds structure mol (label): same atoms, same geometry up to a rigid motion. */
-static hf_status same_structure(const char *label, const char *hessian_path, const hf_molecule *q,
-                                const hf_molecule *mol)
+static hessfit_status same_structure(const char *label, const char *hessian_path, const hessfit_molecule *q,
+                                const hessfit_molecule *mol)
 {
     if (q->n_atoms != mol->n_atoms)
-        return hf_error(HF_ERROR_COUNT, "%s has %d atoms, but %s has %d", hessian_path, q->n_atoms, label,
+        return hessfit_error(HESSFIT_ERROR_COUNT, "%s has %d atoms, but %s has %d", hessian_path, q->n_atoms, label,
                         mol->n_atoms);
     for (int a = 0; a < q->n_atoms; a++)
         if (q->atomic_numbers[a] != mol->atomic_numbers[a])
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: atom %d is %s, but %s in %s", hessian_path, a + 1,
-                            hf_element_symbol(q->atomic_numbers[a]), hf_element_symbol(mol->atomic_numbers[a]), label);
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: atom %d is %s, but %s in %s", hessian_path, a + 1,
+                            hessfit_element_symbol(q->atomic_numbers[a]), hessfit_element_symbol(mol->atomic_numbers[a]), label);
     for (int a = 0; a < q->n_atoms; a++)
         for (int b = a + 1; b < q->n_atoms; b++) {
             const double dq = distance(q->coords, a, b), dm = distance(mol->coords, a, b);
             if (!(fabs(dq - dm) <= HF_TRAINING_SET_GEOMETRY_A))
-                return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                                 "%s: atoms %d and %d are %.4f A apart, but %.4f A in %s (tolerance %g A): not the "
                                 "geometry of that structure (another structure, or another atom order?)",
                                 hessian_path, a + 1, b + 1, dq, dm, label, HF_TRAINING_SET_GEOMETRY_A);
         }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* The Hessian file q for structure mol: the same structure (same_structure); then the structure
  * takes q's Hessian and coordinates (the QM geometry). */
-static hf_status take_hessian(const char *label, const char *hessian_path, hf_molecule *q, hf_molecule *mol)
+static hessfit_status take_hessian(const char *label, const char *hessian_path, hessfit_molecule *q, hessfit_molecule *mol)
 {
-    hf_status st;
+    hessfit_status st;
     if (q->hessian == NULL)
-        return hf_error(HF_ERROR_FORMAT, "%s holds no Hessian", hessian_path);
-    if ((st = same_structure(label, hessian_path, q, mol)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s holds no Hessian", hessian_path);
+    if ((st = same_structure(label, hessian_path, q, mol)) != HESSFIT_SUCCESS)
         return st;
     memcpy(mol->coords, q->coords, 3 * (size_t)q->n_atoms * sizeof *q->coords);
     mol->hessian = q->hessian;
     q->hessian = NULL;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status read_hessians(const hf_config *c, hf_training_set *set, const origin *from)
+static hessfit_status read_hessians(const hessfit_config *c, hf_training_set *set, const origin *from)
 {
     int next = 0;
-    for (int h = 0; h < hf_config_count(c, "hessian"); h++) {
-        const hf_config_entry *e = hf_config_entry_at(c, "hessian", h);
-        hf_molecule q;
-        hf_status st;
+    for (int h = 0; h < hessfit_config_count(c, "hessian"); h++) {
+        const hessfit_config_entry *e = hessfit_config_entry_at(c, "hessian", h);
+        hessfit_molecule q;
+        hessfit_status st;
         while (next < set->n_mols && set->mols[next].hessian != NULL)
             next++;
         if (next == set->n_mols)
-            return hf_error(HF_ERROR_COUNT,
+            return hessfit_error(HESSFIT_ERROR_COUNT,
                             "%s:%d: hessian %s: every structure already has a Hessian (%d structures; the hessian "
                             "entries go, in order, to the structures without one)",
                             c->path, e->line, e->value, set->n_mols);
-        hf_molecule *mol = &set->mols[next];
-        if (hf_path_has_extension(e->value, ".npy")) {
-            if (!hf_path_has_extension(from[next].path, ".xyz"))
-                return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        hessfit_molecule *mol = &set->mols[next];
+        if (hessfit_path_has_extension(e->value, ".npy")) {
+            if (!hessfit_path_has_extension(from[next].path, ".xyz"))
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                                 "%s:%d: hessian %s goes to %s, which comes from %s: a .npy Hessian needs its structure "
                                 "from the .xyz file of its geometry",
                                 c->path, e->line, e->value, set->labels[next], from[next].path);
-            st = hf_read_npy_xyz(from[next].path, e->value, &q);
+            st = hessfit_npy_xyz_read(from[next].path, e->value, &q);
         } else {
-            st = hf_molecule_read(e->value, NULL, &q);
+            st = hessfit_molecule_read(e->value, NULL, &q);
         }
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             return prefixed(st, "%s:%d: hessian for %s", c->path, e->line, set->labels[next]);
         st = take_hessian(set->labels[next], e->value, &q, mol);
-        hf_molecule_free(&q);
-        if (st != HF_SUCCESS)
+        hessfit_molecule_free(&q);
+        if (st != HESSFIT_SUCCESS)
             return prefixed(st, "%s:%d: hessian", c->path, e->line);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- energies and geometry targets ---------------------------------------------------------- */
 
 /* Up to 8 blank-separated words of an entry's value (the config has checked their form); the
  * words past the count are "". */
-static int entry_words(const hf_config_entry *e, char *text, size_t size, char **word)
+static int entry_words(const hessfit_config_entry *e, char *text, size_t size, char **word)
 {
     static char empty[1];
     char *save = NULL;
@@ -417,49 +417,49 @@ static int entry_words(const hf_config_entry *e, char *text, size_t size, char *
 }
 
 /* Structure number word (1-based) -> index, checked against the training set. */
-static hf_status structure_of(const hf_config *c, const hf_config_entry *e, const hf_training_set *set,
+static hessfit_status structure_of(const hessfit_config *c, const hessfit_config_entry *e, const hf_training_set *set,
                               const char *word, int *mol)
 {
     const long n = strtol(word, NULL, 10);
     if (n < 1 || n > set->n_mols)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: %s = '%s': there is no structure %ld (the training set has "
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: %s = '%s': there is no structure %ld (the training set has "
                         "%d, numbered from 1 in the order of the structures entries)", c->path, e->line, e->key,
                         e->value, n, set->n_mols);
     *mol = (int)n - 1;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* The energy entries: groups (numbered in order of appearance), QM energies, then the weights. */
-static hf_status read_energies(const hf_config *c, hf_training_set *set)
+static hessfit_status read_energies(const hessfit_config *c, hf_training_set *set)
 {
-    const int n = hf_config_count(c, "energy");
-    hf_status st;
+    const int n = hessfit_config_count(c, "energy");
+    hessfit_status st;
     if (n == 0) {
-        if (hf_config_count(c, "energy-weight") > 0) {
-            const hf_config_entry *e = hf_config_entry_at(c, "energy-weight", 0);
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: energy-weight without any energy entry", c->path,
+        if (hessfit_config_count(c, "energy-weight") > 0) {
+            const hessfit_config_entry *e = hessfit_config_entry_at(c, "energy-weight", 0);
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: energy-weight without any energy entry", c->path,
                             e->line);
         }
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
     set->energies = calloc((size_t)n, sizeof *set->energies);
     set->group_names = calloc((size_t)n, sizeof *set->group_names);
     if (set->energies == NULL || set->group_names == NULL)
         return no_memory("the energies");
     for (int i = 0; i < n; i++) {
-        const hf_config_entry *e = hf_config_entry_at(c, "energy", i);
+        const hessfit_config_entry *e = hessfit_config_entry_at(c, "energy", i);
         char text[strlen(e->value) + 1], *word[8];
         const int nw = entry_words(e, text, sizeof text, word);
-        hf_energy_target *t = &set->energies[i];
+        hessfit_energy_target *t = &set->energies[i];
         if (nw < 2 || strlen(word[0]) >= sizeof set->group_names[0])
-            return hf_error(HF_ERROR_PARSE, "%s:%d: energy = '%s': 'GROUP STRUCTURE [FILE]', a group name of at most "
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: energy = '%s': 'GROUP STRUCTURE [FILE]', a group name of at most "
                             "%zu characters", c->path, e->line, e->value, sizeof set->group_names[0] - 1);
-        if ((st = structure_of(c, e, set, word[1], &t->mol)) != HF_SUCCESS)
+        if ((st = structure_of(c, e, set, word[1], &t->mol)) != HESSFIT_SUCCESS)
             return st;
         for (int j = 0; j < i; j++)
             if (set->energies[j].mol == t->mol)
-                return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: energy: %s has an energy already (line %d)", c->path,
-                                e->line, set->labels[t->mol], hf_config_entry_at(c, "energy", j)->line);
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: energy: %s has an energy already (line %d)", c->path,
+                                e->line, set->labels[t->mol], hessfit_config_entry_at(c, "energy", j)->line);
         t->group = -1;
         for (int g = 0; g < set->n_groups && t->group < 0; g++)
             if (strcmp(set->group_names[g], word[0]) == 0)
@@ -468,27 +468,27 @@ static hf_status read_energies(const hf_config *c, hf_training_set *set)
             t->group = set->n_groups;
             snprintf(set->group_names[set->n_groups++], sizeof set->group_names[0], "%s", word[0]);
         }
-        t->weight = HF_OBJ_ENERGY_WEIGHT;
-        const hf_molecule *mol = &set->mols[t->mol];
+        t->weight = HESSFIT_OBJ_ENERGY_WEIGHT;
+        const hessfit_molecule *mol = &set->mols[t->mol];
         if (nw == 2) {
             if (!mol->has_energy)
-                return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: energy: %s has no QM energy of its own: name the QM "
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: energy: %s has no QM energy of its own: name the QM "
                                 "file that holds it, energy = %s %s FILE", c->path, e->line, set->labels[t->mol],
                                 word[0], word[1]);
             t->qm_hartree = mol->energy;
         } else {
-            hf_molecule q;
-            if ((st = hf_molecule_read(word[2], NULL, &q)) != HF_SUCCESS)
+            hessfit_molecule q;
+            if ((st = hessfit_molecule_read(word[2], NULL, &q)) != HESSFIT_SUCCESS)
                 return prefixed(st, "%s:%d: energy of %s", c->path, e->line, set->labels[t->mol]);
             st = q.has_energy ? same_structure(set->labels[t->mol], word[2], &q, mol)
-                              : hf_error(HF_ERROR_FORMAT, "%s holds no QM energy", word[2]);
+                              : hessfit_error(HESSFIT_ERROR_FORMAT, "%s holds no QM energy", word[2]);
             t->qm_hartree = q.energy;
-            hf_molecule_free(&q);
-            if (st != HF_SUCCESS)
+            hessfit_molecule_free(&q);
+            if (st != HESSFIT_SUCCESS)
                 return prefixed(st, "%s:%d: energy", c->path, e->line);
         }
         if (!isfinite(t->qm_hartree))
-            return hf_error(HF_ERROR_NONFINITE, "%s:%d: energy: the QM energy of %s is %g", c->path, e->line,
+            return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s:%d: energy: the QM energy of %s is %g", c->path, e->line,
                             set->labels[t->mol], t->qm_hartree);
     }
     set->n_energies = n;
@@ -500,12 +500,12 @@ static hf_status read_energies(const hf_config *c, hf_training_set *set)
                 first = first < 0 ? i : first;
             }
         if (members < 2)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: energy: group '%s' has only %s: relative energies need "
-                            "two conformers or more", c->path, hf_config_entry_at(c, "energy", first)->line,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: energy: group '%s' has only %s: relative energies need "
+                            "two conformers or more", c->path, hessfit_config_entry_at(c, "energy", first)->line,
                             set->group_names[g], set->labels[set->energies[first].mol]);
     }
-    for (int i = 0; i < hf_config_count(c, "energy-weight"); i++) {
-        const hf_config_entry *e = hf_config_entry_at(c, "energy-weight", i);
+    for (int i = 0; i < hessfit_config_count(c, "energy-weight"); i++) {
+        const hessfit_config_entry *e = hessfit_config_entry_at(c, "energy-weight", i);
         char text[strlen(e->value) + 1], *word[8];
         const int nw = entry_words(e, text, sizeof text, word);
         const double w = strtod(word[nw > 1 ? 1 : 0], NULL);
@@ -516,48 +516,48 @@ static hf_status read_energies(const hf_config *c, hf_training_set *set)
                 found = 1;
             }
         if (!found)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: energy-weight: unknown group '%s' (no energy entry names "
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: energy-weight: unknown group '%s' (no energy entry names "
                             "it)", c->path, e->line, word[0]);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* What one geometry entry asks for, checked against the structures (the targets come after typing). */
 typedef struct {
     int mol;          /* -1: every structure */
     unsigned kinds;   /* HF_OBJ_GEOMETRY_* of a structure's terms; 0 for one explicit target */
-    hf_geometry_kind kind;
+    hessfit_geometry_kind kind;
     int atoms[4];
     int line;
 } geometry_request;
 
-static hf_status read_geometry_requests(const hf_config *c, const hf_training_set *set, geometry_request **out,
+static hessfit_status read_geometry_requests(const hessfit_config *c, const hf_training_set *set, geometry_request **out,
                                         int *n_out)
 {
     static const char *const single[3] = {"bond", "angle", "torsion"}, *const plural[3] = {"bonds", "angles", "torsions"};
-    const int n = hf_config_count(c, "geometry");
+    const int n = hessfit_config_count(c, "geometry");
     *out = NULL;
     *n_out = 0;
     if (n == 0) {
-        if (hf_config_count(c, "geometry-weight") > 0)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: geometry-weight without any geometry entry", c->path,
-                            hf_config_entry_at(c, "geometry-weight", 0)->line);
-        return HF_SUCCESS;
+        if (hessfit_config_count(c, "geometry-weight") > 0)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: geometry-weight without any geometry entry", c->path,
+                            hessfit_config_entry_at(c, "geometry-weight", 0)->line);
+        return HESSFIT_SUCCESS;
     }
     geometry_request *r = calloc((size_t)n, sizeof *r);
     if (r == NULL)
         return no_memory("the geometry targets");
     for (int i = 0; i < n; i++) {
-        const hf_config_entry *e = hf_config_entry_at(c, "geometry", i);
+        const hessfit_config_entry *e = hessfit_config_entry_at(c, "geometry", i);
         char text[strlen(e->value) + 1], *word[8];
         const int nw = entry_words(e, text, sizeof text, word);
-        hf_status st;
+        hessfit_status st;
         r[i].line = e->line;
         r[i].mol = -1;
-        r[i].kinds = HF_OBJ_GEOMETRY_BONDS | HF_OBJ_GEOMETRY_ANGLES | HF_OBJ_GEOMETRY_TORSIONS;
+        r[i].kinds = HESSFIT_OBJ_GEOMETRY_BONDS | HESSFIT_OBJ_GEOMETRY_ANGLES | HESSFIT_OBJ_GEOMETRY_TORSIONS;
         if (strcmp(word[0], "all") == 0)
             continue;
-        if ((st = structure_of(c, e, set, word[0], &r[i].mol)) != HF_SUCCESS) {
+        if ((st = structure_of(c, e, set, word[0], &r[i].mol)) != HESSFIT_SUCCESS) {
             free(r);
             return st;
         }
@@ -566,13 +566,13 @@ static hf_status read_geometry_requests(const hf_config *c, const hf_training_se
         r[i].kinds = 0;
         for (int k = 0; k < 3; k++) {
             if (strcmp(word[1], single[k]) == 0) {
-                r[i].kind = (hf_geometry_kind)k;
+                r[i].kind = (hessfit_geometry_kind)k;
                 for (int a = 0; a < k + 2; a++) {
                     const long atom = strtol(word[2 + a], NULL, 10);
                     if (atom < 1 || atom > set->mols[r[i].mol].n_atoms) {
                         const int mol = r[i].mol;
                         free(r);
-                        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: geometry = '%s': %s has no atom %ld (it has "
+                        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: geometry = '%s': %s has no atom %ld (it has "
                                         "%d)", c->path, e->line, e->value, set->labels[mol], atom,
                                         set->mols[mol].n_atoms);
                     }
@@ -586,17 +586,17 @@ static hf_status read_geometry_requests(const hf_config *c, const hf_training_se
     }
     *out = r;
     *n_out = n;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* The geometry targets of the requests, with the geometry-weight entries (q2mm's weights else). */
-static hf_status build_geometry(const hf_config *c, hf_training_set *set, const geometry_request *r, int n)
+static hessfit_status build_geometry(const hessfit_config *c, hf_training_set *set, const geometry_request *r, int n)
 {
     static const char *const single[3] = {"bond", "angle", "torsion"};
-    double weight[3] = {HF_OBJ_BOND_WEIGHT, HF_OBJ_ANGLE_WEIGHT, HF_OBJ_TORSION_WEIGHT};
-    hf_status st;
-    for (int i = 0; i < hf_config_count(c, "geometry-weight"); i++) {
-        const hf_config_entry *e = hf_config_entry_at(c, "geometry-weight", i);
+    double weight[3] = {HESSFIT_OBJ_BOND_WEIGHT, HESSFIT_OBJ_ANGLE_WEIGHT, HESSFIT_OBJ_TORSION_WEIGHT};
+    hessfit_status st;
+    for (int i = 0; i < hessfit_config_count(c, "geometry-weight"); i++) {
+        const hessfit_config_entry *e = hessfit_config_entry_at(c, "geometry-weight", i);
         char text[strlen(e->value) + 1], *word[8];
         entry_words(e, text, sizeof text, word);
         for (int k = 0; k < 3; k++)
@@ -607,16 +607,16 @@ static hf_status build_geometry(const hf_config *c, hf_training_set *set, const 
         const int before = set->n_geometry;
         for (int m = r[i].mol < 0 ? 0 : r[i].mol; m < (r[i].mol < 0 ? set->n_mols : r[i].mol + 1); m++) {
             if (r[i].kinds != 0) {
-                if ((st = hf_objective_geometry_targets_of_terms(&set->typed[m], &set->mols[m], m, r[i].kinds, weight,
-                                                                 &set->geometry, &set->n_geometry)) != HF_SUCCESS)
+                if ((st = hessfit_objective_geometry_targets_of_terms(&set->typed[m], &set->mols[m], m, r[i].kinds, weight,
+                                                                 &set->geometry, &set->n_geometry)) != HESSFIT_SUCCESS)
                     return prefixed(st, "%s:%d: geometry", c->path, r[i].line);
                 continue;
             }
-            hf_geometry_target *grown = realloc(set->geometry, (size_t)(set->n_geometry + 1) * sizeof *grown);
+            hessfit_geometry_target *grown = realloc(set->geometry, (size_t)(set->n_geometry + 1) * sizeof *grown);
             if (grown == NULL)
                 return no_memory("the geometry targets");
             set->geometry = grown;
-            hf_geometry_target *t = &grown[set->n_geometry++];
+            hessfit_geometry_target *t = &grown[set->n_geometry++];
             t->mol = m;
             t->kind = r[i].kind;
             for (int a = 0; a < 4; a++)
@@ -624,18 +624,18 @@ static hf_status build_geometry(const hf_config *c, hf_training_set *set, const 
             t->weight = weight[r[i].kind];
         }
         if (set->n_geometry == before)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: geometry: no such internal coordinate in the structure's "
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: geometry: no such internal coordinate in the structure's "
                             "terms (angles within %g degrees of linear are left out)", c->path, r[i].line,
-                            HF_OBJ_GEOMETRY_LINEAR_DEG);
+                            HESSFIT_OBJ_GEOMETRY_LINEAR_DEG);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* Per structure its Hessian-space objective (none without a Hessian); every structure must have
  * something to fit. */
-static hf_status molecule_objectives(const hf_config *c, hf_training_set *set, const geometry_request *r, int n_r)
+static hessfit_status molecule_objectives(const hessfit_config *c, hf_training_set *set, const geometry_request *r, int n_r)
 {
-    const int none = set->settings.objective.frequencies == HF_OBJ_FREQUENCIES_NONE &&
+    const int none = set->settings.objective.frequencies == HESSFIT_OBJ_FREQUENCIES_NONE &&
                      !set->settings.objective.eigenmatrix && !set->settings.objective.hessian;
     set->mol_objective = malloc((size_t)set->n_mols * sizeof *set->mol_objective);
     if (set->mol_objective == NULL)
@@ -648,29 +648,29 @@ static hf_status molecule_objectives(const hf_config *c, hf_training_set *set, c
             other |= r[i].mol == m || r[i].mol < 0;
         set->mol_objective[m] = set->settings.objective;
         if (set->mols[m].hessian == NULL) {
-            set->mol_objective[m].frequencies = HF_OBJ_FREQUENCIES_NONE;
+            set->mol_objective[m].frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
             set->mol_objective[m].eigenmatrix = set->mol_objective[m].hessian = 0;
             if (!none && !other)
-                return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                                 "%s: %s has no Hessian: the %s objective compares with QM Hessians; give it a `hessian = "
                                 "FILE` entry (%d given for %d structures), or an energy or geometry target",
-                                c->path, set->labels[m], set->settings.objective_name, hf_config_count(c, "hessian"),
+                                c->path, set->labels[m], set->settings.objective_name, hessfit_config_count(c, "hessian"),
                                 set->n_mols);
         }
         if (none && !other)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s has nothing to fit: objective = none, and it has no "
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %s has nothing to fit: objective = none, and it has no "
                             "energy or geometry target", c->path, set->labels[m]);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status make_labels(hf_training_set *set)
+static hessfit_status make_labels(hf_training_set *set)
 {
     set->labels = calloc((size_t)set->n_mols, sizeof *set->labels);
     if (set->labels == NULL)
         return no_memory("the structures' names");
     for (int m = 0; m < set->n_mols; m++) {
-        const hf_molecule *mol = &set->mols[m];
+        const hessfit_molecule *mol = &set->mols[m];
         char text[600];
         if (mol->name != NULL && mol->name[0] != '\0')
             snprintf(text, sizeof text, "structure %d '%.200s' (%.300s)", m + 1, mol->name,
@@ -680,17 +680,17 @@ static hf_status make_labels(hf_training_set *set)
         if ((set->labels[m] = strdup(text)) == NULL)
             return no_memory("the structures' names");
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- typing ------------------------------------------------------------------------------------ */
 
-static hf_status type_structures(const hf_config *c, hf_training_set *set)
+static hessfit_status type_structures(const hessfit_config *c, hf_training_set *set)
 {
-    const int n_patterns = hf_config_count(c, "no-term") + hf_config_count(c, "prefer");
+    const int n_patterns = hessfit_config_count(c, "no-term") + hessfit_config_count(c, "prefer");
     const char **patterns = calloc((size_t)n_patterns + 1, sizeof *patterns);
     char(*prefer)[48] = calloc((size_t)n_patterns + 1, sizeof *prefer);
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     int k = 0;
     set->typed = calloc((size_t)set->n_mols, sizeof *set->typed);
     if (patterns == NULL || prefer == NULL || set->typed == NULL) {
@@ -699,7 +699,7 @@ static hf_status type_structures(const hf_config *c, hf_training_set *set)
         return no_memory("typing");
     }
     for (int i = 0; i < c->n_entries; i++) { /* in file order: pattern numbers as in the file */
-        const hf_config_entry *e = &c->entries[i];
+        const hessfit_config_entry *e = &c->entries[i];
         if (strcmp(e->key, "no-term") == 0)
             patterns[k++] = e->value;
         else if (strcmp(e->key, "prefer") == 0) {
@@ -708,16 +708,16 @@ static hf_status type_structures(const hf_config *c, hf_training_set *set)
             k++;
         }
     }
-    hf_typing_options opt = {k, patterns};
-    for (int m = 0; m < set->n_mols && st == HF_SUCCESS; m++) {
-        hf_topology topo;
-        if ((st = hf_topology_build(&set->mols[m], NULL, &topo)) != HF_SUCCESS) {
+    hessfit_typing_options opt = {k, patterns};
+    for (int m = 0; m < set->n_mols && st == HESSFIT_SUCCESS; m++) {
+        hessfit_topology topo;
+        if ((st = hessfit_topology_build(&set->mols[m], NULL, &topo)) != HESSFIT_SUCCESS) {
             st = prefixed(st, "%s: bonds of %s", c->path, set->labels[m]);
             break;
         }
-        if ((st = hf_assign_parameters(&set->mols[m], &topo, &set->ff, &opt, &set->typed[m])) != HF_SUCCESS)
+        if ((st = hessfit_assign_parameters(&set->mols[m], &topo, &set->ff, &opt, &set->typed[m])) != HESSFIT_SUCCESS)
             st = prefixed(st, "%s: typing %s against %s", c->path, set->labels[m], set->ff.path);
-        hf_topology_free(&topo);
+        hessfit_topology_free(&topo);
     }
     free(patterns);
     free(prefer);
@@ -739,23 +739,23 @@ static unsigned char *used_parameters(const hf_training_set *set)
 
 /* ---- free values ------------------------------------------------------------------------------- */
 
-static int is_free(const hf_model *model, int param, int value)
+static int is_free(const hessfit_model *model, int param, int value)
 {
-    for (int i = 0; i < hf_model_n_free(model); i++) {
+    for (int i = 0; i < hessfit_model_n_free(model); i++) {
         int p, v;
-        if (hf_model_free_parameter(model, i, &p, &v, NULL, NULL) == HF_SUCCESS && p == param && v == value)
+        if (hessfit_model_free_parameter(model, i, &p, &v, NULL, NULL) == HESSFIT_SUCCESS && p == param && v == value)
             return 1;
     }
     return 0;
 }
 
 /* Free one value unless it already is; *added counts the new ones. */
-static hf_status free_value(hf_training_set *set, int param, int value, int *added)
+static hessfit_status free_value(hf_training_set *set, int param, int value, int *added)
 {
     if (is_free(set->model, param, value))
-        return HF_SUCCESS;
-    hf_status st = hf_model_add_free(set->model, param, value);
-    if (st == HF_SUCCESS)
+        return HESSFIT_SUCCESS;
+    hessfit_status st = hessfit_model_add_free(set->model, param, value);
+    if (st == HESSFIT_SUCCESS)
         (*added)++;
     return st;
 }
@@ -765,29 +765,29 @@ static hf_status free_value(hf_training_set *set, int param, int value, int *add
     "line N [k|r0|theta0|phase|r|eps|value I]"
 
 /* "line N [what]": the values of the parameter on line N. */
-static hf_status free_line(hf_training_set *set, const hf_config_entry *e, char **tok, int n_tok,
+static hessfit_status free_line(hf_training_set *set, const hessfit_config_entry *e, char **tok, int n_tok,
                            const unsigned char *used, int *added)
 {
     const char *path = set->config.path;
     char *end;
     long line = n_tok >= 2 ? strtol(tok[1], &end, 10) : 0;
     if (n_tok < 2 || *end != '\0' || line < 1 || line > 100000000L)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: free = '%s': 'line' needs a force-field line number", path, e->line,
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: free = '%s': 'line' needs a force-field line number", path, e->line,
                         e->value);
-    const int p = hf_forcefield_param_at_line(&set->ff, (int)line);
+    const int p = hessfit_forcefield_param_at_line(&set->ff, (int)line);
     if (p < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: free = '%s': unknown parameter: %s has none on line %ld",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: free = '%s': unknown parameter: %s has none on line %ld",
                         path, e->line, e->value, set->ff.path, line);
-    const hf_ff_param *q = &set->ff.params[p];
+    const hessfit_ff_param *q = &set->ff.params[p];
     char types[64];
     hf_param_types_text(q, types, sizeof types);
     if (!used[p])
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "%s:%d: free = '%s': the %s parameter %s on line %d is used by no term of the training set",
-                        path, e->line, e->value, hf_param_kind_name(q->kind), types, q->line);
+                        path, e->line, e->value, hessfit_param_kind_name(q->kind), types, q->line);
     const char *what = n_tok >= 3 ? tok[2] : NULL;
-    int selected[HF_FF_MAX_VALUES], n_sel = 0;
-    for (int v = 0; v < q->n_values && v < HF_FF_MAX_VALUES; v++) {
+    int selected[HESSFIT_FF_MAX_VALUES], n_sel = 0;
+    for (int v = 0; v < q->n_values && v < HESSFIT_FF_MAX_VALUES; v++) {
         int take;
         char name[32];
         hf_param_value_name(q, v, name, sizeof name, NULL);
@@ -805,44 +805,44 @@ static hf_status free_line(hf_training_set *set, const hf_config_entry *e, char 
             selected[n_sel++] = v;
     }
     if (n_sel == 0 || n_tok > (what != NULL && strcmp(what, "value") == 0 ? 4 : 3))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "%s:%d: free = '%s': the %s parameter %s on line %d has no such value (it has %s)", path,
-                        e->line, e->value, hf_param_kind_name(q->kind), types, q->line,
-                        q->kind == HF_PARAM_BOND    ? "k, r0"
-                        : q->kind == HF_PARAM_ANGLE ? "k, theta0"
+                        e->line, e->value, hessfit_param_kind_name(q->kind), types, q->line,
+                        q->kind == HESSFIT_PARAM_BOND    ? "k, r0"
+                        : q->kind == HESSFIT_PARAM_ANGLE ? "k, theta0"
                         : is_fourier(q)             ? "k, phase per Fourier term; value I"
-                        : q->kind == HF_PARAM_VDW   ? "r, eps"
+                        : q->kind == HESSFIT_PARAM_VDW   ? "r, eps"
                                                     : "k");
     for (int s = 0; s < n_sel; s++) {
-        hf_status st = free_value(set, p, selected[s], added);
-        if (st != HF_SUCCESS)
+        hessfit_status st = free_value(set, p, selected[s], added);
+        if (st != HESSFIT_SUCCESS)
             return prefixed(st, "%s:%d: free = '%s'", path, e->line, e->value);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status free_entry(hf_training_set *set, const hf_config_entry *e, const unsigned char *used)
+static hessfit_status free_entry(hf_training_set *set, const hessfit_config_entry *e, const unsigned char *used)
 {
     static const struct {
         const char *kind, *value;
-        hf_param_kind param;
+        hessfit_param_kind param;
         unsigned what;
     } kinds[] = {
-        {"bond", "k", HF_PARAM_BOND, HF_MODEL_FREE_K},
-        {"bond", "r0", HF_PARAM_BOND, HF_MODEL_FREE_X0},
-        {"angle", "k", HF_PARAM_ANGLE, HF_MODEL_FREE_K},
-        {"angle", "theta0", HF_PARAM_ANGLE, HF_MODEL_FREE_X0},
-        {"torsion", "k", HF_PARAM_TORSION, HF_MODEL_FREE_K},
-        {"torsion", "phase", HF_PARAM_TORSION, HF_MODEL_FREE_PHASE},
-        {"improper", "k", HF_PARAM_IMPROPER, HF_MODEL_FREE_K},
-        {"improper", "phase", HF_PARAM_IMPROPER, HF_MODEL_FREE_PHASE},
-        {"vdw", "r", HF_PARAM_VDW, HF_MODEL_FREE_X0},
-        {"vdw", "eps", HF_PARAM_VDW, HF_MODEL_FREE_K},
+        {"bond", "k", HESSFIT_PARAM_BOND, HESSFIT_MODEL_FREE_K},
+        {"bond", "r0", HESSFIT_PARAM_BOND, HESSFIT_MODEL_FREE_X0},
+        {"angle", "k", HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_K},
+        {"angle", "theta0", HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_X0},
+        {"torsion", "k", HESSFIT_PARAM_TORSION, HESSFIT_MODEL_FREE_K},
+        {"torsion", "phase", HESSFIT_PARAM_TORSION, HESSFIT_MODEL_FREE_PHASE},
+        {"improper", "k", HESSFIT_PARAM_IMPROPER, HESSFIT_MODEL_FREE_K},
+        {"improper", "phase", HESSFIT_PARAM_IMPROPER, HESSFIT_MODEL_FREE_PHASE},
+        {"vdw", "r", HESSFIT_PARAM_VDW, HESSFIT_MODEL_FREE_X0},
+        {"vdw", "eps", HESSFIT_PARAM_VDW, HESSFIT_MODEL_FREE_K},
     };
     const char *path = set->config.path;
     char text[256], *tok[8], *save = NULL;
     int n_tok = 0, added = 0;
-    hf_status st;
+    hessfit_status st;
     snprintf(text, sizeof text, "%s", e->value);
     for (char *t = strtok_r(text, " \t", &save); t != NULL && n_tok < 8; t = strtok_r(NULL, " \t", &save))
         tok[n_tok++] = t;
@@ -854,39 +854,39 @@ static hf_status free_entry(hf_training_set *set, const hf_config_entry *e, cons
             if (strcmp(tok[0], kinds[i].kind) == 0 && strcmp(tok[1], kinds[i].value) == 0)
                 k = (int)i;
         if (k < 0)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: free = '%s': unknown parameter kind (one of: %s)", path,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: free = '%s': unknown parameter kind (one of: %s)", path,
                             e->line, e->value, FREE_SYNTAX);
-        st = hf_model_add_free_kind(set->model, kinds[k].param, kinds[k].what, &added);
-        if (st != HF_SUCCESS)
+        st = hessfit_model_add_free_kind(set->model, kinds[k].param, kinds[k].what, &added);
+        if (st != HESSFIT_SUCCESS)
             return prefixed(st, "%s:%d: free = '%s'", path, e->line, e->value);
         if (added == 0) {
             int any = 0;
             for (int p = 0; p < set->ff.n_params; p++)
                 any |= used[p] && set->ff.params[p].kind == kinds[k].param;
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s:%d: free = '%s' frees nothing: %s", path, e->line, e->value,
-                            kinds[k].param == HF_PARAM_VDW
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: free = '%s' frees nothing: %s", path, e->line, e->value,
+                            kinds[k].param == HESSFIT_PARAM_VDW
                                 ? "no term uses a vdw parameter (the fit model has no nonbonded terms)"
                             : !any ? "no term of the training set uses such a parameter"
                                    : "every such value is already free (an earlier free entry)");
         }
     }
-    if (st == HF_SUCCESS && added == 0)
+    if (st == HESSFIT_SUCCESS && added == 0)
         st =
-            hf_error(HF_ERROR_INVALID_ARGUMENT,
+            hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                      "%s:%d: free = '%s' frees nothing: already free (an earlier free entry)", path, e->line, e->value);
     return st;
 }
 
 /* ---- the comparison force field (hessfit report --forcefield) ----------------------------------- */
 
-static hf_status same_layout(const hf_forcefield *a, const hf_forcefield *b)
+static hessfit_status same_layout(const hessfit_forcefield *a, const hessfit_forcefield *b)
 {
     if (a->n_params != b->n_params || a->format != b->format)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s is not %s with other values: %d parameters (%s) against %d (%s)",
-                        b->path, a->path, b->n_params, b->format == HF_FF_MM3_FLD ? ".fld" : "frcmod", a->n_params,
-                        a->format == HF_FF_MM3_FLD ? ".fld" : "frcmod");
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s is not %s with other values: %d parameters (%s) against %d (%s)",
+                        b->path, a->path, b->n_params, b->format == HESSFIT_FF_MM3_FLD ? ".fld" : "frcmod", a->n_params,
+                        a->format == HESSFIT_FF_MM3_FLD ? ".fld" : "frcmod");
     for (int i = 0; i < a->n_params; i++) {
-        const hf_ff_param *p = &a->params[i], *q = &b->params[i];
+        const hessfit_ff_param *p = &a->params[i], *q = &b->params[i];
         int same = p->kind == q->kind && p->n_types == q->n_types && p->n_values == q->n_values && p->line == q->line &&
                    p->improper_form == q->improper_form;
         for (int t = 0; same && t < p->n_types && t < 4; t++)
@@ -894,68 +894,68 @@ static hf_status same_layout(const hf_forcefield *a, const hf_forcefield *b)
         for (int v = 2; same && is_fourier(p) && v < p->n_values; v += 3)
             same = p->values[v] == q->values[v];
         if (!same)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                             "%s:%d: not the parameter of %s:%d (kind, types, periodicities and lines must be the same; "
                             "only values may differ)",
                             b->path, q->line, a->path, p->line);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status add_comparison(hf_training_set *set, const char *path, const unsigned char *used, hf_forcefield *other)
+static hessfit_status add_comparison(hf_training_set *set, const char *path, const unsigned char *used, hessfit_forcefield *other)
 {
-    hf_status st = hf_forcefield_read(path, other);
+    hessfit_status st = hessfit_forcefield_read(path, other);
     int added = 0;
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return prefixed(st, "--forcefield");
-    if ((st = same_layout(&set->ff, other)) != HF_SUCCESS)
+    if ((st = same_layout(&set->ff, other)) != HESSFIT_SUCCESS)
         return st;
     for (int p = 0; p < set->ff.n_params; p++) {
-        const hf_ff_param *a = &set->ff.params[p], *b = &other->params[p];
-        if (!used[p] || a->kind == HF_PARAM_VDW || a->kind == HF_PARAM_CHARGE)
+        const hessfit_ff_param *a = &set->ff.params[p], *b = &other->params[p];
+        if (!used[p] || a->kind == HESSFIT_PARAM_VDW || a->kind == HESSFIT_PARAM_CHARGE)
             continue;
         for (int v = 0; v < a->n_values; v++)
             if (!(is_fourier(a) && v % 3 == 2) && a->values[v] != b->values[v] &&
-                (st = free_value(set, p, v, &added)) != HF_SUCCESS)
+                (st = free_value(set, p, v, &added)) != HESSFIT_SUCCESS)
                 return prefixed(st, "--forcefield %s", path);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- the Seminario start ----------------------------------------------------------------------- */
 
-static hf_status seminario_start(hf_training_set *set)
+static hessfit_status seminario_start(hf_training_set *set)
 {
-    hf_seminario_options opt = hf_seminario_q2mm_options();
-    hf_seminario **est = calloc((size_t)set->n_mols, sizeof *est);
+    hessfit_seminario_options opt = hessfit_seminario_q2mm_options();
+    hessfit_seminario **est = calloc((size_t)set->n_mols, sizeof *est);
     unsigned char *chosen = calloc((size_t)set->ff.n_params + 1, 1);
-    hf_seminario_instance *inst = NULL;
-    hf_seminario_group *groups = NULL;
+    hessfit_seminario_instance *inst = NULL;
+    hessfit_seminario_group *groups = NULL;
     double(*old)[2] = calloc((size_t)set->ff.n_params + 1, sizeof *old);
     int n_inst = 0, cap = 0, n_groups = 0;
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     if (est == NULL || chosen == NULL || old == NULL) {
         st = no_memory("the Seminario start");
         goto done;
     }
     for (int i = 0; i < set->n_fit; i++) { /* parameters with a free bond or angle value */
         int p, v;
-        hf_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
-        if (set->ff.params[p].kind == HF_PARAM_BOND || set->ff.params[p].kind == HF_PARAM_ANGLE)
+        hessfit_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
+        if (set->ff.params[p].kind == HESSFIT_PARAM_BOND || set->ff.params[p].kind == HESSFIT_PARAM_ANGLE)
             chosen[p] = 1;
     }
-    for (int m = 0; m < set->n_mols && st == HF_SUCCESS; m++) {
-        if ((st = hf_seminario_create(&set->mols[m], &opt, &est[m])) != HF_SUCCESS) {
+    for (int m = 0; m < set->n_mols && st == HESSFIT_SUCCESS; m++) {
+        if ((st = hessfit_seminario_create(&set->mols[m], &opt, &est[m])) != HESSFIT_SUCCESS) {
             st = prefixed(st, "start = seminario: %s", set->labels[m]);
             break;
         }
         for (int t = 0; t < set->typed[m].n_terms; t++) {
-            const hf_typed_term *term = &set->typed[m].terms[t];
-            if (term->param < 0 || !chosen[term->param] || (term->kind != HF_TERM_BOND && term->kind != HF_TERM_ANGLE))
+            const hessfit_typed_term *term = &set->typed[m].terms[t];
+            if (term->param < 0 || !chosen[term->param] || (term->kind != HESSFIT_TERM_BOND && term->kind != HESSFIT_TERM_ANGLE))
                 continue;
             if (n_inst == cap) {
                 cap = cap ? 2 * cap : 256;
-                hf_seminario_instance *grown = realloc(inst, (size_t)cap * sizeof *inst);
+                hessfit_seminario_instance *grown = realloc(inst, (size_t)cap * sizeof *inst);
                 if (grown == NULL) {
                     st = no_memory("the Seminario start");
                     goto done;
@@ -966,15 +966,15 @@ static hf_status seminario_start(hf_training_set *set)
             inst[n_inst].kind = term->kind;
             inst[n_inst].atoms[0] = term->atoms[0];
             inst[n_inst].atoms[1] = term->atoms[1];
-            inst[n_inst].atoms[2] = term->kind == HF_TERM_ANGLE ? term->atoms[2] : -1;
+            inst[n_inst].atoms[2] = term->kind == HESSFIT_TERM_ANGLE ? term->atoms[2] : -1;
             inst[n_inst].group = set->ff.params[term->param].line;
             inst[n_inst].value = NAN; /* the QM geometry's */
             n_inst++;
         }
     }
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         goto done;
-    if ((st = hf_seminario_average(est, set->n_mols, inst, n_inst, NULL, &groups, &n_groups)) != HF_SUCCESS) {
+    if ((st = hessfit_seminario_average(est, set->n_mols, inst, n_inst, NULL, &groups, &n_groups)) != HESSFIT_SUCCESS) {
         st = prefixed(st, "start = seminario");
         goto done;
     }
@@ -983,7 +983,7 @@ static hf_status seminario_start(hf_training_set *set)
             old[p][0] = set->ff.params[p].values[0];
             old[p][1] = set->ff.params[p].values[1];
         }
-    if ((st = hf_seminario_apply(&set->ff, groups, n_groups, 0u, &set->n_seminario, NULL)) != HF_SUCCESS) {
+    if ((st = hessfit_seminario_apply(&set->ff, groups, n_groups, 0u, &set->n_seminario, NULL)) != HESSFIT_SUCCESS) {
         st = prefixed(st, "start = seminario");
         goto done;
     }
@@ -993,7 +993,7 @@ static hf_status seminario_start(hf_training_set *set)
                 set->ff.params[p].values[v] = old[p][v];
 done:
     for (int m = 0; est != NULL && m < set->n_mols; m++)
-        hf_seminario_free(est[m]);
+        hessfit_seminario_free(est[m]);
     free(est);
     free(chosen);
     free(inst);
@@ -1004,7 +1004,7 @@ done:
 
 /* ---- bounds ------------------------------------------------------------------------------------ */
 
-static hf_status bounds_and_steps(hf_training_set *set)
+static hessfit_status bounds_and_steps(hf_training_set *set)
 {
     const int n = set->n_fit;
     set->step = malloc((size_t)n * sizeof *set->step);
@@ -1016,26 +1016,26 @@ static hf_status bounds_and_steps(hf_training_set *set)
         return no_memory("the bounds");
     for (int i = 0; i < n; i++) {
         int p, v;
-        hf_opt_value_kind kind;
+        hessfit_opt_value_kind kind;
         double lo, hi;
         char what[160];
-        hf_status st;
-        hf_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
+        hessfit_status st;
+        hessfit_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
         describe_value(&set->ff, p, v, what, sizeof what);
-        if ((st = hf_optimize_value_kind(&set->ff.params[p], v, &kind)) != HF_SUCCESS ||
-            (st = hf_optimize_q2mm_defaults(kind, &lo, &hi, &set->step[i])) != HF_SUCCESS)
+        if ((st = hessfit_optimize_value_kind(&set->ff.params[p], v, &kind)) != HESSFIT_SUCCESS ||
+            (st = hessfit_optimize_q2mm_defaults(kind, &lo, &hi, &set->step[i])) != HESSFIT_SUCCESS)
             return prefixed(st, "%s: free value %s", set->config.path, what);
         if (!set->settings.bounds)
             continue;
         set->lower[i] = lo;
         set->upper[i] = hi;
         if (!(set->x_start[i] >= lo && set->x_start[i] <= hi))
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                             "%s: the start value of %s, %.10g, lies outside q2mm's box [%g, %g] for a %s (use bounds = "
                             "none, or start from another value)",
-                            set->config.path, what, set->x_start[i], lo, hi, hf_opt_value_kind_name(kind));
+                            set->config.path, what, set->x_start[i], lo, hi, hessfit_opt_value_kind_name(kind));
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- load -------------------------------------------------------------------------------------- */
@@ -1044,12 +1044,12 @@ void hf_training_set_free(hf_training_set *set)
 {
     if (set == NULL)
         return;
-    hf_objective_destroy(set->objective);
-    hf_model_destroy(set->model);
+    hessfit_objective_destroy(set->objective);
+    hessfit_model_destroy(set->model);
     for (int m = 0; m < set->n_mols; m++) {
         if (set->typed != NULL)
-            hf_typed_molecule_free(&set->typed[m]);
-        hf_molecule_free(&set->mols[m]);
+            hessfit_typed_molecule_free(&set->typed[m]);
+        hessfit_molecule_free(&set->mols[m]);
         if (set->labels != NULL)
             free(set->labels[m]);
     }
@@ -1066,69 +1066,69 @@ void hf_training_set_free(hf_training_set *set)
     free(set->upper);
     free(set->step);
     free(set->settings.output_dir);
-    hf_forcefield_free(&set->ff);
-    hf_config_free(&set->config);
+    hessfit_forcefield_free(&set->ff);
+    hessfit_config_free(&set->config);
     memset(set, 0, sizeof *set);
 }
 
-hf_status hf_training_set_load(const char *input, const hf_training_set_options *options, hf_training_set *set)
+hessfit_status hf_training_set_load(const char *input, const hf_training_set_options *options, hf_training_set *set)
 {
-    hf_status st;
+    hessfit_status st;
     origin *from = NULL;
     size_t cap = 0;
     unsigned char *used = NULL;
-    hf_forcefield other;
+    hessfit_forcefield other;
     geometry_request *requests = NULL;
     int n_requests = 0;
 
     memset(set, 0, sizeof *set);
     memset(&other, 0, sizeof other);
-    if ((st = hf_config_read(input, &set->config)) != HF_SUCCESS)
+    if ((st = hessfit_config_read(input, &set->config)) != HESSFIT_SUCCESS)
         return st;
-    const hf_config *c = &set->config;
-    if ((st = read_settings(c, options, &set->settings)) != HF_SUCCESS)
+    const hessfit_config *c = &set->config;
+    if ((st = read_settings(c, options, &set->settings)) != HESSFIT_SUCCESS)
         goto fail;
 
-    const hf_config_entry *ffe = hf_config_entry_at(c, "forcefield", 0);
-    if ((st = hf_forcefield_read(ffe->value, &set->ff)) != HF_SUCCESS) {
+    const hessfit_config_entry *ffe = hessfit_config_entry_at(c, "forcefield", 0);
+    if ((st = hessfit_forcefield_read(ffe->value, &set->ff)) != HESSFIT_SUCCESS) {
         st = prefixed(st, "%s:%d: forcefield", c->path, ffe->line);
         goto fail;
     }
-    for (int s = 0; s < hf_config_count(c, "structures"); s++)
-        if ((st = read_structures(c, hf_config_entry_at(c, "structures", s), set, &from, &cap)) != HF_SUCCESS)
+    for (int s = 0; s < hessfit_config_count(c, "structures"); s++)
+        if ((st = read_structures(c, hessfit_config_entry_at(c, "structures", s), set, &from, &cap)) != HESSFIT_SUCCESS)
             goto fail;
     if (set->n_mols == 0) {
-        st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: empty training set: the structures entries hold no structure",
+        st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: empty training set: the structures entries hold no structure",
                       c->path);
         goto fail;
     }
-    if ((st = make_labels(set)) != HF_SUCCESS || (st = read_hessians(c, set, from)) != HF_SUCCESS ||
-        (st = read_energies(c, set)) != HF_SUCCESS ||
-        (st = read_geometry_requests(c, set, &requests, &n_requests)) != HF_SUCCESS ||
-        (st = molecule_objectives(c, set, requests, n_requests)) != HF_SUCCESS ||
-        (st = type_structures(c, set)) != HF_SUCCESS || (st = build_geometry(c, set, requests, n_requests)) != HF_SUCCESS)
+    if ((st = make_labels(set)) != HESSFIT_SUCCESS || (st = read_hessians(c, set, from)) != HESSFIT_SUCCESS ||
+        (st = read_energies(c, set)) != HESSFIT_SUCCESS ||
+        (st = read_geometry_requests(c, set, &requests, &n_requests)) != HESSFIT_SUCCESS ||
+        (st = molecule_objectives(c, set, requests, n_requests)) != HESSFIT_SUCCESS ||
+        (st = type_structures(c, set)) != HESSFIT_SUCCESS || (st = build_geometry(c, set, requests, n_requests)) != HESSFIT_SUCCESS)
         goto fail;
     if ((used = used_parameters(set)) == NULL) {
         st = no_memory("the parameters");
         goto fail;
     }
 
-    if ((st = hf_cli_load_plugins()) != HF_SUCCESS)
+    if ((st = hf_cli_load_plugins()) != HESSFIT_SUCCESS)
         goto fail;
-    if ((st = hf_model_create(&set->ff, set->mols, set->typed, set->n_mols, NULL, &set->model)) != HF_SUCCESS) {
+    if ((st = hessfit_model_create(&set->ff, set->mols, set->typed, set->n_mols, NULL, &set->model)) != HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the fit model", c->path);
         goto fail;
     }
-    for (int f = 0; f < hf_config_count(c, "free"); f++)
-        if ((st = free_entry(set, hf_config_entry_at(c, "free", f), used)) != HF_SUCCESS)
+    for (int f = 0; f < hessfit_config_count(c, "free"); f++)
+        if ((st = free_entry(set, hessfit_config_entry_at(c, "free", f), used)) != HESSFIT_SUCCESS)
             goto fail;
-    set->n_fit = hf_model_n_free(set->model);
+    set->n_fit = hessfit_model_n_free(set->model);
     if (options != NULL && options->compare_forcefield != NULL &&
-        (st = add_comparison(set, options->compare_forcefield, used, &other)) != HF_SUCCESS)
+        (st = add_comparison(set, options->compare_forcefield, used, &other)) != HESSFIT_SUCCESS)
         goto fail;
-    set->n_free = hf_model_n_free(set->model);
+    set->n_free = hessfit_model_n_free(set->model);
 
-    if (set->settings.start_seminario && (st = seminario_start(set)) != HF_SUCCESS)
+    if (set->settings.start_seminario && (st = seminario_start(set)) != HESSFIT_SUCCESS)
         goto fail;
     set->x_start = malloc((size_t)set->n_free * sizeof *set->x_start);
     if (other.params != NULL)
@@ -1139,36 +1139,36 @@ hf_status hf_training_set_load(const char *input, const hf_training_set_options 
     }
     for (int i = 0; i < set->n_free; i++) {
         int p, v;
-        hf_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
+        hessfit_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
         set->x_start[i] = set->ff.params[p].values[v];
         if (set->x_compare != NULL)
             set->x_compare[i] = other.params[p].values[v];
     }
-    if ((st = bounds_and_steps(set)) != HF_SUCCESS)
+    if ((st = bounds_and_steps(set)) != HESSFIT_SUCCESS)
         goto fail;
-    if ((st = hf_model_set_free(set->model, set->x_start)) != HF_SUCCESS) {
+    if ((st = hessfit_model_set_free(set->model, set->x_start)) != HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the start values", c->path);
         goto fail;
     }
-    if ((st = hf_objective_create(set->model, set->mols, set->n_mols, set->mol_objective, &set->objective)) !=
-        HF_SUCCESS) {
+    if ((st = hessfit_objective_create(set->model, set->mols, set->n_mols, set->mol_objective, &set->objective)) !=
+        HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the %s objective", c->path, set->settings.objective_name);
         goto fail;
     }
     if (set->n_energies > 0 &&
-        (st = hf_objective_set_energies(set->objective, set->energies, set->n_energies)) != HF_SUCCESS) {
+        (st = hessfit_objective_set_energies(set->objective, set->energies, set->n_energies)) != HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the energies", c->path);
         goto fail;
     }
     if (set->n_geometry > 0 &&
-        (st = hf_objective_set_geometry(set->objective, set->mols, set->n_mols, set->geometry, set->n_geometry)) !=
-            HF_SUCCESS) {
+        (st = hessfit_objective_set_geometry(set->objective, set->mols, set->n_mols, set->geometry, set->n_geometry)) !=
+            HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the geometry targets", c->path);
         goto fail;
     }
     if (set->n_energies > 0 || set->n_geometry > 0) { /* the MM energies and minima, before any work */
         double loss;
-        if ((st = hf_objective_evaluate(set->objective, NULL, &loss, NULL, NULL)) != HF_SUCCESS) {
+        if ((st = hessfit_objective_evaluate(set->objective, NULL, &loss, NULL, NULL)) != HESSFIT_SUCCESS) {
             st = prefixed(st, "%s: at the start values", c->path);
             goto fail;
         }
@@ -1176,14 +1176,14 @@ hf_status hf_training_set_load(const char *input, const hf_training_set_options 
     free(requests);
     free(from);
     free(used);
-    hf_forcefield_free(&other);
-    return HF_SUCCESS;
+    hessfit_forcefield_free(&other);
+    return HESSFIT_SUCCESS;
 
 fail:
     free(requests);
     free(from);
     free(used);
-    hf_forcefield_free(&other);
+    hessfit_forcefield_free(&other);
     hf_training_set_free(set);
     return st;
 }

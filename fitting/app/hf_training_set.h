@@ -57,8 +57,8 @@
 
 typedef struct hf_fit_settings {
     const char *objective_name; /* "frequencies", "frequencies-q2mm", "eigenmatrix", "hessian" */
-    hf_objective_options objective;
-    hf_opt_algorithm algorithm;
+    hessfit_objective_options objective;
+    hessfit_opt_algorithm algorithm;
     int bounds;                /* 1: q2mm's boxes; 0: none */
     long long max_evaluations; /* default 1000 */
     double max_time;           /* seconds, 0: none */
@@ -74,15 +74,15 @@ typedef struct hf_training_set_options {
 } hf_training_set_options;
 
 typedef struct hf_training_set {
-    hf_config config;
+    hessfit_config config;
     hf_fit_settings settings;
-    hf_forcefield ff; /* as read, with the start values of the free values */
+    hessfit_forcefield ff; /* as read, with the start values of the free values */
     int n_mols;
-    hf_molecule *mols; /* the structures with their QM Hessians, at the QM geometry */
+    hessfit_molecule *mols; /* the structures with their QM Hessians, at the QM geometry */
     char **labels;     /* "structure 2 'name' (path:line)" */
-    hf_typed_molecule *typed;
-    hf_model *model;
-    hf_objective *objective;
+    hessfit_typed_molecule *typed;
+    hessfit_model *model;
+    hessfit_objective *objective;
     int n_free;            /* all free values of the model */
     int n_fit;             /* the first n_fit of them are the fit's (the `free` entries) */
     double *x_start;       /* n_free start values (canonical units) */
@@ -90,30 +90,30 @@ typedef struct hf_training_set {
     double *lower, *upper; /* n_fit bounds, or NULL with bounds = none */
     double *step;          /* n_fit steps (q2mm's, also without bounds) */
     int n_seminario;       /* parameters whose free values the Seminario start set */
-    hf_objective_options *mol_objective; /* per structure: its Hessian-space objective */
+    hessfit_objective_options *mol_objective; /* per structure: its Hessian-space objective */
     int n_energies;                /* energy targets (the `energy` entries, in order) */
-    hf_energy_target *energies;
+    hessfit_energy_target *energies;
     int n_groups;                  /* conformer groups, named in order of appearance */
     char (*group_names)[48];
     int n_geometry;                /* geometry targets */
-    hf_geometry_target *geometry;
+    hessfit_geometry_target *geometry;
 } hf_training_set;
 
 /* Load everything (above). On failure the set is freed and zeroed, nothing was written. */
-hf_status hf_training_set_load(const char *input, const hf_training_set_options *options, hf_training_set *set);
+hessfit_status hf_training_set_load(const char *input, const hf_training_set_options *options, hf_training_set *set);
 void hf_training_set_free(hf_training_set *set);
 
 /* "LD_LBFGS" ... for messages; the free value i described: "line 81 bond C3-H1 k". */
 void hf_training_set_describe_free(const hf_training_set *set, int i, char *out, size_t size);
 /* Name and unit of value v of parameter p ("k", "kcal/mol/A^2"; "phase_2", "deg"). */
-void hf_param_value_name(const hf_ff_param *p, int v, char *name, size_t size, const char **unit);
+void hf_param_value_name(const hessfit_ff_param *p, int v, char *name, size_t size, const char **unit);
 /* "C3-H1" */
-void hf_param_types_text(const hf_ff_param *p, char *out, size_t size);
+void hf_param_types_text(const hessfit_ff_param *p, char *out, size_t size);
 
 /* Load the hessfit OpenMM plugins (once): $HESSFIT_PLUGIN_DIR, else the directory beside the
  * program (<bin>/../lib/plugins, build and install trees alike), else the build tree's. */
-hf_status hf_cli_load_plugins(void);
+hessfit_status hf_cli_load_plugins(void);
 /* mkdir -p: path and its missing parents; an existing directory is fine. */
-hf_status hf_cli_make_directory(const char *path);
+hessfit_status hf_cli_make_directory(const char *path);
 
 #endif

@@ -7,39 +7,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-hf_status hf_buf_append(hf_buf *b, const char *s, size_t n)
+hessfit_status hf_buf_append(hf_buf *b, const char *s, size_t n)
 {
-    hf_status st;
+    hessfit_status st;
     if (n == 0 && b->data != NULL)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     st = hf_grow((void **)&b->data, &b->cap, b->len + n + 1, 1, "bytes of output text");
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
     if (n > 0)
         memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = '\0';
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_buf_printf(hf_buf *b, const char *format, ...)
+hessfit_status hf_buf_printf(hf_buf *b, const char *format, ...)
 {
     va_list ap;
     int n;
-    hf_status st;
+    hessfit_status st;
     va_start(ap, format);
     n = vsnprintf(NULL, 0, format, ap);
     va_end(ap);
     if (n < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "output text: bad format '%s'", format);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "output text: bad format '%s'", format);
     st = hf_grow((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1, "bytes of output text");
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
     va_start(ap, format);
     vsnprintf(b->data + b->len, (size_t)n + 1, format, ap);
     va_end(ap);
     b->len += (size_t)n;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 void hf_buf_free(hf_buf *b)

@@ -13,12 +13,12 @@ typedef struct hf_buf {
 } hf_buf;
 
 /* Append s[0..n). */
-hf_status hf_buf_append(hf_buf *b, const char *s, size_t n);
+hessfit_status hf_buf_append(hf_buf *b, const char *s, size_t n);
 /* Append printf-formatted text. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-hf_status hf_buf_printf(hf_buf *b, const char *format, ...);
+hessfit_status hf_buf_printf(hf_buf *b, const char *format, ...);
 void hf_buf_free(hf_buf *b);
 
 #endif

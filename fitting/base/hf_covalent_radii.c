@@ -2,7 +2,7 @@
 #include "hessfit_radii.h"
 
 /* Angstrom, indexed by atomic number (index 0 unused). */
-static const double cordero_2008[HF_COVALENT_RADII_MAX_Z + 1] = {
+static const double cordero_2008[HESSFIT_COVALENT_RADII_MAX_Z + 1] = {
     0.0,
     /* H  He */ 0.31, 0.28,
     /* Li Be B C N O F Ne */ 1.28, 0.96, 0.84, 0.76, 0.71, 0.66, 0.57, 0.58,
@@ -22,9 +22,9 @@ static const double cordero_2008[HF_COVALENT_RADII_MAX_Z + 1] = {
     /* Ac Th Pa U Np Pu Am Cm */ 2.15, 2.06, 2.00, 1.96, 1.90, 1.87, 1.80, 1.69,
 };
 
-double hf_covalent_radius(int atomic_number)
+double hessfit_covalent_radius(int atomic_number)
 {
-    if (atomic_number < 1 || atomic_number > HF_COVALENT_RADII_MAX_Z)
+    if (atomic_number < 1 || atomic_number > HESSFIT_COVALENT_RADII_MAX_Z)
         return 0.0;
     return cordero_2008[atomic_number];
 }

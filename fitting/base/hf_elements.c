@@ -96,7 +96,7 @@ static int symbol_equal(const char *a, const char *b)
     return *a == '\0' && *b == '\0';
 }
 
-int hf_element_atomic_number(const char *symbol)
+int hessfit_element_atomic_number(const char *symbol)
 {
     if (symbol == NULL)
         return 0;
@@ -106,58 +106,58 @@ int hf_element_atomic_number(const char *symbol)
     return 0;
 }
 
-hf_status hf_element_lookup(const char *symbol, int *atomic_number)
+hessfit_status hessfit_element_lookup(const char *symbol, int *atomic_number)
 {
     int z;
     if (symbol == NULL || atomic_number == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_element_lookup: %s is NULL",
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_element_lookup: %s is NULL",
                         symbol == NULL ? "symbol" : "atomic_number");
-    z = hf_element_atomic_number(symbol);
+    z = hessfit_element_atomic_number(symbol);
     if (z == 0)
-        return hf_error(HF_ERROR_UNKNOWN_ELEMENT, "unknown element symbol '%.16s'", symbol);
+        return hessfit_error(HESSFIT_ERROR_UNKNOWN_ELEMENT, "unknown element symbol '%.16s'", symbol);
     *atomic_number = z;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-const char *hf_element_symbol(int atomic_number)
+const char *hessfit_element_symbol(int atomic_number)
 {
     const hf_element *e = find_z(atomic_number);
     return e != NULL ? e->symbol : NULL;
 }
 
-double hf_element_monoisotopic_mass(int atomic_number)
+double hessfit_element_monoisotopic_mass(int atomic_number)
 {
     const hf_element *e = find_z(atomic_number);
     return e != NULL ? e->monoisotopic : 0.0;
 }
 
-double hf_element_average_mass(int atomic_number)
+double hessfit_element_average_mass(int atomic_number)
 {
     const hf_element *e = find_z(atomic_number);
     return e != NULL ? e->average : 0.0;
 }
 
-double hf_element_mass(int atomic_number, hf_mass_kind kind)
+double hessfit_element_mass(int atomic_number, hessfit_mass_kind kind)
 {
-    return kind == HF_MASS_AVERAGE ? hf_element_average_mass(atomic_number)
-                                   : hf_element_monoisotopic_mass(atomic_number);
+    return kind == HESSFIT_MASS_AVERAGE ? hessfit_element_average_mass(atomic_number)
+                                   : hessfit_element_monoisotopic_mass(atomic_number);
 }
 
-hf_status hf_element_masses(const int *atomic_numbers, int n, hf_mass_kind kind, double *masses)
+hessfit_status hessfit_element_masses(const int *atomic_numbers, int n, hessfit_mass_kind kind, double *masses)
 {
     if ((atomic_numbers == NULL || masses == NULL) && n > 0)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_element_masses: %s is NULL",
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_element_masses: %s is NULL",
                         atomic_numbers == NULL ? "atomic_numbers" : "masses");
     if (n < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_element_masses: negative count %d", n);
-    if (kind != HF_MASS_MONOISOTOPIC && kind != HF_MASS_AVERAGE)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_element_masses: unknown mass kind %d", (int)kind);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_element_masses: negative count %d", n);
+    if (kind != HESSFIT_MASS_MONOISOTOPIC && kind != HESSFIT_MASS_AVERAGE)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_element_masses: unknown mass kind %d", (int)kind);
     for (int i = 0; i < n; i++) {
-        double m = hf_element_mass(atomic_numbers[i], kind);
+        double m = hessfit_element_mass(atomic_numbers[i], kind);
         if (m <= 0.0)
-            return hf_error(HF_ERROR_UNKNOWN_ELEMENT, "atom %d: no mass data for atomic number %d",
+            return hessfit_error(HESSFIT_ERROR_UNKNOWN_ELEMENT, "atom %d: no mass data for atomic number %d",
                             i, atomic_numbers[i]);
         masses[i] = m;
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

@@ -12,18 +12,18 @@
 
 /* zlib buffers internally; a per-character gzgetc is fast enough for files of a few MB. */
 
-hf_status hf_lines_open(hf_lines *r, const char *path)
+hessfit_status hf_lines_open(hf_lines *r, const char *path)
 {
     if (r == NULL || path == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_lines_open: %s is NULL", r == NULL ? "reader" : "path");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hf_lines_open: %s is NULL", r == NULL ? "reader" : "path");
     memset(r, 0, sizeof *r);
     r->path = path;
     errno = 0;
     r->gz = gzopen(path, "rb");
     if (r->gz == NULL)
-        return hf_error(HF_ERROR_IO, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib could not open it");
+        return hessfit_error(HESSFIT_ERROR_IO, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib could not open it");
     gzbuffer((gzFile)r->gz, 1 << 17);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 void hf_lines_close(hf_lines *r)
@@ -43,29 +43,29 @@ void hf_lines_unread(hf_lines *r)
     r->pushed_back = 1;
 }
 
-static hf_status gz_failure(hf_lines *r)
+static hessfit_status gz_failure(hf_lines *r)
 {
     int errnum = 0;
     const char *msg = gzerror((gzFile)r->gz, &errnum);
     if (errnum == Z_BUF_ERROR || errnum == Z_DATA_ERROR)
-        return hf_error(HF_ERROR_TRUNCATED, "%s:%d: the compressed data are truncated or corrupt (%s)", r->path,
+        return hessfit_error(HESSFIT_ERROR_TRUNCATED, "%s:%d: the compressed data are truncated or corrupt (%s)", r->path,
                         r->line, msg);
-    return hf_error(HF_ERROR_IO, "%s:%d: read error (%s)", r->path, r->line, errnum == Z_ERRNO ? strerror(errno) : msg);
+    return hessfit_error(HESSFIT_ERROR_IO, "%s:%d: read error (%s)", r->path, r->line, errnum == Z_ERRNO ? strerror(errno) : msg);
 }
 
-hf_status hf_lines_next(hf_lines *r, int *eof)
+hessfit_status hf_lines_next(hf_lines *r, int *eof)
 {
     size_t len = 0;
     int c;
     *eof = 0;
     if (r->pushed_back) {
         r->pushed_back = 0;
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
     if (r->cap == 0) {
         r->buf = malloc(256);
         if (r->buf == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for a line", r->path);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for a line", r->path);
         r->cap = 256;
     }
     r->line++;
@@ -83,13 +83,13 @@ hf_status hf_lines_next(hf_lines *r, int *eof)
         if (c == '\n')
             break;
         if (c == '\0')
-            return hf_error(HF_ERROR_PARSE, "%s:%d: NUL byte in a text file", r->path, r->line);
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: NUL byte in a text file", r->path, r->line);
         if (len >= HF_LINES_MAX_LINE)
-            return hf_error(HF_ERROR_PARSE, "%s:%d: line longer than %d bytes", r->path, r->line, HF_LINES_MAX_LINE);
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: line longer than %d bytes", r->path, r->line, HF_LINES_MAX_LINE);
         if (len + 1 >= r->cap) {
             char *b = realloc(r->buf, 2 * r->cap);
             if (b == NULL)
-                return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for the line", r->path, r->line);
+                return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for the line", r->path, r->line);
             r->buf = b;
             r->cap *= 2;
         }
@@ -99,22 +99,22 @@ hf_status hf_lines_next(hf_lines *r, int *eof)
         len--;
     r->buf[len] = '\0';
     r->len = len;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_read_file(const char *path, size_t max_bytes, unsigned char **data, size_t *size)
+hessfit_status hf_read_file(const char *path, size_t max_bytes, unsigned char **data, size_t *size)
 {
     gzFile gz;
     unsigned char *buf = NULL;
     size_t n = 0, cap = 0;
     if (path == NULL || data == NULL || size == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_read_file: an argument is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hf_read_file: an argument is NULL");
     *data = NULL;
     *size = 0;
     errno = 0;
     gz = gzopen(path, "rb");
     if (gz == NULL)
-        return hf_error(HF_ERROR_IO, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib could not open it");
+        return hessfit_error(HESSFIT_ERROR_IO, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib could not open it");
     for (;;) {
         int got;
         size_t want;
@@ -126,13 +126,13 @@ hf_status hf_read_file(const char *path, size_t max_bytes, unsigned char **data,
             if (new_cap <= n + 1) {
                 free(buf);
                 gzclose(gz);
-                return hf_error(HF_ERROR_OVERFLOW, "%s: larger than the reader's limit of %zu bytes", path, max_bytes);
+                return hessfit_error(HESSFIT_ERROR_OVERFLOW, "%s: larger than the reader's limit of %zu bytes", path, max_bytes);
             }
             b = realloc(buf, new_cap);
             if (b == NULL) {
                 free(buf);
                 gzclose(gz);
-                return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for %zu bytes", path, new_cap);
+                return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for %zu bytes", path, new_cap);
             }
             buf = b;
             cap = new_cap;
@@ -144,7 +144,7 @@ hf_status hf_read_file(const char *path, size_t max_bytes, unsigned char **data,
         if (got < 0) {
             int errnum = 0;
             const char *msg = gzerror(gz, &errnum);
-            hf_status st = hf_error(errnum == Z_BUF_ERROR || errnum == Z_DATA_ERROR ? HF_ERROR_TRUNCATED : HF_ERROR_IO,
+            hessfit_status st = hessfit_error(errnum == Z_BUF_ERROR || errnum == Z_DATA_ERROR ? HESSFIT_ERROR_TRUNCATED : HESSFIT_ERROR_IO,
                                     "%s: read error after %zu bytes (%s)", path, n, msg);
             free(buf);
             gzclose(gz);
@@ -154,7 +154,7 @@ hf_status hf_read_file(const char *path, size_t max_bytes, unsigned char **data,
             int errnum = 0;
             const char *msg = gzerror(gz, &errnum);
             if (errnum != Z_OK && errnum != Z_STREAM_END) {
-                hf_status st = hf_error(HF_ERROR_TRUNCATED, "%s: the compressed data are truncated or corrupt (%s)",
+                hessfit_status st = hessfit_error(HESSFIT_ERROR_TRUNCATED, "%s: the compressed data are truncated or corrupt (%s)",
                                         path, msg);
                 free(buf);
                 gzclose(gz);
@@ -168,12 +168,12 @@ hf_status hf_read_file(const char *path, size_t max_bytes, unsigned char **data,
     if (buf == NULL) {
         buf = malloc(1);
         if (buf == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory", path);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory", path);
     }
     buf[n] = '\0';
     *data = buf;
     *size = n;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 int hf_is_blank(const char *s)
@@ -224,14 +224,14 @@ int hf_split(char *s, char **tokens, int max)
     return n;
 }
 
-hf_status hf_parse_double(const char *token, const char *path, int line, const char *what, double *value)
+hessfit_status hf_parse_double(const char *token, const char *path, int line, const char *what, double *value)
 {
     char copy[128];
     char *end;
     size_t n = strlen(token);
     double v;
     if (n == 0 || n >= sizeof copy)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: %s '%.40s' is not a number", path, line, what, token);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s '%.40s' is not a number", path, line, what, token);
     memcpy(copy, token, n + 1);
     for (size_t k = 0; k < n; k++)  /* Fortran double-precision exponent */
         if (copy[k] == 'D' || copy[k] == 'd')
@@ -239,17 +239,17 @@ hf_status hf_parse_double(const char *token, const char *path, int line, const c
     errno = 0;
     v = strtod(copy, &end);
     if (end == copy || *end != '\0')
-        return hf_error(HF_ERROR_PARSE, "%s:%d: %s '%.40s' is not a number", path, line, what, token);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s '%.40s' is not a number", path, line, what, token);
     if (isnan(v) || isinf(v)) {
         if (errno == ERANGE)
-            return hf_error(HF_ERROR_PARSE, "%s:%d: %s '%.40s' is out of the range of a double", path, line, what, token);
-        return hf_error(HF_ERROR_NONFINITE, "%s:%d: %s '%.40s' is not finite (NaN or Inf)", path, line, what, token);
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s '%.40s' is out of the range of a double", path, line, what, token);
+        return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s:%d: %s '%.40s' is not finite (NaN or Inf)", path, line, what, token);
     }
     *value = v;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_parse_int(const char *token, const char *path, int line, const char *what, long min, long max,
+hessfit_status hf_parse_int(const char *token, const char *path, int line, const char *what, long min, long max,
                        long *value)
 {
     char *end;
@@ -257,11 +257,11 @@ hf_status hf_parse_int(const char *token, const char *path, int line, const char
     errno = 0;
     v = strtol(token, &end, 10);
     if (end == token || *end != '\0')
-        return hf_error(HF_ERROR_PARSE, "%s:%d: %s '%.40s' is not an integer", path, line, what, token);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s '%.40s' is not an integer", path, line, what, token);
     if (errno == ERANGE || v < min || v > max)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: %s '%.40s' is outside [%ld, %ld]", path, line, what, token, min, max);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s '%.40s' is outside [%ld, %ld]", path, line, what, token, min, max);
     *value = v;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 char *hf_strdup(const char *s)
@@ -269,31 +269,31 @@ char *hf_strdup(const char *s)
     size_t n = strlen(s);
     char *c = malloc(n + 1);
     if (c == NULL) {
-        hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for a string of %zu bytes", n);
+        hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for a string of %zu bytes", n);
         return NULL;
     }
     memcpy(c, s, n + 1);
     return c;
 }
 
-hf_status hf_grow(void **array, size_t *cap, size_t need, size_t elem, const char *what)
+hessfit_status hf_grow(void **array, size_t *cap, size_t need, size_t elem, const char *what)
 {
     size_t new_cap;
     void *b;
     if (need <= *cap)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     new_cap = *cap ? *cap : 16;
     while (new_cap < need) {
         if (new_cap > SIZE_MAX / 2)
-            return hf_error(HF_ERROR_OVERFLOW, "too many %s (%zu)", what, need);
+            return hessfit_error(HESSFIT_ERROR_OVERFLOW, "too many %s (%zu)", what, need);
         new_cap *= 2;
     }
     if (new_cap > SIZE_MAX / elem)
-        return hf_error(HF_ERROR_OVERFLOW, "too many %s (%zu)", what, need);
+        return hessfit_error(HESSFIT_ERROR_OVERFLOW, "too many %s (%zu)", what, need);
     b = realloc(*array, new_cap * elem);
     if (b == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %zu %s", new_cap, what);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for %zu %s", new_cap, what);
     *array = b;
     *cap = new_cap;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

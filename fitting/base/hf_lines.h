@@ -24,18 +24,18 @@ typedef struct hf_lines {
     int pushed_back;   /* hf_lines_unread: the next hf_lines_next returns buf again */
 } hf_lines;
 
-/* Open path (plain or gzip). HF_ERROR_IO names the file and the reason. */
-hf_status hf_lines_open(hf_lines *r, const char *path);
+/* Open path (plain or gzip). HESSFIT_ERROR_IO names the file and the reason. */
+hessfit_status hf_lines_open(hf_lines *r, const char *path);
 /* Read the next line into r->buf. *eof = 1 (and r->buf = "") when the file has no more lines. */
-hf_status hf_lines_next(hf_lines *r, int *eof);
+hessfit_status hf_lines_next(hf_lines *r, int *eof);
 /* Make the next hf_lines_next return the current line again (one level only). */
 void hf_lines_unread(hf_lines *r);
 /* Close and free; safe on a zeroed or already closed reader. */
 void hf_lines_close(hf_lines *r);
 
 /* Read a whole file (plain or gzip) into memory: *data malloc'ed, NUL-terminated after *size
- * bytes; more than max_bytes decompressed bytes is HF_ERROR_OVERFLOW. */
-hf_status hf_read_file(const char *path, size_t max_bytes, unsigned char **data, size_t *size);
+ * bytes; more than max_bytes decompressed bytes is HESSFIT_ERROR_OVERFLOW. */
+hessfit_status hf_read_file(const char *path, size_t max_bytes, unsigned char **data, size_t *size);
 
 /* 1 if s holds only whitespace. */
 int hf_is_blank(const char *s);
@@ -51,17 +51,17 @@ void hf_rstrip(char *s);
 int hf_split(char *s, char **tokens, int max);
 
 /* A whole token as a finite double (Fortran 'D' exponents accepted: 1.0D-02). what names the
- * field in messages ("x coordinate"); errors HF_ERROR_PARSE or HF_ERROR_NONFINITE. */
-hf_status hf_parse_double(const char *token, const char *path, int line, const char *what, double *value);
-/* A whole token as an integer in [min, max]; HF_ERROR_PARSE otherwise (the message gives the range). */
-hf_status hf_parse_int(const char *token, const char *path, int line, const char *what, long min, long max,
+ * field in messages ("x coordinate"); errors HESSFIT_ERROR_PARSE or HESSFIT_ERROR_NONFINITE. */
+hessfit_status hf_parse_double(const char *token, const char *path, int line, const char *what, double *value);
+/* A whole token as an integer in [min, max]; HESSFIT_ERROR_PARSE otherwise (the message gives the range). */
+hessfit_status hf_parse_int(const char *token, const char *path, int line, const char *what, long min, long max,
                        long *value);
 
-/* malloc'ed copy of s (NULL and an HF_ERROR_OUT_OF_MEMORY message naming what on failure). */
+/* malloc'ed copy of s (NULL and an HESSFIT_ERROR_OUT_OF_MEMORY message naming what on failure). */
 char *hf_strdup(const char *s);
 
 /* Grow *array (element size elem) so that it holds at least need elements; *cap is updated.
- * Doubles the capacity; HF_ERROR_OVERFLOW / HF_ERROR_OUT_OF_MEMORY name what. */
-hf_status hf_grow(void **array, size_t *cap, size_t need, size_t elem, const char *what);
+ * Doubles the capacity; HESSFIT_ERROR_OVERFLOW / HESSFIT_ERROR_OUT_OF_MEMORY name what. */
+hessfit_status hf_grow(void **array, size_t *cap, size_t need, size_t elem, const char *what);
 
 #endif

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-int hf_path_has_extension(const char *path, const char *ext)
+int hessfit_path_has_extension(const char *path, const char *ext)
 {
     size_t n = strlen(path), e = strlen(ext);
     if (n > 3 && strcasecmp(path + n - 3, ".gz") == 0)

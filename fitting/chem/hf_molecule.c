@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *hf_term_kind_name(hf_term_kind kind)
+const char *hessfit_term_kind_name(hessfit_term_kind kind)
 {
-    static const char *const names[HF_NUM_TERM_KINDS] = {"bond", "angle", "torsion", "improper"};
-    return (unsigned)kind < HF_NUM_TERM_KINDS ? names[kind] : "unknown";
+    static const char *const names[HESSFIT_NUM_TERM_KINDS] = {"bond", "angle", "torsion", "improper"};
+    return (unsigned)kind < HESSFIT_NUM_TERM_KINDS ? names[kind] : "unknown";
 }
 
-int hf_term_kind_atoms(hf_term_kind kind)
+int hessfit_term_kind_atoms(hessfit_term_kind kind)
 {
-    static const int atoms[HF_NUM_TERM_KINDS] = {2, 3, 4, 4};
-    return (unsigned)kind < HF_NUM_TERM_KINDS ? atoms[kind] : 0;
+    static const int atoms[HESSFIT_NUM_TERM_KINDS] = {2, 3, 4, 4};
+    return (unsigned)kind < HESSFIT_NUM_TERM_KINDS ? atoms[kind] : 0;
 }
 
 static void free_strings(char **s, int n)
@@ -28,7 +28,7 @@ static void free_strings(char **s, int n)
     free(s);
 }
 
-void hf_molecule_free(hf_molecule *mol)
+void hessfit_molecule_free(hessfit_molecule *mol)
 {
     if (mol == NULL)
         return;
@@ -48,12 +48,12 @@ void hf_molecule_free(hf_molecule *mol)
     memset(mol, 0, sizeof *mol);
 }
 
-void hf_molecule_list_free(hf_molecule_list *list)
+void hessfit_molecule_list_free(hessfit_molecule_list *list)
 {
     if (list == NULL)
         return;
     for (int i = 0; i < list->n; i++)
-        hf_molecule_free(&list->items[i]);
+        hessfit_molecule_free(&list->items[i]);
     free(list->items);
     list->items = NULL;
     list->n = 0;
@@ -86,13 +86,13 @@ static int dup_strings(char ***dst, char *const *src, int n)
     return 1;
 }
 
-hf_status hf_molecule_copy(const hf_molecule *src, hf_molecule *dst)
+hessfit_status hessfit_molecule_copy(const hessfit_molecule *src, hessfit_molecule *dst)
 {
-    hf_molecule m;
+    hessfit_molecule m;
     size_t n = src ? (size_t)src->n_atoms : 0, n3 = 3 * n;
     int ok;
     if (src == NULL || dst == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_molecule_copy: %s is NULL", src == NULL ? "src" : "dst");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_molecule_copy: %s is NULL", src == NULL ? "src" : "dst");
     m = *src; /* scalars; every pointer below is replaced by a copy (or NULL) */
     m.name = m.source = NULL;
     m.atomic_numbers = NULL;
@@ -113,47 +113,47 @@ hf_status hf_molecule_copy(const hf_molecule *src, hf_molecule *dst)
          dup_bytes((void **)&m.frequencies, src->frequencies, (size_t)src->n_modes * sizeof(double)) &&
          dup_bytes((void **)&m.modes, src->modes, (size_t)src->n_modes * n3 * sizeof(double)) &&
          dup_bytes((void **)&m.reported_terms, src->reported_terms,
-                   (size_t)src->n_reported_terms * sizeof(hf_reported_term));
+                   (size_t)src->n_reported_terms * sizeof(hessfit_reported_term));
     if (!ok) {
-        hf_molecule_free(&m); /* frees the copies made so far */
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory to copy molecule '%s'", src->name ? src->name : "");
+        hessfit_molecule_free(&m); /* frees the copies made so far */
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory to copy molecule '%s'", src->name ? src->name : "");
     }
     *dst = m;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_molecule_check(const hf_molecule *mol, const char *what)
+hessfit_status hessfit_molecule_check(const hessfit_molecule *mol, const char *what)
 {
     size_t n3;
     if (mol == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: molecule is NULL", what);
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: molecule is NULL", what);
     if (mol->n_atoms <= 0 || mol->atomic_numbers == NULL || mol->coords == NULL)
-        return hf_error(HF_ERROR_COUNT, "%s: no atoms", what);
+        return hessfit_error(HESSFIT_ERROR_COUNT, "%s: no atoms", what);
     n3 = 3 * (size_t)mol->n_atoms;
     for (int i = 0; i < mol->n_atoms; i++) {
-        if (hf_element_symbol(mol->atomic_numbers[i]) == NULL)
-            return hf_error(HF_ERROR_UNKNOWN_ELEMENT, "%s: atom %d has atomic number %d, without element data", what,
+        if (hessfit_element_symbol(mol->atomic_numbers[i]) == NULL)
+            return hessfit_error(HESSFIT_ERROR_UNKNOWN_ELEMENT, "%s: atom %d has atomic number %d, without element data", what,
                             i + 1, mol->atomic_numbers[i]);
         for (int k = 0; k < 3; k++)
             if (!isfinite(mol->coords[3 * i + k]))
-                return hf_error(HF_ERROR_NONFINITE, "%s: atom %d has a non-finite coordinate", what, i + 1);
+                return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: atom %d has a non-finite coordinate", what, i + 1);
     }
     for (int b = 0; b < mol->n_bonds; b++) {
         int i = mol->bonds[2 * b], j = mol->bonds[2 * b + 1];
         if (i < 0 || j < 0 || i >= mol->n_atoms || j >= mol->n_atoms || i == j)
-            return hf_error(HF_ERROR_COUNT, "%s: bond %d joins atoms %d and %d (of %d)", what, b + 1, i + 1, j + 1,
+            return hessfit_error(HESSFIT_ERROR_COUNT, "%s: bond %d joins atoms %d and %d (of %d)", what, b + 1, i + 1, j + 1,
                             mol->n_atoms);
         for (int c = 0; c < b; c++) {
             int ci = mol->bonds[2 * c], cj = mol->bonds[2 * c + 1];
             if ((ci == i && cj == j) || (ci == j && cj == i))
-                return hf_error(HF_ERROR_COUNT, "%s: bond %d-%d listed twice", what, i + 1, j + 1);
+                return hessfit_error(HESSFIT_ERROR_COUNT, "%s: bond %d-%d listed twice", what, i + 1, j + 1);
         }
     }
     if (mol->hessian != NULL) {
         double hmax = 0.0;
         for (size_t k = 0; k < n3 * n3; k++) {
             if (!isfinite(mol->hessian[k]))
-                return hf_error(HF_ERROR_NONFINITE, "%s: Hessian element (%zu, %zu) is not finite", what, k / n3 + 1,
+                return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: Hessian element (%zu, %zu) is not finite", what, k / n3 + 1,
                                 k % n3 + 1);
             if (fabs(mol->hessian[k]) > hmax)
                 hmax = fabs(mol->hessian[k]);
@@ -161,35 +161,35 @@ hf_status hf_molecule_check(const hf_molecule *mol, const char *what)
         for (size_t r = 0; r < n3; r++)
             for (size_t c = 0; c < r; c++)
                 if (fabs(mol->hessian[r * n3 + c] - mol->hessian[c * n3 + r]) > 1e-8 * hmax)
-                    return hf_error(HF_ERROR_SHAPE, "%s: Hessian not symmetric at (%zu, %zu): %.10g vs %.10g", what,
+                    return hessfit_error(HESSFIT_ERROR_SHAPE, "%s: Hessian not symmetric at (%zu, %zu): %.10g vs %.10g", what,
                                     r + 1, c + 1, mol->hessian[r * n3 + c], mol->hessian[c * n3 + r]);
     }
     if (mol->n_modes < 0 || (size_t)mol->n_modes > n3)
-        return hf_error(HF_ERROR_COUNT, "%s: %d normal modes for %d atoms", what, mol->n_modes, mol->n_atoms);
-    return HF_SUCCESS;
+        return hessfit_error(HESSFIT_ERROR_COUNT, "%s: %d normal modes for %d atoms", what, mol->n_modes, mol->n_atoms);
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_molecule_set_element_types(hf_molecule *mol)
+hessfit_status hessfit_molecule_set_element_types(hessfit_molecule *mol)
 {
     char **types;
     if (mol == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_molecule_set_element_types: mol is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_molecule_set_element_types: mol is NULL");
     if (mol->atom_types != NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "molecule '%s' already has atom types", mol->name ? mol->name : "");
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "molecule '%s' already has atom types", mol->name ? mol->name : "");
     types = calloc((size_t)(mol->n_atoms > 0 ? mol->n_atoms : 1), sizeof *types);
     if (types == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %d atom types", mol->n_atoms);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for %d atom types", mol->n_atoms);
     for (int i = 0; i < mol->n_atoms; i++) {
-        const char *symbol = hf_element_symbol(mol->atomic_numbers[i]);
+        const char *symbol = hessfit_element_symbol(mol->atomic_numbers[i]);
         if (symbol == NULL || (types[i] = hf_strdup(symbol)) == NULL) {
             for (int k = 0; k < i; k++)
                 free(types[k]);
             free(types);
-            return symbol == NULL ? hf_error(HF_ERROR_UNKNOWN_ELEMENT, "atom %d: atomic number %d", i + 1,
+            return symbol == NULL ? hessfit_error(HESSFIT_ERROR_UNKNOWN_ELEMENT, "atom %d: atomic number %d", i + 1,
                                              mol->atomic_numbers[i])
-                                  : hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for atom types");
+                                  : hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for atom types");
         }
     }
     mol->atom_types = types;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

@@ -31,16 +31,16 @@
 /* Atoms per molecule (the arrays below are int-indexed). */
 #define HF_TOPOLOGY_MAX_ATOMS 10000000
 
-hf_topology_options hf_topology_default_options(void)
+hessfit_topology_options hessfit_topology_default_options(void)
 {
-    hf_topology_options o;
+    hessfit_topology_options o;
     o.use_file_bonds = 1;
     o.bond_tolerance = 1.3;
     o.ts_bond_tolerance = 0.0;
     return o;
 }
 
-void hf_topology_free(hf_topology *topo)
+void hessfit_topology_free(hessfit_topology *topo)
 {
     if (topo == NULL)
         return;
@@ -61,16 +61,16 @@ typedef struct {
     size_t cap;  /* ints */
 } tuple_list;
 
-static hf_status tuple_push(tuple_list *t, const int *tuple, const char *what)
+static hessfit_status tuple_push(tuple_list *t, const int *tuple, const char *what)
 {
     if (t->n >= (size_t)INT_MAX)
-        return hf_error(HF_ERROR_OVERFLOW, "topology: more than %d %s", INT_MAX, what);
-    hf_status st = hf_grow((void **)&t->v, &t->cap, (t->n + 1) * (size_t)t->width, sizeof(int), what);
-    if (st != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_OVERFLOW, "topology: more than %d %s", INT_MAX, what);
+    hessfit_status st = hf_grow((void **)&t->v, &t->cap, (t->n + 1) * (size_t)t->width, sizeof(int), what);
+    if (st != HESSFIT_SUCCESS)
         return st;
     memcpy(t->v + t->n * (size_t)t->width, tuple, (size_t)t->width * sizeof(int));
     t->n++;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -124,7 +124,7 @@ static void tuple_sort_unique(tuple_list *t)
 
 /* ---- bonds ---------------------------------------------------------------------------------- */
 
-static const char *mol_label(const hf_molecule *mol)
+static const char *mol_label(const hessfit_molecule *mol)
 {
     if (mol->source != NULL && mol->source[0] != '\0')
         return mol->source;
@@ -134,31 +134,31 @@ static const char *mol_label(const hf_molecule *mol)
 }
 
 /* The file's bonds, checked (indices in range, no self bond, no repeat) and sorted, i < j. */
-static hf_status bonds_from_file(const hf_molecule *mol, tuple_list *bonds)
+static hessfit_status bonds_from_file(const hessfit_molecule *mol, tuple_list *bonds)
 {
     if (mol->n_bonds < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: negative bond count %d", mol_label(mol), mol->n_bonds);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: negative bond count %d", mol_label(mol), mol->n_bonds);
     if (mol->n_bonds > 0 && mol->bonds == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: %d bonds but no bond array", mol_label(mol), mol->n_bonds);
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: %d bonds but no bond array", mol_label(mol), mol->n_bonds);
     for (int b = 0; b < mol->n_bonds; b++) {
         int i = mol->bonds[2 * b], j = mol->bonds[2 * b + 1];
         if (i < 0 || i >= mol->n_atoms || j < 0 || j >= mol->n_atoms)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: bond %d joins atoms %d and %d, outside 1..%d",
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: bond %d joins atoms %d and %d, outside 1..%d",
                             mol_label(mol), b + 1, i + 1, j + 1, mol->n_atoms);
         if (i == j)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: bond %d joins atom %d to itself", mol_label(mol), b + 1,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: bond %d joins atom %d to itself", mol_label(mol), b + 1,
                             i + 1);
         int pair[2] = {i < j ? i : j, i < j ? j : i};
-        hf_status st = tuple_push(bonds, pair, "bonds");
-        if (st != HF_SUCCESS)
+        hessfit_status st = tuple_push(bonds, pair, "bonds");
+        if (st != HESSFIT_SUCCESS)
             return st;
     }
     tuple_sort(bonds);
     for (size_t b = 1; b < bonds->n; b++)
         if (bonds->v[2 * b] == bonds->v[2 * b - 2] && bonds->v[2 * b + 1] == bonds->v[2 * b - 1])
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: bond %d-%d is listed twice", mol_label(mol),
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: bond %d-%d is listed twice", mol_label(mol),
                             bonds->v[2 * b] + 1, bonds->v[2 * b + 1] + 1);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 typedef struct {
@@ -176,60 +176,60 @@ static int cmp_x_key(const void *a, const void *b)
 
 /* Bonds from covalent radii: r_ij <= tolerance * (r_cov(i) + r_cov(j)), found by sorting atoms
  * along x and comparing each atom only with the following atoms within the largest bond length. */
-static hf_status bonds_from_radii(const hf_molecule *mol, double tolerance, tuple_list *bonds)
+static hessfit_status bonds_from_radii(const hessfit_molecule *mol, double tolerance, tuple_list *bonds)
 {
     const int n = mol->n_atoms;
     const double *xyz = mol->coords;
     double max_radius = 0.0;
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
 
     if (xyz == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: no coordinates to perceive bonds from", mol_label(mol));
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: no coordinates to perceive bonds from", mol_label(mol));
     if (mol->atomic_numbers == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: no elements to perceive bonds from", mol_label(mol));
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: no elements to perceive bonds from", mol_label(mol));
     for (int a = 0; a < n; a++) {
-        double r = hf_covalent_radius(mol->atomic_numbers[a]);
+        double r = hessfit_covalent_radius(mol->atomic_numbers[a]);
         if (r <= 0.0)
-            return hf_error(HF_ERROR_UNKNOWN_ELEMENT, "%s: atom %d (atomic number %d) has no covalent radius",
+            return hessfit_error(HESSFIT_ERROR_UNKNOWN_ELEMENT, "%s: atom %d (atomic number %d) has no covalent radius",
                             mol_label(mol), a + 1, mol->atomic_numbers[a]);
         for (int c = 0; c < 3; c++)
             if (!isfinite(xyz[3 * a + c]))
-                return hf_error(HF_ERROR_NONFINITE, "%s: atom %d has a non-finite coordinate", mol_label(mol), a + 1);
+                return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: atom %d has a non-finite coordinate", mol_label(mol), a + 1);
         if (r > max_radius)
             max_radius = r;
     }
     x_key *order = malloc((size_t)n * sizeof *order);
     if (order == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: bond perception for %d atoms", mol_label(mol), n);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: bond perception for %d atoms", mol_label(mol), n);
     for (int a = 0; a < n; a++) {
         order[a].x = xyz[3 * a];
         order[a].atom = a;
     }
     qsort(order, (size_t)n, sizeof *order, cmp_x_key);
     const double reach = tolerance * 2.0 * max_radius;
-    for (int p = 0; p < n && st == HF_SUCCESS; p++) {
+    for (int p = 0; p < n && st == HESSFIT_SUCCESS; p++) {
         const int i = order[p].atom;
-        const double ri = hf_covalent_radius(mol->atomic_numbers[i]);
+        const double ri = hessfit_covalent_radius(mol->atomic_numbers[i]);
         for (int q = p + 1; q < n && order[q].x - order[p].x <= reach; q++) {
             const int j = order[q].atom;
             const double dx = xyz[3 * j] - xyz[3 * i], dy = xyz[3 * j + 1] - xyz[3 * i + 1],
                          dz = xyz[3 * j + 2] - xyz[3 * i + 2];
             const double r = sqrt(dx * dx + dy * dy + dz * dz);
             if (r < HF_TOPOLOGY_MIN_DISTANCE) {
-                st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: atoms %d and %d are %.4f A apart (coincident atoms)",
+                st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: atoms %d and %d are %.4f A apart (coincident atoms)",
                               mol_label(mol), (i < j ? i : j) + 1, (i < j ? j : i) + 1, r);
                 break;
             }
-            if (r <= tolerance * (ri + hf_covalent_radius(mol->atomic_numbers[j]))) {
+            if (r <= tolerance * (ri + hessfit_covalent_radius(mol->atomic_numbers[j]))) {
                 int pair[2] = {i < j ? i : j, i < j ? j : i};
                 st = tuple_push(bonds, pair, "bonds");
-                if (st != HF_SUCCESS)
+                if (st != HESSFIT_SUCCESS)
                     break;
             }
         }
     }
     free(order);
-    if (st == HF_SUCCESS)
+    if (st == HESSFIT_SUCCESS)
         tuple_sort(bonds);
     return st;
 }
@@ -241,7 +241,7 @@ typedef struct {
     int *list;  /* 2 n_bonds */
 } neighbours;
 
-static hf_status neighbours_build(int n_atoms, const tuple_list *bonds, neighbours *nb)
+static hessfit_status neighbours_build(int n_atoms, const tuple_list *bonds, neighbours *nb)
 {
     int *fill;
     nb->start = calloc((size_t)n_atoms + 1, sizeof(int));
@@ -249,7 +249,7 @@ static hf_status neighbours_build(int n_atoms, const tuple_list *bonds, neighbou
     fill = calloc((size_t)n_atoms + 1, sizeof(int));
     if (nb->start == NULL || nb->list == NULL || fill == NULL) {
         free(fill);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "topology: neighbour lists of %d atoms", n_atoms);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "topology: neighbour lists of %d atoms", n_atoms);
     }
     for (size_t b = 0; b < bonds->n; b++) {
         nb->start[bonds->v[2 * b] + 1]++;
@@ -268,7 +268,7 @@ static hf_status neighbours_build(int n_atoms, const tuple_list *bonds, neighbou
         nb->list[nb->start[i] + fill[i]++] = j;
     }
     free(fill);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 static void neighbours_free(neighbours *nb)
@@ -318,37 +318,37 @@ static int *take(tuple_list *t, int *count)
     return v;
 }
 
-hf_status hf_topology_build(const hf_molecule *mol, const hf_topology_options *options, hf_topology *topo)
+hessfit_status hessfit_topology_build(const hessfit_molecule *mol, const hessfit_topology_options *options, hessfit_topology *topo)
 {
-    hf_topology_options opt = options != NULL ? *options : hf_topology_default_options();
+    hessfit_topology_options opt = options != NULL ? *options : hessfit_topology_default_options();
     tuple_list bonds = {NULL, 2, 0, 0}, angles = {NULL, 3, 0, 0}, torsions = {NULL, 4, 0, 0},
                impropers = {NULL, 4, 0, 0}, pairs = {NULL, 2, 0, 0};
     neighbours nb = {NULL, NULL};
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
 
     if (mol == NULL || topo == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_topology_build: %s is NULL", mol == NULL ? "mol" : "topo");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_topology_build: %s is NULL", mol == NULL ? "mol" : "topo");
     memset(topo, 0, sizeof *topo);
     if (mol->n_atoms <= 0 || mol->n_atoms > HF_TOPOLOGY_MAX_ATOMS)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %d atoms (1..%d allowed)", mol_label(mol), mol->n_atoms,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %d atoms (1..%d allowed)", mol_label(mol), mol->n_atoms,
                         HF_TOPOLOGY_MAX_ATOMS);
     if (!(opt.ts_bond_tolerance >= 0.0 && opt.ts_bond_tolerance <= HF_TOPOLOGY_MAX_TOLERANCE))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: TS bond tolerance %g outside [0, %g] (0: not used)",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: TS bond tolerance %g outside [0, %g] (0: not used)",
                         mol_label(mol), opt.ts_bond_tolerance, HF_TOPOLOGY_MAX_TOLERANCE);
     const double tolerance = opt.ts_bond_tolerance > 0.0 ? opt.ts_bond_tolerance : opt.bond_tolerance;
     const int from_file = opt.use_file_bonds && mol->bonds_known;
     if (!from_file && !(tolerance > 0.0 && tolerance <= HF_TOPOLOGY_MAX_TOLERANCE))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: bond tolerance %g outside (0, %g]", mol_label(mol), tolerance,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: bond tolerance %g outside (0, %g]", mol_label(mol), tolerance,
                         HF_TOPOLOGY_MAX_TOLERANCE);
 
     st = from_file ? bonds_from_file(mol, &bonds) : bonds_from_radii(mol, tolerance, &bonds);
-    if (st == HF_SUCCESS)
+    if (st == HESSFIT_SUCCESS)
         st = neighbours_build(mol->n_atoms, &bonds, &nb);
 
     /* Angles i-j-k: every pair of neighbours of each centre j, i < k. */
-    for (int j = 0; st == HF_SUCCESS && j < mol->n_atoms; j++)
-        for (int p = nb.start[j]; st == HF_SUCCESS && p < nb.start[j + 1]; p++)
-            for (int q = p + 1; st == HF_SUCCESS && q < nb.start[j + 1]; q++) {
+    for (int j = 0; st == HESSFIT_SUCCESS && j < mol->n_atoms; j++)
+        for (int p = nb.start[j]; st == HESSFIT_SUCCESS && p < nb.start[j + 1]; p++)
+            for (int q = p + 1; st == HESSFIT_SUCCESS && q < nb.start[j + 1]; q++) {
                 int t[3] = {nb.list[p], j, nb.list[q]};
                 st = tuple_push(&angles, t, "angles");
             }
@@ -357,19 +357,19 @@ hf_status hf_topology_build(const hf_molecule *mol, const hf_topology_options *o
      * neighbour of j other than k, l a neighbour of k other than j, i != l (a 3-ring). The 1-4 pair
      * of each is kept unless i and l are also 1-2 (4-ring) or 1-3 (5-ring) partners; rings give
      * the same pair through several torsions, removed by the sort below. */
-    for (size_t b = 0; st == HF_SUCCESS && b < bonds.n; b++) {
+    for (size_t b = 0; st == HESSFIT_SUCCESS && b < bonds.n; b++) {
         const int j = bonds.v[2 * b], k = bonds.v[2 * b + 1];
-        for (int p = nb.start[j]; st == HF_SUCCESS && p < nb.start[j + 1]; p++) {
+        for (int p = nb.start[j]; st == HESSFIT_SUCCESS && p < nb.start[j + 1]; p++) {
             const int i = nb.list[p];
             if (i == k)
                 continue;
-            for (int q = nb.start[k]; st == HF_SUCCESS && q < nb.start[k + 1]; q++) {
+            for (int q = nb.start[k]; st == HESSFIT_SUCCESS && q < nb.start[k + 1]; q++) {
                 const int l = nb.list[q];
                 if (l == j || l == i)
                     continue;
                 int t[4] = {i, j, k, l};
                 st = tuple_push(&torsions, t, "torsions");
-                if (st == HF_SUCCESS && !bonded(&nb, i, l) && !share_neighbour(&nb, i, l)) {
+                if (st == HESSFIT_SUCCESS && !bonded(&nb, i, l) && !share_neighbour(&nb, i, l)) {
                     int pair[2] = {i < l ? i : l, i < l ? l : i};
                     st = tuple_push(&pairs, pair, "1-4 pairs");
                 }
@@ -378,13 +378,13 @@ hf_status hf_topology_build(const hf_molecule *mol, const hf_topology_options *o
     }
 
     /* Impropers: each atom with exactly three neighbours, as (n1, n2, n3, centre), n1 < n2 < n3. */
-    for (int c = 0; st == HF_SUCCESS && c < mol->n_atoms; c++)
+    for (int c = 0; st == HESSFIT_SUCCESS && c < mol->n_atoms; c++)
         if (nb.start[c + 1] - nb.start[c] == 3) {
             int t[4] = {nb.list[nb.start[c]], nb.list[nb.start[c] + 1], nb.list[nb.start[c] + 2], c};
             st = tuple_push(&impropers, t, "impropers");
         }
 
-    if (st == HF_SUCCESS) {
+    if (st == HESSFIT_SUCCESS) {
         tuple_sort(&angles);
         tuple_sort(&torsions);
         tuple_sort(&impropers);

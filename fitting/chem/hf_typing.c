@@ -2,17 +2,17 @@
  * Matching the bonded terms of a topology to force-field parameters (hessfit_typing.h).
  *
  * Rules, first that applies:
- *  1. HF_MATCH_FF_LINE: the molecule carries the MM program's report (MacroModel .mmo): the term
+ *  1. HESSFIT_MATCH_FF_LINE: the molecule carries the MM program's report (MacroModel .mmo): the term
  *     with the same atoms (either direction; impropers as a set of four atoms) names the .fld line
- *     of its parameter (hf_forcefield_param_at_line: a descriptor continuation line such as
+ *     of its parameter (hessfit_forcefield_param_at_line: a descriptor continuation line such as
  *     mm3.fld 115 stands for the parameter it continues, 114). That line must be a parameter line
  *     of ff of the same kind, and a main-table parameter's types must fit the term's atom types
  *     (exact, equivalence or wildcard): otherwise ff is not the force field the report was made
  *     with, an error.
- *  2. HF_MATCH_TYPES: a main-table parameter with exactly the atom types, either direction.
- *  3. HF_MATCH_EQUIVALENCE: the same after replacing some atom types by their force-field
+ *  2. HESSFIT_MATCH_TYPES: a main-table parameter with exactly the atom types, either direction.
+ *  3. HESSFIT_MATCH_EQUIVALENCE: the same after replacing some atom types by their force-field
  *     equivalents (an MM3 .fld "PX  P0 P3 P4 P5" lets a P3 atom use PX parameters).
- *  4. HF_MATCH_WILDCARD: a main-table parameter with wildcard ("*") types.
+ *  4. HESSFIT_MATCH_WILDCARD: a main-table parameter with wildcard ("*") types.
  *  Substructure parameters (substructure >= 0) name pattern positions, not types: only rule 1
  *  reaches them.
  *
@@ -20,7 +20,7 @@
  * term in one of its orientations (both directions; impropers: centre fixed, the three others in
  * any order) such that
  *   - every type fits (exact, equivalent, wildcard);
- *   - every bond mark fits the bond order of the molecule (MM3 .fld, hf_ff_param.bond_marks):
+ *   - every bond mark fits the bond order of the molecule (MM3 .fld, hessfit_ff_param.bond_marks):
  *       '-' fits orders 1, 1.5 (aromatic) and 0 (a bond without order: dative/metal, mol2
  *           "nc"/"du"/"un", the .mmo blank mark);
  *       '=' fits 2 and 1.5;   '%' fits 3;   '.' (MacroModel's zero-order bond) fits 0;
@@ -28,7 +28,7 @@
  *     A bond whose order the molecule does not give (no bond_orders, or a bond the topology
  *     perceived that the file lacks) is not checked: every mark fits it, and the detail says
  *     "bond orders unknown";
- *   - its environment condition (hf_ff_param.descriptor) does not fail. MacroModel's documented
+ *   - its environment condition (hessfit_ff_param.descriptor) does not fail. MacroModel's documented
  *     meaning (MacroModel Reference Manual, App. D, "optional atom descriptors"): one 4-character
  *     field per main atom, in the parameter's atom order, naming two types that must be attached
  *     to that atom ("C200": a C2; "C2C3": a C2 and a C3, two different atoms; "0000": nothing),
@@ -46,10 +46,10 @@
  * required: "H1H1" before "H100"). The best ones (equal keys) must agree: when their values are
  * equal, the first in file order is used (MacroModel's choice on the rh-enamide set) and the detail
  * names the others; when their values differ the term is AMBIGUOUS, an error naming the term, its
- * types and the lines, unless a "prefer LINE" pattern (hf_typing_options.no_term) names exactly
+ * types and the lines, unless a "prefer LINE" pattern (hessfit_typing_options.no_term) names exactly
  * one of them. Nothing else breaks a tie: no file order between different values.
  *
- *  A term nothing matches gets HF_MATCH_NO_TERM when a user pattern covers it, else the call
+ *  A term nothing matches gets HESSFIT_MATCH_NO_TERM when a user pattern covers it, else the call
  *  fails naming the term's atoms (1-based) and types. When the molecule has a report, a term not
  *  in it is likewise NO_TERM by pattern or an error (never matched by types instead).
  *
@@ -81,13 +81,13 @@
 /* Tied lines named in one error message. */
 #define HF_TYPING_MAX_LISTED 8
 
-const char *hf_match_rule_name(hf_match_rule rule)
+const char *hessfit_match_rule_name(hessfit_match_rule rule)
 {
-    static const char *const names[HF_NUM_MATCH_RULES] = {"no-term", "ff-line", "types", "equivalence", "wildcard"};
-    return (unsigned)rule < HF_NUM_MATCH_RULES ? names[rule] : "unknown";
+    static const char *const names[HESSFIT_NUM_MATCH_RULES] = {"no-term", "ff-line", "types", "equivalence", "wildcard"};
+    return (unsigned)rule < HESSFIT_NUM_MATCH_RULES ? names[rule] : "unknown";
 }
 
-void hf_typed_molecule_free(hf_typed_molecule *typed)
+void hessfit_typed_molecule_free(hessfit_typed_molecule *typed)
 {
     if (typed == NULL)
         return;
@@ -96,7 +96,7 @@ void hf_typed_molecule_free(hf_typed_molecule *typed)
     typed->n_terms = 0;
 }
 
-static const char *mol_label(const hf_molecule *mol)
+static const char *mol_label(const hessfit_molecule *mol)
 {
     if (mol->source != NULL && mol->source[0] != '\0')
         return mol->source;
@@ -105,17 +105,17 @@ static const char *mol_label(const hf_molecule *mol)
     return "molecule";
 }
 
-static const char *ff_label(const hf_forcefield *ff)
+static const char *ff_label(const hessfit_forcefield *ff)
 {
     return ff->path != NULL && ff->path[0] != '\0' ? ff->path : "the force field";
 }
 
 static int is_wildcard(const char *t)
 {
-    return strcmp(t, HF_FF_WILDCARD) == 0;
+    return strcmp(t, HESSFIT_FF_WILDCARD) == 0;
 }
 
-static const char *atom_type(const hf_molecule *mol, int atom)
+static const char *atom_type(const hessfit_molecule *mol, int atom)
 {
     if (mol->atom_types == NULL || mol->atom_types[atom] == NULL || mol->atom_types[atom][0] == '\0')
         return "?";
@@ -138,7 +138,7 @@ static void append(char *buf, size_t size, size_t *pos, const char *fmt, ...)
 }
 
 /* "1-13-20-24" (1-based) and "RH P3 C3 H1" into the buffers. */
-static void term_text(const hf_molecule *mol, const int *atoms, int n, char *atoms_buf, size_t na, char *types_buf,
+static void term_text(const hessfit_molecule *mol, const int *atoms, int n, char *atoms_buf, size_t na, char *types_buf,
                       size_t nt)
 {
     size_t pa = 0, pt = 0;
@@ -152,74 +152,74 @@ static void term_text(const hf_molecule *mol, const int *atoms, int n, char *ato
 /* ---- user patterns: no-term and prefer ------------------------------------------------------- */
 
 typedef struct {
-    hf_term_kind kind;              /* HF_NUM_TERM_KINDS for a prefer pattern */
+    hessfit_term_kind kind;              /* HESSFIT_NUM_TERM_KINDS for a prefer pattern */
     int n_types;
-    char types[4][HF_FF_TYPE_LEN];  /* centre first for impropers */
+    char types[4][HESSFIT_FF_TYPE_LEN];  /* centre first for impropers */
     int prefer;                     /* prefer pattern: the parameter index it names; -1 otherwise */
 } user_pattern;
 
 /* "prefer LINE": LINE must hold a main-table parameter of ff (a continuation line names its
  * parameter). */
-static hf_status parse_prefer(const hf_forcefield *ff, const char *text, const char *line_text, user_pattern *p)
+static hessfit_status parse_prefer(const hessfit_forcefield *ff, const char *text, const char *line_text, user_pattern *p)
 {
     char *end;
     errno = 0;
     long line = strtol(line_text, &end, 10);
     if (errno != 0 || end == line_text || *end != '\0' || line < 1 || line > 100000000L)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "pattern '%s': '%s' is not a force-field line number", text,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "pattern '%s': '%s' is not a force-field line number", text,
                         line_text);
-    int i = hf_forcefield_param_at_line(ff, (int)line);
-    if (i < 0 || ff->params[i].substructure >= 0 || (int)ff->params[i].kind >= HF_NUM_TERM_KINDS)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+    int i = hessfit_forcefield_param_at_line(ff, (int)line);
+    if (i < 0 || ff->params[i].substructure >= 0 || (int)ff->params[i].kind >= HESSFIT_NUM_TERM_KINDS)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "pattern '%s': line %ld of %s holds no main-table bonded parameter (type matching chooses only "
                         "among those)",
                         text, line, ff_label(ff));
-    p->kind = HF_NUM_TERM_KINDS;
+    p->kind = HESSFIT_NUM_TERM_KINDS;
     p->n_types = 0;
     p->prefer = i;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status parse_pattern(const hf_forcefield *ff, const char *text, int index, user_pattern *p)
+static hessfit_status parse_pattern(const hessfit_forcefield *ff, const char *text, int index, user_pattern *p)
 {
     char buf[HF_TYPING_MAX_PATTERN];
     char *tok[6];
     if (text == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "no-term pattern %d is NULL", index + 1);
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "no-term pattern %d is NULL", index + 1);
     if (strlen(text) >= sizeof buf)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "no-term pattern %d is longer than %d characters", index + 1,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "no-term pattern %d is longer than %d characters", index + 1,
                         HF_TYPING_MAX_PATTERN - 1);
     strcpy(buf, text);
     int n = hf_split(buf, tok, 6);
     if (n < 1)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "no-term pattern %d '%s' is empty", index + 1, text);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "no-term pattern %d '%s' is empty", index + 1, text);
     p->prefer = -1;
     if (strcmp(tok[0], "prefer") == 0) {
         if (n != 2)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "pattern '%s': 'prefer' takes one force-field line number",
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "pattern '%s': 'prefer' takes one force-field line number",
                             text);
         return parse_prefer(ff, text, tok[1], p);
     }
     int kind = -1;
-    for (int k = 0; k < HF_NUM_TERM_KINDS; k++)
-        if (strcmp(tok[0], hf_term_kind_name((hf_term_kind)k)) == 0)
+    for (int k = 0; k < HESSFIT_NUM_TERM_KINDS; k++)
+        if (strcmp(tok[0], hessfit_term_kind_name((hessfit_term_kind)k)) == 0)
             kind = k;
     if (kind < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "no-term pattern '%s': kind '%s' is not bond, angle, torsion or improper (or 'prefer LINE')",
                         text, tok[0]);
-    p->kind = (hf_term_kind)kind;
-    p->n_types = hf_term_kind_atoms(p->kind);
+    p->kind = (hessfit_term_kind)kind;
+    p->n_types = hessfit_term_kind_atoms(p->kind);
     if (n - 1 != p->n_types)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "no-term pattern '%s': a %s term needs %d atom types, not %d", text,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "no-term pattern '%s': a %s term needs %d atom types, not %d", text,
                         tok[0], p->n_types, n - 1);
     for (int a = 0; a < p->n_types; a++) {
-        if (strlen(tok[a + 1]) >= HF_FF_TYPE_LEN)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "no-term pattern '%s': type '%s' is longer than %d characters",
-                            text, tok[a + 1], HF_FF_TYPE_LEN - 1);
+        if (strlen(tok[a + 1]) >= HESSFIT_FF_TYPE_LEN)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "no-term pattern '%s': type '%s' is longer than %d characters",
+                            text, tok[a + 1], HESSFIT_FF_TYPE_LEN - 1);
         strcpy(p->types[a], tok[a + 1]);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 static int pattern_type_fits(const char *pattern, const char *type)
@@ -230,11 +230,11 @@ static int pattern_type_fits(const char *pattern, const char *type)
 static const int improper_perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
 
 /* types: the term's atom types in its atom order (impropers: three neighbours then the centre). */
-static int pattern_covers(const user_pattern *p, hf_term_kind kind, const char *const *types)
+static int pattern_covers(const user_pattern *p, hessfit_term_kind kind, const char *const *types)
 {
     if (p->kind != kind)
         return 0;
-    if (kind == HF_TERM_IMPROPER) {
+    if (kind == HESSFIT_TERM_IMPROPER) {
         if (!pattern_type_fits(p->types[0], types[3]))
             return 0;
         for (int q = 0; q < 6; q++) {
@@ -258,20 +258,20 @@ static int pattern_covers(const user_pattern *p, hf_term_kind kind, const char *
 
 /* A term's atoms in a canonical order, so that both directions (and, for impropers, any order of
  * the four atoms) give the same key. */
-static void canonical_key(hf_term_kind kind, const int *atoms, int *key)
+static void canonical_key(hessfit_term_kind kind, const int *atoms, int *key)
 {
     key[0] = key[1] = key[2] = key[3] = -1;
     switch (kind) {
-    case HF_TERM_BOND:
+    case HESSFIT_TERM_BOND:
         key[0] = atoms[0] < atoms[1] ? atoms[0] : atoms[1];
         key[1] = atoms[0] < atoms[1] ? atoms[1] : atoms[0];
         break;
-    case HF_TERM_ANGLE:
+    case HESSFIT_TERM_ANGLE:
         key[0] = atoms[0] < atoms[2] ? atoms[0] : atoms[2];
         key[1] = atoms[1];
         key[2] = atoms[0] < atoms[2] ? atoms[2] : atoms[0];
         break;
-    case HF_TERM_TORSION:
+    case HESSFIT_TERM_TORSION:
         if (atoms[1] < atoms[2] || (atoms[1] == atoms[2] && atoms[0] <= atoms[3]))
             memcpy(key, atoms, 4 * sizeof(int));
         else
@@ -308,33 +308,33 @@ static int cmp_report_entry(const void *a, const void *b)
 }
 
 /* The report sorted by (kind, key), every entry checked; NULL + error on a bad report. */
-static hf_status report_index(const hf_molecule *mol, report_entry **out)
+static hessfit_status report_index(const hessfit_molecule *mol, report_entry **out)
 {
     *out = NULL;
     if (mol->reported_terms == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: %d reported terms but no array", mol_label(mol),
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: %d reported terms but no array", mol_label(mol),
                         mol->n_reported_terms);
     report_entry *idx = malloc((size_t)mol->n_reported_terms * sizeof *idx);
     if (idx == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: index of %d reported terms", mol_label(mol),
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: index of %d reported terms", mol_label(mol),
                         mol->n_reported_terms);
     for (int r = 0; r < mol->n_reported_terms; r++) {
-        const hf_reported_term *t = &mol->reported_terms[r];
-        if ((unsigned)t->kind >= HF_NUM_TERM_KINDS) {
+        const hessfit_reported_term *t = &mol->reported_terms[r];
+        if ((unsigned)t->kind >= HESSFIT_NUM_TERM_KINDS) {
             free(idx);
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: reported term %d (line %d) has kind %d", mol_label(mol),
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: reported term %d (line %d) has kind %d", mol_label(mol),
                             r + 1, t->line, (int)t->kind);
         }
-        const int n = hf_term_kind_atoms(t->kind);
+        const int n = hessfit_term_kind_atoms(t->kind);
         for (int a = 0; a < n; a++) {
             int bad = t->atoms[a] < 0 || t->atoms[a] >= mol->n_atoms;
             for (int b = 0; b < a && !bad; b++)
                 bad = t->atoms[b] == t->atoms[a];
             if (bad) {
                 free(idx);
-                return hf_error(HF_ERROR_INVALID_ARGUMENT,
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                                 "%s: reported %s at line %d has atom %d (number %d): out of 1..%d or repeated",
-                                mol_label(mol), hf_term_kind_name(t->kind), t->line, a + 1, t->atoms[a] + 1,
+                                mol_label(mol), hessfit_term_kind_name(t->kind), t->line, a + 1, t->atoms[a] + 1,
                                 mol->n_atoms);
             }
         }
@@ -345,17 +345,17 @@ static hf_status report_index(const hf_molecule *mol, report_entry **out)
     qsort(idx, (size_t)mol->n_reported_terms, sizeof *idx, cmp_report_entry);
     for (int r = 1; r < mol->n_reported_terms; r++)
         if (cmp_report_entry(&idx[r - 1], &idx[r]) == 0) {
-            const hf_reported_term *a = &mol->reported_terms[idx[r - 1].index], *b = &mol->reported_terms[idx[r].index];
-            hf_status st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: the %s at lines %d and %d is reported twice",
-                                    mol_label(mol), hf_term_kind_name(a->kind), a->line, b->line);
+            const hessfit_reported_term *a = &mol->reported_terms[idx[r - 1].index], *b = &mol->reported_terms[idx[r].index];
+            hessfit_status st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: the %s at lines %d and %d is reported twice",
+                                    mol_label(mol), hessfit_term_kind_name(a->kind), a->line, b->line);
             free(idx);
             return st;
         }
     *out = idx;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static int report_find(const report_entry *idx, int n, hf_term_kind kind, const int *atoms)
+static int report_find(const report_entry *idx, int n, hessfit_term_kind kind, const int *atoms)
 {
     report_entry key;
     key.kind = (int)kind;
@@ -368,9 +368,9 @@ static int report_find(const report_entry *idx, int n, hf_term_kind kind, const 
 /* ---- the matching context -------------------------------------------------------------------- */
 
 typedef struct {
-    const hf_molecule *mol;
-    const hf_topology *topo;
-    const hf_forcefield *ff;
+    const hessfit_molecule *mol;
+    const hessfit_topology *topo;
+    const hessfit_forcefield *ff;
     const user_pattern *patterns;
     const char *const *pattern_text;
     int n_patterns;
@@ -384,8 +384,8 @@ typedef struct {
     report_entry *report;  /* NULL without a report */
     unsigned char *report_used;
     int n_unmatched, n_ambiguous;
-    char first_unmatched[HF_ERROR_MESSAGE_SIZE];
-    char first_ambiguous[HF_ERROR_MESSAGE_SIZE];
+    char first_unmatched[HESSFIT_ERROR_MESSAGE_SIZE];
+    char first_ambiguous[HESSFIT_ERROR_MESSAGE_SIZE];
 } typing_context;
 
 typedef struct {
@@ -403,10 +403,10 @@ static int cmp_order_entry(const void *a, const void *b)
 
 /* Adjacency lists of the topology bonds, each bond with the order the molecule gives it (-1 when
  * mol has no bond orders or not this bond). */
-static hf_status build_graph(typing_context *c)
+static hessfit_status build_graph(typing_context *c)
 {
-    const hf_molecule *mol = c->mol;
-    const hf_topology *topo = c->topo;
+    const hessfit_molecule *mol = c->mol;
+    const hessfit_topology *topo = c->topo;
     order_entry *orders = NULL;
     int n_orders = 0;
     const size_t n_atoms = (size_t)topo->n_atoms, n_bonds = (size_t)topo->n_bonds;
@@ -415,18 +415,18 @@ static hf_status build_graph(typing_context *c)
     c->adj = malloc(n_entries * sizeof *c->adj);
     c->adj_order = malloc(n_entries * sizeof *c->adj_order);
     if (c->adj_start == NULL || c->adj == NULL || c->adj_order == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: adjacency of %d bonds", mol_label(mol), topo->n_bonds);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: adjacency of %d bonds", mol_label(mol), topo->n_bonds);
     if (mol->bond_orders != NULL && mol->n_bonds > 0) {
         if (mol->bonds == NULL)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %d bond orders but no bonds", mol_label(mol), mol->n_bonds);
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %d bond orders but no bonds", mol_label(mol), mol->n_bonds);
         orders = malloc((size_t)mol->n_bonds * sizeof *orders);
         if (orders == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: %d bond orders", mol_label(mol), mol->n_bonds);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: %d bond orders", mol_label(mol), mol->n_bonds);
         for (int b = 0; b < mol->n_bonds; b++) {
             int i = mol->bonds[2 * b], j = mol->bonds[2 * b + 1];
             if (i < 0 || j < 0 || i >= mol->n_atoms || j >= mol->n_atoms) {
                 free(orders);
-                return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: bond %d names atom %d, outside 1..%d", mol_label(mol),
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: bond %d names atom %d, outside 1..%d", mol_label(mol),
                                 b + 1, (i < 0 || i >= mol->n_atoms ? i : j) + 1, mol->n_atoms);
             }
             orders[n_orders].i = i < j ? i : j;
@@ -444,7 +444,7 @@ static hf_status build_graph(typing_context *c)
     int *fill = calloc(n_atoms ? n_atoms : 1, sizeof *fill);
     if (fill == NULL) {
         free(orders);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: adjacency of %d atoms", mol_label(mol), topo->n_atoms);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: adjacency of %d atoms", mol_label(mol), topo->n_atoms);
     }
     for (size_t b = 0; b < n_bonds; b++) {
         int i = topo->bonds[2 * b], j = topo->bonds[2 * b + 1];
@@ -461,7 +461,7 @@ static hf_status build_graph(typing_context *c)
     }
     free(fill);
     free(orders);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* Order of bond a-b (-1 unknown or not bonded). */
@@ -476,13 +476,13 @@ static double bond_order(const typing_context *c, int a, int b)
 /* ---- candidates: types, bond marks, environment conditions ------------------------------------ */
 
 /* Where a parameter's improper types name the centre. */
-static int centre_slot(const hf_forcefield *ff)
+static int centre_slot(const hessfit_forcefield *ff)
 {
-    return ff->format == HF_FF_FRCMOD ? 2 : 0;
+    return ff->format == HESSFIT_FF_FRCMOD ? 2 : 0;
 }
 
 /* 1 if the force field lets an atom of type `type` use parameters written for `param_type`. */
-static int equivalent(const hf_forcefield *ff, const char *type, const char *param_type)
+static int equivalent(const hessfit_forcefield *ff, const char *type, const char *param_type)
 {
     for (int e = 0; e < ff->n_equivalences; e++)
         if (strcmp(ff->equivalences[e].type, type) == 0 && strcmp(ff->equivalences[e].equivalent, param_type) == 0)
@@ -517,7 +517,7 @@ static int key_equal(match_key a, match_key b)
 }
 
 /* One parameter type against one atom type: 0 no, 1 yes (key updated). */
-static int type_fits(const hf_forcefield *ff, const char *param_type, const char *type, match_key *k)
+static int type_fits(const hessfit_forcefield *ff, const char *param_type, const char *type, match_key *k)
 {
     if (is_wildcard(param_type)) {
         k->wildcards++;
@@ -534,10 +534,10 @@ static int type_fits(const hf_forcefield *ff, const char *param_type, const char
 
 /* The ways a parameter can lie on a term: maps[o][position in the parameter] = slot of the term's
  * atoms (impropers: three neighbours then the centre). Returns the number of maps. */
-static int orientations(const hf_forcefield *ff, hf_term_kind kind, int maps[6][4])
+static int orientations(const hessfit_forcefield *ff, hessfit_term_kind kind, int maps[6][4])
 {
-    const int n = hf_term_kind_atoms(kind);
-    if (kind == HF_TERM_IMPROPER) {
+    const int n = hessfit_term_kind_atoms(kind);
+    if (kind == HESSFIT_TERM_IMPROPER) {
         const int c = centre_slot(ff);
         int others[3], m = 0;
         for (int a = 0; a < 4; a++)
@@ -573,7 +573,7 @@ static int mark_fits(char mark, double order, int *unchecked)
     case '=': return dbl || aromatic;
     case '%': return triple;
     case '.': return zero;
-    default: return 0; /* hf_fld_read writes no other mark */
+    default: return 0; /* hessfit_fld_read writes no other mark */
     }
 }
 
@@ -586,7 +586,7 @@ static int attached_fits(const typing_context *c, const char *label, int atom)
         return 1;
     if (label[1] == '0' && label[2] == '\0' && isupper((unsigned char)label[0]) && c->mol->atomic_numbers != NULL) {
         const char symbol[2] = {label[0], '\0'};
-        const int z = hf_element_atomic_number(symbol);
+        const int z = hessfit_element_atomic_number(symbol);
         return z > 0 && c->mol->atomic_numbers[atom] == z;
     }
     return 0;
@@ -621,7 +621,7 @@ static int bears(const typing_context *c, int atom, const int *term_atoms, int n
 
 /* The condition p's descriptor sets on the term laid as map; *required: the attached atoms it
  * asks for. Forms other than one 4-character field per atom are not evaluated. */
-static condition descriptor_condition(const typing_context *c, const hf_ff_param *p, const int *atoms, int n,
+static condition descriptor_condition(const typing_context *c, const hessfit_ff_param *p, const int *atoms, int n,
                                       const int *map, int *required)
 {
     char buf[sizeof p->descriptor + 1];
@@ -658,10 +658,10 @@ static condition descriptor_condition(const typing_context *c, const hf_ff_param
 
 /* The best key of parameter p on the term (atoms, types in the term's order); 0 if it is no
  * candidate. *unchecked is set when a bond mark met a bond of unknown order. */
-static int candidate_key(const typing_context *c, const hf_ff_param *p, hf_term_kind kind, const int *atoms,
+static int candidate_key(const typing_context *c, const hessfit_ff_param *p, hessfit_term_kind kind, const int *atoms,
                          const char *const *types, match_key *best, int *unchecked)
 {
-    const int n = hf_term_kind_atoms(kind);
+    const int n = hessfit_term_kind_atoms(kind);
     int maps[6][4], found = 0;
     if ((int)p->kind != (int)kind || p->n_types != n)
         return 0;
@@ -671,7 +671,7 @@ static int candidate_key(const typing_context *c, const hf_ff_param *p, hf_term_
         int ok = 1, unknown = 0;
         for (int a = 0; a < n && ok; a++)
             ok = type_fits(c->ff, p->types[a], types[maps[o][a]], &k);
-        if (kind != HF_TERM_IMPROPER)
+        if (kind != HESSFIT_TERM_IMPROPER)
             for (int a = 0; a + 1 < n && ok; a++)
                 ok = mark_fits(p->bond_marks[a], bond_order(c, atoms[maps[o][a]], atoms[maps[o][a + 1]]), &unknown);
         if (!ok)
@@ -692,9 +692,9 @@ static int candidate_key(const typing_context *c, const hf_ff_param *p, hf_term_
 }
 
 /* 1 if p's types fit the term in some orientation (the check of a reported FF line). */
-static int types_fit(const hf_forcefield *ff, const hf_ff_param *p, hf_term_kind kind, const char *const *types)
+static int types_fit(const hessfit_forcefield *ff, const hessfit_ff_param *p, hessfit_term_kind kind, const char *const *types)
 {
-    const int n = hf_term_kind_atoms(kind);
+    const int n = hessfit_term_kind_atoms(kind);
     int maps[6][4];
     if ((int)p->kind != (int)kind || p->n_types != n)
         return 0;
@@ -710,7 +710,7 @@ static int types_fit(const hf_forcefield *ff, const hf_ff_param *p, hf_term_kind
     return 0;
 }
 
-static void param_types_text(const hf_ff_param *p, char *buf, size_t size)
+static void param_types_text(const hessfit_ff_param *p, char *buf, size_t size)
 {
     size_t pos = 0;
     buf[0] = '\0';
@@ -718,18 +718,18 @@ static void param_types_text(const hf_ff_param *p, char *buf, size_t size)
         append(buf, size, &pos, "%s%s", a ? " " : "", p->types[a]);
 }
 
-static int same_values(const hf_ff_param *a, const hf_ff_param *b)
+static int same_values(const hessfit_ff_param *a, const hessfit_ff_param *b)
 {
     if (a->n_values != b->n_values || a->improper_form != b->improper_form)
         return 0;
-    for (int v = 0; v < a->n_values && v < HF_FF_MAX_VALUES; v++)
+    for (int v = 0; v < a->n_values && v < HESSFIT_FF_MAX_VALUES; v++)
         if (a->values[v] != b->values[v])
             return 0;
     return 1;
 }
 
 /* "952/978" (at most HF_TYPING_MAX_LISTED lines, then "/..."). */
-static void lines_text(const hf_forcefield *ff, const int *idx, int n, char *buf, size_t size)
+static void lines_text(const hessfit_forcefield *ff, const int *idx, int n, char *buf, size_t size)
 {
     size_t pos = 0;
     buf[0] = '\0';
@@ -742,26 +742,26 @@ static void lines_text(const hf_forcefield *ff, const int *idx, int n, char *buf
     }
 }
 
-static void note_ambiguous(typing_context *c, hf_term_kind kind, const int *atoms, const int *top, int n_top,
+static void note_ambiguous(typing_context *c, hessfit_term_kind kind, const int *atoms, const int *top, int n_top,
                            const char *how, const char *why)
 {
     if (c->n_ambiguous++ > 0)
         return;
     char at[64], ty[64], lines[128];
-    term_text(c->mol, atoms, hf_term_kind_atoms(kind), at, sizeof at, ty, sizeof ty);
+    term_text(c->mol, atoms, hessfit_term_kind_atoms(kind), at, sizeof at, ty, sizeof ty);
     lines_text(c->ff, top, n_top, lines, sizeof lines);
     snprintf(c->first_ambiguous, sizeof c->first_ambiguous,
              "%s: %s %s (types %s) is ambiguous in %s: lines %s (%s) are equally good candidates with different "
              "values%s; choose one with a pattern such as 'prefer %d'",
-             mol_label(c->mol), hf_term_kind_name(kind), at, ty, ff_label(c->ff), lines, how, why,
+             mol_label(c->mol), hessfit_term_kind_name(kind), at, ty, ff_label(c->ff), lines, how, why,
              c->ff->params[top[0]].line);
 }
 
 /* Rules 2-4 for one term: 1 matched (out filled), 0 no candidate, -1 ambiguous (noted). */
-static int match_by_types(typing_context *c, hf_term_kind kind, const int *atoms, const char *const *types,
-                          hf_typed_term *out)
+static int match_by_types(typing_context *c, hessfit_term_kind kind, const int *atoms, const char *const *types,
+                          hessfit_typed_term *out)
 {
-    const hf_forcefield *ff = c->ff;
+    const hessfit_forcefield *ff = c->ff;
     int n_cand = 0, unchecked = 0;
     match_key best = {0, 0, COND_NONE, 0};
     for (int i = 0; i < ff->n_params; i++) {
@@ -797,7 +797,7 @@ static int match_by_types(typing_context *c, hf_term_kind kind, const int *atoms
     for (int t = 1; t < n_top; t++)
         equal = equal && same_values(&ff->params[top[t]], &ff->params[top[0]]);
 
-    char ptypes[4 * HF_FF_TYPE_LEN + 4], lines[128], how[64];
+    char ptypes[4 * HESSFIT_FF_TYPE_LEN + 4], lines[128], how[64];
     param_types_text(&ff->params[top[0]], ptypes, sizeof ptypes);
     snprintf(how, sizeof how, "%s %s", best.wildcards ? "wildcard" : best.substitutions ? "equivalence" : "types",
              ptypes);
@@ -821,18 +821,18 @@ static int match_by_types(typing_context *c, hf_term_kind kind, const int *atoms
         }
     }
 
-    const hf_ff_param *p = &ff->params[chosen];
+    const hessfit_ff_param *p = &ff->params[chosen];
     char *detail = out->detail;
     size_t pos = 0;
     param_types_text(p, ptypes, sizeof ptypes);
     if (best.wildcards > 0) {
-        out->rule = HF_MATCH_WILDCARD;
+        out->rule = HESSFIT_MATCH_WILDCARD;
         append(detail, sizeof out->detail, &pos, "wildcard %s%s", ptypes, best.substitutions ? " with equivalences" : "");
     } else if (best.substitutions > 0) {
-        out->rule = HF_MATCH_EQUIVALENCE;
+        out->rule = HESSFIT_MATCH_EQUIVALENCE;
         append(detail, sizeof out->detail, &pos, "equivalence %s", ptypes);
     } else {
-        out->rule = HF_MATCH_TYPES;
+        out->rule = HESSFIT_MATCH_TYPES;
         append(detail, sizeof out->detail, &pos, "types %s", ptypes);
     }
     if (by_pattern >= 0)
@@ -854,12 +854,12 @@ static int match_by_types(typing_context *c, hf_term_kind kind, const int *atoms
 
 /* ---- the MM program's report: the term's FF line ------------------------------------------------ */
 
-static int covered_by_pattern(const typing_context *c, hf_term_kind kind, const char *const *types, hf_typed_term *t)
+static int covered_by_pattern(const typing_context *c, hessfit_term_kind kind, const char *const *types, hessfit_typed_term *t)
 {
     for (int p = 0; p < c->n_patterns; p++)
         if (pattern_covers(&c->patterns[p], kind, types)) {
             t->param = -1;
-            t->rule = HF_MATCH_NO_TERM;
+            t->rule = HESSFIT_MATCH_NO_TERM;
             snprintf(t->detail, sizeof t->detail, "no-term pattern %d '%s'", p + 1, c->pattern_text[p]);
             return 1;
         }
@@ -867,59 +867,59 @@ static int covered_by_pattern(const typing_context *c, hf_term_kind kind, const 
 }
 
 /* Rule 1 for a term found in the report: the parameter on that line, checked. */
-static hf_status match_by_line(typing_context *c, const hf_reported_term *r, hf_term_kind kind, const int *atoms,
-                               const char *const *types, hf_typed_term *t)
+static hessfit_status match_by_line(typing_context *c, const hessfit_reported_term *r, hessfit_term_kind kind, const int *atoms,
+                               const char *const *types, hessfit_typed_term *t)
 {
     char at[64], ty[64];
-    const hf_forcefield *ff = c->ff;
-    term_text(c->mol, atoms, hf_term_kind_atoms(kind), at, sizeof at, ty, sizeof ty);
-    int p = hf_forcefield_param_at_line(ff, r->ff_line);
+    const hessfit_forcefield *ff = c->ff;
+    term_text(c->mol, atoms, hessfit_term_kind_atoms(kind), at, sizeof at, ty, sizeof ty);
+    int p = hessfit_forcefield_param_at_line(ff, r->ff_line);
     if (p < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "%s: %s %s (types %s) at report line %d uses force-field line %d, which is not a parameter "
                         "line of %s",
-                        mol_label(c->mol), hf_term_kind_name(kind), at, ty, r->line, r->ff_line, ff_label(ff));
-    const hf_ff_param *param = &ff->params[p];
+                        mol_label(c->mol), hessfit_term_kind_name(kind), at, ty, r->line, r->ff_line, ff_label(ff));
+    const hessfit_ff_param *param = &ff->params[p];
     if ((int)param->kind != (int)kind)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "%s: %s %s (types %s) at report line %d uses force-field line %d of %s, a parameter of kind %s",
-                        mol_label(c->mol), hf_term_kind_name(kind), at, ty, r->line, r->ff_line, ff_label(ff),
-                        hf_param_kind_name(param->kind));
+                        mol_label(c->mol), hessfit_term_kind_name(kind), at, ty, r->line, r->ff_line, ff_label(ff),
+                        hessfit_param_kind_name(param->kind));
     if (param->substructure < 0 && c->mol->atom_types != NULL && !types_fit(ff, param, kind, types)) {
-        char pt[4 * HF_FF_TYPE_LEN + 4];
+        char pt[4 * HESSFIT_FF_TYPE_LEN + 4];
         param_types_text(param, pt, sizeof pt);
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "%s: %s %s (types %s) at report line %d uses force-field line %d of %s, whose types %s do "
                         "not fit: is that the force field the report was made with?",
-                        mol_label(c->mol), hf_term_kind_name(kind), at, ty, r->line, r->ff_line, ff_label(ff), pt);
+                        mol_label(c->mol), hessfit_term_kind_name(kind), at, ty, r->line, r->ff_line, ff_label(ff), pt);
     }
     t->param = p;
-    t->rule = HF_MATCH_FF_LINE;
+    t->rule = HESSFIT_MATCH_FF_LINE;
     if (param->line != r->ff_line) /* a continuation line of the parameter's entry */
         snprintf(t->detail, sizeof t->detail, "ff line %d (continued on %d) via mmo line %d%s%s%s", param->line,
                  r->ff_line, r->line, r->source[0] ? " (" : "", r->source, r->source[0] ? ")" : "");
     else
         snprintf(t->detail, sizeof t->detail, "ff line %d via mmo line %d%s%s%s", r->ff_line, r->line,
                  r->source[0] ? " (" : "", r->source, r->source[0] ? ")" : "");
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static void note_unmatched(typing_context *c, hf_term_kind kind, const int *atoms, const char *why)
+static void note_unmatched(typing_context *c, hessfit_term_kind kind, const int *atoms, const char *why)
 {
     if (c->n_unmatched++ > 0)
         return;
     char at[64], ty[64];
-    term_text(c->mol, atoms, hf_term_kind_atoms(kind), at, sizeof at, ty, sizeof ty);
+    term_text(c->mol, atoms, hessfit_term_kind_atoms(kind), at, sizeof at, ty, sizeof ty);
     snprintf(c->first_unmatched, sizeof c->first_unmatched, "%s: %s %s (types %s) %s; if it has no parameter, say so "
              "with a no-term pattern such as '%s %s'",
-             mol_label(c->mol), hf_term_kind_name(kind), at, ty, why, hf_term_kind_name(kind), ty);
+             mol_label(c->mol), hessfit_term_kind_name(kind), at, ty, why, hessfit_term_kind_name(kind), ty);
 }
 
 /* One topology term (atoms in topology order) -> t. Unmatched and ambiguous terms are counted,
  * not fatal here. */
-static hf_status match_term(typing_context *c, hf_term_kind kind, const int *atoms, hf_typed_term *t)
+static hessfit_status match_term(typing_context *c, hessfit_term_kind kind, const int *atoms, hessfit_typed_term *t)
 {
-    const int n = hf_term_kind_atoms(kind);
+    const int n = hessfit_term_kind_atoms(kind);
     const char *types[4] = {"", "", "", ""};
     char ff_words[300];
     for (int a = 0; a < n; a++)
@@ -928,46 +928,46 @@ static hf_status match_term(typing_context *c, hf_term_kind kind, const int *ato
     for (int a = 0; a < 4; a++)
         t->atoms[a] = a < n ? atoms[a] : -1;
     t->param = -1;
-    t->rule = HF_MATCH_NO_TERM;
+    t->rule = HESSFIT_MATCH_NO_TERM;
     t->detail[0] = '\0';
 
     if (c->report != NULL) {
         int hit = report_find(c->report, c->mol->n_reported_terms, kind, atoms);
         if (hit >= 0) {
-            const hf_reported_term *r = &c->mol->reported_terms[c->report[hit].index];
+            const hessfit_reported_term *r = &c->mol->reported_terms[c->report[hit].index];
             c->report_used[c->report[hit].index] = 1;
             if (r->ff_line > 0)
                 return match_by_line(c, r, kind, atoms, types, t);
         }
         if (covered_by_pattern(c, kind, types, t))
-            return HF_SUCCESS;
-        if (kind == HF_TERM_IMPROPER) {
+            return HESSFIT_SUCCESS;
+        if (kind == HESSFIT_TERM_IMPROPER) {
             snprintf(t->detail, sizeof t->detail, "optional improper: none in the mmo report");
-            return HF_SUCCESS;
+            return HESSFIT_SUCCESS;
         }
         note_unmatched(c, kind, atoms,
                        hit >= 0 ? "is in the MM program's report without a force-field line"
                                 : "is not in the MM program's report (the program used no parameter for it)");
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
 
     int matched = match_by_types(c, kind, atoms, types, t);
     if (matched != 0) /* matched, or ambiguous (noted) */
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     if (covered_by_pattern(c, kind, types, t))
-        return HF_SUCCESS;
-    if (kind == HF_TERM_IMPROPER) {
+        return HESSFIT_SUCCESS;
+    if (kind == HESSFIT_TERM_IMPROPER) {
         snprintf(t->detail, sizeof t->detail, "optional improper: no parameter for centre type %s", types[3]);
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
     snprintf(ff_words, sizeof ff_words, "matches no parameter of %s (exact, equivalent or wildcard types, bond marks "
              "and conditions)", ff_label(c->ff));
     note_unmatched(c, kind, atoms, ff_words);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* 1 if the topology has bond a-b (bonds sorted, i < j). */
-static int topo_bonded(const hf_topology *topo, int a, int b)
+static int topo_bonded(const hessfit_topology *topo, int a, int b)
 {
     int key[2] = {a < b ? a : b, a < b ? b : a};
     int lo = 0, hi = topo->n_bonds - 1;
@@ -985,7 +985,7 @@ static int topo_bonded(const hf_topology *topo, int a, int b)
     return 0;
 }
 
-static hf_status check_topology(const hf_molecule *mol, const hf_topology *topo)
+static hessfit_status check_topology(const hessfit_molecule *mol, const hessfit_topology *topo)
 {
     const struct {
         const char *what;
@@ -996,30 +996,30 @@ static hf_status check_topology(const hf_molecule *mol, const hf_topology *topo)
                  {"torsion", topo->n_torsions, 4, topo->torsions},
                  {"improper", topo->n_impropers, 4, topo->impropers}};
     if (topo->n_atoms != mol->n_atoms)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: topology of %d atoms for a molecule of %d", mol_label(mol),
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: topology of %d atoms for a molecule of %d", mol_label(mol),
                         topo->n_atoms, mol->n_atoms);
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
         if (lists[l].n < 0 || (lists[l].n > 0 && lists[l].v == NULL))
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: topology has %d %ss and %s array", mol_label(mol),
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: topology has %d %ss and %s array", mol_label(mol),
                             lists[l].n, lists[l].what, lists[l].v == NULL ? "no" : "an");
         for (long i = 0; i < (long)lists[l].n * lists[l].width; i++)
             if (lists[l].v[i] < 0 || lists[l].v[i] >= mol->n_atoms)
-                return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: topology %s %ld names atom %d, outside 1..%d",
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: topology %s %ld names atom %d, outside 1..%d",
                                 mol_label(mol), lists[l].what, i / lists[l].width + 1, lists[l].v[i] + 1,
                                 mol->n_atoms);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* A reported term the topology lacks: an improper whose centre (one atom bonded to the other three)
  * is found becomes an extra term; anything else is an error. */
-static hf_status reported_extra(typing_context *c, const hf_reported_term *r, hf_typed_term *t, int *added)
+static hessfit_status reported_extra(typing_context *c, const hessfit_reported_term *r, hessfit_typed_term *t, int *added)
 {
     char at[64], ty[64];
-    const int n = hf_term_kind_atoms(r->kind);
+    const int n = hessfit_term_kind_atoms(r->kind);
     *added = 0;
     term_text(c->mol, r->atoms, n, at, sizeof at, ty, sizeof ty);
-    if (r->kind == HF_TERM_IMPROPER) {
+    if (r->kind == HESSFIT_TERM_IMPROPER) {
         for (int centre = 0; centre < 4; centre++) {
             int ok = 1, m = 0, others[3];
             for (int a = 0; a < 4 && ok; a++)
@@ -1042,53 +1042,53 @@ static hf_status reported_extra(typing_context *c, const hf_reported_term *r, hf
             const char *types[4];
             for (int a = 0; a < 4; a++)
                 types[a] = atom_type(c->mol, atoms[a]);
-            t->kind = HF_TERM_IMPROPER;
+            t->kind = HESSFIT_TERM_IMPROPER;
             memcpy(t->atoms, atoms, sizeof atoms);
             if (r->ff_line <= 0)
-                return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: improper %s (types %s) at report line %d has no "
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: improper %s (types %s) at report line %d has no "
                                 "force-field line", mol_label(c->mol), at, ty, r->line);
-            hf_status st = match_by_line(c, r, HF_TERM_IMPROPER, atoms, types, t);
-            if (st != HF_SUCCESS)
+            hessfit_status st = match_by_line(c, r, HESSFIT_TERM_IMPROPER, atoms, types, t);
+            if (st != HESSFIT_SUCCESS)
                 return st;
             size_t len = strlen(t->detail);
             snprintf(t->detail + len, sizeof t->detail - len, "; centre not 3-connected in topology");
             *added = 1;
-            return HF_SUCCESS;
+            return HESSFIT_SUCCESS;
         }
     }
-    return hf_error(HF_ERROR_INVALID_ARGUMENT,
+    return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                     "%s: the %s %s (types %s) at report line %d is not in the topology: the connectivity differs "
                     "from the MM program's",
-                    mol_label(c->mol), hf_term_kind_name(r->kind), at, ty, r->line);
+                    mol_label(c->mol), hessfit_term_kind_name(r->kind), at, ty, r->line);
 }
 
-hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, const hf_forcefield *ff,
-                               const hf_typing_options *options, hf_typed_molecule *typed)
+hessfit_status hessfit_assign_parameters(const hessfit_molecule *mol, const hessfit_topology *topo, const hessfit_forcefield *ff,
+                               const hessfit_typing_options *options, hessfit_typed_molecule *typed)
 {
     typing_context c;
     user_pattern *patterns = NULL;
-    hf_typed_term *terms = NULL;
-    hf_status st;
+    hessfit_typed_term *terms = NULL;
+    hessfit_status st;
     int n_terms = 0, use_impropers = 0;
 
     if (typed == NULL || mol == NULL || topo == NULL || ff == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_assign_parameters: %s is NULL",
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_assign_parameters: %s is NULL",
                         typed == NULL ? "typed" : mol == NULL ? "mol" : topo == NULL ? "topo" : "ff");
     typed->n_terms = 0;
     typed->terms = NULL;
-    if ((st = check_topology(mol, topo)) != HF_SUCCESS)
+    if ((st = check_topology(mol, topo)) != HESSFIT_SUCCESS)
         return st;
     if (ff->n_params < 0 || (ff->n_params > 0 && ff->params == NULL) || ff->n_equivalences < 0 ||
         (ff->n_equivalences > 0 && ff->equivalences == NULL))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: inconsistent parameter or equivalence counts", ff_label(ff));
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: inconsistent parameter or equivalence counts", ff_label(ff));
     if (mol->n_reported_terms < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: negative reported term count", mol_label(mol));
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: negative reported term count", mol_label(mol));
     if (mol->n_reported_terms == 0 && mol->atom_types == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "%s: no atom types and no MM report: nothing to match force-field parameters by",
                         mol_label(mol));
     for (int i = 0; i < ff->n_params; i++)
-        if (ff->params[i].kind == HF_PARAM_IMPROPER)
+        if (ff->params[i].kind == HESSFIT_PARAM_IMPROPER)
             use_impropers = 1;
 
     memset(&c, 0, sizeof c);
@@ -1097,13 +1097,13 @@ hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, 
     c.ff = ff;
     if (options != NULL && options->n_no_term > 0) {
         if (options->no_term == NULL)
-            return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_assign_parameters: %d no-term patterns but no array",
+            return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_assign_parameters: %d no-term patterns but no array",
                             options->n_no_term);
         patterns = calloc((size_t)options->n_no_term, sizeof *patterns);
         if (patterns == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%d no-term patterns", options->n_no_term);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%d no-term patterns", options->n_no_term);
         for (int p = 0; p < options->n_no_term; p++)
-            if ((st = parse_pattern(ff, options->no_term[p], p, &patterns[p])) != HF_SUCCESS) {
+            if ((st = parse_pattern(ff, options->no_term[p], p, &patterns[p])) != HESSFIT_SUCCESS) {
                 free(patterns);
                 return st;
             }
@@ -1111,20 +1111,20 @@ hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, 
         c.pattern_text = options->no_term;
         c.n_patterns = options->n_no_term;
     }
-    if ((st = build_graph(&c)) != HF_SUCCESS)
+    if ((st = build_graph(&c)) != HESSFIT_SUCCESS)
         goto done;
     c.cand = malloc((size_t)(ff->n_params ? ff->n_params : 1) * sizeof *c.cand);
     c.cand_key = malloc((size_t)(ff->n_params ? ff->n_params : 1) * sizeof *c.cand_key);
     if (c.cand == NULL || c.cand_key == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: candidate lists of %d parameters", ff_label(ff), ff->n_params);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: candidate lists of %d parameters", ff_label(ff), ff->n_params);
         goto done;
     }
     if (mol->n_reported_terms > 0) {
-        if ((st = report_index(mol, &c.report)) != HF_SUCCESS)
+        if ((st = report_index(mol, &c.report)) != HESSFIT_SUCCESS)
             goto done;
         c.report_used = calloc((size_t)mol->n_reported_terms, 1);
         if (c.report_used == NULL) {
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: %d reported terms", mol_label(mol), mol->n_reported_terms);
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: %d reported terms", mol_label(mol), mol->n_reported_terms);
             goto done;
         }
     }
@@ -1134,23 +1134,23 @@ hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, 
                                 (use_impropers ? (size_t)topo->n_impropers : 0) + (size_t)mol->n_reported_terms;
         terms = calloc(capacity ? capacity : 1, sizeof *terms);
         if (terms == NULL) {
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: %zu typed terms", mol_label(mol), capacity);
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: %zu typed terms", mol_label(mol), capacity);
             goto done;
         }
     }
     const struct {
-        hf_term_kind kind;
+        hessfit_term_kind kind;
         int n;
         const int *v;
-    } lists[] = {{HF_TERM_BOND, topo->n_bonds, topo->bonds},
-                 {HF_TERM_ANGLE, topo->n_angles, topo->angles},
-                 {HF_TERM_TORSION, topo->n_torsions, topo->torsions},
-                 {HF_TERM_IMPROPER, use_impropers ? topo->n_impropers : 0, topo->impropers}};
+    } lists[] = {{HESSFIT_TERM_BOND, topo->n_bonds, topo->bonds},
+                 {HESSFIT_TERM_ANGLE, topo->n_angles, topo->angles},
+                 {HESSFIT_TERM_TORSION, topo->n_torsions, topo->torsions},
+                 {HESSFIT_TERM_IMPROPER, use_impropers ? topo->n_impropers : 0, topo->impropers}};
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
-        const int w = hf_term_kind_atoms(lists[l].kind);
+        const int w = hessfit_term_kind_atoms(lists[l].kind);
         for (int i = 0; i < lists[l].n; i++)
             if ((st = match_term(&c, lists[l].kind, lists[l].v + (size_t)i * (size_t)w, &terms[n_terms++])) !=
-                HF_SUCCESS)
+                HESSFIT_SUCCESS)
                 goto done;
     }
     if (c.n_unmatched > 0 || c.n_ambiguous > 0) {
@@ -1162,7 +1162,7 @@ hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, 
             append(more, sizeof more, &pos, " (and %d ambiguous terms)", c.n_ambiguous);
         else if (c.n_ambiguous > 1)
             append(more, sizeof more, &pos, " (and %d more ambiguous terms)", c.n_ambiguous - 1);
-        st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s%s", c.n_unmatched > 0 ? c.first_unmatched : c.first_ambiguous,
+        st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s%s", c.n_unmatched > 0 ? c.first_unmatched : c.first_ambiguous,
                       more);
         goto done;
     }
@@ -1171,14 +1171,14 @@ hf_status hf_assign_parameters(const hf_molecule *mol, const hf_topology *topo, 
         int added;
         if (c.report_used[r])
             continue;
-        if ((st = reported_extra(&c, &mol->reported_terms[r], &terms[n_terms], &added)) != HF_SUCCESS)
+        if ((st = reported_extra(&c, &mol->reported_terms[r], &terms[n_terms], &added)) != HESSFIT_SUCCESS)
             goto done;
         n_terms += added;
     }
     typed->terms = terms;
     typed->n_terms = n_terms;
     terms = NULL;
-    st = HF_SUCCESS;
+    st = HESSFIT_SUCCESS;
 done:
     free(terms);
     free(patterns);

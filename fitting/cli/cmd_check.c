@@ -109,10 +109,10 @@ static void forces_at(OpenMM_Context *ctx, const OpenMM_Vec3Array *positions, do
 /* Part 1: returns 1 when every molecule agrees, 0 when one does not, -1 on an error. */
 static int check_hessians(hf_training_set *set)
 {
-    hf_model *model = set->model;
-    OpenMM_Context *ctx = hf_model_context(model);
-    const int n_particles = hf_model_n_particles(model);
-    const double to_au = HF_KJ_PER_MOL_PER_NM2_TO_HARTREE_PER_BOHR2, h = CHECK_HESSIAN_STEP_NM;
+    hessfit_model *model = set->model;
+    OpenMM_Context *ctx = hessfit_model_context(model);
+    const int n_particles = hessfit_model_n_particles(model);
+    const double to_au = HESSFIT_KJ_PER_MOL_PER_NM2_TO_HARTREE_PER_BOHR2, h = CHECK_HESSIAN_STEP_NM;
     OpenMM_State *state = OpenMM_Context_getState(ctx, OpenMM_State_Positions, 0);
     const OpenMM_Vec3Array *original = OpenMM_State_getPositions(state);
     OpenMM_Vec3Array *moved = OpenMM_Vec3Array_create(n_particles);
@@ -122,7 +122,7 @@ static int check_hessians(hf_training_set *set)
         OpenMM_Vec3Array_set(moved, i, *OpenMM_Vec3Array_get(original, i));
     printf("1. Hessians: analytic vs central differences of the forces (step %g nm)\n", h);
     for (int m = 0; m < set->n_mols && ok >= 0; m++) {
-        const int n = hf_model_n_atoms(model, m), dim = 3 * n;
+        const int n = hessfit_model_n_atoms(model, m), dim = 3 * n;
         double *an = malloc((size_t)dim * (size_t)dim * sizeof *an);
         int *particles = malloc((size_t)n * sizeof *particles), count = 0;
         double max_h = 0.0, max_err = 0.0;
@@ -130,10 +130,10 @@ static int check_hessians(hf_training_set *set)
         if (an == NULL || particles == NULL || fp == NULL || fm == NULL) {
             fprintf(stderr, "hessfit check: no memory\n");
             ok = -1;
-        } else if (hf_model_hessian(model, m, an) != HF_SUCCESS) {
-            fprintf(stderr, "hessfit check: %s: %s\n", set->labels[m], hf_last_error());
+        } else if (hessfit_model_hessian(model, m, an) != HESSFIT_SUCCESS) {
+            fprintf(stderr, "hessfit check: %s: %s\n", set->labels[m], hessfit_last_error());
             ok = -1;
-        } else if (hessfit_force_get_molecule_particles(hf_model_force(model), m, particles, n, &count) !=
+        } else if (hessfit_force_get_molecule_particles(hessfit_model_force(model), m, particles, n, &count) !=
                        HESSFIT_SUCCESS ||
                    count != n) {
             fprintf(stderr, "hessfit check: %s: %s\n", set->labels[m], hessfit_last_error());
@@ -190,7 +190,7 @@ static int check_hessians(hf_training_set *set)
 /* Part 2: 1 agree, 0 disagree, -1 error. */
 static int check_gradient(hf_training_set *set)
 {
-    const int n = set->n_fit, nt = hf_objective_n_frequency_targets(set->objective);
+    const int n = set->n_fit, nt = hessfit_objective_n_frequency_targets(set->objective);
     double *g = malloc((size_t)n * sizeof *g), *x = malloc((size_t)n * sizeof *x), loss, l[4];
     double *fds = malloc((size_t)n * sizeof *fds);
     int *p0 = malloc((size_t)(nt + 1) * sizeof *p0), *p1 = malloc((size_t)(nt + 1) * sizeof *p1);
@@ -206,8 +206,8 @@ static int check_gradient(hf_training_set *set)
     printf(
         "2. objective gradient (%s, %d free values): analytic vs 4-point central differences (step %g max(|x|, 1))\n",
         set->settings.objective_name, n, CHECK_GRADIENT_STEP);
-    if (hf_objective_evaluate(set->objective, set->x_start, &loss, g, NULL) != HF_SUCCESS ||
-        hf_objective_pairing(set->objective, p0) != HF_SUCCESS)
+    if (hessfit_objective_evaluate(set->objective, set->x_start, &loss, g, NULL) != HESSFIT_SUCCESS ||
+        hessfit_objective_pairing(set->objective, p0) != HESSFIT_SUCCESS)
         goto error;
     test_perturb_first("gradient", g, (size_t)n);
     for (int i = 0; i < n; i++)
@@ -225,8 +225,8 @@ static int check_gradient(hf_training_set *set)
             for (int k = 0; k < 4 && stable; k++) {
                 memcpy(x, set->x_start, (size_t)n * sizeof *x);
                 x[i] += at[k] * h;
-                if (hf_objective_evaluate(set->objective, x, &l[k], NULL, NULL) != HF_SUCCESS ||
-                    hf_objective_pairing(set->objective, p1) != HF_SUCCESS)
+                if (hessfit_objective_evaluate(set->objective, x, &l[k], NULL, NULL) != HESSFIT_SUCCESS ||
+                    hessfit_objective_pairing(set->objective, p1) != HESSFIT_SUCCESS)
                     goto error;
                 stable = memcmp(p0, p1, (size_t)nt * sizeof *p0) == 0;
             }
@@ -268,11 +268,11 @@ static int check_gradient(hf_training_set *set)
     printf("\n   %s (tolerance %g)\n", ok > 0 ? "all within tolerance" : "DISAGREEMENT", CHECK_GRADIENT_TOLERANCE);
     goto done;
 error:
-    fprintf(stderr, "hessfit check: %s\n", hf_last_error());
+    fprintf(stderr, "hessfit check: %s\n", hessfit_last_error());
     ok = -1;
 done:
     if (ok >= 0 && x != NULL) /* the model back at the start values */
-        hf_objective_evaluate(set->objective, set->x_start, &loss, NULL, NULL);
+        hessfit_objective_evaluate(set->objective, set->x_start, &loss, NULL, NULL);
     free(g);
     free(x);
     free(fds);
@@ -300,8 +300,8 @@ int hf_cmd_check(int argc, char **argv)
     if (hf_cli_input_operand(argc, argv, "check", usage, &input) != 0)
         return 2;
     hf_training_set_options topt = {NULL, NULL, "-out"};
-    if (hf_training_set_load(input, &topt, &set) != HF_SUCCESS) {
-        fprintf(stderr, "hessfit check: %s\n", hf_last_error());
+    if (hf_training_set_load(input, &topt, &set) != HESSFIT_SUCCESS) {
+        fprintf(stderr, "hessfit check: %s\n", hessfit_last_error());
         return 1;
     }
     printf("hessfit check %s: %d structures, %d free values\n", input, set.n_mols, set.n_fit);
@@ -309,8 +309,8 @@ int hf_cmd_check(int argc, char **argv)
         double loss;
         for (int i = 0; i < set.n_fit; i++)
             set.x_start[i] *= 1.0 + perturb;
-        if (hf_objective_evaluate(set.objective, set.x_start, &loss, NULL, NULL) != HF_SUCCESS) {
-            fprintf(stderr, "hessfit check: --perturb %g: %s\n", perturb, hf_last_error());
+        if (hessfit_objective_evaluate(set.objective, set.x_start, &loss, NULL, NULL) != HESSFIT_SUCCESS) {
+            fprintf(stderr, "hessfit check: --perturb %g: %s\n", perturb, hessfit_last_error());
             hf_training_set_free(&set);
             return 1;
         }

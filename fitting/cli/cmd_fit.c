@@ -84,14 +84,14 @@ static void join(char *out, size_t size, const char *dir, const char *name)
 #define PRINT_INTERVAL_S 0.1
 
 typedef struct {
-    hf_report_iteration points[HISTORY_MAX];
+    hessfit_report_iteration points[HISTORY_MAX];
     int n;
     long long stride;      /* evaluations between kept points */
     double last_print;     /* run time of the last progress line */
     long long n_unprinted; /* improvements not printed since the last line */
 } history;
 
-static void record(history *h, const hf_opt_progress *p)
+static void record(history *h, const hessfit_opt_progress *p)
 {
     if (h->stride > 1 && p->evaluations % h->stride != 0)
         return;
@@ -109,11 +109,11 @@ static void record(history *h, const hf_opt_progress *p)
     h->n++;
 }
 
-static int on_progress(const hf_opt_progress *p, void *data)
+static int on_progress(const hessfit_opt_progress *p, void *data)
 {
     history *h = data;
-    if (p->event == HF_OPT_EVENT_CYCLE) {
-        const hf_opt_cycle *c = p->cycle_info;
+    if (p->event == HESSFIT_OPT_EVENT_CYCLE) {
+        const hessfit_opt_cycle *c = p->cycle_info;
         printf("  grad-simp cycle %d: loss %.10g -> %.10g (%.2f %% lower), %lld evaluations\n", c->cycle,
                c->loss_before, c->loss_after_simplex, 100.0 * c->improvement, c->evaluations);
         fflush(stdout);
@@ -136,8 +136,8 @@ static int on_progress(const hf_opt_progress *p, void *data)
     if (h->n_unprinted > 0)
         snprintf(skipped, sizeof skipped, "  (+%lld improvements)", h->n_unprinted);
     printf("  eval %7lld  loss %-18.10g |grad| %-11s %8.1f eval/s%s%s%s\n", p->evaluations, p->loss, grad,
-           p->evaluations_per_second, p->phase != HF_OPT_PHASE_MAIN ? "  " : "",
-           p->phase != HF_OPT_PHASE_MAIN ? hf_opt_phase_name(p->phase) : "", skipped);
+           p->evaluations_per_second, p->phase != HESSFIT_OPT_PHASE_MAIN ? "  " : "",
+           p->phase != HESSFIT_OPT_PHASE_MAIN ? hessfit_opt_phase_name(p->phase) : "", skipped);
     fflush(stdout);
     h->last_print = p->seconds;
     h->n_unprinted = 0;
@@ -145,32 +145,32 @@ static int on_progress(const hf_opt_progress *p, void *data)
 }
 
 /* The loss of the free values x (canonical units). The optimiser scales them by q2mm's steps
- * (hf_optimize_set_scale: a bond k and its r0 differ by four orders of magnitude in size and in
+ * (hessfit_optimize_set_scale: a bond k and its r0 differ by four orders of magnitude in size and in
  * their effect on the loss; in steps they are alike), which are also the simplex methods' initial
  * steps and grad-simp's differences. */
-static double fit_loss(int n, const double *x, double *grad, void *data, hf_status *status)
+static double fit_loss(int n, const double *x, double *grad, void *data, hessfit_status *status)
 {
     double loss = 0.0;
     (void)n;
-    *status = hf_objective_evaluate(data, x, &loss, grad, NULL);
+    *status = hessfit_objective_evaluate(data, x, &loss, grad, NULL);
     return loss;
 }
 
 /* ---- outputs ------------------------------------------------------------------------------------- */
 
 /* Whether an AMBER frcmod can hold p; why not, in words. */
-static int frcmod_expressible(const hf_ff_param *p, char *why, size_t size)
+static int frcmod_expressible(const hessfit_ff_param *p, char *why, size_t size)
 {
-    if (p->kind != HF_PARAM_BOND && p->kind != HF_PARAM_ANGLE && p->kind != HF_PARAM_TORSION &&
-        p->kind != HF_PARAM_IMPROPER) {
-        snprintf(why, size, "an frcmod has no %s parameters", hf_param_kind_name(p->kind));
+    if (p->kind != HESSFIT_PARAM_BOND && p->kind != HESSFIT_PARAM_ANGLE && p->kind != HESSFIT_PARAM_TORSION &&
+        p->kind != HESSFIT_PARAM_IMPROPER) {
+        snprintf(why, size, "an frcmod has no %s parameters", hessfit_param_kind_name(p->kind));
         return 0;
     }
     if (p->substructure >= 0) {
         snprintf(why, size, "MM3* substructure parameter (its atoms are pattern positions, not types)");
         return 0;
     }
-    if (p->kind == HF_PARAM_IMPROPER && p->improper_form != HF_IMPROPER_FOURIER) {
+    if (p->kind == HESSFIT_PARAM_IMPROPER && p->improper_form != HESSFIT_IMPROPER_FOURIER) {
         snprintf(why, size, "harmonic out-of-plane term (AMBER impropers are Fourier terms)");
         return 0;
     }
@@ -190,7 +190,7 @@ static void write_frcmod_part(const hf_training_set *set, const char *dir, int *
     char path[strlen(dir) + OUTPUT_NAME_SIZE], omitted_path[strlen(dir) + OUTPUT_NAME_SIZE], why[160], types[64],
         title[600];
     unsigned char *used = calloc((size_t)set->ff.n_params + 1, 1);
-    hf_ff_param *params = calloc((size_t)set->ff.n_params + 1, sizeof *params);
+    hessfit_ff_param *params = calloc((size_t)set->ff.n_params + 1, sizeof *params);
     char *list = NULL;
     size_t len = 0, cap = 0;
     int n_used = 0;
@@ -206,7 +206,7 @@ static void write_frcmod_part(const hf_training_set *set, const char *dir, int *
             if (set->typed[m].terms[t].param >= 0)
                 used[set->typed[m].terms[t].param] = 1;
     for (int p = 0; p < set->ff.n_params; p++) {
-        const hf_ff_param *q = &set->ff.params[p];
+        const hessfit_ff_param *q = &set->ff.params[p];
         if (!used[p])
             continue;
         n_used++;
@@ -216,7 +216,7 @@ static void write_frcmod_part(const hf_training_set *set, const char *dir, int *
         }
         hf_param_types_text(q, types, sizeof types);
         char line[400];
-        int w = snprintf(line, sizeof line, "line %d %s %s: %s\n", q->line, hf_param_kind_name(q->kind), types, why);
+        int w = snprintf(line, sizeof line, "line %d %s %s: %s\n", q->line, hessfit_param_kind_name(q->kind), types, why);
         if (w > 0 && len + (size_t)w + 1 > cap) {
             size_t grown = 2 * cap + (size_t)w + 256;
             char *l = realloc(list, grown);
@@ -235,16 +235,16 @@ static void write_frcmod_part(const hf_training_set *set, const char *dir, int *
              "%s fitted by hessfit: %d of the %d parameters the training set uses (the others: "
              "frcmod-omitted.txt)",
              set->ff.path, *n_written, n_used);
-    hf_forcefield part;
+    hessfit_forcefield part;
     memset(&part, 0, sizeof part);
-    part.format = HF_FF_FORMAT_NONE;
+    part.format = HESSFIT_FF_FORMAT_NONE;
     part.path = title;
     part.n_params = *n_written;
     part.params = params;
-    if (hf_frcmod_write(&part, path) != HF_SUCCESS)
-        printf("  fitted.frcmod not written: %s\n", hf_last_error());
-    if (hf_atomic_write_buffer(omitted_path, list != NULL ? list : "", len) != HF_SUCCESS)
-        printf("  frcmod-omitted.txt not written: %s\n", hf_last_error());
+    if (hessfit_frcmod_write(&part, path) != HESSFIT_SUCCESS)
+        printf("  fitted.frcmod not written: %s\n", hessfit_last_error());
+    if (hessfit_atomic_write_buffer(omitted_path, list != NULL ? list : "", len) != HESSFIT_SUCCESS)
+        printf("  frcmod-omitted.txt not written: %s\n", hessfit_last_error());
     if (*n_omitted > 0) {
         printf("  fitted.frcmod holds %d of the %d used parameters; an frcmod cannot express these %d:\n", *n_written,
                n_used, *n_omitted);
@@ -269,13 +269,13 @@ int hf_cmd_fit(int argc, char **argv)
     double max_time = -1.0;
     hf_training_set set;
     hf_training_set_options topt = {NULL, NULL, "-out"};
-    hf_optimize *opt = NULL;
-    hf_opt_checkpoint cp;
-    hf_opt_result result;
+    hessfit_optimize *opt = NULL;
+    hessfit_opt_checkpoint cp;
+    hessfit_opt_result result;
     hf_fit_comparison cmp;
     history *hist = NULL;
     double *x = NULL;
-    hf_status st;
+    hessfit_status st;
 
     memset(&cp, 0, sizeof cp);
     memset(&cmp, 0, sizeof cmp);
@@ -304,8 +304,8 @@ int hf_cmd_fit(int argc, char **argv)
         return 2;
 
     topt.output_dir = output;
-    if (hf_training_set_load(input, &topt, &set) != HF_SUCCESS) {
-        fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
+    if (hf_training_set_load(input, &topt, &set) != HESSFIT_SUCCESS) {
+        fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
         return 1;
     }
     if (max_time > 0.0)
@@ -315,16 +315,16 @@ int hf_cmd_fit(int argc, char **argv)
     char checkpoint[strlen(dir) + OUTPUT_NAME_SIZE], path[strlen(dir) + OUTPUT_NAME_SIZE];
     join(checkpoint, sizeof checkpoint, dir, "checkpoint.txt");
     if (resume) {
-        if (hf_optimize_load_checkpoint(checkpoint, &cp) != HF_SUCCESS) {
-            fprintf(stderr, "hessfit fit: --resume: %s\n", hf_last_error());
+        if (hessfit_optimize_load_checkpoint(checkpoint, &cp) != HESSFIT_SUCCESS) {
+            fprintf(stderr, "hessfit fit: --resume: %s\n", hessfit_last_error());
             goto done;
         }
         if (cp.n != n || cp.algorithm != set.settings.algorithm) {
             fprintf(stderr,
                     "hessfit fit: --resume: %s is a checkpoint of %d values with %s, but %s frees %d values "
                     "for %s\n",
-                    checkpoint, cp.n, hf_opt_algorithm_name(cp.algorithm), input, n,
-                    hf_opt_algorithm_name(set.settings.algorithm));
+                    checkpoint, cp.n, hessfit_opt_algorithm_name(cp.algorithm), input, n,
+                    hessfit_opt_algorithm_name(set.settings.algorithm));
             goto done;
         }
     }
@@ -337,22 +337,22 @@ int hf_cmd_fit(int argc, char **argv)
     }
     memcpy(x, set.x_start, (size_t)n * sizeof *x);
     hist->stride = 1;
-    if ((st = hf_optimize_create(set.settings.algorithm, n, &opt)) != HF_SUCCESS ||
-        (st = hf_optimize_set_objective(opt, fit_loss, set.objective)) != HF_SUCCESS ||
-        (st = hf_optimize_set_bounds(opt, set.lower, set.upper)) != HF_SUCCESS ||
-        (st = hf_optimize_set_initial_step(opt, set.step)) != HF_SUCCESS ||
-        (st = hf_optimize_set_scale(opt, set.step)) != HF_SUCCESS ||
-        (st = hf_optimize_set_ftol_rel(opt, set.settings.ftol)) != HF_SUCCESS ||
-        (st = hf_optimize_set_maxeval(opt, set.settings.max_evaluations)) != HF_SUCCESS ||
-        (st = hf_optimize_set_maxtime(opt, set.settings.max_time)) != HF_SUCCESS ||
-        (st = hf_optimize_set_progress(opt, on_progress, hist)) != HF_SUCCESS ||
-        (resume && (st = hf_optimize_resume(opt, &cp, x)) != HF_SUCCESS)) {
-        fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
+    if ((st = hessfit_optimize_create(set.settings.algorithm, n, &opt)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_objective(opt, fit_loss, set.objective)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_bounds(opt, set.lower, set.upper)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_initial_step(opt, set.step)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_scale(opt, set.step)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_ftol_rel(opt, set.settings.ftol)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_maxeval(opt, set.settings.max_evaluations)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_maxtime(opt, set.settings.max_time)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_progress(opt, on_progress, hist)) != HESSFIT_SUCCESS ||
+        (resume && (st = hessfit_optimize_resume(opt, &cp, x)) != HESSFIT_SUCCESS)) {
+        fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
         goto done;
     }
-    if (hf_cli_make_directory(dir) != HF_SUCCESS ||
-        hf_optimize_set_checkpoint_file(opt, checkpoint, 2.0) != HF_SUCCESS) {
-        fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
+    if (hf_cli_make_directory(dir) != HESSFIT_SUCCESS ||
+        hessfit_optimize_set_checkpoint_file(opt, checkpoint, 2.0) != HESSFIT_SUCCESS) {
+        fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
         goto done;
     }
 
@@ -364,46 +364,46 @@ int hf_cmd_fit(int argc, char **argv)
     printf("hessfit fit %s\n  %d structures, %d atoms, %d typed terms; %d free values; objective %s; optimizer %s; "
            "bounds %s\n  force field %s%s; output %s\n",
            input, set.n_mols, n_atoms, n_terms, n, set.settings.objective_name,
-           hf_opt_algorithm_name(set.settings.algorithm), set.settings.bounds ? "q2mm" : "none", set.ff.path,
+           hessfit_opt_algorithm_name(set.settings.algorithm), set.settings.bounds ? "q2mm" : "none", set.ff.path,
            set.settings.start_seminario ? " (start: Seminario estimates)" : "", dir);
     if (resume)
         printf("  resuming from %s: %lld evaluations done, best loss %.10g\n", checkpoint, cp.evaluations,
                cp.best_loss);
     fflush(stdout);
 
-    hf_optimize_clear_stop();
-    hf_optimize_catch_sigint(1);
-    st = hf_optimize_run(opt, x, &result);
-    hf_optimize_catch_sigint(0);
-    if (st != HF_SUCCESS) {
-        char why[HF_ERROR_MESSAGE_SIZE];
-        snprintf(why, sizeof why, "%s", hf_last_error());
+    hessfit_optimize_clear_stop();
+    hessfit_optimize_catch_sigint(1);
+    st = hessfit_optimize_run(opt, x, &result);
+    hessfit_optimize_catch_sigint(0);
+    if (st != HESSFIT_SUCCESS) {
+        char why[HESSFIT_ERROR_MESSAGE_SIZE];
+        snprintf(why, sizeof why, "%s", hessfit_last_error());
         fprintf(stderr, "hessfit fit: the fit failed: %s\n", why);
-        if (hf_optimize_best(opt, x, NULL) == HF_SUCCESS)
+        if (hessfit_optimize_best(opt, x, NULL) == HESSFIT_SUCCESS)
             fprintf(stderr, "hessfit fit: its best point so far is in %s\n", checkpoint);
         goto done;
     }
-    const int interrupted = hf_optimize_stop_requested();
+    const int interrupted = hessfit_optimize_stop_requested();
     printf("  %s: loss %.10g -> %.10g in %lld evaluations (%lld in this run, %.2f s, %.1f eval/s)\n",
            interrupted ? "stopped (Ctrl-C)" : "done", result.initial_loss, result.loss, result.evaluations,
            result.run_evaluations, result.seconds,
            result.seconds > 0 ? (double)result.run_evaluations / result.seconds : 0.0);
-    printf("  outcome: %s\n", hf_opt_outcome_string(result.outcome));
+    printf("  outcome: %s\n", hessfit_opt_outcome_string(result.outcome));
 
     /* the outputs: before = the start values, after = the best point (x) */
-    if ((st = hf_fit_compare(&set, set.x_start, x, n, &cmp)) != HF_SUCCESS) {
-        fprintf(stderr, "hessfit fit: the report: %s\n", hf_last_error());
+    if ((st = hf_fit_compare(&set, set.x_start, x, n, &cmp)) != HESSFIT_SUCCESS) {
+        fprintf(stderr, "hessfit fit: the report: %s\n", hessfit_last_error());
         goto done;
     }
-    if ((st = hf_model_set_free(set.model, x)) != HF_SUCCESS ||
-        (st = hf_model_write_back(set.model, &set.ff)) != HF_SUCCESS) {
-        fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
+    if ((st = hessfit_model_set_free(set.model, x)) != HESSFIT_SUCCESS ||
+        (st = hessfit_model_write_back(set.model, &set.ff)) != HESSFIT_SUCCESS) {
+        fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
         goto done;
     }
-    const int is_fld = set.ff.format == HF_FF_MM3_FLD;
+    const int is_fld = set.ff.format == HESSFIT_FF_MM3_FLD;
     join(path, sizeof path, dir, is_fld ? "fitted.fld" : "fitted.frcmod");
-    if (hf_forcefield_write(&set.ff, path) != HF_SUCCESS) {
-        fprintf(stderr, "hessfit fit: the fitted force field: %s\n", hf_last_error());
+    if (hessfit_forcefield_write(&set.ff, path) != HESSFIT_SUCCESS) {
+        fprintf(stderr, "hessfit fit: the fitted force field: %s\n", hessfit_last_error());
         goto done;
     }
     printf("  wrote %s\n", path);
@@ -412,16 +412,16 @@ int hf_cmd_fit(int argc, char **argv)
         write_frcmod_part(&set, dir, &written, &omitted);
     }
     join(path, sizeof path, dir, "fitted.xml");
-    if (hf_ffxml_write(path, &set.ff, set.mols, set.typed, set.n_mols) != HF_SUCCESS)
-        printf("  fitted.xml (OpenMM ForceField) not written: %s\n", hf_last_error());
+    if (hessfit_ffxml_write(path, &set.ff, set.mols, set.typed, set.n_mols) != HESSFIT_SUCCESS)
+        printf("  fitted.xml (OpenMM ForceField) not written: %s\n", hessfit_last_error());
 
     char status[512];
     snprintf(status, sizeof status, "%s%s", interrupted ? "stopped by Ctrl-C (SIGINT): " : "",
-             hf_opt_outcome_string(result.outcome));
-    hf_report report;
+             hessfit_opt_outcome_string(result.outcome));
+    hessfit_report report;
     hf_fit_comparison_report(&cmp, &report);
     report.title = input;
-    report.optimizer = hf_opt_algorithm_name(set.settings.algorithm);
+    report.optimizer = hessfit_opt_algorithm_name(set.settings.algorithm);
     report.status = status;
     report.evaluations = (long)result.evaluations;
     report.wall_time_s = result.seconds;
@@ -429,8 +429,8 @@ int hf_cmd_fit(int argc, char **argv)
     report.history.n_points = hist->n;
     report.history.points = hist->points;
     join(path, sizeof path, dir, "convergence.svg");
-    if (hf_fit_write_reports(dir, &report, &cmp) != HF_SUCCESS || hf_svg_convergence(path, &report.history) != HF_SUCCESS) {
-        fprintf(stderr, "hessfit fit: %s\n", hf_last_error());
+    if (hf_fit_write_reports(dir, &report, &cmp) != HESSFIT_SUCCESS || hessfit_svg_convergence(path, &report.history) != HESSFIT_SUCCESS) {
+        fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
         goto done;
     }
     for (int k = 0; k < cmp.n_objectives; k++)
@@ -442,8 +442,8 @@ int hf_cmd_fit(int argc, char **argv)
     rc = 0;
 done:
     hf_fit_comparison_free(&cmp);
-    hf_opt_checkpoint_free(&cp);
-    hf_optimize_destroy(opt);
+    hessfit_opt_checkpoint_free(&cp);
+    hessfit_optimize_destroy(opt);
     free(hist);
     free(x);
     hf_training_set_free(&set);

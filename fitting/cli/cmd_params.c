@@ -79,28 +79,28 @@ static int parse_tolerance(const char *text, double *value)
 }
 
 /* Fourier triples (k, phase, n). */
-static void print_fourier(FILE *out, const hf_ff_param *p)
+static void print_fourier(FILE *out, const hessfit_ff_param *p)
 {
     for (int v = 0; v + 2 < p->n_values; v += 3)
         fprintf(out, "%s(%.4f,%g,%g)", v ? " " : "", p->values[v], p->values[v + 1], p->values[v + 2]);
 }
 
-static void print_values(FILE *out, const hf_ff_param *p)
+static void print_values(FILE *out, const hessfit_ff_param *p)
 {
     switch (p->kind) {
-    case HF_PARAM_BOND:
+    case HESSFIT_PARAM_BOND:
         fprintf(out, "k=%.4f r0=%.4f", p->n_values > 0 ? p->values[0] : NAN, p->n_values > 1 ? p->values[1] : NAN);
         break;
-    case HF_PARAM_ANGLE:
+    case HESSFIT_PARAM_ANGLE:
         fprintf(out, "k=%.4f theta0=%.4f", p->n_values > 0 ? p->values[0] : NAN, p->n_values > 1 ? p->values[1] : NAN);
         break;
-    case HF_PARAM_IMPROPER:
-        if (p->improper_form == HF_IMPROPER_HARMONIC)
+    case HESSFIT_PARAM_IMPROPER:
+        if (p->improper_form == HESSFIT_IMPROPER_HARMONIC)
             fprintf(out, "k=%.4f", p->n_values > 0 ? p->values[0] : NAN);
         else
             print_fourier(out, p);
         break;
-    case HF_PARAM_TORSION:
+    case HESSFIT_PARAM_TORSION:
         print_fourier(out, p);
         break;
     default:
@@ -110,10 +110,10 @@ static void print_values(FILE *out, const hf_ff_param *p)
     }
 }
 
-static void print_param(FILE *out, const hf_forcefield *ff, int index)
+static void print_param(FILE *out, const hessfit_forcefield *ff, int index)
 {
-    const hf_ff_param *p = &ff->params[index];
-    fprintf(out, "line %d %s", p->line, hf_param_kind_name(p->kind));
+    const hessfit_ff_param *p = &ff->params[index];
+    fprintf(out, "line %d %s", p->line, hessfit_param_kind_name(p->kind));
     for (int a = 0; a < p->n_types && a < 4; a++)
         fprintf(out, "%s%s", a ? "-" : " ", p->types[a]);
     if (p->substructure >= 0)
@@ -152,10 +152,10 @@ typedef struct {
     const char *ff_path;
     const char **structures;
     int n_structures;
-    const char **no_term; /* the patterns for hf_typing_options: no-term and "prefer LINE" */
+    const char **no_term; /* the patterns for hessfit_typing_options: no-term and "prefer LINE" */
     int n_no_term;
     char *prefer_text;    /* "prefer LINE" of every --prefer, each at most PREFER_TEXT_SIZE bytes */
-    hf_topology_options topo;
+    hessfit_topology_options topo;
 } params_args;
 
 /* "prefer " and a line number of at most 9 digits (parse_line_number), with its NUL. */
@@ -187,7 +187,7 @@ static int parse_args(int argc, char **argv, params_args *a)
         {"perceive-bonds", no_argument, NULL, 'P'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
-    a->topo = hf_topology_default_options();
+    a->topo = hessfit_topology_default_options();
     a->structures = malloc((size_t)argc * sizeof *a->structures);
     a->no_term = malloc((size_t)argc * sizeof *a->no_term);
     a->prefer_text = malloc((size_t)argc * PREFER_TEXT_SIZE);
@@ -232,42 +232,42 @@ static int parse_args(int argc, char **argv, params_args *a)
         return usage_error("%s", "--ff FILE is required");
     if (a->n_structures == 0)
         return usage_error("%s", "--structures FILE is required");
-    if (!hf_path_has_extension(a->ff_path, ".fld") && !hf_path_has_extension(a->ff_path, ".frcmod"))
+    if (!hessfit_path_has_extension(a->ff_path, ".fld") && !hessfit_path_has_extension(a->ff_path, ".frcmod"))
         return usage_error("--ff '%s': the force field must be a .fld or .frcmod file", a->ff_path);
     return 0;
 }
 
 /* The structures of one file (the extension chooses the reader; .gz is transparent). Structures
  * without atom types (QM files, xyz) are typed by element symbol. */
-static hf_status read_structures(const char *path, hf_molecule_list *list)
+static hessfit_status read_structures(const char *path, hessfit_molecule_list *list)
 {
-    hf_status st = hf_molecules_read(path, NULL, list);
-    for (int m = 0; m < list->n && st == HF_SUCCESS; m++)
+    hessfit_status st = hessfit_molecules_read(path, NULL, list);
+    for (int m = 0; m < list->n && st == HESSFIT_SUCCESS; m++)
         if (list->items[m].atom_types == NULL)
-            st = hf_molecule_set_element_types(&list->items[m]);
-    if (st != HF_SUCCESS)
-        hf_molecule_list_free(list);
+            st = hessfit_molecule_set_element_types(&list->items[m]);
+    if (st != HESSFIT_SUCCESS)
+        hessfit_molecule_list_free(list);
     return st;
 }
 
-static const char *type_of(const hf_molecule *m, int atom)
+static const char *type_of(const hessfit_molecule *m, int atom)
 {
     return m->atom_types != NULL && m->atom_types[atom] != NULL ? m->atom_types[atom] : "?";
 }
 
 static int failed(const char *what)
 {
-    fprintf(stderr, "hessfit params: %s%s%s\n", what ? what : "", what ? ": " : "", hf_last_error());
+    fprintf(stderr, "hessfit params: %s%s%s\n", what ? what : "", what ? ": " : "", hessfit_last_error());
     return 1;
 }
 
 int hf_cmd_params(int argc, char **argv)
 {
     params_args a;
-    hf_forcefield ff;
+    hessfit_forcefield ff;
     param_use *uses = NULL;
     int status = 1, n_structures = 0, n_failed = 0;
-    int rule_counts[HF_NUM_MATCH_RULES][HF_NUM_TERM_KINDS];
+    int rule_counts[HESSFIT_NUM_MATCH_RULES][HESSFIT_NUM_TERM_KINDS];
     int *pattern_terms = NULL;
     long total_terms = 0;
 
@@ -279,8 +279,8 @@ int hf_cmd_params(int argc, char **argv)
     memset(&ff, 0, sizeof ff);
     memset(rule_counts, 0, sizeof rule_counts);
 
-    hf_status st = hf_forcefield_read(a.ff_path, &ff);
-    if (st != HF_SUCCESS)
+    hessfit_status st = hessfit_forcefield_read(a.ff_path, &ff);
+    if (st != HESSFIT_SUCCESS)
         return failed(NULL);
     uses = calloc((size_t)(ff.n_params ? ff.n_params : 1), sizeof *uses);
     pattern_terms = calloc((size_t)(a.n_no_term ? a.n_no_term : 1), sizeof *pattern_terms);
@@ -292,41 +292,41 @@ int hf_cmd_params(int argc, char **argv)
            ff.n_params, ff.n_substructures, ff.n_equivalences);
     printf("# columns: structure kind atoms types -> parameter (line kind types values) | rule | detail\n");
 
-    hf_typing_options topt = {a.n_no_term, a.no_term};
+    hessfit_typing_options topt = {a.n_no_term, a.no_term};
     for (int f = 0; f < a.n_structures; f++) {
-        hf_molecule_list list = {0, NULL};
-        if (read_structures(a.structures[f], &list) != HF_SUCCESS) {
+        hessfit_molecule_list list = {0, NULL};
+        if (read_structures(a.structures[f], &list) != HESSFIT_SUCCESS) {
             failed(NULL);
             goto done;
         }
         for (int s = 0; s < list.n; s++) {
-            hf_molecule *m = &list.items[s];
-            hf_topology topo;
-            hf_typed_molecule typed;
+            hessfit_molecule *m = &list.items[s];
+            hessfit_topology topo;
+            hessfit_typed_molecule typed;
             const int id = ++n_structures;
-            if (hf_topology_build(m, &a.topo, &topo) != HF_SUCCESS) {
+            if (hessfit_topology_build(m, &a.topo, &topo) != HESSFIT_SUCCESS) {
                 failed(NULL);
-                hf_molecule_list_free(&list);
+                hessfit_molecule_list_free(&list);
                 goto done;
             }
-            if (hf_assign_parameters(m, &topo, &ff, &topt, &typed) != HF_SUCCESS) {
+            if (hessfit_assign_parameters(m, &topo, &ff, &topt, &typed) != HESSFIT_SUCCESS) {
                 /* A failure of this structure (a message that names it: a term without a parameter, an
                  * ambiguous term) is listed and the others go on; anything else (a bad pattern) stops. */
                 const char *label = m->source != NULL && m->source[0] ? m->source
                                     : m->name != NULL && m->name[0] ? m->name
                                                                     : "molecule";
-                const int own = strncmp(hf_last_error(), label, strlen(label)) == 0;
+                const int own = strncmp(hessfit_last_error(), label, strlen(label)) == 0;
                 if (own) {
                     printf("\n# structure %d: '%s' (%s): FAILED: %s\n", id, m->name ? m->name : "",
-                           m->source ? m->source : a.structures[f], hf_last_error());
-                    fprintf(stderr, "hessfit params: structure %d: %s\n", id, hf_last_error());
+                           m->source ? m->source : a.structures[f], hessfit_last_error());
+                    fprintf(stderr, "hessfit params: structure %d: %s\n", id, hessfit_last_error());
                     n_failed++;
                 }
-                hf_topology_free(&topo);
+                hessfit_topology_free(&topo);
                 if (own)
                     continue;
                 failed(NULL);
-                hf_molecule_list_free(&list);
+                hessfit_molecule_list_free(&list);
                 goto done;
             }
             const int file_bonds = a.topo.use_file_bonds && m->bonds_known;
@@ -336,8 +336,8 @@ int hf_cmd_params(int argc, char **argv)
                    file_bonds ? "the file" : "covalent radii", topo.n_bonds, topo.n_angles, topo.n_torsions,
                    topo.n_impropers, typed.n_terms);
             for (int i = 0; i < typed.n_terms; i++) {
-                const hf_typed_term *t = &typed.terms[i];
-                const int n = hf_term_kind_atoms(t->kind);
+                const hessfit_typed_term *t = &typed.terms[i];
+                const int n = hessfit_term_kind_atoms(t->kind);
                 char atoms[64] = "", types[64] = "";
                 size_t pa = 0, pt = 0;
                 for (int k = 0; k < n; k++) {
@@ -346,21 +346,21 @@ int hf_cmd_params(int argc, char **argv)
                     if (pa >= sizeof atoms || pt >= sizeof types)
                         break;
                 }
-                printf("%d %-8s %-15s %-19s -> ", id, hf_term_kind_name(t->kind), atoms, types);
+                printf("%d %-8s %-15s %-19s -> ", id, hessfit_term_kind_name(t->kind), atoms, types);
                 if (t->param >= 0) {
                     print_param(stdout, &ff, t->param);
                     if (!note_use(&uses[t->param], id)) {
                         fprintf(stderr, "hessfit params: out of memory\n");
-                        hf_typed_molecule_free(&typed);
-                        hf_topology_free(&topo);
-                        hf_molecule_list_free(&list);
+                        hessfit_typed_molecule_free(&typed);
+                        hessfit_topology_free(&topo);
+                        hessfit_molecule_list_free(&list);
                         goto done;
                     }
                 } else {
                     printf("none");
                 }
-                printf(" | %s | %s\n", hf_match_rule_name(t->rule), t->detail);
-                if ((unsigned)t->rule < HF_NUM_MATCH_RULES && (unsigned)t->kind < HF_NUM_TERM_KINDS)
+                printf(" | %s | %s\n", hessfit_match_rule_name(t->rule), t->detail);
+                if ((unsigned)t->rule < HESSFIT_NUM_MATCH_RULES && (unsigned)t->kind < HESSFIT_NUM_TERM_KINDS)
                     rule_counts[t->rule][t->kind]++;
                 /* "no-term pattern 2 '...'", "...; 952/978 differ: pattern 7 prefers 952" */
                 const char *which = strstr(t->detail, "pattern ");
@@ -370,10 +370,10 @@ int hf_cmd_params(int argc, char **argv)
                     pattern_terms[pattern - 1]++;
                 total_terms++;
             }
-            hf_typed_molecule_free(&typed);
-            hf_topology_free(&topo);
+            hessfit_typed_molecule_free(&typed);
+            hessfit_topology_free(&topo);
         }
-        hf_molecule_list_free(&list);
+        hessfit_molecule_list_free(&list);
     }
 
     /* ---- summary ---- */
@@ -383,8 +383,8 @@ int hf_cmd_params(int argc, char **argv)
     else
         printf("\n# summary: %d structures, %ld terms\n", n_structures, total_terms);
     printf("# rule         bond angle torsion improper\n");
-    for (int r = 0; r < HF_NUM_MATCH_RULES; r++)
-        printf("# %-11s %5d %5d %7d %8d\n", hf_match_rule_name((hf_match_rule)r), rule_counts[r][0], rule_counts[r][1],
+    for (int r = 0; r < HESSFIT_NUM_MATCH_RULES; r++)
+        printf("# %-11s %5d %5d %7d %8d\n", hessfit_match_rule_name((hessfit_match_rule)r), rule_counts[r][0], rule_counts[r][1],
                rule_counts[r][2], rule_counts[r][3]);
     for (int p = 0; p < a.n_no_term; p++) {
         const int prefer = strncmp(a.no_term[p], "prefer ", 7) == 0;
@@ -408,10 +408,10 @@ int hf_cmd_params(int argc, char **argv)
         printf("\n");
     }
     for (int i = 0; i < ff.n_params; i++)
-        n_unused += uses[i].n_terms == 0 && (int)ff.params[i].kind < HF_NUM_TERM_KINDS;
+        n_unused += uses[i].n_terms == 0 && (int)ff.params[i].kind < HESSFIT_NUM_TERM_KINDS;
     printf("\n# bonded parameters used by no term: %d (vdW and charge parameters are not bonded terms)\n", n_unused);
     for (int i = 0; i < ff.n_params; i++)
-        if (uses[i].n_terms == 0 && (int)ff.params[i].kind < HF_NUM_TERM_KINDS) {
+        if (uses[i].n_terms == 0 && (int)ff.params[i].kind < HESSFIT_NUM_TERM_KINDS) {
             print_param(stdout, &ff, i);
             printf("\n");
         }
@@ -428,7 +428,7 @@ done:
             free(uses[i].structures);
     free(uses);
     free(pattern_terms);
-    hf_forcefield_free(&ff);
+    hessfit_forcefield_free(&ff);
     params_args_free(&a);
     return status;
 }

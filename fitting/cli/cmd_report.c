@@ -38,7 +38,7 @@ static void usage(FILE *out)
 
 static int fail(void)
 {
-    fprintf(stderr, "hessfit report: %s\n", hf_last_error());
+    fprintf(stderr, "hessfit report: %s\n", hessfit_last_error());
     return 1;
 }
 
@@ -66,27 +66,27 @@ int hf_cmd_report(int argc, char **argv)
         return 2;
 
     hf_training_set_options topt = {forcefield, output, "-report"};
-    if (hf_training_set_load(input, &topt, &set) != HF_SUCCESS)
+    if (hf_training_set_load(input, &topt, &set) != HESSFIT_SUCCESS)
         return fail();
-    if (hf_fit_compare(&set, set.x_start, set.x_compare, set.n_free, &cmp) != HF_SUCCESS) {
+    if (hf_fit_compare(&set, set.x_start, set.x_compare, set.n_free, &cmp) != HESSFIT_SUCCESS) {
         fail();
         hf_training_set_free(&set);
         return 1;
     }
     const char *dir = set.settings.output_dir;
-    if (hf_cli_make_directory(dir) != HF_SUCCESS) {
+    if (hf_cli_make_directory(dir) != HESSFIT_SUCCESS) {
         fail();
         goto done;
     }
     snprintf(status, sizeof status, "no optimisation: %s (before)%s%s%s", set.ff.path,
              forcefield != NULL ? " against " : "", forcefield != NULL ? forcefield : "",
              forcefield != NULL ? " (after)" : "");
-    hf_report report;
+    hessfit_report report;
     hf_fit_comparison_report(&cmp, &report);
     report.title = input;
     report.optimizer = "none (hessfit report)";
     report.status = status;
-    if (hf_fit_write_reports(dir, &report, &cmp) != HF_SUCCESS) {
+    if (hf_fit_write_reports(dir, &report, &cmp) != HESSFIT_SUCCESS) {
         fail();
         goto done;
     }
@@ -96,7 +96,7 @@ int hf_cmd_report(int argc, char **argv)
     if (forcefield != NULL)
         printf("  %s: objective %.10g\n", forcefield, cmp.loss_after);
     for (int k = 0; k < cmp.n_objectives; k++) {
-        const hf_report_objective *o = &cmp.objectives[k];
+        const hessfit_report_objective *o = &cmp.objectives[k];
         printf("  %s: %ld weighted, loss %.10g, RMSD %.6g %s", o->kind, o->n_weighted, o->loss_before, o->rmsd_before,
                o->unit);
         if (forcefield != NULL)
@@ -106,8 +106,8 @@ int hf_cmd_report(int argc, char **argv)
     for (int m = 0; m < cmp.n_molecules; m++) {
         double before, after;
         int nb = 0, na = 0;
-        hf_report_frequency_rmsd(&cmp.molecules[m], 0, &before, &nb);
-        hf_report_frequency_rmsd(&cmp.molecules[m], 1, &after, &na);
+        hessfit_report_frequency_rmsd(&cmp.molecules[m], 0, &before, &nb);
+        hessfit_report_frequency_rmsd(&cmp.molecules[m], 1, &after, &na);
         if (nb == 0) { /* an objective that is not per mode: no weighted frequency */
             printf("  %s: %d modes\n", set.labels[m], cmp.molecules[m].n_modes);
             continue;

@@ -71,7 +71,7 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int fail(void)
 {
-    fprintf(stderr, "hessfit seminario: %s\n", hf_last_error());
+    fprintf(stderr, "hessfit seminario: %s\n", hessfit_last_error());
     return 1;
 }
 
@@ -89,68 +89,68 @@ static int parse_positive(const char *text, double max, double *value)
 }
 
 /* One QM structure with its Hessian, by file extension. */
-static hf_status read_hessian(const char *path, const char *xyz, hf_molecule *mol)
+static hessfit_status read_hessian(const char *path, const char *xyz, hessfit_molecule *mol)
 {
-    hf_status st;
-    if (hf_path_has_extension(path, ".npy")) {
+    hessfit_status st;
+    if (hessfit_path_has_extension(path, ".npy")) {
         if (xyz == NULL)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: a .npy Hessian needs --xyz for the geometry", path);
-        return hf_read_npy_xyz(xyz, path, mol);
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: a .npy Hessian needs --xyz for the geometry", path);
+        return hessfit_npy_xyz_read(xyz, path, mol);
     }
-    st = hf_molecule_read(path, NULL, mol);
-    if (st != HF_SUCCESS)
+    st = hessfit_molecule_read(path, NULL, mol);
+    if (st != HESSFIT_SUCCESS)
         return st;
     if (mol->hessian == NULL) {
-        hf_molecule_free(mol);
-        return hf_error(HF_ERROR_FORMAT, "%s: holds no Hessian", path);
+        hessfit_molecule_free(mol);
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: holds no Hessian", path);
     }
     if (xyz != NULL) { /* the geometry of another file, same atoms */
-        hf_molecule g;
-        if ((st = hf_read_xyz_molecule(xyz, &g)) != HF_SUCCESS) {
-            hf_molecule_free(mol);
+        hessfit_molecule g;
+        if ((st = hessfit_xyz_molecule_read(xyz, &g)) != HESSFIT_SUCCESS) {
+            hessfit_molecule_free(mol);
             return st;
         }
         if (g.n_atoms != mol->n_atoms) {
-            st = hf_error(HF_ERROR_COUNT, "%s: %d atoms, but the Hessian file %s has %d", xyz, g.n_atoms, path,
+            st = hessfit_error(HESSFIT_ERROR_COUNT, "%s: %d atoms, but the Hessian file %s has %d", xyz, g.n_atoms, path,
                           mol->n_atoms);
         } else {
-            for (int a = 0; a < g.n_atoms && st == HF_SUCCESS; a++)
+            for (int a = 0; a < g.n_atoms && st == HESSFIT_SUCCESS; a++)
                 if (g.atomic_numbers[a] != mol->atomic_numbers[a])
-                    st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: atom %d is %s, but %s in %s", xyz, a + 1,
-                                  hf_element_symbol(g.atomic_numbers[a]), hf_element_symbol(mol->atomic_numbers[a]),
+                    st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: atom %d is %s, but %s in %s", xyz, a + 1,
+                                  hessfit_element_symbol(g.atomic_numbers[a]), hessfit_element_symbol(mol->atomic_numbers[a]),
                                   path);
         }
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             memcpy(mol->coords, g.coords, 3 * (size_t)g.n_atoms * sizeof *g.coords);
-        hf_molecule_free(&g);
-        if (st != HF_SUCCESS)
-            hf_molecule_free(mol);
+        hessfit_molecule_free(&g);
+        if (st != HESSFIT_SUCCESS)
+            hessfit_molecule_free(mol);
     }
     return st;
 }
 
-static const char *symbol(const hf_molecule *m, int a)
+static const char *symbol(const hessfit_molecule *m, int a)
 {
-    const char *s = m->atomic_numbers != NULL ? hf_element_symbol(m->atomic_numbers[a]) : NULL;
+    const char *s = m->atomic_numbers != NULL ? hessfit_element_symbol(m->atomic_numbers[a]) : NULL;
     return s != NULL ? s : "?";
 }
 
-static void print_options(const hf_seminario_options *o, const char *what)
+static void print_options(const hessfit_seminario_options *o, const char *what)
 {
     printf("# hessfit seminario: %s; method %s, ts %s, scaling %g, %s units\n", what,
-           o->method == HF_SEMINARIO_MODIFIED ? "modified" : "original",
-           o->ts == HF_SEMINARIO_TS_REPLACE     ? "replace"
-           : o->ts == HF_SEMINARIO_TS_BLOCK_ABS ? "abs"
+           o->method == HESSFIT_SEMINARIO_MODIFIED ? "modified" : "original",
+           o->ts == HESSFIT_SEMINARIO_TS_REPLACE     ? "replace"
+           : o->ts == HESSFIT_SEMINARIO_TS_BLOCK_ABS ? "abs"
                                                 : "keep",
            o->scaling, o->q2mm_units ? "q2mm" : "CODATA");
     printf("# k: kcal/mol/A^2 or kcal/mol/rad^2 (E = k (x - x0)^2); k_mdyn: mdyn/A or mdyn*A/rad^2 (spring);\n"
            "# k_au: Hartree/Bohr^2 or Hartree/rad^2 (spring); values A or degrees\n");
 }
 
-static void print_estimate_row(const char *prefix, const hf_molecule *m, const hf_seminario_estimate *e)
+static void print_estimate_row(const char *prefix, const hessfit_molecule *m, const hessfit_seminario_estimate *e)
 {
     char atoms[40], elements[24];
-    if (e->kind == HF_TERM_BOND) {
+    if (e->kind == HESSFIT_TERM_BOND) {
         snprintf(atoms, sizeof atoms, "%d-%d", e->atoms[0] + 1, e->atoms[1] + 1);
         snprintf(elements, sizeof elements, "%s-%s", symbol(m, e->atoms[0]), symbol(m, e->atoms[1]));
     } else {
@@ -158,17 +158,17 @@ static void print_estimate_row(const char *prefix, const hf_molecule *m, const h
         snprintf(elements, sizeof elements, "%s-%s-%s", symbol(m, e->atoms[0]), symbol(m, e->atoms[1]),
                  symbol(m, e->atoms[2]));
     }
-    printf("%s%-6s %-14s %-10s %11.5f %13.4f %11.5f %12.7f%s\n", prefix, hf_term_kind_name(e->kind), atoms, elements,
+    printf("%s%-6s %-14s %-10s %11.5f %13.4f %11.5f %12.7f%s\n", prefix, hessfit_term_kind_name(e->kind), atoms, elements,
            e->value, e->k, e->k_mdyn, e->k_au, e->linear ? "  (linear)" : "");
 }
 
 /* ---- one structure ------------------------------------------------------------------------- */
 
 /* Element key of a term ("C-H", "H-C-H": outer atoms in alphabetical order). */
-static void element_key(const hf_molecule *m, hf_term_kind kind, const int *atoms, char *key, size_t size)
+static void element_key(const hessfit_molecule *m, hessfit_term_kind kind, const int *atoms, char *key, size_t size)
 {
     const char *a = symbol(m, atoms[0]), *b = symbol(m, atoms[1]);
-    if (kind == HF_TERM_BOND) {
+    if (kind == HESSFIT_TERM_BOND) {
         if (strcmp(a, b) > 0) {
             const char *t = a;
             a = b;
@@ -186,50 +186,50 @@ static void element_key(const hf_molecule *m, hf_term_kind kind, const int *atom
     }
 }
 
-static int run_single(const char *hessian, const char *xyz, const hf_seminario_options *opt, double tolerance)
+static int run_single(const char *hessian, const char *xyz, const hessfit_seminario_options *opt, double tolerance)
 {
-    hf_molecule mol;
-    hf_topology topo;
-    hf_topology_options topt = hf_topology_default_options();
-    hf_seminario *s = NULL;
-    hf_seminario_instance *inst = NULL;
-    hf_seminario_estimate *est = NULL;
-    hf_seminario_group *groups = NULL;
+    hessfit_molecule mol;
+    hessfit_topology topo;
+    hessfit_topology_options topt = hessfit_topology_default_options();
+    hessfit_seminario *s = NULL;
+    hessfit_seminario_instance *inst = NULL;
+    hessfit_seminario_estimate *est = NULL;
+    hessfit_seminario_group *groups = NULL;
     char (*keys)[24] = NULL;
     int n_inst, n_keys = 0, n_groups = 0, rc = 1, perceived;
 
     memset(&topo, 0, sizeof topo);
-    if (read_hessian(hessian, xyz, &mol) != HF_SUCCESS)
+    if (read_hessian(hessian, xyz, &mol) != HESSFIT_SUCCESS)
         return fail();
     topt.bond_tolerance = tolerance;
-    if (hf_topology_build(&mol, &topt, &topo) != HF_SUCCESS)
+    if (hessfit_topology_build(&mol, &topt, &topo) != HESSFIT_SUCCESS)
         goto done;
     if ((perceived = !mol.bonds_known)) { /* the modified method takes the neighbours from the molecule */
         free(mol.bonds);
         mol.bonds = malloc(2 * (size_t)topo.n_bonds * sizeof *mol.bonds + 1);
         if (mol.bonds == NULL) {
-            hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %d bonds", topo.n_bonds);
+            hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for %d bonds", topo.n_bonds);
             goto done;
         }
         memcpy(mol.bonds, topo.bonds, 2 * (size_t)topo.n_bonds * sizeof *mol.bonds);
         mol.n_bonds = topo.n_bonds;
         mol.bonds_known = 1;
     }
-    if (hf_seminario_create(&mol, opt, &s) != HF_SUCCESS)
+    if (hessfit_seminario_create(&mol, opt, &s) != HESSFIT_SUCCESS)
         goto done;
     n_inst = topo.n_bonds + topo.n_angles;
     inst = calloc((size_t)n_inst + 1, sizeof *inst);
     est = calloc((size_t)n_inst + 1, sizeof *est);
     keys = calloc((size_t)n_inst + 1, sizeof *keys);
     if (inst == NULL || est == NULL || keys == NULL) {
-        hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %d terms", n_inst);
+        hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for %d terms", n_inst);
         goto done;
     }
     for (int t = 0; t < n_inst; t++) {
         char key[24];
         int g;
         inst[t].molecule = 0;
-        inst[t].kind = t < topo.n_bonds ? HF_TERM_BOND : HF_TERM_ANGLE;
+        inst[t].kind = t < topo.n_bonds ? HESSFIT_TERM_BOND : HESSFIT_TERM_ANGLE;
         inst[t].atoms[2] = -1;
         if (t < topo.n_bonds)
             memcpy(inst[t].atoms, topo.bonds + 2 * t, 2 * sizeof(int));
@@ -243,7 +243,7 @@ static int run_single(const char *hessian, const char *xyz, const hf_seminario_o
             snprintf(keys[n_keys++], sizeof keys[0], "%s", key);
         inst[t].group = g;
     }
-    if (hf_seminario_average(&s, 1, inst, n_inst, est, &groups, &n_groups) != HF_SUCCESS)
+    if (hessfit_seminario_average(&s, 1, inst, n_inst, est, &groups, &n_groups) != HESSFIT_SUCCESS)
         goto done;
 
     print_options(opt, hessian);
@@ -256,7 +256,7 @@ static int run_single(const char *hessian, const char *xyz, const hf_seminario_o
     printf("%-10s %-6s %4s %5s %11s %13s %11s %12s\n", "elements", "kind", "n", "used", "value", "k", "k_mdyn",
            "k_au");
     for (int g = 0; g < n_groups; g++) {
-        printf("%-10s %-6s %4d %5d %11.5f", keys[groups[g].group], hf_term_kind_name(groups[g].kind),
+        printf("%-10s %-6s %4d %5d %11.5f", keys[groups[g].group], hessfit_term_kind_name(groups[g].kind),
                groups[g].n_instances, groups[g].n_used, groups[g].value);
         if (groups[g].n_used > 0)
             printf(" %13.4f %11.5f %12.7f\n", groups[g].k, groups[g].k_mdyn, groups[g].k_au);
@@ -271,15 +271,15 @@ done:
     free(est);
     free(keys);
     free(groups);
-    hf_seminario_free(s);
-    hf_topology_free(&topo);
-    hf_molecule_free(&mol);
+    hessfit_seminario_free(s);
+    hessfit_topology_free(&topo);
+    hessfit_molecule_free(&mol);
     return rc;
 }
 
 /* ---- structures + force field ------------------------------------------------------------------ */
 
-static void param_types(const hf_ff_param *p, char *out, size_t size)
+static void param_types(const hessfit_ff_param *p, char *out, size_t size)
 {
     size_t n = 0;
     out[0] = '\0';
@@ -292,62 +292,62 @@ static void param_types(const hf_ff_param *p, char *out, size_t size)
 }
 
 static int run_forcefield(const char *ff_path, const char *mmo_path, const char *const *hessians, int n_hessians,
-                          const char *out_path, int all_lines, const hf_seminario_options *opt)
+                          const char *out_path, int all_lines, const hessfit_seminario_options *opt)
 {
-    hf_molecule_list list;
-    hf_forcefield ff, old;
-    hf_seminario **est = NULL;
-    hf_seminario_instance *inst = NULL;
-    hf_seminario_group *groups = NULL;
+    hessfit_molecule_list list;
+    hessfit_forcefield ff, old;
+    hessfit_seminario **est = NULL;
+    hessfit_seminario_instance *inst = NULL;
+    hessfit_seminario_group *groups = NULL;
     int n_inst = 0, cap = 0, n_groups = 0, n_changed = 0, n_skipped = 0, rc = 1;
 
     memset(&list, 0, sizeof list);
     memset(&ff, 0, sizeof ff);
     memset(&old, 0, sizeof old);
-    if (hf_fld_read(ff_path, &ff) != HF_SUCCESS || hf_fld_read(ff_path, &old) != HF_SUCCESS ||
-        hf_read_mmo(mmo_path, &list) != HF_SUCCESS)
+    if (hessfit_fld_read(ff_path, &ff) != HESSFIT_SUCCESS || hessfit_fld_read(ff_path, &old) != HESSFIT_SUCCESS ||
+        hessfit_mmo_read(mmo_path, &list) != HESSFIT_SUCCESS)
         goto done;
     if (list.n != n_hessians) {
-        hf_error(HF_ERROR_COUNT, "%s holds %d structures, but %d Hessian files were given (one per structure, in "
+        hessfit_error(HESSFIT_ERROR_COUNT, "%s holds %d structures, but %d Hessian files were given (one per structure, in "
                  "order)", mmo_path, list.n, n_hessians);
         goto done;
     }
     est = calloc((size_t)list.n, sizeof *est);
     if (est == NULL) {
-        hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory");
+        hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory");
         goto done;
     }
     for (int m = 0; m < list.n; m++) {
-        hf_molecule *sm = &list.items[m], q;
-        hf_status st;
-        if (read_hessian(hessians[m], NULL, &q) != HF_SUCCESS)
+        hessfit_molecule *sm = &list.items[m], q;
+        hessfit_status st;
+        if (read_hessian(hessians[m], NULL, &q) != HESSFIT_SUCCESS)
             goto done;
-        st = HF_SUCCESS;
+        st = HESSFIT_SUCCESS;
         if (q.n_atoms != sm->n_atoms)
-            st = hf_error(HF_ERROR_COUNT, "%s: %d atoms, but structure %d of %s ('%s') has %d", hessians[m], q.n_atoms,
+            st = hessfit_error(HESSFIT_ERROR_COUNT, "%s: %d atoms, but structure %d of %s ('%s') has %d", hessians[m], q.n_atoms,
                           m + 1, mmo_path, sm->name, sm->n_atoms);
-        for (int a = 0; a < q.n_atoms && st == HF_SUCCESS; a++)
+        for (int a = 0; a < q.n_atoms && st == HESSFIT_SUCCESS; a++)
             if (q.atomic_numbers[a] != sm->atomic_numbers[a])
-                st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: atom %d is %s, but %s in structure %d of %s",
+                st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: atom %d is %s, but %s in structure %d of %s",
                               hessians[m], a + 1, symbol(&q, a), symbol(sm, a), m + 1, mmo_path);
-        if (st == HF_SUCCESS) {
+        if (st == HESSFIT_SUCCESS) {
             /* q2mm projects with the .mmo coordinates; the Hessian file's own geometry is not used */
             sm->hessian = q.hessian;
             q.hessian = NULL;
         }
-        hf_molecule_free(&q);
-        if (st != HF_SUCCESS || hf_seminario_create(sm, opt, &est[m]) != HF_SUCCESS)
+        hessfit_molecule_free(&q);
+        if (st != HESSFIT_SUCCESS || hessfit_seminario_create(sm, opt, &est[m]) != HESSFIT_SUCCESS)
             goto done;
         for (int t = 0; t < sm->n_reported_terms; t++) {
-            const hf_reported_term *rt = &sm->reported_terms[t];
-            if ((rt->kind != HF_TERM_BOND && rt->kind != HF_TERM_ANGLE) || rt->ff_line <= 0)
+            const hessfit_reported_term *rt = &sm->reported_terms[t];
+            if ((rt->kind != HESSFIT_TERM_BOND && rt->kind != HESSFIT_TERM_ANGLE) || rt->ff_line <= 0)
                 continue;
             if (n_inst == cap) {
-                hf_seminario_instance *grown;
+                hessfit_seminario_instance *grown;
                 cap = cap ? 2 * cap : 256;
                 grown = realloc(inst, (size_t)cap * sizeof *inst);
                 if (grown == NULL) {
-                    hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for %d terms", cap);
+                    hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for %d terms", cap);
                     goto done;
                 }
                 inst = grown;
@@ -361,10 +361,10 @@ static int run_forcefield(const char *ff_path, const char *mmo_path, const char 
             n_inst++;
         }
     }
-    if (hf_seminario_average(est, list.n, inst, n_inst, NULL, &groups, &n_groups) != HF_SUCCESS)
+    if (hessfit_seminario_average(est, list.n, inst, n_inst, NULL, &groups, &n_groups) != HESSFIT_SUCCESS)
         goto done;
-    if (hf_seminario_apply(&ff, groups, n_groups, all_lines ? 0u : HF_SEMINARIO_APPLY_OPT_ONLY, &n_changed,
-                           &n_skipped) != HF_SUCCESS)
+    if (hessfit_seminario_apply(&ff, groups, n_groups, all_lines ? 0u : HESSFIT_SEMINARIO_APPLY_OPT_ONLY, &n_changed,
+                           &n_skipped) != HESSFIT_SUCCESS)
         goto done;
 
     print_options(opt, ff_path);
@@ -373,19 +373,19 @@ static int run_forcefield(const char *ff_path, const char *mmo_path, const char 
     printf("%-6s %-6s %-16s %4s %5s %11s %13s %11s %12s   %11s %13s  %s\n", "line", "kind", "types", "n", "used",
            "value", "k", "k_mdyn", "k_au", "old value", "old k", "note");
     for (int g = 0; g < n_groups; g++) {
-        const hf_seminario_group *gr = &groups[g];
-        int pi = hf_forcefield_param_at_line(&old, gr->group);
+        const hessfit_seminario_group *gr = &groups[g];
+        int pi = hessfit_forcefield_param_at_line(&old, gr->group);
         char types[48] = "";
         const char *note = "";
         if (pi < 0)
             note = "no parameter on this line";
-        else if (!all_lines && !hf_seminario_param_marked_opt(&old, &old.params[pi]))
+        else if (!all_lines && !hessfit_seminario_param_marked_opt(&old, &old.params[pi]))
             note = "not in an OPT substructure: unchanged";
         else if (gr->n_used == 0)
             note = "all estimates <= 0: constant kept";
         if (pi >= 0)
             param_types(&old.params[pi], types, sizeof types);
-        printf("%-6d %-6s %-16s %4d %5d %11.5f", gr->group, hf_term_kind_name(gr->kind), types, gr->n_instances,
+        printf("%-6d %-6s %-16s %4d %5d %11.5f", gr->group, hessfit_term_kind_name(gr->kind), types, gr->n_instances,
                gr->n_used, gr->value);
         if (gr->n_used > 0)
             printf(" %13.4f %11.5f %12.7f", gr->k, gr->k_mdyn, gr->k_au);
@@ -399,7 +399,7 @@ static int run_forcefield(const char *ff_path, const char *mmo_path, const char 
     }
     printf("# %d parameters changed, %d lines left alone\n", n_changed, n_skipped);
     if (out_path != NULL) {
-        if (hf_fld_write(&ff, out_path) != HF_SUCCESS)
+        if (hessfit_fld_write(&ff, out_path) != HESSFIT_SUCCESS)
             goto done;
         printf("# wrote %s\n", out_path);
     }
@@ -409,13 +409,13 @@ done:
         fail();
     if (est != NULL)
         for (int m = 0; m < list.n; m++)
-            hf_seminario_free(est[m]);
+            hessfit_seminario_free(est[m]);
     free(est);
     free(inst);
     free(groups);
-    hf_molecule_list_free(&list);
-    hf_forcefield_free(&ff);
-    hf_forcefield_free(&old);
+    hessfit_molecule_list_free(&list);
+    hessfit_forcefield_free(&ff);
+    hessfit_forcefield_free(&old);
     return rc;
 }
 
@@ -425,7 +425,7 @@ static int seminario(int argc, char **argv, const char **hessians)
     const char *xyz = NULL, *ff = NULL, *mmo = NULL, *out = NULL;
     int n_hessians = 0, all_lines = 0;
     double tolerance = 1.3;
-    hf_seminario_options opt = hf_seminario_default_options();
+    hessfit_seminario_options opt = hessfit_seminario_default_options();
     static const struct option options[] = {
         {"hessian", required_argument, NULL, 'H'},   {"xyz", required_argument, NULL, 'x'},
         {"ff", required_argument, NULL, 'f'},        {"structures", required_argument, NULL, 's'},
@@ -449,19 +449,19 @@ static int seminario(int argc, char **argv, const char **hessians)
         case 'o': out = v; break;
         case 'm':
             if (strcmp(v, "original") == 0)
-                opt.method = HF_SEMINARIO_ORIGINAL;
+                opt.method = HESSFIT_SEMINARIO_ORIGINAL;
             else if (strcmp(v, "modified") == 0)
-                opt.method = HF_SEMINARIO_MODIFIED;
+                opt.method = HESSFIT_SEMINARIO_MODIFIED;
             else
                 return usage_error("--method is original or modified, not '%s'", v);
             break;
         case 't':
             if (strcmp(v, "keep") == 0)
-                opt.ts = HF_SEMINARIO_TS_KEEP;
+                opt.ts = HESSFIT_SEMINARIO_TS_KEEP;
             else if (strcmp(v, "replace") == 0)
-                opt.ts = HF_SEMINARIO_TS_REPLACE;
+                opt.ts = HESSFIT_SEMINARIO_TS_REPLACE;
             else if (strcmp(v, "abs") == 0)
-                opt.ts = HF_SEMINARIO_TS_BLOCK_ABS;
+                opt.ts = HESSFIT_SEMINARIO_TS_BLOCK_ABS;
             else
                 return usage_error("--ts is keep, replace or abs, not '%s'", v);
             break;
@@ -483,9 +483,9 @@ static int seminario(int argc, char **argv, const char **hessians)
     if (ff != NULL) {
         if (xyz != NULL)
             return usage_error("%s", "--xyz is for a single structure; with --structures the .mmo gives the geometry");
-        if (!hf_path_has_extension(ff, ".fld"))
+        if (!hessfit_path_has_extension(ff, ".fld"))
             return usage_error("--ff must be an MM3* .fld file, not '%s'", ff);
-        if (!hf_path_has_extension(mmo, ".mmo"))
+        if (!hessfit_path_has_extension(mmo, ".mmo"))
             return usage_error("--structures must be a MacroModel .mmo file, not '%s'", mmo);
         return run_forcefield(ff, mmo, hessians, n_hessians, out, all_lines, &opt);
     }

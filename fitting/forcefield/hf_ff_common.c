@@ -10,41 +10,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-hf_status hf_ff_load_lines(const char *path, hf_forcefield *ff)
+hessfit_status hf_ff_load_lines(const char *path, hessfit_forcefield *ff)
 {
     unsigned char *data = NULL;
     size_t size = 0, cap = 0, start = 0;
-    hf_status st;
+    hessfit_status st;
     memset(ff, 0, sizeof *ff);
     st = hf_read_file(path, HF_FF_MAX_FILE_BYTES, &data, &size);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
     ff->path = hf_strdup(path);
     if (ff->path == NULL) {
         free(data);
-        return HF_ERROR_OUT_OF_MEMORY;
+        return HESSFIT_ERROR_OUT_OF_MEMORY;
     }
     while (start < size) {
         size_t end = start, n;
         char *line;
         while (end < size && data[end] != '\n') {
             if (data[end] == '\0') {
-                st = hf_error(HF_ERROR_PARSE, "%s:%d: NUL byte in a text file", path, ff->n_lines + 1);
+                st = hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: NUL byte in a text file", path, ff->n_lines + 1);
                 goto fail;
             }
             end++;
         }
         n = end - start;
         if (n > HF_LINES_MAX_LINE) {
-            st = hf_error(HF_ERROR_PARSE, "%s:%d: line longer than %d bytes", path, ff->n_lines + 1, HF_LINES_MAX_LINE);
+            st = hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: line longer than %d bytes", path, ff->n_lines + 1, HF_LINES_MAX_LINE);
             goto fail;
         }
         st = hf_grow((void **)&ff->lines, &cap, (size_t)ff->n_lines + 1, sizeof *ff->lines, "lines");
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             goto fail;
         line = malloc(n + 1);
         if (line == NULL) {
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for the line", path, ff->n_lines + 1);
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for the line", path, ff->n_lines + 1);
             goto fail;
         }
         memcpy(line, data + start, n);
@@ -53,47 +53,47 @@ hf_status hf_ff_load_lines(const char *path, hf_forcefield *ff)
         start = end + 1;
     }
     free(data);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 fail:
     free(data);
-    hf_forcefield_free(ff);
+    hessfit_forcefield_free(ff);
     return st;
 }
 
-hf_status hf_ff_read_begin(const char *reader, const char *path, hf_forcefield *ff, hf_ff_format format,
-                           const char *empty_note, hf_forcefield *tmp)
+hessfit_status hf_ff_read_begin(const char *reader, const char *path, hessfit_forcefield *ff, hessfit_ff_format format,
+                           const char *empty_note, hessfit_forcefield *tmp)
 {
-    hf_status st;
+    hessfit_status st;
     if (path == NULL || ff == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: %s is NULL", reader, path == NULL ? "path" : "ff");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: %s is NULL", reader, path == NULL ? "path" : "ff");
     memset(ff, 0, sizeof *ff);
     st = hf_ff_load_lines(path, tmp);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
     tmp->format = format;
     if (tmp->n_lines == 0) {
-        hf_forcefield_free(tmp);
-        return hf_error(HF_ERROR_TRUNCATED, "%s:1: empty file%s", path, empty_note);
+        hessfit_forcefield_free(tmp);
+        return hessfit_error(HESSFIT_ERROR_TRUNCATED, "%s:1: empty file%s", path, empty_note);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-void hf_ff_describe_param(const hf_ff_param *p, int index, char *out, size_t size)
+void hf_ff_describe_param(const hessfit_ff_param *p, int index, char *out, size_t size)
 {
-    int n = snprintf(out, size, "parameter %d (%s", index, hf_param_kind_name(p->kind));
+    int n = snprintf(out, size, "parameter %d (%s", index, hessfit_param_kind_name(p->kind));
     for (int k = 0; k < p->n_types && k < 4 && n > 0 && (size_t)n < size; k++)
         n += snprintf(out + n, size - (size_t)n, " %s", p->types[k]);
     if (n > 0 && (size_t)n < size)
         snprintf(out + n, size - (size_t)n, ", line %d)", p->line);
 }
 
-hf_status hf_ff_add_param(hf_forcefield *ff, size_t *cap, const hf_ff_param *param)
+hessfit_status hf_ff_add_param(hessfit_forcefield *ff, size_t *cap, const hessfit_ff_param *param)
 {
-    hf_status st = hf_grow((void **)&ff->params, cap, (size_t)ff->n_params + 1, sizeof *ff->params, "parameters");
-    if (st != HF_SUCCESS)
+    hessfit_status st = hf_grow((void **)&ff->params, cap, (size_t)ff->n_params + 1, sizeof *ff->params, "parameters");
+    if (st != HESSFIT_SUCCESS)
         return st;
     ff->params[ff->n_params++] = *param;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 void hf_ff_copy_trimmed(char *dst, size_t size, const char *s, size_t n)

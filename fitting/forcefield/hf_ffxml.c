@@ -32,7 +32,7 @@ static num_text num(double v)
 }
 
 /* The molecules' names in the file: letters, digits, '_', '.', '+' kept, anything else '_'. */
-static void base_name(const hf_molecule *mol, int k, char *out, size_t size)
+static void base_name(const hessfit_molecule *mol, int k, char *out, size_t size)
 {
     size_t n = 0;
     const char *s = mol->name != NULL ? mol->name : "";
@@ -47,7 +47,7 @@ static void base_name(const hf_molecule *mol, int k, char *out, size_t size)
         snprintf(out, size, "mol%d", k);
 }
 
-static hf_status molecule_names(const hf_molecule *mols, int n_mols, char (*names)[FFXML_NAME_LEN])
+static hessfit_status molecule_names(const hessfit_molecule *mols, int n_mols, char (*names)[FFXML_NAME_LEN])
 {
     for (int k = 0; k < n_mols; k++) {
         char base[FFXML_NAME_LEN];
@@ -60,19 +60,19 @@ static hf_status molecule_names(const hf_molecule *mols, int n_mols, char (*name
             if (!clash)
                 break;
             if (attempt > 1000)
-                return hf_error(HF_ERROR_INVALID_ARGUMENT, "molecule %d: no unique name from '%s'", k, base);
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "molecule %d: no unique name from '%s'", k, base);
             /* the base cut so that "_<number>" always fits (at most 14 characters here) */
             snprintf(names[k], FFXML_NAME_LEN, "%.*s_%ld", FFXML_NAME_LEN - 16, base, k + attempt * (long)n_mols);
         }
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* s as an XML attribute value (without the quotes). */
-static hf_status put_escaped(hf_buf *b, const char *s)
+static hessfit_status put_escaped(hf_buf *b, const char *s)
 {
-    hf_status st = HF_SUCCESS;
-    for (; *s && st == HF_SUCCESS; s++) {
+    hessfit_status st = HESSFIT_SUCCESS;
+    for (; *s && st == HESSFIT_SUCCESS; s++) {
         switch (*s) {
         case '&': st = hf_buf_append(b, "&amp;", 5); break;
         case '<': st = hf_buf_append(b, "&lt;", 4); break;
@@ -90,19 +90,19 @@ static hf_status put_escaped(hf_buf *b, const char *s)
 }
 
 /* An XML comment: "--" may not appear inside one, nor '-' before its end. */
-static hf_status put_comment(hf_buf *b, const char *indent, const char *text)
+static hessfit_status put_comment(hf_buf *b, const char *indent, const char *text)
 {
-    hf_status st = hf_buf_printf(b, "%s<!-- ", indent);
+    hessfit_status st = hf_buf_printf(b, "%s<!-- ", indent);
     char prev = ' ';
-    for (const char *s = text; *s && st == HF_SUCCESS; s++) {
+    for (const char *s = text; *s && st == HESSFIT_SUCCESS; s++) {
         char c = (unsigned char)*s < 0x20 ? ' ' : *s;
         if (c == '-' && prev == '-')
             st = hf_buf_append(b, " ", 1);
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = hf_buf_append(b, &c, 1);
         prev = c;
     }
-    if (st == HF_SUCCESS)
+    if (st == HESSFIT_SUCCESS)
         st = hf_buf_append(b, " -->\n", 5); /* the space keeps a final '-' off "-->" */
     return st;
 }
@@ -139,7 +139,7 @@ static int bonded(const int *pairs, int n_pairs, int i, int j)
 
 /* The key two terms on the same atoms share (a torsion read either way, an improper by its centre
  * and its neighbour set). */
-static term_key key_of(const hf_typed_term *t, int centre, int index)
+static term_key key_of(const hessfit_typed_term *t, int centre, int index)
 {
     term_key k;
     int *a = k.a + 1;
@@ -147,16 +147,16 @@ static term_key key_of(const hf_typed_term *t, int centre, int index)
     k.a[0] = (int)t->kind;
     a[0] = a[1] = a[2] = a[3] = -1;
     switch (t->kind) {
-    case HF_TERM_BOND:
+    case HESSFIT_TERM_BOND:
         a[0] = t->atoms[0] < t->atoms[1] ? t->atoms[0] : t->atoms[1];
         a[1] = t->atoms[0] < t->atoms[1] ? t->atoms[1] : t->atoms[0];
         break;
-    case HF_TERM_ANGLE:
+    case HESSFIT_TERM_ANGLE:
         a[0] = t->atoms[0] < t->atoms[2] ? t->atoms[0] : t->atoms[2];
         a[1] = t->atoms[1];
         a[2] = t->atoms[0] < t->atoms[2] ? t->atoms[2] : t->atoms[0];
         break;
-    case HF_TERM_TORSION: {
+    case HESSFIT_TERM_TORSION: {
         int fwd = t->atoms[1] < t->atoms[2] || (t->atoms[1] == t->atoms[2] && t->atoms[0] <= t->atoms[3]);
         for (int m = 0; m < 4; m++)
             a[m] = fwd ? t->atoms[m] : t->atoms[3 - m];
@@ -184,9 +184,9 @@ static term_key key_of(const hf_typed_term *t, int centre, int index)
     return k;
 }
 
-static void term_text(const hf_typed_term *t, const char *mol, char *out, size_t size)
+static void term_text(const hessfit_typed_term *t, const char *mol, char *out, size_t size)
 {
-    int n = hf_term_kind_atoms(t->kind), m = snprintf(out, size, "%s %s", hf_term_kind_name(t->kind), mol);
+    int n = hessfit_term_kind_atoms(t->kind), m = snprintf(out, size, "%s %s", hessfit_term_kind_name(t->kind), mol);
     for (int k = 0; k < n && m > 0 && (size_t)m < size; k++)
         m += snprintf(out + m, size - (size_t)m, "%s%d", k == 0 ? " " : "-", t->atoms[k]);
 }
@@ -208,101 +208,101 @@ static void out_free(ffxml_out *o)
     hf_buf_free(&o->harmonic);
 }
 
-static hf_status put_type_attrs(hf_buf *b, const char *mol, const int *atoms, int n)
+static hessfit_status put_type_attrs(hf_buf *b, const char *mol, const int *atoms, int n)
 {
-    hf_status st = HF_SUCCESS;
-    for (int k = 0; k < n && st == HF_SUCCESS; k++) {
+    hessfit_status st = HESSFIT_SUCCESS;
+    for (int k = 0; k < n && st == HESSFIT_SUCCESS; k++) {
         st = hf_buf_printf(b, " type%d=\"", k + 1);
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = put_escaped(b, mol);
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(b, "-%d\"", atoms[k]);
     }
     return st;
 }
 
 /* Check the parameter of a term and return it. */
-static hf_status term_param(const char *path, const hf_forcefield *ff, const hf_typed_term *t, const char *what,
-                            const hf_ff_param **out)
+static hessfit_status term_param(const char *path, const hessfit_forcefield *ff, const hessfit_typed_term *t, const char *what,
+                            const hessfit_ff_param **out)
 {
-    const hf_ff_param *p;
+    const hessfit_ff_param *p;
     if (t->param < 0 || t->param >= ff->n_params)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s: parameter index %d outside [0, %d)", path, what, t->param,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %s: parameter index %d outside [0, %d)", path, what, t->param,
                         ff->n_params);
     p = &ff->params[t->param];
     if ((int)p->kind != (int)t->kind)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s: parameter %d is a %s parameter", path, what, t->param,
-                        hf_param_kind_name(p->kind));
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %s: parameter %d is a %s parameter", path, what, t->param,
+                        hessfit_param_kind_name(p->kind));
     for (int k = 0; k < p->n_values; k++)
         if (!isfinite(p->values[k]))
-            return hf_error(HF_ERROR_NONFINITE, "%s: %s: parameter %d value %d is %g", path, what, t->param, k + 1,
+            return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: %s: parameter %d value %d is %g", path, what, t->param, k + 1,
                             p->values[k]);
-    if (t->kind == HF_TERM_BOND || t->kind == HF_TERM_ANGLE) {
+    if (t->kind == HESSFIT_TERM_BOND || t->kind == HESSFIT_TERM_ANGLE) {
         if (p->n_values != 2)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s: parameter %d holds %d values, not {k, x0}", path, what,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %s: parameter %d holds %d values, not {k, x0}", path, what,
                             t->param, p->n_values);
-    } else if (t->kind == HF_TERM_IMPROPER && p->improper_form == HF_IMPROPER_HARMONIC) {
+    } else if (t->kind == HESSFIT_TERM_IMPROPER && p->improper_form == HESSFIT_IMPROPER_HARMONIC) {
         if (p->n_values != 1)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s: harmonic improper parameter %d holds %d values, not {k}",
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %s: harmonic improper parameter %d holds %d values, not {k}",
                             path, what, t->param, p->n_values);
     } else {
-        if (p->n_values < 3 || p->n_values % 3 != 0 || p->n_values > HF_FF_MAX_VALUES)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s: parameter %d holds %d values, not Fourier triples", path,
+        if (p->n_values < 3 || p->n_values % 3 != 0 || p->n_values > HESSFIT_FF_MAX_VALUES)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %s: parameter %d holds %d values, not Fourier triples", path,
                             what, t->param, p->n_values);
         for (int k = 2; k < p->n_values; k += 3)
             if (p->values[k] != floor(p->values[k]) || p->values[k] < 1.0 || p->values[k] > 1000.0)
-                return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s: parameter %d periodicity %g is not a positive integer",
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %s: parameter %d periodicity %g is not a positive integer",
                                 path, what, t->param, p->values[k]);
     }
     *out = p;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status write_molecule(const char *path, const hf_forcefield *ff, const hf_molecule *mol,
-                                const hf_typed_molecule *typed, int m, const char *name, ffxml_out *o)
+static hessfit_status write_molecule(const char *path, const hessfit_forcefield *ff, const hessfit_molecule *mol,
+                                const hessfit_typed_molecule *typed, int m, const char *name, ffxml_out *o)
 {
     int *pairs = NULL, n_pairs = 0;
     term_key *keys = NULL;
     int *centre = NULL;
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     char what[192];
     if (mol->n_atoms <= 0 || mol->atomic_numbers == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: molecule %d (%s) has no atoms", path, m, name);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: molecule %d (%s) has no atoms", path, m, name);
     if (mol->atom_types == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: molecule %d (%s) has no force-field atom types", path, m, name);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: molecule %d (%s) has no force-field atom types", path, m, name);
     if (typed->n_terms < 0 || (typed->n_terms > 0 && typed->terms == NULL))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: molecule %d (%s): bad term list", path, m, name);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: molecule %d (%s): bad term list", path, m, name);
     pairs = malloc(2 * sizeof(int) * (size_t)(typed->n_terms + 1));
     keys = malloc(sizeof *keys * (size_t)(typed->n_terms + 1));
     centre = malloc(sizeof *centre * (size_t)(typed->n_terms + 1));
     if (pairs == NULL || keys == NULL || centre == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: molecule %d: no memory for %d terms", path, m, typed->n_terms);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: molecule %d: no memory for %d terms", path, m, typed->n_terms);
         goto done;
     }
     /* Atoms and the bonds of the bond terms. */
     for (int i = 0; i < typed->n_terms; i++) {
-        const hf_typed_term *t = &typed->terms[i];
+        const hessfit_typed_term *t = &typed->terms[i];
         int n;
-        if ((int)t->kind < 0 || (int)t->kind >= HF_NUM_TERM_KINDS) {
-            st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: molecule %d term %d: unknown kind %d", path, m, i, (int)t->kind);
+        if ((int)t->kind < 0 || (int)t->kind >= HESSFIT_NUM_TERM_KINDS) {
+            st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: molecule %d term %d: unknown kind %d", path, m, i, (int)t->kind);
             goto done;
         }
-        n = hf_term_kind_atoms(t->kind);
+        n = hessfit_term_kind_atoms(t->kind);
         term_text(t, name, what, sizeof what);
         for (int k = 0; k < n; k++) {
             if (t->atoms[k] < 0 || t->atoms[k] >= mol->n_atoms) {
-                st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: term %d (%s): atom index %d outside [0, %d)", path, i,
+                st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: term %d (%s): atom index %d outside [0, %d)", path, i,
                               what, t->atoms[k], mol->n_atoms);
                 goto done;
             }
             for (int j = 0; j < k; j++)
                 if (t->atoms[j] == t->atoms[k]) {
-                    st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: term %d (%s) names atom %d twice", path, i, what,
+                    st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: term %d (%s) names atom %d twice", path, i, what,
                                   t->atoms[k]);
                     goto done;
                 }
         }
-        if (t->kind == HF_TERM_BOND) {
+        if (t->kind == HESSFIT_TERM_BOND) {
             pairs[2 * n_pairs] = t->atoms[0] < t->atoms[1] ? t->atoms[0] : t->atoms[1];
             pairs[2 * n_pairs + 1] = t->atoms[0] < t->atoms[1] ? t->atoms[1] : t->atoms[0];
             n_pairs++;
@@ -311,18 +311,18 @@ static hf_status write_molecule(const char *path, const hf_forcefield *ff, const
     qsort(pairs, (size_t)n_pairs, 2 * sizeof(int), cmp_int2);
     /* Terms along bonds; the centre of each improper; no two terms on the same atoms. */
     for (int i = 0; i < typed->n_terms; i++) {
-        const hf_typed_term *t = &typed->terms[i];
+        const hessfit_typed_term *t = &typed->terms[i];
         const int *a = t->atoms;
         term_text(t, name, what, sizeof what);
         centre[i] = -1;
-        if ((t->kind == HF_TERM_ANGLE && !(bonded(pairs, n_pairs, a[0], a[1]) && bonded(pairs, n_pairs, a[1], a[2]))) ||
-            (t->kind == HF_TERM_TORSION && !(bonded(pairs, n_pairs, a[0], a[1]) && bonded(pairs, n_pairs, a[1], a[2]) &&
+        if ((t->kind == HESSFIT_TERM_ANGLE && !(bonded(pairs, n_pairs, a[0], a[1]) && bonded(pairs, n_pairs, a[1], a[2]))) ||
+            (t->kind == HESSFIT_TERM_TORSION && !(bonded(pairs, n_pairs, a[0], a[1]) && bonded(pairs, n_pairs, a[1], a[2]) &&
                                              bonded(pairs, n_pairs, a[2], a[3])))) {
-            st = hf_error(HF_ERROR_INVALID_ARGUMENT,
+            st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                           "%s: term %d (%s) does not follow the bonds of the molecule's bond terms", path, i, what);
             goto done;
         }
-        if (t->kind == HF_TERM_IMPROPER) {
+        if (t->kind == HESSFIT_TERM_IMPROPER) {
             int ok[4];
             for (int k = 0; k < 4; k++) {
                 ok[k] = 1;
@@ -332,7 +332,7 @@ static hf_status write_molecule(const char *path, const hf_forcefield *ff, const
             }
             centre[i] = ok[0] ? a[0] : ok[3] ? a[3] : -1;
             if (centre[i] < 0) {
-                st = hf_error(ok[1] || ok[2] ? HF_ERROR_UNSUPPORTED : HF_ERROR_INVALID_ARGUMENT,
+                st = hessfit_error(ok[1] || ok[2] ? HESSFIT_ERROR_UNSUPPORTED : HESSFIT_ERROR_INVALID_ARGUMENT,
                               ok[1] || ok[2] ? "%s: term %d (%s): its central atom is listed %s; OpenMM's improper "
                                                "ordering reproduces only a centre listed first or last"
                                              : "%s: term %d (%s): no atom is bonded to the other three%s",
@@ -345,9 +345,9 @@ static hf_status write_molecule(const char *path, const hf_forcefield *ff, const
     qsort(keys, (size_t)typed->n_terms, sizeof *keys, cmp_key);
     for (int i = 1; i < typed->n_terms; i++)
         if (cmp_key(&keys[i - 1], &keys[i]) == 0) {
-            const hf_typed_term *t = &typed->terms[keys[i].term];
+            const hessfit_typed_term *t = &typed->terms[keys[i].term];
             term_text(t, name, what, sizeof what);
-            st = hf_error(HF_ERROR_INVALID_ARGUMENT,
+            st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                           "%s: terms %d and %d of molecule %d act on the same atoms (%s); OpenMM would apply only one",
                           path, keys[i - 1].term < keys[i].term ? keys[i - 1].term : keys[i].term,
                           keys[i - 1].term < keys[i].term ? keys[i].term : keys[i - 1].term, m, what);
@@ -355,49 +355,49 @@ static hf_status write_molecule(const char *path, const hf_forcefield *ff, const
         }
     /* Atom types and the residue template. */
     st = hf_buf_printf(&o->residues, "  <Residue name=\"");
-    if (st == HF_SUCCESS)
+    if (st == HESSFIT_SUCCESS)
         st = put_escaped(&o->residues, name);
-    if (st == HF_SUCCESS)
+    if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(&o->residues, "\">\n");
-    for (int i = 0; i < mol->n_atoms && st == HF_SUCCESS; i++) {
-        const char *symbol = hf_element_symbol(mol->atomic_numbers[i]);
+    for (int i = 0; i < mol->n_atoms && st == HESSFIT_SUCCESS; i++) {
+        const char *symbol = hessfit_element_symbol(mol->atomic_numbers[i]);
         if (symbol == NULL || mol->atom_types[i] == NULL) {
-            st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: molecule %d (%s) atom %d: %s", path, m, name, i,
+            st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: molecule %d (%s) atom %d: %s", path, m, name, i,
                           symbol == NULL ? "unknown element" : "no atom type");
             goto done;
         }
         st = hf_buf_printf(&o->types, "  <Type name=\"");
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = put_escaped(&o->types, name);
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(&o->types, "-%d\" class=\"", i);
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = put_escaped(&o->types, mol->atom_types[i]);
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(&o->types, "\" element=\"%s\" mass=\"%s\"/>\n", symbol,
-                                  num(hf_element_average_mass(mol->atomic_numbers[i])).s);
-        if (st == HF_SUCCESS)
+                                  num(hessfit_element_average_mass(mol->atomic_numbers[i])).s);
+        if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(&o->residues, "   <Atom name=\"%s%d\" type=\"", symbol, i);
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = put_escaped(&o->residues, name);
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(&o->residues, "-%d\"/>\n", i);
     }
-    for (int b = 0; b < n_pairs && st == HF_SUCCESS; b++)
+    for (int b = 0; b < n_pairs && st == HESSFIT_SUCCESS; b++)
         st = hf_buf_printf(&o->residues, "   <Bond atomName1=\"%s%d\" atomName2=\"%s%d\"/>\n",
-                              hf_element_symbol(mol->atomic_numbers[pairs[2 * b]]), pairs[2 * b],
-                              hf_element_symbol(mol->atomic_numbers[pairs[2 * b + 1]]), pairs[2 * b + 1]);
-    if (st == HF_SUCCESS)
+                              hessfit_element_symbol(mol->atomic_numbers[pairs[2 * b]]), pairs[2 * b],
+                              hessfit_element_symbol(mol->atomic_numbers[pairs[2 * b + 1]]), pairs[2 * b + 1]);
+    if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(&o->residues, "  </Residue>\n");
     /* One entry per term. */
-    for (int i = 0; i < typed->n_terms && st == HF_SUCCESS; i++) {
-        const hf_typed_term *t = &typed->terms[i];
-        const hf_ff_param *p = NULL;
+    for (int i = 0; i < typed->n_terms && st == HESSFIT_SUCCESS; i++) {
+        const hessfit_typed_term *t = &typed->terms[i];
+        const hessfit_ff_param *p = NULL;
         hf_buf *b;
         term_text(t, name, what, sizeof what);
-        if (t->rule == HF_MATCH_NO_TERM) {
+        if (t->rule == HESSFIT_MATCH_NO_TERM) {
             char text[320];
-            b = t->kind == HF_TERM_BOND ? &o->bonds : t->kind == HF_TERM_ANGLE ? &o->angles : &o->torsions;
+            b = t->kind == HESSFIT_TERM_BOND ? &o->bonds : t->kind == HESSFIT_TERM_ANGLE ? &o->angles : &o->torsions;
             snprintf(text, sizeof text, "no term (the user chose none): %s%s%s", what, t->detail[0] ? ": " : "",
                      t->detail);
             st = put_comment(b, "  ", text);
@@ -405,52 +405,52 @@ static hf_status write_molecule(const char *path, const hf_forcefield *ff, const
             continue;
         }
         st = term_param(path, ff, t, what, &p);
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             goto done;
         switch (t->kind) {
-        case HF_TERM_BOND:
+        case HESSFIT_TERM_BOND:
             st = hf_buf_printf(&o->bonds, "  <Bond");
-            if (st == HF_SUCCESS)
+            if (st == HESSFIT_SUCCESS)
                 st = put_type_attrs(&o->bonds, name, t->atoms, 2);
-            if (st == HF_SUCCESS) /* OpenMM: E = k/2 (r - r0)^2 */
-                st = hf_buf_printf(&o->bonds, " length=\"%s\" k=\"%s\"/>\n", num(p->values[1] * HF_ANGSTROM_TO_NM).s,
-                                      num(2.0 * p->values[0] * HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2).s);
+            if (st == HESSFIT_SUCCESS) /* OpenMM: E = k/2 (r - r0)^2 */
+                st = hf_buf_printf(&o->bonds, " length=\"%s\" k=\"%s\"/>\n", num(p->values[1] * HESSFIT_ANGSTROM_TO_NM).s,
+                                      num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2).s);
             o->n_bonds++;
             break;
-        case HF_TERM_ANGLE:
+        case HESSFIT_TERM_ANGLE:
             st = hf_buf_printf(&o->angles, "  <Angle");
-            if (st == HF_SUCCESS)
+            if (st == HESSFIT_SUCCESS)
                 st = put_type_attrs(&o->angles, name, t->atoms, 3);
-            if (st == HF_SUCCESS)
-                st = hf_buf_printf(&o->angles, " angle=\"%s\" k=\"%s\"/>\n", num(p->values[1] * HF_DEG_TO_RAD).s,
-                                      num(2.0 * p->values[0] * HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
+            if (st == HESSFIT_SUCCESS)
+                st = hf_buf_printf(&o->angles, " angle=\"%s\" k=\"%s\"/>\n", num(p->values[1] * HESSFIT_DEG_TO_RAD).s,
+                                      num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
             o->n_angles++;
             break;
         default: {
             int order[4];
-            int is_improper = t->kind == HF_TERM_IMPROPER;
+            int is_improper = t->kind == HESSFIT_TERM_IMPROPER;
             for (int k = 0; k < 4; k++) /* an improper with its centre last is written reversed */
                 order[k] = is_improper && centre[i] != t->atoms[0] ? t->atoms[3 - k] : t->atoms[k];
-            if (is_improper && p->improper_form == HF_IMPROPER_HARMONIC) {
+            if (is_improper && p->improper_form == HESSFIT_IMPROPER_HARMONIC) {
                 b = &o->harmonic;
                 st = hf_buf_printf(b, "  <Improper");
-                if (st == HF_SUCCESS)
+                if (st == HESSFIT_SUCCESS)
                     st = put_type_attrs(b, name, order, 4);
-                if (st == HF_SUCCESS)
+                if (st == HESSFIT_SUCCESS)
                     st = hf_buf_printf(b, " k=\"%s\" theta0=\"0\"/>\n",
-                                          num(p->values[0] * HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
+                                          num(p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
                 o->n_harmonic++;
                 break;
             }
             b = &o->torsions;
             st = hf_buf_printf(b, is_improper ? "  <Improper" : "  <Proper");
-            if (st == HF_SUCCESS)
+            if (st == HESSFIT_SUCCESS)
                 st = put_type_attrs(b, name, order, 4);
-            for (int k = 0; k < p->n_values / 3 && st == HF_SUCCESS; k++)
+            for (int k = 0; k < p->n_values / 3 && st == HESSFIT_SUCCESS; k++)
                 st = hf_buf_printf(b, " periodicity%d=\"%d\" phase%d=\"%s\" k%d=\"%s\"", k + 1,
-                                      (int)p->values[3 * k + 2], k + 1, num(p->values[3 * k + 1] * HF_DEG_TO_RAD).s,
-                                      k + 1, num(p->values[3 * k] * HF_KCAL_TO_KJ).s);
-            if (st == HF_SUCCESS)
+                                      (int)p->values[3 * k + 2], k + 1, num(p->values[3 * k + 1] * HESSFIT_DEG_TO_RAD).s,
+                                      k + 1, num(p->values[3 * k] * HESSFIT_KCAL_TO_KJ).s);
+            if (st == HESSFIT_SUCCESS)
                 st = hf_buf_printf(b, "/>\n");
             o->n_torsions++;
             break;
@@ -464,31 +464,31 @@ done:
     return st;
 }
 
-hf_status hf_ffxml_write(const char *path, const hf_forcefield *ff, const hf_molecule *mols,
-                         const hf_typed_molecule *typed, int n_mols)
+hessfit_status hessfit_ffxml_write(const char *path, const hessfit_forcefield *ff, const hessfit_molecule *mols,
+                         const hessfit_typed_molecule *typed, int n_mols)
 {
     ffxml_out o;
     hf_buf doc = {0};
     char (*names)[FFXML_NAME_LEN] = NULL;
-    hf_status st;
+    hessfit_status st;
     char text[1024];
     if (path == NULL || ff == NULL || mols == NULL || typed == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_ffxml_write: %s is NULL",
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_ffxml_write: %s is NULL",
                         path == NULL ? "path" : ff == NULL ? "ff" : mols == NULL ? "mols" : "typed");
     if (n_mols <= 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_ffxml_write(%s): %d molecules", path, n_mols);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_ffxml_write(%s): %d molecules", path, n_mols);
     memset(&o, 0, sizeof o);
     names = calloc((size_t)n_mols, sizeof *names);
     if (names == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for %d molecule names", path, n_mols);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for %d molecule names", path, n_mols);
     st = molecule_names(mols, n_mols, names);
-    for (int m = 0; m < n_mols && st == HF_SUCCESS; m++)
+    for (int m = 0; m < n_mols && st == HESSFIT_SUCCESS; m++)
         st = write_molecule(path, ff, &mols[m], &typed[m], m, names[m], &o);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         goto done;
     st = hf_buf_printf(&doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     snprintf(text, sizeof text,
-             "Written by hessfit (hf_ffxml_write) from the force field %s for %d training molecule(s): %d bond, "
+             "Written by hessfit (hessfit_ffxml_write) from the force field %s for %d training molecule(s): %d bond, "
              "%d angle, %d periodic torsion (proper or Fourier improper) and %d harmonic improper entries, %d terms without parameters left out. "
              "One atom type per atom (<molecule>-<atom index>, class = its force-field type) and one residue "
              "template per molecule: these templates fit only the training molecules. Units nm, rad, kJ/mol; "
@@ -496,9 +496,9 @@ hf_status hf_ffxml_write(const char *path, const hf_forcefield *ff, const hf_mol
              "E = k d^2 (no 1/2), d = |theta - theta0| wrapped to [0, pi]. No nonbonded force.",
              ff->path != NULL ? ff->path : "(unnamed)", n_mols, o.n_bonds, o.n_angles, o.n_torsions, o.n_harmonic,
              o.n_omitted);
-    if (st == HF_SUCCESS)
+    if (st == HESSFIT_SUCCESS)
         st = put_comment(&doc, "", text);
-    if (st == HF_SUCCESS)
+    if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(&doc, "<ForceField>\n");
     {
         /* each element with the entries written into its own buffer */
@@ -511,27 +511,27 @@ hf_status hf_ffxml_write(const char *path, const hf_forcefield *ff, const hf_mol
                      {" <HarmonicBondForce>\n", &o.bonds, " </HarmonicBondForce>\n"},
                      {" <HarmonicAngleForce>\n", &o.angles, " </HarmonicAngleForce>\n"},
                      {" <PeriodicTorsionForce ordering=\"charmm\">\n", &o.torsions, " </PeriodicTorsionForce>\n"}};
-        for (size_t k = 0; k < sizeof parts / sizeof parts[0] && st == HF_SUCCESS; k++) {
+        for (size_t k = 0; k < sizeof parts / sizeof parts[0] && st == HESSFIT_SUCCESS; k++) {
             st = hf_buf_printf(&doc, "%s", parts[k].open);
-            if (st == HF_SUCCESS && parts[k].body->len > 0)
+            if (st == HESSFIT_SUCCESS && parts[k].body->len > 0)
                 st = hf_buf_append(&doc, parts[k].body->data, parts[k].body->len);
-            if (st == HF_SUCCESS)
+            if (st == HESSFIT_SUCCESS)
                 st = hf_buf_printf(&doc, "%s", parts[k].close);
         }
     }
-    if (st == HF_SUCCESS && o.n_harmonic > 0) {
+    if (st == HESSFIT_SUCCESS && o.n_harmonic > 0) {
         st = hf_buf_printf(&doc,
                               " <CustomTorsionForce energy=\"" FFXML_HARMONIC_IMPROPER_ENERGY "\" ordering=\"charmm\">\n"
                               "  <PerTorsionParameter name=\"k\"/>\n  <PerTorsionParameter name=\"theta0\"/>\n");
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = hf_buf_append(&doc, o.harmonic.data, o.harmonic.len);
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(&doc, " </CustomTorsionForce>\n");
     }
-    if (st == HF_SUCCESS)
+    if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(&doc, "</ForceField>\n");
-    if (st == HF_SUCCESS)
-        st = hf_atomic_write_buffer(path, doc.data, doc.len);
+    if (st == HESSFIT_SUCCESS)
+        st = hessfit_atomic_write_buffer(path, doc.data, doc.len);
 done:
     free(names);
     out_free(&o);

@@ -1,6 +1,6 @@
 /*
  * MacroModel MM3* force-field files (.fld): read every stretch, bend, torsion, out-of-plane and
- * van der Waals line into hf_ff_param, the atom-type equivalences and the substructures; write the
+ * van der Waals line into hessfit_ff_param, the atom-type equivalences and the substructures; write the
  * file back with only the numeric fields of changed parameters rewritten.
  *
  * The file is a sequence of sections, each opened by a marker line "-N" in columns 1-2:
@@ -23,7 +23,7 @@
  *   types    main tables [4,6) [9,11) [14,16) [19,21) with a bond mark between consecutive types
  *            (columns 7, 12, 17): '-' single, '=' double, '%' triple, '*' any bond, '.' a bond
  *            without order (MacroModel's zero-order dative/metal bond, as in the Rh substructure
- *            pattern "HX-RH(-PX)-HX.C2*C2(.2)-N2-C2=O2.2"); stored in hf_ff_param.bond_marks for
+ *            pattern "HX-RH(-PX)-HX.C2*C2(.2)-N2-C2=O2.2"); stored in hessfit_ff_param.bond_marks for
  *            stretch, bend and torsion lines (out-of-plane lines write '*' between atoms that form
  *            no chain: not stored). Substructures [4,6) [8,10) [12,14) [16,18), each a type or a
  *            1-based position in the substructure's pattern ("1", "2"), no marks; "00" is the
@@ -32,13 +32,13 @@
  *   descr.   main tables: [56] the number of continuation lines (blank: none), then one
  *            "Opt. Descriptor" field of 4 characters per atom at [57,61) [62,66) [67,71) [72,76):
  *            two attached-atom types each, "00" any ("O200": atom 1 must bear an O2; "0000": no
- *            condition). Stored as written in hf_ff_param.descriptor ("O200 0000", "1C200 0000"),
+ *            condition). Stored as written in hessfit_ff_param.descriptor ("O200 0000", "1C200 0000"),
  *            "" when there is no condition; what it means is the matcher's business (hf_typing.c)
  *   then     selections and alternatives, and from column 88 the comment (the label)
  *   stretch: r0 [A], k [mdyn/A] (bond moment)        bend: theta0 [deg], k [mdyn A/rad^2] (bend-bend)
  *   torsion: V1 V2 V3 [kcal/mol]                      out-of-plane: angle (must be 0), k [mdyn A/rad^2]
  * A line with blank type columns continues the descriptors of the line above ("1C200 0000" on
- * line 114 of mm3.fld, " O200 0000" on 115); it is kept as text, and hf_forcefield_param_at_line
+ * line 114 of mm3.fld, " O200 0000" on 115); it is kept as text, and hessfit_forcefield_param_at_line
  * maps it to the parameter it continues (MacroModel's .mmo names such a line as the FF line).
  * vdW lines: type [2,5), radius r* [5,15) [A], epsilon [16,26) [kcal/mol], offset, charge, ...
  *
@@ -81,24 +81,24 @@ typedef struct fld_map {
     int n_values; /* values a parameter of this kind holds */
 } fld_map;
 
-static fld_map fld_map_for(hf_param_kind kind)
+static fld_map fld_map_for(hessfit_param_kind kind)
 {
     fld_map m;
     memset(&m, 0, sizeof m);
     switch (kind) {
-    case HF_PARAM_BOND:
-        m = (fld_map){2, {0, 1, 0}, {1, 0, 0}, {1.0, HF_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2, 0.0}, 2};
+    case HESSFIT_PARAM_BOND:
+        m = (fld_map){2, {0, 1, 0}, {1, 0, 0}, {1.0, HESSFIT_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2, 0.0}, 2};
         break;
-    case HF_PARAM_ANGLE:
-        m = (fld_map){2, {0, 1, 0}, {1, 0, 0}, {1.0, HF_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.0}, 2};
+    case HESSFIT_PARAM_ANGLE:
+        m = (fld_map){2, {0, 1, 0}, {1, 0, 0}, {1.0, HESSFIT_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.0}, 2};
         break;
-    case HF_PARAM_TORSION: /* V_n / 2 */
+    case HESSFIT_PARAM_TORSION: /* V_n / 2 */
         m = (fld_map){3, {0, 1, 2}, {0, 3, 6}, {0.5, 0.5, 0.5}, 9};
         break;
-    case HF_PARAM_IMPROPER: /* field 0 is the out-of-plane angle, required to be 0 */
-        m = (fld_map){1, {1, 0, 0}, {0, 0, 0}, {HF_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.0, 0.0}, 1};
+    case HESSFIT_PARAM_IMPROPER: /* field 0 is the out-of-plane angle, required to be 0 */
+        m = (fld_map){1, {1, 0, 0}, {0, 0, 0}, {HESSFIT_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.0, 0.0}, 1};
         break;
-    case HF_PARAM_VDW:
+    case HESSFIT_PARAM_VDW:
         m = (fld_map){2, {0, 1, 0}, {0, 1, 0}, {1.0, 1.0, 0.0}, 2};
         break;
     default:
@@ -112,7 +112,7 @@ static const double MM3_TORSION_PHASE[3] = {0.0, 180.0, 0.0};
 
 /* One parsed line: the parameter and the decimals of each numeric field as written (-1: not read). */
 typedef struct fld_line {
-    hf_ff_param param;
+    hessfit_ff_param param;
     int modeled;
     int decimals[3];
 } fld_line;
@@ -132,14 +132,14 @@ static int span_is_blank(const char *s, size_t len, size_t a, size_t b)
     return 1;
 }
 
-static const char *kind_word(hf_param_kind kind)
+static const char *kind_word(hessfit_param_kind kind)
 {
     switch (kind) {
-    case HF_PARAM_BOND: return "stretch";
-    case HF_PARAM_ANGLE: return "bend";
-    case HF_PARAM_TORSION: return "torsion";
-    case HF_PARAM_IMPROPER: return "out-of-plane";
-    case HF_PARAM_VDW: return "van der Waals";
+    case HESSFIT_PARAM_BOND: return "stretch";
+    case HESSFIT_PARAM_ANGLE: return "bend";
+    case HESSFIT_PARAM_TORSION: return "torsion";
+    case HESSFIT_PARAM_IMPROPER: return "out-of-plane";
+    case HESSFIT_PARAM_VDW: return "van der Waals";
     default: return "parameter";
     }
 }
@@ -147,14 +147,14 @@ static const char *kind_word(hf_param_kind kind)
 /* The numeric field [start, end) of text: one token, a finite number with a decimal point (a
  * Fortran F field without one would be read with implied decimals), not running into the columns
  * around it. */
-static hf_status fld_number(const char *path, int line_no, const char *text, int start, int end, const char *what,
+static hessfit_status fld_number(const char *path, int line_no, const char *text, int start, int end, const char *what,
                             double *value, int *decimals)
 {
     size_t len = strlen(text);
     char token[32];
     const char *dot;
     size_t a = (size_t)start, b = (size_t)end;
-    hf_status st;
+    hessfit_status st;
     if (b > len)
         b = len;
     while (a < b && isspace((unsigned char)text[a]))
@@ -162,52 +162,52 @@ static hf_status fld_number(const char *path, int line_no, const char *text, int
     while (b > a && isspace((unsigned char)text[b - 1]))
         b--;
     if (a >= b)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: the %s (columns %d-%d) is missing", path, line_no, what, start + 1, end);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: the %s (columns %d-%d) is missing", path, line_no, what, start + 1, end);
     if ((start > 0 && (size_t)start <= len && !isspace((unsigned char)text[start - 1])) ||
         ((size_t)end < len && !isspace((unsigned char)text[end])))
-        return hf_error(HF_ERROR_PARSE, "%s:%d: the %s runs outside its columns %d-%d", path, line_no, what, start + 1,
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: the %s runs outside its columns %d-%d", path, line_no, what, start + 1,
                         end);
     for (size_t k = a; k < b; k++)
         if (isspace((unsigned char)text[k]))
-            return hf_error(HF_ERROR_PARSE, "%s:%d: the %s (columns %d-%d) holds more than one token", path, line_no,
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: the %s (columns %d-%d) holds more than one token", path, line_no,
                             what, start + 1, end);
     if (b - a >= sizeof token)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: the %s is too long", path, line_no, what);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: the %s is too long", path, line_no, what);
     memcpy(token, text + a, b - a);
     token[b - a] = '\0';
     st = hf_parse_double(token, path, line_no, what, value);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
     dot = strchr(token, '.');
     if (dot == NULL)
-        return hf_error(HF_ERROR_PARSE,
+        return hessfit_error(HESSFIT_ERROR_PARSE,
                         "%s:%d: the %s '%s' has no decimal point (a Fortran F field would read it with implied "
                         "decimals)",
                         path, line_no, what, token);
     *decimals = 0;
     for (dot++; isdigit((unsigned char)*dot); dot++)
         (*decimals)++;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-/* A type or position label of 1..HF_FF_TYPE_LEN-1 letters, digits or '+'; "00" is the wildcard. */
-static hf_status fld_type(const char *path, int line_no, const char *text, int col, int width, char *out)
+/* A type or position label of 1..HESSFIT_FF_TYPE_LEN-1 letters, digits or '+'; "00" is the wildcard. */
+static hessfit_status fld_type(const char *path, int line_no, const char *text, int col, int width, char *out)
 {
     size_t len = strlen(text);
     char raw[8];
     hf_ff_copy_trimmed(raw, sizeof raw, (size_t)col < len ? text + col : "",
                        (size_t)col < len ? ((size_t)(col + width) <= len ? (size_t)width : len - (size_t)col) : 0);
     if (raw[0] == '\0')
-        return hf_error(HF_ERROR_PARSE, "%s:%d: atom type missing in columns %d-%d", path, line_no, col + 1, col + width);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: atom type missing in columns %d-%d", path, line_no, col + 1, col + width);
     for (const char *c = raw; *c; c++)
         if (!isalnum((unsigned char)*c) && *c != '+')
-            return hf_error(HF_ERROR_PARSE, "%s:%d: '%s' in columns %d-%d is not an atom type", path, line_no, raw,
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: '%s' in columns %d-%d is not an atom type", path, line_no, raw,
                             col + 1, col + width);
     if (strcmp(raw, "00") == 0)
-        strcpy(out, HF_FF_WILDCARD);
+        strcpy(out, HESSFIT_FF_WILDCARD);
     else
         strcpy(out, raw);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 static int atoms_of_code(char code)
@@ -221,20 +221,20 @@ static int atoms_of_code(char code)
     }
 }
 
-static hf_param_kind kind_of_code(char code)
+static hessfit_param_kind kind_of_code(char code)
 {
     switch (code) {
-    case '1': return HF_PARAM_BOND;
-    case '2': return HF_PARAM_ANGLE;
-    case '4': return HF_PARAM_TORSION;
-    default: return HF_PARAM_IMPROPER;
+    case '1': return HESSFIT_PARAM_BOND;
+    case '2': return HESSFIT_PARAM_ANGLE;
+    case '4': return HESSFIT_PARAM_TORSION;
+    default: return HESSFIT_PARAM_IMPROPER;
     }
 }
 
 /* The bond mark in the gap [a, b) between two main-table types (" - "): '-' single, '=' double,
  * '%' triple, '*' any bond, '.' a bond without order (MacroModel's zero-order bond, the
  * dative/metal bonds); 0 when the gap is blank. Anything else is an error. */
-static hf_status fld_bond_mark(const char *path, int line_no, const char *text, size_t a, size_t b, char *mark)
+static hessfit_status fld_bond_mark(const char *path, int line_no, const char *text, size_t a, size_t b, char *mark)
 {
     size_t len = strlen(text);
     *mark = 0;
@@ -242,12 +242,12 @@ static hf_status fld_bond_mark(const char *path, int line_no, const char *text, 
         if (isspace((unsigned char)text[c]))
             continue;
         if (*mark != 0 || strchr(FLD_BOND_MARKS, text[c]) == NULL)
-            return hf_error(HF_ERROR_PARSE,
+            return hessfit_error(HESSFIT_ERROR_PARSE,
                             "%s:%d: '%c' in column %zu between the atom types is not one bond mark (one of %s)", path,
                             line_no, text[c], c + 1, FLD_BOND_MARKS);
         *mark = text[c];
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* The "Opt. Descriptor" columns of a main-table line with n_atoms atoms: an optional count of
@@ -274,53 +274,53 @@ static void fld_descriptor(const char *text, size_t len, int n_atoms, char *out,
 }
 
 /* Parse a -2 table line (not a comment, not blank, not a marker). in_sub: substructure layout. */
-static hf_status fld_parse_table_line(const char *path, int line_no, const char *text, int in_sub, fld_line *out)
+static hessfit_status fld_parse_table_line(const char *path, int line_no, const char *text, int in_sub, fld_line *out)
 {
     size_t len = strlen(text);
     char code;
     int n_atoms;
     const int *cols = in_sub ? SUB_TYPE_COL : MAIN_TYPE_COL;
-    hf_ff_param *p = &out->param;
+    hessfit_ff_param *p = &out->param;
     fld_map m;
     double file_value[3] = {0.0, 0.0, 0.0};
-    hf_status st;
+    hessfit_status st;
     memset(out, 0, sizeof *out);
     out->decimals[0] = out->decimals[1] = out->decimals[2] = -1;
     if (len < 2 || (text[0] != ' ' && text[0] != 'a'))
-        return hf_error(HF_ERROR_PARSE, "%s:%d: not a parameter line ('%.40s'): a table line starts with ' ' or 'a' "
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: not a parameter line ('%.40s'): a table line starts with ' ' or 'a' "
                         "and an interaction code", path, line_no, text);
     code = text[1];
     if (!((code >= '1' && code <= '8') || (code >= 'A' && code <= 'Z')))
-        return hf_error(HF_ERROR_PARSE, "%s:%d: '%c' is not an interaction code of a parameter table", path, line_no,
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: '%c' is not an interaction code of a parameter table", path, line_no,
                         code);
     if (span_is_blank(text, len, 2, FLD_NUMBERS_START))
-        return HF_SUCCESS; /* continuation of the descriptors of the line above */
+        return HESSFIT_SUCCESS; /* continuation of the descriptors of the line above */
     n_atoms = atoms_of_code(code);
     if (n_atoms == 0)
-        return HF_SUCCESS; /* an interaction hessfit does not model: kept as text */
+        return HESSFIT_SUCCESS; /* an interaction hessfit does not model: kept as text */
     p->kind = kind_of_code(code);
     p->n_types = n_atoms;
     p->substructure = -1;
     p->line = line_no;
-    p->improper_form = HF_IMPROPER_HARMONIC;
+    p->improper_form = HESSFIT_IMPROPER_HARMONIC;
     if (!span_is_blank(text, len, 2, (size_t)cols[0]))
-        return hf_error(HF_ERROR_PARSE, "%s:%d: unexpected text before the atom types", path, line_no);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: unexpected text before the atom types", path, line_no);
     for (int k = 0; k < n_atoms; k++) {
         size_t gap_end = k + 1 < n_atoms ? (size_t)cols[k + 1] : FLD_NUMBERS_START;
         st = fld_type(path, line_no, text, cols[k], 2, p->types[k]);
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             return st;
         for (size_t c = (size_t)cols[k] + 2; c < gap_end && c < len; c++)
             if (isalnum((unsigned char)text[c]))
-                return hf_error(HF_ERROR_PARSE,
+                return hessfit_error(HESSFIT_ERROR_PARSE,
                                 "%s:%d: unexpected '%c' in column %zu between the atom types (a shifted line?)", path,
                                 line_no, text[c], c + 1);
         if (!in_sub && k + 1 < n_atoms) {
             char mark;
             st = fld_bond_mark(path, line_no, text, (size_t)cols[k] + 2, gap_end, &mark);
-            if (st != HF_SUCCESS)
+            if (st != HESSFIT_SUCCESS)
                 return st;
-            if (p->kind != HF_PARAM_IMPROPER) /* out-of-plane atoms are no chain: their '*' say nothing */
+            if (p->kind != HESSFIT_PARAM_IMPROPER) /* out-of-plane atoms are no chain: their '*' say nothing */
                 p->bond_marks[k] = mark;
         }
     }
@@ -333,25 +333,25 @@ static hf_status fld_parse_table_line(const char *path, int line_no, const char 
         snprintf(what, sizeof what, "%s field %d", kind_word(p->kind), f + 1);
         st = fld_number(path, line_no, text, TABLE_FIELD_START[f], TABLE_FIELD_END[f], what, &file_value[f],
                         &out->decimals[f]);
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             return st;
         p->values[m.value[i]] = file_value[f] * m.scale[i];
     }
     p->n_values = m.n_values;
-    if (p->kind == HF_PARAM_TORSION) {
+    if (p->kind == HESSFIT_PARAM_TORSION) {
         for (int t = 0; t < 3; t++) {
             p->values[3 * t + 1] = MM3_TORSION_PHASE[t];
             p->values[3 * t + 2] = (double)(t + 1);
         }
-    } else if (p->kind == HF_PARAM_IMPROPER) {
+    } else if (p->kind == HESSFIT_PARAM_IMPROPER) {
         double angle;
         int dec;
         st = fld_number(path, line_no, text, TABLE_FIELD_START[0], TABLE_FIELD_END[0], "out-of-plane angle", &angle,
                         &dec);
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             return st;
         if (angle != 0.0)
-            return hf_error(HF_ERROR_UNSUPPORTED,
+            return hessfit_error(HESSFIT_ERROR_UNSUPPORTED,
                             "%s:%d: out-of-plane natural angle %g is not 0 (hessfit's harmonic out-of-plane model holds "
                             "only k)",
                             path, line_no, angle);
@@ -359,40 +359,40 @@ static hf_status fld_parse_table_line(const char *path, int line_no, const char 
     if ((size_t)FLD_COMMENT_COL < len)
         hf_ff_copy_trimmed(p->label, sizeof p->label, text + FLD_COMMENT_COL, len - FLD_COMMENT_COL);
     out->modeled = 1;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* Parse a line of the -6 van der Waals table. */
-static hf_status fld_parse_vdw_line(const char *path, int line_no, const char *text, fld_line *out)
+static hessfit_status fld_parse_vdw_line(const char *path, int line_no, const char *text, fld_line *out)
 {
     size_t len = strlen(text);
-    hf_ff_param *p = &out->param;
-    hf_status st;
+    hessfit_ff_param *p = &out->param;
+    hessfit_status st;
     memset(out, 0, sizeof *out);
     out->decimals[0] = out->decimals[1] = out->decimals[2] = -1;
     if (len < 3 || text[0] != ' ' || text[1] != ' ' || isspace((unsigned char)text[2]))
-        return hf_error(HF_ERROR_PARSE, "%s:%d: not a van der Waals line ('%.40s'): the atom type starts in column 3",
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: not a van der Waals line ('%.40s'): the atom type starts in column 3",
                         path, line_no, text);
-    p->kind = HF_PARAM_VDW;
+    p->kind = HESSFIT_PARAM_VDW;
     p->n_types = 1;
     p->substructure = -1;
     p->line = line_no;
     st = fld_type(path, line_no, text, 2, 3, p->types[0]);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
     st = fld_number(path, line_no, text, VDW_FIELD_START[0], VDW_FIELD_END[0], "van der Waals radius", &p->values[0],
                     &out->decimals[0]);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
     st = fld_number(path, line_no, text, VDW_FIELD_START[1], VDW_FIELD_END[1], "van der Waals epsilon", &p->values[1],
                     &out->decimals[1]);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
     p->n_values = 2;
     if ((size_t)FLD_COMMENT_COL < len)
         hf_ff_copy_trimmed(p->label, sizeof p->label, text + FLD_COMMENT_COL, len - FLD_COMMENT_COL);
     out->modeled = 1;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- reading ------------------------------------------------------------------------------------ */
@@ -424,34 +424,34 @@ static const char *state_name(fld_state s)
     }
 }
 
-static hf_status parse_equivalence(const char *path, int line_no, const char *text, hf_forcefield *ff, size_t *cap)
+static hessfit_status parse_equivalence(const char *path, int line_no, const char *text, hessfit_forcefield *ff, size_t *cap)
 {
     char copy[512];
     char *tok[64];
     int n;
     long index;
-    hf_status st;
+    hessfit_status st;
     if (strlen(text) >= sizeof copy)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: equivalence line too long", path, line_no);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: equivalence line too long", path, line_no);
     strcpy(copy, text);
     n = hf_split(copy, tok, 64);
     if (n > 64)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: more than 62 types on one equivalence line", path, line_no);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: more than 62 types on one equivalence line", path, line_no);
     if (n < 3)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: an equivalence line reads 'index NEW type type ...' ('%.40s')", path,
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: an equivalence line reads 'index NEW type type ...' ('%.40s')", path,
                         line_no, text);
     st = hf_parse_int(tok[0], path, line_no, "equivalence index", 0, 1000000, &index);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
     for (int k = 1; k < n; k++)
-        if (strlen(tok[k]) >= HF_FF_TYPE_LEN)
-            return hf_error(HF_ERROR_PARSE, "%s:%d: atom type '%.20s' longer than %d characters", path, line_no, tok[k],
-                            HF_FF_TYPE_LEN - 1);
+        if (strlen(tok[k]) >= HESSFIT_FF_TYPE_LEN)
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: atom type '%.20s' longer than %d characters", path, line_no, tok[k],
+                            HESSFIT_FF_TYPE_LEN - 1);
     for (int k = 2; k < n; k++) {
-        hf_ff_equivalence *e;
+        hessfit_ff_equivalence *e;
         st = hf_grow((void **)&ff->equivalences, cap, (size_t)ff->n_equivalences + 1, sizeof *ff->equivalences,
                      "equivalences");
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             return st;
         e = &ff->equivalences[ff->n_equivalences++];
         memset(e, 0, sizeof *e);
@@ -459,19 +459,19 @@ static hf_status parse_equivalence(const char *path, int line_no, const char *te
         strcpy(e->equivalent, tok[1]);
         e->line = line_no;
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_fld_read(const char *path, hf_forcefield *ff)
+hessfit_status hessfit_fld_read(const char *path, hessfit_forcefield *ff)
 {
-    hf_forcefield tmp;
+    hessfit_forcefield tmp;
     size_t param_cap = 0, sub_cap = 0, equiv_cap = 0;
     fld_state state = FLD_PREAMBLE;
     int section_line = 0; /* line of the marker that opened the current section */
     int pattern_seen = 0;
-    hf_status st;
-    st = hf_ff_read_begin("hf_fld_read", path, ff, HF_FF_MM3_FLD, "", &tmp);
-    if (st != HF_SUCCESS)
+    hessfit_status st;
+    st = hf_ff_read_begin("hessfit_fld_read", path, ff, HESSFIT_FF_MM3_FLD, "", &tmp);
+    if (st != HESSFIT_SUCCESS)
         return st;
     for (int i = 0; i < tmp.n_lines; i++) {
         const char *text = tmp.lines[i];
@@ -479,14 +479,14 @@ hf_status hf_fld_read(const char *path, hf_forcefield *ff)
         if (text[0] == '-' && state != FLD_PREAMBLE) {
             long marker;
             if (!isdigit((unsigned char)text[1]) || !hf_is_blank(text + 2)) {
-                st = hf_error(HF_ERROR_PARSE, "%s:%d: '%.40s' is not a section marker ('-' and one digit)", path,
+                st = hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: '%.40s' is not a section marker ('-' and one digit)", path,
                               line_no, text);
                 goto fail;
             }
             marker = text[1] - '0';
             if (state == FLD_SUB_HEAD || state == FLD_SUB_PATTERN) {
                 if (marker != 2 || state == FLD_SUB_HEAD || !pattern_seen) {
-                    st = hf_error(HF_ERROR_FORMAT,
+                    st = hessfit_error(HESSFIT_ERROR_FORMAT,
                                   "%s:%d: marker -%ld where the substructure opened at line %d needs its ' C  name' "
                                   "and ' 9  pattern' lines and then -2",
                                   path, line_no, marker, section_line);
@@ -502,7 +502,7 @@ hf_status hf_fld_read(const char *path, hf_forcefield *ff)
             case 5: state = FLD_EQUIV; break;
             case 6: state = FLD_VDW; break;
             default:
-                st = hf_error(HF_ERROR_UNSUPPORTED,
+                st = hessfit_error(HESSFIT_ERROR_UNSUPPORTED,
                               "%s:%d: unknown section marker '-%ld' in %s (hessfit reads -1 -2 -3 -5 -6)", path,
                               line_no, marker, state_name(state));
                 goto fail;
@@ -513,7 +513,7 @@ hf_status hf_fld_read(const char *path, hf_forcefield *ff)
         if (state == FLD_PREAMBLE) {
             if (text[0] == '-' && isdigit((unsigned char)text[1]) && hf_is_blank(text + 2)) {
                 if (text[1] != '1') {
-                    st = hf_error(HF_ERROR_FORMAT, "%s:%d: the first section marker is '%.2s', not -1", path, line_no,
+                    st = hessfit_error(HESSFIT_ERROR_FORMAT, "%s:%d: the first section marker is '%.2s', not -1", path, line_no,
                                   text);
                     goto fail;
                 }
@@ -524,10 +524,10 @@ hf_status hf_fld_read(const char *path, hf_forcefield *ff)
         }
         if (hf_is_blank(text) || is_comment(text)) {
             if (state == FLD_SUB_HEAD && is_comment(text)) {
-                hf_ff_substructure *s;
+                hessfit_ff_substructure *s;
                 st = hf_grow((void **)&tmp.substructures, &sub_cap, (size_t)tmp.n_substructures + 1,
                              sizeof *tmp.substructures, "substructures");
-                if (st != HF_SUCCESS)
+                if (st != HESSFIT_SUCCESS)
                     goto fail;
                 s = &tmp.substructures[tmp.n_substructures++];
                 memset(s, 0, sizeof *s);
@@ -545,20 +545,20 @@ hf_status hf_fld_read(const char *path, hf_forcefield *ff)
             break; /* kept as text */
         case FLD_EQUIV:
             st = parse_equivalence(path, line_no, text, &tmp, &equiv_cap);
-            if (st != HF_SUCCESS)
+            if (st != HESSFIT_SUCCESS)
                 goto fail;
             break;
         case FLD_TABLE:
         case FLD_SUB_TABLE: {
             fld_line parsed;
             st = fld_parse_table_line(path, line_no, text, state == FLD_SUB_TABLE, &parsed);
-            if (st != HF_SUCCESS)
+            if (st != HESSFIT_SUCCESS)
                 goto fail;
             if (parsed.modeled) {
                 if (state == FLD_SUB_TABLE)
                     parsed.param.substructure = tmp.n_substructures - 1;
                 st = hf_ff_add_param(&tmp, &param_cap, &parsed.param);
-                if (st != HF_SUCCESS)
+                if (st != HESSFIT_SUCCESS)
                     goto fail;
             }
             break;
@@ -570,34 +570,34 @@ hf_status hf_fld_read(const char *path, hf_forcefield *ff)
                 break;
             }
             st = fld_parse_vdw_line(path, line_no, text, &parsed);
-            if (st != HF_SUCCESS)
+            if (st != HESSFIT_SUCCESS)
                 goto fail;
             st = hf_ff_add_param(&tmp, &param_cap, &parsed.param);
-            if (st != HF_SUCCESS)
+            if (st != HESSFIT_SUCCESS)
                 goto fail;
             break;
         }
         case FLD_SUB_HEAD:
-            st = hf_error(HF_ERROR_FORMAT, "%s:%d: a substructure (-3 at line %d) starts with its ' C  name' line, not "
+            st = hessfit_error(HESSFIT_ERROR_FORMAT, "%s:%d: a substructure (-3 at line %d) starts with its ' C  name' line, not "
                           "'%.40s'", path, line_no, section_line, text);
             goto fail;
         case FLD_SUB_PATTERN: {
-            hf_ff_substructure *s = &tmp.substructures[tmp.n_substructures - 1];
+            hessfit_ff_substructure *s = &tmp.substructures[tmp.n_substructures - 1];
             char copy[512];
             char *tok[2];
             if (text[0] != ' ' || text[1] != '9' || (text[2] != '\0' && !isspace((unsigned char)text[2]))) {
-                st = hf_error(HF_ERROR_FORMAT, "%s:%d: expected the ' 9  pattern' line of substructure '%s', not '%.40s'",
+                st = hessfit_error(HESSFIT_ERROR_FORMAT, "%s:%d: expected the ' 9  pattern' line of substructure '%s', not '%.40s'",
                               path, line_no, s->name, text);
                 goto fail;
             }
             if (pattern_seen) {
-                st = hf_error(HF_ERROR_UNSUPPORTED, "%s:%d: a second pattern line for substructure '%s'", path, line_no,
+                st = hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s:%d: a second pattern line for substructure '%s'", path, line_no,
                               s->name);
                 goto fail;
             }
             snprintf(copy, sizeof copy, "%s", text + 2);
             if (hf_split(copy, tok, 2) < 1 || strlen(tok[0]) >= sizeof s->pattern) {
-                st = hf_error(HF_ERROR_PARSE, "%s:%d: missing or overlong substructure pattern", path, line_no);
+                st = hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: missing or overlong substructure pattern", path, line_no);
                 goto fail;
             }
             strcpy(s->pattern, tok[0]);
@@ -605,27 +605,27 @@ hf_status hf_fld_read(const char *path, hf_forcefield *ff)
             break;
         }
         default: /* FLD_AFTER_VDW */
-            st = hf_error(HF_ERROR_PARSE, "%s:%d: unexpected line after the van der Waals table: '%.40s'", path, line_no,
+            st = hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: unexpected line after the van der Waals table: '%.40s'", path, line_no,
                           text);
             goto fail;
         }
     }
     if (state == FLD_PREAMBLE) {
-        st = hf_error(HF_ERROR_TRUNCATED, "%s:%d: no '-1' section marker: not a MacroModel .fld, or truncated", path,
+        st = hessfit_error(HESSFIT_ERROR_TRUNCATED, "%s:%d: no '-1' section marker: not a MacroModel .fld, or truncated", path,
                       tmp.n_lines);
         goto fail;
     }
     if (state != FLD_SUB_HEAD) {
-        st = hf_error(HF_ERROR_TRUNCATED,
+        st = hessfit_error(HESSFIT_ERROR_TRUNCATED,
                       "%s:%d: the file ends inside %s (opened at line %d); a MacroModel .fld ends with the '-3' line "
                       "that closes the substructures (truncated?)",
                       path, tmp.n_lines, state_name(state), section_line);
         goto fail;
     }
     *ff = tmp;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 fail:
-    hf_forcefield_free(&tmp);
+    hessfit_forcefield_free(&tmp);
     return st;
 }
 
@@ -646,9 +646,9 @@ static int fld_is_continuation_text(const char *text)
            !hf_is_blank(text + FLD_NUMBERS_START);
 }
 
-int hf_fld_param_continued_at(const hf_forcefield *ff, int line)
+int hf_fld_param_continued_at(const hessfit_forcefield *ff, int line)
 {
-    if (ff == NULL || ff->format != HF_FF_MM3_FLD || ff->lines == NULL || line < 2 || line > ff->n_lines ||
+    if (ff == NULL || ff->format != HESSFIT_FF_MM3_FLD || ff->lines == NULL || line < 2 || line > ff->n_lines ||
         !fld_is_continuation_text(ff->lines[line - 1]))
         return -1;
     const char code = ff->lines[line - 1][1];
@@ -660,7 +660,7 @@ int hf_fld_param_continued_at(const hf_forcefield *ff, int line)
         if (fld_is_continuation_text(above))
             continue;
         for (int i = 0; i < ff->n_params; i++)
-            if (ff->params[i].line == l && ff->params[i].kind != HF_PARAM_VDW)
+            if (ff->params[i].line == l && ff->params[i].kind != HESSFIT_PARAM_VDW)
                 return i;
         return -1;
     }
@@ -670,46 +670,46 @@ int hf_fld_param_continued_at(const hf_forcefield *ff, int line)
 /* ---- writing ------------------------------------------------------------------------------------ */
 
 /* Right-align v with the given decimals into line[start, end); an error if it does not fit. */
-static hf_status put_field(char *line, int start, int end, int decimals, double v, const char *who, const char *path,
+static hessfit_status put_field(char *line, int start, int end, int decimals, double v, const char *who, const char *path,
                            int field)
 {
     char buf[64];
     int width = end - start, n;
     if (!isfinite(v))
-        return hf_error(HF_ERROR_NONFINITE, "%s: %s: field %d would be %g", path, who, field + 1, v);
+        return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: %s: field %d would be %g", path, who, field + 1, v);
     n = snprintf(buf, sizeof buf, "%*.*f", width, decimals, v);
     if (n < 0 || n > width)
-        return hf_error(HF_ERROR_OVERFLOW, "%s: %s: field %d value %.6g does not fit the %d columns (F%d.%d) of its line",
+        return hessfit_error(HESSFIT_ERROR_OVERFLOW, "%s: %s: field %d value %.6g does not fit the %d columns (F%d.%d) of its line",
                         path, who, field + 1, v, width, width, decimals);
     if (strchr(buf, '-') != NULL && strspn(buf, " -0.") == (size_t)n) /* "-0.0000" -> " 0.0000" */
         snprintf(buf, sizeof buf, "%*.*f", width, decimals, 0.0);
     memcpy(line + start, buf, (size_t)width);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
+hessfit_status hessfit_fld_write(const hessfit_forcefield *ff, const char *path)
 {
     char **edited = NULL; /* per line: NULL = unchanged, else the rewritten line */
     int *owner = NULL;    /* per line: 1 + the parameter read from it */
     hf_buf out = {0};
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     const char *src;
     if (ff == NULL || path == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_fld_write: %s is NULL", ff == NULL ? "ff" : "path");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_fld_write: %s is NULL", ff == NULL ? "ff" : "path");
     src = ff->path != NULL ? ff->path : "(force field)";
-    if (ff->format != HF_FF_MM3_FLD || ff->lines == NULL || ff->n_lines <= 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
-                        "hf_fld_write(%s): the force field was not read from a .fld file (it has no .fld lines to "
+    if (ff->format != HESSFIT_FF_MM3_FLD || ff->lines == NULL || ff->n_lines <= 0)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                        "hessfit_fld_write(%s): the force field was not read from a .fld file (it has no .fld lines to "
                         "write back)",
                         path);
     edited = calloc((size_t)ff->n_lines, sizeof *edited);
     owner = calloc((size_t)ff->n_lines, sizeof *owner);
     if (edited == NULL || owner == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for %d lines", path, ff->n_lines);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for %d lines", path, ff->n_lines);
         goto done;
     }
     for (int i = 0; i < ff->n_params; i++) {
-        const hf_ff_param *p = &ff->params[i];
+        const hessfit_ff_param *p = &ff->params[i];
         fld_line orig;
         fld_map m;
         char who[160];
@@ -717,48 +717,48 @@ hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
         int L = p->line;
         hf_ff_describe_param(p, i, who, sizeof who);
         if (L < 1 || L > ff->n_lines) {
-            st = hf_error(HF_ERROR_INVALID_ARGUMENT,
-                          "%s: %s has no line in %s; hf_fld_write only rewrites the lines parameters were read from",
+            st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                          "%s: %s has no line in %s; hessfit_fld_write only rewrites the lines parameters were read from",
                           path, who, src);
             goto done;
         }
         if (owner[L - 1] != 0) {
-            st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: parameters %d and %d both claim line %d", path,
+            st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: parameters %d and %d both claim line %d", path,
                           owner[L - 1] - 1, i, L);
             goto done;
         }
         owner[L - 1] = i + 1;
         text = ff->lines[L - 1];
         /* Re-read the line as it was: what the parameter was, and the precision of each field. */
-        if (p->kind == HF_PARAM_VDW)
+        if (p->kind == HESSFIT_PARAM_VDW)
             st = fld_parse_vdw_line(src, L, text, &orig);
         else
             st = fld_parse_table_line(src, L, text, p->substructure >= 0, &orig);
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             goto done;
         if (!orig.modeled || orig.param.kind != p->kind || orig.param.n_types != p->n_types) {
-            st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s does not match the text of line %d any more", path, who, L);
+            st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %s does not match the text of line %d any more", path, who, L);
             goto done;
         }
         for (int k = 0; k < p->n_types; k++)
             if (strcmp(orig.param.types[k], p->types[k]) != 0) {
-                st = hf_error(HF_ERROR_INVALID_ARGUMENT,
+                st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                               "%s: %s: its atom types differ from line %d ('%s' vs '%s'); only values are written",
                               path, who, L, p->types[k], orig.param.types[k]);
                 goto done;
             }
         m = fld_map_for(p->kind);
         if (p->n_values != m.n_values ||
-            (p->kind == HF_PARAM_IMPROPER && p->improper_form != HF_IMPROPER_HARMONIC)) {
-            st = hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %s holds %d values; an MM3 %s line holds %d%s", path, who,
+            (p->kind == HESSFIT_PARAM_IMPROPER && p->improper_form != HESSFIT_IMPROPER_HARMONIC)) {
+            st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %s holds %d values; an MM3 %s line holds %d%s", path, who,
                           p->n_values, kind_word(p->kind), m.n_values,
-                          p->kind == HF_PARAM_IMPROPER ? " (harmonic)" : "");
+                          p->kind == HESSFIT_PARAM_IMPROPER ? " (harmonic)" : "");
             goto done;
         }
-        if (p->kind == HF_PARAM_TORSION)
+        if (p->kind == HESSFIT_PARAM_TORSION)
             for (int t = 0; t < 3; t++)
                 if (p->values[3 * t + 1] != MM3_TORSION_PHASE[t] || p->values[3 * t + 2] != (double)(t + 1)) {
-                    st = hf_error(HF_ERROR_INVALID_ARGUMENT,
+                    st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                                   "%s: %s: MM3 torsions are the triples {V1/2, 0, 1}, {V2/2, 180, 2}, {V3/2, 0, 3}; "
                                   "triple %d is {%g, %g, %g}",
                                   path, who, t + 1, p->values[3 * t], p->values[3 * t + 1], p->values[3 * t + 2]);
@@ -766,8 +766,8 @@ hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
                 }
         for (int k = 0; k < m.n; k++) {
             int f = m.field[k], v = m.value[k];
-            const int *fs = p->kind == HF_PARAM_VDW ? VDW_FIELD_START : TABLE_FIELD_START;
-            const int *fe = p->kind == HF_PARAM_VDW ? VDW_FIELD_END : TABLE_FIELD_END;
+            const int *fs = p->kind == HESSFIT_PARAM_VDW ? VDW_FIELD_START : TABLE_FIELD_START;
+            const int *fe = p->kind == HESSFIT_PARAM_VDW ? VDW_FIELD_END : TABLE_FIELD_END;
             if (p->values[v] == orig.param.values[v])
                 continue;
             if (edited[L - 1] == NULL) { /* a copy without the "\r" of a CRLF line (put back on output) */
@@ -777,7 +777,7 @@ hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
                 need = len > (size_t)fe[f] ? len : (size_t)fe[f];
                 edited[L - 1] = malloc(need + 1);
                 if (edited[L - 1] == NULL) {
-                    st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for line %d", path, L);
+                    st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for line %d", path, L);
                     goto done;
                 }
                 memcpy(edited[L - 1], text, len);
@@ -787,7 +787,7 @@ hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
                 size_t len = strlen(edited[L - 1]);
                 char *grown = realloc(edited[L - 1], (size_t)fe[f] + 1);
                 if (grown == NULL) {
-                    st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for line %d", path, L);
+                    st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for line %d", path, L);
                     goto done;
                 }
                 memset(grown + len, ' ', (size_t)fe[f] - len);
@@ -795,7 +795,7 @@ hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
                 edited[L - 1] = grown;
             }
             st = put_field(edited[L - 1], fs[f], fe[f], orig.decimals[f], p->values[v] / m.scale[k], who, path, f);
-            if (st != HF_SUCCESS)
+            if (st != HESSFIT_SUCCESS)
                 goto done;
         }
     }
@@ -804,12 +804,12 @@ hf_status hf_fld_write(const hf_forcefield *ff, const char *path)
         size_t n = strlen(ff->lines[i]);
         int crlf = edited[i] != NULL && n > 0 && ff->lines[i][n - 1] == '\r';
         st = hf_buf_append(&out, line, strlen(line));
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = hf_buf_append(&out, crlf ? "\r\n" : "\n", crlf ? 2 : 1);
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             goto done;
     }
-    st = hf_atomic_write_buffer(path, out.data, out.len);
+    st = hessfit_atomic_write_buffer(path, out.data, out.len);
 done:
     if (edited != NULL)
         for (int i = 0; i < ff->n_lines; i++)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hf_forcefield_free(hf_forcefield *ff)
+void hessfit_forcefield_free(hessfit_forcefield *ff)
 {
     if (ff == NULL)
         return;
@@ -29,20 +29,20 @@ void hf_forcefield_free(hf_forcefield *ff)
     memset(ff, 0, sizeof *ff);
 }
 
-const char *hf_param_kind_name(hf_param_kind kind)
+const char *hessfit_param_kind_name(hessfit_param_kind kind)
 {
     switch (kind) {
-    case HF_PARAM_BOND: return "bond";
-    case HF_PARAM_ANGLE: return "angle";
-    case HF_PARAM_TORSION: return "torsion";
-    case HF_PARAM_IMPROPER: return "improper";
-    case HF_PARAM_VDW: return "vdw";
-    case HF_PARAM_CHARGE: return "charge";
+    case HESSFIT_PARAM_BOND: return "bond";
+    case HESSFIT_PARAM_ANGLE: return "angle";
+    case HESSFIT_PARAM_TORSION: return "torsion";
+    case HESSFIT_PARAM_IMPROPER: return "improper";
+    case HESSFIT_PARAM_VDW: return "vdw";
+    case HESSFIT_PARAM_CHARGE: return "charge";
     default: return "unknown";
     }
 }
 
-int hf_forcefield_param_at_line(const hf_forcefield *ff, int line)
+int hessfit_forcefield_param_at_line(const hessfit_forcefield *ff, int line)
 {
     if (ff == NULL || line <= 0 || (ff->n_params > 0 && ff->params == NULL))
         return -1;
@@ -50,32 +50,32 @@ int hf_forcefield_param_at_line(const hf_forcefield *ff, int line)
         if (ff->params[i].line == line)
             return i;
     /* an MM3 .fld descriptor continuation line stands for the parameter it continues */
-    return ff->format == HF_FF_MM3_FLD ? hf_fld_param_continued_at(ff, line) : -1;
+    return ff->format == HESSFIT_FF_MM3_FLD ? hf_fld_param_continued_at(ff, line) : -1;
 }
 
-hf_status hf_forcefield_read(const char *path, hf_forcefield *ff)
+hessfit_status hessfit_forcefield_read(const char *path, hessfit_forcefield *ff)
 {
     if (ff != NULL)
         memset(ff, 0, sizeof *ff);
     if (path == NULL || ff == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_forcefield_read: %s is NULL", path == NULL ? "path" : "ff");
-    if (hf_path_has_extension(path, ".fld"))
-        return hf_fld_read(path, ff);
-    if (hf_path_has_extension(path, ".frcmod"))
-        return hf_frcmod_read(path, ff);
-    return hf_error(HF_ERROR_UNSUPPORTED, "%s: not a force-field file hessfit reads (.fld MM3*, .frcmod AMBER)", path);
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_forcefield_read: %s is NULL", path == NULL ? "path" : "ff");
+    if (hessfit_path_has_extension(path, ".fld"))
+        return hessfit_fld_read(path, ff);
+    if (hessfit_path_has_extension(path, ".frcmod"))
+        return hessfit_frcmod_read(path, ff);
+    return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: not a force-field file hessfit reads (.fld MM3*, .frcmod AMBER)", path);
 }
 
-hf_status hf_forcefield_write(const hf_forcefield *ff, const char *path)
+hessfit_status hessfit_forcefield_write(const hessfit_forcefield *ff, const char *path)
 {
     if (ff == NULL || path == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_forcefield_write: %s is NULL", path == NULL ? "path" : "ff");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_forcefield_write: %s is NULL", path == NULL ? "path" : "ff");
     switch (ff->format) {
-    case HF_FF_MM3_FLD:
-        return hf_fld_write(ff, path);
-    case HF_FF_FRCMOD:
-        return hf_frcmod_write(ff, path);
+    case HESSFIT_FF_MM3_FLD:
+        return hessfit_fld_write(ff, path);
+    case HESSFIT_FF_FRCMOD:
+        return hessfit_frcmod_write(ff, path);
     default:
-        return hf_error(HF_ERROR_UNSUPPORTED, "%s: the force field has no file format to write it in", path);
+        return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: the force field has no file format to write it in", path);
     }
 }

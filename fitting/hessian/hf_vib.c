@@ -8,41 +8,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-static hf_status check_atoms(const char *fn, int n_atoms)
+static hessfit_status check_atoms(const char *fn, int n_atoms)
 {
-    if (n_atoms < 1 || n_atoms > HF_VIB_MAX_ATOMS)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: atom count %d outside 1..%d", fn, n_atoms, HF_VIB_MAX_ATOMS);
-    return HF_SUCCESS;
+    if (n_atoms < 1 || n_atoms > HESSFIT_VIB_MAX_ATOMS)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: atom count %d outside 1..%d", fn, n_atoms, HESSFIT_VIB_MAX_ATOMS);
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status check_masses(const char *fn, const double *masses, int n_atoms)
+static hessfit_status check_masses(const char *fn, const double *masses, int n_atoms)
 {
     for (int a = 0; a < n_atoms; a++)
         if (!isfinite(masses[a]) || !(masses[a] > 0.0))
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: mass of atom %d is %g (must be finite and positive)",
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: mass of atom %d is %g (must be finite and positive)",
                             fn, a, masses[a]);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_vib_mass_weight(const double *hessian, const double *masses_amu, int n_atoms, double *out)
+hessfit_status hessfit_vib_mass_weight(const double *hessian, const double *masses_amu, int n_atoms, double *out)
 {
-    const char *fn = "hf_vib_mass_weight";
-    hf_status st;
+    const char *fn = "hessfit_vib_mass_weight";
+    hessfit_status st;
     size_t dim;
     double *inv_sqrt_m;
     if (hessian == NULL || masses_amu == NULL || out == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: %s is NULL", fn,
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: %s is NULL", fn,
                         hessian == NULL ? "hessian" : masses_amu == NULL ? "masses" : "out");
-    if ((st = check_atoms(fn, n_atoms)) != HF_SUCCESS || (st = check_masses(fn, masses_amu, n_atoms)) != HF_SUCCESS)
+    if ((st = check_atoms(fn, n_atoms)) != HESSFIT_SUCCESS || (st = check_masses(fn, masses_amu, n_atoms)) != HESSFIT_SUCCESS)
         return st;
     dim = 3 * (size_t)n_atoms;
     for (size_t i = 0; i < dim * dim; i++)
         if (!isfinite(hessian[i]))
-            return hf_error(HF_ERROR_NONFINITE, "%s: hessian element (%zu, %zu) is %s", fn, i / dim, i % dim,
+            return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: hessian element (%zu, %zu) is %s", fn, i / dim, i % dim,
                             isnan(hessian[i]) ? "NaN" : "infinite");
     inv_sqrt_m = malloc(dim * sizeof *inv_sqrt_m);
     if (inv_sqrt_m == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory", fn);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory", fn);
     for (size_t i = 0; i < dim; i++)
         inv_sqrt_m[i] = 1.0 / sqrt(masses_amu[i / 3]);
     /* upper and lower triangle together, so that out may alias hessian */
@@ -54,58 +54,58 @@ hf_status hf_vib_mass_weight(const double *hessian, const double *masses_amu, in
         }
     }
     free(inv_sqrt_m);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_vib_external_basis(const double *masses_amu, const double *coords, int n_atoms, double *basis,
+hessfit_status hessfit_vib_external_basis(const double *masses_amu, const double *coords, int n_atoms, double *basis,
                                 int *n_external)
 {
-    const char *fn = "hf_vib_external_basis";
-    hf_status st;
+    const char *fn = "hessfit_vib_external_basis";
+    hessfit_status st;
     size_t dim;
     double *cand;
     int kept;
 
     if (masses_amu == NULL || coords == NULL || n_external == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: %s is NULL", fn,
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: %s is NULL", fn,
                         masses_amu == NULL ? "masses" : coords == NULL ? "coords" : "n_external");
-    if ((st = check_atoms(fn, n_atoms)) != HF_SUCCESS || (st = check_masses(fn, masses_amu, n_atoms)) != HF_SUCCESS)
+    if ((st = check_atoms(fn, n_atoms)) != HESSFIT_SUCCESS || (st = check_masses(fn, masses_amu, n_atoms)) != HESSFIT_SUCCESS)
         return st;
     dim = 3 * (size_t)n_atoms;
     for (size_t i = 0; i < dim; i++)
         if (!isfinite(coords[i]))
-            return hf_error(HF_ERROR_NONFINITE, "%s: coordinate %zu of atom %zu is not finite", fn, i % 3, i / 3);
+            return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: coordinate %zu of atom %zu is not finite", fn, i % 3, i / 3);
 
     cand = malloc(6 * dim * sizeof *cand);
     if (cand == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory", fn);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory", fn);
     kept = hf_rigid_body_basis(n_atoms, NULL, coords, masses_amu, cand);
     if (basis != NULL)
         memcpy(basis, cand, (size_t)kept * dim * sizeof *cand);
     *n_external = kept;
     free(cand);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_vib_project(double *h, const double *basis, int n_external, int n_atoms)
+hessfit_status hessfit_vib_project(double *h, const double *basis, int n_external, int n_atoms)
 {
-    const char *fn = "hf_vib_project";
-    hf_status st;
+    const char *fn = "hessfit_vib_project";
+    hessfit_status st;
     size_t dim;
     double *a, *e, c[36];
     int k = n_external;
     if (h == NULL || (basis == NULL && n_external > 0))
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: %s is NULL", fn, h == NULL ? "hessian" : "basis");
-    if ((st = check_atoms(fn, n_atoms)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: %s is NULL", fn, h == NULL ? "hessian" : "basis");
+    if ((st = check_atoms(fn, n_atoms)) != HESSFIT_SUCCESS)
         return st;
     if (n_external < 0 || n_external > 6)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: n_external %d outside 0..6", fn, n_external);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: n_external %d outside 0..6", fn, n_external);
     if (k == 0)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     dim = 3 * (size_t)n_atoms;
     a = malloc(2 * dim * (size_t)k * sizeof *a);
     if (a == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory", fn);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory", fn);
     e = a + dim * (size_t)k;
     /* A = H B^T (dim x k), C = B A (k x k), E = C B (k x dim) */
     for (size_t i = 0; i < dim; i++)
@@ -147,50 +147,50 @@ hf_status hf_vib_project(double *h, const double *basis, int n_external, int n_a
             h[j * dim + i] = v;
         }
     free(a);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_vib_analyse(const double *hessian, const double *masses_amu, const double *coords, int n_atoms,
+hessfit_status hessfit_vib_analyse(const double *hessian, const double *masses_amu, const double *coords, int n_atoms,
                          double unit_factor, unsigned flags, double *frequencies_cm1, double *modes,
                          int *n_external)
 {
-    const char *fn = "hf_vib_analyse";
-    hf_status st;
+    const char *fn = "hessfit_vib_analyse";
+    hessfit_status st;
     size_t dim;
     double *hm = NULL, *w = NULL, *basis = NULL;
     int n_ext = 0;
     lapack_int info;
 
     if (hessian == NULL || masses_amu == NULL || frequencies_cm1 == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: %s is NULL", fn,
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: %s is NULL", fn,
                         hessian == NULL ? "hessian" : masses_amu == NULL ? "masses" : "frequencies");
-    if ((flags & ~HF_VIB_PROJECT_EXTERNAL) != 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", fn, flags & ~HF_VIB_PROJECT_EXTERNAL);
-    if ((flags & HF_VIB_PROJECT_EXTERNAL) && coords == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: coords is NULL but HF_VIB_PROJECT_EXTERNAL needs them", fn);
+    if ((flags & ~HESSFIT_VIB_PROJECT_EXTERNAL) != 0)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", fn, flags & ~HESSFIT_VIB_PROJECT_EXTERNAL);
+    if ((flags & HESSFIT_VIB_PROJECT_EXTERNAL) && coords == NULL)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: coords is NULL but HESSFIT_VIB_PROJECT_EXTERNAL needs them", fn);
     if (!isfinite(unit_factor) || !(unit_factor > 0.0))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: unit factor %g must be finite and positive", fn, unit_factor);
-    if ((st = check_atoms(fn, n_atoms)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: unit factor %g must be finite and positive", fn, unit_factor);
+    if ((st = check_atoms(fn, n_atoms)) != HESSFIT_SUCCESS)
         return st;
     dim = 3 * (size_t)n_atoms;
 
     hm = modes != NULL ? modes : malloc(dim * dim * sizeof *hm);
     w = malloc(dim * sizeof *w);
     if (hm == NULL || w == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for a %zu x %zu Hessian", fn, dim, dim);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for a %zu x %zu Hessian", fn, dim, dim);
         goto done;
     }
-    if ((st = hf_vib_mass_weight(hessian, masses_amu, n_atoms, hm)) != HF_SUCCESS)
+    if ((st = hessfit_vib_mass_weight(hessian, masses_amu, n_atoms, hm)) != HESSFIT_SUCCESS)
         goto done;
-    if (flags & HF_VIB_PROJECT_EXTERNAL) {
+    if (flags & HESSFIT_VIB_PROJECT_EXTERNAL) {
         basis = malloc(6 * dim * sizeof *basis);
         if (basis == NULL) {
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory", fn);
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory", fn);
             goto done;
         }
-        if ((st = hf_vib_external_basis(masses_amu, coords, n_atoms, basis, &n_ext)) != HF_SUCCESS)
+        if ((st = hessfit_vib_external_basis(masses_amu, coords, n_atoms, basis, &n_ext)) != HESSFIT_SUCCESS)
             goto done;
-        if ((st = hf_vib_project(hm, basis, n_ext, n_atoms)) != HF_SUCCESS)
+        if ((st = hessfit_vib_project(hm, basis, n_ext, n_atoms)) != HESSFIT_SUCCESS)
             goto done;
     }
     /* column-major call on the symmetric matrix: eigenvector j comes back as row j of hm */
@@ -198,18 +198,18 @@ hf_status hf_vib_analyse(const double *hessian, const double *masses_amu, const 
                           (lapack_int)dim, w);
     if (info != 0) {
         if (info == LAPACK_WORK_MEMORY_ERROR || info == LAPACK_TRANSPOSE_MEMORY_ERROR)
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: LAPACKE_dsyevd could not allocate its work arrays (n = %zu)",
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: LAPACKE_dsyevd could not allocate its work arrays (n = %zu)",
                           fn, dim);
         else if (info < 0)
-            st = hf_error(HF_ERROR_LAPACK, "%s: LAPACKE_dsyevd: argument %d had an illegal value (n = %zu)", fn,
+            st = hessfit_error(HESSFIT_ERROR_LAPACK, "%s: LAPACKE_dsyevd: argument %d had an illegal value (n = %zu)", fn,
                           (int)-info, dim);
         else
-            st = hf_error(HF_ERROR_LAPACK, "%s: LAPACKE_dsyevd did not converge (info = %d, n = %zu)", fn,
+            st = hessfit_error(HESSFIT_ERROR_LAPACK, "%s: LAPACKE_dsyevd did not converge (info = %d, n = %zu)", fn,
                           (int)info, dim);
         goto done;
     }
     for (size_t j = 0; j < dim; j++)
-        frequencies_cm1[j] = hf_eigenvalue_to_cm1(w[j], unit_factor);
+        frequencies_cm1[j] = hessfit_eigenvalue_to_cm1(w[j], unit_factor);
     if (n_external != NULL)
         *n_external = n_ext;
 
@@ -243,18 +243,18 @@ static int by_value_asc(const void *pa, const void *pb)
     return a->index - b->index;
 }
 
-hf_status hf_vib_select(const double *values, int n, int n_keep, double *out)
+hessfit_status hessfit_vib_select(const double *values, int n, int n_keep, double *out)
 {
     keyed *k;
     if (values == NULL || out == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_vib_select: %s is NULL", values == NULL ? "values" : "out");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_vib_select: %s is NULL", values == NULL ? "values" : "out");
     if (n < 0 || n_keep < 0 || n_keep > n)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_vib_select: cannot keep %d of %d values", n_keep, n);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_vib_select: cannot keep %d of %d values", n_keep, n);
     if (n_keep == 0)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     k = malloc((size_t)n * sizeof *k);
     if (k == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_vib_select: no memory");
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "hessfit_vib_select: no memory");
     for (int i = 0; i < n; i++) {
         k[i].value = values[i];
         k[i].index = i;
@@ -264,5 +264,5 @@ hf_status hf_vib_select(const double *values, int n, int n_keep, double *out)
     for (int i = 0; i < n_keep; i++)
         out[i] = k[i].value;
     free(k);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

@@ -9,7 +9,7 @@
  * flushes it, fsync(2)s it, closes it, renames it over path and fsyncs the directory. Any failure
  * -- creating the temporary file, a write (disk full, file size limit), the writer's own error,
  * fsync, close, rename (path is a directory, say) -- removes the temporary file, leaves path as it
- * was and reports HF_ERROR_IO (or the writer's status) with a message naming path, the reason and,
+ * was and reports HESSFIT_ERROR_IO (or the writer's status) with a message naming path, the reason and,
  * where one existed, the temporary file.
  *
  * An existing path keeps its permission bits; a new one gets 0666 minus the umask. A symbolic
@@ -29,46 +29,46 @@
 extern "C" {
 #endif
 
-typedef struct hf_atomic_file hf_atomic_file;
+typedef struct hessfit_atomic_file hessfit_atomic_file;
 
-/* Create the temporary file beside path. On failure *file is NULL and nothing exists on disk. */
-hf_status hf_atomic_file_open(const char *path, hf_atomic_file **file);
+/** Create the temporary file beside path. On failure *file is NULL and nothing exists on disk. */
+hessfit_status hessfit_atomic_file_open(const char *path, hessfit_atomic_file **file);
 
-/* Append bytes / printf-formatted text (formatted in the calling thread's locale; hf_atomic_write
+/** Append bytes / printf-formatted text (formatted in the calling thread's locale; hessfit_atomic_write
  * below runs its writer in the "C" numeric locale). Sticky errors, see above. */
-hf_status hf_atomic_file_write(hf_atomic_file *file, const void *data, size_t len);
+hessfit_status hessfit_atomic_file_write(hessfit_atomic_file *file, const void *data, size_t len);
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-hf_status hf_atomic_file_printf(hf_atomic_file *file, const char *format, ...);
+hessfit_status hessfit_atomic_file_printf(hessfit_atomic_file *file, const char *format, ...);
 
-/* The first write error so far (HF_SUCCESS if none). */
-hf_status hf_atomic_file_status(const hf_atomic_file *file);
-/* Bytes accepted so far. */
-size_t hf_atomic_file_size(const hf_atomic_file *file);
-/* The final and the temporary path (valid until commit or abort). */
-const char *hf_atomic_file_path(const hf_atomic_file *file);
-const char *hf_atomic_file_temp_path(const hf_atomic_file *file);
+/** The first write error so far (HESSFIT_SUCCESS if none). */
+hessfit_status hessfit_atomic_file_status(const hessfit_atomic_file *file);
+/** Bytes accepted so far. */
+size_t hessfit_atomic_file_size(const hessfit_atomic_file *file);
+/** The final and the temporary path (valid until commit or abort). */
+const char *hessfit_atomic_file_path(const hessfit_atomic_file *file);
+const char *hessfit_atomic_file_temp_path(const hessfit_atomic_file *file);
 
-/* Finish: flush, fsync, close, rename over the path, fsync the directory. On any error (including
+/** Finish: flush, fsync, close, rename over the path, fsync the directory. On any error (including
  * an earlier write error) the temporary file is removed and path is unchanged. Always frees file
- * (NULL is HF_ERROR_NULL_ARGUMENT). */
-hf_status hf_atomic_file_commit(hf_atomic_file *file);
+ * (NULL is HESSFIT_ERROR_NULL_ARGUMENT). */
+hessfit_status hessfit_atomic_file_commit(hessfit_atomic_file *file);
 
-/* Give up: close and remove the temporary file, free file. path is unchanged. NULL is a no-op. */
-void hf_atomic_file_abort(hf_atomic_file *file);
+/** Give up: close and remove the temporary file, free file. path is unchanged. NULL is a no-op. */
+void hessfit_atomic_file_abort(hessfit_atomic_file *file);
 
-/* A writer for hf_atomic_write: writes the whole content into out, returns HF_SUCCESS or its own
- * error (with hf_error's message), after which nothing is committed. */
-typedef hf_status (*hf_atomic_writer)(hf_atomic_file *out, void *context);
+/** A writer for hessfit_atomic_write: writes the whole content into out, returns HESSFIT_SUCCESS or its own
+ * error (with hessfit_error's message), after which nothing is committed. */
+typedef hessfit_status (*hessfit_atomic_writer)(hessfit_atomic_file *out, void *context);
 
-/* open, writer(out, context), commit -- or abort if the writer or any write failed. The writer
+/** open, writer(out, context), commit -- or abort if the writer or any write failed. The writer
  * runs with the "C" numeric locale on this thread (so "%g" always writes a '.'; the thread's
  * locale is restored afterwards). A writer failure's message is kept, prefixed with path. */
-hf_status hf_atomic_write(const char *path, hf_atomic_writer writer, void *context);
+hessfit_status hessfit_atomic_write(const char *path, hessfit_atomic_writer writer, void *context);
 
-/* Write len bytes of data (len 0 makes an empty file) atomically to path. */
-hf_status hf_atomic_write_buffer(const char *path, const void *data, size_t len);
+/** Write len bytes of data (len 0 makes an empty file) atomically to path. */
+hessfit_status hessfit_atomic_write_buffer(const char *path, const void *data, size_t len);
 
 #ifdef __cplusplus
 }

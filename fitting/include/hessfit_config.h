@@ -46,34 +46,34 @@
 extern "C" {
 #endif
 
-/* One "key = value" as read, with where it was. */
-typedef struct hf_config_entry {
+/** One "key = value" as read, with where it was. */
+typedef struct hessfit_config_entry {
     char *key;
     char *value;   /* paths already resolved against the input file's directory */
     int line;
-} hf_config_entry;
+} hessfit_config_entry;
 
-typedef struct hf_config {
+typedef struct hessfit_config {
     char *path;            /* the input file */
     int n_entries;
-    hf_config_entry *entries;
-} hf_config;
+    hessfit_config_entry *entries;
+} hessfit_config;
 
-/* Read and check an input file: syntax, known keys, single keys at most once, required keys,
+/** Read and check an input file: syntax, known keys, single keys at most once, required keys,
  * value forms of the enumerated and numeric keys and the word forms of energy, energy-weight,
  * geometry and geometry-weight (numbers, names, word counts; the FILE of energy is resolved as a
  * path: it must not contain blanks). */
-hf_status hf_config_read(const char *path, hf_config *config);
-void hf_config_free(hf_config *config);
+hessfit_status hessfit_config_read(const char *path, hessfit_config *config);
+void hessfit_config_free(hessfit_config *config);
 
-/* The value of a single key, or fallback when absent. */
-const char *hf_config_get(const hf_config *config, const char *key, const char *fallback);
-/* Number of entries of a key and the i-th one (NULL past the end). */
-int hf_config_count(const hf_config *config, const char *key);
-const hf_config_entry *hf_config_entry_at(const hf_config *config, const char *key, int i);
-/* A numeric key: HF_ERROR_PARSE naming file:line when the value is not a finite number in
+/** The value of a single key, or fallback when absent. */
+const char *hessfit_config_get(const hessfit_config *config, const char *key, const char *fallback);
+/** Number of entries of a key and the i-th one (NULL past the end). */
+int hessfit_config_count(const hessfit_config *config, const char *key);
+const hessfit_config_entry *hessfit_config_entry_at(const hessfit_config *config, const char *key, int i);
+/** A numeric key: HESSFIT_ERROR_PARSE naming file:line when the value is not a finite number in
  * [min, max]; fallback when absent. */
-hf_status hf_config_number(const hf_config *config, const char *key, double min, double max, double fallback,
+hessfit_status hessfit_config_number(const hessfit_config *config, const char *key, double min, double max, double fallback,
                            double *value);
 
 #ifdef __cplusplus

@@ -16,23 +16,23 @@
 extern "C" {
 #endif
 
-typedef enum hf_mass_kind { HF_MASS_MONOISOTOPIC = 0, HF_MASS_AVERAGE = 1 } hf_mass_kind;
+typedef enum hessfit_mass_kind { HESSFIT_MASS_MONOISOTOPIC = 0, HESSFIT_MASS_AVERAGE = 1 } hessfit_mass_kind;
 
-#define HF_MAX_ATOMIC_NUMBER 118
+#define HESSFIT_MAX_ATOMIC_NUMBER 118
 
-/* Atomic number of a symbol ("C", "Cl", case-insensitive: "CL" and "cl" too); 0 if the symbol is
+/** Atomic number of a symbol ("C", "Cl", case-insensitive: "CL" and "cl" too); 0 if the symbol is
  * not one with data here. */
-int hf_element_atomic_number(const char *symbol);
-/* The same, reporting HF_ERROR_UNKNOWN_ELEMENT (message names the symbol) or HF_ERROR_NULL_ARGUMENT. */
-hf_status hf_element_lookup(const char *symbol, int *atomic_number);
-/* Canonical symbol ("Cl") for an atomic number with data here; NULL otherwise. */
-const char *hf_element_symbol(int atomic_number);
-/* Mass in amu; 0.0 for an atomic number without data. */
-double hf_element_monoisotopic_mass(int atomic_number);
-double hf_element_average_mass(int atomic_number);
-double hf_element_mass(int atomic_number, hf_mass_kind kind);
-/* masses[i] = mass of atomic_numbers[i]; HF_ERROR_UNKNOWN_ELEMENT names the first bad item. */
-hf_status hf_element_masses(const int *atomic_numbers, int n, hf_mass_kind kind, double *masses);
+int hessfit_element_atomic_number(const char *symbol);
+/** The same, reporting HESSFIT_ERROR_UNKNOWN_ELEMENT (message names the symbol) or HESSFIT_ERROR_NULL_ARGUMENT. */
+hessfit_status hessfit_element_lookup(const char *symbol, int *atomic_number);
+/** Canonical symbol ("Cl") for an atomic number with data here; NULL otherwise. */
+const char *hessfit_element_symbol(int atomic_number);
+/** Mass in amu; 0.0 for an atomic number without data. */
+double hessfit_element_monoisotopic_mass(int atomic_number);
+double hessfit_element_average_mass(int atomic_number);
+double hessfit_element_mass(int atomic_number, hessfit_mass_kind kind);
+/** masses[i] = mass of atomic_numbers[i]; HESSFIT_ERROR_UNKNOWN_ELEMENT names the first bad item. */
+hessfit_status hessfit_element_masses(const int *atomic_numbers, int n, hessfit_mass_kind kind, double *masses);
 
 #ifdef __cplusplus
 }

@@ -24,8 +24,8 @@
  *     (type1, type2, type3, type4) with type1 the central atom, which the writer uses to reproduce
  *     the term's own atom order. An improper term must list its central atom (the one bonded to
  *     the other three) first or last: (c, a, b, d) is written as is, (a, b, d, c) as (c, d, b, a),
- *     the same dihedral; a term with the centre second or third is HF_ERROR_UNSUPPORTED.
- *   - terms with HF_MATCH_NO_TERM are left out, with an XML comment naming each.
+ *     the same dihedral; a term with the centre second or third is HESSFIT_ERROR_UNSUPPORTED.
+ *   - terms with HESSFIT_MATCH_NO_TERM are left out, with an XML comment naming each.
  * Limitation: the templates describe only these training molecules. OpenMM picks a template by
  * matching the residue's graph, so a Topology must give each residue the same atoms and bonds
  * (and, for molecules whose graphs are the same, createSystem(..., residueTemplates=...) naming
@@ -46,8 +46,8 @@
 extern "C" {
 #endif
 
-hf_status hf_ffxml_write(const char *path, const hf_forcefield *ff, const hf_molecule *mols,
-                         const hf_typed_molecule *typed, int n_mols);
+hessfit_status hessfit_ffxml_write(const char *path, const hessfit_forcefield *ff, const hessfit_molecule *mols,
+                         const hessfit_typed_molecule *typed, int n_mols);
 
 #ifdef __cplusplus
 }

@@ -24,106 +24,106 @@
 extern "C" {
 #endif
 
-typedef enum hf_param_kind {
-    HF_PARAM_BOND = HF_TERM_BOND,
-    HF_PARAM_ANGLE = HF_TERM_ANGLE,
-    HF_PARAM_TORSION = HF_TERM_TORSION,
-    HF_PARAM_IMPROPER = HF_TERM_IMPROPER,
-    HF_PARAM_VDW,
-    HF_PARAM_CHARGE,
-    HF_NUM_PARAM_KINDS
-} hf_param_kind;
+typedef enum hessfit_param_kind {
+    HESSFIT_PARAM_BOND = HESSFIT_TERM_BOND,
+    HESSFIT_PARAM_ANGLE = HESSFIT_TERM_ANGLE,
+    HESSFIT_PARAM_TORSION = HESSFIT_TERM_TORSION,
+    HESSFIT_PARAM_IMPROPER = HESSFIT_TERM_IMPROPER,
+    HESSFIT_PARAM_VDW,
+    HESSFIT_PARAM_CHARGE,
+    HESSFIT_NUM_PARAM_KINDS
+} hessfit_param_kind;
 
-typedef enum hf_improper_form { HF_IMPROPER_HARMONIC = 0, HF_IMPROPER_FOURIER = 1 } hf_improper_form;
+typedef enum hessfit_improper_form { HESSFIT_IMPROPER_HARMONIC = 0, HESSFIT_IMPROPER_FOURIER = 1 } hessfit_improper_form;
 
-typedef enum hf_ff_format {
-    HF_FF_MM3_FLD = 0,  /* MacroModel MM3* .fld */
-    HF_FF_FRCMOD = 1,   /* AMBER frcmod */
-    HF_FF_FORMAT_NONE = 2
-} hf_ff_format;
+typedef enum hessfit_ff_format {
+    HESSFIT_FF_MM3_FLD = 0,  /* MacroModel MM3* .fld */
+    HESSFIT_FF_FRCMOD = 1,   /* AMBER frcmod */
+    HESSFIT_FF_FORMAT_NONE = 2
+} hessfit_ff_format;
 
-#define HF_FF_TYPE_LEN 8       /* type labels up to 7 characters */
-#define HF_FF_MAX_VALUES 18    /* up to 6 Fourier triples */
+#define HESSFIT_FF_TYPE_LEN 8       /* type labels up to 7 characters */
+#define HESSFIT_FF_MAX_VALUES 18    /* up to 6 Fourier triples */
 /* The wildcard in stored type labels, whatever the file wrote ("00" in MM3, "X" in AMBER). */
-#define HF_FF_WILDCARD "*"
+#define HESSFIT_FF_WILDCARD "*"
 
-typedef struct hf_ff_param {
-    hf_param_kind kind;
+typedef struct hessfit_ff_param {
+    hessfit_param_kind kind;
     int n_types;                           /* 1 (vdw, charge), 2, 3 or 4 */
-    char types[4][HF_FF_TYPE_LEN];         /* labels as in the file, wildcard as HF_FF_WILDCARD */
+    char types[4][HESSFIT_FF_TYPE_LEN];         /* labels as in the file, wildcard as HESSFIT_FF_WILDCARD */
     int n_values;
-    double values[HF_FF_MAX_VALUES];       /* canonical units, above */
-    hf_improper_form improper_form;
+    double values[HESSFIT_FF_MAX_VALUES];       /* canonical units, above */
+    hessfit_improper_form improper_form;
     int line;         /* 1-based line in the file it was read from (q2mm's parameter id); 0 if new */
-    int substructure; /* .fld: index into hf_forcefield.substructures; -1 for the main tables */
+    int substructure; /* .fld: index into hessfit_forcefield.substructures; -1 for the main tables */
     char label[64];   /* the file's comment or label for the line ("C(sp2)-N"), may be "" */
-    /* MM3* .fld main tables: the separator printed between types i and i+1 ('-' single, '=' double,
+    /** MM3* .fld main tables: the separator printed between types i and i+1 ('-' single, '=' double,
      * '%' triple bond, '*' any bond, '.' a bond without order (MacroModel's zero-order bond); 0 when
      * the file gives none, for out-of-plane lines, or for other formats: any bond). */
     char bond_marks[3];
-    /* MM3* .fld main tables: the "Opt. Descriptor" columns as text (environment conditions such as
+    /** MM3* .fld main tables: the "Opt. Descriptor" columns as text (environment conditions such as
      * "O200 0000": atom 1 bears an O2; "1C200 0000": one continuation line follows), "" when blank
      * or every field is 0000 (no condition). Types alone cannot evaluate them: the matcher does on
      * the molecule's bonds (see hessfit_typing.h). */
     char descriptor[24];
-} hf_ff_param;
+} hessfit_ff_param;
 
-/* An MM3* substructure: parameters that apply where the SMILES-like pattern matches. Terms in
+/** An MM3* substructure: parameters that apply where the SMILES-like pattern matches. Terms in
  * its parameter lines name atoms by their positions in the pattern ("1 2" = atoms 1 and 2). */
-typedef struct hf_ff_substructure {
+typedef struct hessfit_ff_substructure {
     char name[128];     /* the " C  ..." comment line */
     char pattern[256];  /* the " 9  ..." pattern line */
     int line;           /* line of the comment line */
-} hf_ff_substructure;
+} hessfit_ff_substructure;
 
-/* MM3* atom-type equivalence: atoms of type `type` use the parameters of `equivalent` for the
+/** MM3* atom-type equivalence: atoms of type `type` use the parameters of `equivalent` for the
  * kinds the file says (a .fld equivalence line). */
-typedef struct hf_ff_equivalence {
-    char type[HF_FF_TYPE_LEN];
-    char equivalent[HF_FF_TYPE_LEN];
+typedef struct hessfit_ff_equivalence {
+    char type[HESSFIT_FF_TYPE_LEN];
+    char equivalent[HESSFIT_FF_TYPE_LEN];
     int line;
-} hf_ff_equivalence;
+} hessfit_ff_equivalence;
 
-typedef struct hf_forcefield {
-    hf_ff_format format;
+typedef struct hessfit_forcefield {
+    hessfit_ff_format format;
     char *path;                 /* file it was read from */
     int n_params;
-    hf_ff_param *params;
+    hessfit_ff_param *params;
     int n_substructures;
-    hf_ff_substructure *substructures;
+    hessfit_ff_substructure *substructures;
     int n_equivalences;
-    hf_ff_equivalence *equivalences;
-    /* The file's text, kept so that writing changes only the fitted values. */
+    hessfit_ff_equivalence *equivalences;
+    /** The file's text, kept so that writing changes only the fitted values. */
     int n_lines;
     char **lines;
-} hf_forcefield;
+} hessfit_forcefield;
 
-void hf_forcefield_free(hf_forcefield *ff);
-/* "bond", "angle", "torsion", "improper", "vdw", "charge". */
-const char *hf_param_kind_name(hf_param_kind kind);
-/* Index of the parameter read from that line, or -1. For an MM3 .fld, a descriptor continuation
+void hessfit_forcefield_free(hessfit_forcefield *ff);
+/** "bond", "angle", "torsion", "improper", "vdw", "charge". */
+const char *hessfit_param_kind_name(hessfit_param_kind kind);
+/** Index of the parameter read from that line, or -1. For an MM3 .fld, a descriptor continuation
  * line (blank type columns below a parameter line of the same interaction code, e.g. mm3.fld
  * line 115 under the N2-H3 stretch of line 114) gives the parameter it continues, as MacroModel
  * reports such a line as the parameter's FF line; that parameter's own .line stays 114. */
-int hf_forcefield_param_at_line(const hf_forcefield *ff, int line);
+int hessfit_forcefield_param_at_line(const hessfit_forcefield *ff, int line);
 
-/* A force-field file by its extension: .fld (MM3*) or .frcmod (AMBER), optionally .gz;
- * HF_ERROR_UNSUPPORTED names the file otherwise. */
-hf_status hf_forcefield_read(const char *path, hf_forcefield *ff);
-/* Write ff in the format it was read from (hf_fld_write or hf_frcmod_write). */
-hf_status hf_forcefield_write(const hf_forcefield *ff, const char *path);
+/** A force-field file by its extension: .fld (MM3*) or .frcmod (AMBER), optionally .gz;
+ * HESSFIT_ERROR_UNSUPPORTED names the file otherwise. */
+hessfit_status hessfit_forcefield_read(const char *path, hessfit_forcefield *ff);
+/** Write ff in the format it was read from (hessfit_fld_write or hessfit_frcmod_write). */
+hessfit_status hessfit_forcefield_write(const hessfit_forcefield *ff, const char *path);
 
-/* MacroModel MM3* .fld: every parameter line of the main tables and of the substructures, the
+/** MacroModel MM3* .fld: every parameter line of the main tables and of the substructures, the
  * vdW table, the atom-type equivalences. */
-hf_status hf_fld_read(const char *path, hf_forcefield *ff);
-/* Write ff (read by hf_fld_read, values possibly changed) to path: every line as read except
+hessfit_status hessfit_fld_read(const char *path, hessfit_forcefield *ff);
+/** Write ff (read by hessfit_fld_read, values possibly changed) to path: every line as read except
  * the numeric fields of parameters whose values changed, rewritten in the file's own fixed
  * columns and precision. Written atomically (temporary file + rename). */
-hf_status hf_fld_write(const hf_forcefield *ff, const char *path);
+hessfit_status hessfit_fld_write(const hessfit_forcefield *ff, const char *path);
 
-/* AMBER frcmod (MASS, BOND, ANGL, DIHE, IMPR, NONB) read and write. */
-hf_status hf_frcmod_read(const char *path, hf_forcefield *ff);
-hf_status hf_frcmod_write(const hf_forcefield *ff, const char *path);
+/** AMBER frcmod (MASS, BOND, ANGL, DIHE, IMPR, NONB) read and write. */
+hessfit_status hessfit_frcmod_read(const char *path, hessfit_forcefield *ff);
+hessfit_status hessfit_frcmod_write(const hessfit_forcefield *ff, const char *path);
 
 #ifdef __cplusplus
 }

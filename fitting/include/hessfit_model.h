@@ -5,42 +5,42 @@
  * force field -- as ONE OpenMM System and Context holding one HessianForce, with the force
  * field's parameters as a vector of free values in canonical units.
  *
- *   hf_model_create      every atom of every molecule in one System (one molecule group each),
+ *   hessfit_model_create      every atom of every molecule in one System (one molecule group each),
  *                        one HessianForce term per typed term, one parameter slot per
  *                        (force-field parameter, value) that some term uses, shared by all
  *                        terms that use it; the Context is created once, positions = each
  *                        molecule's coordinates.
- *   hf_model_add_free    declares ff->params[param].values[value] free; x is the vector of free
+ *   hessfit_model_add_free    declares ff->params[param].values[value] free; x is the vector of free
  *                        values in the force field's canonical units (kcal/mol, Angstrom,
  *                        degrees, E = k (x - x0)^2; hessfit_forcefield.h).
- *   hf_model_set_free    pushes x into the slot table (one updateParametersInContext, the
+ *   hessfit_model_set_free    pushes x into the slot table (one updateParametersInContext, the
  *                        table-only fast path); evaluations then read that table.
- *   hf_model_write_back  stores x into the force field (hf_fld_write / hf_frcmod_write then
+ *   hessfit_model_write_back  stores x into the force field (hessfit_fld_write / hessfit_frcmod_write then
  *                        rewrite exactly the fitted values).
  *
  * Slots. Every slot is factor * one canonical value (hessfit_units.h):
- *   bond      k   kcal/mol/A^2   -> kJ/mol/nm^2    HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2 (418.4)
- *             r0  A              -> nm             HF_ANGSTROM_TO_NM
- *   angle     k   kcal/mol/rad^2 -> kJ/mol/rad^2   HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2
- *             theta0 deg         -> rad            HF_DEG_TO_RAD
+ *   bond      k   kcal/mol/A^2   -> kJ/mol/nm^2    HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2 (418.4)
+ *             r0  A              -> nm             HESSFIT_ANGSTROM_TO_NM
+ *   angle     k   kcal/mol/rad^2 -> kJ/mol/rad^2   HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2
+ *             theta0 deg         -> rad            HESSFIT_DEG_TO_RAD
  *   torsion, Fourier improper: per triple (k, phase, n)
- *             k   kcal/mol       -> kJ/mol         HF_KCAL_TO_KJ
- *             phase deg          -> rad            HF_DEG_TO_RAD
+ *             k   kcal/mol       -> kJ/mol         HESSFIT_KCAL_TO_KJ
+ *             phase deg          -> rad            HESSFIT_DEG_TO_RAD
  *             n   the term's periodicity (an integer, never a slot, never free)
  *   harmonic improper  k kcal/mol/rad^2 -> kJ/mol/rad^2 (phi0 is a constant 0 slot)
- *   vdw       R*  A              -> LJ sigma nm    HF_RSTAR_A_TO_LJ_SIGMA_NM (2 R* / 2^(1/6))
- *             eps kcal/mol       -> kJ/mol         HF_KCAL_TO_KJ
- * so d/dx_i = factor_i d/dslot_i exactly (hf_model_slot_gradient_to_free). Charges are the
+ *   vdw       R*  A              -> LJ sigma nm    HESSFIT_RSTAR_A_TO_LJ_SIGMA_NM (2 R* / 2^(1/6))
+ *             eps kcal/mol       -> kJ/mol         HESSFIT_KCAL_TO_KJ
+ * so d/dx_i = factor_i d/dslot_i exactly (hessfit_model_slot_gradient_to_free). Charges are the
  * molecules' partial charges, one constant slot per atom (not force-field parameters).
  *
  * Terms (HessianForce energy forms, hessfit's "no 1/2" convention on both sides):
  *   bond -> harmonic bond; angle -> harmonic angle; torsion -> one periodic torsion per Fourier
- *   triple whose k is not 0 or is free; improper with HF_IMPROPER_HARMONIC -> harmonic improper
- *   k phi^2 (phi0 = 0), with HF_IMPROPER_FOURIER -> periodic impropers (triples as torsions);
- *   HF_MATCH_NO_TERM terms are left out. An improper is the dihedral of its central atom (the one
+ *   triple whose k is not 0 or is free; improper with HESSFIT_IMPROPER_HARMONIC -> harmonic improper
+ *   k phi^2 (phi0 = 0), with HESSFIT_IMPROPER_FOURIER -> periodic impropers (triples as torsions);
+ *   HESSFIT_MATCH_NO_TERM terms are left out. An improper is the dihedral of its central atom (the one
  *   bonded to the other three) and the other three in the term's order: (c, a, b, d) as is,
  *   (a, b, d, c) as is (the same dihedral as (c, d, b, a)), a centre listed second or third moved
- *   to the front -- the dihedral hf_ffxml_write writes. Freeing the k or phase of a triple whose
+ *   to the front -- the dihedral hessfit_ffxml_write writes. Freeing the k or phase of a triple whose
  *   k is 0 adds its terms then (one full updateParametersInContext).
  *
  * Nonbonded (option, off by default): per atom Lennard-Jones from the force field's vdw
@@ -65,7 +65,7 @@
  *     it at 1.001 r_v with depth 1.119 eps and curvature 67.1 eps/r_v^2 (LJ: 72 eps/r_v^2); its
  *     hydrogen offset (the .fld vdW "Offset" column) and hydrogen-bond terms are left out;
  *   - the out-of-plane term as MacroModel defines its coordinate: here k phi^2 on the improper
- *     dihedral above, as hf_ffxml_write and q2mm's harmonic OpenMM route do.
+ *     dihedral above, as hessfit_ffxml_write and q2mm's harmonic OpenMM route do.
  * The stretch and bend curvatures agree with MM3's only where a bond or angle sits at its
  * reference value; elsewhere the cubic and higher terms change both the gradient and the
  * curvature, and the cross terms contribute to the Hessian even there (a stretch-bend
@@ -75,15 +75,15 @@
  *
  * Hessians come back in Hartree/Bohr^2 (hessfit_units.h), one dense row-major (3 n_m) x (3 n_m)
  * block per molecule, atoms in the molecule's order then x, y, z, concatenated in molecule order
- * (hf_model_molecule_offset). Energies in kcal/mol.
+ * (hessfit_model_molecule_offset). Energies in kcal/mol.
  *
- * Errors: every function returns an hf_status; hf_last_error() names the molecule, term,
+ * Errors: every function returns an hessfit_status; hessfit_last_error() names the molecule, term,
  * parameter (file:line) or free index; a failure of the hessfit C API keeps its status, with
  * the call named before its message. A failed call leaves the free values, the force
- * field and the caller's data as they were (hf_model_set_free restores the previous values when
- * the push fails; a failed hf_model_add_free of a zero triple may leave its k = 0 terms added).
+ * field and the caller's data as they were (hessfit_model_set_free restores the previous values when
+ * the push fails; a failed hessfit_model_add_free of a zero triple may leave its k = 0 terms added).
  * The plugin kernels must be loaded (OpenMM_Platform_loadPluginsFromDirectory) before
- * hf_model_create. A model is not thread-safe.
+ * hessfit_model_create. A model is not thread-safe.
  */
 #include "hessfit.h"
 #include "hessfit_elements.h"
@@ -96,96 +96,96 @@
 extern "C" {
 #endif
 
-typedef struct hf_model hf_model;
+typedef struct hessfit_model hessfit_model;
 
-typedef struct hf_model_options {
+typedef struct hessfit_model_options {
     const char *platform;             /* OpenMM platform name; default "Reference" */
     const char *precision;            /* "single", "mixed", "double" or NULL (platform default) */
-    hf_mass_kind masses;              /* System masses; default HF_MASS_MONOISOTOPIC */
+    hessfit_mass_kind masses;              /* System masses; default HESSFIT_MASS_MONOISOTOPIC */
     int nonbonded;                    /* 1: Lennard-Jones + Coulomb; default 0 (bonded terms only) */
-    HessFit_CombiningRule combining;  /* default HESSFIT_COMBINE_LORENTZ_BERTHELOT */
+    hessfit_combining_rule combining;  /* default HESSFIT_COMBINE_LORENTZ_BERTHELOT */
     double coulomb14_scale;           /* 1-4 pair scales, >= 0; default 1.0 and 1.0 (MM3: */
     double lj14_scale;                /*   unscaled; AMBER 1/1.2 and 0.5; OPLS 0.5 and 0.5) */
-} hf_model_options;
+} hessfit_model_options;
 
-/* The defaults above. */
-hf_model_options hf_model_default_options(void);
+/** The defaults above. */
+hessfit_model_options hessfit_model_default_options(void);
 
-/* Builds the model of n_mols molecules (mols[m] typed as typed[m] against ff); opt may be NULL
+/** Builds the model of n_mols molecules (mols[m] typed as typed[m] against ff); opt may be NULL
  * (defaults). Copies what it needs: ff, mols and typed may be freed afterwards. */
-hf_status hf_model_create(const hf_forcefield *ff, const hf_molecule *mols, const hf_typed_molecule *typed,
-                          int n_mols, const hf_model_options *opt, hf_model **model);
-void hf_model_destroy(hf_model *model);
+hessfit_status hessfit_model_create(const hessfit_forcefield *ff, const hessfit_molecule *mols, const hessfit_typed_molecule *typed,
+                          int n_mols, const hessfit_model_options *opt, hessfit_model **model);
+void hessfit_model_destroy(hessfit_model *model);
 
-/* ---- layout ------------------------------------------------------------------------------ */
-int hf_model_n_molecules(const hf_model *model);
-/* Atoms of molecule mol (-1 when mol is out of range). */
-int hf_model_n_atoms(const hf_model *model, int mol);
-/* Particles of the System (all atoms of all molecules; molecule m's atoms are consecutive). */
-int hf_model_n_particles(const hf_model *model);
-/* HessianForce terms now in the force (grows when a zero triple is freed). */
-int hf_model_n_terms(const hf_model *model);
-/* Sum over molecules of (3 n_m)^2: the length of hf_model_hessians_all's output. */
-long long hf_model_hessian_size(const hf_model *model);
-/* Where molecule mol's block starts in hf_model_hessians_all's output (-1 when out of range). */
-long long hf_model_molecule_offset(const hf_model *model, int mol);
+/** ---- layout ------------------------------------------------------------------------------ */
+int hessfit_model_n_molecules(const hessfit_model *model);
+/** Atoms of molecule mol (-1 when mol is out of range). */
+int hessfit_model_n_atoms(const hessfit_model *model, int mol);
+/** Particles of the System (all atoms of all molecules; molecule m's atoms are consecutive). */
+int hessfit_model_n_particles(const hessfit_model *model);
+/** HessianForce terms now in the force (grows when a zero triple is freed). */
+int hessfit_model_n_terms(const hessfit_model *model);
+/** Sum over molecules of (3 n_m)^2: the length of hessfit_model_hessians_all's output. */
+long long hessfit_model_hessian_size(const hessfit_model *model);
+/** Where molecule mol's block starts in hessfit_model_hessians_all's output (-1 when out of range). */
+long long hessfit_model_molecule_offset(const hessfit_model *model, int mol);
 
-/* ---- slots ------------------------------------------------------------------------------- */
-int hf_model_n_slots(const hf_model *model);
-/* The slot table as the model last pushed it (HessianForce units), n = hf_model_n_slots. */
-hf_status hf_model_get_slots(const hf_model *model, double *slots, int n);
+/** ---- slots ------------------------------------------------------------------------------- */
+int hessfit_model_n_slots(const hessfit_model *model);
+/** The slot table as the model last pushed it (HessianForce units), n = hessfit_model_n_slots. */
+hessfit_status hessfit_model_get_slots(const hessfit_model *model, double *slots, int n);
 
 /* ---- free parameters --------------------------------------------------------------------- */
-/* Frees ff->params[param].values[value]. The parameter must be used by some term (a vdw
+/** Frees ff->params[param].values[value]. The parameter must be used by some term (a vdw
  * parameter by some atom when nonbonded terms are on); value must be a k, equilibrium, phase,
  * R* or eps (never a periodicity); freeing it twice is an error. */
-hf_status hf_model_add_free(hf_model *model, int param, int value);
+hessfit_status hessfit_model_add_free(hessfit_model *model, int param, int value);
 
-/* Which values hf_model_add_free_kind frees, or-ed: */
-#define HF_MODEL_FREE_K 1u     /* bond/angle/harmonic improper k; Fourier k; vdw eps */
-#define HF_MODEL_FREE_X0 2u    /* bond r0, angle theta0; vdw R* */
-#define HF_MODEL_FREE_PHASE 4u /* Fourier phases */
-/* Frees those values of every used parameter of one kind (Fourier triples: only those whose k
- * is not 0; free a zero triple with hf_model_add_free). Values already free are skipped;
+/* Which values hessfit_model_add_free_kind frees, or-ed: */
+#define HESSFIT_MODEL_FREE_K 1u     /* bond/angle/harmonic improper k; Fourier k; vdw eps */
+#define HESSFIT_MODEL_FREE_X0 2u    /* bond r0, angle theta0; vdw R* */
+#define HESSFIT_MODEL_FREE_PHASE 4u /* Fourier phases */
+/** Frees those values of every used parameter of one kind (Fourier triples: only those whose k
+ * is not 0; free a zero triple with hessfit_model_add_free). Values already free are skipped;
  * *n_added (may be NULL) counts the new ones. */
-hf_status hf_model_add_free_kind(hf_model *model, hf_param_kind kind, unsigned what, int *n_added);
+hessfit_status hessfit_model_add_free_kind(hessfit_model *model, hessfit_param_kind kind, unsigned what, int *n_added);
 
-int hf_model_n_free(const hf_model *model);
-/* What free value i is: its parameter and value index, its slot, and factor = dslot/dx_i
+int hessfit_model_n_free(const hessfit_model *model);
+/** What free value i is: its parameter and value index, its slot, and factor = dslot/dx_i
  * (each output may be NULL). */
-hf_status hf_model_free_parameter(const hf_model *model, int i, int *param, int *value, int *slot, double *factor);
-/* x[i] = the current canonical value of free value i. */
-hf_status hf_model_get_free(const hf_model *model, double *x);
-/* Sets every free value (finite, else HF_ERROR_NONFINITE naming it and nothing changes) and
+hessfit_status hessfit_model_free_parameter(const hessfit_model *model, int i, int *param, int *value, int *slot, double *factor);
+/** x[i] = the current canonical value of free value i. */
+hessfit_status hessfit_model_get_free(const hessfit_model *model, double *x);
+/** Sets every free value (finite, else HESSFIT_ERROR_NONFINITE naming it and nothing changes) and
  * pushes the table into the Context. */
-hf_status hf_model_set_free(hf_model *model, const double *x);
-/* ff->params[param].values[value] = x for every free value. ff must be the force field the
+hessfit_status hessfit_model_set_free(hessfit_model *model, const double *x);
+/** ff->params[param].values[value] = x for every free value. ff must be the force field the
  * model was created from, or a copy with the same parameter lines (checked). */
-hf_status hf_model_write_back(const hf_model *model, hf_forcefield *ff);
-/* d_free[i] = factor_i * d_slot[slot_i]: d_slot per HessianForce slot unit (n_slots entries),
+hessfit_status hessfit_model_write_back(const hessfit_model *model, hessfit_forcefield *ff);
+/** d_free[i] = factor_i * d_slot[slot_i]: d_slot per HessianForce slot unit (n_slots entries),
  * d_free per canonical unit (n_free entries). */
-hf_status hf_model_slot_gradient_to_free(const hf_model *model, const double *d_slot, double *d_free);
+hessfit_status hessfit_model_slot_gradient_to_free(const hessfit_model *model, const double *d_slot, double *d_free);
 
 /* ---- evaluations at the molecules' coordinates ------------------------------------------- */
-/* Molecule mol's Hessian, Hartree/Bohr^2, (3 n) x (3 n) row-major. */
-hf_status hf_model_hessian(hf_model *model, int mol, double *hessian);
-/* Every block (one kernel call), Hartree/Bohr^2, hf_model_hessian_size doubles. */
-hf_status hf_model_hessians_all(hf_model *model, double *hessians);
-/* Molecule mol's energy, kcal/mol. The HessianForce reports the sum over molecules only, so the
+/** Molecule mol's Hessian, Hartree/Bohr^2, (3 n) x (3 n) row-major. */
+hessfit_status hessfit_model_hessian(hessfit_model *model, int mol, double *hessian);
+/** Every block (one kernel call), Hartree/Bohr^2, hessfit_model_hessian_size doubles. */
+hessfit_status hessfit_model_hessians_all(hessfit_model *model, double *hessians);
+/** Molecule mol's energy, kcal/mol. The HessianForce reports the sum over molecules only, so the
  * first call for a molecule builds a small Context holding just that molecule (same platform,
  * same slot table); later calls push the table to it when it changed. */
-hf_status hf_model_energy(hf_model *model, int mol, double *energy);
-/* Sum over all molecules, kcal/mol, from the model's Context (one evaluation). */
-hf_status hf_model_total_energy(hf_model *model, double *energy);
-/* d(total energy)/dx_i, kcal/mol per canonical unit, from the analytic dE/dslot. */
-hf_status hf_model_energy_gradient(hf_model *model, double *d_free);
+hessfit_status hessfit_model_energy(hessfit_model *model, int mol, double *energy);
+/** Sum over all molecules, kcal/mol, from the model's Context (one evaluation). */
+hessfit_status hessfit_model_total_energy(hessfit_model *model, double *energy);
+/** d(total energy)/dx_i, kcal/mol per canonical unit, from the analytic dE/dslot. */
+hessfit_status hessfit_model_energy_gradient(hessfit_model *model, double *d_free);
 
 /* ---- the underlying objects (owned by the model) ----------------------------------------- */
-/* For kernel calls the model does not wrap (adjoint gradients): read them freely; a slot table
- * set through them is replaced by the next hf_model_set_free. */
-HessFit_Force *hf_model_force(hf_model *model);
-OpenMM_Context *hf_model_context(hf_model *model);
-OpenMM_System *hf_model_system(hf_model *model);
+/** For kernel calls the model does not wrap (adjoint gradients): read them freely; a slot table
+ * set through them is replaced by the next hessfit_model_set_free. */
+hessfit_force *hessfit_model_force(hessfit_model *model);
+OpenMM_Context *hessfit_model_context(hessfit_model *model);
+OpenMM_System *hessfit_model_system(hessfit_model *model);
 
 #ifdef __cplusplus
 }

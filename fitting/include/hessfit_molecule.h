@@ -4,7 +4,7 @@
  * The molecule model every structure reader fills: one structure with its elements and
  * coordinates and whatever else the file holds (Hessian, energy, charge and multiplicity, atom
  * types, bonds, frequencies and normal modes, the force-field line MacroModel used for each
- * term). Multi-structure files (.mmo, multi-molecule .mol2) give an hf_molecule_list.
+ * term). Multi-structure files (.mmo, multi-molecule .mol2) give an hessfit_molecule_list.
  *
  * Units, whatever the file used: coordinates in Angstrom, Hessians in Hartree/Bohr^2 (full
  * symmetric 3N x 3N, row-major, atom-major x y z), energies in Hartree, frequencies in cm^-1
@@ -12,7 +12,7 @@
  * 1-based; messages print them as the file does).
  *
  * Every reader opens plain and gzip-compressed files alike, reports the first problem with an
- * hf_status and a message naming file:line, never over-reads, and on failure leaves the output
+ * hessfit_status and a message naming file:line, never over-reads, and on failure leaves the output
  * zeroed with nothing to free.
  */
 #include "hessfit_status.h"
@@ -21,24 +21,24 @@
 extern "C" {
 #endif
 
-/* Kinds of bonded terms (also the kinds of force-field parameters, hessfit_forcefield.h). */
-typedef enum hf_term_kind {
-    HF_TERM_BOND = 0,     /* atoms i-j */
-    HF_TERM_ANGLE = 1,    /* atoms i-j-k, j the centre */
-    HF_TERM_TORSION = 2,  /* proper torsion i-j-k-l */
-    HF_TERM_IMPROPER = 3, /* out-of-plane; atoms as the source orders them (MacroModel: centre 2nd) */
-    HF_NUM_TERM_KINDS
-} hf_term_kind;
+/** Kinds of bonded terms (also the kinds of force-field parameters, hessfit_forcefield.h). */
+typedef enum hessfit_term_kind {
+    HESSFIT_TERM_BOND = 0,     /* atoms i-j */
+    HESSFIT_TERM_ANGLE = 1,    /* atoms i-j-k, j the centre */
+    HESSFIT_TERM_TORSION = 2,  /* proper torsion i-j-k-l */
+    HESSFIT_TERM_IMPROPER = 3, /* out-of-plane; atoms as the source orders them (MacroModel: centre 2nd) */
+    HESSFIT_NUM_TERM_KINDS
+} hessfit_term_kind;
 
-/* "bond", "angle", "torsion", "improper"; "unknown" otherwise. */
-const char *hf_term_kind_name(hf_term_kind kind);
-/* Atoms in a term of that kind: 2, 3, 4, 4. */
-int hf_term_kind_atoms(hf_term_kind kind);
+/** "bond", "angle", "torsion", "improper"; "unknown" otherwise. */
+const char *hessfit_term_kind_name(hessfit_term_kind kind);
+/** Atoms in a term of that kind: 2, 3, 4, 4. */
+int hessfit_term_kind_atoms(hessfit_term_kind kind);
 
-/* A term as a program reported it with the force-field parameter it used (MacroModel .mmo:
+/** A term as a program reported it with the force-field parameter it used (MacroModel .mmo:
  * "FF Line" column). */
-typedef struct hf_reported_term {
-    hf_term_kind kind;
+typedef struct hessfit_reported_term {
+    hessfit_term_kind kind;
     int atoms[4];        /* 0-based; unused slots -1 */
     int ff_line;         /* 1-based line of the force-field file (.fld) the program used; 0 if none */
     char source[24];     /* the program's label of where the parameter came from ("Subst", "O1", "A3") */
@@ -47,9 +47,9 @@ typedef struct hf_reported_term {
     double actual;       /* the geometry it printed for the term (bond A, angle or torsion deg);
                             NAN for impropers */
     int line;            /* line of the report (.mmo) where the term was printed */
-} hf_reported_term;
+} hessfit_reported_term;
 
-typedef struct hf_molecule {
+typedef struct hessfit_molecule {
     char *name;               /* title / structure name ("" if the file has none) */
     char *source;             /* "path" or "path:line" where the structure starts */
     int n_atoms;
@@ -76,72 +76,72 @@ typedef struct hf_molecule {
     double *modes;            /* n_modes x 3N displacements as printed (their normalisation), or NULL */
 
     int n_reported_terms;     /* terms with their force-field lines (MacroModel .mmo), or 0 */
-    hf_reported_term *reported_terms;
-} hf_molecule;
+    hessfit_reported_term *reported_terms;
+} hessfit_molecule;
 
-typedef struct hf_molecule_list {
+typedef struct hessfit_molecule_list {
     int n;
-    hf_molecule *items;
-} hf_molecule_list;
+    hessfit_molecule *items;
+} hessfit_molecule_list;
 
-/* Free everything a molecule owns and zero it (safe on a zeroed or already freed molecule). */
-void hf_molecule_free(hf_molecule *mol);
-void hf_molecule_list_free(hf_molecule_list *list);
+/** Free everything a molecule owns and zero it (safe on a zeroed or already freed molecule). */
+void hessfit_molecule_free(hessfit_molecule *mol);
+void hessfit_molecule_list_free(hessfit_molecule_list *list);
 
-/* Give a molecule without atom types its element symbols as types ("C", "H", "Cl"), so that
+/** Give a molecule without atom types its element symbols as types ("C", "H", "Cl"), so that
  * structures from QM files (xyz, fchk, Jaguar) can be typed against a force field written in
- * element types. HF_ERROR_INVALID_ARGUMENT when it already has types (nothing is replaced). */
-hf_status hf_molecule_set_element_types(hf_molecule *mol);
+ * element types. HESSFIT_ERROR_INVALID_ARGUMENT when it already has types (nothing is replaced). */
+hessfit_status hessfit_molecule_set_element_types(hessfit_molecule *mol);
 
-/* Deep copy of src into *dst. */
-hf_status hf_molecule_copy(const hf_molecule *src, hf_molecule *dst);
+/** Deep copy of src into *dst. */
+hessfit_status hessfit_molecule_copy(const hessfit_molecule *src, hessfit_molecule *dst);
 
-/*
+/**
  * Internal consistency of a molecule (after a reader or a hand-built one): n_atoms > 0, known
  * elements, finite coordinates and Hessian, a symmetric Hessian (|H_ij - H_ji| <= 1e-8 max|H|),
  * bond indices in range and not repeated, mode count <= 3N. what names it in messages.
  */
-hf_status hf_molecule_check(const hf_molecule *mol, const char *what);
+hessfit_status hessfit_molecule_check(const hessfit_molecule *mol, const char *what);
 
 /* ---- readers ------------------------------------------------------------------------------ */
-/*
+/**
  * The format is chosen by name ("fchk", "gaussian-log", "jaguar-in", "jaguar-out", "orca-hess",
  * "mmo", "mol2", "xyz") or, when format is NULL, from the file name (a trailing .gz is ignored;
  * any case): .fchk .fch, .log, .in (Jaguar), .out (Jaguar), .hess, .mmo, .mol2, .xyz. An unknown
- * extension or name is HF_ERROR_UNSUPPORTED naming the file and the known formats. A Psi4 .npy
- * Hessian needs its .xyz geometry too: hf_read_npy_xyz.
+ * extension or name is HESSFIT_ERROR_UNSUPPORTED naming the file and the known formats. A Psi4 .npy
+ * Hessian needs its .xyz geometry too: hessfit_npy_xyz_read.
  */
-hf_status hf_molecules_read(const char *path, const char *format, hf_molecule_list *list);
-/* The same for a file that must hold exactly one structure (HF_ERROR_COUNT names the file
+hessfit_status hessfit_molecules_read(const char *path, const char *format, hessfit_molecule_list *list);
+/** The same for a file that must hold exactly one structure (HESSFIT_ERROR_COUNT names the file
  * otherwise). */
-hf_status hf_molecule_read(const char *path, const char *format, hf_molecule *mol);
-/* The list of format names above, comma-separated, for messages and --help. */
-const char *hf_molecule_formats(void);
+hessfit_status hessfit_molecule_read(const char *path, const char *format, hessfit_molecule *mol);
+/** The list of format names above, comma-separated, for messages and --help. */
+const char *hessfit_molecule_formats(void);
 
-/* Gaussian formatted checkpoint: atomic numbers, "Current cartesian coordinates" (Bohr), the
+/** Gaussian formatted checkpoint: atomic numbers, "Current cartesian coordinates" (Bohr), the
  * "Cartesian Force Constants" lower triangle, "Total Energy", charge, multiplicity. */
-hf_status hf_read_fchk(const char *path, hf_molecule *mol);
-/* Gaussian log: the last "Standard orientation", frequencies and normal modes (HPModes or the
+hessfit_status hessfit_fchk_read(const char *path, hessfit_molecule *mol);
+/** Gaussian log: the last "Standard orientation", frequencies and normal modes (HPModes or the
  * default 3-column format), charge, multiplicity, SCF energy; the Hessian from the archive
  * block (NImag/Hessian section, lower triangle) when present. */
-hf_status hf_read_gaussian_log(const char *path, hf_molecule *mol);
-/* Jaguar input: &zmat coordinates (Angstrom), &hess lower triangle in column blocks
+hessfit_status hessfit_gaussian_log_read(const char *path, hessfit_molecule *mol);
+/** Jaguar input: &zmat coordinates (Angstrom), &hess lower triangle in column blocks
  * (Hartree/Bohr^2), charge and multiplicity from &gen when given. */
-hf_status hf_read_jaguar_in(const char *path, hf_molecule *mol);
-/* Jaguar output: geometry, frequencies and normal modes, energy. */
-hf_status hf_read_jaguar_out(const char *path, hf_molecule *mol);
-/* ORCA .hess: $atoms (element, mass, Bohr coordinates), $hessian (column blocks),
+hessfit_status hessfit_jaguar_in_read(const char *path, hessfit_molecule *mol);
+/** Jaguar output: geometry, frequencies and normal modes, energy. */
+hessfit_status hessfit_jaguar_out_read(const char *path, hessfit_molecule *mol);
+/** ORCA .hess: $atoms (element, mass, Bohr coordinates), $hessian (column blocks),
  * $vibrational_frequencies, $normal_modes, $act_energy when present. */
-hf_status hf_read_orca_hess(const char *path, hf_molecule *mol);
-/* MacroModel .mmo: every structure, with atom types, coordinates, connectivity, charges and each
+hessfit_status hessfit_orca_hess_read(const char *path, hessfit_molecule *mol);
+/** MacroModel .mmo: every structure, with atom types, coordinates, connectivity, charges and each
  * bond, angle, torsion and improper with the force-field line it used. */
-hf_status hf_read_mmo(const char *path, hf_molecule_list *list);
-/* Tripos mol2: every @<TRIPOS>MOLECULE, atom names, types, charges, coordinates, bonds. */
-hf_status hf_read_mol2(const char *path, hf_molecule_list *list);
-/* .xyz (one frame) as a molecule (see hf_xyz_read). */
-hf_status hf_read_xyz_molecule(const char *path, hf_molecule *mol);
-/* Psi4-style: a .xyz geometry and a .npy Hessian (float64, 3N x 3N, Hartree/Bohr^2). */
-hf_status hf_read_npy_xyz(const char *xyz_path, const char *npy_path, hf_molecule *mol);
+hessfit_status hessfit_mmo_read(const char *path, hessfit_molecule_list *list);
+/** Tripos mol2: every @<TRIPOS>MOLECULE, atom names, types, charges, coordinates, bonds. */
+hessfit_status hessfit_mol2_read(const char *path, hessfit_molecule_list *list);
+/** .xyz (one frame) as a molecule (see hessfit_xyz_read). */
+hessfit_status hessfit_xyz_molecule_read(const char *path, hessfit_molecule *mol);
+/** Psi4-style: a .xyz geometry and a .npy Hessian (float64, 3N x 3N, Hartree/Bohr^2). */
+hessfit_status hessfit_npy_xyz_read(const char *xyz_path, const char *npy_path, hessfit_molecule *mol);
 
 #ifdef __cplusplus
 }

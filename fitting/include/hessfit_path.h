@@ -5,9 +5,9 @@
 extern "C" {
 #endif
 
-/* 1 if the file name, without a trailing ".gz" (any case), ends with ext (any case, with its dot:
+/** 1 if the file name, without a trailing ".gz" (any case), ends with ext (any case, with its dot:
  * ".fld"); 0 otherwise. */
-int hf_path_has_extension(const char *path, const char *ext);
+int hessfit_path_has_extension(const char *path, const char *ext);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 #ifndef HESSFIT_RADII_H_
 #define HESSFIT_RADII_H_
 /*
- * Single-bond covalent radii for bond perception (hf_topology_build): two atoms are bonded when
+ * Single-bond covalent radii for bond perception (hessfit_topology_build): two atoms are bonded when
  * r <= tolerance * (r_cov(i) + r_cov(j)).
  *
  * Source: B. Cordero, V. Gomez, A. E. Platero-Prats, M. Reves, J. Echeverria, E. Cremades,
@@ -14,10 +14,10 @@
 extern "C" {
 #endif
 
-#define HF_COVALENT_RADII_MAX_Z 96
+#define HESSFIT_COVALENT_RADII_MAX_Z 96
 
-/* Covalent radius in Angstrom of the element with that atomic number; 0.0 outside 1..96. */
-double hf_covalent_radius(int atomic_number);
+/** Covalent radius in Angstrom of the element with that atomic number; 0.0 outside 1..96. */
+double hessfit_covalent_radius(int atomic_number);
 
 #ifdef __cplusplus
 }

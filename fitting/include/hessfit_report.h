@@ -21,8 +21,8 @@
 extern "C" {
 #endif
 
-/* One compared mode: a QM normal mode (a target) and the MM mode paired with it. */
-typedef struct hf_report_mode {
+/** One compared mode: a QM normal mode (a target) and the MM mode paired with it. */
+typedef struct hessfit_report_mode {
     int index;                    /* row number within the molecule (0-based) */
     int qm_mode;                  /* the QM normal mode compared (index in the QM analysis), -1 unknown */
     int mm_mode_before;           /* the MM mode paired with it before / after the fit, -1 none */
@@ -35,104 +35,104 @@ typedef struct hf_report_mode {
     double weight;                /* per cm^-1; 0: not fitted (e.g. a skipped reaction coordinate) */
     double residual_before;       /* this mode's contribution to the loss, (w (target - mm))^2 */
     double residual_after;
-} hf_report_mode;
+} hessfit_report_mode;
 
-typedef struct hf_report_molecule {
+typedef struct hessfit_report_molecule {
     const char *name;             /* e.g. "CH3F" */
     const char *source;           /* where its QM data came from (a file name) */
     int n_modes;
-    const hf_report_mode *modes;
-} hf_report_molecule;
+    const hessfit_report_mode *modes;
+} hessfit_report_molecule;
 
-/* One objective kind of the fit, summed over all molecules. */
-typedef struct hf_report_objective {
+/** One objective kind of the fit, summed over all molecules. */
+typedef struct hessfit_report_objective {
     const char *kind;             /* "frequencies (overlap pairing)", "eigenmatrix", "Hessian elements" */
     const char *unit;             /* the RMSD's unit: "cm^-1", "Hartree/Bohr^2/amu" */
     long n_weighted;              /* residuals with a non-zero weight */
     double loss_before, loss_after;     /* sum of (w r)^2 of this kind */
     double rmsd_before, rmsd_after;     /* sqrt(mean r^2) over the weighted residuals */
-} hf_report_objective;
+} hessfit_report_objective;
 
-/* A free parameter: one value of one force-field line. */
-typedef struct hf_report_parameter {
+/** A free parameter: one value of one force-field line. */
+typedef struct hessfit_report_parameter {
     int ff_line;                  /* 1-based line of the force-field file, 0 unknown */
-    const char *kind;             /* "bond", "angle", "torsion", ... (hf_param_kind_name) */
+    const char *kind;             /* "bond", "angle", "torsion", ... (hessfit_param_kind_name) */
     const char *types;            /* "C1-F1" */
     int value_index;              /* which value of the parameter (0-based) */
     const char *value_name;       /* "k", "r0", "theta0", "k_2"; NULL prints "value <index>" */
     double before, after;         /* canonical units */
     const char *unit;             /* "kcal/mol/A^2", "A", "deg", ... */
-} hf_report_parameter;
+} hessfit_report_parameter;
 
-/* One point of the optimiser's progress. */
-typedef struct hf_report_iteration {
+/** One point of the optimiser's progress. */
+typedef struct hessfit_report_iteration {
     long evaluation;              /* 1-based objective evaluation count */
     double loss;
     double gradient_norm;         /* NaN when the step computed no gradient */
-} hf_report_iteration;
+} hessfit_report_iteration;
 
-typedef struct hf_report_history {
+typedef struct hessfit_report_history {
     const char *title;            /* plot title, e.g. the optimiser's name; NULL: "Convergence" */
     int n_points;
-    const hf_report_iteration *points;
-} hf_report_history;
+    const hessfit_report_iteration *points;
+} hessfit_report_history;
 
-typedef struct hf_report {
+typedef struct hessfit_report {
     const char *title;            /* e.g. the input file; may be NULL */
     const char *optimizer;        /* "LD_LBFGS" */
     const char *status;           /* in words: "stopped: relative loss change below ftol_rel" */
     long evaluations;
     double wall_time_s;
     int n_molecules;
-    const hf_report_molecule *molecules;
+    const hessfit_report_molecule *molecules;
     int n_objectives;
-    const hf_report_objective *objectives;
+    const hessfit_report_objective *objectives;
     int n_parameters;
-    const hf_report_parameter *parameters;
-    hf_report_history history;
-} hf_report;
+    const hessfit_report_parameter *parameters;
+    hessfit_report_history history;
+} hessfit_report;
 
-/* Structure checks every writer makes first: counts >= 0, arrays non-NULL where their count is
- * positive, mode indices >= -1. HF_ERROR_NULL_ARGUMENT / HF_ERROR_INVALID_ARGUMENT name the item
+/** Structure checks every writer makes first: counts >= 0, arrays non-NULL where their count is
+ * positive, mode indices >= -1. HESSFIT_ERROR_NULL_ARGUMENT / HESSFIT_ERROR_INVALID_ARGUMENT name the item
  * ("report molecule 2 (CH3F): modes is NULL for 9 modes"). Values are not checked: NaN/inf are
  * written as "not available". */
-hf_status hf_report_validate(const hf_report *report);
-hf_status hf_report_history_validate(const hf_report_history *history);
+hessfit_status hessfit_report_validate(const hessfit_report *report);
+hessfit_status hessfit_report_history_validate(const hessfit_report_history *history);
 
-/* RMSD (cm^-1) of MM - QM over the molecule's modes with weight != 0 whose QM and MM (before,
+/** RMSD (cm^-1) of MM - QM over the molecule's modes with weight != 0 whose QM and MM (before,
  * after = 0, or after, = 1) frequencies are both finite; *n_used gets their count (NULL allowed).
- * No such mode: *rmsd = NaN, *n_used = 0. Molecule NULL -> HF_ERROR_NULL_ARGUMENT. */
-hf_status hf_report_frequency_rmsd(const hf_report_molecule *molecule, int after, double *rmsd, int *n_used);
-/* The same over every molecule of the report. */
-hf_status hf_report_frequency_rmsd_all(const hf_report *report, int after, double *rmsd, int *n_used);
+ * No such mode: *rmsd = NaN, *n_used = 0. Molecule NULL -> HESSFIT_ERROR_NULL_ARGUMENT. */
+hessfit_status hessfit_report_frequency_rmsd(const hessfit_report_molecule *molecule, int after, double *rmsd, int *n_used);
+/** The same over every molecule of the report. */
+hessfit_status hessfit_report_frequency_rmsd_all(const hessfit_report *report, int after, double *rmsd, int *n_used);
 
-/* Aligned text for a reader: run summary, objectives, per molecule a table (mode, QM mode, QM, MM
+/** Aligned text for a reader: run summary, objectives, per molecule a table (mode, QM mode, QM, MM
  * before, MM after, their differences, weight, overlap, residual; an imaginary frequency shown as
  * "-461.72i"), convergence summary, parameter changes. */
-hf_status hf_report_write_text(const char *path, const hf_report *report);
+hessfit_status hessfit_report_write_text(const char *path, const hessfit_report *report);
 
-/* JSON (UTF-8, strings escaped, every double as %.17g so it reads back bit for bit). A NaN or
+/** JSON (UTF-8, strings escaped, every double as %.17g so it reads back bit for bit). A NaN or
  * infinite value is written as null and listed in "nonfinite" by its JSON path; an unknown
  * overlap or gradient norm is left out of its object. */
-hf_status hf_report_write_json(const char *path, const hf_report *report);
+hessfit_status hessfit_report_write_json(const char *path, const hessfit_report *report);
 
-/* The two writers above as hf_atomic_writer callbacks (context: const hf_report *), to compose
- * with other outputs or to write into an hf_atomic_file of one's own. */
-hf_status hf_report_text_writer(hf_atomic_file *out, void *report);
-hf_status hf_report_json_writer(hf_atomic_file *out, void *report);
+/** The two writers above as hessfit_atomic_writer callbacks (context: const hessfit_report *), to compose
+ * with other outputs or to write into an hessfit_atomic_file of one's own. */
+hessfit_status hessfit_report_text_writer(hessfit_atomic_file *out, void *report);
+hessfit_status hessfit_report_json_writer(hessfit_atomic_file *out, void *report);
 
-/* SVG 1.1 (no scripts) scatter of MM against QM frequency over all molecules: before the fit as
+/** SVG 1.1 (no scripts) scatter of MM against QM frequency over all molecules: before the fit as
  * open circles (<circle class="before">), after as filled diamonds (<path class="after">), each
  * with a <title> naming molecule and mode; the y = x line; both axes on one range in cm^-1 with
  * ticks; imaginary frequencies at negative values with dashed zero lines; legend with the RMSDs. */
-hf_status hf_svg_frequency_scatter(const char *path, const hf_report *report);
+hessfit_status hessfit_svg_frequency_scatter(const char *path, const hessfit_report *report);
 
-/* SVG 1.1 convergence curve: loss against evaluation (path class="loss") and the best loss so far
+/** SVG 1.1 convergence curve: loss against evaluation (path class="loss") and the best loss so far
  * (class="best"); the loss axis is logarithmic when the positive losses span more than two decades
  * (and none is <= 0); the gradient norm, when any is finite, in a second panel below (class
  * "gradient-norm", logarithmic by the same rule). Non-finite points are left out (a gap, and a note
  * counting them); a series of at most 50 drawn points also gets a dot per point. */
-hf_status hf_svg_convergence(const char *path, const hf_report_history *history);
+hessfit_status hessfit_svg_convergence(const char *path, const hessfit_report_history *history);
 
 #ifdef __cplusplus
 }

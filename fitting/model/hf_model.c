@@ -18,12 +18,12 @@
 #define HF_MODEL_MAX_PARTICLES 10000000
 #define HF_MODEL_MAX_MOLECULE_ATOMS 50000
 
-hf_model_options hf_model_default_options(void)
+hessfit_model_options hessfit_model_default_options(void)
 {
-    hf_model_options o;
+    hessfit_model_options o;
     o.platform = "Reference";
     o.precision = NULL;
-    o.masses = HF_MASS_MONOISOTOPIC;
+    o.masses = HESSFIT_MASS_MONOISOTOPIC;
     o.nonbonded = 0;
     o.combining = HESSFIT_COMBINE_LORENTZ_BERTHELOT;
     o.coulomb14_scale = 1.0;
@@ -31,15 +31,15 @@ hf_model_options hf_model_default_options(void)
     return o;
 }
 
-hf_status hf_model_hessfit_error(HessFit_Status st, const char *what)
+hessfit_status hf_model_hessfit_error(hessfit_status st, const char *what)
 {
-    return hf_error(st, "fit model: %s: %s: %s", what, hessfit_status_string(st), hessfit_last_error());
+    return hessfit_error(st, "fit model: %s: %s: %s", what, hessfit_status_string(st), hessfit_last_error());
 }
 
-const char *hf_model_param_name(const hf_model *m, int p, char *buf, size_t cap)
+const char *hf_model_param_name(const hessfit_model *m, int p, char *buf, size_t cap)
 {
-    const hf_ff_param *q = &m->params[p];
-    int n = snprintf(buf, cap, "%s:%d (%s", m->ff_path, q->line, hf_param_kind_name(q->kind));
+    const hessfit_ff_param *q = &m->params[p];
+    int n = snprintf(buf, cap, "%s:%d (%s", m->ff_path, q->line, hessfit_param_kind_name(q->kind));
     for (int k = 0; k < q->n_types && k < 4 && n >= 0 && (size_t)n < cap; k++)
         n += snprintf(buf + n, cap - (size_t)n, " %s", q->types[k]);
     if (n >= 0 && (size_t)n < cap)
@@ -47,48 +47,48 @@ const char *hf_model_param_name(const hf_model *m, int p, char *buf, size_t cap)
     return buf;
 }
 
-int hf_model_value_factor(const hf_ff_param *p, int v, double *factor)
+int hf_model_value_factor(const hessfit_ff_param *p, int v, double *factor)
 {
     if (v < 0 || v >= p->n_values)
         return 0;
     switch (p->kind) {
-    case HF_PARAM_BOND:
-        *factor = v == 0 ? HF_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2 : HF_ANGSTROM_TO_NM;
+    case HESSFIT_PARAM_BOND:
+        *factor = v == 0 ? HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2 : HESSFIT_ANGSTROM_TO_NM;
         return v < 2;
-    case HF_PARAM_ANGLE:
-        *factor = v == 0 ? HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2 : HF_DEG_TO_RAD;
+    case HESSFIT_PARAM_ANGLE:
+        *factor = v == 0 ? HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2 : HESSFIT_DEG_TO_RAD;
         return v < 2;
-    case HF_PARAM_IMPROPER:
-        if (p->improper_form == HF_IMPROPER_HARMONIC) {
-            *factor = HF_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2;
+    case HESSFIT_PARAM_IMPROPER:
+        if (p->improper_form == HESSFIT_IMPROPER_HARMONIC) {
+            *factor = HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2;
             return v == 0;
         }
         /* Fourier triples, as torsions */
         /* fall through */
-    case HF_PARAM_TORSION:
+    case HESSFIT_PARAM_TORSION:
         if (v % 3 == 2)
             return 0; /* periodicity */
-        *factor = v % 3 == 0 ? HF_KCAL_TO_KJ : HF_DEG_TO_RAD;
+        *factor = v % 3 == 0 ? HESSFIT_KCAL_TO_KJ : HESSFIT_DEG_TO_RAD;
         return 1;
-    case HF_PARAM_VDW:
-        *factor = v == 0 ? HF_RSTAR_A_TO_LJ_SIGMA_NM : HF_KCAL_TO_KJ;
+    case HESSFIT_PARAM_VDW:
+        *factor = v == 0 ? HESSFIT_RSTAR_A_TO_LJ_SIGMA_NM : HESSFIT_KCAL_TO_KJ;
         return v < 2;
     default:
         return 0;
     }
 }
 
-static hf_status add_slot(hf_model *m, int param, int value, double factor, double slot_value, int *slot)
+static hessfit_status add_slot(hessfit_model *m, int param, int value, double factor, double slot_value, int *slot)
 {
     if (m->n_slots == m->cap_slots) {
         int cap = m->cap_slots > 0 ? 2 * m->cap_slots : 64;
         hf_model_slot *s = realloc(m->slots, (size_t)cap * sizeof *s);
         if (s == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d slots", cap);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d slots", cap);
         m->slots = s;
         double *t = realloc(m->table, (size_t)cap * sizeof *t);
         if (t == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d slots", cap);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d slots", cap);
         m->table = t;
         m->cap_slots = cap;
     }
@@ -97,44 +97,44 @@ static hf_status add_slot(hf_model *m, int param, int value, double factor, doub
     m->slots[m->n_slots].factor = factor;
     m->table[m->n_slots] = slot_value;
     *slot = m->n_slots++;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_model_slot_for(hf_model *m, int p, int v, int *slot)
+hessfit_status hf_model_slot_for(hessfit_model *m, int p, int v, int *slot)
 {
-    int *where = &m->slot_of[(size_t)p * HF_FF_MAX_VALUES + (size_t)v];
+    int *where = &m->slot_of[(size_t)p * HESSFIT_FF_MAX_VALUES + (size_t)v];
     double factor;
     if (*where >= 0) {
         *slot = *where;
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
     if (!hf_model_value_factor(&m->params[p], v, &factor)) {
         char name[160];
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: %s: value %d is not a slot value",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: %s: value %d is not a slot value",
                         hf_model_param_name(m, p, name, sizeof name), v + 1);
     }
-    hf_status st = add_slot(m, p, v, factor, factor * m->params[p].values[v], where);
+    hessfit_status st = add_slot(m, p, v, factor, factor * m->params[p].values[v], where);
     *slot = *where;
     return st;
 }
 
-hf_status hf_model_append_term(hf_model *m, const hf_model_term *t)
+hessfit_status hf_model_append_term(hessfit_model *m, const hf_model_term *t)
 {
     if (m->n_terms == m->cap_terms) {
         int cap = m->cap_terms > 0 ? 2 * m->cap_terms : 256;
         hf_model_term *n = realloc(m->terms, (size_t)cap * sizeof *n);
         if (n == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d terms", cap);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d terms", cap);
         m->terms = n;
         m->cap_terms = cap;
     }
     m->terms[m->n_terms++] = *t;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- checking the input --------------------------------------------------------------------- */
 
-static const char *mol_label(const hf_molecule *mol)
+static const char *mol_label(const hessfit_molecule *mol)
 {
     if (mol->name != NULL && mol->name[0] != '\0')
         return mol->name;
@@ -142,121 +142,121 @@ static const char *mol_label(const hf_molecule *mol)
 }
 
 /* "bond 1-2" with 1-based atoms, for messages. */
-static const char *term_text(const hf_typed_term *t, char *buf, size_t cap)
+static const char *term_text(const hessfit_typed_term *t, char *buf, size_t cap)
 {
-    int n_atoms = hf_term_kind_atoms(t->kind);
-    int n = snprintf(buf, cap, "%s ", hf_term_kind_name(t->kind));
+    int n_atoms = hessfit_term_kind_atoms(t->kind);
+    int n = snprintf(buf, cap, "%s ", hessfit_term_kind_name(t->kind));
     for (int k = 0; k < n_atoms && k < 4 && n >= 0 && (size_t)n < cap; k++)
         n += snprintf(buf + n, cap - (size_t)n, k > 0 ? "-%d" : "%d", t->atoms[k] + 1);
     return buf;
 }
 
-static hf_status check_options(const hf_model_options *o)
+static hessfit_status check_options(const hessfit_model_options *o)
 {
     if (o->platform == NULL || o->platform[0] == '\0')
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: options: no platform name");
-    if (o->masses != HF_MASS_MONOISOTOPIC && o->masses != HF_MASS_AVERAGE)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: options: mass kind %d", (int)o->masses);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: options: no platform name");
+    if (o->masses != HESSFIT_MASS_MONOISOTOPIC && o->masses != HESSFIT_MASS_AVERAGE)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: options: mass kind %d", (int)o->masses);
     if (o->nonbonded != 0 && o->nonbonded != 1)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: options: nonbonded must be 0 or 1, not %d", o->nonbonded);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: options: nonbonded must be 0 or 1, not %d", o->nonbonded);
     if (o->combining != HESSFIT_COMBINE_GEOMETRIC && o->combining != HESSFIT_COMBINE_LORENTZ_BERTHELOT)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: options: combining rule %d", (int)o->combining);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: options: combining rule %d", (int)o->combining);
     if (!isfinite(o->coulomb14_scale) || !isfinite(o->lj14_scale) || o->coulomb14_scale < 0.0 || o->lj14_scale < 0.0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: options: 1-4 scales %g and %g (finite, >= 0)",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: options: 1-4 scales %g and %g (finite, >= 0)",
                         o->coulomb14_scale, o->lj14_scale);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status check_molecule(const hf_molecule *mol, int m, int nonbonded)
+static hessfit_status check_molecule(const hessfit_molecule *mol, int m, int nonbonded)
 {
     if (mol->n_atoms <= 0 || mol->n_atoms > HF_MODEL_MAX_MOLECULE_ATOMS)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): %d atoms (1 to %d)", m + 1,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): %d atoms (1 to %d)", m + 1,
                         mol_label(mol), mol->n_atoms, HF_MODEL_MAX_MOLECULE_ATOMS);
     if (mol->coords == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s') has no coordinates", m + 1,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s') has no coordinates", m + 1,
                         mol_label(mol));
     if (mol->atomic_numbers == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s') has no atomic numbers", m + 1,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s') has no atomic numbers", m + 1,
                         mol_label(mol));
     for (int i = 0; i < 3 * mol->n_atoms; i++)
         if (!isfinite(mol->coords[i]))
-            return hf_error(HF_ERROR_NONFINITE, "fit model: molecule %d ('%s'): atom %d coordinate %c is %g", m + 1,
+            return hessfit_error(HESSFIT_ERROR_NONFINITE, "fit model: molecule %d ('%s'): atom %d coordinate %c is %g", m + 1,
                             mol_label(mol), i / 3 + 1, "xyz"[i % 3], mol->coords[i]);
     if (nonbonded) {
         if (mol->atom_types == NULL)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                             "fit model: molecule %d ('%s') has no atom types (needed for nonbonded terms)", m + 1,
                             mol_label(mol));
         if (mol->partial_charges == NULL)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                             "fit model: molecule %d ('%s') has no partial charges (needed for nonbonded terms)", m + 1,
                             mol_label(mol));
         for (int i = 0; i < mol->n_atoms; i++) {
             if (mol->atom_types[i] == NULL)
-                return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): atom %d has no type", m + 1,
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): atom %d has no type", m + 1,
                                 mol_label(mol), i + 1);
             if (!isfinite(mol->partial_charges[i]))
-                return hf_error(HF_ERROR_NONFINITE, "fit model: molecule %d ('%s'): atom %d charge is %g", m + 1,
+                return hessfit_error(HESSFIT_ERROR_NONFINITE, "fit model: molecule %d ('%s'): atom %d charge is %g", m + 1,
                                 mol_label(mol), i + 1, mol->partial_charges[i]);
         }
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* A typed term: known kind, atoms in range and distinct, a parameter of its kind with values the
- * model can use (or none, for HF_MATCH_NO_TERM). */
-static hf_status check_term(const hf_model *md, const hf_molecule *mol, int m, int i, const hf_typed_term *t)
+ * model can use (or none, for HESSFIT_MATCH_NO_TERM). */
+static hessfit_status check_term(const hessfit_model *md, const hessfit_molecule *mol, int m, int i, const hessfit_typed_term *t)
 {
     char what[64], name[160];
-    if ((unsigned)t->kind >= HF_NUM_TERM_KINDS)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): term %d has kind %d", m + 1,
+    if ((unsigned)t->kind >= HESSFIT_NUM_TERM_KINDS)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): term %d has kind %d", m + 1,
                         mol_label(mol), i + 1, (int)t->kind);
-    int n_atoms = hf_term_kind_atoms(t->kind);
+    int n_atoms = hessfit_term_kind_atoms(t->kind);
     for (int k = 0; k < n_atoms; k++) {
         if (t->atoms[k] < 0 || t->atoms[k] >= mol->n_atoms)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): term %d (%s): atom %d outside 1..%d",
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): term %d (%s): atom %d outside 1..%d",
                             m + 1, mol_label(mol), i + 1, term_text(t, what, sizeof what), t->atoms[k] + 1,
                             mol->n_atoms);
         for (int j = 0; j < k; j++)
             if (t->atoms[j] == t->atoms[k])
-                return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): term %d (%s) repeats atom %d",
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): term %d (%s) repeats atom %d",
                                 m + 1, mol_label(mol), i + 1, term_text(t, what, sizeof what), t->atoms[k] + 1);
     }
-    if (t->param == -1 && t->rule == HF_MATCH_NO_TERM)
-        return HF_SUCCESS;
+    if (t->param == -1 && t->rule == HESSFIT_MATCH_NO_TERM)
+        return HESSFIT_SUCCESS;
     if (t->param < 0 || t->param >= md->n_params)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "fit model: molecule %d ('%s'): term %d (%s, rule %s): parameter index %d outside [0, %d) of %s",
-                        m + 1, mol_label(mol), i + 1, term_text(t, what, sizeof what), hf_match_rule_name(t->rule),
+                        m + 1, mol_label(mol), i + 1, term_text(t, what, sizeof what), hessfit_match_rule_name(t->rule),
                         t->param, md->n_params, md->ff_path);
-    const hf_ff_param *p = &md->params[t->param];
+    const hessfit_ff_param *p = &md->params[t->param];
     hf_model_param_name(md, t->param, name, sizeof name);
     if ((int)p->kind != (int)t->kind)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): term %d (%s) has the %s parameter %s",
-                        m + 1, mol_label(mol), i + 1, term_text(t, what, sizeof what), hf_param_kind_name(p->kind),
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): term %d (%s) has the %s parameter %s",
+                        m + 1, mol_label(mol), i + 1, term_text(t, what, sizeof what), hessfit_param_kind_name(p->kind),
                         name);
-    for (int v = 0; v < p->n_values && v < HF_FF_MAX_VALUES; v++)
+    for (int v = 0; v < p->n_values && v < HESSFIT_FF_MAX_VALUES; v++)
         if (!isfinite(p->values[v]))
-            return hf_error(HF_ERROR_NONFINITE, "fit model: %s: value %d is %g", name, v + 1, p->values[v]);
-    int fourier = t->kind == HF_TERM_TORSION ||
-                  (t->kind == HF_TERM_IMPROPER && p->improper_form == HF_IMPROPER_FOURIER);
-    if (t->kind == HF_TERM_BOND || t->kind == HF_TERM_ANGLE) {
+            return hessfit_error(HESSFIT_ERROR_NONFINITE, "fit model: %s: value %d is %g", name, v + 1, p->values[v]);
+    int fourier = t->kind == HESSFIT_TERM_TORSION ||
+                  (t->kind == HESSFIT_TERM_IMPROPER && p->improper_form == HESSFIT_IMPROPER_FOURIER);
+    if (t->kind == HESSFIT_TERM_BOND || t->kind == HESSFIT_TERM_ANGLE) {
         if (p->n_values != 2)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: %s holds %d values, not {k, x0}", name, p->n_values);
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: %s holds %d values, not {k, x0}", name, p->n_values);
     } else if (!fourier) {
-        if (p->improper_form != HF_IMPROPER_HARMONIC || p->n_values != 1)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: %s: harmonic improper with %d values, not {k}", name,
+        if (p->improper_form != HESSFIT_IMPROPER_HARMONIC || p->n_values != 1)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: %s: harmonic improper with %d values, not {k}", name,
                             p->n_values);
     } else {
-        if (p->n_values < 3 || p->n_values % 3 != 0 || p->n_values > HF_FF_MAX_VALUES)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: %s holds %d values, not Fourier triples", name,
+        if (p->n_values < 3 || p->n_values % 3 != 0 || p->n_values > HESSFIT_FF_MAX_VALUES)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: %s holds %d values, not Fourier triples", name,
                             p->n_values);
         for (int v = 2; v < p->n_values; v += 3)
             if (p->values[v] != floor(p->values[v]) || p->values[v] < 1.0 || p->values[v] > 1000.0)
-                return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: %s: periodicity %g is not an integer in 1..1000",
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: %s: periodicity %g is not an integer in 1..1000",
                                 name, p->values[v]);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- building the terms ------------------------------------------------------------------------ */
@@ -277,7 +277,7 @@ static int bonded(const int *pairs, int n, int a, int b)
 
 /* The improper's dihedral: its centre first, then the other three in the term's order; a term
  * with its centre last is kept as is (the same dihedral read backwards). */
-static hf_status improper_order(const hf_typed_term *t, const int *pairs, int n_pairs, int out[4], const char *mname,
+static hessfit_status improper_order(const hessfit_typed_term *t, const int *pairs, int n_pairs, int out[4], const char *mname,
                                 int m, int i)
 {
     int centre = -1;
@@ -291,33 +291,33 @@ static hf_status improper_order(const hf_typed_term *t, const int *pairs, int n_
     }
     if (centre < 0) {
         char what[64];
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "fit model: molecule %d ('%s'): term %d (%s): no atom is bonded to the other three by the "
                         "molecule's bond terms",
                         m + 1, mname, i + 1, term_text(t, what, sizeof what));
     }
     if (centre == 0 || centre == 3) {
         memcpy(out, t->atoms, 4 * sizeof(int));
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
     out[0] = t->atoms[centre];
     for (int j = 0, k = 1; j < 4; j++)
         if (j != centre)
             out[k++] = t->atoms[j];
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status add_fourier_terms(hf_model *md, int m, const int particles[4], int param, int improper)
+static hessfit_status add_fourier_terms(hessfit_model *md, int m, const int particles[4], int param, int improper)
 {
     hf_model_fourier_use *u = &md->fourier_uses[md->n_fourier_uses++];
-    const hf_ff_param *p = &md->params[param];
+    const hessfit_ff_param *p = &md->params[param];
     u->mol = m;
     memcpy(u->particles, particles, sizeof u->particles);
     u->param = param;
     u->improper = improper;
     for (int v = 0; v < p->n_values; v += 3) {
         hf_model_term t;
-        hf_status st;
+        hessfit_status st;
         if (p->values[v] == 0.0)
             continue; /* a zero triple gets its terms when it is freed */
         memset(&t, 0, sizeof t);
@@ -325,28 +325,28 @@ static hf_status add_fourier_terms(hf_model *md, int m, const int particles[4], 
         t.mol = m;
         memcpy(t.particles, particles, sizeof t.particles);
         t.periodicity = (int)p->values[v + 2];
-        if ((st = hf_model_slot_for(md, param, v, &t.slots[0])) != HF_SUCCESS ||
-            (st = hf_model_slot_for(md, param, v + 1, &t.slots[1])) != HF_SUCCESS ||
-            (st = hf_model_append_term(md, &t)) != HF_SUCCESS)
+        if ((st = hf_model_slot_for(md, param, v, &t.slots[0])) != HESSFIT_SUCCESS ||
+            (st = hf_model_slot_for(md, param, v + 1, &t.slots[1])) != HESSFIT_SUCCESS ||
+            (st = hf_model_append_term(md, &t)) != HESSFIT_SUCCESS)
             return st;
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* The terms of molecule m (System particles from `first`), its bonds for the exclusions. */
-static hf_status build_molecule_terms(hf_model *md, const hf_molecule *mol, const hf_typed_molecule *typed, int m,
+static hessfit_status build_molecule_terms(hessfit_model *md, const hessfit_molecule *mol, const hessfit_typed_molecule *typed, int m,
                                       int first)
 {
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     int n_pairs = 0, *pairs = NULL;
     for (int i = 0; i < typed->n_terms; i++)
-        n_pairs += typed->terms[i].kind == HF_TERM_BOND;
+        n_pairs += typed->terms[i].kind == HESSFIT_TERM_BOND;
     if (n_pairs > 0 && (pairs = malloc(2 * sizeof(int) * (size_t)n_pairs)) == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d bonds", n_pairs);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d bonds", n_pairs);
     n_pairs = 0;
     for (int i = 0; i < typed->n_terms; i++) {
-        const hf_typed_term *t = &typed->terms[i];
-        if (t->kind != HF_TERM_BOND)
+        const hessfit_typed_term *t = &typed->terms[i];
+        if (t->kind != HESSFIT_TERM_BOND)
             continue;
         pairs[2 * n_pairs] = t->atoms[0] < t->atoms[1] ? t->atoms[0] : t->atoms[1];
         pairs[2 * n_pairs + 1] = t->atoms[0] < t->atoms[1] ? t->atoms[1] : t->atoms[0];
@@ -362,48 +362,48 @@ static hf_status build_molecule_terms(hf_model *md, const hf_molecule *mol, cons
         md->n_bonds++;
     }
 
-    for (int i = 0; i < typed->n_terms && st == HF_SUCCESS; i++) {
-        const hf_typed_term *tt = &typed->terms[i];
-        const hf_ff_param *p;
+    for (int i = 0; i < typed->n_terms && st == HESSFIT_SUCCESS; i++) {
+        const hessfit_typed_term *tt = &typed->terms[i];
+        const hessfit_ff_param *p;
         hf_model_term t;
         int atoms[4] = {-1, -1, -1, -1};
         if (tt->param < 0)
-            continue; /* HF_MATCH_NO_TERM */
+            continue; /* HESSFIT_MATCH_NO_TERM */
         p = &md->params[tt->param];
         md->param_uses[tt->param]++;
         memset(&t, 0, sizeof t);
         t.mol = m;
         t.particles[2] = t.particles[3] = -1;
         switch (tt->kind) {
-        case HF_TERM_BOND:
-        case HF_TERM_ANGLE:
-            t.kind = tt->kind == HF_TERM_BOND ? HF_MODEL_TERM_BOND : HF_MODEL_TERM_ANGLE;
-            for (int k = 0; k < hf_term_kind_atoms(tt->kind); k++)
+        case HESSFIT_TERM_BOND:
+        case HESSFIT_TERM_ANGLE:
+            t.kind = tt->kind == HESSFIT_TERM_BOND ? HF_MODEL_TERM_BOND : HF_MODEL_TERM_ANGLE;
+            for (int k = 0; k < hessfit_term_kind_atoms(tt->kind); k++)
                 t.particles[k] = first + tt->atoms[k];
-            if ((st = hf_model_slot_for(md, tt->param, 0, &t.slots[0])) == HF_SUCCESS &&
-                (st = hf_model_slot_for(md, tt->param, 1, &t.slots[1])) == HF_SUCCESS)
+            if ((st = hf_model_slot_for(md, tt->param, 0, &t.slots[0])) == HESSFIT_SUCCESS &&
+                (st = hf_model_slot_for(md, tt->param, 1, &t.slots[1])) == HESSFIT_SUCCESS)
                 st = hf_model_append_term(md, &t);
             break;
-        case HF_TERM_TORSION:
+        case HESSFIT_TERM_TORSION:
             for (int k = 0; k < 4; k++)
                 atoms[k] = first + tt->atoms[k];
             st = add_fourier_terms(md, m, atoms, tt->param, 0);
             break;
         default: /* improper */
-            if ((st = improper_order(tt, pairs, n_pairs, atoms, mol_label(mol), m, i)) != HF_SUCCESS)
+            if ((st = improper_order(tt, pairs, n_pairs, atoms, mol_label(mol), m, i)) != HESSFIT_SUCCESS)
                 break;
             for (int k = 0; k < 4; k++)
                 atoms[k] += first;
-            if (p->improper_form == HF_IMPROPER_FOURIER) {
+            if (p->improper_form == HESSFIT_IMPROPER_FOURIER) {
                 st = add_fourier_terms(md, m, atoms, tt->param, 1);
                 break;
             }
             t.kind = HF_MODEL_TERM_HARMONIC_IMPROPER;
             memcpy(t.particles, atoms, sizeof t.particles);
-            if (md->zero_slot < 0 && (st = add_slot(md, -1, 0, 1.0, 0.0, &md->zero_slot)) != HF_SUCCESS)
+            if (md->zero_slot < 0 && (st = add_slot(md, -1, 0, 1.0, 0.0, &md->zero_slot)) != HESSFIT_SUCCESS)
                 break;
             t.slots[1] = md->zero_slot;
-            if ((st = hf_model_slot_for(md, tt->param, 0, &t.slots[0])) == HF_SUCCESS)
+            if ((st = hf_model_slot_for(md, tt->param, 0, &t.slots[0])) == HESSFIT_SUCCESS)
                 st = hf_model_append_term(md, &t);
             break;
         }
@@ -414,30 +414,30 @@ static hf_status build_molecule_terms(hf_model *md, const hf_molecule *mol, cons
 
 /* The vdw parameter of an atom type: the last main-table line of that exact type, else the one
  * equivalent type (.fld equivalences) that has one. */
-static hf_status vdw_param_of_type(const hf_model *md, const hf_forcefield *ff, const char *type, int *param)
+static hessfit_status vdw_param_of_type(const hessfit_model *md, const hessfit_forcefield *ff, const char *type, int *param)
 {
     int found = -1, via = -1;
     for (int p = 0; p < md->n_params; p++)
-        if (md->params[p].kind == HF_PARAM_VDW && md->params[p].substructure < 0 &&
+        if (md->params[p].kind == HESSFIT_PARAM_VDW && md->params[p].substructure < 0 &&
             strcmp(md->params[p].types[0], type) == 0)
             found = p;
     if (found >= 0) {
         *param = found;
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
     for (int e = 0; e < ff->n_equivalences; e++) {
-        const hf_ff_equivalence *q = &ff->equivalences[e];
+        const hessfit_ff_equivalence *q = &ff->equivalences[e];
         int here = -1;
         if (strcmp(q->type, type) != 0)
             continue;
         for (int p = 0; p < md->n_params; p++)
-            if (md->params[p].kind == HF_PARAM_VDW && md->params[p].substructure < 0 &&
+            if (md->params[p].kind == HESSFIT_PARAM_VDW && md->params[p].substructure < 0 &&
                 strcmp(md->params[p].types[0], q->equivalent) == 0)
                 here = p;
         if (here < 0 || here == found)
             continue;
         if (found >= 0)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                             "fit model: atom type %s has no vdw line of its own in %s and two equivalent types with "
                             "one: %s (line %d) and %s (line %d)",
                             type, md->ff_path, ff->equivalences[via].equivalent, md->params[found].line, q->equivalent,
@@ -446,33 +446,33 @@ static hf_status vdw_param_of_type(const hf_model *md, const hf_forcefield *ff, 
         via = e;
     }
     if (found < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: atom type %s has no vdw parameter in %s (nor an "
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: atom type %s has no vdw parameter in %s (nor an "
                         "equivalent type)", type, md->ff_path);
     *param = found;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status build_nonbonded(hf_model *md, const hf_forcefield *ff, const hf_molecule *mol, int m, int first)
+static hessfit_status build_nonbonded(hessfit_model *md, const hessfit_forcefield *ff, const hessfit_molecule *mol, int m, int first)
 {
     for (int a = 0; a < mol->n_atoms; a++) {
         int p = -1, *s = &md->particle_slots[3 * (size_t)(first + a)];
-        hf_status st = vdw_param_of_type(md, ff, mol->atom_types[a], &p);
-        if (st != HF_SUCCESS) {
-            char why[HF_ERROR_MESSAGE_SIZE];
-            snprintf(why, sizeof why, "%s", hf_last_error());
-            return hf_error(st, "%s (molecule %d ('%s'), atom %d)", why, m + 1, mol_label(mol), a + 1);
+        hessfit_status st = vdw_param_of_type(md, ff, mol->atom_types[a], &p);
+        if (st != HESSFIT_SUCCESS) {
+            char why[HESSFIT_ERROR_MESSAGE_SIZE];
+            snprintf(why, sizeof why, "%s", hessfit_last_error());
+            return hessfit_error(st, "%s (molecule %d ('%s'), atom %d)", why, m + 1, mol_label(mol), a + 1);
         }
         if (md->params[p].n_values < 2) {
             char name[160];
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: %s holds %d values, not {R*, eps}",
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: %s holds %d values, not {R*, eps}",
                             hf_model_param_name(md, p, name, sizeof name), md->params[p].n_values);
         }
         md->param_uses[p]++;
-        if ((st = add_slot(md, -1, 0, 1.0, mol->partial_charges[a], &s[0])) != HF_SUCCESS ||
-            (st = hf_model_slot_for(md, p, 0, &s[1])) != HF_SUCCESS || (st = hf_model_slot_for(md, p, 1, &s[2])) != HF_SUCCESS)
+        if ((st = add_slot(md, -1, 0, 1.0, mol->partial_charges[a], &s[0])) != HESSFIT_SUCCESS ||
+            (st = hf_model_slot_for(md, p, 0, &s[1])) != HESSFIT_SUCCESS || (st = hf_model_slot_for(md, p, 1, &s[2])) != HESSFIT_SUCCESS)
             return st;
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- create / destroy ------------------------------------------------------------------------- */
@@ -482,10 +482,10 @@ static char *dup_or_null(const char *s)
     return s != NULL ? strdup(s) : NULL;
 }
 
-static hf_status create_arrays(hf_model *md, const hf_forcefield *ff, const hf_molecule *mols,
-                               const hf_typed_molecule *typed, int n_mols)
+static hessfit_status create_arrays(hessfit_model *md, const hessfit_forcefield *ff, const hessfit_molecule *mols,
+                               const hessfit_typed_molecule *typed, int n_mols)
 {
-    size_t n_values = (size_t)(md->n_params > 0 ? md->n_params : 1) * HF_FF_MAX_VALUES;
+    size_t n_values = (size_t)(md->n_params > 0 ? md->n_params : 1) * HESSFIT_FF_MAX_VALUES;
     long long n_particles = 0, n_bond_terms = 0, n_fourier = 0, hsize = 0;
     md->params = malloc((size_t)(md->n_params > 0 ? md->n_params : 1) * sizeof *md->params);
     md->param_uses = calloc((size_t)(md->n_params > 0 ? md->n_params : 1), sizeof *md->param_uses);
@@ -496,7 +496,7 @@ static hf_status create_arrays(hf_model *md, const hf_forcefield *ff, const hf_m
     md->side = calloc((size_t)n_mols, sizeof *md->side);
     if (md->params == NULL || md->param_uses == NULL || md->slot_of == NULL || md->free_mark == NULL ||
         md->mol_first == NULL || md->block_offset == NULL || md->side == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d parameters and %d molecules", md->n_params,
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d parameters and %d molecules", md->n_params,
                         n_mols);
     if (md->n_params > 0)
         memcpy(md->params, ff->params, (size_t)md->n_params * sizeof *md->params);
@@ -508,10 +508,10 @@ static hf_status create_arrays(hf_model *md, const hf_forcefield *ff, const hf_m
         n_particles += mols[m].n_atoms;
         hsize += 9LL * mols[m].n_atoms * mols[m].n_atoms;
         if (n_particles > HF_MODEL_MAX_PARTICLES)
-            return hf_error(HF_ERROR_OVERFLOW, "fit model: more than %d atoms in all", HF_MODEL_MAX_PARTICLES);
+            return hessfit_error(HESSFIT_ERROR_OVERFLOW, "fit model: more than %d atoms in all", HF_MODEL_MAX_PARTICLES);
         for (int i = 0; i < typed[m].n_terms; i++) {
-            n_bond_terms += typed[m].terms[i].kind == HF_TERM_BOND;
-            n_fourier += typed[m].terms[i].kind == HF_TERM_TORSION || typed[m].terms[i].kind == HF_TERM_IMPROPER;
+            n_bond_terms += typed[m].terms[i].kind == HESSFIT_TERM_BOND;
+            n_fourier += typed[m].terms[i].kind == HESSFIT_TERM_TORSION || typed[m].terms[i].kind == HESSFIT_TERM_IMPROPER;
         }
     }
     md->mol_first[n_mols] = (int)n_particles;
@@ -525,42 +525,42 @@ static hf_status create_arrays(hf_model *md, const hf_forcefield *ff, const hf_m
     md->blocks_kj = malloc((size_t)hsize * sizeof *md->blocks_kj);
     if (md->masses == NULL || md->positions_nm == NULL || md->particle_slots == NULL || md->bonds == NULL ||
         md->fourier_uses == NULL || md->blocks_kj == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %lld atoms (Hessian blocks: %lld doubles)",
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %lld atoms (Hessian blocks: %lld doubles)",
                         n_particles, hsize);
     for (long long i = 0; i < 3 * n_particles; i++)
         md->particle_slots[i] = HESSFIT_NO_SLOT;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_model_create(const hf_forcefield *ff, const hf_molecule *mols, const hf_typed_molecule *typed,
-                          int n_mols, const hf_model_options *opt, hf_model **model)
+hessfit_status hessfit_model_create(const hessfit_forcefield *ff, const hessfit_molecule *mols, const hessfit_typed_molecule *typed,
+                          int n_mols, const hessfit_model_options *opt, hessfit_model **model)
 {
-    hf_model_options o = opt != NULL ? *opt : hf_model_default_options();
-    hf_model *md;
-    hf_status st;
+    hessfit_model_options o = opt != NULL ? *opt : hessfit_model_default_options();
+    hessfit_model *md;
+    hessfit_status st;
     if (model == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: model is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: model is NULL");
     *model = NULL;
     if (ff == NULL || mols == NULL || typed == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", ff == NULL ? "ff" : mols == NULL ? "mols" : "typed");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", ff == NULL ? "ff" : mols == NULL ? "mols" : "typed");
     if (n_mols <= 0 || n_mols > HF_MODEL_MAX_PARTICLES)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: %d molecules", n_mols);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: %d molecules", n_mols);
     if (ff->n_params < 0 || (ff->n_params > 0 && ff->params == NULL) || ff->n_equivalences < 0 ||
         (ff->n_equivalences > 0 && ff->equivalences == NULL))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: force field %s: %d parameters, %d equivalences",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: force field %s: %d parameters, %d equivalences",
                         ff->path != NULL ? ff->path : "(unnamed)", ff->n_params, ff->n_equivalences);
-    if ((st = check_options(&o)) != HF_SUCCESS)
+    if ((st = check_options(&o)) != HESSFIT_SUCCESS)
         return st;
     for (int m = 0; m < n_mols; m++) {
-        if ((st = check_molecule(&mols[m], m, o.nonbonded)) != HF_SUCCESS)
+        if ((st = check_molecule(&mols[m], m, o.nonbonded)) != HESSFIT_SUCCESS)
             return st;
         if (typed[m].n_terms < 0 || (typed[m].n_terms > 0 && typed[m].terms == NULL))
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): %d typed terms%s", m + 1,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule %d ('%s'): %d typed terms%s", m + 1,
                             mol_label(&mols[m]), typed[m].n_terms, typed[m].n_terms > 0 ? " but no term array" : "");
     }
 
     if ((md = calloc(1, sizeof *md)) == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory");
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory");
     md->opt = o;
     md->platform = strdup(o.platform);
     md->precision = dup_or_null(o.precision);
@@ -572,41 +572,41 @@ hf_status hf_model_create(const hf_forcefield *ff, const hf_molecule *mols, cons
     md->zero_slot = -1;
     md->version = 1;
     if (md->platform == NULL || md->ff_path == NULL || (o.precision != NULL && md->precision == NULL)) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory");
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory");
         goto fail;
     }
-    if ((st = create_arrays(md, ff, mols, typed, n_mols)) != HF_SUCCESS)
+    if ((st = create_arrays(md, ff, mols, typed, n_mols)) != HESSFIT_SUCCESS)
         goto fail;
 
     for (int m = 0; m < n_mols; m++) {
-        const hf_molecule *mol = &mols[m];
+        const hessfit_molecule *mol = &mols[m];
         int first = md->mol_first[m];
         for (int i = 0; i < typed[m].n_terms; i++)
-            if ((st = check_term(md, mol, m, i, &typed[m].terms[i])) != HF_SUCCESS)
+            if ((st = check_term(md, mol, m, i, &typed[m].terms[i])) != HESSFIT_SUCCESS)
                 goto fail;
-        if ((st = hf_element_masses(mol->atomic_numbers, mol->n_atoms, o.masses, &md->masses[first])) != HF_SUCCESS) {
-            char why[HF_ERROR_MESSAGE_SIZE];
-            snprintf(why, sizeof why, "%s", hf_last_error());
-            st = hf_error(st, "fit model: molecule %d ('%s'): %s", m + 1, mol_label(mol), why);
+        if ((st = hessfit_element_masses(mol->atomic_numbers, mol->n_atoms, o.masses, &md->masses[first])) != HESSFIT_SUCCESS) {
+            char why[HESSFIT_ERROR_MESSAGE_SIZE];
+            snprintf(why, sizeof why, "%s", hessfit_last_error());
+            st = hessfit_error(st, "fit model: molecule %d ('%s'): %s", m + 1, mol_label(mol), why);
             goto fail;
         }
         for (int i = 0; i < 3 * mol->n_atoms; i++)
-            md->positions_nm[3 * (size_t)first + (size_t)i] = mol->coords[i] * HF_ANGSTROM_TO_NM;
-        if ((st = build_molecule_terms(md, mol, &typed[m], m, first)) != HF_SUCCESS)
+            md->positions_nm[3 * (size_t)first + (size_t)i] = mol->coords[i] * HESSFIT_ANGSTROM_TO_NM;
+        if ((st = build_molecule_terms(md, mol, &typed[m], m, first)) != HESSFIT_SUCCESS)
             goto fail;
-        if (o.nonbonded && (st = build_nonbonded(md, ff, mol, m, first)) != HF_SUCCESS)
+        if (o.nonbonded && (st = build_nonbonded(md, ff, mol, m, first)) != HESSFIT_SUCCESS)
             goto fail;
     }
-    if ((st = hf_model_evaluator_build(md, 0, n_mols, &md->main)) != HF_SUCCESS)
+    if ((st = hf_model_evaluator_build(md, 0, n_mols, &md->main)) != HESSFIT_SUCCESS)
         goto fail;
     *model = md;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 fail:
-    hf_model_destroy(md);
+    hessfit_model_destroy(md);
     return st;
 }
 
-void hf_model_destroy(hf_model *model)
+void hessfit_model_destroy(hessfit_model *model)
 {
     if (model == NULL)
         return;
@@ -640,67 +640,67 @@ void hf_model_destroy(hf_model *model)
 
 /* ---- layout and handles ----------------------------------------------------------------------- */
 
-int hf_model_n_molecules(const hf_model *model)
+int hessfit_model_n_molecules(const hessfit_model *model)
 {
     return model != NULL ? model->n_mols : 0;
 }
 
-int hf_model_n_atoms(const hf_model *model, int mol)
+int hessfit_model_n_atoms(const hessfit_model *model, int mol)
 {
     if (model == NULL || mol < 0 || mol >= model->n_mols)
         return -1;
     return model->mol_first[mol + 1] - model->mol_first[mol];
 }
 
-int hf_model_n_particles(const hf_model *model)
+int hessfit_model_n_particles(const hessfit_model *model)
 {
     return model != NULL ? model->n_particles : 0;
 }
 
-int hf_model_n_terms(const hf_model *model)
+int hessfit_model_n_terms(const hessfit_model *model)
 {
     return model != NULL ? model->n_terms : 0;
 }
 
-long long hf_model_hessian_size(const hf_model *model)
+long long hessfit_model_hessian_size(const hessfit_model *model)
 {
     return model != NULL ? model->block_offset[model->n_mols] : 0;
 }
 
-long long hf_model_molecule_offset(const hf_model *model, int mol)
+long long hessfit_model_molecule_offset(const hessfit_model *model, int mol)
 {
     if (model == NULL || mol < 0 || mol >= model->n_mols)
         return -1;
     return model->block_offset[mol];
 }
 
-int hf_model_n_slots(const hf_model *model)
+int hessfit_model_n_slots(const hessfit_model *model)
 {
     return model != NULL ? model->n_slots : 0;
 }
 
-hf_status hf_model_get_slots(const hf_model *model, double *slots, int n)
+hessfit_status hessfit_model_get_slots(const hessfit_model *model, double *slots, int n)
 {
     if (model == NULL || slots == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", model == NULL ? "model" : "slots");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", model == NULL ? "model" : "slots");
     if (n != model->n_slots)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: %d slots asked for, the model has %d", n, model->n_slots);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: %d slots asked for, the model has %d", n, model->n_slots);
     if (n > 0)
         memcpy(slots, model->table, (size_t)n * sizeof *slots);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-HessFit_Force *hf_model_force(hf_model *model)
+hessfit_force *hessfit_model_force(hessfit_model *model)
 {
     return model != NULL ? model->main.force : NULL;
 }
 
-OpenMM_Context *hf_model_context(hf_model *model)
+OpenMM_Context *hessfit_model_context(hessfit_model *model)
 {
     return model != NULL ? model->main.context : NULL;
 }
 
-OpenMM_System *hf_model_system(hf_model *model)
+OpenMM_System *hessfit_model_system(hessfit_model *model)
 {
     return model != NULL ? model->main.system : NULL;
 }

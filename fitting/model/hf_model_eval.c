@@ -10,107 +10,107 @@
 #include <stdlib.h>
 #include <string.h>
 
-static hf_status compute_blocks(hf_model *m)
+static hessfit_status compute_blocks(hessfit_model *m)
 {
-    hf_status st;
-    HessFit_Status hs;
-    if ((st = hf_model_evaluator_sync(m, &m->main)) != HF_SUCCESS)
+    hessfit_status st;
+    hessfit_status hs;
+    if ((st = hf_model_evaluator_sync(m, &m->main)) != HESSFIT_SUCCESS)
         return st;
     if (m->blocks_valid)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     hs = hessfit_force_get_hessian_blocks(m->main.force, m->main.context, m->blocks_kj, m->block_offset[m->n_mols]);
     if (hs != HESSFIT_SUCCESS)
         return hf_model_hessfit_error(hs, "hessfit_force_get_hessian_blocks");
     m->blocks_valid = 1;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 static void to_hartree_bohr2(const double *kj, long long n, double *out)
 {
     for (long long i = 0; i < n; i++)
-        out[i] = kj[i] * HF_KJ_PER_MOL_PER_NM2_TO_HARTREE_PER_BOHR2;
+        out[i] = kj[i] * HESSFIT_KJ_PER_MOL_PER_NM2_TO_HARTREE_PER_BOHR2;
 }
 
-hf_status hf_model_hessian(hf_model *m, int mol, double *hessian)
+hessfit_status hessfit_model_hessian(hessfit_model *m, int mol, double *hessian)
 {
-    hf_status st;
+    hessfit_status st;
     if (m == NULL || hessian == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "hessian");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "hessian");
     if (mol < 0 || mol >= m->n_mols)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: molecule index %d outside [0, %d)", mol, m->n_mols);
-    if ((st = compute_blocks(m)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule index %d outside [0, %d)", mol, m->n_mols);
+    if ((st = compute_blocks(m)) != HESSFIT_SUCCESS)
         return st;
     to_hartree_bohr2(m->blocks_kj + m->block_offset[mol], m->block_offset[mol + 1] - m->block_offset[mol], hessian);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_model_hessians_all(hf_model *m, double *hessians)
+hessfit_status hessfit_model_hessians_all(hessfit_model *m, double *hessians)
 {
-    hf_status st;
+    hessfit_status st;
     if (m == NULL || hessians == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "hessians");
-    if ((st = compute_blocks(m)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "hessians");
+    if ((st = compute_blocks(m)) != HESSFIT_SUCCESS)
         return st;
     to_hartree_bohr2(m->blocks_kj, m->block_offset[m->n_mols], hessians);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_model_energy(hf_model *m, int mol, double *energy)
+hessfit_status hessfit_model_energy(hessfit_model *m, int mol, double *energy)
 {
     double e_kj = 0.0;
-    hf_status st;
-    HessFit_Status hs;
+    hessfit_status st;
+    hessfit_status hs;
     if (m == NULL || energy == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "energy");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "energy");
     if (mol < 0 || mol >= m->n_mols)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: molecule index %d outside [0, %d)", mol, m->n_mols);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule index %d outside [0, %d)", mol, m->n_mols);
     hf_model_evaluator *ev = &m->side[mol];
-    if (ev->context == NULL && (st = hf_model_evaluator_build(m, mol, mol + 1, ev)) != HF_SUCCESS)
+    if (ev->context == NULL && (st = hf_model_evaluator_build(m, mol, mol + 1, ev)) != HESSFIT_SUCCESS)
         return st;
-    if ((st = hf_model_evaluator_sync(m, ev)) != HF_SUCCESS)
+    if ((st = hf_model_evaluator_sync(m, ev)) != HESSFIT_SUCCESS)
         return st;
     if ((hs = hessfit_force_get_energy_forces(ev->force, ev->context, &e_kj, NULL)) != HESSFIT_SUCCESS)
         return hf_model_hessfit_error(hs, "hessfit_force_get_energy_forces");
-    *energy = e_kj * HF_KJ_TO_KCAL;
-    return HF_SUCCESS;
+    *energy = e_kj * HESSFIT_KJ_TO_KCAL;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_model_total_energy(hf_model *m, double *energy)
+hessfit_status hessfit_model_total_energy(hessfit_model *m, double *energy)
 {
     double e_kj = 0.0;
-    hf_status st;
-    HessFit_Status hs;
+    hessfit_status st;
+    hessfit_status hs;
     if (m == NULL || energy == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "energy");
-    if ((st = hf_model_evaluator_sync(m, &m->main)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "energy");
+    if ((st = hf_model_evaluator_sync(m, &m->main)) != HESSFIT_SUCCESS)
         return st;
     if ((hs = hessfit_force_get_energy_forces(m->main.force, m->main.context, &e_kj, NULL)) != HESSFIT_SUCCESS)
         return hf_model_hessfit_error(hs, "hessfit_force_get_energy_forces");
-    *energy = e_kj * HF_KJ_TO_KCAL;
-    return HF_SUCCESS;
+    *energy = e_kj * HESSFIT_KJ_TO_KCAL;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_model_energy_gradient(hf_model *m, double *d_free)
+hessfit_status hessfit_model_energy_gradient(hessfit_model *m, double *d_free)
 {
     double *d_slot;
-    hf_status st;
-    HessFit_Status hs;
+    hessfit_status st;
+    hessfit_status hs;
     if (m == NULL || (d_free == NULL && m->n_free > 0))
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "d_free");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "d_free");
     if (m->n_free == 0)
-        return HF_SUCCESS;
-    if ((st = hf_model_evaluator_sync(m, &m->main)) != HF_SUCCESS)
+        return HESSFIT_SUCCESS;
+    if ((st = hf_model_evaluator_sync(m, &m->main)) != HESSFIT_SUCCESS)
         return st;
     if ((d_slot = malloc((size_t)m->n_slots * sizeof *d_slot)) == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d slot derivatives", m->n_slots);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d slot derivatives", m->n_slots);
     hs = hessfit_force_get_parameter_derivatives(m->main.force, m->main.context, d_slot, m->n_slots);
     if (hs != HESSFIT_SUCCESS) {
         free(d_slot);
         return hf_model_hessfit_error(hs, "hessfit_force_get_parameter_derivatives");
     }
-    st = hf_model_slot_gradient_to_free(m, d_slot, d_free); /* kJ/mol per canonical unit */
-    for (int i = 0; i < m->n_free && st == HF_SUCCESS; i++)
-        d_free[i] *= HF_KJ_TO_KCAL;
+    st = hessfit_model_slot_gradient_to_free(m, d_slot, d_free); /* kJ/mol per canonical unit */
+    for (int i = 0; i < m->n_free && st == HESSFIT_SUCCESS; i++)
+        d_free[i] *= HESSFIT_KJ_TO_KCAL;
     free(d_slot);
     return st;
 }

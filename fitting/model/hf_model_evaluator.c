@@ -11,7 +11,7 @@
 
 #define HESSFIT_CALL(call, what)                                                                                       \
     do {                                                                                                               \
-        HessFit_Status hs_ = (call);                                                                                   \
+        hessfit_status hs_ = (call);                                                                                   \
         if (hs_ != HESSFIT_SUCCESS)                                                                                    \
             return hf_model_hessfit_error(hs_, what);                                                                  \
     } while (0)
@@ -32,7 +32,7 @@ void hf_model_evaluator_free(hf_model_evaluator *ev)
     ev->system = NULL;
 }
 
-hf_status hf_model_evaluator_add_term(const hf_model *m, hf_model_evaluator *ev, const hf_model_term *t)
+hessfit_status hf_model_evaluator_add_term(const hessfit_model *m, hf_model_evaluator *ev, const hf_model_term *t)
 {
     int p[4], shift = m->mol_first[ev->mol_begin];
     for (int k = 0; k < 4; k++)
@@ -59,20 +59,20 @@ hf_status hf_model_evaluator_add_term(const hf_model *m, hf_model_evaluator *ev,
                      "add_harmonic_improper");
         break;
     default:
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: internal term kind %d", (int)t->kind);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: internal term kind %d", (int)t->kind);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* Particles, molecules, slots, terms and nonbonded settings of molecules [ev->mol_begin, ev->mol_end). */
-static hf_status fill_force(const hf_model *m, hf_model_evaluator *ev)
+static hessfit_status fill_force(const hessfit_model *m, hf_model_evaluator *ev)
 {
     int first = m->mol_first[ev->mol_begin], last = m->mol_first[ev->mol_end];
     int *list = malloc((size_t)(last - first) * sizeof *list);
-    hf_status st = HF_SUCCESS;
-    HessFit_Status hs = HESSFIT_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
+    hessfit_status hs = HESSFIT_SUCCESS;
     if (list == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d particles", last - first);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d particles", last - first);
     for (int s = 0; s < m->n_slots && hs == HESSFIT_SUCCESS; s++)
         hs = hessfit_force_add_parameter(ev->force, m->table[s], NULL);
     for (int i = first; i < last && hs == HESSFIT_SUCCESS; i++)
@@ -88,16 +88,16 @@ static hf_status fill_force(const hf_model *m, hf_model_evaluator *ev)
         free(list);
         return hf_model_hessfit_error(hs, "building the HessianForce");
     }
-    for (int i = 0; i < m->n_terms && st == HF_SUCCESS; i++)
+    for (int i = 0; i < m->n_terms && st == HESSFIT_SUCCESS; i++)
         if (m->terms[i].mol >= ev->mol_begin && m->terms[i].mol < ev->mol_end)
             st = hf_model_evaluator_add_term(m, ev, &m->terms[i]);
     ev->n_terms = m->n_terms;
-    if (st == HF_SUCCESS && m->opt.nonbonded) {
+    if (st == HESSFIT_SUCCESS && m->opt.nonbonded) {
         int n = 0;
         free(list);
         list = malloc(2 * sizeof(int) * (size_t)(m->n_bonds > 0 ? m->n_bonds : 1));
         if (list == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d bonds", m->n_bonds);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d bonds", m->n_bonds);
         for (int b = 0; b < m->n_bonds; b++)
             if (m->bonds[2 * b] >= first && m->bonds[2 * b] < last) {
                 list[2 * n] = m->bonds[2 * b] - first;
@@ -113,12 +113,12 @@ static hf_status fill_force(const hf_model *m, hf_model_evaluator *ev)
     return st;
 }
 
-hf_status hf_model_evaluator_build(hf_model *m, int mol_begin, int mol_end, hf_model_evaluator *ev)
+hessfit_status hf_model_evaluator_build(hessfit_model *m, int mol_begin, int mol_end, hf_model_evaluator *ev)
 {
     int first = m->mol_first[mol_begin], last = m->mol_first[mol_end];
     OpenMM_Vec3Array *positions;
-    HessFit_Status hs;
-    hf_status st;
+    hessfit_status hs;
+    hessfit_status st;
     ev->mol_begin = mol_begin;
     ev->mol_end = mol_end;
     ev->system = OpenMM_System_create();
@@ -128,7 +128,7 @@ hf_status hf_model_evaluator_build(hf_model *m, int mol_begin, int mol_end, hf_m
         st = hf_model_hessfit_error(hs, "hessfit_force_create");
         goto fail;
     }
-    if ((st = fill_force(m, ev)) != HF_SUCCESS)
+    if ((st = fill_force(m, ev)) != HESSFIT_SUCCESS)
         goto fail;
     if ((hs = hessfit_force_add_to_system(ev->force, ev->system, NULL)) != HESSFIT_SUCCESS) {
         st = hf_model_hessfit_error(hs, "hessfit_force_add_to_system");
@@ -149,17 +149,17 @@ hf_status hf_model_evaluator_build(hf_model *m, int mol_begin, int mol_end, hf_m
     OpenMM_Context_setPositions(ev->context, positions);
     OpenMM_Vec3Array_destroy(positions);
     ev->version = m->version;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 fail:
     hf_model_evaluator_free(ev);
     return st;
 }
 
-hf_status hf_model_evaluator_sync(hf_model *m, hf_model_evaluator *ev)
+hessfit_status hf_model_evaluator_sync(hessfit_model *m, hf_model_evaluator *ev)
 {
     int n_slots = 0;
     if (ev->version == m->version)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     /* slots and terms added since the evaluator was built (a freed zero triple) */
     HESSFIT_CALL(hessfit_force_get_num_parameters(ev->force, &n_slots), "get_num_parameters");
     for (int s = n_slots; s < m->n_slots; s++)
@@ -167,8 +167,8 @@ hf_status hf_model_evaluator_sync(hf_model *m, hf_model_evaluator *ev)
     for (; ev->n_terms < m->n_terms; ev->n_terms++) {
         const hf_model_term *t = &m->terms[ev->n_terms];
         if (t->mol >= ev->mol_begin && t->mol < ev->mol_end) {
-            hf_status st = hf_model_evaluator_add_term(m, ev, t);
-            if (st != HF_SUCCESS)
+            hessfit_status st = hf_model_evaluator_add_term(m, ev, t);
+            if (st != HESSFIT_SUCCESS)
                 return st;
         }
     }
@@ -176,5 +176,5 @@ hf_status hf_model_evaluator_sync(hf_model *m, hf_model_evaluator *ev)
         HESSFIT_CALL(hessfit_force_set_parameters(ev->force, m->table, m->n_slots), "set_parameters");
     HESSFIT_CALL(hessfit_force_update_parameters_in_context(ev->force, ev->context), "update_parameters_in_context");
     ev->version = m->version;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

@@ -10,19 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int is_fourier(const hf_ff_param *p)
+static int is_fourier(const hessfit_ff_param *p)
 {
-    return p->kind == HF_PARAM_TORSION || (p->kind == HF_PARAM_IMPROPER && p->improper_form == HF_IMPROPER_FOURIER);
+    return p->kind == HESSFIT_PARAM_TORSION || (p->kind == HESSFIT_PARAM_IMPROPER && p->improper_form == HESSFIT_IMPROPER_FOURIER);
 }
 
 /* Gives a Fourier triple whose k is 0 its slots and terms, and pushes them into the Context. */
-static hf_status activate_triple(hf_model *m, int p, int triple)
+static hessfit_status activate_triple(hessfit_model *m, int p, int triple)
 {
     int k_slot, phase_slot;
-    const hf_ff_param *q = &m->params[p];
-    hf_status st;
-    if ((st = hf_model_slot_for(m, p, 3 * triple, &k_slot)) != HF_SUCCESS ||
-        (st = hf_model_slot_for(m, p, 3 * triple + 1, &phase_slot)) != HF_SUCCESS)
+    const hessfit_ff_param *q = &m->params[p];
+    hessfit_status st;
+    if ((st = hf_model_slot_for(m, p, 3 * triple, &k_slot)) != HESSFIT_SUCCESS ||
+        (st = hf_model_slot_for(m, p, 3 * triple + 1, &phase_slot)) != HESSFIT_SUCCESS)
         return st;
     for (int u = 0; u < m->n_fourier_uses; u++) {
         const hf_model_fourier_use *use = &m->fourier_uses[u];
@@ -36,7 +36,7 @@ static hf_status activate_triple(hf_model *m, int p, int triple)
         t.slots[0] = k_slot;
         t.slots[1] = phase_slot;
         t.periodicity = (int)q->values[3 * triple + 2];
-        if ((st = hf_model_append_term(m, &t)) != HF_SUCCESS)
+        if ((st = hf_model_append_term(m, &t)) != HESSFIT_SUCCESS)
             return st;
     }
     m->version++;
@@ -44,121 +44,121 @@ static hf_status activate_triple(hf_model *m, int p, int triple)
     return hf_model_evaluator_sync(m, &m->main);
 }
 
-hf_status hf_model_add_free(hf_model *m, int param, int value)
+hessfit_status hessfit_model_add_free(hessfit_model *m, int param, int value)
 {
     char name[160];
     double factor;
-    hf_status st;
+    hessfit_status st;
     if (m == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: model is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: model is NULL");
     if (param < 0 || param >= m->n_params)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: free parameter: index %d outside [0, %d) of %s", param,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free parameter: index %d outside [0, %d) of %s", param,
                         m->n_params, m->ff_path);
-    const hf_ff_param *p = &m->params[param];
+    const hessfit_ff_param *p = &m->params[param];
     hf_model_param_name(m, param, name, sizeof name);
     if (value < 0 || value >= p->n_values)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s: value index %d outside [0, %d)", name,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s: value index %d outside [0, %d)", name,
                         value, p->n_values);
     if (!hf_model_value_factor(p, value, &factor))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "fit model: free parameter %s: value index %d is the periodicity of Fourier term %d (an integer, "
                         "not a continuous parameter)",
                         name, value, value / 3 + 1);
     if (m->param_uses[param] == 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s is used by no term of the model%s", name,
-                        p->kind == HF_PARAM_VDW && !m->opt.nonbonded ? " (nonbonded terms are off)" : "");
-    size_t at = (size_t)param * HF_FF_MAX_VALUES + (size_t)value;
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s is used by no term of the model%s", name,
+                        p->kind == HESSFIT_PARAM_VDW && !m->opt.nonbonded ? " (nonbonded terms are off)" : "");
+    size_t at = (size_t)param * HESSFIT_FF_MAX_VALUES + (size_t)value;
     if (m->free_mark[at])
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s: value index %d is already free", name,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s: value index %d is already free", name,
                         value);
     if (m->n_free == m->cap_free) {
         int cap = m->cap_free > 0 ? 2 * m->cap_free : 64;
         int *fp = realloc(m->free_param, (size_t)cap * sizeof *fp);
         if (fp == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d free parameters", cap);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d free parameters", cap);
         m->free_param = fp;
         int *fv = realloc(m->free_value, (size_t)cap * sizeof *fv);
         if (fv == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d free parameters", cap);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d free parameters", cap);
         m->free_value = fv;
         m->cap_free = cap;
     }
-    if (is_fourier(p) && m->slot_of[at] < 0 && (st = activate_triple(m, param, value / 3)) != HF_SUCCESS)
+    if (is_fourier(p) && m->slot_of[at] < 0 && (st = activate_triple(m, param, value / 3)) != HESSFIT_SUCCESS)
         return st;
     if (m->slot_of[at] < 0) /* cannot happen for a used parameter; never free a value without a slot */
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s: value index %d has no slot", name, value);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s: value index %d has no slot", name, value);
     m->free_param[m->n_free] = param;
     m->free_value[m->n_free] = value;
     m->n_free++;
     m->free_mark[at] = 1;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_model_add_free_kind(hf_model *m, hf_param_kind kind, unsigned what, int *n_added)
+hessfit_status hessfit_model_add_free_kind(hessfit_model *m, hessfit_param_kind kind, unsigned what, int *n_added)
 {
     int added = 0;
     if (n_added != NULL)
         *n_added = 0;
     if (m == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: model is NULL");
-    if (what == 0 || (what & ~(HF_MODEL_FREE_K | HF_MODEL_FREE_X0 | HF_MODEL_FREE_PHASE)) != 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: free kind: selection 0x%x (HF_MODEL_FREE_K, _X0, _PHASE)",
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: model is NULL");
+    if (what == 0 || (what & ~(HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0 | HESSFIT_MODEL_FREE_PHASE)) != 0)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free kind: selection 0x%x (HESSFIT_MODEL_FREE_K, _X0, _PHASE)",
                         what);
-    if (kind != HF_PARAM_BOND && kind != HF_PARAM_ANGLE && kind != HF_PARAM_TORSION && kind != HF_PARAM_IMPROPER &&
-        kind != HF_PARAM_VDW)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: free kind: %s parameters cannot be freed (charges come "
-                        "from the molecules)", hf_param_kind_name(kind));
+    if (kind != HESSFIT_PARAM_BOND && kind != HESSFIT_PARAM_ANGLE && kind != HESSFIT_PARAM_TORSION && kind != HESSFIT_PARAM_IMPROPER &&
+        kind != HESSFIT_PARAM_VDW)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free kind: %s parameters cannot be freed (charges come "
+                        "from the molecules)", hessfit_param_kind_name(kind));
     for (int p = 0; p < m->n_params; p++) {
-        const hf_ff_param *q = &m->params[p];
-        int values[HF_FF_MAX_VALUES], n = 0;
+        const hessfit_ff_param *q = &m->params[p];
+        int values[HESSFIT_FF_MAX_VALUES], n = 0;
         if (q->kind != kind || m->param_uses[p] == 0)
             continue;
         if (is_fourier(q)) {
             for (int v = 0; v + 1 < q->n_values; v += 3) {
-                if (m->slot_of[(size_t)p * HF_FF_MAX_VALUES + (size_t)v] < 0)
+                if (m->slot_of[(size_t)p * HESSFIT_FF_MAX_VALUES + (size_t)v] < 0)
                     continue; /* a zero triple */
-                if (what & HF_MODEL_FREE_K)
+                if (what & HESSFIT_MODEL_FREE_K)
                     values[n++] = v;
-                if (what & HF_MODEL_FREE_PHASE)
+                if (what & HESSFIT_MODEL_FREE_PHASE)
                     values[n++] = v + 1;
             }
-        } else if (kind == HF_PARAM_VDW) {
-            if (what & HF_MODEL_FREE_X0)
+        } else if (kind == HESSFIT_PARAM_VDW) {
+            if (what & HESSFIT_MODEL_FREE_X0)
                 values[n++] = 0;
-            if (what & HF_MODEL_FREE_K)
+            if (what & HESSFIT_MODEL_FREE_K)
                 values[n++] = 1;
         } else {
-            if (what & HF_MODEL_FREE_K)
+            if (what & HESSFIT_MODEL_FREE_K)
                 values[n++] = 0;
-            if ((what & HF_MODEL_FREE_X0) && q->n_values > 1)
+            if ((what & HESSFIT_MODEL_FREE_X0) && q->n_values > 1)
                 values[n++] = 1;
         }
         for (int i = 0; i < n; i++) {
-            hf_status st;
-            if (m->free_mark[(size_t)p * HF_FF_MAX_VALUES + (size_t)values[i]])
+            hessfit_status st;
+            if (m->free_mark[(size_t)p * HESSFIT_FF_MAX_VALUES + (size_t)values[i]])
                 continue;
-            if ((st = hf_model_add_free(m, p, values[i])) != HF_SUCCESS)
+            if ((st = hessfit_model_add_free(m, p, values[i])) != HESSFIT_SUCCESS)
                 return st;
             added++;
             if (n_added != NULL)
                 *n_added = added;
         }
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-int hf_model_n_free(const hf_model *m)
+int hessfit_model_n_free(const hessfit_model *m)
 {
     return m != NULL ? m->n_free : 0;
 }
 
-hf_status hf_model_free_parameter(const hf_model *m, int i, int *param, int *value, int *slot, double *factor)
+hessfit_status hessfit_model_free_parameter(const hessfit_model *m, int i, int *param, int *value, int *slot, double *factor)
 {
     if (m == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: model is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: model is NULL");
     if (i < 0 || i >= m->n_free)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: free index %d outside [0, %d)", i, m->n_free);
-    int s = m->slot_of[(size_t)m->free_param[i] * HF_FF_MAX_VALUES + (size_t)m->free_value[i]];
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free index %d outside [0, %d)", i, m->n_free);
+    int s = m->slot_of[(size_t)m->free_param[i] * HESSFIT_FF_MAX_VALUES + (size_t)m->free_value[i]];
     if (param != NULL)
         *param = m->free_param[i];
     if (value != NULL)
@@ -167,24 +167,24 @@ hf_status hf_model_free_parameter(const hf_model *m, int i, int *param, int *val
         *slot = s;
     if (factor != NULL)
         *factor = m->slots[s].factor;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_model_get_free(const hf_model *m, double *x)
+hessfit_status hessfit_model_get_free(const hessfit_model *m, double *x)
 {
     if (m == NULL || (x == NULL && m->n_free > 0))
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "x");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "x");
     for (int i = 0; i < m->n_free; i++)
         x[i] = m->params[m->free_param[i]].values[m->free_value[i]];
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* Values and table from x, without any check. */
-static void store_free(hf_model *m, const double *x)
+static void store_free(hessfit_model *m, const double *x)
 {
     for (int i = 0; i < m->n_free; i++) {
         int p = m->free_param[i], v = m->free_value[i];
-        int s = m->slot_of[(size_t)p * HF_FF_MAX_VALUES + (size_t)v];
+        int s = m->slot_of[(size_t)p * HESSFIT_FF_MAX_VALUES + (size_t)v];
         m->params[p].values[v] = x[i];
         m->table[s] = m->slots[s].factor * x[i];
     }
@@ -192,58 +192,58 @@ static void store_free(hf_model *m, const double *x)
     m->blocks_valid = 0;
 }
 
-hf_status hf_model_set_free(hf_model *m, const double *x)
+hessfit_status hessfit_model_set_free(hessfit_model *m, const double *x)
 {
     double *old;
-    hf_status st;
+    hessfit_status st;
     if (m == NULL || (x == NULL && m->n_free > 0))
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "x");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "x");
     for (int i = 0; i < m->n_free; i++)
         if (!isfinite(x[i])) {
             char name[160];
-            return hf_error(HF_ERROR_NONFINITE, "fit model: x[%d] = %g (value index %d of %s)", i, x[i],
+            return hessfit_error(HESSFIT_ERROR_NONFINITE, "fit model: x[%d] = %g (value index %d of %s)", i, x[i],
                             m->free_value[i], hf_model_param_name(m, m->free_param[i], name, sizeof name));
         }
     if ((old = malloc((size_t)(m->n_free > 0 ? m->n_free : 1) * sizeof *old)) == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d free values", m->n_free);
-    hf_model_get_free(m, old);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d free values", m->n_free);
+    hessfit_model_get_free(m, old);
     store_free(m, x);
-    if ((st = hf_model_evaluator_sync(m, &m->main)) != HF_SUCCESS)
+    if ((st = hf_model_evaluator_sync(m, &m->main)) != HESSFIT_SUCCESS)
         store_free(m, old); /* the model keeps its values; the next sync pushes them */
     free(old);
     return st;
 }
 
-hf_status hf_model_write_back(const hf_model *m, hf_forcefield *ff)
+hessfit_status hessfit_model_write_back(const hessfit_model *m, hessfit_forcefield *ff)
 {
     if (m == NULL || ff == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "ff");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "ff");
     if (ff->n_params != m->n_params || (ff->n_params > 0 && ff->params == NULL))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "fit model: write-back into %s: %d parameters, the model's %s has %d",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: write-back into %s: %d parameters, the model's %s has %d",
                         ff->path != NULL ? ff->path : "(unnamed)", ff->n_params, m->ff_path, m->n_params);
     for (int i = 0; i < m->n_free; i++) { /* check all, then write: nothing changes on error */
-        const hf_ff_param *a = &m->params[m->free_param[i]], *b = &ff->params[m->free_param[i]];
+        const hessfit_ff_param *a = &m->params[m->free_param[i]], *b = &ff->params[m->free_param[i]];
         if (a->kind != b->kind || a->line != b->line || a->n_values != b->n_values) {
             char name[160];
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                             "fit model: write-back: parameter %d of %s is %s line %d with %d values, the model's is %s",
-                            m->free_param[i], ff->path != NULL ? ff->path : "(unnamed)", hf_param_kind_name(b->kind),
+                            m->free_param[i], ff->path != NULL ? ff->path : "(unnamed)", hessfit_param_kind_name(b->kind),
                             b->line, b->n_values, hf_model_param_name(m, m->free_param[i], name, sizeof name));
         }
     }
     for (int i = 0; i < m->n_free; i++)
         ff->params[m->free_param[i]].values[m->free_value[i]] = m->params[m->free_param[i]].values[m->free_value[i]];
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_model_slot_gradient_to_free(const hf_model *m, const double *d_slot, double *d_free)
+hessfit_status hessfit_model_slot_gradient_to_free(const hessfit_model *m, const double *d_slot, double *d_free)
 {
     if (m == NULL || (m->n_free > 0 && (d_slot == NULL || d_free == NULL)))
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "fit model: %s is NULL",
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL",
                         m == NULL ? "model" : d_slot == NULL ? "d_slot" : "d_free");
     for (int i = 0; i < m->n_free; i++) {
-        int s = m->slot_of[(size_t)m->free_param[i] * HF_FF_MAX_VALUES + (size_t)m->free_value[i]];
+        int s = m->slot_of[(size_t)m->free_param[i] * HESSFIT_FF_MAX_VALUES + (size_t)m->free_value[i]];
         d_free[i] = m->slots[s].factor * d_slot[s];
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

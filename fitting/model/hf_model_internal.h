@@ -39,7 +39,7 @@ typedef struct {
 /* A System, its HessianForce and a Context for a range of molecules. */
 typedef struct {
     OpenMM_System *system;
-    HessFit_Force *force; /* handle; the System owns the force once it is added */
+    hessfit_force *force; /* handle; the System owns the force once it is added */
     OpenMM_Integrator *integrator;
     OpenMM_Context *context;
     int mol_begin, mol_end;
@@ -47,17 +47,17 @@ typedef struct {
     unsigned long long version; /* table version it holds */
 } hf_model_evaluator;
 
-struct hf_model {
-    hf_model_options opt;
+struct hessfit_model {
+    hessfit_model_options opt;
     char *platform, *precision; /* copies of the option strings */
     char *ff_path;              /* for messages */
 
     /* the force field's parameters (copies); values are the current canonical values */
     int n_params;
-    hf_ff_param *params;
+    hessfit_ff_param *params;
     int *param_uses;          /* terms (vdw: atoms) using each parameter */
-    int *slot_of;             /* n_params x HF_FF_MAX_VALUES: slot or -1 */
-    unsigned char *free_mark; /* n_params x HF_FF_MAX_VALUES: 1 when free */
+    int *slot_of;             /* n_params x HESSFIT_FF_MAX_VALUES: slot or -1 */
+    unsigned char *free_mark; /* n_params x HESSFIT_FF_MAX_VALUES: 1 when free */
 
     int n_slots, cap_slots;
     hf_model_slot *slots;
@@ -91,24 +91,24 @@ struct hf_model {
 };
 
 /* "file:line (kind types)" of parameter p, for messages. */
-const char *hf_model_param_name(const hf_model *m, int p, char *buf, size_t cap);
+const char *hf_model_param_name(const hessfit_model *m, int p, char *buf, size_t cap);
 /* The slot factor of value v of parameter p; 0 when v is not a slot value (a periodicity or out
  * of range). */
-int hf_model_value_factor(const hf_ff_param *p, int v, double *factor);
+int hf_model_value_factor(const hessfit_ff_param *p, int v, double *factor);
 /* Slot of value v of parameter p, created (factor * current value) when missing. */
-hf_status hf_model_slot_for(hf_model *m, int p, int v, int *slot);
+hessfit_status hf_model_slot_for(hessfit_model *m, int p, int v, int *slot);
 /* Appends a term to the model's list. */
-hf_status hf_model_append_term(hf_model *m, const hf_model_term *t);
+hessfit_status hf_model_append_term(hessfit_model *m, const hf_model_term *t);
 
 /* The C API's failure st, its message prefixed with "fit model: <what>: <status text>: ". */
-hf_status hf_model_hessfit_error(HessFit_Status st, const char *what);
+hessfit_status hf_model_hessfit_error(hessfit_status st, const char *what);
 
 /* Build an evaluator for molecules [mol_begin, mol_end); frees it on failure. */
-hf_status hf_model_evaluator_build(hf_model *m, int mol_begin, int mol_end, hf_model_evaluator *ev);
+hessfit_status hf_model_evaluator_build(hessfit_model *m, int mol_begin, int mol_end, hf_model_evaluator *ev);
 void hf_model_evaluator_free(hf_model_evaluator *ev);
 /* Adds one model term to an evaluator's force (particles shifted to the evaluator's System). */
-hf_status hf_model_evaluator_add_term(const hf_model *m, hf_model_evaluator *ev, const hf_model_term *t);
+hessfit_status hf_model_evaluator_add_term(const hessfit_model *m, hf_model_evaluator *ev, const hf_model_term *t);
 /* Pushes the model's table (and terms) into the evaluator's Context when its version is older. */
-hf_status hf_model_evaluator_sync(hf_model *m, hf_model_evaluator *ev);
+hessfit_status hf_model_evaluator_sync(hessfit_model *m, hf_model_evaluator *ev);
 
 #endif

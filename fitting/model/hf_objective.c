@@ -18,8 +18,8 @@
 /* Largest distance (Angstrom) between a QM coordinate and the model's position of that atom. */
 #define HF_OBJECTIVE_GEOMETRY_TOLERANCE_A 1e-3
 
-struct hf_objective {
-    hf_model *model;
+struct hessfit_objective {
+    hessfit_model *model;
     long long n_residuals;
     int n_freq;
     int *freq_mol;               /* per frequency target: molecule, target (cm^-1) and weight */
@@ -32,16 +32,16 @@ struct hf_objective {
     hf_geometry_part *geometry;   /* NULL: none */
 };
 
-static hf_status hessfit_failure(HessFit_Status st, const char *what)
+static hessfit_status hessfit_failure(hessfit_status st, const char *what)
 {
-    return hf_error(st, "objective: %s: %s: %s", what, hessfit_status_string(st), hessfit_last_error());
+    return hessfit_error(st, "objective: %s: %s: %s", what, hessfit_status_string(st), hessfit_last_error());
 }
 
-hf_objective_options hf_objective_default_options(void)
+hessfit_objective_options hessfit_objective_default_options(void)
 {
-    hf_objective_options o;
+    hessfit_objective_options o;
     memset(&o, 0, sizeof o);
-    o.frequencies = HF_OBJ_FREQUENCIES_OVERLAP;
+    o.frequencies = HESSFIT_OBJ_FREQUENCIES_OVERLAP;
     o.frequency_weight = 0.001;
     o.frequency_threshold = 50.0;
     o.eigenmatrix = 0;
@@ -54,17 +54,17 @@ hf_objective_options hf_objective_default_options(void)
     o.hessian = 0;
     o.hessian_diagonal_weight = 0.1;
     o.hessian_offdiagonal_weight = 0.05;
-    o.ts = HF_OBJ_TS_SKIP;
+    o.ts = HESSFIT_OBJ_TS_SKIP;
     o.ts_replace_eigenvalue = 1.0;
     return o;
 }
 
-static int has_objective(const hf_objective_options *o)
+static int has_objective(const hessfit_objective_options *o)
 {
-    return o->frequencies != HF_OBJ_FREQUENCIES_NONE || o->eigenmatrix || o->hessian;
+    return o->frequencies != HESSFIT_OBJ_FREQUENCIES_NONE || o->eigenmatrix || o->hessian;
 }
 
-static hf_status check_options(const hf_objective_options *o, int mol)
+static hessfit_status check_options(const hessfit_objective_options *o, int mol)
 {
     const struct {
         const char *name;
@@ -73,24 +73,24 @@ static hf_status check_options(const hf_objective_options *o, int mol)
                    {"eig_d_high", o->eig_d_high}, {"eig_o", o->eig_o},
                    {"hessian_diagonal_weight", o->hessian_diagonal_weight},
                    {"hessian_offdiagonal_weight", o->hessian_offdiagonal_weight}};
-    if (o->frequencies != HF_OBJ_FREQUENCIES_NONE && o->frequencies != HF_OBJ_FREQUENCIES_Q2MM &&
-        o->frequencies != HF_OBJ_FREQUENCIES_OVERLAP)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: unknown frequency mode %d", mol + 1,
+    if (o->frequencies != HESSFIT_OBJ_FREQUENCIES_NONE && o->frequencies != HESSFIT_OBJ_FREQUENCIES_Q2MM &&
+        o->frequencies != HESSFIT_OBJ_FREQUENCIES_OVERLAP)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: molecule %d: unknown frequency mode %d", mol + 1,
                         (int)o->frequencies);
-    if (o->ts != HF_OBJ_TS_SKIP && o->ts != HF_OBJ_TS_KEEP && o->ts != HF_OBJ_TS_REPLACE)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: unknown transition-state mode %d", mol + 1,
+    if (o->ts != HESSFIT_OBJ_TS_SKIP && o->ts != HESSFIT_OBJ_TS_KEEP && o->ts != HESSFIT_OBJ_TS_REPLACE)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: molecule %d: unknown transition-state mode %d", mol + 1,
                         (int)o->ts);
     for (size_t i = 0; i < sizeof weights / sizeof weights[0]; i++)
         if (!(isfinite(weights[i].value) && weights[i].value >= 0.0))
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: %s is %g (must be finite and >= 0)",
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: molecule %d: %s is %g (must be finite and >= 0)",
                             mol + 1, weights[i].name, weights[i].value);
     if (!isfinite(o->frequency_threshold) || !isfinite(o->eig_threshold))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: a threshold is not finite", mol + 1);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: molecule %d: a threshold is not finite", mol + 1);
     if (!(isfinite(o->ts_replace_eigenvalue) && o->ts_replace_eigenvalue > 0.0))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "objective: molecule %d: ts_replace_eigenvalue is %g (must be finite and > 0)", mol + 1,
                         o->ts_replace_eigenvalue);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /*
@@ -98,52 +98,52 @@ static hf_status check_options(const hf_objective_options *o, int mol)
  * same atom count, each element's monoisotopic or average mass equal to the particle's, and each QM
  * coordinate within the tolerance of the Context's position.
  */
-static hf_status molecule_masses(hf_model *model, const OpenMM_Vec3Array *positions, const hf_molecule *qm, int mol,
+static hessfit_status molecule_masses(hessfit_model *model, const OpenMM_Vec3Array *positions, const hessfit_molecule *qm, int mol,
                                  double *masses)
 {
-    const int n = hf_model_n_atoms(model, mol);
+    const int n = hessfit_model_n_atoms(model, mol);
     int count = 0;
-    HessFit_Status hst;
+    hessfit_status hst;
     if (qm->n_atoms != n)
-        return hf_error(HF_ERROR_COUNT, "objective: molecule %d: the QM data %s has %d atoms, the model's molecule has %d",
+        return hessfit_error(HESSFIT_ERROR_COUNT, "objective: molecule %d: the QM data %s has %d atoms, the model's molecule has %d",
                         mol + 1, qm->source ? qm->source : "", qm->n_atoms, n);
     if (qm->hessian == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: the QM data %s has no Hessian", mol + 1,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: molecule %d: the QM data %s has no Hessian", mol + 1,
                         qm->source ? qm->source : "");
     if (qm->atomic_numbers == NULL || qm->coords == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: the QM data has no %s", mol + 1,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: molecule %d: the QM data has no %s", mol + 1,
                         qm->atomic_numbers == NULL ? "elements" : "coordinates");
     int *particles = malloc((size_t)n * sizeof *particles);
     if (particles == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
-    hst = hessfit_force_get_molecule_particles(hf_model_force(model), mol, particles, n, &count);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
+    hst = hessfit_force_get_molecule_particles(hessfit_model_force(model), mol, particles, n, &count);
     if (hst != HESSFIT_SUCCESS || count != n) {
         free(particles);
         return hst != HESSFIT_SUCCESS ? hessfit_failure(hst, "hessfit_force_get_molecule_particles")
-                                      : hf_error(HF_ERROR_COUNT, "objective: molecule %d: %d particles, expected %d",
+                                      : hessfit_error(HESSFIT_ERROR_COUNT, "objective: molecule %d: %d particles, expected %d",
                                                  mol + 1, count, n);
     }
-    const OpenMM_System *system = hf_model_system(model);
+    const OpenMM_System *system = hessfit_model_system(model);
     for (int a = 0; a < n; a++) {
         const double mass = OpenMM_System_getParticleMass(system, particles[a]);
         const int z = qm->atomic_numbers[a];
         const OpenMM_Vec3 p = *OpenMM_Vec3Array_get(positions, particles[a]);
-        const double x[3] = {p.x * HF_NM_TO_ANGSTROM, p.y * HF_NM_TO_ANGSTROM, p.z * HF_NM_TO_ANGSTROM};
+        const double x[3] = {p.x * HESSFIT_NM_TO_ANGSTROM, p.y * HESSFIT_NM_TO_ANGSTROM, p.z * HESSFIT_NM_TO_ANGSTROM};
         double dist2 = 0.0;
         for (int k = 0; k < 3; k++) {
             const double d = x[k] - qm->coords[3 * a + k];
             dist2 += d * d;
         }
-        if (mass != hf_element_monoisotopic_mass(z) && mass != hf_element_average_mass(z)) {
+        if (mass != hessfit_element_monoisotopic_mass(z) && mass != hessfit_element_average_mass(z)) {
             free(particles);
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                             "objective: molecule %d, atom %d: the QM data has element %s but the model's particle "
                             "has mass %.6f amu",
-                            mol + 1, a + 1, hf_element_symbol(z), mass);
+                            mol + 1, a + 1, hessfit_element_symbol(z), mass);
         }
         if (!(sqrt(dist2) <= HF_OBJECTIVE_GEOMETRY_TOLERANCE_A)) {
             free(particles);
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                             "objective: molecule %d, atom %d: the QM coordinates are %.3g Angstrom from the model's "
                             "position (tolerance %g): the MM Hessian must be taken at the QM geometry",
                             mol + 1, a + 1, sqrt(dist2), HF_OBJECTIVE_GEOMETRY_TOLERANCE_A);
@@ -151,10 +151,10 @@ static hf_status molecule_masses(hf_model *model, const OpenMM_Vec3Array *positi
         masses[a] = mass;
     }
     free(particles);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static void to_kernel(const hf_objective_targets *t, const double *masses, HessFit_MoleculeObjective *k)
+static void to_kernel(const hf_objective_targets *t, const double *masses, hessfit_molecule_objective *k)
 {
     const long long dim = 3LL * t->n_atoms;
     hessfit_molecule_objective_init(k);
@@ -181,7 +181,7 @@ static void to_kernel(const hf_objective_targets *t, const double *masses, HessF
     k->n_hessian_weights = t->hessian ? dim * dim : 0;
 }
 
-void hf_objective_destroy(hf_objective *obj)
+void hessfit_objective_destroy(hessfit_objective *obj)
 {
     if (obj == NULL)
         return;
@@ -194,60 +194,60 @@ void hf_objective_destroy(hf_objective *obj)
     free(obj);
 }
 
-hf_status hf_objective_create(hf_model *model, const hf_molecule *qm, int n_mols, const hf_objective_options *opt,
-                              hf_objective **objective)
+hessfit_status hessfit_objective_create(hessfit_model *model, const hessfit_molecule *qm, int n_mols, const hessfit_objective_options *opt,
+                              hessfit_objective **objective)
 {
-    hf_status st = HF_SUCCESS;
-    HessFit_Status hst;
+    hessfit_status st = HESSFIT_SUCCESS;
+    hessfit_status hst;
     if (objective == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_create: objective is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_create: objective is NULL");
     *objective = NULL;
     if (model == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_create: model is NULL");
-    if (n_mols != hf_model_n_molecules(model))
-        return hf_error(HF_ERROR_COUNT, "hf_objective_create: %d QM molecules for a model of %d molecules", n_mols,
-                        hf_model_n_molecules(model));
-    const hf_objective_options defaults = hf_objective_default_options();
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_create: model is NULL");
+    if (n_mols != hessfit_model_n_molecules(model))
+        return hessfit_error(HESSFIT_ERROR_COUNT, "hessfit_objective_create: %d QM molecules for a model of %d molecules", n_mols,
+                        hessfit_model_n_molecules(model));
+    const hessfit_objective_options defaults = hessfit_objective_default_options();
     int any = 0;
     for (int m = 0; m < n_mols; m++) {
-        const hf_objective_options *o = opt ? &opt[m] : &defaults;
-        if ((st = check_options(o, m)) != HF_SUCCESS)
+        const hessfit_objective_options *o = opt ? &opt[m] : &defaults;
+        if ((st = check_options(o, m)) != HESSFIT_SUCCESS)
             return st;
         any |= has_objective(o);
     }
     if (any && qm == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_create: qm is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_create: qm is NULL");
 
-    hf_objective *obj = calloc(1, sizeof *obj);
+    hessfit_objective *obj = calloc(1, sizeof *obj);
     hf_objective_targets *targets = calloc((size_t)n_mols, sizeof *targets);
-    HessFit_MoleculeObjective *kernel = calloc((size_t)n_mols, sizeof *kernel);
+    hessfit_molecule_objective *kernel = calloc((size_t)n_mols, sizeof *kernel);
     double **masses = calloc((size_t)n_mols, sizeof *masses);
     OpenMM_State *state = NULL;
     if (obj == NULL || targets == NULL || kernel == NULL || masses == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_objective_create: no memory");
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "hessfit_objective_create: no memory");
         goto done;
     }
     obj->model = model;
-    state = OpenMM_Context_getState(hf_model_context(model), OpenMM_State_Positions, 0);
+    state = OpenMM_Context_getState(hessfit_model_context(model), OpenMM_State_Positions, 0);
     const OpenMM_Vec3Array *positions = OpenMM_State_getPositions(state);
-    for (int m = 0; m < n_mols && st == HF_SUCCESS; m++) {
-        const hf_objective_options *o = opt ? &opt[m] : &defaults;
+    for (int m = 0; m < n_mols && st == HESSFIT_SUCCESS; m++) {
+        const hessfit_objective_options *o = opt ? &opt[m] : &defaults;
         hessfit_molecule_objective_init(&kernel[m]);
         if (!has_objective(o))
             continue;
-        masses[m] = malloc((size_t)hf_model_n_atoms(model, m) * sizeof(double));
+        masses[m] = malloc((size_t)hessfit_model_n_atoms(model, m) * sizeof(double));
         if (masses[m] == NULL)
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_objective_create: no memory");
-        if (st == HF_SUCCESS)
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "hessfit_objective_create: no memory");
+        if (st == HESSFIT_SUCCESS)
             st = molecule_masses(model, positions, &qm[m], m, masses[m]);
-        if (st == HF_SUCCESS)
+        if (st == HESSFIT_SUCCESS)
             st = hf_objective_targets_build(&qm[m], m, masses[m], o, &targets[m]);
-        if (st == HF_SUCCESS) {
+        if (st == HESSFIT_SUCCESS) {
             to_kernel(&targets[m], masses[m], &kernel[m]);
             obj->n_freq += targets[m].n_freq;
         }
     }
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         goto done;
 
     /* what each frequency target is, for reports */
@@ -255,7 +255,7 @@ hf_status hf_objective_create(hf_model *model, const hf_molecule *qm, int n_mols
     obj->freq_target = malloc((size_t)(obj->n_freq > 0 ? obj->n_freq : 1) * sizeof(double));
     obj->freq_weight = malloc((size_t)(obj->n_freq > 0 ? obj->n_freq : 1) * sizeof(double));
     if (!obj->freq_mol || !obj->freq_target || !obj->freq_weight) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_objective_create: no memory");
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "hessfit_objective_create: no memory");
         goto done;
     }
     for (int m = 0, at = 0; m < n_mols; m++)
@@ -265,26 +265,26 @@ hf_status hf_objective_create(hf_model *model, const hf_molecule *qm, int n_mols
             obj->freq_weight[at] = targets[m].freq_weight[k];
         }
 
-    if ((hst = hessfit_force_set_hessian_objective(hf_model_force(model), hf_model_context(model), kernel, n_mols,
-                                                   hf_frequency_factor_kj_mol_nm2_amu())) != HESSFIT_SUCCESS) {
+    if ((hst = hessfit_force_set_hessian_objective(hessfit_model_force(model), hessfit_model_context(model), kernel, n_mols,
+                                                   hessfit_frequency_factor_kj_mol_nm2_amu())) != HESSFIT_SUCCESS) {
         st = hessfit_failure(hst, "hessfit_force_set_hessian_objective");
         goto done;
     }
     int n_freq_kernel = 0;
-    if ((hst = hessfit_force_get_hessian_objective_size(hf_model_force(model), hf_model_context(model),
+    if ((hst = hessfit_force_get_hessian_objective_size(hessfit_model_force(model), hessfit_model_context(model),
                                                         &obj->n_residuals, &n_freq_kernel)) != HESSFIT_SUCCESS) {
         st = hessfit_failure(hst, "hessfit_force_get_hessian_objective_size");
         goto done;
     }
     if (n_freq_kernel != obj->n_freq) {
-        st = hf_error(HESSFIT_ERROR_SIZE, "objective: the kernel holds %d frequency targets, expected %d", n_freq_kernel,
+        st = hessfit_error(HESSFIT_ERROR_SIZE, "objective: the kernel holds %d frequency targets, expected %d", n_freq_kernel,
                       obj->n_freq);
         goto done;
     }
     obj->n_kernel_residuals = obj->n_residuals;
     /* one evaluation at the starting parameters: the q2mm mode selects its MM modes now */
     double loss;
-    st = hf_objective_evaluate(obj, NULL, &loss, NULL, NULL);
+    st = hessfit_objective_evaluate(obj, NULL, &loss, NULL, NULL);
 
 done:
     if (state != NULL)
@@ -296,29 +296,29 @@ done:
     free(masses);
     free(targets);
     free(kernel);
-    if (st != HF_SUCCESS)
-        hf_objective_destroy(obj);
+    if (st != HESSFIT_SUCCESS)
+        hessfit_objective_destroy(obj);
     else
         *objective = obj;
     return st;
 }
 
-hf_status hf_objective_evaluate(hf_objective *obj, const double *x_free, double *loss, double *grad_free,
+hessfit_status hessfit_objective_evaluate(hessfit_objective *obj, const double *x_free, double *loss, double *grad_free,
                                 double *residuals)
 {
-    hf_status st;
-    HessFit_Status hst;
+    hessfit_status st;
+    hessfit_status hst;
     if (obj == NULL || loss == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_evaluate: %s is NULL", obj == NULL ? "objective" : "loss");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_evaluate: %s is NULL", obj == NULL ? "objective" : "loss");
     if (residuals != NULL && obj->n_residuals == 0)
         residuals = NULL;
-    if (x_free != NULL && (st = hf_model_set_free(obj->model, x_free)) != HF_SUCCESS)
+    if (x_free != NULL && (st = hessfit_model_set_free(obj->model, x_free)) != HESSFIT_SUCCESS)
         return st;
-    const int n_slots = hf_model_n_slots(obj->model);
+    const int n_slots = hessfit_model_n_slots(obj->model);
     if (grad_free != NULL && n_slots > obj->cap_slots) { /* freeing a zero triple adds slots */
         double *grown = realloc(obj->d_slot, (size_t)n_slots * sizeof *grown);
         if (grown == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_objective_evaluate: no memory");
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "hessfit_objective_evaluate: no memory");
         obj->d_slot = grown;
         obj->cap_slots = n_slots;
     }
@@ -328,7 +328,7 @@ hf_status hf_objective_evaluate(hf_objective *obj, const double *x_free, double 
         memset(d_slot, 0, (size_t)n_slots * sizeof *d_slot);
     if (obj->n_kernel_residuals > 0) { /* no Hessian-space target: no kernel call */
         obj->kernel_calls++;
-        hst = hessfit_force_compute_hessian_objective(hf_model_force(obj->model), hf_model_context(obj->model), loss,
+        hst = hessfit_force_compute_hessian_objective(hessfit_model_force(obj->model), hessfit_model_context(obj->model), loss,
                                                       d_slot, d_slot != NULL ? n_slots : 0, residuals,
                                                       residuals != NULL ? obj->n_kernel_residuals : 0);
         if (hst != HESSFIT_SUCCESS)
@@ -338,38 +338,38 @@ hf_status hf_objective_evaluate(hf_objective *obj, const double *x_free, double 
     long long at = obj->n_kernel_residuals;
     if (obj->energies != NULL) {
         if ((st = hf_energy_part_evaluate(obj->energies, obj->model, &part, d_slot,
-                                          residuals != NULL ? residuals + at : NULL)) != HF_SUCCESS)
+                                          residuals != NULL ? residuals + at : NULL)) != HESSFIT_SUCCESS)
             return st;
         *loss += part;
         at += hf_energy_part_size(obj->energies);
     }
     if (obj->geometry != NULL) {
         if ((st = hf_geometry_part_evaluate(obj->geometry, obj->model, &part, d_slot,
-                                            residuals != NULL ? residuals + at : NULL)) != HF_SUCCESS)
+                                            residuals != NULL ? residuals + at : NULL)) != HESSFIT_SUCCESS)
             return st;
         *loss += part;
     }
     if (grad_free != NULL)
-        return hf_model_slot_gradient_to_free(obj->model, obj->d_slot, grad_free);
-    return HF_SUCCESS;
+        return hessfit_model_slot_gradient_to_free(obj->model, obj->d_slot, grad_free);
+    return HESSFIT_SUCCESS;
 }
 
-long long hf_objective_n_residuals(const hf_objective *obj)
+long long hessfit_objective_n_residuals(const hessfit_objective *obj)
 {
     return obj != NULL ? obj->n_residuals : 0;
 }
 
-int hf_objective_n_frequency_targets(const hf_objective *obj)
+int hessfit_objective_n_frequency_targets(const hessfit_objective *obj)
 {
     return obj != NULL ? obj->n_freq : 0;
 }
 
-hf_status hf_objective_frequency_target(const hf_objective *obj, int i, int *mol, double *target_cm1, double *weight)
+hessfit_status hessfit_objective_frequency_target(const hessfit_objective *obj, int i, int *mol, double *target_cm1, double *weight)
 {
     if (obj == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_frequency_target: objective is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_frequency_target: objective is NULL");
     if (i < 0 || i >= obj->n_freq)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_frequency_target: target %d outside 0..%d", i,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_objective_frequency_target: target %d outside 0..%d", i,
                         obj->n_freq - 1);
     if (mol != NULL)
         *mol = obj->freq_mol[i];
@@ -377,123 +377,123 @@ hf_status hf_objective_frequency_target(const hf_objective *obj, int i, int *mol
         *target_cm1 = obj->freq_target[i];
     if (weight != NULL)
         *weight = obj->freq_weight[i];
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_objective_pairing(hf_objective *obj, int *modes)
+hessfit_status hessfit_objective_pairing(hessfit_objective *obj, int *modes)
 {
     if (obj == NULL || (modes == NULL && obj->n_freq > 0))
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_pairing: %s is NULL", obj == NULL ? "objective" : "modes");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_pairing: %s is NULL", obj == NULL ? "objective" : "modes");
     if (obj->n_freq == 0)
-        return HF_SUCCESS;
-    HessFit_Status hst = hessfit_force_get_hessian_objective_pairing(hf_model_force(obj->model),
-                                                                     hf_model_context(obj->model), modes, obj->n_freq);
-    return hst == HESSFIT_SUCCESS ? HF_SUCCESS : hessfit_failure(hst, "hessfit_force_get_hessian_objective_pairing");
+        return HESSFIT_SUCCESS;
+    hessfit_status hst = hessfit_force_get_hessian_objective_pairing(hessfit_model_force(obj->model),
+                                                                     hessfit_model_context(obj->model), modes, obj->n_freq);
+    return hst == HESSFIT_SUCCESS ? HESSFIT_SUCCESS : hessfit_failure(hst, "hessfit_force_get_hessian_objective_pairing");
 }
 
-unsigned long long hf_objective_n_kernel_calls(const hf_objective *obj)
+unsigned long long hessfit_objective_n_kernel_calls(const hessfit_objective *obj)
 {
     return obj != NULL ? obj->kernel_calls : 0;
 }
 
 /* ---- energies and geometry ---------------------------------------------------------------------- */
 
-hf_status hf_objective_set_energies(hf_objective *obj, const hf_energy_target *targets, int n)
+hessfit_status hessfit_objective_set_energies(hessfit_objective *obj, const hessfit_energy_target *targets, int n)
 {
-    hf_status st;
+    hessfit_status st;
     if (obj == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_set_energies: objective is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_set_energies: objective is NULL");
     if (obj->energies != NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_set_energies: the objective has energies already");
-    if ((st = hf_energy_part_create(obj->model, targets, n, &obj->energies)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_objective_set_energies: the objective has energies already");
+    if ((st = hf_energy_part_create(obj->model, targets, n, &obj->energies)) != HESSFIT_SUCCESS)
         return st;
     obj->n_residuals += n;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_objective_set_geometry(hf_objective *obj, const hf_molecule *qm, int n_mols, const hf_geometry_target *targets,
+hessfit_status hessfit_objective_set_geometry(hessfit_objective *obj, const hessfit_molecule *qm, int n_mols, const hessfit_geometry_target *targets,
                                     int n)
 {
-    hf_status st;
+    hessfit_status st;
     if (obj == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_set_geometry: objective is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_set_geometry: objective is NULL");
     if (obj->geometry != NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_set_geometry: the objective has geometry targets already");
-    if (n_mols != hf_model_n_molecules(obj->model))
-        return hf_error(HF_ERROR_COUNT, "hf_objective_set_geometry: %d QM molecules for a model of %d molecules", n_mols,
-                        hf_model_n_molecules(obj->model));
-    if ((st = hf_geometry_part_create(obj->model, qm, n_mols, targets, n, &obj->geometry)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_objective_set_geometry: the objective has geometry targets already");
+    if (n_mols != hessfit_model_n_molecules(obj->model))
+        return hessfit_error(HESSFIT_ERROR_COUNT, "hessfit_objective_set_geometry: %d QM molecules for a model of %d molecules", n_mols,
+                        hessfit_model_n_molecules(obj->model));
+    if ((st = hf_geometry_part_create(obj->model, qm, n_mols, targets, n, &obj->geometry)) != HESSFIT_SUCCESS)
         return st;
     obj->n_residuals += n;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_objective_part_range(const hf_objective *obj, hf_objective_part part, long long *first, long long *count)
+hessfit_status hessfit_objective_part_range(const hessfit_objective *obj, hessfit_objective_part part, long long *first, long long *count)
 {
     if (obj == NULL || first == NULL || count == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_part_range: a NULL argument");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_part_range: a NULL argument");
     const long long n_e = hf_energy_part_size(obj->energies), n_g = hf_geometry_part_size(obj->geometry);
     switch (part) {
-    case HF_OBJ_PART_HESSIAN: *first = 0; *count = obj->n_kernel_residuals; break;
-    case HF_OBJ_PART_ENERGIES: *first = obj->n_kernel_residuals; *count = n_e; break;
-    case HF_OBJ_PART_GEOMETRY: *first = obj->n_kernel_residuals + n_e; *count = n_g; break;
-    default: return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_part_range: unknown part %d", (int)part);
+    case HESSFIT_OBJ_PART_HESSIAN: *first = 0; *count = obj->n_kernel_residuals; break;
+    case HESSFIT_OBJ_PART_ENERGIES: *first = obj->n_kernel_residuals; *count = n_e; break;
+    case HESSFIT_OBJ_PART_GEOMETRY: *first = obj->n_kernel_residuals + n_e; *count = n_g; break;
+    default: return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_objective_part_range: unknown part %d", (int)part);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-int hf_objective_n_energy_targets(const hf_objective *obj)
+int hessfit_objective_n_energy_targets(const hessfit_objective *obj)
 {
     return obj != NULL ? hf_energy_part_size(obj->energies) : 0;
 }
 
-int hf_objective_n_geometry_targets(const hf_objective *obj)
+int hessfit_objective_n_geometry_targets(const hessfit_objective *obj)
 {
     return obj != NULL ? hf_geometry_part_size(obj->geometry) : 0;
 }
 
-hf_status hf_objective_energy_target(const hf_objective *obj, int i, hf_energy_target *target)
+hessfit_status hessfit_objective_energy_target(const hessfit_objective *obj, int i, hessfit_energy_target *target)
 {
-    const hf_energy_target *t = obj != NULL ? hf_energy_part_target(obj->energies, i) : NULL;
+    const hessfit_energy_target *t = obj != NULL ? hf_energy_part_target(obj->energies, i) : NULL;
     if (t == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_energy_target: target %d outside 0..%d", i,
-                        hf_objective_n_energy_targets(obj) - 1);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_objective_energy_target: target %d outside 0..%d", i,
+                        hessfit_objective_n_energy_targets(obj) - 1);
     if (target != NULL)
         *target = *t;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_objective_geometry_target(const hf_objective *obj, int i, hf_geometry_target *target)
+hessfit_status hessfit_objective_geometry_target(const hessfit_objective *obj, int i, hessfit_geometry_target *target)
 {
-    const hf_geometry_target *t = obj != NULL ? hf_geometry_part_target(obj->geometry, i) : NULL;
+    const hessfit_geometry_target *t = obj != NULL ? hf_geometry_part_target(obj->geometry, i) : NULL;
     if (t == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_objective_geometry_target: target %d outside 0..%d", i,
-                        hf_objective_n_geometry_targets(obj) - 1);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_objective_geometry_target: target %d outside 0..%d", i,
+                        hessfit_objective_n_geometry_targets(obj) - 1);
     if (target != NULL)
         *target = *t;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_objective_energy_values(const hf_objective *obj, double *qm, double *mm)
+hessfit_status hessfit_objective_energy_values(const hessfit_objective *obj, double *qm, double *mm)
 {
     if (obj == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_energy_values: objective is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_energy_values: objective is NULL");
     hf_energy_part_values(obj->energies, qm, mm);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_objective_geometry_values(const hf_objective *obj, double *qm, double *mm)
+hessfit_status hessfit_objective_geometry_values(const hessfit_objective *obj, double *qm, double *mm)
 {
     if (obj == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_geometry_values: objective is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_geometry_values: objective is NULL");
     hf_geometry_part_values(obj->geometry, qm, mm);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_objective_geometry_stats_get(const hf_objective *obj, hf_objective_geometry_stats *stats)
+hessfit_status hessfit_objective_geometry_stats_get(const hessfit_objective *obj, hessfit_objective_geometry_stats *stats)
 {
     if (obj == NULL || stats == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_geometry_stats_get: a NULL argument");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_geometry_stats_get: a NULL argument");
     hf_geometry_part_stats(obj->geometry, stats);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

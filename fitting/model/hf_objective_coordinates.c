@@ -21,12 +21,12 @@
 /* Below this sine an angle (or a dihedral's bond angle) counts as linear: its gradient is undefined. */
 #define HF_GEOMETRY_MIN_SINE 1e-8
 
-int hf_geometry_kind_atoms(hf_geometry_kind kind)
+int hf_geometry_kind_atoms(hessfit_geometry_kind kind)
 {
     switch (kind) {
-    case HF_GEOMETRY_BOND: return 2;
-    case HF_GEOMETRY_ANGLE: return 3;
-    case HF_GEOMETRY_TORSION: return 4;
+    case HESSFIT_GEOMETRY_BOND: return 2;
+    case HESSFIT_GEOMETRY_ANGLE: return 3;
+    case HESSFIT_GEOMETRY_TORSION: return 4;
     default: return 0;
     }
 }
@@ -60,7 +60,7 @@ static int angle(const double *const x[4], double *value, double *grad)
     if (!(nu > 0.0 && nv > 0.0))
         return -1;
     const double theta = atan2(s, c), sine = s / (nu * nv), cosine = c / (nu * nv);
-    *value = theta * HF_RAD_TO_DEG;
+    *value = theta * HESSFIT_RAD_TO_DEG;
     if (grad == NULL)
         return 0;
     if (!(sine > HF_GEOMETRY_MIN_SINE))
@@ -68,9 +68,9 @@ static int angle(const double *const x[4], double *value, double *grad)
     for (int k = 0; k < 3; k++) {
         const double du = (cosine * u[k] / (nu * nu) - v[k] / (nu * nv)) / sine;
         const double dv = (cosine * v[k] / (nv * nv) - u[k] / (nu * nv)) / sine;
-        grad[k] = du * HF_RAD_TO_DEG;
-        grad[6 + k] = dv * HF_RAD_TO_DEG;
-        grad[3 + k] = -(du + dv) * HF_RAD_TO_DEG;
+        grad[k] = du * HESSFIT_RAD_TO_DEG;
+        grad[6 + k] = dv * HESSFIT_RAD_TO_DEG;
+        grad[3 + k] = -(du + dv) * HESSFIT_RAD_TO_DEG;
     }
     return 0;
 }
@@ -95,7 +95,7 @@ static int dihedral(const double *const x[4], double *value, double *grad)
     if (!(ng > 0.0) || !(a2 > HF_GEOMETRY_MIN_SINE * HF_GEOMETRY_MIN_SINE * hf_dot3(f, f) * ng * ng) ||
         !(b2n > HF_GEOMETRY_MIN_SINE * HF_GEOMETRY_MIN_SINE * hf_dot3(h, h) * ng * ng))
         return -1;
-    *value = atan2(ng * hf_dot3(b1, n2), hf_dot3(n1, n2)) * HF_RAD_TO_DEG;
+    *value = atan2(ng * hf_dot3(b1, n2), hf_dot3(n1, n2)) * HESSFIT_RAD_TO_DEG;
     if (grad == NULL)
         return 0;
     const double fg = hf_dot3(f, g), hg = hf_dot3(h, g);
@@ -106,24 +106,24 @@ static int dihedral(const double *const x[4], double *value, double *grad)
         grad[6 + c] = -ng / b2n * b[c] - fg / (a2 * ng) * a[c] + hg / (b2n * ng) * b[c];
     }
     for (int i = 0; i < 12; i++)
-        grad[i] *= HF_RAD_TO_DEG;
+        grad[i] *= HESSFIT_RAD_TO_DEG;
     return 0;
 }
 
-int hf_geometry_value(hf_geometry_kind kind, const double *const x[4], double *value, double *grad)
+int hf_geometry_value(hessfit_geometry_kind kind, const double *const x[4], double *value, double *grad)
 {
     switch (kind) {
-    case HF_GEOMETRY_BOND: return distance(x, value, grad);
-    case HF_GEOMETRY_ANGLE: return angle(x, value, grad);
-    case HF_GEOMETRY_TORSION: return dihedral(x, value, grad);
+    case HESSFIT_GEOMETRY_BOND: return distance(x, value, grad);
+    case HESSFIT_GEOMETRY_ANGLE: return angle(x, value, grad);
+    case HESSFIT_GEOMETRY_TORSION: return dihedral(x, value, grad);
     default: return -1;
     }
 }
 
-double hf_geometry_difference(hf_geometry_kind kind, double a, double b)
+double hf_geometry_difference(hessfit_geometry_kind kind, double a, double b)
 {
     double d = a - b;
-    if (kind != HF_GEOMETRY_TORSION)
+    if (kind != HESSFIT_GEOMETRY_TORSION)
         return d;
     d = fmod(d, 360.0); /* (-360, 360) */
     if (d > 180.0)

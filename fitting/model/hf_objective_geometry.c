@@ -21,7 +21,7 @@
  *      mu growing tenfold) and accept the step only when the molecule's energy does not rise
  *      (halving it otherwise). Near the minimum (largest gradient component below
  *      HF_GEOMETRY_NEWTON_TRUST) the full Newton step is taken: it converges quadratically, and
- *      there the energy change is below its round-off. Stop at HF_OBJ_GEOMETRY_GRADIENT_TOL, or
+ *      there the energy change is below its round-off. Stop at HESSFIT_OBJ_GEOMETRY_GRADIENT_TOL, or
  *      where round-off stops the progress below HF_GEOMETRY_GRADIENT_FLOOR;
  *   4. measure every target at x* and r = w (target - value);
  *   5. with a gradient: b = dL/dx per molecule, (P H P + s B^T B) lambda = P b by the Cholesky
@@ -53,7 +53,7 @@
 
 struct hf_geometry_part {
     int n;
-    hf_geometry_target *targets;
+    hessfit_geometry_target *targets;
     double *qm_value, *mm_value;
     int n_mols;                  /* molecules with a target, ascending */
     int *mols;
@@ -70,7 +70,7 @@ struct hf_geometry_part {
     int warm; /* the Context holds the minima of the last evaluation (else the QM geometry) */
     /* work of one molecule */
     double *m, *basis, *g, *b, *coords_a, *ones;
-    hf_objective_geometry_stats stats;
+    hessfit_objective_geometry_stats stats;
 };
 
 static double now_s(void)
@@ -117,55 +117,55 @@ int hf_geometry_part_size(const hf_geometry_part *p)
     return p != NULL ? p->n : 0;
 }
 
-const hf_geometry_target *hf_geometry_part_target(const hf_geometry_part *p, int i)
+const hessfit_geometry_target *hf_geometry_part_target(const hf_geometry_part *p, int i)
 {
     return p != NULL && i >= 0 && i < p->n ? &p->targets[i] : NULL;
 }
 
-static const char *kind_name(hf_geometry_kind kind)
+static const char *kind_name(hessfit_geometry_kind kind)
 {
-    return kind == HF_GEOMETRY_BOND ? "bond" : kind == HF_GEOMETRY_ANGLE ? "angle" : "torsion";
+    return kind == HESSFIT_GEOMETRY_BOND ? "bond" : kind == HESSFIT_GEOMETRY_ANGLE ? "angle" : "torsion";
 }
 
 /* Target t checked against the model and the QM molecule; its QM value. */
-static hf_status check_target(const hf_model *model, const hf_molecule *qm, int n_mols, int i,
-                              const hf_geometry_target *t, double *value)
+static hessfit_status check_target(const hessfit_model *model, const hessfit_molecule *qm, int n_mols, int i,
+                              const hessfit_geometry_target *t, double *value)
 {
     const int n_atoms = hf_geometry_kind_atoms(t->kind);
     if (n_atoms == 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry target %d: unknown kind %d", i + 1, (int)t->kind);
-    if (t->mol < 0 || t->mol >= hf_model_n_molecules(model) || t->mol >= n_mols)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s): molecule %d outside 1..%d", i + 1,
-                        kind_name(t->kind), t->mol + 1, hf_model_n_molecules(model));
-    const hf_molecule *q = &qm[t->mol];
-    const int n = hf_model_n_atoms(model, t->mol);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry target %d: unknown kind %d", i + 1, (int)t->kind);
+    if (t->mol < 0 || t->mol >= hessfit_model_n_molecules(model) || t->mol >= n_mols)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s): molecule %d outside 1..%d", i + 1,
+                        kind_name(t->kind), t->mol + 1, hessfit_model_n_molecules(model));
+    const hessfit_molecule *q = &qm[t->mol];
+    const int n = hessfit_model_n_atoms(model, t->mol);
     if (q->coords == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s): molecule %d%s%s%s has no "
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s): molecule %d%s%s%s has no "
                         "coordinates to take the target from", i + 1, kind_name(t->kind), t->mol + 1,
                         q->source ? " (" : "", q->source ? q->source : "", q->source ? ")" : "");
     if (q->n_atoms != n)
-        return hf_error(HF_ERROR_COUNT, "objective: geometry target %d: the QM molecule %d has %d atoms, the model's %d",
+        return hessfit_error(HESSFIT_ERROR_COUNT, "objective: geometry target %d: the QM molecule %d has %d atoms, the model's %d",
                         i + 1, t->mol + 1, q->n_atoms, n);
     const double *x[4] = {NULL, NULL, NULL, NULL};
     for (int k = 0; k < n_atoms; k++) {
         if (t->atoms[k] < 0 || t->atoms[k] >= n)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s of molecule %d): atom %d "
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s of molecule %d): atom %d "
                             "outside 1..%d", i + 1, kind_name(t->kind), t->mol + 1, t->atoms[k] + 1, n);
         for (int j = 0; j < k; j++)
             if (t->atoms[j] == t->atoms[k])
-                return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s of molecule %d) repeats "
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s of molecule %d) repeats "
                                 "atom %d", i + 1, kind_name(t->kind), t->mol + 1, t->atoms[k] + 1);
         x[k] = q->coords + 3 * (size_t)t->atoms[k];
     }
     if (!(isfinite(t->weight) && t->weight >= 0.0))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry target %d: weight %g (must be finite and >= 0)",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry target %d: weight %g (must be finite and >= 0)",
                         i + 1, t->weight);
     double grad[12];
     if (hf_geometry_value(t->kind, x, value, grad) != 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s of molecule %d, atoms %d %d%s): "
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s of molecule %d, atoms %d %d%s): "
                         "undefined at the QM geometry (coincident or collinear atoms)", i + 1, kind_name(t->kind),
                         t->mol + 1, t->atoms[0] + 1, t->atoms[1] + 1, n_atoms > 2 ? " ..." : "");
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -174,33 +174,33 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-hf_status hf_geometry_part_create(hf_model *model, const hf_molecule *qm, int n_mols, const hf_geometry_target *t, int n,
+hessfit_status hf_geometry_part_create(hessfit_model *model, const hessfit_molecule *qm, int n_mols, const hessfit_geometry_target *t, int n,
                                   hf_geometry_part **out)
 {
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     *out = NULL;
     if (n < 1 || t == NULL || qm == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry: %d targets%s", n,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry: %d targets%s", n,
                         qm == NULL ? " and no QM molecules" : "");
     hf_geometry_part *p = calloc(1, sizeof *p);
     if (p == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory");
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory");
     p->n = n;
     p->targets = malloc((size_t)n * sizeof *p->targets);
     p->qm_value = malloc((size_t)n * sizeof *p->qm_value);
     p->mm_value = malloc((size_t)n * sizeof *p->mm_value);
     p->mols = malloc((size_t)n * sizeof *p->mols);
     if (!p->targets || !p->qm_value || !p->mm_value || !p->mols) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d targets", n);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d targets", n);
         goto done;
     }
     memcpy(p->targets, t, (size_t)n * sizeof *t);
-    for (int i = 0; i < n && st == HF_SUCCESS; i++) {
+    for (int i = 0; i < n && st == HESSFIT_SUCCESS; i++) {
         st = check_target(model, qm, n_mols, i, &t[i], &p->qm_value[i]);
         p->mm_value[i] = NAN;
         p->mols[i] = t[i].mol;
     }
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         goto done;
     qsort(p->mols, (size_t)n, sizeof *p->mols, cmp_int);
     for (int i = 0; i < n; i++)
@@ -211,12 +211,12 @@ hf_status hf_geometry_part_create(hf_model *model, const hf_molecule *qm, int n_
     p->n_particles = model->mol_first[hi] - model->mol_first[lo];
     p->block_offset = malloc((size_t)(hi - lo + 1) * sizeof *p->block_offset);
     if (p->block_offset == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory");
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory");
         goto done;
     }
     p->block_offset[0] = 0;
     for (int m = lo; m < hi; m++) {
-        const int na = hf_model_n_atoms(model, m);
+        const int na = hessfit_model_n_atoms(model, m);
         p->block_offset[m - lo + 1] = p->block_offset[m - lo] + 9LL * na * na;
         if (3 * na > p->max_dim)
             p->max_dim = 3 * na;
@@ -244,7 +244,7 @@ hf_status hf_geometry_part_create(hf_model *model, const hf_molecule *qm, int n_
     if (!p->pos || !p->trial || !p->forces || !p->y || !p->blocks || !p->energies || !p->old_energies || !p->gmax ||
         !p->step || !p->alpha || !p->done || !p->pending || !p->m || !p->basis || !p->g || !p->b || !p->coords_a ||
         !p->ones) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d particles", p->n_particles);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d particles", p->n_particles);
         goto done;
     }
     for (size_t i = 0; i < d; i++)
@@ -252,7 +252,7 @@ hf_status hf_geometry_part_create(hf_model *model, const hf_molecule *qm, int n_
     p->stats.n_molecules = p->n_mols;
     st = hf_model_evaluator_build(model, lo, hi, &p->ev);
 done:
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         hf_geometry_part_destroy(p);
     else
         *out = p;
@@ -261,13 +261,13 @@ done:
 
 /* ---- the second Context ---------------------------------------------------------------------- */
 
-static hf_status get_positions(hf_geometry_part *p, double *pos)
+static hessfit_status get_positions(hf_geometry_part *p, double *pos)
 {
     OpenMM_State *state = OpenMM_Context_getState(p->ev.context, OpenMM_State_Positions, 0);
     const OpenMM_Vec3Array *x = OpenMM_State_getPositions(state);
     if (OpenMM_Vec3Array_getSize(x) != p->n_particles) {
         OpenMM_State_destroy(state);
-        return hf_error(HESSFIT_ERROR_SIZE, "objective: geometry: the Context holds %d positions, expected %d",
+        return hessfit_error(HESSFIT_ERROR_SIZE, "objective: geometry: the Context holds %d positions, expected %d",
                         OpenMM_Vec3Array_getSize(x), p->n_particles);
     }
     for (int i = 0; i < p->n_particles; i++) {
@@ -277,7 +277,7 @@ static hf_status get_positions(hf_geometry_part *p, double *pos)
         pos[3 * i + 2] = v->z;
     }
     OpenMM_State_destroy(state);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 static void set_positions(hf_geometry_part *p, const double *pos)
@@ -292,12 +292,12 @@ static void set_positions(hf_geometry_part *p, const double *pos)
 }
 
 /* A hessfit failure on the way to the minima; an undefined geometry gets the likely reason. */
-static hf_status minimisation_error(const hf_geometry_part *p, HessFit_Status hs, const char *what)
+static hessfit_status minimisation_error(const hf_geometry_part *p, hessfit_status hs, const char *what)
 {
-    char why[HF_ERROR_MESSAGE_SIZE];
+    char why[HESSFIT_ERROR_MESSAGE_SIZE];
     hf_model_hessfit_error(hs, what);
-    snprintf(why, sizeof why, "%s", hf_last_error());
-    return hf_error(hs, "objective: geometry: minimising the MM structures (a second Context of molecules "
+    snprintf(why, sizeof why, "%s", hessfit_last_error());
+    return hessfit_error(hs, "objective: geometry: minimising the MM structures (a second Context of molecules "
                     "%d..%d, whose particles count from molecule %d's first atom, 0-based): %s%s", p->ev.mol_begin + 1,
                     p->ev.mol_end, p->ev.mol_begin + 1, why,
                     hs != HESSFIT_ERROR_GEOMETRY ? ""
@@ -307,15 +307,15 @@ static hf_status minimisation_error(const hf_geometry_part *p, HessFit_Status hs
 }
 
 /* Back to the QM geometry after a failure. */
-static void restart_from_qm(hf_geometry_part *p, const hf_model *model)
+static void restart_from_qm(hf_geometry_part *p, const hessfit_model *model)
 {
     set_positions(p, model->positions_nm + 3 * (size_t)p->first_particle);
 }
 
 /* Forces (and so g = -F), Hessian blocks and per-molecule energies at the Context's positions. */
-static hf_status evaluate_state(hf_geometry_part *p, int hessian)
+static hessfit_status evaluate_state(hf_geometry_part *p, int hessian)
 {
-    HessFit_Status hs;
+    hessfit_status hs;
     double e;
     const int n_ev_mols = p->ev.mol_end - p->ev.mol_begin;
     if ((hs = hessfit_force_get_energy_forces(p->ev.force, p->ev.context, &e, p->forces)) != HESSFIT_SUCCESS)
@@ -325,17 +325,17 @@ static hf_status evaluate_state(hf_geometry_part *p, int hessian)
     if (hessian && (hs = hessfit_force_get_hessian_blocks(p->ev.force, p->ev.context, p->blocks, p->hessian_size)) !=
                        HESSFIT_SUCCESS)
         return minimisation_error(p, hs, "hessfit_force_get_hessian_blocks");
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- Newton steps ----------------------------------------------------------------------------- */
 
 /* Local index (in the evaluator) of model molecule mol, its first particle (evaluator) and atoms. */
-static void molecule_layout(const hf_geometry_part *p, const hf_model *model, int mol, int *local, int *first, int *n)
+static void molecule_layout(const hf_geometry_part *p, const hessfit_model *model, int mol, int *local, int *first, int *n)
 {
     *local = mol - p->ev.mol_begin;
     *first = model->mol_first[mol] - p->first_particle;
-    *n = hf_model_n_atoms(model, mol);
+    *n = hessfit_model_n_atoms(model, mol);
 }
 
 /*
@@ -343,22 +343,22 @@ static void molecule_layout(const hf_geometry_part *p, const hf_model *model, in
  * p->basis / *n_ext: B; *scale: s = mean |H_ii|. Returns 0 when the factorisation succeeded, else
  * LAPACK's info (-1 with *st set when the basis or the projection failed).
  */
-static int factor_projected(hf_geometry_part *p, const hf_model *model, int mol, double mu, int *n_ext, double *scale,
-                            hf_status *st)
+static int factor_projected(hf_geometry_part *p, const hessfit_model *model, int mol, double mu, int *n_ext, double *scale,
+                            hessfit_status *st)
 {
     int local, first, n;
     molecule_layout(p, model, mol, &local, &first, &n);
     const int dim = 3 * n;
     const double *h = p->blocks + p->block_offset[local];
     double s = 0.0;
-    *st = HF_SUCCESS;
+    *st = HESSFIT_SUCCESS;
     memcpy(p->m, h, (size_t)dim * dim * sizeof *p->m);
     for (int i = 0; i < dim; i++)
         s += fabs(h[(size_t)i * dim + i]);
     s = s > 0.0 ? s / dim : 1.0;
     *scale = s;
-    if ((*st = hf_vib_external_basis(p->ones, p->pos + 3 * (size_t)first, n, p->basis, n_ext)) != HF_SUCCESS ||
-        (*st = hf_vib_project(p->m, p->basis, *n_ext, n)) != HF_SUCCESS)
+    if ((*st = hessfit_vib_external_basis(p->ones, p->pos + 3 * (size_t)first, n, p->basis, n_ext)) != HESSFIT_SUCCESS ||
+        (*st = hessfit_vib_project(p->m, p->basis, *n_ext, n)) != HESSFIT_SUCCESS)
         return -1;
     /* + (s - mu) B^T B + mu 1  =  s B^T B + mu P */
     for (int i = 0; i < dim; i++) {
@@ -385,23 +385,23 @@ static void project_vector(const double *basis, int n_ext, int dim, double *v)
 }
 
 /* The Newton step of molecule k (index into p->mols) into p->step; *trusted: no damping was needed. */
-static hf_status newton_step(hf_geometry_part *p, const hf_model *model, int k, int *trusted)
+static hessfit_status newton_step(hf_geometry_part *p, const hessfit_model *model, int k, int *trusted)
 {
     const int mol = p->mols[k];
     int local, first, n, n_ext = 0, info;
-    hf_status st;
+    hessfit_status st;
     molecule_layout(p, model, mol, &local, &first, &n);
     const int dim = 3 * n;
     double *dx = p->step + (size_t)k * p->max_dim;
     double s = 1.0, mu = 0.0;
     for (int attempt = 0;; attempt++) {
         info = factor_projected(p, model, mol, mu, &n_ext, &s, &st);
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             return st;
         if (info == 0)
             break;
         if (attempt > 16)
-            return hf_error(HF_ERROR_LAPACK, "objective: geometry: molecule %d: no positive definite damped Hessian "
+            return hessfit_error(HESSFIT_ERROR_LAPACK, "objective: geometry: molecule %d: no positive definite damped Hessian "
                             "(LAPACKE_dpotrf info %d)", mol + 1, info);
         mu = mu == 0.0 ? 1e-4 * s : 10.0 * mu;
     }
@@ -410,17 +410,17 @@ static hf_status newton_step(hf_geometry_part *p, const hf_model *model, int k, 
         dx[i] = p->forces[3 * (size_t)first + i]; /* -g */
     project_vector(p->basis, n_ext, dim, dx);
     if ((info = (int)LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', dim, 1, p->m, dim, dx, 1)) != 0)
-        return hf_error(HF_ERROR_LAPACK, "objective: geometry: molecule %d: LAPACKE_dpotrs info %d", mol + 1, info);
+        return hessfit_error(HESSFIT_ERROR_LAPACK, "objective: geometry: molecule %d: LAPACKE_dpotrs info %d", mol + 1, info);
     double largest = 0.0;
     for (int a = 0; a < n; a++)
         largest = fmax(largest, sqrt(dx[3 * a] * dx[3 * a] + dx[3 * a + 1] * dx[3 * a + 1] + dx[3 * a + 2] * dx[3 * a + 2]));
     if (largest > HF_GEOMETRY_MAX_STEP_NM)
         for (int i = 0; i < dim; i++)
             dx[i] *= HF_GEOMETRY_MAX_STEP_NM / largest;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static double largest_gradient(const hf_geometry_part *p, const hf_model *model, int mol)
+static double largest_gradient(const hf_geometry_part *p, const hessfit_model *model, int mol)
 {
     int local, first, n;
     double g = 0.0;
@@ -432,15 +432,15 @@ static double largest_gradient(const hf_geometry_part *p, const hf_model *model,
 
 /* Newton steps from the Context's positions until every molecule with targets is at its minimum;
  * on return p->pos, p->forces and p->blocks are those of the minima (and in the Context). */
-static hf_status newton(hf_geometry_part *p, const hf_model *model)
+static hessfit_status newton(hf_geometry_part *p, const hessfit_model *model)
 {
-    hf_status st;
+    hessfit_status st;
     int steps = 0;
     memset(p->done, 0, (size_t)p->n_mols);
     for (int k = 0; k < p->n_mols; k++)
         p->gmax[k] = INFINITY;
     for (int iteration = 0;; iteration++) {
-        if ((st = get_positions(p, p->pos)) != HF_SUCCESS || (st = evaluate_state(p, 1)) != HF_SUCCESS)
+        if ((st = get_positions(p, p->pos)) != HESSFIT_SUCCESS || (st = evaluate_state(p, 1)) != HESSFIT_SUCCESS)
             return st;
         int all_done = 1;
         p->stats.max_gradient = 0.0;
@@ -448,10 +448,10 @@ static hf_status newton(hf_geometry_part *p, const hf_model *model)
             const int mol = p->mols[k];
             const double g = largest_gradient(p, model, mol);
             if (!isfinite(g))
-                return hf_error(HF_ERROR_NONFINITE, "objective: geometry: molecule %d: the MM gradient is not finite "
+                return hessfit_error(HESSFIT_ERROR_NONFINITE, "objective: geometry: molecule %d: the MM gradient is not finite "
                                 "during the minimisation", mol + 1);
             /* converged, or stalled at round-off (a step that no longer halves the gradient) */
-            p->done[k] = g <= HF_OBJ_GEOMETRY_GRADIENT_TOL || (g <= HF_GEOMETRY_GRADIENT_FLOOR && g > 0.5 * p->gmax[k]);
+            p->done[k] = g <= HESSFIT_OBJ_GEOMETRY_GRADIENT_TOL || (g <= HF_GEOMETRY_GRADIENT_FLOOR && g > 0.5 * p->gmax[k]);
             p->gmax[k] = g;
             p->stats.max_gradient = fmax(p->stats.max_gradient, g);
             all_done &= p->done[k];
@@ -461,7 +461,7 @@ static hf_status newton(hf_geometry_part *p, const hf_model *model)
         if (iteration == HF_GEOMETRY_NEWTON_MAX_STEPS) {
             for (int k = 0; k < p->n_mols; k++)
                 if (!p->done[k])
-                    return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry: molecule %d: no MM minimum after %d "
+                    return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry: molecule %d: no MM minimum after %d "
                                     "Newton steps (largest gradient component %.3g kJ/mol/nm)", p->mols[k] + 1,
                                     iteration, p->gmax[k]);
         }
@@ -474,7 +474,7 @@ static hf_status newton(hf_geometry_part *p, const hf_model *model)
             p->pending[k] = 0;
             if (p->done[k])
                 continue;
-            if ((st = newton_step(p, model, k, &trusted)) != HF_SUCCESS)
+            if ((st = newton_step(p, model, k, &trusted)) != HESSFIT_SUCCESS)
                 return st;
             p->alpha[k] = 1.0;
             p->pending[k] = !(trusted && p->gmax[k] < HF_GEOMETRY_NEWTON_TRUST);
@@ -494,7 +494,7 @@ static hf_status newton(hf_geometry_part *p, const hf_model *model)
             set_positions(p, p->trial);
             if (!any_pending)
                 break;
-            HessFit_Status hs = hessfit_force_get_molecule_energies(p->ev.force, p->ev.context, p->energies,
+            hessfit_status hs = hessfit_force_get_molecule_energies(p->ev.force, p->ev.context, p->energies,
                                                                     p->ev.mol_end - p->ev.mol_begin);
             if (hs != HESSFIT_SUCCESS)
                 return minimisation_error(p, hs, "hessfit_force_get_molecule_energies");
@@ -509,7 +509,7 @@ static hf_status newton(hf_geometry_part *p, const hf_model *model)
                     continue;
                 }
                 if (search == HF_GEOMETRY_LINE_SEARCH)
-                    return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry: molecule %d: no step along the Newton "
+                    return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry: molecule %d: no step along the Newton "
                                     "direction lowers the MM energy (largest gradient component %.3g kJ/mol/nm)",
                                     p->mols[k] + 1, p->gmax[k]);
                 p->alpha[k] *= 0.5;
@@ -519,25 +519,25 @@ static hf_status newton(hf_geometry_part *p, const hf_model *model)
     }
     p->stats.last_newton_steps = steps;
     p->stats.newton_steps += (unsigned long long)steps;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- evaluation -------------------------------------------------------------------------------- */
 
-static hf_status minimise_and_measure(hf_geometry_part *p, hf_model *model, double *loss, double *residuals,
+static hessfit_status minimise_and_measure(hf_geometry_part *p, hessfit_model *model, double *loss, double *residuals,
                                       int gradient, double *d_slot)
 {
-    hf_status st;
-    HessFit_Status hs;
-    const int n_slots = hf_model_n_slots(model);
-    if ((st = hf_model_evaluator_sync(model, &p->ev)) != HF_SUCCESS)
+    hessfit_status st;
+    hessfit_status hs;
+    const int n_slots = hessfit_model_n_slots(model);
+    if ((st = hf_model_evaluator_sync(model, &p->ev)) != HESSFIT_SUCCESS)
         return st;
     double t0 = now_s();
     if ((hs = hessfit_context_minimize(p->ev.context, HF_GEOMETRY_LBFGS_TOL, HF_GEOMETRY_LBFGS_MAX_ITER)) !=
         HESSFIT_SUCCESS)
         return minimisation_error(p, hs, "hessfit_context_minimize");
     double t1 = now_s();
-    if ((st = newton(p, model)) != HF_SUCCESS)
+    if ((st = newton(p, model)) != HESSFIT_SUCCESS)
         return st;
     double t2 = now_s();
     p->stats.seconds_minimizer += t1 - t0;
@@ -547,17 +547,17 @@ static hf_status minimise_and_measure(hf_geometry_part *p, hf_model *model, doub
     double sum = 0.0;
     memset(p->y, 0, 3 * (size_t)p->n_particles * sizeof *p->y);
     for (int i = 0; i < p->n; i++) {
-        const hf_geometry_target *t = &p->targets[i];
+        const hessfit_geometry_target *t = &p->targets[i];
         const int na = hf_geometry_kind_atoms(t->kind), first = model->mol_first[t->mol] - p->first_particle;
         double xa[12], grad[12];
         const double *x[4] = {NULL, NULL, NULL, NULL};
         for (int a = 0; a < na; a++) {
             for (int c = 0; c < 3; c++)
-                xa[3 * a + c] = p->pos[3 * (size_t)(first + t->atoms[a]) + c] * HF_NM_TO_ANGSTROM;
+                xa[3 * a + c] = p->pos[3 * (size_t)(first + t->atoms[a]) + c] * HESSFIT_NM_TO_ANGSTROM;
             x[a] = xa + 3 * a;
         }
         if (hf_geometry_value(t->kind, x, &p->mm_value[i], grad) != 0)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s of molecule %d): undefined "
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s of molecule %d): undefined "
                             "at the MM minimum (coincident or collinear atoms)", i + 1, kind_name(t->kind), t->mol + 1);
         const double r = t->weight * hf_geometry_difference(t->kind, p->qm_value[i], p->mm_value[i]);
         sum += r * r;
@@ -566,11 +566,11 @@ static hf_status minimise_and_measure(hf_geometry_part *p, hf_model *model, doub
         /* dL/dx = 2 r dr/dq dq/dx, dr/dq = -w; per nm = 10 per Angstrom */
         for (int a = 0; a < na; a++)
             for (int c = 0; c < 3; c++)
-                p->y[3 * (size_t)(first + t->atoms[a]) + c] += -2.0 * r * t->weight * grad[3 * a + c] * HF_NM_TO_ANGSTROM;
+                p->y[3 * (size_t)(first + t->atoms[a]) + c] += -2.0 * r * t->weight * grad[3 * a + c] * HESSFIT_NM_TO_ANGSTROM;
     }
     *loss = sum;
     if (!gradient || n_slots == 0)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
 
     /* lambda per molecule: (P H P + s B^T B) lambda = P b, in place in p->y */
     t0 = now_s();
@@ -580,22 +580,22 @@ static hf_status minimise_and_measure(hf_geometry_part *p, hf_model *model, doub
         const int mol = p->mols[k];
         molecule_layout(p, model, mol, &local, &first, &n);
         const int info = factor_projected(p, model, mol, 0.0, &n_ext, &scale, &st);
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             return st;
         if (info != 0)
-            return hf_error(HF_ERROR_LAPACK, "objective: geometry: molecule %d: the MM structure found is not a strict "
+            return hessfit_error(HESSFIT_ERROR_LAPACK, "objective: geometry: molecule %d: the MM structure found is not a strict "
                             "minimum (its Hessian, rigid-body motions projected out, is not positive definite: "
                             "LAPACKE_dpotrf info %d)", mol + 1, info);
         double *lambda = p->y + 3 * (size_t)first;
         project_vector(p->basis, n_ext, 3 * n, lambda);
         const int rc = (int)LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', 3 * n, 1, p->m, 3 * n, lambda, 1);
         if (rc != 0)
-            return hf_error(HF_ERROR_LAPACK, "objective: geometry: molecule %d: LAPACKE_dpotrs info %d", mol + 1, rc);
+            return hessfit_error(HESSFIT_ERROR_LAPACK, "objective: geometry: molecule %d: LAPACKE_dpotrs info %d", mol + 1, rc);
     }
     if (n_slots > p->cap_slots) {
         double *grown = realloc(p->d_slot, (size_t)n_slots * sizeof *grown);
         if (grown == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d slots", n_slots);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d slots", n_slots);
         p->d_slot = grown;
         p->cap_slots = n_slots;
     }
@@ -606,28 +606,28 @@ static hf_status minimise_and_measure(hf_geometry_part *p, hf_model *model, doub
     for (int s = 0; s < n_slots; s++)
         d_slot[s] -= p->d_slot[s]; /* dL/dp = -lambda . d(grad E)/dp */
     p->stats.seconds_gradient += now_s() - t0;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_geometry_part_evaluate(hf_geometry_part *p, hf_model *model, double *loss, double *d_slot, double *residuals)
+hessfit_status hf_geometry_part_evaluate(hf_geometry_part *p, hessfit_model *model, double *loss, double *d_slot, double *residuals)
 {
     /* d_slot changes only at the very end of a successful evaluation, so a failed one can be retried */
-    hf_status st = minimise_and_measure(p, model, loss, residuals, d_slot != NULL, d_slot);
-    if (st != HF_SUCCESS && p->warm) { /* from the last minima it failed: once more from the QM geometry */
+    hessfit_status st = minimise_and_measure(p, model, loss, residuals, d_slot != NULL, d_slot);
+    if (st != HESSFIT_SUCCESS && p->warm) { /* from the last minima it failed: once more from the QM geometry */
         restart_from_qm(p, model);
         st = minimise_and_measure(p, model, loss, residuals, d_slot != NULL, d_slot);
     }
     p->stats.evaluations++;
-    p->warm = st == HF_SUCCESS;
-    if (st != HF_SUCCESS) {
-        char why[HF_ERROR_MESSAGE_SIZE];
-        snprintf(why, sizeof why, "%s", hf_last_error());
+    p->warm = st == HESSFIT_SUCCESS;
+    if (st != HESSFIT_SUCCESS) {
+        char why[HESSFIT_ERROR_MESSAGE_SIZE];
+        snprintf(why, sizeof why, "%s", hessfit_last_error());
         restart_from_qm(p, model);
         for (int i = 0; i < p->n; i++)
             p->mm_value[i] = NAN;
-        return hf_error(st, "%s", why);
+        return hessfit_error(st, "%s", why);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 void hf_geometry_part_values(const hf_geometry_part *p, double *qm, double *mm)
@@ -640,7 +640,7 @@ void hf_geometry_part_values(const hf_geometry_part *p, double *qm, double *mm)
     }
 }
 
-void hf_geometry_part_stats(const hf_geometry_part *p, hf_objective_geometry_stats *stats)
+void hf_geometry_part_stats(const hf_geometry_part *p, hessfit_objective_geometry_stats *stats)
 {
     if (p == NULL)
         memset(stats, 0, sizeof *stats);
@@ -650,33 +650,33 @@ void hf_geometry_part_stats(const hf_geometry_part *p, hf_objective_geometry_sta
 
 /* ---- targets from a structure's terms ---------------------------------------------------------- */
 
-/* Whether the angle a-b-c of the QM structure is within HF_OBJ_GEOMETRY_LINEAR_DEG of 180. */
-static int nearly_linear(const hf_molecule *qm, int a, int b, int c)
+/* Whether the angle a-b-c of the QM structure is within HESSFIT_OBJ_GEOMETRY_LINEAR_DEG of 180. */
+static int nearly_linear(const hessfit_molecule *qm, int a, int b, int c)
 {
     const double *x[4] = {qm->coords + 3 * (size_t)a, qm->coords + 3 * (size_t)b, qm->coords + 3 * (size_t)c, NULL};
     double theta;
-    return hf_geometry_value(HF_GEOMETRY_ANGLE, x, &theta, NULL) != 0 || theta > 180.0 - HF_OBJ_GEOMETRY_LINEAR_DEG;
+    return hf_geometry_value(HESSFIT_GEOMETRY_ANGLE, x, &theta, NULL) != 0 || theta > 180.0 - HESSFIT_OBJ_GEOMETRY_LINEAR_DEG;
 }
 
-hf_status hf_objective_geometry_targets_of_terms(const hf_typed_molecule *typed, const hf_molecule *qm, int mol,
-                                                 unsigned kinds, const double weight[3], hf_geometry_target **targets,
+hessfit_status hessfit_objective_geometry_targets_of_terms(const hessfit_typed_molecule *typed, const hessfit_molecule *qm, int mol,
+                                                 unsigned kinds, const double weight[3], hessfit_geometry_target **targets,
                                                  int *n)
 {
     if (typed == NULL || qm == NULL || weight == NULL || targets == NULL || n == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_objective_geometry_targets_of_terms: a NULL argument");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_geometry_targets_of_terms: a NULL argument");
     if (qm->coords == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry: molecule %d%s%s%s has no coordinates to take "
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry: molecule %d%s%s%s has no coordinates to take "
                         "the targets from", mol + 1, qm->source ? " (" : "", qm->source ? qm->source : "",
                         qm->source ? ")" : "");
     for (int i = 0; i < typed->n_terms; i++) {
-        const hf_typed_term *t = &typed->terms[i];
-        hf_geometry_kind kind;
-        if (t->kind == HF_TERM_BOND && (kinds & HF_OBJ_GEOMETRY_BONDS))
-            kind = HF_GEOMETRY_BOND;
-        else if (t->kind == HF_TERM_ANGLE && (kinds & HF_OBJ_GEOMETRY_ANGLES))
-            kind = HF_GEOMETRY_ANGLE;
-        else if (t->kind == HF_TERM_TORSION && (kinds & HF_OBJ_GEOMETRY_TORSIONS))
-            kind = HF_GEOMETRY_TORSION;
+        const hessfit_typed_term *t = &typed->terms[i];
+        hessfit_geometry_kind kind;
+        if (t->kind == HESSFIT_TERM_BOND && (kinds & HESSFIT_OBJ_GEOMETRY_BONDS))
+            kind = HESSFIT_GEOMETRY_BOND;
+        else if (t->kind == HESSFIT_TERM_ANGLE && (kinds & HESSFIT_OBJ_GEOMETRY_ANGLES))
+            kind = HESSFIT_GEOMETRY_ANGLE;
+        else if (t->kind == HESSFIT_TERM_TORSION && (kinds & HESSFIT_OBJ_GEOMETRY_TORSIONS))
+            kind = HESSFIT_GEOMETRY_TORSION;
         else
             continue;
         const int na = hf_geometry_kind_atoms(kind);
@@ -684,22 +684,22 @@ hf_status hf_objective_geometry_targets_of_terms(const hf_typed_molecule *typed,
         for (int a = 0; a < na; a++)
             in_range &= t->atoms[a] >= 0 && t->atoms[a] < qm->n_atoms;
         if (!in_range)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: geometry: molecule %d: term %d has an atom outside "
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry: molecule %d: term %d has an atom outside "
                             "1..%d", mol + 1, i + 1, qm->n_atoms);
-        if ((kind == HF_GEOMETRY_ANGLE && nearly_linear(qm, t->atoms[0], t->atoms[1], t->atoms[2])) ||
-            (kind == HF_GEOMETRY_TORSION && (nearly_linear(qm, t->atoms[0], t->atoms[1], t->atoms[2]) ||
+        if ((kind == HESSFIT_GEOMETRY_ANGLE && nearly_linear(qm, t->atoms[0], t->atoms[1], t->atoms[2])) ||
+            (kind == HESSFIT_GEOMETRY_TORSION && (nearly_linear(qm, t->atoms[0], t->atoms[1], t->atoms[2]) ||
                                              nearly_linear(qm, t->atoms[1], t->atoms[2], t->atoms[3]))))
             continue;
-        hf_geometry_target *grown = realloc(*targets, (size_t)(*n + 1) * sizeof *grown);
+        hessfit_geometry_target *grown = realloc(*targets, (size_t)(*n + 1) * sizeof *grown);
         if (grown == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d targets", *n + 1);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d targets", *n + 1);
         *targets = grown;
-        hf_geometry_target *g = &grown[(*n)++];
+        hessfit_geometry_target *g = &grown[(*n)++];
         g->mol = mol;
         g->kind = kind;
         for (int a = 0; a < 4; a++)
             g->atoms[a] = a < na ? t->atoms[a] : -1;
         g->weight = weight[kind];
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

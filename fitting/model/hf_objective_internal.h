@@ -8,7 +8,7 @@
  * weights include the unit factor that makes every residual q2mm's (Hartree/Bohr^2 based). */
 typedef struct {
     int n_atoms;
-    HessFit_FrequencyPairing pairing;
+    hessfit_frequency_pairing pairing;
     int project;
     double threshold;
     int n_freq;
@@ -22,14 +22,14 @@ typedef struct {
 
 /* Targets of molecule mol (for messages) from its QM data: the Hessian (Hartree/Bohr^2) and the
  * coordinates (Angstrom), with the model's masses (amu). */
-hf_status hf_objective_targets_build(const hf_molecule *qm, int mol, const double *masses,
-                                     const hf_objective_options *opt, hf_objective_targets *t);
+hessfit_status hf_objective_targets_build(const hessfit_molecule *qm, int mol, const double *masses,
+                                     const hessfit_objective_options *opt, hf_objective_targets *t);
 void hf_objective_targets_free(hf_objective_targets *t);
 
 /* ---- internal coordinates (hf_objective_coordinates.c) ---------------------------------------- */
 
 /* Atoms of a geometry target of this kind: 2, 3 or 4 (0 for an unknown kind). */
-int hf_geometry_kind_atoms(hf_geometry_kind kind);
+int hf_geometry_kind_atoms(hessfit_geometry_kind kind);
 
 /*
  * The internal coordinate of kind over the atoms x[0..n) (Angstrom): a distance (Angstrom), the
@@ -38,10 +38,10 @@ int hf_geometry_kind_atoms(hf_geometry_kind kind);
  * Returns 0, or -1 where it (or its gradient) is undefined: coincident atoms, an angle of 0 or 180
  * degrees, collinear dihedral atoms.
  */
-int hf_geometry_value(hf_geometry_kind kind, const double *const x[4], double *value, double *grad);
+int hf_geometry_value(hessfit_geometry_kind kind, const double *const x[4], double *value, double *grad);
 
 /* a - b for torsions wrapped into (-180, 180] degrees; plain a - b otherwise. */
-double hf_geometry_difference(hf_geometry_kind kind, double a, double b);
+double hf_geometry_difference(hessfit_geometry_kind kind, double a, double b);
 
 /* ---- relative conformer energies (hf_objective_energies.c) ----------------------------------- */
 
@@ -49,13 +49,13 @@ typedef struct hf_energy_part hf_energy_part;
 
 /* Checks the targets against the model (molecule range, each molecule once, groups of at least two,
  * finite energies, weights >= 0) and keeps them; every error names the target. */
-hf_status hf_energy_part_create(const hf_model *model, const hf_energy_target *targets, int n, hf_energy_part **part);
+hessfit_status hf_energy_part_create(const hessfit_model *model, const hessfit_energy_target *targets, int n, hf_energy_part **part);
 void hf_energy_part_destroy(hf_energy_part *part);
 int hf_energy_part_size(const hf_energy_part *part);
-const hf_energy_target *hf_energy_part_target(const hf_energy_part *part, int i);
+const hessfit_energy_target *hf_energy_part_target(const hf_energy_part *part, int i);
 /* One evaluation at the model's current table and QM geometry: *loss, residuals (size entries, may
  * be NULL) and, when d_slot is not NULL, dL/dslot ADDED to d_slot (n_slots entries). */
-hf_status hf_energy_part_evaluate(hf_energy_part *part, hf_model *model, double *loss, double *d_slot,
+hessfit_status hf_energy_part_evaluate(hf_energy_part *part, hessfit_model *model, double *loss, double *d_slot,
                                   double *residuals);
 /* QM and MM energies (kcal/mol) relative to each group's reference, of the last evaluation. */
 void hf_energy_part_values(const hf_energy_part *part, double *qm, double *mm);
@@ -66,15 +66,15 @@ typedef struct hf_geometry_part hf_geometry_part;
 
 /* Checks the targets (molecule range, coordinates present, atoms in range and distinct, a defined
  * QM value, weights >= 0) and builds the second Context that holds the minimised structures. */
-hf_status hf_geometry_part_create(hf_model *model, const hf_molecule *qm, int n_mols, const hf_geometry_target *targets,
+hessfit_status hf_geometry_part_create(hessfit_model *model, const hessfit_molecule *qm, int n_mols, const hessfit_geometry_target *targets,
                                   int n, hf_geometry_part **part);
 void hf_geometry_part_destroy(hf_geometry_part *part);
 int hf_geometry_part_size(const hf_geometry_part *part);
-const hf_geometry_target *hf_geometry_part_target(const hf_geometry_part *part, int i);
+const hessfit_geometry_target *hf_geometry_part_target(const hf_geometry_part *part, int i);
 /* Minimise, measure, and (d_slot not NULL) add dL/dslot by implicit differentiation. */
-hf_status hf_geometry_part_evaluate(hf_geometry_part *part, hf_model *model, double *loss, double *d_slot,
+hessfit_status hf_geometry_part_evaluate(hf_geometry_part *part, hessfit_model *model, double *loss, double *d_slot,
                                     double *residuals);
 void hf_geometry_part_values(const hf_geometry_part *part, double *qm, double *mm);
-void hf_geometry_part_stats(const hf_geometry_part *part, hf_objective_geometry_stats *stats);
+void hf_geometry_part_stats(const hf_geometry_part *part, hessfit_objective_geometry_stats *stats);
 
 #endif

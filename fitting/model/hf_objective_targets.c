@@ -56,12 +56,12 @@ static void spectrum_free(qm_spectrum *s)
     free(s->external);
 }
 
-static hf_status analyse(const hf_molecule *qm, int mol, const double *masses, int need_modes, qm_spectrum *s)
+static hessfit_status analyse(const hessfit_molecule *qm, int mol, const double *masses, int need_modes, qm_spectrum *s)
 {
     const int n = qm->n_atoms, dim = 3 * n;
-    const double f_au = hf_frequency_factor_hartree_bohr2_amu();
+    const double f_au = hessfit_frequency_factor_hartree_bohr2_amu();
     const size_t d = (size_t)dim, d2 = d * d;
-    hf_status st;
+    hessfit_status st;
     double *basis = malloc(6 * d * sizeof *basis);
     memset(s, 0, sizeof *s);
     s->dim = dim;
@@ -72,16 +72,16 @@ static hf_status analyse(const hf_molecule *qm, int mol, const double *masses, i
     s->external = calloc(d, 1);
     s->modes = need_modes ? malloc(d2 * sizeof(double)) : NULL;
     if (basis == NULL || !s->unprojected || !s->projected || !s->proj_modes || !s->external || (need_modes && !s->modes)) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory for its vibrational analysis", mol + 1);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory for its vibrational analysis", mol + 1);
         goto done;
     }
-    if ((st = hf_vib_analyse(qm->hessian, masses, NULL, n, f_au, 0, s->unprojected, s->modes, NULL)) != HF_SUCCESS ||
-        (st = hf_vib_analyse(qm->hessian, masses, qm->coords, n, f_au, HF_VIB_PROJECT_EXTERNAL, s->projected,
-                             s->proj_modes, &s->n_external)) != HF_SUCCESS ||
-        (st = hf_vib_external_basis(masses, qm->coords, n, basis, &s->n_external)) != HF_SUCCESS) {
-        char why[HF_ERROR_MESSAGE_SIZE];
-        snprintf(why, sizeof why, "%s", hf_last_error());
-        st = hf_error(st, "objective: molecule %d: QM vibrational analysis: %s", mol + 1, why);
+    if ((st = hessfit_vib_analyse(qm->hessian, masses, NULL, n, f_au, 0, s->unprojected, s->modes, NULL)) != HESSFIT_SUCCESS ||
+        (st = hessfit_vib_analyse(qm->hessian, masses, qm->coords, n, f_au, HESSFIT_VIB_PROJECT_EXTERNAL, s->projected,
+                             s->proj_modes, &s->n_external)) != HESSFIT_SUCCESS ||
+        (st = hessfit_vib_external_basis(masses, qm->coords, n, basis, &s->n_external)) != HESSFIT_SUCCESS) {
+        char why[HESSFIT_ERROR_MESSAGE_SIZE];
+        snprintf(why, sizeof why, "%s", hessfit_last_error());
+        st = hessfit_error(st, "objective: molecule %d: QM vibrational analysis: %s", mol + 1, why);
         goto done;
     }
     /* the rigid-body modes of the projected analysis: those lying in the span of the basis */
@@ -98,7 +98,7 @@ static hf_status analyse(const hf_molecule *qm, int mol, const double *masses, i
         n_ext += s->external[j];
     }
     if (n_ext != s->n_external) {
-        st = hf_error(HF_ERROR_LAPACK, "objective: molecule %d: %d projected QM modes lie in the %d-dimensional "
+        st = hessfit_error(HESSFIT_ERROR_LAPACK, "objective: molecule %d: %d projected QM modes lie in the %d-dimensional "
                                        "rigid-body space (a vibration of zero frequency?)",
                       mol + 1, n_ext, s->n_external);
         goto done;
@@ -109,25 +109,25 @@ static hf_status analyse(const hf_molecule *qm, int mol, const double *masses, i
                 s->reaction = j; /* ascending: the first vibration is the most negative */
             break;
         }
-    st = HF_SUCCESS;
+    st = HESSFIT_SUCCESS;
 done:
     free(basis);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         spectrum_free(s);
     return st;
 }
 
 /* q2mm's frequencies: the unprojected QM frequencies above the threshold, ascending. */
-static hf_status q2mm_frequencies(const qm_spectrum *s, int mol, const hf_objective_options *o,
+static hessfit_status q2mm_frequencies(const qm_spectrum *s, int mol, const hessfit_objective_options *o,
                                   hf_objective_targets *t)
 {
-    const double f_au = hf_frequency_factor_hartree_bohr2_amu();
+    const double f_au = hessfit_frequency_factor_hartree_bohr2_amu();
     double *all = malloc((size_t)s->dim * sizeof *all);
     if (all == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
     memcpy(all, s->unprojected, (size_t)s->dim * sizeof *all);
-    if (s->reaction >= 0 && o->ts == HF_OBJ_TS_REPLACE) /* the unprojected spectrum's most negative */
-        all[0] = hf_eigenvalue_to_cm1(o->ts_replace_eigenvalue, f_au);
+    if (s->reaction >= 0 && o->ts == HESSFIT_OBJ_TS_REPLACE) /* the unprojected spectrum's most negative */
+        all[0] = hessfit_eigenvalue_to_cm1(o->ts_replace_eigenvalue, f_au);
     qsort(all, (size_t)s->dim, sizeof *all, ascending);
     int n = 0;
     for (int j = 0; j < s->dim; j++)
@@ -135,7 +135,7 @@ static hf_status q2mm_frequencies(const qm_spectrum *s, int mol, const hf_object
             all[n++] = all[j];
     if (n == 0) {
         free(all);
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "objective: molecule %d: no QM frequency above the threshold %g cm^-1",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: molecule %d: no QM frequency above the threshold %g cm^-1",
                         mol + 1, o->frequency_threshold);
     }
     t->pairing = HESSFIT_PAIR_BY_POSITION;
@@ -145,14 +145,14 @@ static hf_status q2mm_frequencies(const qm_spectrum *s, int mol, const hf_object
     t->freq_target = all;
     t->freq_weight = malloc((size_t)n * sizeof(double));
     if (t->freq_weight == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
     for (int k = 0; k < n; k++)
         t->freq_weight[k] = o->frequency_weight;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* Every projected QM vibration with its mode, for the overlap pairing. */
-static hf_status overlap_frequencies(const qm_spectrum *s, int mol, const hf_objective_options *o,
+static hessfit_status overlap_frequencies(const qm_spectrum *s, int mol, const hessfit_objective_options *o,
                                      hf_objective_targets *t)
 {
     const size_t d = (size_t)s->dim;
@@ -165,7 +165,7 @@ static hf_status overlap_frequencies(const qm_spectrum *s, int mol, const hf_obj
     t->freq_weight = malloc((size_t)n * sizeof(double));
     t->freq_vectors = malloc((size_t)n * d * sizeof(double));
     if (!t->freq_target || !t->freq_weight || !t->freq_vectors)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
     int k = 0;
     for (int j = 0; j < s->dim; j++) {
         if (s->external[j])
@@ -173,23 +173,23 @@ static hf_status overlap_frequencies(const qm_spectrum *s, int mol, const hf_obj
         t->freq_target[k] = s->projected[j];
         t->freq_weight[k] = o->frequency_weight;
         if (j == s->reaction) {
-            if (o->ts == HF_OBJ_TS_SKIP)
+            if (o->ts == HESSFIT_OBJ_TS_SKIP)
                 t->freq_weight[k] = 0.0;
-            else if (o->ts == HF_OBJ_TS_REPLACE)
-                t->freq_target[k] = hf_eigenvalue_to_cm1(o->ts_replace_eigenvalue, hf_frequency_factor_hartree_bohr2_amu());
+            else if (o->ts == HESSFIT_OBJ_TS_REPLACE)
+                t->freq_target[k] = hessfit_eigenvalue_to_cm1(o->ts_replace_eigenvalue, hessfit_frequency_factor_hartree_bohr2_amu());
         }
         memcpy(t->freq_vectors + (size_t)k * d, s->proj_modes + (size_t)j * d, d * sizeof(double));
         k++;
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* q2mm's eigenmatrix data: the unprojected QM modes, diagonal = the QM eigenvalues. */
-static hf_status eigenmatrix(const qm_spectrum *s, int mol, const hf_objective_options *o, hf_objective_targets *t)
+static hessfit_status eigenmatrix(const qm_spectrum *s, int mol, const hessfit_objective_options *o, hf_objective_targets *t)
 {
     const int dim = s->dim;
     const size_t d = (size_t)dim, d2 = d * d;
-    const double f_au = hf_frequency_factor_hartree_bohr2_amu(), to_kj = HF_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2;
+    const double f_au = hessfit_frequency_factor_hartree_bohr2_amu(), to_kj = HESSFIT_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2;
     unsigned char *excluded = calloc(d, 1);
     double *lambda = malloc(d * sizeof *lambda);
     t->n_eig = dim;
@@ -199,17 +199,17 @@ static hf_status eigenmatrix(const qm_spectrum *s, int mol, const hf_objective_o
     if (!excluded || !lambda || !t->eig_vectors || !t->eig_target || !t->eig_weight) {
         free(excluded);
         free(lambda);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
     }
     memcpy(t->eig_vectors, s->modes, d2 * sizeof(double));
     for (int a = 0; a < dim; a++)
-        lambda[a] = hf_cm1_to_eigenvalue(s->unprojected[a], f_au); /* Hartree/Bohr^2/amu */
+        lambda[a] = hessfit_cm1_to_eigenvalue(s->unprojected[a], f_au); /* Hartree/Bohr^2/amu */
     /* the reaction coordinate is the first (most negative) unprojected mode */
     const int reaction = s->reaction >= 0 ? 0 : -1;
     if (reaction == 0) {
-        if (o->ts == HF_OBJ_TS_SKIP)
+        if (o->ts == HESSFIT_OBJ_TS_SKIP)
             excluded[0] = 1;
-        else if (o->ts == HF_OBJ_TS_REPLACE)
+        else if (o->ts == HESSFIT_OBJ_TS_REPLACE)
             lambda[0] = o->ts_replace_eigenvalue;
     }
     /* the rigid-body modes: the n_external of smallest |eigenvalue| besides the reaction coordinate */
@@ -231,52 +231,52 @@ static hf_status eigenmatrix(const qm_spectrum *s, int mol, const hf_objective_o
     }
     free(excluded);
     free(lambda);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* The QM Hessian's elements, q2mm's weights. */
-static hf_status hessian_elements(const hf_molecule *qm, int mol, const hf_objective_options *o,
+static hessfit_status hessian_elements(const hessfit_molecule *qm, int mol, const hessfit_objective_options *o,
                                   hf_objective_targets *t)
 {
     const size_t d = 3 * (size_t)qm->n_atoms, d2 = d * d;
-    const double to_kj = HF_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2;
+    const double to_kj = HESSFIT_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2;
     t->hessian = 1;
     t->hess_target = malloc(d2 * sizeof(double));
     t->hess_weight = malloc(d2 * sizeof(double));
     if (!t->hess_target || !t->hess_weight)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: molecule %d: no memory", mol + 1);
     for (size_t i = 0; i < d; i++)
         for (size_t j = 0; j < d; j++) {
             t->hess_target[i * d + j] = qm->hessian[i * d + j] * to_kj;
             t->hess_weight[i * d + j] = (i == j ? o->hessian_diagonal_weight : o->hessian_offdiagonal_weight) / to_kj;
         }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_objective_targets_build(const hf_molecule *qm, int mol, const double *masses,
-                                     const hf_objective_options *o, hf_objective_targets *t)
+hessfit_status hf_objective_targets_build(const hessfit_molecule *qm, int mol, const double *masses,
+                                     const hessfit_objective_options *o, hf_objective_targets *t)
 {
     qm_spectrum s;
-    hf_status st;
+    hessfit_status st;
     memset(t, 0, sizeof *t);
     t->n_atoms = qm->n_atoms;
     t->pairing = HESSFIT_NO_FREQUENCIES;
-    if (o->frequencies == HF_OBJ_FREQUENCIES_NONE && !o->eigenmatrix) {
-        return o->hessian ? hessian_elements(qm, mol, o, t) : HF_SUCCESS;
+    if (o->frequencies == HESSFIT_OBJ_FREQUENCIES_NONE && !o->eigenmatrix) {
+        return o->hessian ? hessian_elements(qm, mol, o, t) : HESSFIT_SUCCESS;
     }
-    if ((st = analyse(qm, mol, masses, o->eigenmatrix, &s)) != HF_SUCCESS)
+    if ((st = analyse(qm, mol, masses, o->eigenmatrix, &s)) != HESSFIT_SUCCESS)
         return st;
     t->transition_state = s.reaction >= 0;
-    if (o->frequencies == HF_OBJ_FREQUENCIES_Q2MM)
+    if (o->frequencies == HESSFIT_OBJ_FREQUENCIES_Q2MM)
         st = q2mm_frequencies(&s, mol, o, t);
-    else if (o->frequencies == HF_OBJ_FREQUENCIES_OVERLAP)
+    else if (o->frequencies == HESSFIT_OBJ_FREQUENCIES_OVERLAP)
         st = overlap_frequencies(&s, mol, o, t);
-    if (st == HF_SUCCESS && o->eigenmatrix)
+    if (st == HESSFIT_SUCCESS && o->eigenmatrix)
         st = eigenmatrix(&s, mol, o, t);
-    if (st == HF_SUCCESS && o->hessian)
+    if (st == HESSFIT_SUCCESS && o->hessian)
         st = hessian_elements(qm, mol, o, t);
     spectrum_free(&s);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         hf_objective_targets_free(t);
     return st;
 }

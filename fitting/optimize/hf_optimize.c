@@ -17,60 +17,60 @@
 
 /* ---- names and texts ------------------------------------------------------------------------- */
 
-const char *hf_opt_algorithm_name(hf_opt_algorithm algorithm)
+const char *hessfit_opt_algorithm_name(hessfit_opt_algorithm algorithm)
 {
     switch (algorithm) {
-    case HF_OPT_LBFGS: return "LD_LBFGS";
-    case HF_OPT_NELDER_MEAD: return "LN_NELDERMEAD";
-    case HF_OPT_SUBPLEX: return "LN_SBPLX";
-    case HF_OPT_GRAD_SIMP: return "GRAD_SIMP";
-    case HF_OPT_SLSQP: return "LD_SLSQP";
-    case HF_NUM_OPT_ALGORITHMS: break;
+    case HESSFIT_OPT_LBFGS: return "LD_LBFGS";
+    case HESSFIT_OPT_NELDER_MEAD: return "LN_NELDERMEAD";
+    case HESSFIT_OPT_SUBPLEX: return "LN_SBPLX";
+    case HESSFIT_OPT_GRAD_SIMP: return "GRAD_SIMP";
+    case HESSFIT_OPT_SLSQP: return "LD_SLSQP";
+    case HESSFIT_NUM_OPT_ALGORITHMS: break;
     }
     return "unknown";
 }
 
-hf_status hf_opt_algorithm_from_name(const char *name, hf_opt_algorithm *algorithm)
+hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_algorithm *algorithm)
 {
     static const struct {
         const char *name;
-        hf_opt_algorithm algorithm;
-    } names[] = {{"LD_LBFGS", HF_OPT_LBFGS},       {"lbfgs", HF_OPT_LBFGS},
-                 {"LN_NELDERMEAD", HF_OPT_NELDER_MEAD}, {"neldermead", HF_OPT_NELDER_MEAD},
-                 {"nelder-mead", HF_OPT_NELDER_MEAD},   {"LN_SBPLX", HF_OPT_SUBPLEX},
-                 {"sbplx", HF_OPT_SUBPLEX},            {"subplex", HF_OPT_SUBPLEX},
-                 {"GRAD_SIMP", HF_OPT_GRAD_SIMP},      {"grad-simp", HF_OPT_GRAD_SIMP},
-                 {"LD_SLSQP", HF_OPT_SLSQP},           {"slsqp", HF_OPT_SLSQP}};
+        hessfit_opt_algorithm algorithm;
+    } names[] = {{"LD_LBFGS", HESSFIT_OPT_LBFGS},       {"lbfgs", HESSFIT_OPT_LBFGS},
+                 {"LN_NELDERMEAD", HESSFIT_OPT_NELDER_MEAD}, {"neldermead", HESSFIT_OPT_NELDER_MEAD},
+                 {"nelder-mead", HESSFIT_OPT_NELDER_MEAD},   {"LN_SBPLX", HESSFIT_OPT_SUBPLEX},
+                 {"sbplx", HESSFIT_OPT_SUBPLEX},            {"subplex", HESSFIT_OPT_SUBPLEX},
+                 {"GRAD_SIMP", HESSFIT_OPT_GRAD_SIMP},      {"grad-simp", HESSFIT_OPT_GRAD_SIMP},
+                 {"LD_SLSQP", HESSFIT_OPT_SLSQP},           {"slsqp", HESSFIT_OPT_SLSQP}};
     if (name == NULL || algorithm == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_opt_algorithm_from_name: %s is NULL",
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_opt_algorithm_from_name: %s is NULL",
                         name == NULL ? "name" : "algorithm");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcasecmp(name, names[i].name) == 0) {
             *algorithm = names[i].algorithm;
-            return HF_SUCCESS;
+            return HESSFIT_SUCCESS;
         }
-    return hf_error(HF_ERROR_INVALID_ARGUMENT,
+    return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                     "unknown optimiser '%.40s' (known: LD_LBFGS, LN_NELDERMEAD, LN_SBPLX, GRAD_SIMP, LD_SLSQP)", name);
 }
 
-const char *hf_opt_outcome_string(hf_opt_outcome outcome)
+const char *hessfit_opt_outcome_string(hessfit_opt_outcome outcome)
 {
     switch (outcome) {
-    case HF_OPT_CONVERGED: return "converged (NLopt's success: for L-BFGS, the gradient is below its tolerance)";
-    case HF_OPT_FTOL_REACHED: return "the relative change of the loss fell below ftol_rel";
-    case HF_OPT_XTOL_REACHED: return "the relative change of the parameters fell below xtol_rel";
-    case HF_OPT_MAXEVAL_REACHED: return "the evaluation limit was reached";
-    case HF_OPT_MAXTIME_REACHED: return "the time limit was reached";
-    case HF_OPT_ROUNDOFF_LIMITED: return "roundoff errors limited progress (the point is usually still useful)";
-    case HF_OPT_STOPPED: return "stopped on request (stop flag, Ctrl-C or the progress callback)";
-    case HF_OPT_CYCLE_CONVERGED: return "a grad-simp cycle improved the loss by less than the threshold";
-    case HF_OPT_MAX_CYCLES: return "the grad-simp cycle limit was reached";
-    case HF_NUM_OPT_OUTCOMES: break;
+    case HESSFIT_OPT_CONVERGED: return "converged (NLopt's success: for L-BFGS, the gradient is below its tolerance)";
+    case HESSFIT_OPT_FTOL_REACHED: return "the relative change of the loss fell below ftol_rel";
+    case HESSFIT_OPT_XTOL_REACHED: return "the relative change of the parameters fell below xtol_rel";
+    case HESSFIT_OPT_MAXEVAL_REACHED: return "the evaluation limit was reached";
+    case HESSFIT_OPT_MAXTIME_REACHED: return "the time limit was reached";
+    case HESSFIT_OPT_ROUNDOFF_LIMITED: return "roundoff errors limited progress (the point is usually still useful)";
+    case HESSFIT_OPT_STOPPED: return "stopped on request (stop flag, Ctrl-C or the progress callback)";
+    case HESSFIT_OPT_CYCLE_CONVERGED: return "a grad-simp cycle improved the loss by less than the threshold";
+    case HESSFIT_OPT_MAX_CYCLES: return "the grad-simp cycle limit was reached";
+    case HESSFIT_NUM_OPT_OUTCOMES: break;
     }
     return "unknown outcome";
 }
 
-const char *hf_opt_nlopt_result_string(int nlopt_result)
+const char *hessfit_opt_nlopt_result_string(int nlopt_result)
 {
     switch (nlopt_result) {
     case NLOPT_SUCCESS: return "NLOPT_SUCCESS: converged (generic success)";
@@ -94,34 +94,34 @@ const char *hf_opt_nlopt_result_string(int nlopt_result)
 
 /* ---- the handle -------------------------------------------------------------------------------- */
 
-hf_opt_grad_simp_options hf_opt_grad_simp_default_options(void)
+hessfit_opt_grad_simp_options hessfit_opt_grad_simp_default_options(void)
 {
-    hf_opt_grad_simp_options o;
+    hessfit_opt_grad_simp_options o;
     o.n_simplex = 3;
     o.max_cycles = 10;
     o.min_improvement = 0.01;
-    o.sensitivity = HF_OPT_SENSITIVITY_Q2MM;
+    o.sensitivity = HESSFIT_OPT_SENSITIVITY_Q2MM;
     o.full_maxeval = 200;
     o.simplex_maxeval = 200;
     return o;
 }
 
-hf_status hf_optimize_create(hf_opt_algorithm algorithm, int n, hf_optimize **opt)
+hessfit_status hessfit_optimize_create(hessfit_opt_algorithm algorithm, int n, hessfit_optimize **opt)
 {
-    hf_optimize *o;
+    hessfit_optimize *o;
     size_t un;
     if (opt == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_create: opt is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_optimize_create: opt is NULL");
     *opt = NULL;
-    if ((int)algorithm < 0 || algorithm >= HF_NUM_OPT_ALGORITHMS)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_create: unknown algorithm %d", (int)algorithm);
-    if (n < 1 || n > HF_OPT_CHECKPOINT_MAX_N)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_create: %d parameters (1 to %d allowed)", n,
-                        HF_OPT_CHECKPOINT_MAX_N);
+    if ((int)algorithm < 0 || algorithm >= HESSFIT_NUM_OPT_ALGORITHMS)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_create: unknown algorithm %d", (int)algorithm);
+    if (n < 1 || n > HESSFIT_OPT_CHECKPOINT_MAX_N)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_create: %d parameters (1 to %d allowed)", n,
+                        HESSFIT_OPT_CHECKPOINT_MAX_N);
     un = (size_t)n;
     o = calloc(1, sizeof *o);
     if (o == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_optimize_create: no memory for the handle");
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "hessfit_optimize_create: no memory for the handle");
     /* every n-vector of the handle in one block */
     double **vectors[] = {&o->user_lo, &o->user_hi, &o->user_step, &o->scale,     &o->lo,     &o->hi,
                           &o->step,    &o->best_x,  &o->best_user, &o->best_grad, &o->x_full, &o->g_full,
@@ -131,8 +131,8 @@ hf_status hf_optimize_create(hf_opt_algorithm algorithm, int n, hf_optimize **op
     o->ranking = malloc(un * sizeof *o->ranking);
     if (block == NULL || o->ranking == NULL) {
         free(block);
-        hf_optimize_destroy(o);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_optimize_create: no memory for %d parameters", n);
+        hessfit_optimize_destroy(o);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "hessfit_optimize_create: no memory for %d parameters", n);
     }
     for (size_t v = 0; v < n_vectors; v++)
         *vectors[v] = block + v * un;
@@ -145,12 +145,12 @@ hf_status hf_optimize_create(hf_opt_algorithm algorithm, int n, hf_optimize **op
     o->algorithm = algorithm;
     o->n = n;
     o->ftol_rel = 1e-8;
-    o->gs = hf_opt_grad_simp_default_options();
+    o->gs = hessfit_opt_grad_simp_default_options();
     *opt = o;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-void hf_optimize_destroy(hf_optimize *opt)
+void hessfit_optimize_destroy(hessfit_optimize *opt)
 {
     if (opt == NULL)
         return;
@@ -161,12 +161,12 @@ void hf_optimize_destroy(hf_optimize *opt)
     free(opt);
 }
 
-hf_opt_algorithm hf_optimize_algorithm(const hf_optimize *opt)
+hessfit_opt_algorithm hessfit_optimize_algorithm(const hessfit_optimize *opt)
 {
-    return opt == NULL ? HF_NUM_OPT_ALGORITHMS : opt->algorithm;
+    return opt == NULL ? HESSFIT_NUM_OPT_ALGORITHMS : opt->algorithm;
 }
 
-int hf_optimize_dimension(const hf_optimize *opt)
+int hessfit_optimize_dimension(const hessfit_optimize *opt)
 {
     return opt == NULL ? 0 : opt->n;
 }
@@ -174,203 +174,203 @@ int hf_optimize_dimension(const hf_optimize *opt)
 #define HF_OPT_CHECK_HANDLE(opt, fn)                                                        \
     do {                                                                                    \
         if ((opt) == NULL)                                                                  \
-            return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: the optimiser handle is NULL", fn); \
+            return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: the optimiser handle is NULL", fn); \
     } while (0)
 
-hf_status hf_optimize_set_objective(hf_optimize *opt, hf_opt_objective f, void *data)
+hessfit_status hessfit_optimize_set_objective(hessfit_optimize *opt, hessfit_opt_objective f, void *data)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_objective");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_objective");
     if (f == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_set_objective: the objective function is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_optimize_set_objective: the objective function is NULL");
     opt->f = f;
     opt->f_data = data;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_optimize_set_bounds(hf_optimize *opt, const double *lo, const double *hi)
+hessfit_status hessfit_optimize_set_bounds(hessfit_optimize *opt, const double *lo, const double *hi)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_bounds");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_bounds");
     for (int i = 0; i < opt->n; i++) {
         double l = lo == NULL ? -HUGE_VAL : lo[i], h = hi == NULL ? HUGE_VAL : hi[i];
         if (isnan(l) || isnan(h))
-            return hf_error(HF_ERROR_NONFINITE, "hf_optimize_set_bounds: parameter %d has a NaN bound", i);
+            return hessfit_error(HESSFIT_ERROR_NONFINITE, "hessfit_optimize_set_bounds: parameter %d has a NaN bound", i);
         if (l > h)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
-                            "hf_optimize_set_bounds: parameter %d has lower bound %.17g above its upper bound %.17g",
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                            "hessfit_optimize_set_bounds: parameter %d has lower bound %.17g above its upper bound %.17g",
                             i, l, h);
     }
     for (int i = 0; i < opt->n; i++) {
         opt->user_lo[i] = lo == NULL ? -HUGE_VAL : lo[i];
         opt->user_hi[i] = hi == NULL ? HUGE_VAL : hi[i];
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_optimize_set_initial_step(hf_optimize *opt, const double *step)
+hessfit_status hessfit_optimize_set_initial_step(hessfit_optimize *opt, const double *step)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_initial_step");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_initial_step");
     if (step == NULL) {
         opt->have_steps = 0;
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
     for (int i = 0; i < opt->n; i++)
         if (!isfinite(step[i]) || step[i] <= 0.0)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
-                            "hf_optimize_set_initial_step: the step of parameter %d is %g (must be finite and > 0)", i,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                            "hessfit_optimize_set_initial_step: the step of parameter %d is %g (must be finite and > 0)", i,
                             step[i]);
     memcpy(opt->user_step, step, (size_t)opt->n * sizeof *step);
     opt->have_steps = 1;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_optimize_set_scale(hf_optimize *opt, const double *scale)
+hessfit_status hessfit_optimize_set_scale(hessfit_optimize *opt, const double *scale)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_scale");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_scale");
     if (scale != NULL)
         for (int i = 0; i < opt->n; i++)
             if (!isfinite(scale[i]) || scale[i] <= 0.0)
-                return hf_error(HF_ERROR_INVALID_ARGUMENT,
-                                "hf_optimize_set_scale: the scale of parameter %d is %g (must be finite and > 0)", i,
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                                "hessfit_optimize_set_scale: the scale of parameter %d is %g (must be finite and > 0)", i,
                                 scale[i]);
     for (int i = 0; i < opt->n; i++)
         opt->scale[i] = scale == NULL ? 1.0 : scale[i];
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_optimize_set_lbfgs_memory(hf_optimize *opt, int pairs)
+hessfit_status hessfit_optimize_set_lbfgs_memory(hessfit_optimize *opt, int pairs)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_lbfgs_memory");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_lbfgs_memory");
     if (pairs < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_set_lbfgs_memory: %d correction pairs (>= 0; 0: "
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_set_lbfgs_memory: %d correction pairs (>= 0; 0: "
                                                    "NLopt's default)", pairs);
     opt->lbfgs_memory = pairs;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status set_nonnegative(double value, double *dst, const char *fn)
+static hessfit_status set_nonnegative(double value, double *dst, const char *fn)
 {
     if (!(value >= 0.0) || isinf(value))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %g is not a finite value >= 0", fn, value);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %g is not a finite value >= 0", fn, value);
     *dst = value;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_optimize_set_ftol_rel(hf_optimize *opt, double ftol_rel)
+hessfit_status hessfit_optimize_set_ftol_rel(hessfit_optimize *opt, double ftol_rel)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_ftol_rel");
-    return set_nonnegative(ftol_rel, &opt->ftol_rel, "hf_optimize_set_ftol_rel");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_ftol_rel");
+    return set_nonnegative(ftol_rel, &opt->ftol_rel, "hessfit_optimize_set_ftol_rel");
 }
 
-hf_status hf_optimize_set_xtol_rel(hf_optimize *opt, double xtol_rel)
+hessfit_status hessfit_optimize_set_xtol_rel(hessfit_optimize *opt, double xtol_rel)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_xtol_rel");
-    return set_nonnegative(xtol_rel, &opt->xtol_rel, "hf_optimize_set_xtol_rel");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_xtol_rel");
+    return set_nonnegative(xtol_rel, &opt->xtol_rel, "hessfit_optimize_set_xtol_rel");
 }
 
-hf_status hf_optimize_set_maxtime(hf_optimize *opt, double seconds)
+hessfit_status hessfit_optimize_set_maxtime(hessfit_optimize *opt, double seconds)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_maxtime");
-    return set_nonnegative(seconds, &opt->maxtime, "hf_optimize_set_maxtime");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_maxtime");
+    return set_nonnegative(seconds, &opt->maxtime, "hessfit_optimize_set_maxtime");
 }
 
-hf_status hf_optimize_set_maxeval(hf_optimize *opt, long long maxeval)
+hessfit_status hessfit_optimize_set_maxeval(hessfit_optimize *opt, long long maxeval)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_maxeval");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_maxeval");
     if (maxeval < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_set_maxeval: %lld is negative", maxeval);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_set_maxeval: %lld is negative", maxeval);
     opt->maxeval = maxeval;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_optimize_set_grad_simp(hf_optimize *opt, const hf_opt_grad_simp_options *o)
+hessfit_status hessfit_optimize_set_grad_simp(hessfit_optimize *opt, const hessfit_opt_grad_simp_options *o)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_grad_simp");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_grad_simp");
     if (o == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_set_grad_simp: options is NULL");
-    if (o->n_simplex < 1 || o->n_simplex > HF_OPT_MAX_SIMPLEX)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "grad-simp: n_simplex %d is not in [1, %d]", o->n_simplex,
-                        HF_OPT_MAX_SIMPLEX);
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_optimize_set_grad_simp: options is NULL");
+    if (o->n_simplex < 1 || o->n_simplex > HESSFIT_OPT_MAX_SIMPLEX)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "grad-simp: n_simplex %d is not in [1, %d]", o->n_simplex,
+                        HESSFIT_OPT_MAX_SIMPLEX);
     if (o->max_cycles < 1)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "grad-simp: max_cycles %d is not >= 1", o->max_cycles);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "grad-simp: max_cycles %d is not >= 1", o->max_cycles);
     if (!(o->min_improvement >= 0.0 && o->min_improvement < 1.0))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "grad-simp: min_improvement %g is not in [0, 1)",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "grad-simp: min_improvement %g is not in [0, 1)",
                         o->min_improvement);
-    if (o->sensitivity != HF_OPT_SENSITIVITY_Q2MM && o->sensitivity != HF_OPT_SENSITIVITY_GRADIENT)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "grad-simp: unknown sensitivity measure %d", (int)o->sensitivity);
+    if (o->sensitivity != HESSFIT_OPT_SENSITIVITY_Q2MM && o->sensitivity != HESSFIT_OPT_SENSITIVITY_GRADIENT)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "grad-simp: unknown sensitivity measure %d", (int)o->sensitivity);
     if (o->full_maxeval < 1 || o->simplex_maxeval < 1)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "grad-simp: full_maxeval %lld and simplex_maxeval %lld must be >= 1",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "grad-simp: full_maxeval %lld and simplex_maxeval %lld must be >= 1",
                         o->full_maxeval, o->simplex_maxeval);
     opt->gs = *o;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_optimize_set_progress(hf_optimize *opt, hf_opt_progress_fn f, void *data)
+hessfit_status hessfit_optimize_set_progress(hessfit_optimize *opt, hessfit_opt_progress_fn f, void *data)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_progress");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_progress");
     opt->progress = f;
     opt->progress_data = data;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_optimize_set_checkpoint_file(hf_optimize *opt, const char *path, double interval_seconds)
+hessfit_status hessfit_optimize_set_checkpoint_file(hessfit_optimize *opt, const char *path, double interval_seconds)
 {
     char *copy = NULL;
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_set_checkpoint_file");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_checkpoint_file");
     if (!(interval_seconds >= 0.0) || isinf(interval_seconds))
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_set_checkpoint_file: interval %g is not a finite value >= 0",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_set_checkpoint_file: interval %g is not a finite value >= 0",
                         interval_seconds);
     if (path != NULL) {
         if (path[0] == '\0')
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_set_checkpoint_file: empty path");
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_set_checkpoint_file: empty path");
         copy = malloc(strlen(path) + 1);
         if (copy == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "hf_optimize_set_checkpoint_file: no memory for the path");
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "hessfit_optimize_set_checkpoint_file: no memory for the path");
         strcpy(copy, path);
     }
     free(opt->checkpoint_path);
     opt->checkpoint_path = copy;
     opt->checkpoint_interval = interval_seconds;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_optimize_best(const hf_optimize *opt, double *x, double *loss)
+hessfit_status hessfit_optimize_best(const hessfit_optimize *opt, double *x, double *loss)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_best");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_best");
     if (!opt->have_best)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_best: no evaluation has succeeded yet");
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_best: no evaluation has succeeded yet");
     if (x != NULL)
         memcpy(x, opt->best_user, (size_t)opt->n * sizeof *x);
     if (loss != NULL)
         *loss = opt->best_loss;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-int hf_optimize_n_cycles(const hf_optimize *opt)
+int hessfit_optimize_n_cycles(const hessfit_optimize *opt)
 {
     return opt == NULL ? 0 : opt->n_cycles;
 }
 
-hf_status hf_optimize_cycle(const hf_optimize *opt, int i, hf_opt_cycle *cycle)
+hessfit_status hessfit_optimize_cycle(const hessfit_optimize *opt, int i, hessfit_opt_cycle *cycle)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_cycle");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_cycle");
     if (cycle == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_cycle: cycle is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_optimize_cycle: cycle is NULL");
     if (i < 0 || i >= opt->n_cycles)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_cycle: cycle %d of %d", i, opt->n_cycles);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_cycle: cycle %d of %d", i, opt->n_cycles);
     *cycle = opt->cycles[i];
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_optimize_sensitivity_ranking(const hf_optimize *opt, int *ranking, double *score)
+hessfit_status hessfit_optimize_sensitivity_ranking(const hessfit_optimize *opt, int *ranking, double *score)
 {
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_sensitivity_ranking");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_sensitivity_ranking");
     if (!opt->have_ranking)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_sensitivity_ranking: no sensitivity analysis has run");
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_sensitivity_ranking: no sensitivity analysis has run");
     if (ranking != NULL)
         memcpy(ranking, opt->ranking, (size_t)opt->n * sizeof *ranking);
     if (score != NULL)
         memcpy(score, opt->score, (size_t)opt->n * sizeof *score);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- the stop flag ------------------------------------------------------------------------------ */
@@ -379,17 +379,17 @@ static volatile sig_atomic_t hf_opt_stop_flag = 0;
 static struct sigaction hf_opt_previous_sigint;
 static int hf_opt_sigint_installed = 0;
 
-void hf_optimize_request_stop(void)
+void hessfit_optimize_request_stop(void)
 {
     hf_opt_stop_flag = 1;
 }
 
-void hf_optimize_clear_stop(void)
+void hessfit_optimize_clear_stop(void)
 {
     hf_opt_stop_flag = 0;
 }
 
-int hf_optimize_stop_requested(void)
+int hessfit_optimize_stop_requested(void)
 {
     return hf_opt_stop_flag != 0;
 }
@@ -400,7 +400,7 @@ static void hf_opt_on_sigint(int sig)
     hf_opt_stop_flag = 1; /* the only thing a handler may do here; SA_RESETHAND restores the default */
 }
 
-hf_status hf_optimize_catch_sigint(int enable)
+hessfit_status hessfit_optimize_catch_sigint(int enable)
 {
     if (enable) {
         struct sigaction sa;
@@ -409,25 +409,25 @@ hf_status hf_optimize_catch_sigint(int enable)
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends the program */
         if (sigaction(SIGINT, &sa, hf_opt_sigint_installed ? NULL : &hf_opt_previous_sigint) != 0)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_catch_sigint: sigaction failed");
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_catch_sigint: sigaction failed");
         hf_opt_sigint_installed = 1;
     } else if (hf_opt_sigint_installed) {
         if (sigaction(SIGINT, &hf_opt_previous_sigint, NULL) != 0)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_catch_sigint: sigaction failed");
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_catch_sigint: sigaction failed");
         hf_opt_sigint_installed = 0;
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- one evaluation ----------------------------------------------------------------------------- */
 
-const char *hf_opt_phase_name(hf_opt_phase phase)
+const char *hessfit_opt_phase_name(hessfit_opt_phase phase)
 {
     switch (phase) {
-    case HF_OPT_PHASE_MAIN: return "run";
-    case HF_OPT_PHASE_FULL: return "full pass";
-    case HF_OPT_PHASE_SENSITIVITY: return "sensitivity analysis";
-    case HF_OPT_PHASE_SIMPLEX: return "simplex pass";
+    case HESSFIT_OPT_PHASE_MAIN: return "run";
+    case HESSFIT_OPT_PHASE_FULL: return "full pass";
+    case HESSFIT_OPT_PHASE_SENSITIVITY: return "sensitivity analysis";
+    case HESSFIT_OPT_PHASE_SIMPLEX: return "simplex pass";
     }
     return "pass";
 }
@@ -439,7 +439,7 @@ double hf_opt_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-void hf_opt_request_stop_reason(hf_optimize *opt, hf_opt_outcome reason)
+void hf_opt_request_stop_reason(hessfit_optimize *opt, hessfit_opt_outcome reason)
 {
     if (!opt->stop) {
         opt->stop = 1;
@@ -450,9 +450,9 @@ void hf_opt_request_stop_reason(hf_optimize *opt, hf_opt_outcome reason)
 }
 
 /* Records an error of the run (the first one wins) and stops it. */
-static void fail_run(hf_optimize *opt, hf_status status)
+static void fail_run(hessfit_optimize *opt, hessfit_status status)
 {
-    if (opt->failure == HF_SUCCESS)
+    if (opt->failure == HESSFIT_SUCCESS)
         opt->failure = status;
     opt->stop = 1;
     if (opt->current != NULL)
@@ -460,7 +460,7 @@ static void fail_run(hf_optimize *opt, hf_status status)
 }
 
 /* sqrt(sum g_i^2) over the components that do not push against an active bound. */
-static double projected_gradient_norm(const hf_optimize *opt, const double *x, const double *g)
+static double projected_gradient_norm(const hessfit_optimize *opt, const double *x, const double *g)
 {
     double s = 0.0;
     for (int i = 0; i < opt->n; i++) {
@@ -472,7 +472,7 @@ static double projected_gradient_norm(const hf_optimize *opt, const double *x, c
 }
 
 /* x = s y, clamped into the caller's bounds (s y may round past one); the run's start exactly. */
-static void to_user(const hf_optimize *opt, const double *y, double *x)
+static void to_user(const hessfit_optimize *opt, const double *y, double *x)
 {
     if (memcmp(y, opt->start_y, (size_t)opt->n * sizeof *y) == 0) {
         memcpy(x, opt->start_user, (size_t)opt->n * sizeof *x);
@@ -484,9 +484,9 @@ static void to_user(const hf_optimize *opt, const double *y, double *x)
     }
 }
 
-hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *grad, double *loss)
+hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, double *grad, double *loss)
 {
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     hf_opt_eval_result ret = HF_OPT_EVAL_DONE;
     int improved = 0;
     double v, now;
@@ -494,15 +494,15 @@ hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *gr
         return HF_OPT_EVAL_REFUSED;
     if (opt->have_best) { /* a run always evaluates its start point */
         if (opt->maxeval > 0 && opt->evaluations >= opt->maxeval) {
-            hf_opt_request_stop_reason(opt, HF_OPT_MAXEVAL_REACHED);
+            hf_opt_request_stop_reason(opt, HESSFIT_OPT_MAXEVAL_REACHED);
             return HF_OPT_EVAL_REFUSED;
         }
         if (opt->maxtime > 0.0 && hf_opt_now() - opt->t_start >= opt->maxtime) {
-            hf_opt_request_stop_reason(opt, HF_OPT_MAXTIME_REACHED);
+            hf_opt_request_stop_reason(opt, HESSFIT_OPT_MAXTIME_REACHED);
             return HF_OPT_EVAL_REFUSED;
         }
         if (hf_opt_stop_flag) {
-            hf_opt_request_stop_reason(opt, HF_OPT_STOPPED);
+            hf_opt_request_stop_reason(opt, HESSFIT_OPT_STOPPED);
             return HF_OPT_EVAL_REFUSED;
         }
     }
@@ -510,16 +510,16 @@ hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *gr
     v = opt->f(opt->n, opt->x_user, grad != NULL ? opt->g_user : NULL, opt->f_data, &st);
     opt->evaluations++;
     opt->run_evaluations++;
-    if (st != HF_SUCCESS) {
-        char message[HF_ERROR_MESSAGE_SIZE], where[96] = "";
-        snprintf(message, sizeof message, "%s", hf_last_error()[0] != '\0' ? hf_last_error() : hf_status_string(st));
+    if (st != HESSFIT_SUCCESS) {
+        char message[HESSFIT_ERROR_MESSAGE_SIZE], where[96] = "";
+        snprintf(message, sizeof message, "%s", hessfit_last_error()[0] != '\0' ? hessfit_last_error() : hessfit_status_string(st));
         if (opt->cycle > 0)
-            snprintf(where, sizeof where, " (grad-simp cycle %d, %s)", opt->cycle, hf_opt_phase_name(opt->phase));
-        fail_run(opt, hf_error(st, "objective failed at evaluation %lld%s: %s", opt->evaluations, where, message));
+            snprintf(where, sizeof where, " (grad-simp cycle %d, %s)", opt->cycle, hessfit_opt_phase_name(opt->phase));
+        fail_run(opt, hessfit_error(st, "objective failed at evaluation %lld%s: %s", opt->evaluations, where, message));
         return HF_OPT_EVAL_REFUSED;
     }
     if (!isfinite(v)) {
-        fail_run(opt, hf_error(HF_ERROR_NONFINITE,
+        fail_run(opt, hessfit_error(HESSFIT_ERROR_NONFINITE,
                                "objective returned %g at evaluation %lld without reporting an error", v,
                                opt->evaluations));
         return HF_OPT_EVAL_REFUSED;
@@ -527,7 +527,7 @@ hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *gr
     if (grad != NULL)
         for (int i = 0; i < opt->n; i++) {
             if (!isfinite(opt->g_user[i])) {
-                fail_run(opt, hf_error(HF_ERROR_NONFINITE,
+                fail_run(opt, hessfit_error(HESSFIT_ERROR_NONFINITE,
                                        "objective returned a gradient with entry %d = %g at evaluation %lld "
                                        "(loss %.17g) without reporting an error",
                                        i, opt->g_user[i], opt->evaluations, v));
@@ -557,9 +557,9 @@ hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *gr
     *loss = v;
     now = hf_opt_now();
     if (opt->progress != NULL) {
-        hf_opt_progress p;
+        hessfit_opt_progress p;
         memset(&p, 0, sizeof p);
-        p.event = HF_OPT_EVENT_EVALUATION;
+        p.event = HESSFIT_OPT_EVENT_EVALUATION;
         p.phase = opt->phase;
         p.cycle = opt->cycle;
         p.evaluations = opt->evaluations;
@@ -570,51 +570,51 @@ hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *gr
         p.seconds = now - opt->t_start;
         p.evaluations_per_second = p.seconds > 0.0 ? (double)opt->run_evaluations / p.seconds : 0.0;
         if (opt->progress(&p, opt->progress_data) != 0) {
-            hf_opt_request_stop_reason(opt, HF_OPT_STOPPED);
+            hf_opt_request_stop_reason(opt, HESSFIT_OPT_STOPPED);
             ret = HF_OPT_EVAL_DONE_STOP;
         }
     }
     if (opt->checkpoint_path != NULL && opt->checkpoint_dirty &&
         now - opt->last_checkpoint_time >= opt->checkpoint_interval) {
-        if (hf_opt_write_checkpoint(opt) != HF_SUCCESS)
+        if (hf_opt_write_checkpoint(opt) != HESSFIT_SUCCESS)
             return HF_OPT_EVAL_DONE_STOP;
     }
     if (hf_opt_stop_flag) {
-        hf_opt_request_stop_reason(opt, HF_OPT_STOPPED);
+        hf_opt_request_stop_reason(opt, HESSFIT_OPT_STOPPED);
         ret = HF_OPT_EVAL_DONE_STOP;
     }
     return ret;
 }
 
-hf_status hf_opt_write_checkpoint(hf_optimize *opt)
+hessfit_status hf_opt_write_checkpoint(hessfit_optimize *opt)
 {
-    hf_opt_checkpoint cp;
-    hf_status st;
+    hessfit_opt_checkpoint cp;
+    hessfit_status st;
     if (opt->checkpoint_path == NULL || !opt->have_best)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     cp.algorithm = opt->algorithm;
     cp.n = opt->n;
     cp.x = opt->best_user;
     cp.best_loss = opt->best_loss;
     cp.evaluations = opt->evaluations;
     cp.cycle = opt->cycles_done;
-    st = hf_optimize_save_checkpoint(opt->checkpoint_path, &cp);
-    if (st != HF_SUCCESS) {
+    st = hessfit_optimize_save_checkpoint(opt->checkpoint_path, &cp);
+    if (st != HESSFIT_SUCCESS) {
         fail_run(opt, st);
         return st;
     }
     opt->checkpoint_dirty = 0;
     opt->last_checkpoint_time = hf_opt_now();
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-void hf_opt_report_cycle(hf_optimize *opt, const hf_opt_cycle *cycle)
+void hf_opt_report_cycle(hessfit_optimize *opt, const hessfit_opt_cycle *cycle)
 {
-    hf_opt_progress p;
+    hessfit_opt_progress p;
     if (opt->progress == NULL)
         return;
     memset(&p, 0, sizeof p);
-    p.event = HF_OPT_EVENT_CYCLE;
+    p.event = HESSFIT_OPT_EVENT_CYCLE;
     p.phase = opt->phase;
     p.cycle = cycle->cycle;
     p.evaluations = opt->evaluations;
@@ -625,13 +625,13 @@ void hf_opt_report_cycle(hf_optimize *opt, const hf_opt_cycle *cycle)
     p.evaluations_per_second = p.seconds > 0.0 ? (double)opt->run_evaluations / p.seconds : 0.0;
     p.cycle_info = cycle;
     if (opt->progress(&p, opt->progress_data) != 0)
-        hf_opt_request_stop_reason(opt, HF_OPT_STOPPED);
+        hf_opt_request_stop_reason(opt, HESSFIT_OPT_STOPPED);
 }
 
 /* ---- one NLopt pass ------------------------------------------------------------------------------ */
 
 typedef struct {
-    hf_optimize *opt;
+    hessfit_optimize *opt;
     const int *idx; /* NULL: all parameters */
     int m;
 } hf_opt_pass;
@@ -640,7 +640,7 @@ typedef struct {
 static double pass_objective(unsigned m, const double *xs, double *gs, void *data)
 {
     hf_opt_pass *p = data;
-    hf_optimize *opt = p->opt;
+    hessfit_optimize *opt = p->opt;
     double loss = 0.0;
     hf_opt_eval_result r;
     (void)m;
@@ -671,33 +671,33 @@ static double pass_objective(unsigned m, const double *xs, double *gs, void *dat
     return loss;
 }
 
-hf_status hf_opt_nlopt_error(hf_optimize *opt, int result, const char *nlopt_message)
+hessfit_status hf_opt_nlopt_error(hessfit_optimize *opt, int result, const char *nlopt_message)
 {
     char where[64] = "";
     char best[160] = "no evaluation succeeded";
     if (opt->cycle > 0)
         snprintf(where, sizeof where, " of grad-simp cycle %d", opt->cycle);
     if (opt->have_best)
-        snprintf(best, sizeof best, "the best point so far (loss %.17g, %lld evaluations) is kept: hf_optimize_best",
+        snprintf(best, sizeof best, "the best point so far (loss %.17g, %lld evaluations) is kept: hessfit_optimize_best",
                  opt->best_loss, opt->evaluations);
-    return hf_error(HF_ERROR_NLOPT, "NLopt %s (%s%s) ended with %s%s%s; %s", hf_opt_algorithm_name(opt->algorithm),
-                    hf_opt_phase_name(opt->phase), where, hf_opt_nlopt_result_string(result),
+    return hessfit_error(HESSFIT_ERROR_NLOPT, "NLopt %s (%s%s) ended with %s%s%s; %s", hessfit_opt_algorithm_name(opt->algorithm),
+                    hessfit_opt_phase_name(opt->phase), where, hessfit_opt_nlopt_result_string(result),
                     nlopt_message != NULL && nlopt_message[0] != '\0' ? "; NLopt says: " : "",
                     nlopt_message != NULL ? nlopt_message : "", best);
 }
 
 /* Sets one NLopt option; a failure becomes the run's error. */
-static int nlopt_ok(hf_optimize *opt, nlopt_opt o, nlopt_result r, const char *what)
+static int nlopt_ok(hessfit_optimize *opt, nlopt_opt o, nlopt_result r, const char *what)
 {
     if (r > 0)
         return 1;
-    fail_run(opt, hf_error(HF_ERROR_NLOPT, "NLopt rejected %s: %s%s%s", what, hf_opt_nlopt_result_string(r),
+    fail_run(opt, hessfit_error(HESSFIT_ERROR_NLOPT, "NLopt rejected %s: %s%s%s", what, hessfit_opt_nlopt_result_string(r),
                            nlopt_get_errmsg(o) != NULL ? ": " : "",
                            nlopt_get_errmsg(o) != NULL ? nlopt_get_errmsg(o) : ""));
     return 0;
 }
 
-int hf_opt_nlopt_pass(hf_optimize *opt, nlopt_algorithm alg, const int *idx, int m, const double *start,
+int hf_opt_nlopt_pass(hessfit_optimize *opt, nlopt_algorithm alg, const int *idx, int m, const double *start,
                       long long pass_maxeval)
 {
     hf_opt_pass pass;
@@ -712,7 +712,7 @@ int hf_opt_nlopt_pass(hf_optimize *opt, nlopt_algorithm alg, const int *idx, int
     if (opt->maxeval > 0) {
         long long left = opt->maxeval - opt->evaluations;
         if (left <= 0 && opt->have_best) {
-            hf_opt_request_stop_reason(opt, HF_OPT_MAXEVAL_REACHED);
+            hf_opt_request_stop_reason(opt, HESSFIT_OPT_MAXEVAL_REACHED);
             return NLOPT_FORCED_STOP;
         }
         if (left < 1)
@@ -728,7 +728,7 @@ int hf_opt_nlopt_pass(hf_optimize *opt, nlopt_algorithm alg, const int *idx, int
         free(buf);
         if (o != NULL)
             nlopt_destroy(o);
-        fail_run(opt, hf_error(HF_ERROR_OUT_OF_MEMORY, "no memory for an NLopt pass over %d parameters", m));
+        fail_run(opt, hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for an NLopt pass over %d parameters", m));
         return NLOPT_OUT_OF_MEMORY;
     }
     lb = buf;
@@ -755,7 +755,7 @@ int hf_opt_nlopt_pass(hf_optimize *opt, nlopt_algorithm alg, const int *idx, int
     if (ok && opt->maxtime > 0.0) {
         double left = opt->maxtime - (hf_opt_now() - opt->t_start);
         if (left <= 0.0 && opt->have_best) {
-            hf_opt_request_stop_reason(opt, HF_OPT_MAXTIME_REACHED);
+            hf_opt_request_stop_reason(opt, HESSFIT_OPT_MAXTIME_REACHED);
             nlopt_destroy(o);
             free(buf);
             return NLOPT_FORCED_STOP;
@@ -774,7 +774,7 @@ int hf_opt_nlopt_pass(hf_optimize *opt, nlopt_algorithm alg, const int *idx, int
     opt->current = o;
     r = nlopt_optimize(o, xs, &minf);
     opt->current = NULL;
-    if ((r == NLOPT_FAILURE || r == NLOPT_INVALID_ARGS || r == NLOPT_OUT_OF_MEMORY) && opt->failure == HF_SUCCESS) {
+    if ((r == NLOPT_FAILURE || r == NLOPT_INVALID_ARGS || r == NLOPT_OUT_OF_MEMORY) && opt->failure == HESSFIT_SUCCESS) {
         /* Keep NLopt's own message; the caller decides whether it ends the run. */
         const char *msg = nlopt_get_errmsg(o);
         snprintf(opt->nlopt_message, sizeof opt->nlopt_message, "%s", msg != NULL ? msg : "");
@@ -789,59 +789,59 @@ int hf_opt_nlopt_pass(hf_optimize *opt, nlopt_algorithm alg, const int *idx, int
 /* ---- the run ---------------------------------------------------------------------------------- */
 
 /* The outcome of a single pass's NLopt result, or the run's error. */
-static hf_status outcome_of(hf_optimize *opt, int r, hf_opt_outcome *outcome)
+static hessfit_status outcome_of(hessfit_optimize *opt, int r, hessfit_opt_outcome *outcome)
 {
-    if (opt->failure != HF_SUCCESS)
+    if (opt->failure != HESSFIT_SUCCESS)
         return opt->failure;
     if (opt->stop) {
         *outcome = opt->stop_reason;
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
     switch (r) {
     case NLOPT_SUCCESS:
-    case NLOPT_STOPVAL_REACHED: *outcome = HF_OPT_CONVERGED; return HF_SUCCESS;
-    case NLOPT_FTOL_REACHED: *outcome = HF_OPT_FTOL_REACHED; return HF_SUCCESS;
-    case NLOPT_XTOL_REACHED: *outcome = HF_OPT_XTOL_REACHED; return HF_SUCCESS;
-    case NLOPT_MAXEVAL_REACHED: *outcome = HF_OPT_MAXEVAL_REACHED; return HF_SUCCESS;
-    case NLOPT_MAXTIME_REACHED: *outcome = HF_OPT_MAXTIME_REACHED; return HF_SUCCESS;
-    case NLOPT_ROUNDOFF_LIMITED: *outcome = HF_OPT_ROUNDOFF_LIMITED; return HF_SUCCESS;
+    case NLOPT_STOPVAL_REACHED: *outcome = HESSFIT_OPT_CONVERGED; return HESSFIT_SUCCESS;
+    case NLOPT_FTOL_REACHED: *outcome = HESSFIT_OPT_FTOL_REACHED; return HESSFIT_SUCCESS;
+    case NLOPT_XTOL_REACHED: *outcome = HESSFIT_OPT_XTOL_REACHED; return HESSFIT_SUCCESS;
+    case NLOPT_MAXEVAL_REACHED: *outcome = HESSFIT_OPT_MAXEVAL_REACHED; return HESSFIT_SUCCESS;
+    case NLOPT_MAXTIME_REACHED: *outcome = HESSFIT_OPT_MAXTIME_REACHED; return HESSFIT_SUCCESS;
+    case NLOPT_ROUNDOFF_LIMITED: *outcome = HESSFIT_OPT_ROUNDOFF_LIMITED; return HESSFIT_SUCCESS;
     default: break;
     }
     return hf_opt_nlopt_error(opt, r, opt->nlopt_message);
 }
 
-static nlopt_algorithm nlopt_algorithm_of(hf_opt_algorithm a)
+static nlopt_algorithm nlopt_algorithm_of(hessfit_opt_algorithm a)
 {
     switch (a) {
-    case HF_OPT_NELDER_MEAD: return NLOPT_LN_NELDERMEAD;
-    case HF_OPT_SUBPLEX: return NLOPT_LN_SBPLX;
-    case HF_OPT_SLSQP: return NLOPT_LD_SLSQP;
+    case HESSFIT_OPT_NELDER_MEAD: return NLOPT_LN_NELDERMEAD;
+    case HESSFIT_OPT_SUBPLEX: return NLOPT_LN_SBPLX;
+    case HESSFIT_OPT_SLSQP: return NLOPT_LD_SLSQP;
     default: return NLOPT_LD_LBFGS;
     }
 }
 
-hf_status hf_optimize_run(hf_optimize *opt, double *x, hf_opt_result *result)
+hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_opt_result *result)
 {
-    hf_status st;
-    hf_opt_outcome outcome = HF_OPT_CONVERGED;
+    hessfit_status st;
+    hessfit_opt_outcome outcome = HESSFIT_OPT_CONVERGED;
     int last_nlopt = 0;
-    HF_OPT_CHECK_HANDLE(opt, "hf_optimize_run");
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_run");
     if (x == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_run: x is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_optimize_run: x is NULL");
     if (opt->f == NULL)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_run: no objective (hf_optimize_set_objective)");
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_run: no objective (hessfit_optimize_set_objective)");
     for (int i = 0; i < opt->n; i++) {
         if (!isfinite(x[i]))
-            return hf_error(HF_ERROR_NONFINITE, "hf_optimize_run: start value of parameter %d is %g", i, x[i]);
+            return hessfit_error(HESSFIT_ERROR_NONFINITE, "hessfit_optimize_run: start value of parameter %d is %g", i, x[i]);
         if (x[i] < opt->user_lo[i] || x[i] > opt->user_hi[i])
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
-                            "hf_optimize_run: start value of parameter %d, %.17g, lies outside its bounds [%.17g, %.17g]",
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                            "hessfit_optimize_run: start value of parameter %d, %.17g, lies outside its bounds [%.17g, %.17g]",
                             i, x[i], opt->user_lo[i], opt->user_hi[i]);
     }
-    if (opt->algorithm == HF_OPT_GRAD_SIMP && !opt->have_steps)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT,
-                        "hf_optimize_run: grad-simp needs a step for every parameter (hf_optimize_set_initial_step; "
-                        "hf_optimize_q2mm_defaults gives q2mm's)");
+    if (opt->algorithm == HESSFIT_OPT_GRAD_SIMP && !opt->have_steps)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                        "hessfit_optimize_run: grad-simp needs a step for every parameter (hessfit_optimize_set_initial_step; "
+                        "hessfit_optimize_q2mm_defaults gives q2mm's)");
 
     /* The optimiser's variables y = x / s: bounds, steps and the start. */
     for (int i = 0; i < opt->n; i++) {
@@ -856,7 +856,7 @@ hf_status hf_optimize_run(hf_optimize *opt, double *x, hf_opt_result *result)
 
     /* A fresh run, or the continuation of a checkpoint. */
     opt->evaluations = opt->resume_pending ? opt->resume_evaluations : 0;
-    opt->cycles_done = opt->resume_pending && opt->algorithm == HF_OPT_GRAD_SIMP ? opt->resume_cycle : 0;
+    opt->cycles_done = opt->resume_pending && opt->algorithm == HESSFIT_OPT_GRAD_SIMP ? opt->resume_cycle : 0;
     opt->have_best = opt->resume_pending;
     opt->best_grad_valid = 0;
     if (opt->resume_pending) {
@@ -873,40 +873,40 @@ hf_status hf_optimize_run(hf_optimize *opt, double *x, hf_opt_result *result)
     opt->checkpoint_dirty = 0;
     opt->current = NULL;
     opt->stop = 0;
-    opt->stop_reason = HF_OPT_STOPPED;
-    opt->failure = HF_SUCCESS;
+    opt->stop_reason = HESSFIT_OPT_STOPPED;
+    opt->failure = HESSFIT_SUCCESS;
     opt->n_cycles = 0;
     opt->have_ranking = 0;
     opt->cycle = 0;
     opt->nlopt_message[0] = '\0';
 
-    if (opt->algorithm == HF_OPT_GRAD_SIMP) {
+    if (opt->algorithm == HESSFIT_OPT_GRAD_SIMP) {
         st = hf_opt_run_grad_simp(opt, opt->start_y, &outcome, &last_nlopt);
     } else {
-        opt->phase = HF_OPT_PHASE_MAIN;
+        opt->phase = HESSFIT_OPT_PHASE_MAIN;
         last_nlopt = hf_opt_nlopt_pass(opt, nlopt_algorithm_of(opt->algorithm), NULL, opt->n, opt->start_y, 0);
         st = outcome_of(opt, last_nlopt, &outcome);
     }
     /* The last checkpoint: the best point whatever the ending (a failed write keeps the first error). */
     if (opt->checkpoint_path != NULL && opt->have_best) {
-        if (st != HF_SUCCESS) {
-            char message[HF_ERROR_MESSAGE_SIZE];
-            snprintf(message, sizeof message, "%s", hf_last_error());
-            if (hf_opt_write_checkpoint(opt) != HF_SUCCESS) { /* the run's error stays the one reported */
-                char why[HF_ERROR_MESSAGE_SIZE];
-                snprintf(why, sizeof why, "%s", hf_last_error());
-                hf_error(st, "%s (and the checkpoint could not be written: %s)", message, why);
+        if (st != HESSFIT_SUCCESS) {
+            char message[HESSFIT_ERROR_MESSAGE_SIZE];
+            snprintf(message, sizeof message, "%s", hessfit_last_error());
+            if (hf_opt_write_checkpoint(opt) != HESSFIT_SUCCESS) { /* the run's error stays the one reported */
+                char why[HESSFIT_ERROR_MESSAGE_SIZE];
+                snprintf(why, sizeof why, "%s", hessfit_last_error());
+                hessfit_error(st, "%s (and the checkpoint could not be written: %s)", message, why);
             } else {
-                hf_error(st, "%s", message);
+                hessfit_error(st, "%s", message);
             }
         } else {
             st = hf_opt_write_checkpoint(opt);
         }
     }
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
     if (!opt->have_best)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_run: no evaluation was made");
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_run: no evaluation was made");
     memcpy(x, opt->best_user, (size_t)opt->n * sizeof *x);
     if (result != NULL) {
         result->outcome = outcome;
@@ -918,5 +918,5 @@ hf_status hf_optimize_run(hf_optimize *opt, double *x, hf_opt_result *result)
         result->cycles = opt->cycles_done;
         result->last_nlopt_result = last_nlopt;
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

@@ -12,87 +12,87 @@ typedef struct {
 /* Canonical units (kcal/mol, A, deg; E = k (x - x0)^2). Bond, angle, Fourier k, vdW: q2mm's
  * _KIND_METADATA (q2mm/models/parameters.py). Harmonic improper k: the angle k's (q2mm has no
  * such kind). Phase: hessfit's (q2mm never fits phases). */
-static const value_kind_defaults kind_defaults[HF_NUM_OPT_VALUE_KINDS] = {
-    [HF_OPT_BOND_K] = {"bond k", 0.0, 3600.0, 7.2},
-    [HF_OPT_BOND_R0] = {"bond r0", 0.5, 3.0, 0.02},
-    [HF_OPT_ANGLE_K] = {"angle k", 0.0, 720.0, 7.2},
-    [HF_OPT_ANGLE_THETA0] = {"angle theta0", 30.0, 180.0, 1.0},
-    [HF_OPT_FOURIER_K] = {"Fourier k", -20.0, 20.0, 0.1},
-    [HF_OPT_FOURIER_PHASE] = {"Fourier phase", -360.0, 360.0, 1.0},
-    [HF_OPT_IMPROPER_K] = {"improper k", 0.0, 720.0, 7.2},
-    [HF_OPT_VDW_RSTAR] = {"vdW R*", 0.5, 5.0, 0.1},
-    [HF_OPT_VDW_EPS] = {"vdW eps", 0.001, 2.0, 0.02},
+static const value_kind_defaults kind_defaults[HESSFIT_NUM_OPT_VALUE_KINDS] = {
+    [HESSFIT_OPT_BOND_K] = {"bond k", 0.0, 3600.0, 7.2},
+    [HESSFIT_OPT_BOND_R0] = {"bond r0", 0.5, 3.0, 0.02},
+    [HESSFIT_OPT_ANGLE_K] = {"angle k", 0.0, 720.0, 7.2},
+    [HESSFIT_OPT_ANGLE_THETA0] = {"angle theta0", 30.0, 180.0, 1.0},
+    [HESSFIT_OPT_FOURIER_K] = {"Fourier k", -20.0, 20.0, 0.1},
+    [HESSFIT_OPT_FOURIER_PHASE] = {"Fourier phase", -360.0, 360.0, 1.0},
+    [HESSFIT_OPT_IMPROPER_K] = {"improper k", 0.0, 720.0, 7.2},
+    [HESSFIT_OPT_VDW_RSTAR] = {"vdW R*", 0.5, 5.0, 0.1},
+    [HESSFIT_OPT_VDW_EPS] = {"vdW eps", 0.001, 2.0, 0.02},
 };
 
-const char *hf_opt_value_kind_name(hf_opt_value_kind kind)
+const char *hessfit_opt_value_kind_name(hessfit_opt_value_kind kind)
 {
-    if ((int)kind < 0 || kind >= HF_NUM_OPT_VALUE_KINDS)
+    if ((int)kind < 0 || kind >= HESSFIT_NUM_OPT_VALUE_KINDS)
         return "unknown";
     return kind_defaults[kind].name;
 }
 
-hf_status hf_optimize_q2mm_defaults(hf_opt_value_kind kind, double *lo, double *hi, double *step)
+hessfit_status hessfit_optimize_q2mm_defaults(hessfit_opt_value_kind kind, double *lo, double *hi, double *step)
 {
-    if ((int)kind < 0 || kind >= HF_NUM_OPT_VALUE_KINDS)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "hf_optimize_q2mm_defaults: unknown value kind %d", (int)kind);
+    if ((int)kind < 0 || kind >= HESSFIT_NUM_OPT_VALUE_KINDS)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_q2mm_defaults: unknown value kind %d", (int)kind);
     if (lo != NULL)
         *lo = kind_defaults[kind].lo;
     if (hi != NULL)
         *hi = kind_defaults[kind].hi;
     if (step != NULL)
         *step = kind_defaults[kind].step;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* A Fourier triple's value: k, phase, or the periodicity (not fitted). */
-static hf_status fourier_value(const hf_ff_param *p, int value, hf_opt_value_kind *kind)
+static hessfit_status fourier_value(const hessfit_ff_param *p, int value, hessfit_opt_value_kind *kind)
 {
     switch (value % 3) {
-    case 0: *kind = HF_OPT_FOURIER_K; return HF_SUCCESS;
-    case 1: *kind = HF_OPT_FOURIER_PHASE; return HF_SUCCESS;
+    case 0: *kind = HESSFIT_OPT_FOURIER_K; return HESSFIT_SUCCESS;
+    case 1: *kind = HESSFIT_OPT_FOURIER_PHASE; return HESSFIT_SUCCESS;
     default: break;
     }
-    return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s parameter of line %d: value %d is a periodicity, never fitted",
-                    hf_param_kind_name(p->kind), p->line, value);
+    return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s parameter of line %d: value %d is a periodicity, never fitted",
+                    hessfit_param_kind_name(p->kind), p->line, value);
 }
 
-hf_status hf_optimize_value_kind(const hf_ff_param *p, int value, hf_opt_value_kind *kind)
+hessfit_status hessfit_optimize_value_kind(const hessfit_ff_param *p, int value, hessfit_opt_value_kind *kind)
 {
     if (p == NULL || kind == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_optimize_value_kind: %s is NULL", p == NULL ? "param" : "kind");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_optimize_value_kind: %s is NULL", p == NULL ? "param" : "kind");
     if (value < 0 || value >= p->n_values)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s parameter of line %d has %d values; there is no value %d",
-                        hf_param_kind_name(p->kind), p->line, p->n_values, value);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s parameter of line %d has %d values; there is no value %d",
+                        hessfit_param_kind_name(p->kind), p->line, p->n_values, value);
     switch (p->kind) {
-    case HF_PARAM_BOND:
+    case HESSFIT_PARAM_BOND:
         if (value <= 1) {
-            *kind = value == 0 ? HF_OPT_BOND_K : HF_OPT_BOND_R0;
-            return HF_SUCCESS;
+            *kind = value == 0 ? HESSFIT_OPT_BOND_K : HESSFIT_OPT_BOND_R0;
+            return HESSFIT_SUCCESS;
         }
         break;
-    case HF_PARAM_ANGLE:
+    case HESSFIT_PARAM_ANGLE:
         if (value <= 1) {
-            *kind = value == 0 ? HF_OPT_ANGLE_K : HF_OPT_ANGLE_THETA0;
-            return HF_SUCCESS;
+            *kind = value == 0 ? HESSFIT_OPT_ANGLE_K : HESSFIT_OPT_ANGLE_THETA0;
+            return HESSFIT_SUCCESS;
         }
         break;
-    case HF_PARAM_TORSION: return fourier_value(p, value, kind);
-    case HF_PARAM_IMPROPER:
-        if (p->improper_form == HF_IMPROPER_FOURIER)
+    case HESSFIT_PARAM_TORSION: return fourier_value(p, value, kind);
+    case HESSFIT_PARAM_IMPROPER:
+        if (p->improper_form == HESSFIT_IMPROPER_FOURIER)
             return fourier_value(p, value, kind);
         if (value == 0) {
-            *kind = HF_OPT_IMPROPER_K;
-            return HF_SUCCESS;
+            *kind = HESSFIT_OPT_IMPROPER_K;
+            return HESSFIT_SUCCESS;
         }
         break;
-    case HF_PARAM_VDW:
+    case HESSFIT_PARAM_VDW:
         if (value <= 1) {
-            *kind = value == 0 ? HF_OPT_VDW_RSTAR : HF_OPT_VDW_EPS;
-            return HF_SUCCESS;
+            *kind = value == 0 ? HESSFIT_OPT_VDW_RSTAR : HESSFIT_OPT_VDW_EPS;
+            return HESSFIT_SUCCESS;
         }
         break;
     default: break;
     }
-    return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s parameter of line %d: value %d has no optimiser defaults (not fitted)",
-                    hf_param_kind_name(p->kind), p->line, value);
+    return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s parameter of line %d: value %d has no optimiser defaults (not fitted)",
+                    hessfit_param_kind_name(p->kind), p->line, value);
 }

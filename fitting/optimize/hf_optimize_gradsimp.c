@@ -42,13 +42,13 @@ static void sort_indices(int *idx, int *tmp, int n, const double *key, int desc)
  * component pushing against an active bound), descending.
  * Returns 0, or 1 when the run must stop (opt->stop / opt->failure say why).
  */
-static int sensitivity(hf_optimize *opt, double *base, double *probe, int *tmp)
+static int sensitivity(hessfit_optimize *opt, double *base, double *probe, int *tmp)
 {
     const int n = opt->n;
     const double f0 = opt->best_loss;
     int desc = 0;
     memcpy(base, opt->best_x, (size_t)n * sizeof *base);
-    if (opt->gs.sensitivity == HF_OPT_SENSITIVITY_GRADIENT) {
+    if (opt->gs.sensitivity == HESSFIT_OPT_SENSITIVITY_GRADIENT) {
         const double *g = opt->best_grad;
         double loss;
         if (!opt->best_grad_valid) {
@@ -100,27 +100,27 @@ static int sensitivity(hf_optimize *opt, double *base, double *probe, int *tmp)
     return 0;
 }
 
-static hf_status append_cycle(hf_optimize *opt, const hf_opt_cycle *c)
+static hessfit_status append_cycle(hessfit_optimize *opt, const hessfit_opt_cycle *c)
 {
     if (opt->n_cycles == opt->cap_cycles) {
         int cap = opt->cap_cycles == 0 ? 16 : 2 * opt->cap_cycles;
-        hf_opt_cycle *grown = realloc(opt->cycles, (size_t)cap * sizeof *grown);
+        hessfit_opt_cycle *grown = realloc(opt->cycles, (size_t)cap * sizeof *grown);
         if (grown == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "grad-simp: no memory for the record of cycle %d", c->cycle);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "grad-simp: no memory for the record of cycle %d", c->cycle);
         opt->cycles = grown;
         opt->cap_cycles = cap;
     }
     opt->cycles[opt->n_cycles++] = *c;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* After a pass: the run's own limits, which NLopt reports as the end of the pass. */
-static void check_run_limits(hf_optimize *opt, int r)
+static void check_run_limits(hessfit_optimize *opt, int r)
 {
     if (r == NLOPT_MAXTIME_REACHED)
-        hf_opt_request_stop_reason(opt, HF_OPT_MAXTIME_REACHED);
+        hf_opt_request_stop_reason(opt, HESSFIT_OPT_MAXTIME_REACHED);
     else if (opt->maxeval > 0 && opt->evaluations >= opt->maxeval)
-        hf_opt_request_stop_reason(opt, HF_OPT_MAXEVAL_REACHED);
+        hf_opt_request_stop_reason(opt, HESSFIT_OPT_MAXEVAL_REACHED);
 }
 
 /* A pass's NLopt result that ends the whole run: invalid arguments, no memory. NLOPT_FAILURE and
@@ -131,22 +131,22 @@ static int fatal_nlopt(int r)
     return r == NLOPT_INVALID_ARGS || r == NLOPT_OUT_OF_MEMORY;
 }
 
-hf_status hf_opt_run_grad_simp(hf_optimize *opt, const double *x, hf_opt_outcome *outcome, int *last_nlopt)
+hessfit_status hf_opt_run_grad_simp(hessfit_optimize *opt, const double *x, hessfit_opt_outcome *outcome, int *last_nlopt)
 {
     const int n = opt->n;
     const int m = opt->gs.n_simplex < n ? opt->gs.n_simplex : n;
     double *base = malloc(2 * (size_t)n * sizeof *base);
     int *tmp = malloc((size_t)n * sizeof *tmp);
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     int c;
     if (base == NULL || tmp == NULL) {
         free(base);
         free(tmp);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "grad-simp: no memory for %d parameters", n);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "grad-simp: no memory for %d parameters", n);
     }
-    *outcome = HF_OPT_MAX_CYCLES;
+    *outcome = HESSFIT_OPT_MAX_CYCLES;
     for (c = opt->cycles_done + 1; c <= opt->gs.max_cycles; c++) {
-        hf_opt_cycle rec;
+        hessfit_opt_cycle rec;
         long long ev0 = opt->evaluations;
         int r;
         memset(&rec, 0, sizeof rec);
@@ -155,11 +155,11 @@ hf_status hf_opt_run_grad_simp(hf_optimize *opt, const double *x, hf_opt_outcome
         rec.loss_before = opt->have_best ? opt->best_loss : NAN;
 
         /* 1. L-BFGS on all parameters, from the best point. */
-        opt->phase = HF_OPT_PHASE_FULL;
+        opt->phase = HESSFIT_OPT_PHASE_FULL;
         r = hf_opt_nlopt_pass(opt, NLOPT_LD_LBFGS, NULL, n, opt->have_best ? opt->best_x : x, opt->gs.full_maxeval);
         rec.full_nlopt_result = r;
         *last_nlopt = r;
-        if (opt->failure != HF_SUCCESS)
+        if (opt->failure != HESSFIT_SUCCESS)
             break;
         if (fatal_nlopt(r)) {
             st = hf_opt_nlopt_error(opt, r, opt->nlopt_message);
@@ -173,18 +173,18 @@ hf_status hf_opt_run_grad_simp(hf_optimize *opt, const double *x, hf_opt_outcome
             break;
 
         /* 2. The sensitivity ranking at the best point. */
-        opt->phase = HF_OPT_PHASE_SENSITIVITY;
+        opt->phase = HESSFIT_OPT_PHASE_SENSITIVITY;
         if (sensitivity(opt, base, base + n, tmp) != 0)
             break;
 
         /* 3. Nelder-Mead on the m first-ranked parameters. */
         rec.n_selected = m;
         memcpy(rec.selected, opt->ranking, (size_t)m * sizeof *rec.selected);
-        opt->phase = HF_OPT_PHASE_SIMPLEX;
+        opt->phase = HESSFIT_OPT_PHASE_SIMPLEX;
         r = hf_opt_nlopt_pass(opt, NLOPT_LN_NELDERMEAD, rec.selected, m, opt->best_x, opt->gs.simplex_maxeval);
         rec.simplex_nlopt_result = r;
         *last_nlopt = r;
-        if (opt->failure != HF_SUCCESS)
+        if (opt->failure != HESSFIT_SUCCESS)
             break;
         if (fatal_nlopt(r)) {
             st = hf_opt_nlopt_error(opt, r, opt->nlopt_message);
@@ -200,13 +200,13 @@ hf_status hf_opt_run_grad_simp(hf_optimize *opt, const double *x, hf_opt_outcome
         /* A finished cycle: recorded, checkpointed, reported. */
         opt->cycles_done = c;
         st = append_cycle(opt, &rec);
-        if (st != HF_SUCCESS)
+        if (st != HESSFIT_SUCCESS)
             break;
-        if (opt->checkpoint_path != NULL && hf_opt_write_checkpoint(opt) != HF_SUCCESS)
+        if (opt->checkpoint_path != NULL && hf_opt_write_checkpoint(opt) != HESSFIT_SUCCESS)
             break;
         hf_opt_report_cycle(opt, &rec);
         if (rec.improvement < opt->gs.min_improvement) {
-            *outcome = HF_OPT_CYCLE_CONVERGED;
+            *outcome = HESSFIT_OPT_CYCLE_CONVERGED;
             break;
         }
         if (opt->stop)
@@ -215,11 +215,11 @@ hf_status hf_opt_run_grad_simp(hf_optimize *opt, const double *x, hf_opt_outcome
     opt->cycle = 0;
     free(base);
     free(tmp);
-    if (st != HF_SUCCESS)
+    if (st != HESSFIT_SUCCESS)
         return st;
-    if (opt->failure != HF_SUCCESS)
+    if (opt->failure != HESSFIT_SUCCESS)
         return opt->failure;
-    if (opt->stop && *outcome != HF_OPT_CYCLE_CONVERGED)
+    if (opt->stop && *outcome != HESSFIT_OPT_CYCLE_CONVERGED)
         *outcome = opt->stop_reason;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

@@ -9,29 +9,29 @@
 /*
  * Scaling: the caller's values x (bounds, steps, start, best point, checkpoints, the objective's
  * arguments) are x_i = s_i y_i; every pass works on y. The fields marked "y" hold the optimiser's
- * variables during a run (hf_optimize_run derives lo, hi, step from the caller's user_* at its
+ * variables during a run (hessfit_optimize_run derives lo, hi, step from the caller's user_* at its
  * start); with every s_i = 1 (the default) y is x, bit for bit.
  */
-struct hf_optimize {
-    hf_opt_algorithm algorithm;
+struct hessfit_optimize {
+    hessfit_opt_algorithm algorithm;
     int n;
     double *user_lo, *user_hi; /* x; -inf / +inf when unset */
     double *user_step;         /* x; valid when have_steps */
     double *scale;             /* s_i > 0; 1 when unset */
-    double *lo, *hi, *step;    /* y: user_lo / s etc., set by hf_optimize_run */
+    double *lo, *hi, *step;    /* y: user_lo / s etc., set by hessfit_optimize_run */
     int have_steps;
     int lbfgs_memory;          /* L-BFGS correction pairs; 0: NLopt's default */
-    hf_opt_objective f;
+    hessfit_opt_objective f;
     void *f_data;
     double ftol_rel, xtol_rel, maxtime;
     long long maxeval;
-    hf_opt_grad_simp_options gs;
-    hf_opt_progress_fn progress;
+    hessfit_opt_grad_simp_options gs;
+    hessfit_opt_progress_fn progress;
     void *progress_data;
     char *checkpoint_path;
     double checkpoint_interval;
 
-    /* set by hf_optimize_resume, consumed by the next run */
+    /* set by hessfit_optimize_resume, consumed by the next run */
     int resume_pending;
     long long resume_evaluations;
     int resume_cycle;
@@ -55,15 +55,15 @@ struct hf_optimize {
     int checkpoint_dirty;      /* the best changed since the last write */
     nlopt_opt current;         /* the NLopt pass running now */
     int stop;                  /* the run must stop: why in stop_reason, or failure */
-    hf_opt_outcome stop_reason;
+    hessfit_opt_outcome stop_reason;
     char nlopt_message[256];   /* nlopt_get_errmsg of the last pass that failed */
-    hf_status failure;         /* an error (objective, checkpoint): the run's return value */
-    hf_opt_phase phase;
+    hessfit_status failure;         /* an error (objective, checkpoint): the run's return value */
+    hessfit_opt_phase phase;
     int cycle;                 /* grad-simp: the current cycle (1-based) */
     int cycles_done;           /* grad-simp: in all, counting a resumed run's */
 
     /* grad-simp records of the last run */
-    hf_opt_cycle *cycles;
+    hessfit_opt_cycle *cycles;
     int n_cycles, cap_cycles;
     int *ranking;
     double *score;
@@ -83,22 +83,22 @@ double hf_opt_now(void);
  * calls the objective at x = s y (clamped into the caller's bounds; the run's start at exactly the
  * caller's values), counts it, checks the loss and gradient, keeps the best, reports progress,
  * writes a due checkpoint, polls the stop flag. */
-hf_opt_eval_result hf_opt_evaluate(hf_optimize *opt, const double *x, double *grad, double *loss);
+hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, double *grad, double *loss);
 /* Marks the run as stopping for reason (the first reason wins) and stops the NLopt pass. */
-void hf_opt_request_stop_reason(hf_optimize *opt, hf_opt_outcome reason);
+void hf_opt_request_stop_reason(hessfit_optimize *opt, hessfit_opt_outcome reason);
 /* One NLopt pass with algorithm alg over the parameters idx[0..m) (NULL: all n, m = n), the
  * others held at start[]; starts at start (a full point). Returns the nlopt_result; the best
  * point is tracked by hf_opt_evaluate. pass_maxeval caps this pass (0: only the run's budget). */
-int hf_opt_nlopt_pass(hf_optimize *opt, nlopt_algorithm alg, const int *idx, int m, const double *start,
+int hf_opt_nlopt_pass(hessfit_optimize *opt, nlopt_algorithm alg, const int *idx, int m, const double *start,
                       long long pass_maxeval);
-/* An NLopt failure code (FAILURE, INVALID_ARGS, OUT_OF_MEMORY) as an HF_ERROR_NLOPT message naming
+/* An NLopt failure code (FAILURE, INVALID_ARGS, OUT_OF_MEMORY) as an HESSFIT_ERROR_NLOPT message naming
  * the pass, with NLopt's own message and the best point kept. */
-hf_status hf_opt_nlopt_error(hf_optimize *opt, int result, const char *nlopt_message);
+hessfit_status hf_opt_nlopt_error(hessfit_optimize *opt, int result, const char *nlopt_message);
 /* Writes the checkpoint now (no-op without a path); sets opt->failure on an error. */
-hf_status hf_opt_write_checkpoint(hf_optimize *opt);
+hessfit_status hf_opt_write_checkpoint(hessfit_optimize *opt);
 /* Reports a grad-simp cycle to the progress callback. */
-void hf_opt_report_cycle(hf_optimize *opt, const hf_opt_cycle *cycle);
+void hf_opt_report_cycle(hessfit_optimize *opt, const hessfit_opt_cycle *cycle);
 /* The grad-simp cycle loop (hf_optimize_gradsimp.c); x is the start point. */
-hf_status hf_opt_run_grad_simp(hf_optimize *opt, const double *x, hf_opt_outcome *outcome, int *last_nlopt);
+hessfit_status hf_opt_run_grad_simp(hessfit_optimize *opt, const double *x, hessfit_opt_outcome *outcome, int *last_nlopt);
 
 #endif

@@ -25,7 +25,7 @@ typedef struct {
     char descr[64];
     int fortran_order;
     int ndim;
-    size_t shape[HF_NPY_MAX_DIMS];
+    size_t shape[HESSFIT_NPY_MAX_DIMS];
 } header_info;
 
 static void skip_space(header_parser *p)
@@ -45,62 +45,62 @@ static int peek(header_parser *p)
     return p->pos < p->len ? (unsigned char)p->text[p->pos] : -1;
 }
 
-static hf_status expect_char(header_parser *p, char c, const char *context)
+static hessfit_status expect_char(header_parser *p, char c, const char *context)
 {
     if (peek(p) != (unsigned char)c)
-        return hf_error(HF_ERROR_FORMAT, "%s: header: expected '%c' %s at byte %zu of the header dictionary",
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: expected '%c' %s at byte %zu of the header dictionary",
                         p->path, c, context, p->pos);
     p->pos++;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* A quoted Python string without escapes; copied (truncated) into out[cap]. */
-static hf_status parse_string(header_parser *p, char *out, size_t cap, const char *what)
+static hessfit_status parse_string(header_parser *p, char *out, size_t cap, const char *what)
 {
     int q = peek(p);
     size_t start, n;
     if (q != '\'' && q != '"')
-        return hf_error(HF_ERROR_FORMAT, "%s: header: expected a quoted %s at byte %zu of the header dictionary",
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: expected a quoted %s at byte %zu of the header dictionary",
                         p->path, what, p->pos);
     start = ++p->pos;
     while (p->pos < p->len && p->text[p->pos] != (char)q) {
         if (p->text[p->pos] == '\\' || p->text[p->pos] == '\0')
-            return hf_error(HF_ERROR_FORMAT, "%s: header: unsupported character in %s at byte %zu",
+            return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: unsupported character in %s at byte %zu",
                             p->path, what, p->pos);
         p->pos++;
     }
     if (p->pos >= p->len)
-        return hf_error(HF_ERROR_FORMAT, "%s: header: unterminated %s string", p->path, what);
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: unterminated %s string", p->path, what);
     n = p->pos - start;
     if (n >= cap)
         n = cap - 1;
     memcpy(out, p->text + start, n);
     out[n] = '\0';
     p->pos++; /* closing quote */
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status parse_bool(header_parser *p, int *value)
+static hessfit_status parse_bool(header_parser *p, int *value)
 {
     skip_space(p);
     if (p->len - p->pos >= 4 && strncmp(p->text + p->pos, "True", 4) == 0) {
         p->pos += 4;
         *value = 1;
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
     if (p->len - p->pos >= 5 && strncmp(p->text + p->pos, "False", 5) == 0) {
         p->pos += 5;
         *value = 0;
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     }
-    return hf_error(HF_ERROR_FORMAT, "%s: header: 'fortran_order' must be True or False (byte %zu)",
+    return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: 'fortran_order' must be True or False (byte %zu)",
                     p->path, p->pos);
 }
 
-static hf_status parse_shape(header_parser *p, header_info *h)
+static hessfit_status parse_shape(header_parser *p, header_info *h)
 {
-    hf_status st = expect_char(p, '(', "to open 'shape'");
-    if (st != HF_SUCCESS)
+    hessfit_status st = expect_char(p, '(', "to open 'shape'");
+    if (st != HESSFIT_SUCCESS)
         return st;
     h->ndim = 0;
     for (;;) {
@@ -108,18 +108,18 @@ static hf_status parse_shape(header_parser *p, header_info *h)
         size_t value = 0;
         if (c == ')') {
             p->pos++;
-            return HF_SUCCESS;
+            return HESSFIT_SUCCESS;
         }
         if (c < '0' || c > '9')
-            return hf_error(HF_ERROR_FORMAT, "%s: header: 'shape' must be a tuple of non-negative integers "
+            return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: 'shape' must be a tuple of non-negative integers "
                             "(byte %zu)", p->path, p->pos);
-        if (h->ndim >= HF_NPY_MAX_DIMS)
-            return hf_error(HF_ERROR_OVERFLOW, "%s: header: more than %d dimensions in 'shape'",
-                            p->path, HF_NPY_MAX_DIMS);
+        if (h->ndim >= HESSFIT_NPY_MAX_DIMS)
+            return hessfit_error(HESSFIT_ERROR_OVERFLOW, "%s: header: more than %d dimensions in 'shape'",
+                            p->path, HESSFIT_NPY_MAX_DIMS);
         while (p->pos < p->len && p->text[p->pos] >= '0' && p->text[p->pos] <= '9') {
             size_t digit = (size_t)(p->text[p->pos] - '0');
             if (value > (SIZE_MAX - digit) / 10)
-                return hf_error(HF_ERROR_OVERFLOW, "%s: header: shape dimension %d does not fit in size_t",
+                return hessfit_error(HESSFIT_ERROR_OVERFLOW, "%s: header: shape dimension %d does not fit in size_t",
                                 p->path, h->ndim);
             value = value * 10 + digit;
             p->pos++;
@@ -133,17 +133,17 @@ static hf_status parse_shape(header_parser *p, header_info *h)
             continue;
         }
         if (c != ')')
-            return hf_error(HF_ERROR_FORMAT, "%s: header: expected ',' or ')' in 'shape' at byte %zu",
+            return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: expected ',' or ')' in 'shape' at byte %zu",
                             p->path, p->pos);
     }
 }
 
-static hf_status parse_header(const char *path, const char *text, size_t len, header_info *h)
+static hessfit_status parse_header(const char *path, const char *text, size_t len, header_info *h)
 {
     header_parser p = {path, text, len, 0};
-    hf_status st;
+    hessfit_status st;
     memset(h, 0, sizeof *h);
-    if ((st = expect_char(&p, '{', "to open the header dictionary")) != HF_SUCCESS)
+    if ((st = expect_char(&p, '{', "to open the header dictionary")) != HESSFIT_SUCCESS)
         return st;
     for (;;) {
         char key[32];
@@ -152,33 +152,33 @@ static hf_status parse_header(const char *path, const char *text, size_t len, he
             p.pos++;
             break;
         }
-        if ((st = parse_string(&p, key, sizeof key, "key")) != HF_SUCCESS)
+        if ((st = parse_string(&p, key, sizeof key, "key")) != HESSFIT_SUCCESS)
             return st;
-        if ((st = expect_char(&p, ':', "after a key")) != HF_SUCCESS)
+        if ((st = expect_char(&p, ':', "after a key")) != HESSFIT_SUCCESS)
             return st;
         if (strcmp(key, "descr") == 0) {
             if (h->have_descr)
-                return hf_error(HF_ERROR_FORMAT, "%s: header: duplicate key 'descr'", path);
+                return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: duplicate key 'descr'", path);
             if (peek(&p) == '[')
-                return hf_error(HF_ERROR_UNSUPPORTED, "%s: structured dtype (a list 'descr') is not supported; "
+                return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: structured dtype (a list 'descr') is not supported; "
                                 "only '<f8' (little-endian float64) is", path);
-            if ((st = parse_string(&p, h->descr, sizeof h->descr, "'descr'")) != HF_SUCCESS)
+            if ((st = parse_string(&p, h->descr, sizeof h->descr, "'descr'")) != HESSFIT_SUCCESS)
                 return st;
             h->have_descr = 1;
         } else if (strcmp(key, "fortran_order") == 0) {
             if (h->have_fortran)
-                return hf_error(HF_ERROR_FORMAT, "%s: header: duplicate key 'fortran_order'", path);
-            if ((st = parse_bool(&p, &h->fortran_order)) != HF_SUCCESS)
+                return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: duplicate key 'fortran_order'", path);
+            if ((st = parse_bool(&p, &h->fortran_order)) != HESSFIT_SUCCESS)
                 return st;
             h->have_fortran = 1;
         } else if (strcmp(key, "shape") == 0) {
             if (h->have_shape)
-                return hf_error(HF_ERROR_FORMAT, "%s: header: duplicate key 'shape'", path);
-            if ((st = parse_shape(&p, h)) != HF_SUCCESS)
+                return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: duplicate key 'shape'", path);
+            if ((st = parse_shape(&p, h)) != HESSFIT_SUCCESS)
                 return st;
             h->have_shape = 1;
         } else {
-            return hf_error(HF_ERROR_FORMAT, "%s: header: unexpected key '%s'", path, key);
+            return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: unexpected key '%s'", path, key);
         }
         c = peek(&p);
         if (c == ',') {
@@ -189,17 +189,17 @@ static hf_status parse_header(const char *path, const char *text, size_t len, he
             p.pos++;
             break;
         }
-        return hf_error(HF_ERROR_FORMAT, "%s: header: expected ',' or '}' at byte %zu", path, p.pos);
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: expected ',' or '}' at byte %zu", path, p.pos);
     }
     if (peek(&p) != -1)
-        return hf_error(HF_ERROR_FORMAT, "%s: header: unexpected text after the dictionary (byte %zu)", path, p.pos);
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header: unexpected text after the dictionary (byte %zu)", path, p.pos);
     if (!h->have_descr)
-        return hf_error(HF_ERROR_FORMAT, "%s: header lacks the key 'descr'", path);
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header lacks the key 'descr'", path);
     if (!h->have_fortran)
-        return hf_error(HF_ERROR_FORMAT, "%s: header lacks the key 'fortran_order'", path);
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header lacks the key 'fortran_order'", path);
     if (!h->have_shape)
-        return hf_error(HF_ERROR_FORMAT, "%s: header lacks the key 'shape'", path);
-    return HF_SUCCESS;
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header lacks the key 'shape'", path);
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
@@ -259,19 +259,19 @@ typedef struct {
     size_t size, pos;
 } byte_cursor;
 
-static hf_status read_exact(byte_cursor *c, const char *path, void *buf, size_t n, const char *what)
+static hessfit_status read_exact(byte_cursor *c, const char *path, void *buf, size_t n, const char *what)
 {
     size_t left = c->size - c->pos;
     if (left < n)
-        return hf_error(HF_ERROR_TRUNCATED, "%s: file ends inside the %s (%zu of %zu bytes)", path, what, left, n);
+        return hessfit_error(HESSFIT_ERROR_TRUNCATED, "%s: file ends inside the %s (%zu of %zu bytes)", path, what, left, n);
     memcpy(buf, c->data + c->pos, n);
     c->pos += n;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* ---- reader ------------------------------------------------------------------------------------ */
 
-void hf_array_free(hf_array *array)
+void hessfit_array_free(hessfit_array *array)
 {
     if (array == NULL)
         return;
@@ -279,7 +279,7 @@ void hf_array_free(hf_array *array)
     memset(array, 0, sizeof *array);
 }
 
-hf_status hf_npy_read(const char *path, hf_array *array)
+hessfit_status hessfit_npy_read(const char *path, hessfit_array *array)
 {
     unsigned char *file = NULL;
     byte_cursor cur = {NULL, 0, 0};
@@ -291,63 +291,63 @@ hf_status hf_npy_read(const char *path, hf_array *array)
     size_t header_len, size = 1, bytes;
     unsigned long long remaining;
     size_t got;
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
 
     if (array != NULL)
         memset(array, 0, sizeof *array);
     if (path == NULL || array == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_npy_read: %s is NULL", path == NULL ? "path" : "array");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_npy_read: %s is NULL", path == NULL ? "path" : "array");
 
-    if ((st = hf_read_file(path, HF_NPY_MAX_FILE_BYTES, &file, &cur.size)) != HF_SUCCESS)
+    if ((st = hf_read_file(path, HESSFIT_NPY_MAX_FILE_BYTES, &file, &cur.size)) != HESSFIT_SUCCESS)
         return st;
     cur.data = file;
     got = cur.size < sizeof pre ? cur.size : sizeof pre;
     memcpy(pre, file, got);
     cur.pos = got;
     if (memcmp(pre, npy_magic, got < 6 ? got : 6) != 0 || got == 0) {
-        st = hf_error(HF_ERROR_FORMAT, "%s: not a NumPy .npy file (the magic string \\x93NUMPY is missing)", path);
+        st = hessfit_error(HESSFIT_ERROR_FORMAT, "%s: not a NumPy .npy file (the magic string \\x93NUMPY is missing)", path);
         goto done;
     }
     if (got < sizeof pre) {
-        st = hf_error(HF_ERROR_TRUNCATED, "%s: file ends inside the preamble (%zu of 8 bytes)", path, got);
+        st = hessfit_error(HESSFIT_ERROR_TRUNCATED, "%s: file ends inside the preamble (%zu of 8 bytes)", path, got);
         goto done;
     }
     if (pre[6] < 1 || pre[6] > 3 || pre[7] != 0) {
-        st = hf_error(HF_ERROR_UNSUPPORTED, "%s: .npy format version %u.%u is not supported (1.0, 2.0, 3.0 are)",
+        st = hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: .npy format version %u.%u is not supported (1.0, 2.0, 3.0 are)",
                       path, pre[6], pre[7]);
         goto done;
     }
     if (pre[6] == 1) {
-        if ((st = read_exact(&cur, path, lenbuf, 2, "header length")) != HF_SUCCESS)
+        if ((st = read_exact(&cur, path, lenbuf, 2, "header length")) != HESSFIT_SUCCESS)
             goto done;
         header_len = (size_t)lenbuf[0] | (size_t)lenbuf[1] << 8;
     } else {
-        if ((st = read_exact(&cur, path, lenbuf, 4, "header length")) != HF_SUCCESS)
+        if ((st = read_exact(&cur, path, lenbuf, 4, "header length")) != HESSFIT_SUCCESS)
             goto done;
         header_len = (size_t)lenbuf[0] | (size_t)lenbuf[1] << 8 | (size_t)lenbuf[2] << 16 | (size_t)lenbuf[3] << 24;
     }
-    if (header_len > HF_NPY_MAX_HEADER_BYTES) {
-        st = hf_error(HF_ERROR_OVERFLOW, "%s: header length %zu exceeds the reader's limit of %u bytes",
-                      path, header_len, HF_NPY_MAX_HEADER_BYTES);
+    if (header_len > HESSFIT_NPY_MAX_HEADER_BYTES) {
+        st = hessfit_error(HESSFIT_ERROR_OVERFLOW, "%s: header length %zu exceeds the reader's limit of %u bytes",
+                      path, header_len, HESSFIT_NPY_MAX_HEADER_BYTES);
         goto done;
     }
     header = malloc(header_len + 1);
     if (header == NULL) {
-        st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for a %zu-byte header", path, header_len);
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for a %zu-byte header", path, header_len);
         goto done;
     }
-    if ((st = read_exact(&cur, path, header, header_len, "header")) != HF_SUCCESS)
+    if ((st = read_exact(&cur, path, header, header_len, "header")) != HESSFIT_SUCCESS)
         goto done;
     header[header_len] = '\0';
     if (memchr(header, '\0', header_len) != NULL) {
-        st = hf_error(HF_ERROR_FORMAT, "%s: header contains a NUL byte", path);
+        st = hessfit_error(HESSFIT_ERROR_FORMAT, "%s: header contains a NUL byte", path);
         goto done;
     }
-    if ((st = parse_header(path, header, header_len, &h)) != HF_SUCCESS)
+    if ((st = parse_header(path, header, header_len, &h)) != HESSFIT_SUCCESS)
         goto done;
 
     if (strcmp(h.descr, "<f8") != 0) {
-        st = hf_error(HF_ERROR_UNSUPPORTED, "%s: dtype '%s' is not supported; only '<f8' (little-endian float64) is",
+        st = hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: dtype '%s' is not supported; only '<f8' (little-endian float64) is",
                       path, h.descr);
         goto done;
     }
@@ -355,7 +355,7 @@ hf_status hf_npy_read(const char *path, hf_array *array)
         if (h.shape[d] != 0 && size > SIZE_MAX / h.shape[d]) {
             char shape_text[256];
             format_shape(shape_text, sizeof shape_text, h.shape, h.ndim);
-            st = hf_error(HF_ERROR_OVERFLOW, "%s: shape %s has more elements than fit in size_t", path, shape_text);
+            st = hessfit_error(HESSFIT_ERROR_OVERFLOW, "%s: shape %s has more elements than fit in size_t", path, shape_text);
             goto done;
         }
         size *= h.shape[d];
@@ -363,7 +363,7 @@ hf_status hf_npy_read(const char *path, hf_array *array)
     if (size > SIZE_MAX / 8) {
         char shape_text[256];
         format_shape(shape_text, sizeof shape_text, h.shape, h.ndim);
-        st = hf_error(HF_ERROR_OVERFLOW, "%s: shape %s needs more bytes than fit in size_t", path, shape_text);
+        st = hessfit_error(HESSFIT_ERROR_OVERFLOW, "%s: shape %s needs more bytes than fit in size_t", path, shape_text);
         goto done;
     }
     bytes = size * 8;
@@ -373,12 +373,12 @@ hf_status hf_npy_read(const char *path, hf_array *array)
     if (remaining < (unsigned long long)bytes) {
         char shape_text[256];
         format_shape(shape_text, sizeof shape_text, h.shape, h.ndim);
-        st = hf_error(HF_ERROR_TRUNCATED, "%s: data truncated: shape %s needs %zu bytes, the file holds %llu",
+        st = hessfit_error(HESSFIT_ERROR_TRUNCATED, "%s: data truncated: shape %s needs %zu bytes, the file holds %llu",
                       path, shape_text, bytes, remaining);
         goto done;
     }
     if (remaining > (unsigned long long)bytes) {
-        st = hf_error(HF_ERROR_FORMAT, "%s: %llu unexpected bytes after the %zu data bytes",
+        st = hessfit_error(HESSFIT_ERROR_FORMAT, "%s: %llu unexpected bytes after the %zu data bytes",
                       path, remaining - (unsigned long long)bytes, bytes);
         goto done;
     }
@@ -386,10 +386,10 @@ hf_status hf_npy_read(const char *path, hf_array *array)
     if (size > 0) {
         raw = malloc(bytes);
         if (raw == NULL) {
-            st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for %zu data bytes", path, bytes);
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for %zu data bytes", path, bytes);
             goto done;
         }
-        if ((st = read_exact(&cur, path, raw, bytes, "data")) != HF_SUCCESS)
+        if ((st = read_exact(&cur, path, raw, bytes, "data")) != HESSFIT_SUCCESS)
             goto done;
         if (!h.fortran_order || h.ndim < 2) {
             /* decode in place: malloc'ed memory is suitably aligned for double */
@@ -402,11 +402,11 @@ hf_status hf_npy_read(const char *path, hf_array *array)
         } else {
             data = malloc(bytes);
             if (data == NULL) {
-                st = hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for %zu data bytes", path, bytes);
+                st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for %zu data bytes", path, bytes);
                 goto done;
             }
             /* file position fpos runs with the first index fastest; place it at its C position */
-            size_t index[HF_NPY_MAX_DIMS] = {0};
+            size_t index[HESSFIT_NPY_MAX_DIMS] = {0};
             for (size_t fpos = 0; fpos < size; fpos++) {
                 size_t cpos = 0;
                 for (int d = 0; d < h.ndim; d++)
@@ -421,11 +421,11 @@ hf_status hf_npy_read(const char *path, hf_array *array)
         }
         for (size_t i = 0; i < size; i++) {
             if (!isfinite(data[i])) {
-                size_t index[HF_NPY_MAX_DIMS];
+                size_t index[HESSFIT_NPY_MAX_DIMS];
                 char index_text[256];
                 c_index(i, h.shape, h.ndim, index);
                 format_index(index_text, sizeof index_text, index, h.ndim);
-                st = hf_error(HF_ERROR_NONFINITE, "%s: element %zu (index %s) is %s", path, i, index_text,
+                st = hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: element %zu (index %s) is %s", path, i, index_text,
                               isnan(data[i]) ? "NaN" : (data[i] > 0 ? "+Inf" : "-Inf"));
                 goto done;
             }
@@ -447,30 +447,30 @@ done:
     return st;
 }
 
-hf_status hf_npy_read_square(const char *path, size_t expected_n, double **matrix, size_t *n)
+hessfit_status hessfit_npy_read_square(const char *path, size_t expected_n, double **matrix, size_t *n)
 {
-    hf_array a;
-    hf_status st;
+    hessfit_array a;
+    hessfit_status st;
     if (matrix == NULL || n == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_npy_read_square: %s is NULL", matrix == NULL ? "matrix" : "n");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_npy_read_square: %s is NULL", matrix == NULL ? "matrix" : "n");
     *matrix = NULL;
     *n = 0;
-    st = hf_npy_read(path, &a);
-    if (st != HF_SUCCESS)
+    st = hessfit_npy_read(path, &a);
+    if (st != HESSFIT_SUCCESS)
         return st;
     if (a.ndim != 2 || a.shape[0] != a.shape[1] || a.shape[0] == 0) {
         char shape_text[256];
         format_shape(shape_text, sizeof shape_text, a.shape, a.ndim);
-        hf_array_free(&a);
-        return hf_error(HF_ERROR_SHAPE, "%s: shape %s is not a non-empty square matrix", path, shape_text);
+        hessfit_array_free(&a);
+        return hessfit_error(HESSFIT_ERROR_SHAPE, "%s: shape %s is not a non-empty square matrix", path, shape_text);
     }
     if (expected_n > 0 && a.shape[0] != expected_n) {
         size_t got = a.shape[0];
-        hf_array_free(&a);
-        return hf_error(HF_ERROR_SHAPE, "%s: a %zu x %zu matrix where %zu x %zu is expected", path, got, got,
+        hessfit_array_free(&a);
+        return hessfit_error(HESSFIT_ERROR_SHAPE, "%s: a %zu x %zu matrix where %zu x %zu is expected", path, got, got,
                         expected_n, expected_n);
     }
     *matrix = a.data;
     *n = a.shape[0];
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

@@ -40,13 +40,13 @@
  *     and values as printed (MacroModel/MM3* units): bond {k mdyn/A, r0 A, 0}; angle
  *     {k mdyn A/rad^2, theta0 deg, 0} (the stretch-bend constant is not kept); torsion {V1, V2, V3}
  *     kcal/mol; improper {constant, 0, 0}, the constant being printed in the V2 column (the
- *     .fld out-of-plane "Const." field; a nonzero V1 or V3 column is HF_ERROR_UNSUPPORTED).
+ *     .fld out-of-plane "Const." field; a nonzero V1 or V3 column is HESSFIT_ERROR_UNSUPPORTED).
  *     Impropers: MacroModel prints the centre atom SECOND (i centre k l; in the rh-enamide file
  *     atom 2 of every improper is bonded to the other three); the order is kept as printed.
  * Checks: each announced count equals the rows read for bonds, angles, proper and improper
  * torsions, bend-bend and nonbonded pairs; the cross-term table lists only terms with nonzero
  * constants, so its rows may only be fewer than announced. Term atoms must exist in the structure.
- * The MM energies are not stored (hf_molecule.energy is a reference energy in Hartree).
+ * The MM energies are not stored (hessfit_molecule.energy is a reference energy in Hartree).
  */
 #include "hessfit_elements.h"
 #include "hessfit_molecule.h"
@@ -83,20 +83,20 @@ typedef struct mmo_section_info {
     int min_tokens;    /* fields of a row */
     int n_atoms;       /* leading atom numbers of a row (stored kinds) */
     int n_numbers;     /* numeric fields after them (stored kinds) */
-    hf_term_kind kind; /* stored kinds */
+    hessfit_term_kind kind; /* stored kinds */
     int stored;
 } mmo_section_info;
 
 static const mmo_section_info section_info[NUM_SECTIONS] = {
-    [SEC_NONE] = {"", 0, 0, 0, HF_TERM_BOND, 0},
-    [SEC_BOND] = {"Stretch", 9, 2, 4, HF_TERM_BOND, 1},
-    [SEC_ANGLE] = {"Bend", 12, 3, 6, HF_TERM_ANGLE, 1},
-    [SEC_TORSION] = {"Proper Torsion", 12, 4, 5, HF_TERM_TORSION, 1},
-    [SEC_IMPROPER] = {"Improper torsion", 12, 4, 5, HF_TERM_IMPROPER, 1},
-    [SEC_BEND_BEND] = {"Bend-bend", 11, 0, 0, HF_TERM_BOND, 0},
-    [SEC_CROSS] = {"Torsion", 9, 0, 0, HF_TERM_BOND, 0},
-    [SEC_NONBONDED] = {"Nonbonded", 8, 0, 0, HF_TERM_BOND, 0},
-    [SEC_OTHER] = {"", 1, 0, 0, HF_TERM_BOND, 0},
+    [SEC_NONE] = {"", 0, 0, 0, HESSFIT_TERM_BOND, 0},
+    [SEC_BOND] = {"Stretch", 9, 2, 4, HESSFIT_TERM_BOND, 1},
+    [SEC_ANGLE] = {"Bend", 12, 3, 6, HESSFIT_TERM_ANGLE, 1},
+    [SEC_TORSION] = {"Proper Torsion", 12, 4, 5, HESSFIT_TERM_TORSION, 1},
+    [SEC_IMPROPER] = {"Improper torsion", 12, 4, 5, HESSFIT_TERM_IMPROPER, 1},
+    [SEC_BEND_BEND] = {"Bend-bend", 11, 0, 0, HESSFIT_TERM_BOND, 0},
+    [SEC_CROSS] = {"Torsion", 9, 0, 0, HESSFIT_TERM_BOND, 0},
+    [SEC_NONBONDED] = {"Nonbonded", 8, 0, 0, HESSFIT_TERM_BOND, 0},
+    [SEC_OTHER] = {"", 1, 0, 0, HESSFIT_TERM_BOND, 0},
 };
 
 /* One attached-atom entry of the Connection Table. */
@@ -112,7 +112,7 @@ typedef struct mmo_structure {
     int announced[NUM_SECTIONS];
     int announced_line[NUM_SECTIONS]; /* 0: section not seen */
     int rows[NUM_SECTIONS];
-    hf_reported_term *terms;
+    hessfit_reported_term *terms;
     size_t n_terms, cap_terms;
     char *name;
     /* Connection Table */
@@ -165,31 +165,31 @@ static int all_digits(const char *token)
 
 /* A section header: "... <count> <words> interactions present". Returns the section (SEC_NONE if
  * the line is not a header) and its announced count. */
-static hf_status parse_section_header(char *line, const char *path, int lineno, mmo_section *section, int *count)
+static hessfit_status parse_section_header(char *line, const char *path, int lineno, mmo_section *section, int *count)
 {
     char *tok[MMO_MAX_TOKENS];
     char words[64];
     int n, at = -1, first_word;
     long v;
-    hf_status st;
+    hessfit_status st;
     *section = SEC_NONE;
     if (strstr(line, "interactions present") == NULL)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     n = hf_split(line, tok, MMO_MAX_TOKENS);
     if (n > MMO_MAX_TOKENS)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: section header with too many fields", path, lineno);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: section header with too many fields", path, lineno);
     for (int k = 0; k + 1 < n; k++)
         if (strcmp(tok[k], "interactions") == 0 && strcmp(tok[k + 1], "present") == 0)
             at = k;
     if (at < 0)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     /* the count is the last all-digit token before "interactions"; the words follow it */
     first_word = at;
     while (first_word > 0 && !all_digits(tok[first_word - 1]))
         first_word--;
     if (first_word == 0 || first_word == at)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: section header without an interaction count", path, lineno);
-    if ((st = hf_parse_int(tok[first_word - 1], path, lineno, "interaction count", 0, 100000000, &v)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: section header without an interaction count", path, lineno);
+    if ((st = hf_parse_int(tok[first_word - 1], path, lineno, "interaction count", 0, 100000000, &v)) != HESSFIT_SUCCESS)
         return st;
     words[0] = '\0';
     for (int k = first_word; k < at; k++) {
@@ -204,17 +204,17 @@ static hf_status parse_section_header(char *line, const char *path, int lineno, 
         if (strcmp(words, section_info[s].words) == 0)
             *section = (mmo_section)s;
     *count = (int)v;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* One row of a stored section. */
-static hf_status parse_term_row(mmo_structure *s, mmo_section sec, char **tok, int n, const char *path, int lineno)
+static hessfit_status parse_term_row(mmo_structure *s, mmo_section sec, char **tok, int n, const char *path, int lineno)
 {
     const mmo_section_info *info = &section_info[sec];
-    hf_reported_term t;
+    hessfit_reported_term t;
     double num[6];
     long v;
-    hf_status st;
+    hessfit_status st;
     int k = 0;
     memset(&t, 0, sizeof t);
     t.kind = info->kind;
@@ -222,21 +222,21 @@ static hf_status parse_term_row(mmo_structure *s, mmo_section sec, char **tok, i
     for (int a = 0; a < 4; a++)
         t.atoms[a] = -1;
     for (int a = 0; a < info->n_atoms; a++, k++) {
-        if ((st = hf_parse_int(tok[k], path, lineno, "atom number", 1, MMO_MAX_ATOMS, &v)) != HF_SUCCESS)
+        if ((st = hf_parse_int(tok[k], path, lineno, "atom number", 1, MMO_MAX_ATOMS, &v)) != HESSFIT_SUCCESS)
             return st;
         t.atoms[a] = (int)v; /* 1-based until the Connection Table gives the atom count */
     }
     for (int x = 0; x < info->n_numbers; x++, k++)
-        if ((st = hf_parse_double(tok[k], path, lineno, "term value", &num[x])) != HF_SUCCESS)
+        if ((st = hf_parse_double(tok[k], path, lineno, "term value", &num[x])) != HESSFIT_SUCCESS)
             return st;
     if (strlen(tok[k]) >= sizeof t.source)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: Select label '%.40s' longer than %zu characters", path, lineno, tok[k],
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: Select label '%.40s' longer than %zu characters", path, lineno, tok[k],
                         sizeof t.source - 1);
     strcpy(t.source, tok[k]);
     k++;
-    if ((st = hf_parse_int(tok[k], path, lineno, "Alts column", 0, 100000000, &v)) != HF_SUCCESS)
+    if ((st = hf_parse_int(tok[k], path, lineno, "Alts column", 0, 100000000, &v)) != HESSFIT_SUCCESS)
         return st;
-    if ((st = hf_parse_int(tok[n - 1], path, lineno, "FF line", 1, MMO_MAX_FF_LINE, &v)) != HF_SUCCESS)
+    if ((st = hf_parse_int(tok[n - 1], path, lineno, "FF line", 1, MMO_MAX_FF_LINE, &v)) != HESSFIT_SUCCESS)
         return st;
     t.ff_line = (int)v;
     switch (sec) {
@@ -258,7 +258,7 @@ static hf_status parse_term_row(mmo_structure *s, mmo_section sec, char **tok, i
         break;
     default: /* improper: the constant in the V2 column */
         if (num[0] != 0.0 || num[2] != 0.0)
-            return hf_error(HF_ERROR_UNSUPPORTED,
+            return hessfit_error(HESSFIT_ERROR_UNSUPPORTED,
                             "%s:%d: improper torsion with nonzero V1/V3 columns (%g, %g); only the V2-column "
                             "out-of-plane constant is supported",
                             path, lineno, num[0], num[2]);
@@ -267,43 +267,43 @@ static hf_status parse_term_row(mmo_structure *s, mmo_section sec, char **tok, i
         break;
     }
     if ((st = hf_grow((void **)&s->terms, &s->cap_terms, s->n_terms + 1, sizeof *s->terms, "reported terms")) !=
-        HF_SUCCESS)
+        HESSFIT_SUCCESS)
         return hf_error_located(st, path, lineno);
     s->terms[s->n_terms++] = t;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* A line inside a term section: rows start with an atom number; a lone "1" is a page break;
  * anything else (column headers, dashes, blank lines) is layout. */
-static hf_status section_line(mmo_structure *s, mmo_section sec, char *line, const char *path, int lineno)
+static hessfit_status section_line(mmo_structure *s, mmo_section sec, char *line, const char *path, int lineno)
 {
     char *tok[MMO_MAX_TOKENS];
     int n = hf_split(line, tok, MMO_MAX_TOKENS);
     if (n == 0 || !all_digits(tok[0]))
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     if (n == 1 && strcmp(tok[0], "1") == 0)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     if (n > MMO_MAX_TOKENS)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: row with more than %d fields", path, lineno, MMO_MAX_TOKENS);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: row with more than %d fields", path, lineno, MMO_MAX_TOKENS);
     if (n < section_info[sec].min_tokens)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: %s row with %d fields, expected at least %d", path, lineno,
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s row with %d fields, expected at least %d", path, lineno,
                         sec == SEC_OTHER ? "interaction" : section_info[sec].words, n, section_info[sec].min_tokens);
     s->rows[sec]++;
     if (section_info[sec].stored)
         return parse_term_row(s, sec, tok, n, path, lineno);
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* The line after "Input Structure Name:": " *  1 ZDMP from JCTC SI      *". */
-static hf_status read_name(hf_lines *r, mmo_structure *s)
+static hessfit_status read_name(hf_lines *r, mmo_structure *s)
 {
     int eof;
-    hf_status st;
+    hessfit_status st;
     char *p, *name;
-    if ((st = hf_lines_next(r, &eof)) != HF_SUCCESS)
+    if ((st = hf_lines_next(r, &eof)) != HESSFIT_SUCCESS)
         return st;
     if (eof)
-        return hf_error(HF_ERROR_TRUNCATED, "%s:%d: the file ends after 'Input Structure Name:'", r->path,
+        return hessfit_error(HESSFIT_ERROR_TRUNCATED, "%s:%d: the file ends after 'Input Structure Name:'", r->path,
                         hf_lines_last_line(r));
     p = (char *)hf_skip_space(r->buf);
     if (*p == '*')
@@ -314,10 +314,10 @@ static hf_status read_name(hf_lines *r, mmo_structure *s)
     hf_rstrip(p);
     p = (char *)hf_skip_space(p);
     if ((name = hf_strdup(p)) == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for the structure name", r->path, r->line);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for the structure name", r->path, r->line);
     free(s->name);
     s->name = name;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* "TT (  n)" at the start of a Connection Table line: the type label and the atom number; 0 if
@@ -353,17 +353,17 @@ static int atom_line_head(char *line, char *type, size_t type_size, long *number
 }
 
 /* An attached-atom field: digits and a bond mark ('-', '=', '%' or none). */
-static hf_status parse_attachment(const char *token, const char *path, int lineno, mmo_attachment *a)
+static hessfit_status parse_attachment(const char *token, const char *path, int lineno, mmo_attachment *a)
 {
     long v = 0;
     const char *p = token;
     if (!isdigit((unsigned char)*p))
-        return hf_error(HF_ERROR_PARSE, "%s:%d: attached atom '%.40s' is not an atom number with a bond mark", path,
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: attached atom '%.40s' is not an atom number with a bond mark", path,
                         lineno, token);
     while (isdigit((unsigned char)*p)) {
         v = 10 * v + (*p++ - '0');
         if (v > MMO_MAX_ATOMS)
-            return hf_error(HF_ERROR_PARSE, "%s:%d: attached atom '%.40s' is out of range", path, lineno, token);
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: attached atom '%.40s' is out of range", path, lineno, token);
     }
     switch (*p) {
     case '\0': a->order = 0; break;
@@ -371,42 +371,42 @@ static hf_status parse_attachment(const char *token, const char *path, int linen
     case '=': a->order = 2; break;
     case '%': a->order = 3; break;
     default:
-        return hf_error(HF_ERROR_PARSE, "%s:%d: attached atom '%.40s' has an unknown bond mark '%c'", path, lineno,
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: attached atom '%.40s' has an unknown bond mark '%c'", path, lineno,
                         token, *p);
     }
     if (*p != '\0' && p[1] != '\0')
-        return hf_error(HF_ERROR_PARSE, "%s:%d: attached atom '%.40s' is not an atom number with a bond mark", path,
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: attached atom '%.40s' is not an atom number with a bond mark", path,
                         lineno, token);
     if (v < 1)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: attached atom number 0 in '%.40s'", path, lineno, token);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: attached atom number 0 in '%.40s'", path, lineno, token);
     a->neighbour = (int)v;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status add_atom(mmo_structure *s, const char *type, char *rest, const char *path, int lineno)
+static hessfit_status add_atom(mmo_structure *s, const char *type, char *rest, const char *path, int lineno)
 {
     char *tok[MMO_MAX_TOKENS];
     double v[5];
     long resnum;
     int n, z, i = s->n_atoms;
-    hf_status st;
+    hessfit_status st;
     static const char *const what[5] = {"QQ charge", "Sol charge", "x coordinate", "y coordinate", "z coordinate"};
     n = hf_split(rest, tok, MMO_MAX_TOKENS);
     if (n > MMO_MAX_TOKENS)
-        return hf_error(HF_ERROR_PARSE, "%s:%d: atom line with more than %d fields", path, lineno, MMO_MAX_TOKENS);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: atom line with more than %d fields", path, lineno, MMO_MAX_TOKENS);
     if (n < 7)
-        return hf_error(HF_ERROR_PARSE,
+        return hessfit_error(HESSFIT_ERROR_PARSE,
                         "%s:%d: atom line with %d fields after the atom number, expected QQ Sol X Y Z residue "
                         "and its number",
                         path, lineno, n);
     for (int k = 0; k < 5; k++)
-        if ((st = hf_parse_double(tok[k], path, lineno, what[k], &v[k])) != HF_SUCCESS)
+        if ((st = hf_parse_double(tok[k], path, lineno, what[k], &v[k])) != HESSFIT_SUCCESS)
             return st;
-    if ((st = hf_parse_int(tok[6], path, lineno, "residue number", -100000000, 100000000, &resnum)) != HF_SUCCESS)
+    if ((st = hf_parse_int(tok[6], path, lineno, "residue number", -100000000, 100000000, &resnum)) != HESSFIT_SUCCESS)
         return st;
     z = hf_macromodel_type_atomic_number(type);
-    if (z <= 0 || hf_element_symbol(z) == NULL)
-        return hf_error(HF_ERROR_UNKNOWN_ELEMENT,
+    if (z <= 0 || hessfit_element_symbol(z) == NULL)
+        return hessfit_error(HESSFIT_ERROR_UNKNOWN_ELEMENT,
                         "%s:%d: unknown MacroModel atom type '%s' (no element in MacroModel's atom.typ table)", path,
                         lineno, type);
     {
@@ -416,11 +416,11 @@ static hf_status add_atom(mmo_structure *s, const char *type, char *rest, const 
                                         {(void **)&s->atom_line, sizeof(int), 0},
                                         {(void **)&s->attach_start, sizeof(int), 1}};
         if ((st = hf_grow_atom_arrays(&s->atomic_numbers, &s->cap_atoms, (size_t)i + 1, arrays, 5, path, lineno)) !=
-            HF_SUCCESS)
+            HESSFIT_SUCCESS)
             return st;
     }
     if ((s->types[i] = hf_strdup(type)) == NULL)
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for an atom type", path, lineno);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for an atom type", path, lineno);
     s->atomic_numbers[i] = z;
     s->charges[i] = v[0];
     for (int k = 0; k < 3; k++)
@@ -430,53 +430,53 @@ static hf_status add_atom(mmo_structure *s, const char *type, char *rest, const 
     s->n_atoms = i + 1;
     for (int k = 7; k < n; k++) {
         mmo_attachment a;
-        if ((st = parse_attachment(tok[k], path, lineno, &a)) != HF_SUCCESS)
+        if ((st = parse_attachment(tok[k], path, lineno, &a)) != HESSFIT_SUCCESS)
             return st;
         for (size_t e = (size_t)s->attach_start[i]; e < s->n_attach; e++)
             if (s->attach[e].neighbour == a.neighbour)
-                return hf_error(HF_ERROR_PARSE, "%s:%d: atom %d lists attached atom %d twice", path, lineno, i + 1,
+                return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: atom %d lists attached atom %d twice", path, lineno, i + 1,
                                 a.neighbour);
         if ((st = hf_grow((void **)&s->attach, &s->cap_attach, s->n_attach + 1, sizeof *s->attach, "attached atoms")) !=
-            HF_SUCCESS)
+            HESSFIT_SUCCESS)
             return hf_error_located(st, path, lineno);
         s->attach[s->n_attach++] = a;
     }
     s->attach_start[i + 1] = (int)s->n_attach;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 static const char bond_mark[4] = {' ', '-', '=', '%'};
 
 /* Bonds from the attachment lists: each listed by both atoms with the same mark, stored once. */
-static hf_status build_bonds(mmo_structure *s, const char *path)
+static hessfit_status build_bonds(mmo_structure *s, const char *path)
 {
-    hf_status st;
+    hessfit_status st;
     for (int i = 0; i < s->n_atoms; i++) {
         for (int e = s->attach_start[i]; e < s->attach_start[i + 1]; e++) {
             int j = s->attach[e].neighbour - 1, found = -1;
             if (j >= s->n_atoms)
-                return hf_error(HF_ERROR_COUNT, "%s:%d: atom %d is attached to atom %d, but the structure has %d atoms",
+                return hessfit_error(HESSFIT_ERROR_COUNT, "%s:%d: atom %d is attached to atom %d, but the structure has %d atoms",
                                 path, s->atom_line[i], i + 1, j + 1, s->n_atoms);
             if (j == i)
-                return hf_error(HF_ERROR_PARSE, "%s:%d: atom %d is attached to itself", path, s->atom_line[i], i + 1);
+                return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: atom %d is attached to itself", path, s->atom_line[i], i + 1);
             for (int f = s->attach_start[j]; f < s->attach_start[j + 1]; f++)
                 if (s->attach[f].neighbour == i + 1)
                     found = f;
             if (found < 0)
-                return hf_error(HF_ERROR_PARSE,
+                return hessfit_error(HESSFIT_ERROR_PARSE,
                                 "%s:%d: atom %d lists atom %d as attached, but atom %d (line %d) does not "
                                 "list atom %d",
                                 path, s->atom_line[i], i + 1, j + 1, j + 1, s->atom_line[j], i + 1);
             if (s->attach[found].order != s->attach[e].order)
-                return hf_error(HF_ERROR_PARSE, "%s:%d: bond %d-%d has mark '%c' here and '%c' at atom %d (line %d)",
+                return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: bond %d-%d has mark '%c' here and '%c' at atom %d (line %d)",
                                 path, s->atom_line[i], i + 1, j + 1, bond_mark[s->attach[e].order],
                                 bond_mark[s->attach[found].order], j + 1, s->atom_line[j]);
             if (i > j)
                 continue;
             if ((st = hf_grow((void **)&s->bonds, &s->cap_bonds, 2 * (s->n_bonds + 1), sizeof(int), "bonds")) !=
-                    HF_SUCCESS ||
+                    HESSFIT_SUCCESS ||
                 (st = hf_grow((void **)&s->bond_orders, &s->cap_bond_orders, s->n_bonds + 1, sizeof(double),
-                              "bonds")) != HF_SUCCESS)
+                              "bonds")) != HESSFIT_SUCCESS)
                 return hf_error_located(st, path, s->atom_line[i]);
             s->bonds[2 * s->n_bonds] = i;
             s->bonds[2 * s->n_bonds + 1] = j;
@@ -484,84 +484,84 @@ static hf_status build_bonds(mmo_structure *s, const char *path)
             s->n_bonds++;
         }
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 /* From the "Connection Table" line to "Total QQ  charge on system = q". */
-static hf_status read_connection_table(hf_lines *r, mmo_structure *s)
+static hessfit_status read_connection_table(hf_lines *r, mmo_structure *s)
 {
     const int table_line = r->line;
     int header_lines = 0, eof;
-    hf_status st;
+    hessfit_status st;
     for (;;) {
         char type[8];
         char *rest;
         long number;
-        if ((st = hf_lines_next(r, &eof)) != HF_SUCCESS)
+        if ((st = hf_lines_next(r, &eof)) != HESSFIT_SUCCESS)
             return st;
         if (eof)
-            return hf_error(HF_ERROR_TRUNCATED, "%s:%d: the file ends inside the Connection Table of line %d", r->path,
+            return hessfit_error(HESSFIT_ERROR_TRUNCATED, "%s:%d: the file ends inside the Connection Table of line %d", r->path,
                             hf_lines_last_line(r), table_line);
         if (hf_starts_with(r->buf, "Total QQ", 1)) {
             const char *eq = strchr(r->buf, '=');
             char value[64];
             double sum = 0.0;
             if (s->n_atoms == 0)
-                return hf_error(HF_ERROR_FORMAT, "%s:%d: Connection Table (line %d) without atoms", r->path, r->line,
+                return hessfit_error(HESSFIT_ERROR_FORMAT, "%s:%d: Connection Table (line %d) without atoms", r->path, r->line,
                                 table_line);
             if (eq == NULL || sscanf(eq + 1, "%63s", value) != 1)
-                return hf_error(HF_ERROR_PARSE, "%s:%d: 'Total QQ charge' line without a value", r->path, r->line);
-            if ((st = hf_parse_double(value, r->path, r->line, "total QQ charge", &s->total_charge)) != HF_SUCCESS)
+                return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: 'Total QQ charge' line without a value", r->path, r->line);
+            if ((st = hf_parse_double(value, r->path, r->line, "total QQ charge", &s->total_charge)) != HESSFIT_SUCCESS)
                 return st;
             for (int i = 0; i < s->n_atoms; i++)
                 sum += s->charges[i];
             /* each QQ is printed to 0.001 e: the sum may differ by half a digit per atom */
             if (fabs(sum - s->total_charge) > 0.0005 * s->n_atoms + 0.001)
-                return hf_error(HF_ERROR_COUNT, "%s:%d: the QQ charges add up to %.4f, the total printed is %.4f",
+                return hessfit_error(HESSFIT_ERROR_COUNT, "%s:%d: the QQ charges add up to %.4f, the total printed is %.4f",
                                 r->path, r->line, sum, s->total_charge);
             return build_bonds(s, r->path);
         }
         if (atom_line_head(r->buf, type, sizeof type, &number, &rest)) {
             if (number != s->n_atoms + 1)
-                return hf_error(HF_ERROR_PARSE, "%s:%d: atom number %ld where atom %d was expected", r->path, r->line,
+                return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: atom number %ld where atom %d was expected", r->path, r->line,
                                 number, s->n_atoms + 1);
-            if ((st = add_atom(s, type, rest, r->path, r->line)) != HF_SUCCESS)
+            if ((st = add_atom(s, type, rest, r->path, r->line)) != HESSFIT_SUCCESS)
                 return st;
             continue;
         }
         if (hf_is_blank(r->buf))
             continue;
         if (s->n_atoms > 0)
-            return hf_error(HF_ERROR_PARSE, "%s:%d: unexpected line in the Connection Table: '%.60s'", r->path, r->line,
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: unexpected line in the Connection Table: '%.60s'", r->path, r->line,
                             r->buf);
         if (++header_lines > MMO_MAX_TABLE_HEADER)
-            return hf_error(HF_ERROR_FORMAT, "%s:%d: no atom lines after the Connection Table header of line %d",
+            return hessfit_error(HESSFIT_ERROR_FORMAT, "%s:%d: no atom lines after the Connection Table header of line %d",
                             r->path, r->line, table_line);
     }
 }
 
 /* The structure is complete: check the counts and the term atoms, and move it into mol. */
-static hf_status finish_structure(mmo_structure *s, const char *path, hf_molecule *mol)
+static hessfit_status finish_structure(mmo_structure *s, const char *path, hessfit_molecule *mol)
 {
     for (int sec = SEC_BOND; sec < SEC_OTHER; sec++) {
         int line = s->announced_line[sec];
         if (line == 0)
             continue;
         if (sec == SEC_CROSS ? s->rows[sec] > s->announced[sec] : s->rows[sec] != s->announced[sec])
-            return hf_error(HF_ERROR_COUNT, "%s:%d: %d %s interactions announced, %d rows read", path, line,
+            return hessfit_error(HESSFIT_ERROR_COUNT, "%s:%d: %d %s interactions announced, %d rows read", path, line,
                             s->announced[sec], section_info[sec].words, s->rows[sec]);
     }
     for (size_t t = 0; t < s->n_terms; t++) {
-        hf_reported_term *term = &s->terms[t];
-        int na = hf_term_kind_atoms(term->kind);
+        hessfit_reported_term *term = &s->terms[t];
+        int na = hessfit_term_kind_atoms(term->kind);
         for (int a = 0; a < na; a++) {
             if (term->atoms[a] > s->n_atoms)
-                return hf_error(HF_ERROR_COUNT, "%s:%d: %s term names atom %d, but the structure has %d atoms", path,
-                                term->line, hf_term_kind_name(term->kind), term->atoms[a], s->n_atoms);
+                return hessfit_error(HESSFIT_ERROR_COUNT, "%s:%d: %s term names atom %d, but the structure has %d atoms", path,
+                                term->line, hessfit_term_kind_name(term->kind), term->atoms[a], s->n_atoms);
             for (int b = 0; b < a; b++)
                 if (term->atoms[a] == term->atoms[b])
-                    return hf_error(HF_ERROR_PARSE, "%s:%d: %s term names atom %d twice", path, term->line,
-                                    hf_term_kind_name(term->kind), term->atoms[a]);
+                    return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s term names atom %d twice", path, term->line,
+                                    hessfit_term_kind_name(term->kind), term->atoms[a]);
         }
         for (int a = 0; a < na; a++)
             term->atoms[a] -= 1;
@@ -571,8 +571,8 @@ static hf_status finish_structure(mmo_structure *s, const char *path, hf_molecul
     mol->name = s->name != NULL ? s->name : hf_strdup("");
     s->name = NULL;
     if (mol->source == NULL || mol->name == NULL) {
-        hf_molecule_free(mol);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory for a structure", path);
+        hessfit_molecule_free(mol);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for a structure", path);
     }
     mol->n_atoms = s->n_atoms;
     mol->atomic_numbers = s->atomic_numbers;
@@ -596,27 +596,27 @@ static hf_status finish_structure(mmo_structure *s, const char *path, hf_molecul
     s->terms = NULL;
     s->n_atoms = 0;
     structure_free(s);
-    /* hf_molecule_check's conditions hold by construction (known elements, finite coordinates,
+    /* hessfit_molecule_check's conditions hold by construction (known elements, finite coordinates,
      * each bond once and in range); its pairwise bond scan is left out for large inputs */
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-static hf_status read_mmo(hf_lines *r, hf_molecule_list *out, void *state)
+static hessfit_status read_mmo(hf_lines *r, hessfit_molecule_list *out, void *state)
 {
     mmo_structure *s = state;
     mmo_section sec = SEC_NONE;
     size_t cap = 0;
     int eof;
-    hf_status st;
+    hessfit_status st;
     for (;;) {
         mmo_section header;
         int count = 0;
         const char *p;
-        if ((st = hf_lines_next(r, &eof)) != HF_SUCCESS)
+        if ((st = hf_lines_next(r, &eof)) != HESSFIT_SUCCESS)
             return st;
         if (eof)
             break;
-        if ((st = parse_section_header(r->buf, r->path, r->line, &header, &count)) != HF_SUCCESS)
+        if ((st = parse_section_header(r->buf, r->path, r->line, &header, &count)) != HESSFIT_SUCCESS)
             return st;
         if (header != SEC_NONE) {
             if (!s->started) {
@@ -624,7 +624,7 @@ static hf_status read_mmo(hf_lines *r, hf_molecule_list *out, void *state)
                 s->first_line = r->line;
             }
             if (header != SEC_OTHER && s->announced_line[header] != 0)
-                return hf_error(HF_ERROR_FORMAT,
+                return hessfit_error(HESSFIT_ERROR_FORMAT,
                                 "%s:%d: a second '%s' section for one structure (the first is at line "
                                 "%d) before its Connection Table",
                                 r->path, r->line, section_info[header].words, s->announced_line[header]);
@@ -642,20 +642,20 @@ static hf_status read_mmo(hf_lines *r, hf_molecule_list *out, void *state)
                 s->started = 1;
                 s->first_line = r->line;
             }
-            if ((st = read_name(r, s)) != HF_SUCCESS)
+            if ((st = read_name(r, s)) != HESSFIT_SUCCESS)
                 return st;
             continue;
         }
         if (strncmp(p, "Connection Table", 16) == 0) {
-            hf_molecule mol;
+            hessfit_molecule mol;
             sec = SEC_NONE;
             if (!s->started)
                 s->first_line = r->line;
-            if ((st = read_connection_table(r, s)) != HF_SUCCESS)
+            if ((st = read_connection_table(r, s)) != HESSFIT_SUCCESS)
                 return st;
-            if ((st = hf_structures_reserve(out, &cap, "structures", r->path, r->line)) != HF_SUCCESS)
+            if ((st = hf_structures_reserve(out, &cap, "structures", r->path, r->line)) != HESSFIT_SUCCESS)
                 return st;
-            if ((st = finish_structure(s, r->path, &mol)) != HF_SUCCESS)
+            if ((st = finish_structure(s, r->path, &mol)) != HESSFIT_SUCCESS)
                 return st;
             out->items[out->n++] = mol;
             continue;
@@ -666,25 +666,25 @@ static hf_status read_mmo(hf_lines *r, hf_molecule_list *out, void *state)
             sec = SEC_NONE;
             continue;
         }
-        if (sec != SEC_NONE && (st = section_line(s, sec, r->buf, r->path, r->line)) != HF_SUCCESS)
+        if (sec != SEC_NONE && (st = section_line(s, sec, r->buf, r->path, r->line)) != HESSFIT_SUCCESS)
             return st;
     }
     if (hf_lines_last_line(r) <= 1 && out->n == 0 && !s->started)
-        return hf_error(HF_ERROR_FORMAT, "%s:1: empty file or no MacroModel output", r->path);
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s:1: empty file or no MacroModel output", r->path);
     if (s->started)
-        return hf_error(
-            HF_ERROR_TRUNCATED,
+        return hessfit_error(
+            HESSFIT_ERROR_TRUNCATED,
             "%s:%d: the file ends before the Connection Table of structure %d (its output starts at line %d)", r->path,
             hf_lines_last_line(r), out->n + 1, s->first_line);
     if (out->n == 0)
-        return hf_error(HF_ERROR_FORMAT, "%s:%d: no 'Connection Table' in the file: not MacroModel .mmo output",
+        return hessfit_error(HESSFIT_ERROR_FORMAT, "%s:%d: no 'Connection Table' in the file: not MacroModel .mmo output",
                         r->path, hf_lines_last_line(r));
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_read_mmo(const char *path, hf_molecule_list *list)
+hessfit_status hessfit_mmo_read(const char *path, hessfit_molecule_list *list)
 {
     mmo_structure s;
     memset(&s, 0, sizeof s);
-    return hf_read_structures("hf_read_mmo", path, list, read_mmo, &s, structure_free);
+    return hf_read_structures("hessfit_mmo_read", path, list, read_mmo, &s, structure_free);
 }

@@ -10,36 +10,36 @@ int hf_lines_last_line(const hf_lines *r)
     return r->line > 1 ? r->line - 1 : 1;
 }
 
-hf_status hf_error_located(hf_status st, const char *path, int line)
+hessfit_status hf_error_located(hessfit_status st, const char *path, int line)
 {
-    char msg[HF_ERROR_MESSAGE_SIZE];
-    snprintf(msg, sizeof msg, "%s", hf_last_error());
-    return hf_error(st, "%s:%d: %s", path, line, msg);
+    char msg[HESSFIT_ERROR_MESSAGE_SIZE];
+    snprintf(msg, sizeof msg, "%s", hessfit_last_error());
+    return hessfit_error(st, "%s:%d: %s", path, line, msg);
 }
 
-hf_status hf_structures_reserve(hf_molecule_list *out, size_t *cap, const char *what, const char *path, int line)
+hessfit_status hf_structures_reserve(hessfit_molecule_list *out, size_t *cap, const char *what, const char *path, int line)
 {
-    hf_status st = hf_grow((void **)&out->items, cap, (size_t)out->n + 1, sizeof *out->items, what);
-    return st == HF_SUCCESS ? HF_SUCCESS : hf_error_located(st, path, line);
+    hessfit_status st = hf_grow((void **)&out->items, cap, (size_t)out->n + 1, sizeof *out->items, what);
+    return st == HESSFIT_SUCCESS ? HESSFIT_SUCCESS : hf_error_located(st, path, line);
 }
 
-hf_status hf_grow_atom_arrays(int **atomic_numbers, size_t *cap_atoms, size_t need, const hf_atom_array *arrays,
+hessfit_status hf_grow_atom_arrays(int **atomic_numbers, size_t *cap_atoms, size_t need, const hf_atom_array *arrays,
                               int n, const char *path, int line)
 {
     size_t cap = *cap_atoms;
-    hf_status st = hf_grow((void **)atomic_numbers, &cap, need, sizeof **atomic_numbers, "atoms");
-    if (st != HF_SUCCESS)
+    hessfit_status st = hf_grow((void **)atomic_numbers, &cap, need, sizeof **atomic_numbers, "atoms");
+    if (st != HESSFIT_SUCCESS)
         return hf_error_located(st, path, line);
     if (cap == *cap_atoms)
-        return HF_SUCCESS;
+        return HESSFIT_SUCCESS;
     for (int k = 0; k < n; k++) {
         void *p = realloc(*arrays[k].data, (cap + arrays[k].extra) * arrays[k].atom_bytes);
         if (p == NULL)
-            return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu atoms", path, line, cap);
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s:%d: no memory for %zu atoms", path, line, cap);
         *arrays[k].data = p;
     }
     *cap_atoms = cap;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
 char *hf_source_at_line(const char *path, int line)
@@ -56,27 +56,27 @@ char *hf_source_at_line(const char *path, int line)
     return source;
 }
 
-hf_status hf_read_structures(const char *reader, const char *path, hf_molecule_list *list, hf_structures_parser parse,
+hessfit_status hf_read_structures(const char *reader, const char *path, hessfit_molecule_list *list, hf_structures_parser parse,
                              void *state, void (*free_state)(void *state))
 {
     hf_lines r;
-    hf_molecule_list out = {0, NULL};
-    hf_status st;
+    hessfit_molecule_list out = {0, NULL};
+    hessfit_status st;
     if (list == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: list is NULL", reader);
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: list is NULL", reader);
     list->n = 0;
     list->items = NULL;
     if (path == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: path is NULL", reader);
-    if ((st = hf_lines_open(&r, path)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: path is NULL", reader);
+    if ((st = hf_lines_open(&r, path)) != HESSFIT_SUCCESS)
         return st;
     st = parse(&r, &out, state);
     hf_lines_close(&r);
     free_state(state);
-    if (st != HF_SUCCESS) {
-        hf_molecule_list_free(&out);
+    if (st != HESSFIT_SUCCESS) {
+        hessfit_molecule_list_free(&out);
         return st;
     }
     *list = out;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }

@@ -15,10 +15,10 @@
 int hf_lines_last_line(const hf_lines *r);
 
 /* The thread's last error message (hf_grow's "too many bonds", say) again, prefixed with path:line. */
-hf_status hf_error_located(hf_status st, const char *path, int line);
+hessfit_status hf_error_located(hessfit_status st, const char *path, int line);
 
 /* Room for one more structure in out (capacity *cap); what names them in the message ("molecules"). */
-hf_status hf_structures_reserve(hf_molecule_list *out, size_t *cap, const char *what, const char *path, int line);
+hessfit_status hf_structures_reserve(hessfit_molecule_list *out, size_t *cap, const char *what, const char *path, int line);
 
 /* A per-atom array that grows with a structure's atomic numbers. */
 typedef struct hf_atom_array {
@@ -30,7 +30,7 @@ typedef struct hf_atom_array {
 /* Room for need atoms: *atomic_numbers grows by hf_grow (doubling; "atoms") and, when its capacity
  * changed, each of arrays[0..n) is realloc'ed to the new capacity (plus its extra); *cap_atoms is the
  * new capacity once all of them succeeded. Errors name path:line. */
-hf_status hf_grow_atom_arrays(int **atomic_numbers, size_t *cap_atoms, size_t need, const hf_atom_array *arrays,
+hessfit_status hf_grow_atom_arrays(int **atomic_numbers, size_t *cap_atoms, size_t need, const hf_atom_array *arrays,
                               int n, const char *path, int line);
 
 /* malloc'ed "path:line", the source of a structure that starts at line; NULL when out of memory. */
@@ -38,12 +38,12 @@ char *hf_source_at_line(const char *path, int line);
 
 /* A format's parser: reads r to its end, appending the structures to out (capacity its own);
  * state is the format's, zeroed before the call and freed after it by the reader's free_state. */
-typedef hf_status (*hf_structures_parser)(hf_lines *r, hf_molecule_list *out, void *state);
+typedef hessfit_status (*hf_structures_parser)(hf_lines *r, hessfit_molecule_list *out, void *state);
 
 /* The public reader of a multi-structure file around parse: NULL arguments refused (the message
  * names reader), *list zeroed, path opened (plain or gzip), parsed, closed, state freed; on any
  * failure the structures read so far are freed and *list stays empty. state must be zeroed. */
-hf_status hf_read_structures(const char *reader, const char *path, hf_molecule_list *list, hf_structures_parser parse,
+hessfit_status hf_read_structures(const char *reader, const char *path, hessfit_molecule_list *list, hf_structures_parser parse,
                              void *state, void (*free_state)(void *state));
 
 #endif

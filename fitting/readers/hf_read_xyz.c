@@ -5,14 +5,14 @@
 
 #include <string.h>
 
-hf_status hf_read_xyz_molecule(const char *path, hf_molecule *mol)
+hessfit_status hessfit_xyz_molecule_read(const char *path, hessfit_molecule *mol)
 {
-    hf_xyz xyz;
-    hf_status st;
+    hessfit_xyz xyz;
+    hessfit_status st;
     if (mol == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_read_xyz_molecule: mol is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_xyz_molecule_read: mol is NULL");
     memset(mol, 0, sizeof *mol);
-    if ((st = hf_xyz_read(path, &xyz)) != HF_SUCCESS)
+    if ((st = hessfit_xyz_read(path, &xyz)) != HESSFIT_SUCCESS)
         return st;
     mol->n_atoms = xyz.n_atoms;
     mol->atomic_numbers = xyz.atomic_numbers;
@@ -20,27 +20,27 @@ hf_status hf_read_xyz_molecule(const char *path, hf_molecule *mol)
     mol->name = xyz.comment;
     mol->source = hf_strdup(path);
     if (mol->source == NULL) {
-        hf_molecule_free(mol);
-        return hf_error(HF_ERROR_OUT_OF_MEMORY, "%s: no memory", path);
+        hessfit_molecule_free(mol);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory", path);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_read_npy_xyz(const char *xyz_path, const char *npy_path, hf_molecule *mol)
+hessfit_status hessfit_npy_xyz_read(const char *xyz_path, const char *npy_path, hessfit_molecule *mol)
 {
-    hf_status st;
+    hessfit_status st;
     size_t n = 0;
     if (mol == NULL || npy_path == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "hf_read_npy_xyz: %s is NULL", mol == NULL ? "mol" : "npy_path");
-    if ((st = hf_read_xyz_molecule(xyz_path, mol)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_npy_xyz_read: %s is NULL", mol == NULL ? "mol" : "npy_path");
+    if ((st = hessfit_xyz_molecule_read(xyz_path, mol)) != HESSFIT_SUCCESS)
         return st;
-    if ((st = hf_npy_read_square(npy_path, 3 * (size_t)mol->n_atoms, &mol->hessian, &n)) != HF_SUCCESS) {
-        hf_molecule_free(mol);
-        return st;
-    }
-    if ((st = hf_molecule_check(mol, npy_path)) != HF_SUCCESS) {
-        hf_molecule_free(mol);
+    if ((st = hessfit_npy_read_square(npy_path, 3 * (size_t)mol->n_atoms, &mol->hessian, &n)) != HESSFIT_SUCCESS) {
+        hessfit_molecule_free(mol);
         return st;
     }
-    return HF_SUCCESS;
+    if ((st = hessfit_molecule_check(mol, npy_path)) != HESSFIT_SUCCESS) {
+        hessfit_molecule_free(mol);
+        return st;
+    }
+    return HESSFIT_SUCCESS;
 }

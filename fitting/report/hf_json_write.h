@@ -7,10 +7,10 @@
 
 /* s as a JSON string with its quotes (RFC 8259: '"', '\\' and control characters escaped, invalid
  * UTF-8 bytes as \ufffd); NULL writes null. */
-hf_status hf_put_json_string(hf_atomic_file *out, const char *s);
+hessfit_status hf_put_json_string(hessfit_atomic_file *out, const char *s);
 /* x as a JSON number ("%.17g", an exact round trip); null when it is not finite. */
-hf_status hf_put_json_number(hf_atomic_file *out, double x);
+hessfit_status hf_put_json_number(hessfit_atomic_file *out, double x);
 /* One member after others: ", \"key\": " and x as hf_put_json_number writes it. */
-hf_status hf_put_json_number_member(hf_atomic_file *out, const char *key, double x);
+hessfit_status hf_put_json_number_member(hessfit_atomic_file *out, const char *key, double x);
 
 #endif

@@ -7,11 +7,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-hf_status hf_report_error_prefix(hf_status status, const char *prefix)
+hessfit_status hf_report_error_prefix(hessfit_status status, const char *prefix)
 {
-    char message[HF_ERROR_MESSAGE_SIZE];
-    snprintf(message, sizeof message, "%s", hf_last_error()); /* hf_error may not read its own buffer */
-    return hf_error(status, "%s: %s", prefix, message);
+    char message[HESSFIT_ERROR_MESSAGE_SIZE];
+    snprintf(message, sizeof message, "%s", hessfit_last_error()); /* hessfit_error may not read its own buffer */
+    return hessfit_error(status, "%s: %s", prefix, message);
 }
 
 static const char *name_or(const char *s, const char *fallback)
@@ -19,19 +19,19 @@ static const char *name_or(const char *s, const char *fallback)
     return s != NULL ? s : fallback;
 }
 
-hf_status hf_report_history_validate(const hf_report_history *history)
+hessfit_status hessfit_report_history_validate(const hessfit_report_history *history)
 {
     if (history == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "report history is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "report history is NULL");
     if (history->n_points < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "report history: %d points", history->n_points);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "report history: %d points", history->n_points);
     if (history->n_points > 0 && history->points == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "report history: points is NULL for %d points", history->n_points);
-    return HF_SUCCESS;
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "report history: points is NULL for %d points", history->n_points);
+    return HESSFIT_SUCCESS;
 }
 
 /* k: the molecule's position in its report (0-based), or -1 for a molecule on its own. */
-static hf_status validate_molecule(const hf_report_molecule *m, int k)
+static hessfit_status validate_molecule(const hessfit_report_molecule *m, int k)
 {
     char what[128];
     if (k >= 0)
@@ -39,50 +39,50 @@ static hf_status validate_molecule(const hf_report_molecule *m, int k)
     else
         snprintf(what, sizeof what, "report molecule %.80s", name_or(m->name, "(unnamed)"));
     if (m->n_modes < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "%s: %d modes", what, m->n_modes);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %d modes", what, m->n_modes);
     if (m->n_modes > 0 && m->modes == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "%s: modes is NULL for %d modes", what, m->n_modes);
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "%s: modes is NULL for %d modes", what, m->n_modes);
     for (int i = 0; i < m->n_modes; i++) {
-        const hf_report_mode *md = &m->modes[i];
+        const hessfit_report_mode *md = &m->modes[i];
         if (md->index < 0 || md->qm_mode < -1 || md->mm_mode_before < -1 || md->mm_mode_after < -1)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT,
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                             "%s, mode row %d: index %d, QM mode %d, MM modes %d / %d (indices are >= 0, or -1 for "
                             "none)",
                             what, i, md->index, md->qm_mode, md->mm_mode_before, md->mm_mode_after);
     }
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_report_validate(const hf_report *r)
+hessfit_status hessfit_report_validate(const hessfit_report *r)
 {
-    hf_status st;
+    hessfit_status st;
     if (r == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "report is NULL");
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "report is NULL");
     if (r->n_molecules < 0 || r->n_objectives < 0 || r->n_parameters < 0)
-        return hf_error(HF_ERROR_INVALID_ARGUMENT, "report: negative count (%d molecules, %d objectives, %d parameters)",
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "report: negative count (%d molecules, %d objectives, %d parameters)",
                         r->n_molecules, r->n_objectives, r->n_parameters);
     if (r->n_molecules > 0 && r->molecules == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "report: molecules is NULL for %d molecules", r->n_molecules);
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "report: molecules is NULL for %d molecules", r->n_molecules);
     if (r->n_objectives > 0 && r->objectives == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "report: objectives is NULL for %d objectives", r->n_objectives);
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "report: objectives is NULL for %d objectives", r->n_objectives);
     if (r->n_parameters > 0 && r->parameters == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "report: parameters is NULL for %d parameters", r->n_parameters);
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "report: parameters is NULL for %d parameters", r->n_parameters);
     for (int k = 0; k < r->n_molecules; k++)
-        if ((st = validate_molecule(&r->molecules[k], k)) != HF_SUCCESS)
+        if ((st = validate_molecule(&r->molecules[k], k)) != HESSFIT_SUCCESS)
             return st;
     for (int p = 0; p < r->n_parameters; p++)
         if (r->parameters[p].value_index < 0 || r->parameters[p].ff_line < 0)
-            return hf_error(HF_ERROR_INVALID_ARGUMENT, "report parameter %d (%.40s %.60s): line %d, value index %d",
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "report parameter %d (%.40s %.60s): line %d, value index %d",
                             p + 1, name_or(r->parameters[p].kind, ""), name_or(r->parameters[p].types, ""),
                             r->parameters[p].ff_line, r->parameters[p].value_index);
-    return hf_report_history_validate(&r->history);
+    return hessfit_report_history_validate(&r->history);
 }
 
 /* Sum of (mm - qm)^2 and count over the weighted modes with both frequencies finite. */
-static void accumulate(const hf_report_molecule *m, int after, double *sum, int *n)
+static void accumulate(const hessfit_report_molecule *m, int after, double *sum, int *n)
 {
     for (int i = 0; i < m->n_modes; i++) {
-        const hf_report_mode *md = &m->modes[i];
+        const hessfit_report_mode *md = &m->modes[i];
         double mm = after ? md->mm_after_cm1 : md->mm_before_cm1;
         if (md->weight != 0.0 && isfinite(md->qm_cm1) && isfinite(mm)) {
             *sum += (mm - md->qm_cm1) * (mm - md->qm_cm1);
@@ -91,40 +91,40 @@ static void accumulate(const hf_report_molecule *m, int after, double *sum, int 
     }
 }
 
-hf_status hf_report_frequency_rmsd(const hf_report_molecule *m, int after, double *rmsd, int *n_used)
+hessfit_status hessfit_report_frequency_rmsd(const hessfit_report_molecule *m, int after, double *rmsd, int *n_used)
 {
     double sum = 0.0;
     int n = 0;
-    hf_status st;
+    hessfit_status st;
     if (m == NULL || rmsd == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "frequency RMSD: %s is NULL", m == NULL ? "molecule" : "rmsd");
-    if ((st = validate_molecule(m, -1)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "frequency RMSD: %s is NULL", m == NULL ? "molecule" : "rmsd");
+    if ((st = validate_molecule(m, -1)) != HESSFIT_SUCCESS)
         return st;
     accumulate(m, after, &sum, &n);
     *rmsd = n > 0 ? sqrt(sum / n) : NAN;
     if (n_used != NULL)
         *n_used = n;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_report_frequency_rmsd_all(const hf_report *r, int after, double *rmsd, int *n_used)
+hessfit_status hessfit_report_frequency_rmsd_all(const hessfit_report *r, int after, double *rmsd, int *n_used)
 {
     double sum = 0.0;
     int n = 0;
-    hf_status st;
+    hessfit_status st;
     if (r == NULL || rmsd == NULL)
-        return hf_error(HF_ERROR_NULL_ARGUMENT, "frequency RMSD: %s is NULL", r == NULL ? "report" : "rmsd");
-    if ((st = hf_report_validate(r)) != HF_SUCCESS)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "frequency RMSD: %s is NULL", r == NULL ? "report" : "rmsd");
+    if ((st = hessfit_report_validate(r)) != HESSFIT_SUCCESS)
         return st;
     for (int k = 0; k < r->n_molecules; k++)
         accumulate(&r->molecules[k], after, &sum, &n);
     *rmsd = n > 0 ? sqrt(sum / n) : NAN;
     if (n_used != NULL)
         *n_used = n;
-    return HF_SUCCESS;
+    return HESSFIT_SUCCESS;
 }
 
-hf_status hf_report_not_written(hf_status status, const char *path)
+hessfit_status hf_report_not_written(hessfit_status status, const char *path)
 {
     char prefix[512];
     snprintf(prefix, sizeof prefix, "%s: not written", path != NULL ? path : "(NULL path)");

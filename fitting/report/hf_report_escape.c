@@ -51,108 +51,108 @@ size_t hf_utf8_width(const char *s)
     return width;
 }
 
-hf_status hf_put_text(hf_atomic_file *out, const char *s)
+hessfit_status hf_put_text(hessfit_atomic_file *out, const char *s)
 {
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     if (s == NULL)
-        return HF_SUCCESS;
-    while (*s && st == HF_SUCCESS) {
+        return HESSFIT_SUCCESS;
+    while (*s && st == HESSFIT_SUCCESS) {
         uint32_t cp;
         size_t n = hf_utf8_decode(s, &cp);
         if (n == 0) {
-            st = hf_atomic_file_write(out, "?", 1);
+            st = hessfit_atomic_file_write(out, "?", 1);
             s++;
         } else if (cp < 0x20 || cp == 0x7F) {
-            st = hf_atomic_file_write(out, " ", 1);
+            st = hessfit_atomic_file_write(out, " ", 1);
             s++;
         } else {
-            st = hf_atomic_file_write(out, s, n);
+            st = hessfit_atomic_file_write(out, s, n);
             s += n;
         }
     }
     return st;
 }
 
-hf_status hf_put_text_padded(hf_atomic_file *out, const char *s, size_t width)
+hessfit_status hf_put_text_padded(hessfit_atomic_file *out, const char *s, size_t width)
 {
-    hf_status st = hf_put_text(out, s);
-    for (size_t w = hf_utf8_width(s); w < width && st == HF_SUCCESS; w++)
-        st = hf_atomic_file_write(out, " ", 1);
+    hessfit_status st = hf_put_text(out, s);
+    for (size_t w = hf_utf8_width(s); w < width && st == HESSFIT_SUCCESS; w++)
+        st = hessfit_atomic_file_write(out, " ", 1);
     return st;
 }
 
-hf_status hf_put_json_number(hf_atomic_file *out, double x)
+hessfit_status hf_put_json_number(hessfit_atomic_file *out, double x)
 {
-    return isfinite(x) ? hf_atomic_file_printf(out, "%.17g", x) : hf_atomic_file_write(out, "null", 4);
+    return isfinite(x) ? hessfit_atomic_file_printf(out, "%.17g", x) : hessfit_atomic_file_write(out, "null", 4);
 }
 
-hf_status hf_put_json_number_member(hf_atomic_file *out, const char *key, double x)
+hessfit_status hf_put_json_number_member(hessfit_atomic_file *out, const char *key, double x)
 {
-    hf_status st = hf_atomic_file_printf(out, ", \"%s\": ", key);
-    return st == HF_SUCCESS ? hf_put_json_number(out, x) : st;
+    hessfit_status st = hessfit_atomic_file_printf(out, ", \"%s\": ", key);
+    return st == HESSFIT_SUCCESS ? hf_put_json_number(out, x) : st;
 }
 
-hf_status hf_put_json_string(hf_atomic_file *out, const char *s)
+hessfit_status hf_put_json_string(hessfit_atomic_file *out, const char *s)
 {
-    hf_status st;
+    hessfit_status st;
     if (s == NULL)
-        return hf_atomic_file_write(out, "null", 4);
-    st = hf_atomic_file_write(out, "\"", 1);
-    while (*s && st == HF_SUCCESS) {
+        return hessfit_atomic_file_write(out, "null", 4);
+    st = hessfit_atomic_file_write(out, "\"", 1);
+    while (*s && st == HESSFIT_SUCCESS) {
         uint32_t cp;
         size_t n = hf_utf8_decode(s, &cp);
         if (n == 0) {
-            st = hf_atomic_file_write(out, "\\ufffd", 6);
+            st = hessfit_atomic_file_write(out, "\\ufffd", 6);
             s++;
             continue;
         }
         switch (cp) {
-        case '"': st = hf_atomic_file_write(out, "\\\"", 2); break;
-        case '\\': st = hf_atomic_file_write(out, "\\\\", 2); break;
-        case '\b': st = hf_atomic_file_write(out, "\\b", 2); break;
-        case '\f': st = hf_atomic_file_write(out, "\\f", 2); break;
-        case '\n': st = hf_atomic_file_write(out, "\\n", 2); break;
-        case '\r': st = hf_atomic_file_write(out, "\\r", 2); break;
-        case '\t': st = hf_atomic_file_write(out, "\\t", 2); break;
+        case '"': st = hessfit_atomic_file_write(out, "\\\"", 2); break;
+        case '\\': st = hessfit_atomic_file_write(out, "\\\\", 2); break;
+        case '\b': st = hessfit_atomic_file_write(out, "\\b", 2); break;
+        case '\f': st = hessfit_atomic_file_write(out, "\\f", 2); break;
+        case '\n': st = hessfit_atomic_file_write(out, "\\n", 2); break;
+        case '\r': st = hessfit_atomic_file_write(out, "\\r", 2); break;
+        case '\t': st = hessfit_atomic_file_write(out, "\\t", 2); break;
         default:
             if (cp < 0x20)
-                st = hf_atomic_file_printf(out, "\\u%04x", (unsigned)cp);
+                st = hessfit_atomic_file_printf(out, "\\u%04x", (unsigned)cp);
             else
-                st = hf_atomic_file_write(out, s, n);
+                st = hessfit_atomic_file_write(out, s, n);
         }
         s += n;
     }
-    if (st == HF_SUCCESS)
-        st = hf_atomic_file_write(out, "\"", 1);
+    if (st == HESSFIT_SUCCESS)
+        st = hessfit_atomic_file_write(out, "\"", 1);
     return st;
 }
 
-hf_status hf_put_xml(hf_atomic_file *out, const char *s)
+hessfit_status hf_put_xml(hessfit_atomic_file *out, const char *s)
 {
     static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
-    hf_status st = HF_SUCCESS;
+    hessfit_status st = HESSFIT_SUCCESS;
     if (s == NULL)
-        return HF_SUCCESS;
-    while (*s && st == HF_SUCCESS) {
+        return HESSFIT_SUCCESS;
+    while (*s && st == HESSFIT_SUCCESS) {
         uint32_t cp;
         size_t n = hf_utf8_decode(s, &cp);
         if (n == 0) {
-            st = hf_atomic_file_write(out, replacement, 3);
+            st = hessfit_atomic_file_write(out, replacement, 3);
             s++;
             continue;
         }
         switch (cp) {
-        case '&': st = hf_atomic_file_write(out, "&amp;", 5); break;
-        case '<': st = hf_atomic_file_write(out, "&lt;", 4); break;
-        case '>': st = hf_atomic_file_write(out, "&gt;", 4); break;
-        case '"': st = hf_atomic_file_write(out, "&quot;", 6); break;
-        case '\'': st = hf_atomic_file_write(out, "&apos;", 6); break;
+        case '&': st = hessfit_atomic_file_write(out, "&amp;", 5); break;
+        case '<': st = hessfit_atomic_file_write(out, "&lt;", 4); break;
+        case '>': st = hessfit_atomic_file_write(out, "&gt;", 4); break;
+        case '"': st = hessfit_atomic_file_write(out, "&quot;", 6); break;
+        case '\'': st = hessfit_atomic_file_write(out, "&apos;", 6); break;
         default:
             /* XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF] */
             if ((cp < 0x20 && cp != 0x9 && cp != 0xA && cp != 0xD) || cp == 0xFFFE || cp == 0xFFFF)
-                st = hf_atomic_file_write(out, replacement, 3);
+                st = hessfit_atomic_file_write(out, replacement, 3);
             else
-                st = hf_atomic_file_write(out, s, n);
+                st = hessfit_atomic_file_write(out, s, n);
         }
         s += n;
     }

@@ -12,9 +12,9 @@
 #include "hf_json_write.h"
 
 /* status with the thread's message prefixed: "<prefix>: <message>" (hf_report.c). */
-hf_status hf_report_error_prefix(hf_status status, const char *prefix);
+hessfit_status hf_report_error_prefix(hessfit_status status, const char *prefix);
 /* hf_report_error_prefix(status, "<path>: not written") for a report that failed validation. */
-hf_status hf_report_not_written(hf_status status, const char *path);
+hessfit_status hf_report_not_written(hessfit_status status, const char *path);
 
 /* ---- strings (hf_report_escape.c) ---- */
 
@@ -26,13 +26,13 @@ size_t hf_utf8_decode(const char *s, uint32_t *cp);
 size_t hf_utf8_width(const char *s);
 
 /* s as plain text: control characters as ' ', invalid UTF-8 bytes as '?'. NULL writes nothing. */
-hf_status hf_put_text(hf_atomic_file *out, const char *s);
+hessfit_status hf_put_text(hessfit_atomic_file *out, const char *s);
 /* s left-aligned in a field of width characters (no truncation). */
-hf_status hf_put_text_padded(hf_atomic_file *out, const char *s, size_t width);
+hessfit_status hf_put_text_padded(hessfit_atomic_file *out, const char *s, size_t width);
 /* s as XML 1.0 character data or attribute value (& < > " ' escaped; characters XML forbids --
  * control characters other than tab, newline, return; U+FFFE, U+FFFF -- and invalid UTF-8 bytes
  * as U+FFFD). NULL writes nothing. */
-hf_status hf_put_xml(hf_atomic_file *out, const char *s);
+hessfit_status hf_put_xml(hessfit_atomic_file *out, const char *s);
 
 /* ---- SVG plot frame (hf_svg_plot.c) ---- */
 
@@ -61,12 +61,12 @@ void hf_svg_tick_label(const hf_svg_axis *axis, double value, char *buf, size_t 
 
 /* Document start (XML declaration, <svg> with width/height/viewBox, a <title>, white background,
  * default styles) and end. */
-hf_status hf_svg_begin(hf_atomic_file *out, double width, double height, const char *title);
-hf_status hf_svg_end(hf_atomic_file *out);
+hessfit_status hf_svg_begin(hessfit_atomic_file *out, double width, double height, const char *title);
+hessfit_status hf_svg_end(hessfit_atomic_file *out);
 
 /* A plot panel: frame rectangle, grid lines and ticks with labels on both axes, axis titles
  * (UTF-8, escaped). x runs along x->pix_lo..pix_hi, y along y->pix_lo (bottom)..pix_hi (top). */
-hf_status hf_svg_panel(hf_atomic_file *out, const hf_svg_axis *x, const hf_svg_axis *y, const char *x_title,
+hessfit_status hf_svg_panel(hessfit_atomic_file *out, const hf_svg_axis *x, const hf_svg_axis *y, const char *x_title,
                        const char *y_title);
 
 #endif

@@ -1,4 +1,4 @@
-/* The fit report as JSON (hf_report_write_json): one object, numbers as %.17g (exact round trip),
+/* The fit report as JSON (hessfit_report_write_json): one object, numbers as %.17g (exact round trip),
  * NaN and infinities as null, each listed in "nonfinite" by its path. */
 #include "hf_lines.h"
 #include "hf_report_internal.h"
@@ -11,12 +11,12 @@
 #define JSON_PATH_SIZE 128
 
 typedef struct json_writer {
-    hf_atomic_file *out;
+    hessfit_atomic_file *out;
     char where[JSON_PATH_SIZE]; /* JSON path of the object being written: "molecules[1].modes[3]" */
     char *nonfinite;            /* "path\tvalue\n" entries */
     size_t nonfinite_len, nonfinite_cap;
     long n_nonfinite;
-    hf_status st;               /* memory failure while collecting entries */
+    hessfit_status st;               /* memory failure while collecting entries */
 } json_writer;
 
 static void note_nonfinite(json_writer *w, const char *key, double v)
@@ -25,10 +25,10 @@ static void note_nonfinite(json_writer *w, const char *key, double v)
     int n = snprintf(entry, sizeof entry, "%s%s%s\t%s\n", w->where, w->where[0] ? "." : "", key,
                      isnan(v) ? "NaN" : (v > 0 ? "Infinity" : "-Infinity"));
     size_t len = n < 0 ? 0 : strlen(entry);
-    if (w->st != HF_SUCCESS)
+    if (w->st != HESSFIT_SUCCESS)
         return;
     w->st = hf_grow((void **)&w->nonfinite, &w->nonfinite_cap, w->nonfinite_len + len + 1, 1, "JSON null notes");
-    if (w->st != HF_SUCCESS)
+    if (w->st != HESSFIT_SUCCESS)
         return;
     memcpy(w->nonfinite + w->nonfinite_len, entry, len + 1);
     w->nonfinite_len += len;
@@ -39,9 +39,9 @@ static void note_nonfinite(json_writer *w, const char *key, double v)
 static void num(json_writer *w, const char *sep, const char *key, double v)
 {
     if (isfinite(v)) {
-        hf_atomic_file_printf(w->out, "%s\"%s\": %.17g", sep, key, v);
+        hessfit_atomic_file_printf(w->out, "%s\"%s\": %.17g", sep, key, v);
     } else {
-        hf_atomic_file_printf(w->out, "%s\"%s\": null", sep, key);
+        hessfit_atomic_file_printf(w->out, "%s\"%s\": null", sep, key);
         note_nonfinite(w, key, v);
     }
 }
@@ -56,39 +56,39 @@ static void optional_num(json_writer *w, const char *key, double v)
 static void index_value(json_writer *w, const char *key, int i)
 {
     if (i >= 0)
-        hf_atomic_file_printf(w->out, ", \"%s\": %d", key, i);
+        hessfit_atomic_file_printf(w->out, ", \"%s\": %d", key, i);
     else
-        hf_atomic_file_printf(w->out, ", \"%s\": null", key);
+        hessfit_atomic_file_printf(w->out, ", \"%s\": null", key);
 }
 
 static void str(json_writer *w, const char *indent, const char *key, const char *s)
 {
-    hf_atomic_file_printf(w->out, "%s\"%s\": ", indent, key);
+    hessfit_atomic_file_printf(w->out, "%s\"%s\": ", indent, key);
     hf_put_json_string(w->out, s);
 }
 
-static void write_objectives(json_writer *w, const hf_report *r)
+static void write_objectives(json_writer *w, const hessfit_report *r)
 {
-    hf_atomic_file_printf(w->out, "  \"objectives\": [");
+    hessfit_atomic_file_printf(w->out, "  \"objectives\": [");
     for (int k = 0; k < r->n_objectives; k++) {
-        const hf_report_objective *o = &r->objectives[k];
+        const hessfit_report_objective *o = &r->objectives[k];
         snprintf(w->where, sizeof w->where, "objectives[%d]", k);
-        hf_atomic_file_printf(w->out, "%s\n    {", k > 0 ? "," : "");
+        hessfit_atomic_file_printf(w->out, "%s\n    {", k > 0 ? "," : "");
         str(w, "", "kind", o->kind);
         str(w, ", ", "unit", o->unit);
-        hf_atomic_file_printf(w->out, ", \"n_weighted\": %ld", o->n_weighted);
+        hessfit_atomic_file_printf(w->out, ", \"n_weighted\": %ld", o->n_weighted);
         num(w, ", ", "loss_before", o->loss_before);
         num(w, ", ", "loss_after", o->loss_after);
         num(w, ", ", "rmsd_before", o->rmsd_before);
         num(w, ", ", "rmsd_after", o->rmsd_after);
-        hf_atomic_file_printf(w->out, "}");
+        hessfit_atomic_file_printf(w->out, "}");
     }
-    hf_atomic_file_printf(w->out, "%s],\n", r->n_objectives > 0 ? "\n  " : "");
+    hessfit_atomic_file_printf(w->out, "%s],\n", r->n_objectives > 0 ? "\n  " : "");
 }
 
-static void write_mode(json_writer *w, const hf_report_mode *md)
+static void write_mode(json_writer *w, const hessfit_report_mode *md)
 {
-    hf_atomic_file_printf(w->out, "{\"index\": %d", md->index);
+    hessfit_atomic_file_printf(w->out, "{\"index\": %d", md->index);
     index_value(w, "qm_mode", md->qm_mode);
     index_value(w, "mm_mode_before", md->mm_mode_before);
     index_value(w, "mm_mode_after", md->mm_mode_after);
@@ -100,74 +100,74 @@ static void write_mode(json_writer *w, const hf_report_mode *md)
     num(w, ", ", "weight", md->weight);
     num(w, ", ", "residual_before", md->residual_before);
     num(w, ", ", "residual_after", md->residual_after);
-    hf_atomic_file_printf(w->out, "}");
+    hessfit_atomic_file_printf(w->out, "}");
 }
 
-static void write_molecules(json_writer *w, const hf_report *r)
+static void write_molecules(json_writer *w, const hessfit_report *r)
 {
-    hf_atomic_file_printf(w->out, "  \"molecules\": [");
+    hessfit_atomic_file_printf(w->out, "  \"molecules\": [");
     for (int k = 0; k < r->n_molecules; k++) {
-        const hf_report_molecule *m = &r->molecules[k];
+        const hessfit_report_molecule *m = &r->molecules[k];
         double rmsd_before, rmsd_after;
         int n_before = 0, n_after = 0;
-        hf_report_frequency_rmsd(m, 0, &rmsd_before, &n_before);
-        hf_report_frequency_rmsd(m, 1, &rmsd_after, &n_after);
+        hessfit_report_frequency_rmsd(m, 0, &rmsd_before, &n_before);
+        hessfit_report_frequency_rmsd(m, 1, &rmsd_after, &n_after);
         snprintf(w->where, sizeof w->where, "molecules[%d]", k);
-        hf_atomic_file_printf(w->out, "%s\n    {\n", k > 0 ? "," : "");
+        hessfit_atomic_file_printf(w->out, "%s\n    {\n", k > 0 ? "," : "");
         str(w, "      ", "name", m->name);
         str(w, ",\n      ", "source", m->source);
-        hf_atomic_file_printf(w->out, ",\n      \"n_modes\": %d,\n      \"n_weighted_before\": %d, ", m->n_modes, n_before);
+        hessfit_atomic_file_printf(w->out, ",\n      \"n_modes\": %d,\n      \"n_weighted_before\": %d, ", m->n_modes, n_before);
         num(w, "", "rmsd_before_cm1", rmsd_before);
-        hf_atomic_file_printf(w->out, ",\n      \"n_weighted_after\": %d, ", n_after);
+        hessfit_atomic_file_printf(w->out, ",\n      \"n_weighted_after\": %d, ", n_after);
         num(w, "", "rmsd_after_cm1", rmsd_after);
-        hf_atomic_file_printf(w->out, ",\n      \"modes\": [");
+        hessfit_atomic_file_printf(w->out, ",\n      \"modes\": [");
         for (int i = 0; i < m->n_modes; i++) {
             snprintf(w->where, sizeof w->where, "molecules[%d].modes[%d]", k, i);
-            hf_atomic_file_printf(w->out, "%s\n        ", i > 0 ? "," : "");
+            hessfit_atomic_file_printf(w->out, "%s\n        ", i > 0 ? "," : "");
             write_mode(w, &m->modes[i]);
         }
-        hf_atomic_file_printf(w->out, "%s]\n    }", m->n_modes > 0 ? "\n      " : "");
+        hessfit_atomic_file_printf(w->out, "%s]\n    }", m->n_modes > 0 ? "\n      " : "");
     }
-    hf_atomic_file_printf(w->out, "%s],\n", r->n_molecules > 0 ? "\n  " : "");
+    hessfit_atomic_file_printf(w->out, "%s],\n", r->n_molecules > 0 ? "\n  " : "");
 }
 
-static void write_parameters(json_writer *w, const hf_report *r)
+static void write_parameters(json_writer *w, const hessfit_report *r)
 {
-    hf_atomic_file_printf(w->out, "  \"parameters\": [");
+    hessfit_atomic_file_printf(w->out, "  \"parameters\": [");
     for (int p = 0; p < r->n_parameters; p++) {
-        const hf_report_parameter *q = &r->parameters[p];
+        const hessfit_report_parameter *q = &r->parameters[p];
         snprintf(w->where, sizeof w->where, "parameters[%d]", p);
-        hf_atomic_file_printf(w->out, "%s\n    {", p > 0 ? "," : "");
+        hessfit_atomic_file_printf(w->out, "%s\n    {", p > 0 ? "," : "");
         if (q->ff_line > 0)
-            hf_atomic_file_printf(w->out, "\"ff_line\": %d", q->ff_line);
+            hessfit_atomic_file_printf(w->out, "\"ff_line\": %d", q->ff_line);
         else
-            hf_atomic_file_printf(w->out, "\"ff_line\": null");
+            hessfit_atomic_file_printf(w->out, "\"ff_line\": null");
         str(w, ", ", "kind", q->kind);
         str(w, ", ", "types", q->types);
-        hf_atomic_file_printf(w->out, ", \"value_index\": %d", q->value_index);
+        hessfit_atomic_file_printf(w->out, ", \"value_index\": %d", q->value_index);
         str(w, ", ", "value_name", q->value_name);
         num(w, ", ", "before", q->before);
         num(w, ", ", "after", q->after);
         num(w, ", ", "change", q->after - q->before);
         str(w, ", ", "unit", q->unit);
-        hf_atomic_file_printf(w->out, "}");
+        hessfit_atomic_file_printf(w->out, "}");
     }
-    hf_atomic_file_printf(w->out, "%s],\n", r->n_parameters > 0 ? "\n  " : "");
+    hessfit_atomic_file_printf(w->out, "%s],\n", r->n_parameters > 0 ? "\n  " : "");
 }
 
-static void write_history(json_writer *w, const hf_report_history *h)
+static void write_history(json_writer *w, const hessfit_report_history *h)
 {
-    hf_atomic_file_printf(w->out, "  \"history_title\": ");
+    hessfit_atomic_file_printf(w->out, "  \"history_title\": ");
     hf_put_json_string(w->out, h->title);
-    hf_atomic_file_printf(w->out, ",\n  \"history\": [");
+    hessfit_atomic_file_printf(w->out, ",\n  \"history\": [");
     for (int i = 0; i < h->n_points; i++) {
         snprintf(w->where, sizeof w->where, "history[%d]", i);
-        hf_atomic_file_printf(w->out, "%s\n    {\"evaluation\": %ld", i > 0 ? "," : "", h->points[i].evaluation);
+        hessfit_atomic_file_printf(w->out, "%s\n    {\"evaluation\": %ld", i > 0 ? "," : "", h->points[i].evaluation);
         num(w, ", ", "loss", h->points[i].loss);
         optional_num(w, "gradient_norm", h->points[i].gradient_norm);
-        hf_atomic_file_printf(w->out, "}");
+        hessfit_atomic_file_printf(w->out, "}");
     }
-    hf_atomic_file_printf(w->out, "%s],\n", h->n_points > 0 ? "\n  " : "");
+    hessfit_atomic_file_printf(w->out, "%s],\n", h->n_points > 0 ? "\n  " : "");
 }
 
 /* The collected notes: [{"path": ..., "value": "NaN"}, ...]. */
@@ -175,52 +175,52 @@ static void write_nonfinite(json_writer *w)
 {
     const char *s = w->nonfinite;
     long k = 0;
-    hf_atomic_file_printf(w->out, "  \"nonfinite\": [");
+    hessfit_atomic_file_printf(w->out, "  \"nonfinite\": [");
     while (s != NULL && *s) {
         const char *tab = strchr(s, '\t'), *end = strchr(s, '\n');
-        hf_atomic_file_printf(w->out, "%s\n    {\"path\": \"%.*s\", \"value\": \"%.*s\"}", k++ > 0 ? "," : "",
+        hessfit_atomic_file_printf(w->out, "%s\n    {\"path\": \"%.*s\", \"value\": \"%.*s\"}", k++ > 0 ? "," : "",
                               (int)(tab - s), s, (int)(end - tab - 1), tab + 1);
         s = end + 1;
     }
-    hf_atomic_file_printf(w->out, "%s]\n", k > 0 ? "\n  " : "");
+    hessfit_atomic_file_printf(w->out, "%s]\n", k > 0 ? "\n  " : "");
 }
 
-hf_status hf_report_json_writer(hf_atomic_file *out, void *context)
+hessfit_status hessfit_report_json_writer(hessfit_atomic_file *out, void *context)
 {
-    const hf_report *r = context;
+    const hessfit_report *r = context;
     json_writer w;
-    hf_status st = hf_report_validate(r);
-    if (st != HF_SUCCESS)
+    hessfit_status st = hessfit_report_validate(r);
+    if (st != HESSFIT_SUCCESS)
         return st;
     memset(&w, 0, sizeof w);
     w.out = out;
-    hf_atomic_file_printf(out, "{\n  \"format\": \"hessfit fit report\",\n  \"version\": 1,\n");
-    hf_atomic_file_printf(out, "  \"notes\": \"frequencies in cm^-1, negative = imaginary; mode indices from 0; "
+    hessfit_atomic_file_printf(out, "{\n  \"format\": \"hessfit fit report\",\n  \"version\": 1,\n");
+    hessfit_atomic_file_printf(out, "  \"notes\": \"frequencies in cm^-1, negative = imaginary; mode indices from 0; "
                                "parameters in the force field's canonical units; null = not available (NaN) or "
                                "infinite, each such number listed in nonfinite; an unknown overlap or gradient norm "
                                "is left out\",\n");
     str(&w, "  ", "title", r->title);
     str(&w, ",\n  ", "optimizer", r->optimizer);
     str(&w, ",\n  ", "status", r->status);
-    hf_atomic_file_printf(out, ",\n  \"evaluations\": %ld,\n", r->evaluations);
+    hessfit_atomic_file_printf(out, ",\n  \"evaluations\": %ld,\n", r->evaluations);
     num(&w, "  ", "wall_time_s", r->wall_time_s);
-    hf_atomic_file_printf(out, ",\n");
+    hessfit_atomic_file_printf(out, ",\n");
     write_objectives(&w, r);
     write_molecules(&w, r);
     write_parameters(&w, r);
     write_history(&w, &r->history);
     w.where[0] = '\0';
-    if (w.st == HF_SUCCESS)
+    if (w.st == HESSFIT_SUCCESS)
         write_nonfinite(&w);
-    hf_atomic_file_printf(out, "}\n");
+    hessfit_atomic_file_printf(out, "}\n");
     free(w.nonfinite);
-    return w.st != HF_SUCCESS ? w.st : hf_atomic_file_status(out);
+    return w.st != HESSFIT_SUCCESS ? w.st : hessfit_atomic_file_status(out);
 }
 
-hf_status hf_report_write_json(const char *path, const hf_report *report)
+hessfit_status hessfit_report_write_json(const char *path, const hessfit_report *report)
 {
-    hf_status st = hf_report_validate(report);
-    if (st != HF_SUCCESS)
+    hessfit_status st = hessfit_report_validate(report);
+    if (st != HESSFIT_SUCCESS)
         return hf_report_not_written(st, path);
-    return hf_atomic_write(path, hf_report_json_writer, (void *)report);
+    return hessfit_atomic_write(path, hessfit_report_json_writer, (void *)report);
 }

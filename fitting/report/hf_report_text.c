@@ -1,4 +1,4 @@
-/* The fit report as aligned text (hf_report_write_text). */
+/* The fit report as aligned text (hessfit_report_write_text). */
 #include "hf_report_internal.h"
 
 #include <math.h>
@@ -53,22 +53,22 @@ static cell index_cell(int i)
     return c;
 }
 
-static void write_run(hf_atomic_file *out, const hf_report *r)
+static void write_run(hessfit_atomic_file *out, const hessfit_report *r)
 {
-    hf_atomic_file_printf(out, "hessfit fit report");
+    hessfit_atomic_file_printf(out, "hessfit fit report");
     if (r->title != NULL) {
-        hf_atomic_file_printf(out, ": ");
+        hessfit_atomic_file_printf(out, ": ");
         hf_put_text(out, r->title);
     }
-    hf_atomic_file_printf(out, "\n\n  optimiser    ");
+    hessfit_atomic_file_printf(out, "\n\n  optimiser    ");
     hf_put_text(out, r->optimizer != NULL ? r->optimizer : "n/a");
-    hf_atomic_file_printf(out, "\n  status       ");
+    hessfit_atomic_file_printf(out, "\n  status       ");
     hf_put_text(out, r->status != NULL ? r->status : "n/a");
-    hf_atomic_file_printf(out, "\n  evaluations  %ld\n  wall time    %s s\n", r->evaluations,
+    hessfit_atomic_file_printf(out, "\n  evaluations  %ld\n  wall time    %s s\n", r->evaluations,
                           number("%.3f", r->wall_time_s).s);
 }
 
-static void write_objectives(hf_atomic_file *out, const hf_report *r)
+static void write_objectives(hessfit_atomic_file *out, const hessfit_report *r)
 {
     size_t kind_width = strlen("kind");
     if (r->n_objectives == 0)
@@ -77,60 +77,60 @@ static void write_objectives(hf_atomic_file *out, const hf_report *r)
         size_t w = hf_utf8_width(r->objectives[k].kind);
         kind_width = w > kind_width ? w : kind_width;
     }
-    hf_atomic_file_printf(out, "\nObjectives (loss = sum of (w r)^2; RMSD over the weighted residuals)\n  ");
+    hessfit_atomic_file_printf(out, "\nObjectives (loss = sum of (w r)^2; RMSD over the weighted residuals)\n  ");
     hf_put_text_padded(out, "kind", kind_width);
-    hf_atomic_file_printf(out, "  %8s  %14s  %14s  %12s  %12s  unit\n", "weighted", "loss before", "loss after",
+    hessfit_atomic_file_printf(out, "  %8s  %14s  %14s  %12s  %12s  unit\n", "weighted", "loss before", "loss after",
                           "RMSD before", "RMSD after");
     for (int k = 0; k < r->n_objectives; k++) {
-        const hf_report_objective *o = &r->objectives[k];
-        hf_atomic_file_printf(out, "  ");
+        const hessfit_report_objective *o = &r->objectives[k];
+        hessfit_atomic_file_printf(out, "  ");
         hf_put_text_padded(out, o->kind, kind_width);
-        hf_atomic_file_printf(out, "  %8ld  %14s  %14s  %12s  %12s  ", o->n_weighted, number("%.8g", o->loss_before).s,
+        hessfit_atomic_file_printf(out, "  %8ld  %14s  %14s  %12s  %12s  ", o->n_weighted, number("%.8g", o->loss_before).s,
                               number("%.8g", o->loss_after).s, number("%.6g", o->rmsd_before).s,
                               number("%.6g", o->rmsd_after).s);
         hf_put_text(out, o->unit);
-        hf_atomic_file_printf(out, "\n");
+        hessfit_atomic_file_printf(out, "\n");
     }
 }
 
-static int has_imaginary(const hf_report_molecule *m)
+static int has_imaginary(const hessfit_report_molecule *m)
 {
     for (int i = 0; i < m->n_modes; i++) {
-        const hf_report_mode *md = &m->modes[i];
+        const hessfit_report_mode *md = &m->modes[i];
         if (md->qm_cm1 < 0 || md->mm_before_cm1 < 0 || md->mm_after_cm1 < 0)
             return 1;
     }
     return 0;
 }
 
-static void write_molecule(hf_atomic_file *out, const hf_report_molecule *m, int k, int n_molecules)
+static void write_molecule(hessfit_atomic_file *out, const hessfit_report_molecule *m, int k, int n_molecules)
 {
     double rmsd_before, rmsd_after;
     int n_before = 0, n_after = 0;
-    hf_atomic_file_printf(out, "\nMolecule %d of %d: ", k + 1, n_molecules);
+    hessfit_atomic_file_printf(out, "\nMolecule %d of %d: ", k + 1, n_molecules);
     hf_put_text(out, m->name != NULL ? m->name : "(unnamed)");
-    hf_atomic_file_printf(out, "\n  source: ");
+    hessfit_atomic_file_printf(out, "\n  source: ");
     hf_put_text(out, m->source != NULL ? m->source : "n/a");
-    hf_atomic_file_printf(out, "\n  frequencies in cm^-1, diff = MM - QM, mode numbers from 0, n/a = not available\n");
+    hessfit_atomic_file_printf(out, "\n  frequencies in cm^-1, diff = MM - QM, mode numbers from 0, n/a = not available\n");
     if (has_imaginary(m))
-        hf_atomic_file_printf(out, "  i: imaginary frequency, shown as a negative number\n");
-    hf_atomic_file_printf(out, "  %5s  %7s  %11s  %11s  %11s  %11s  %11s  %9s  %8s  %12s\n", "mode", "QM mode", "QM ",
+        hessfit_atomic_file_printf(out, "  i: imaginary frequency, shown as a negative number\n");
+    hessfit_atomic_file_printf(out, "  %5s  %7s  %11s  %11s  %11s  %11s  %11s  %9s  %8s  %12s\n", "mode", "QM mode", "QM ",
                           "MM before ", "MM after ", "diff before", "diff after", "weight", "overlap", "residual");
     for (int i = 0; i < m->n_modes; i++) {
-        const hf_report_mode *md = &m->modes[i];
-        hf_atomic_file_printf(out, "  %5d  %7s  %11s  %11s  %11s  %11s  %11s  %9s  %8s  %12s\n", md->index,
+        const hessfit_report_mode *md = &m->modes[i];
+        hessfit_atomic_file_printf(out, "  %5d  %7s  %11s  %11s  %11s  %11s  %11s  %9s  %8s  %12s\n", md->index,
                               index_cell(md->qm_mode).s, frequency(md->qm_cm1).s, frequency(md->mm_before_cm1).s,
                               frequency(md->mm_after_cm1).s, number("%.2f", md->mm_before_cm1 - md->qm_cm1).s,
                               number("%.2f", md->mm_after_cm1 - md->qm_cm1).s, number("%.4g", md->weight).s,
                               number("%.4f", md->overlap_after).s, number("%.4e", md->residual_after).s);
     }
-    hf_report_frequency_rmsd(m, 0, &rmsd_before, &n_before);
-    hf_report_frequency_rmsd(m, 1, &rmsd_after, &n_after);
-    hf_atomic_file_printf(out, "  RMSD over the weighted modes: %s cm^-1 before (%d modes), %s cm^-1 after (%d modes)\n",
+    hessfit_report_frequency_rmsd(m, 0, &rmsd_before, &n_before);
+    hessfit_report_frequency_rmsd(m, 1, &rmsd_after, &n_after);
+    hessfit_atomic_file_printf(out, "  RMSD over the weighted modes: %s cm^-1 before (%d modes), %s cm^-1 after (%d modes)\n",
                           number("%.3f", rmsd_before).s, n_before, number("%.3f", rmsd_after).s, n_after);
 }
 
-static void write_history(hf_atomic_file *out, const hf_report_history *h)
+static void write_history(hessfit_atomic_file *out, const hessfit_report_history *h)
 {
     int best = -1, first = -1, last = -1;
     if (h->n_points == 0)
@@ -144,27 +144,27 @@ static void write_history(hf_atomic_file *out, const hf_report_history *h)
         if (best < 0 || h->points[i].loss < h->points[best].loss)
             best = i;
     }
-    hf_atomic_file_printf(out, "\nConvergence (%d points", h->n_points);
+    hessfit_atomic_file_printf(out, "\nConvergence (%d points", h->n_points);
     if (first < 0) {
-        hf_atomic_file_printf(out, ", none with a finite loss)\n");
+        hessfit_atomic_file_printf(out, ", none with a finite loss)\n");
         return;
     }
-    hf_atomic_file_printf(out, ")\n  first loss  %-16s at evaluation %ld\n", number("%.8g", h->points[first].loss).s,
+    hessfit_atomic_file_printf(out, ")\n  first loss  %-16s at evaluation %ld\n", number("%.8g", h->points[first].loss).s,
                           h->points[first].evaluation);
-    hf_atomic_file_printf(out, "  best loss   %-16s at evaluation %ld\n", number("%.8g", h->points[best].loss).s,
+    hessfit_atomic_file_printf(out, "  best loss   %-16s at evaluation %ld\n", number("%.8g", h->points[best].loss).s,
                           h->points[best].evaluation);
-    hf_atomic_file_printf(out, "  last loss   %-16s at evaluation %ld, gradient norm %s\n",
+    hessfit_atomic_file_printf(out, "  last loss   %-16s at evaluation %ld, gradient norm %s\n",
                           number("%.8g", h->points[last].loss).s, h->points[last].evaluation,
                           number("%.4g", h->points[last].gradient_norm).s);
 }
 
-static void write_parameters(hf_atomic_file *out, const hf_report *r)
+static void write_parameters(hessfit_atomic_file *out, const hessfit_report *r)
 {
     size_t kind_width = strlen("kind"), types_width = strlen("types"), value_width = strlen("value");
     if (r->n_parameters == 0)
         return;
     for (int p = 0; p < r->n_parameters; p++) {
-        const hf_report_parameter *q = &r->parameters[p];
+        const hessfit_report_parameter *q = &r->parameters[p];
         char value_name[32];
         size_t w;
         snprintf(value_name, sizeof value_name, "value %d", q->value_index);
@@ -175,37 +175,37 @@ static void write_parameters(hf_atomic_file *out, const hf_report *r)
         w = q->value_name != NULL ? hf_utf8_width(q->value_name) : strlen(value_name);
         value_width = w > value_width ? w : value_width;
     }
-    hf_atomic_file_printf(out, "\nParameters (%d free; force-field units; line = line of the force-field file)\n",
+    hessfit_atomic_file_printf(out, "\nParameters (%d free; force-field units; line = line of the force-field file)\n",
                           r->n_parameters);
-    hf_atomic_file_printf(out, "  %6s  ", "line");
+    hessfit_atomic_file_printf(out, "  %6s  ", "line");
     hf_put_text_padded(out, "kind", kind_width);
-    hf_atomic_file_printf(out, "  ");
+    hessfit_atomic_file_printf(out, "  ");
     hf_put_text_padded(out, "types", types_width);
-    hf_atomic_file_printf(out, "  ");
+    hessfit_atomic_file_printf(out, "  ");
     hf_put_text_padded(out, "value", value_width);
-    hf_atomic_file_printf(out, "  %16s  %16s  %16s  unit\n", "before", "after", "change");
+    hessfit_atomic_file_printf(out, "  %16s  %16s  %16s  unit\n", "before", "after", "change");
     for (int p = 0; p < r->n_parameters; p++) {
-        const hf_report_parameter *q = &r->parameters[p];
+        const hessfit_report_parameter *q = &r->parameters[p];
         char value_name[32];
         snprintf(value_name, sizeof value_name, "value %d", q->value_index);
-        hf_atomic_file_printf(out, "  %6s  ", q->ff_line > 0 ? index_cell(q->ff_line).s : "-");
+        hessfit_atomic_file_printf(out, "  %6s  ", q->ff_line > 0 ? index_cell(q->ff_line).s : "-");
         hf_put_text_padded(out, q->kind, kind_width);
-        hf_atomic_file_printf(out, "  ");
+        hessfit_atomic_file_printf(out, "  ");
         hf_put_text_padded(out, q->types, types_width);
-        hf_atomic_file_printf(out, "  ");
+        hessfit_atomic_file_printf(out, "  ");
         hf_put_text_padded(out, q->value_name != NULL ? q->value_name : value_name, value_width);
-        hf_atomic_file_printf(out, "  %16s  %16s  %16s  ", parameter_value(q->before, 0).s,
+        hessfit_atomic_file_printf(out, "  %16s  %16s  %16s  ", parameter_value(q->before, 0).s,
                               parameter_value(q->after, 0).s, parameter_value(q->after - q->before, 1).s);
         hf_put_text(out, q->unit);
-        hf_atomic_file_printf(out, "\n");
+        hessfit_atomic_file_printf(out, "\n");
     }
 }
 
-hf_status hf_report_text_writer(hf_atomic_file *out, void *context)
+hessfit_status hessfit_report_text_writer(hessfit_atomic_file *out, void *context)
 {
-    const hf_report *r = context;
-    hf_status st = hf_report_validate(r);
-    if (st != HF_SUCCESS)
+    const hessfit_report *r = context;
+    hessfit_status st = hessfit_report_validate(r);
+    if (st != HESSFIT_SUCCESS)
         return st;
     write_run(out, r);
     write_objectives(out, r);
@@ -213,13 +213,13 @@ hf_status hf_report_text_writer(hf_atomic_file *out, void *context)
         write_molecule(out, &r->molecules[k], k, r->n_molecules);
     write_history(out, &r->history);
     write_parameters(out, r);
-    return hf_atomic_file_status(out); /* writes are sticky: the first failure, if any */
+    return hessfit_atomic_file_status(out); /* writes are sticky: the first failure, if any */
 }
 
-hf_status hf_report_write_text(const char *path, const hf_report *report)
+hessfit_status hessfit_report_write_text(const char *path, const hessfit_report *report)
 {
-    hf_status st = hf_report_validate(report);
-    if (st != HF_SUCCESS)
+    hessfit_status st = hessfit_report_validate(report);
+    if (st != HESSFIT_SUCCESS)
         return hf_report_not_written(st, path);
-    return hf_atomic_write(path, hf_report_text_writer, (void *)report);
+    return hessfit_atomic_write(path, hessfit_report_text_writer, (void *)report);
 }

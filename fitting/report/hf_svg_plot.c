@@ -111,35 +111,35 @@ void hf_svg_tick_label(const hf_svg_axis *axis, double value, char *buf, size_t 
     }
 }
 
-hf_status hf_svg_begin(hf_atomic_file *out, double width, double height, const char *title)
+hessfit_status hf_svg_begin(hessfit_atomic_file *out, double width, double height, const char *title)
 {
-    hf_atomic_file_printf(out,
+    hessfit_atomic_file_printf(out,
                           "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
                           "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
                           "viewBox=\"0 0 %.0f %.0f\" font-family=\"" SVG_FONT "\" font-size=\"12\">\n<title>",
                           width, height, width, height);
     hf_put_xml(out, title);
-    hf_atomic_file_printf(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n",
+    hessfit_atomic_file_printf(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n",
                           width, height);
-    return hf_atomic_file_status(out);
+    return hessfit_atomic_file_status(out);
 }
 
-hf_status hf_svg_end(hf_atomic_file *out)
+hessfit_status hf_svg_end(hessfit_atomic_file *out)
 {
-    return hf_atomic_file_printf(out, "</svg>\n");
+    return hessfit_atomic_file_printf(out, "</svg>\n");
 }
 
-hf_status hf_svg_panel(hf_atomic_file *out, const hf_svg_axis *x, const hf_svg_axis *y, const char *x_title,
+hessfit_status hf_svg_panel(hessfit_atomic_file *out, const hf_svg_axis *x, const hf_svg_axis *y, const char *x_title,
                        const char *y_title)
 {
     double left = x->pix_lo, right = x->pix_hi, bottom = y->pix_lo, top = y->pix_hi;
     double value;
     char label[64];
-    hf_atomic_file_printf(out, "<g class=\"axes\" stroke-width=\"1\">\n");
+    hessfit_atomic_file_printf(out, "<g class=\"axes\" stroke-width=\"1\">\n");
     for (int k = 0; hf_svg_axis_tick(x, k, &value); k++) {
         double px = hf_svg_axis_pixel(x, value);
         hf_svg_tick_label(x, value, label, sizeof label);
-        hf_atomic_file_printf(out,
+        hessfit_atomic_file_printf(out,
                               " <line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"" SVG_GRID_COLOUR "\"/>\n"
                               " <line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"black\"/>\n"
                               " <text class=\"tick-label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%s</text>\n",
@@ -149,23 +149,23 @@ hf_status hf_svg_panel(hf_atomic_file *out, const hf_svg_axis *x, const hf_svg_a
     for (int k = 0; hf_svg_axis_tick(y, k, &value); k++) {
         double py = hf_svg_axis_pixel(y, value);
         hf_svg_tick_label(y, value, label, sizeof label);
-        hf_atomic_file_printf(out,
+        hessfit_atomic_file_printf(out,
                               " <line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"" SVG_GRID_COLOUR "\"/>\n"
                               " <line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"black\"/>\n"
                               " <text class=\"tick-label\" x=\"%.2f\" y=\"%.2f\" dy=\"0.35em\" text-anchor=\"end\">%s</text>\n",
                               left, py, right, py, left - SVG_TICK_LENGTH, py, left, py, left - SVG_TICK_LENGTH - 3.0, py,
                               label);
     }
-    hf_atomic_file_printf(out,
+    hessfit_atomic_file_printf(out,
                           " <rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" stroke=\"black\"/>\n"
                           " <text class=\"axis-label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" font-size=\"14\">",
                           left, top, right - left, bottom - top, 0.5 * (left + right), bottom + 42.0);
     hf_put_xml(out, x_title);
-    hf_atomic_file_printf(out,
+    hessfit_atomic_file_printf(out,
                           "</text>\n <text class=\"axis-label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" "
                           "font-size=\"14\" transform=\"rotate(-90 %.2f %.2f)\">",
                           left - 62.0, 0.5 * (top + bottom), left - 62.0, 0.5 * (top + bottom));
     hf_put_xml(out, y_title);
-    hf_atomic_file_printf(out, "</text>\n</g>\n");
-    return hf_atomic_file_status(out);
+    hessfit_atomic_file_printf(out, "</text>\n</g>\n");
+    return hessfit_atomic_file_status(out);
 }

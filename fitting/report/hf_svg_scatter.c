@@ -1,4 +1,4 @@
-/* QM vs MM frequency scatter of a fit report as SVG 1.1 (hf_svg_frequency_scatter). */
+/* QM vs MM frequency scatter of a fit report as SVG 1.1 (hessfit_svg_frequency_scatter). */
 #include "hf_report_internal.h"
 
 #include <math.h>
@@ -29,12 +29,12 @@ static void widen_range(scatter_range *s, double v)
         s->any_negative = 1;
 }
 
-static scatter_range data_range(const hf_report *r)
+static scatter_range data_range(const hessfit_report *r)
 {
     scatter_range s = {INFINITY, -INFINITY, 0, 0, 0, 0};
     for (int k = 0; k < r->n_molecules; k++) {
         for (int i = 0; i < r->molecules[k].n_modes; i++) {
-            const hf_report_mode *md = &r->molecules[k].modes[i];
+            const hessfit_report_mode *md = &r->molecules[k].modes[i];
             int before = isfinite(md->qm_cm1) && isfinite(md->mm_before_cm1);
             int after = isfinite(md->qm_cm1) && isfinite(md->mm_after_cm1);
             s.n_modes++;
@@ -54,26 +54,26 @@ static scatter_range data_range(const hf_report *r)
 }
 
 /* "<name> mode 3 (QM mode 9): QM 1040.58 cm-1, MM 851.05 cm-1 before the fit" as a <title>. */
-static void mark_title(hf_atomic_file *out, const hf_report_molecule *m, const hf_report_mode *md, double mm,
+static void mark_title(hessfit_atomic_file *out, const hessfit_report_molecule *m, const hessfit_report_mode *md, double mm,
                        const char *when)
 {
-    hf_atomic_file_printf(out, "<title>");
+    hessfit_atomic_file_printf(out, "<title>");
     hf_put_xml(out, m->name != NULL ? m->name : "(unnamed)");
-    hf_atomic_file_printf(out, " mode %d", md->index);
+    hessfit_atomic_file_printf(out, " mode %d", md->index);
     if (md->qm_mode >= 0)
-        hf_atomic_file_printf(out, " (QM mode %d)", md->qm_mode);
-    hf_atomic_file_printf(out, ": QM %.2f%s cm\xE2\x81\xBB\xC2\xB9, MM %.2f%s cm\xE2\x81\xBB\xC2\xB9 %s the fit</title>",
+        hessfit_atomic_file_printf(out, " (QM mode %d)", md->qm_mode);
+    hessfit_atomic_file_printf(out, ": QM %.2f%s cm\xE2\x81\xBB\xC2\xB9, MM %.2f%s cm\xE2\x81\xBB\xC2\xB9 %s the fit</title>",
                           md->qm_cm1, md->qm_cm1 < 0 ? "i" : "", mm, mm < 0 ? "i" : "", when);
 }
 
-static void write_marks(hf_atomic_file *out, const hf_report *r, const hf_svg_axis *x, const hf_svg_axis *y,
+static void write_marks(hessfit_atomic_file *out, const hessfit_report *r, const hf_svg_axis *x, const hf_svg_axis *y,
                         int after)
 {
-    hf_atomic_file_printf(out, "<g class=\"marks-%s\">\n", after ? "after" : "before");
+    hessfit_atomic_file_printf(out, "<g class=\"marks-%s\">\n", after ? "after" : "before");
     for (int k = 0; k < r->n_molecules; k++) {
-        const hf_report_molecule *m = &r->molecules[k];
+        const hessfit_report_molecule *m = &r->molecules[k];
         for (int i = 0; i < m->n_modes; i++) {
-            const hf_report_mode *md = &m->modes[i];
+            const hessfit_report_mode *md = &m->modes[i];
             double mm = after ? md->mm_after_cm1 : md->mm_before_cm1;
             double px, py;
             if (!isfinite(md->qm_cm1) || !isfinite(mm))
@@ -81,21 +81,21 @@ static void write_marks(hf_atomic_file *out, const hf_report *r, const hf_svg_ax
             px = hf_svg_axis_pixel(x, md->qm_cm1);
             py = hf_svg_axis_pixel(y, mm);
             if (after)
-                hf_atomic_file_printf(out,
+                hessfit_atomic_file_printf(out,
                                       " <path class=\"after\" d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fL%.2f %.2fZ\" fill=\"" AFTER_COLOUR
                                       "\" fill-opacity=\"0.85\" stroke=\"white\" stroke-width=\"0.6\">",
                                       px, py - DIAMOND_HALF, px + DIAMOND_HALF, py, px, py + DIAMOND_HALF,
                                       px - DIAMOND_HALF, py);
             else
-                hf_atomic_file_printf(out,
+                hessfit_atomic_file_printf(out,
                                       " <circle class=\"before\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\" fill=\"none\" stroke=\"" BEFORE_COLOUR
                                       "\" stroke-width=\"1.5\">",
                                       px, py, MARK_RADIUS);
             mark_title(out, m, md, mm, after ? "after" : "before");
-            hf_atomic_file_printf(out, "</%s>\n", after ? "path" : "circle");
+            hessfit_atomic_file_printf(out, "</%s>\n", after ? "path" : "circle");
         }
     }
-    hf_atomic_file_printf(out, "</g>\n");
+    hessfit_atomic_file_printf(out, "</g>\n");
 }
 
 static void rmsd_text(char *buf, size_t size, const char *when, double rmsd, int n)
@@ -106,41 +106,41 @@ static void rmsd_text(char *buf, size_t size, const char *when, double rmsd, int
         snprintf(buf, size, "%s the fit: no weighted mode to compare", when);
 }
 
-static void write_legend(hf_atomic_file *out, const hf_report *r)
+static void write_legend(hessfit_atomic_file *out, const hessfit_report *r)
 {
     double x0 = SCATTER_LEFT + 10.0, y0 = SCATTER_TOP + 10.0;
     double rmsd_before, rmsd_after;
     int n_before = 0, n_after = 0;
     char before[128], after[128];
-    hf_report_frequency_rmsd_all(r, 0, &rmsd_before, &n_before);
-    hf_report_frequency_rmsd_all(r, 1, &rmsd_after, &n_after);
+    hessfit_report_frequency_rmsd_all(r, 0, &rmsd_before, &n_before);
+    hessfit_report_frequency_rmsd_all(r, 1, &rmsd_after, &n_after);
     rmsd_text(before, sizeof before, "before", rmsd_before, n_before);
     rmsd_text(after, sizeof after, "after", rmsd_after, n_after);
-    hf_atomic_file_printf(out,
+    hessfit_atomic_file_printf(out,
                           "<g class=\"legend\">\n"
                           " <rect x=\"%.2f\" y=\"%.2f\" width=\"300\" height=\"66\" fill=\"white\" fill-opacity=\"0.9\" "
                           "stroke=\"#999999\"/>\n"
                           " <circle class=\"legend-before\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\" fill=\"none\" stroke=\"" BEFORE_COLOUR
                           "\" stroke-width=\"1.5\"/>\n <text x=\"%.2f\" y=\"%.2f\" dy=\"0.35em\">%s</text>\n",
                           x0, y0, x0 + 14.0, y0 + 14.0, MARK_RADIUS, x0 + 28.0, y0 + 14.0, before);
-    hf_atomic_file_printf(out,
+    hessfit_atomic_file_printf(out,
                           " <path class=\"legend-after\" d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fL%.2f %.2fZ\" fill=\"" AFTER_COLOUR
                           "\"/>\n <text x=\"%.2f\" y=\"%.2f\" dy=\"0.35em\">%s</text>\n",
                           x0 + 14.0, y0 + 33.0 - DIAMOND_HALF, x0 + 14.0 + DIAMOND_HALF, y0 + 33.0, x0 + 14.0,
                           y0 + 33.0 + DIAMOND_HALF, x0 + 14.0 - DIAMOND_HALF, y0 + 33.0, x0 + 28.0, y0 + 33.0, after);
-    hf_atomic_file_printf(out,
+    hessfit_atomic_file_printf(out,
                           " <line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#555555\" stroke-dasharray=\"6 4\"/>\n"
                           " <text x=\"%.2f\" y=\"%.2f\" dy=\"0.35em\">y = x (MM = QM)</text>\n</g>\n",
                           x0 + 4.0, y0 + 52.0, x0 + 24.0, y0 + 52.0, x0 + 28.0, y0 + 52.0);
 }
 
-static hf_status scatter_writer(hf_atomic_file *out, void *context)
+static hessfit_status scatter_writer(hessfit_atomic_file *out, void *context)
 {
-    const hf_report *r = context;
+    const hessfit_report *r = context;
     scatter_range s;
     hf_svg_axis x, y;
-    hf_status st = hf_report_validate(r);
-    if (st != HF_SUCCESS)
+    hessfit_status st = hessfit_report_validate(r);
+    if (st != HESSFIT_SUCCESS)
         return st;
     s = data_range(r);
     hf_svg_axis_linear(&x, s.lo, s.hi, 6);
@@ -151,14 +151,14 @@ static hf_status scatter_writer(hf_atomic_file *out, void *context)
     y.pix_hi = SCATTER_TOP;
 
     hf_svg_begin(out, SCATTER_WIDTH, SCATTER_HEIGHT, "MM vs QM vibrational frequencies");
-    hf_atomic_file_printf(out, "<text class=\"plot-title\" x=\"%.2f\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">"
+    hessfit_atomic_file_printf(out, "<text class=\"plot-title\" x=\"%.2f\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">"
                                "MM vs QM vibrational frequencies",
                           SCATTER_LEFT + 0.5 * SCATTER_SIZE);
     if (r->title != NULL) {
-        hf_atomic_file_printf(out, ": ");
+        hessfit_atomic_file_printf(out, ": ");
         hf_put_xml(out, r->title);
     }
-    hf_atomic_file_printf(out,
+    hessfit_atomic_file_printf(out,
                           "</text>\n<text class=\"plot-subtitle\" x=\"%.2f\" y=\"48\" text-anchor=\"middle\" "
                           "fill=\"#444444\">%d modes of %d molecule%s: %d drawn before the fit, %d after</text>\n",
                           SCATTER_LEFT + 0.5 * SCATTER_SIZE, s.n_modes, r->n_molecules, r->n_molecules == 1 ? "" : "s",
@@ -166,7 +166,7 @@ static hf_status scatter_writer(hf_atomic_file *out, void *context)
     hf_svg_panel(out, &x, &y, "QM frequency (cm\xE2\x81\xBB\xC2\xB9)", "MM frequency (cm\xE2\x81\xBB\xC2\xB9)");
     if (s.any_negative) {
         double x0 = hf_svg_axis_pixel(&x, 0.0), y0 = hf_svg_axis_pixel(&y, 0.0);
-        hf_atomic_file_printf(out,
+        hessfit_atomic_file_printf(out,
                               "<g class=\"zero\" stroke=\"#888888\" stroke-dasharray=\"2 3\">\n"
                               " <line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n"
                               " <line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n</g>\n"
@@ -174,25 +174,25 @@ static hf_status scatter_writer(hf_atomic_file *out, void *context)
                               "negative: imaginary frequency (i)</text>\n",
                               x0, y.pix_lo, x0, y.pix_hi, x.pix_lo, y0, x.pix_hi, y0, x.pix_hi - 6.0, y.pix_lo - 8.0);
     }
-    hf_atomic_file_printf(out,
+    hessfit_atomic_file_printf(out,
                           "<line class=\"identity\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#555555\" "
                           "stroke-dasharray=\"6 4\"/>\n",
                           x.pix_lo, y.pix_lo, x.pix_hi, y.pix_hi);
     if (s.n_before + s.n_after == 0)
-        hf_atomic_file_printf(out, "<text class=\"note\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">no mode with a "
+        hessfit_atomic_file_printf(out, "<text class=\"note\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">no mode with a "
                                    "finite QM and MM frequency</text>\n",
                               SCATTER_LEFT + 0.5 * SCATTER_SIZE, SCATTER_TOP + 0.5 * SCATTER_SIZE);
     write_marks(out, r, &x, &y, 0);
     write_marks(out, r, &x, &y, 1);
     write_legend(out, r);
     hf_svg_end(out);
-    return hf_atomic_file_status(out);
+    return hessfit_atomic_file_status(out);
 }
 
-hf_status hf_svg_frequency_scatter(const char *path, const hf_report *report)
+hessfit_status hessfit_svg_frequency_scatter(const char *path, const hessfit_report *report)
 {
-    hf_status st = hf_report_validate(report);
-    if (st != HF_SUCCESS)
+    hessfit_status st = hessfit_report_validate(report);
+    if (st != HESSFIT_SUCCESS)
         return hf_report_not_written(st, path);
-    return hf_atomic_write(path, scatter_writer, (void *)report);
+    return hessfit_atomic_write(path, scatter_writer, (void *)report);
 }

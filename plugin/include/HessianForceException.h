@@ -7,11 +7,11 @@
 
 namespace HessFit {
 
-/** An OpenMMException with a machine-readable category; the C API maps it to HessFit_Status
+/** An OpenMMException with a machine-readable category; the C API maps it to hessfit_status
  *  (the numeric values are the same). The message names the offending item. */
 class OPENMM_EXPORT_HESSFIT HessianForceException : public OpenMM::OpenMMException {
 public:
-    /** What went wrong (the C API's HessFit_Status has the same numbers). */
+    /** What went wrong (the C API's hessfit_status has the same numbers). */
     enum Code {
         NullArgument = 1,  /**< a required argument was null */
         Index,             /**< a particle, slot, term or molecule index out of range */

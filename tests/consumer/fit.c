@@ -4,10 +4,10 @@
  * OpenBLAS, NLopt, zlib, OpenMM) through the imported targets alone.
  *
  * Asserts:
- *   - hf_vib_analyse (LAPACKE) on the 2x3 Hessian of a harmonic bond at its minimum gives one
- *     stretch at F sqrt(2k / mu) cm^-1 (mu the reduced mass, F = hf_frequency_factor_kj_mol_nm2_amu())
+ *   - hessfit_vib_analyse (LAPACKE) on the 2x3 Hessian of a harmonic bond at its minimum gives one
+ *     stretch at F sqrt(2k / mu) cm^-1 (mu the reduced mass, F = hessfit_frequency_factor_kj_mol_nm2_amu())
  *     and five zero modes, to 1e-9 relative (zeros: round-off, below 1e-3 cm^-1);
- *   - NLopt's L-BFGS through hf_optimize finds the minimum (1, -2) of (x - 1)^2 + 10 (y + 2)^2 to 1e-6.
+ *   - NLopt's L-BFGS through hessfit_optimize finds the minimum (1, -2) of (x - 1)^2 + 10 (y + 2)^2 to 1e-6.
  */
 #include "hessfit_optimize.h"
 #include "hessfit_units.h"
@@ -23,10 +23,10 @@ static void expect(const char *what, double got, double want, double tolerance) 
     failures += !ok;
 }
 
-static double quadratic(int n, const double *x, double *grad, void *data, hf_status *status) {
+static double quadratic(int n, const double *x, double *grad, void *data, hessfit_status *status) {
     (void) n;
     (void) data;
-    *status = HF_SUCCESS;
+    *status = HESSFIT_SUCCESS;
     if (grad) {
         grad[0] = 2.0 * (x[0] - 1.0);
         grad[1] = 20.0 * (x[1] + 2.0);
@@ -40,33 +40,33 @@ int main(void) {
     double hessian[36] = {0.0}, frequencies[6];
     hessian[0] = hessian[3 * 6 + 3] = 2.0 * k;
     hessian[3] = hessian[3 * 6] = -2.0 * k;
-    hf_status st = hf_vib_analyse(hessian, masses, NULL, 2, hf_frequency_factor_kj_mol_nm2_amu(), 0, frequencies, NULL,
+    hessfit_status st = hessfit_vib_analyse(hessian, masses, NULL, 2, hessfit_frequency_factor_kj_mol_nm2_amu(), 0, frequencies, NULL,
                                   NULL);
-    if (st != HF_SUCCESS) {
-        fprintf(stderr, "hf_vib_analyse: %s\n", hf_status_string(st));
+    if (st != HESSFIT_SUCCESS) {
+        fprintf(stderr, "hessfit_vib_analyse: %s\n", hessfit_status_string(st));
         return 1;
     }
     double mu = masses[0] * masses[1] / (masses[0] + masses[1]);
-    double stretch = hf_frequency_factor_kj_mol_nm2_amu() * sqrt(2.0 * k / mu);
+    double stretch = hessfit_frequency_factor_kj_mol_nm2_amu() * sqrt(2.0 * k / mu);
     expect("stretch", frequencies[5], stretch, 1e-9 * stretch);
     for (int i = 0; i < 5; i++)
         expect("zero mode", frequencies[i], 0.0, 1e-3);
 
-    hf_optimize *opt;
+    hessfit_optimize *opt;
     double x[2] = {0.0, 0.0}, lo[2] = {-10.0, -10.0}, hi[2] = {10.0, 10.0};
-    hf_opt_result result;
-    st = hf_optimize_create(HF_OPT_LBFGS, 2, &opt);
-    if (st == HF_SUCCESS)
-        st = hf_optimize_set_objective(opt, quadratic, NULL);
-    if (st == HF_SUCCESS)
-        st = hf_optimize_set_bounds(opt, lo, hi);
-    if (st == HF_SUCCESS)
-        st = hf_optimize_run(opt, x, &result);
-    if (st != HF_SUCCESS) {
-        fprintf(stderr, "hf_optimize: %s\n", hf_status_string(st));
+    hessfit_opt_result result;
+    st = hessfit_optimize_create(HESSFIT_OPT_LBFGS, 2, &opt);
+    if (st == HESSFIT_SUCCESS)
+        st = hessfit_optimize_set_objective(opt, quadratic, NULL);
+    if (st == HESSFIT_SUCCESS)
+        st = hessfit_optimize_set_bounds(opt, lo, hi);
+    if (st == HESSFIT_SUCCESS)
+        st = hessfit_optimize_run(opt, x, &result);
+    if (st != HESSFIT_SUCCESS) {
+        fprintf(stderr, "hessfit_optimize: %s\n", hessfit_status_string(st));
         return 1;
     }
-    hf_optimize_destroy(opt);
+    hessfit_optimize_destroy(opt);
     expect("x", x[0], 1.0, 1e-6);
     expect("y", x[1], -2.0, 1e-6);
     printf("%s\n", failures ? "fit consumer FAILED" : "fit consumer passed");

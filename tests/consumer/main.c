@@ -25,7 +25,7 @@ static void expect(const char *what, double got, double want) {
     failures += !ok;
 }
 
-static void require(HessFit_Status status, const char *call) {
+static void require(hessfit_status status, const char *call) {
     if (status != HESSFIT_SUCCESS) {
         fprintf(stderr, "%s: %s (%s)\n", call, hessfit_status_string(status), hessfit_last_error());
         exit(1);
@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
     OpenMM_System *system = OpenMM_System_create();
     OpenMM_System_addParticle(system, 12.0);
     OpenMM_System_addParticle(system, 16.0);
-    HessFit_Force *force;
+    hessfit_force *force;
     int k_slot, r0_slot;
     require(hessfit_force_create(&force), "hessfit_force_create");
     require(hessfit_force_add_parameter(force, k, &k_slot), "hessfit_force_add_parameter");

@@ -5,17 +5,17 @@
  * hessfit C API: the HessianForce OpenMM plugin for C programs.
  *
  * It works beside OpenMM's own C API (OpenMMCWrapper.h): build the System, Integrator and
- * Context with OpenMM_* calls, add a HessFit_Force to the System with hessfit_force_add_to_system,
+ * Context with OpenMM_* calls, add a hessfit_force to the System with hessfit_force_add_to_system,
  * then read energy, forces, analytic Hessian blocks and parameter derivatives from the Context.
  *
  * Units are OpenMM's: nm, rad, kJ/mol, elementary charges; Hessians in kJ/mol/nm^2. The energy
  * forms and the meaning of every slot are documented in HessianForce.h.
  *
- * Errors: every function that can fail returns a HessFit_Status; on failure,
+ * Errors: every function that can fail returns a hessfit_status; on failure,
  * hessfit_last_error() gives a message naming the offending item (thread-local, valid until the
  * next failing call on the same thread). No C++ exception ever crosses this interface.
  *
- * Handles: HessFit_Force is opaque. hessfit_force_create and its variants
+ * Handles: hessfit_force is opaque. hessfit_force_create and its variants
  * (hessfit_force_create_from_system, hessfit_force_create_from_openmm) make one;
  * hessfit_force_destroy frees it. A handle from hessfit_force_create(_from_system) owns its force
  * until hessfit_force_add_to_system, after which the System owns the force: the handle stays
@@ -25,44 +25,15 @@
  * time; hessfit_version.h (included here) the version of the headers at compile time.
  */
 #include "OpenMMCWrapper.h"
+#include "hessfit_status.h"
 #include "hessfit_version.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** The result of every C API call that can fail. */
-typedef enum {
-    HESSFIT_SUCCESS = 0,             /**< the call succeeded */
-    HESSFIT_ERROR_NULL_ARGUMENT,     /**< a required pointer was NULL */
-    HESSFIT_ERROR_INDEX,             /**< a particle, slot, term or molecule index out of range */
-    HESSFIT_ERROR_VALUE,             /**< NaN or infinite parameter, bad periodicity or scale */
-    HESSFIT_ERROR_SIZE,              /**< an array size does not match what is required */
-    HESSFIT_ERROR_TOPOLOGY,          /**< a term spans two molecules, a particle in no or two molecules */
-    HESSFIT_ERROR_GEOMETRY,          /**< a coordinate is undefined (coincident or collinear atoms) */
-    HESSFIT_ERROR_NOT_IN_CONTEXT,    /**< the force is not part of the given Context */
-    HESSFIT_ERROR_UNSUPPORTED,       /**< a stock force or setting the converter cannot represent, or a
-                                          serialization version this build cannot read */
-    HESSFIT_ERROR_OWNERSHIP,         /**< the force already belongs to a System */
-    HESSFIT_ERROR_OPENMM,            /**< any other error reported by OpenMM */
-    HESSFIT_ERROR_OUT_OF_MEMORY,     /**< an allocation failed */
-    HESSFIT_NUM_STATUS               /**< the number of status codes (not a status) */
-} HessFit_Status;
-
-/**
- * Get a fixed text for a status code.
- *
- * @param status  a status code
- * @return "success", "index out of range", ...; "unknown status" for a value outside HessFit_Status
- */
-const char *hessfit_status_string(HessFit_Status status);
-/**
- * Get the detailed message of the last failure on this thread.
- *
- * @return "function: message" naming the offending item, "" if no call failed yet; valid until
- *         the next failing call on the same thread
- */
-const char *hessfit_last_error(void);
+/* hessfit_status, hessfit_status_string() and hessfit_last_error(): hessfit_status.h, shared with
+ * the fitting layer. */
 
 /**
  * Get the version of the hessfit library in use (which may differ from the HESSFIT_VERSION_STRING
@@ -84,13 +55,13 @@ void hessfit_version_numbers(int *major, int *minor, int *patch);
 typedef enum {
     HESSFIT_COMBINE_GEOMETRIC = 0,          /**< sigma_ij = sqrt(sigma_i sigma_j) (OPLS-AA) */
     HESSFIT_COMBINE_LORENTZ_BERTHELOT = 1   /**< sigma_ij = (sigma_i + sigma_j) / 2 (AMBER) */
-} HessFit_CombiningRule;
+} hessfit_combining_rule;
 
 /** Slot index meaning "no parameter: the value is zero" (optional slots only). */
 #define HESSFIT_NO_SLOT (-1)
 
 /** A HessianForce (opaque handle; see the top of this file for ownership). */
-typedef struct HessFit_Force HessFit_Force;
+typedef struct hessfit_force hessfit_force;
 
 /* ---- lifetime ---------------------------------------------------------------------------- */
 /**
@@ -100,7 +71,7 @@ typedef struct HessFit_Force HessFit_Force;
  * @param[out] force  the new handle (NULL on failure); free it with hessfit_force_destroy
  * @return HESSFIT_SUCCESS, HESSFIT_ERROR_NULL_ARGUMENT or HESSFIT_ERROR_OUT_OF_MEMORY
  */
-HessFit_Status hessfit_force_create(HessFit_Force **force);
+hessfit_status hessfit_force_create(hessfit_force **force);
 /**
  * Create a force equal to the System's stock forces (HarmonicBondForce, HarmonicAngleForce,
  * PeriodicTorsionForce, RBTorsionForce, NonbondedForce with NoCutoff incl. exceptions;
@@ -110,7 +81,7 @@ HessFit_Status hessfit_force_create(HessFit_Force **force);
  * @param[out] force  the new handle (NULL on failure); free it with hessfit_force_destroy
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_UNSUPPORTED naming every force or setting it cannot represent
  */
-HessFit_Status hessfit_force_create_from_system(const OpenMM_System *system, HessFit_Force **force);
+hessfit_status hessfit_force_create_from_system(const OpenMM_System *system, hessfit_force **force);
 /**
  * Create a non-owning handle on a HessianForce that already lives in a System (e.g. one read back
  * by hessfit_system_deserialize). hessfit_force_destroy frees only the handle;
@@ -120,20 +91,20 @@ HessFit_Status hessfit_force_create_from_system(const OpenMM_System *system, Hes
  * @param[out] force    the new handle (NULL on failure)
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE if openmm_force is not a HessianForce
  */
-HessFit_Status hessfit_force_create_from_openmm(OpenMM_Force *openmm_force, HessFit_Force **force);
+hessfit_status hessfit_force_create_from_openmm(OpenMM_Force *openmm_force, hessfit_force **force);
 /**
  * Free a handle, and its force if the handle still owns it.
  *
  * @param force  the handle (NULL is ignored)
  */
-void hessfit_force_destroy(HessFit_Force *force);
+void hessfit_force_destroy(hessfit_force *force);
 /**
  * Get the underlying OpenMM_Force, for OpenMM's C API (e.g. OpenMM_Force_setForceGroup).
  *
  * @param force  the handle
  * @return the force (NULL for a NULL handle); owned by the handle or its System
  */
-OpenMM_Force *hessfit_force_as_openmm(HessFit_Force *force);
+OpenMM_Force *hessfit_force_as_openmm(hessfit_force *force);
 /**
  * Add the force to a System, which takes ownership of it.
  *
@@ -142,7 +113,7 @@ OpenMM_Force *hessfit_force_as_openmm(HessFit_Force *force);
  * @param[out] force_index  the force's index in the System (may be NULL)
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_OWNERSHIP if the force already belongs to a System
  */
-HessFit_Status hessfit_force_add_to_system(HessFit_Force *force, OpenMM_System *system, int *force_index);
+hessfit_status hessfit_force_add_to_system(hessfit_force *force, OpenMM_System *system, int *force_index);
 
 /* ---- parameter table --------------------------------------------------------------------- */
 /**
@@ -153,7 +124,7 @@ HessFit_Status hessfit_force_add_to_system(HessFit_Force *force, OpenMM_System *
  * @param[out] slot  the new slot's index (may be NULL)
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE for a non-finite value
  */
-HessFit_Status hessfit_force_add_parameter(HessFit_Force *force, double value, int *slot);
+hessfit_status hessfit_force_add_parameter(hessfit_force *force, double value, int *slot);
 /**
  * Get the number of slots in the parameter table.
  *
@@ -161,7 +132,7 @@ HessFit_Status hessfit_force_add_parameter(HessFit_Force *force, double value, i
  * @param[out] n  the slot count
  * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
  */
-HessFit_Status hessfit_force_get_num_parameters(const HessFit_Force *force, int *n);
+hessfit_status hessfit_force_get_num_parameters(const hessfit_force *force, int *n);
 /**
  * Replace the whole parameter table (push it into a Context with
  * hessfit_force_update_parameters_in_context).
@@ -171,7 +142,7 @@ HessFit_Status hessfit_force_get_num_parameters(const HessFit_Force *force, int 
  * @param n       the number of values; must equal the number of slots
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE, HESSFIT_ERROR_VALUE naming the slot
  */
-HessFit_Status hessfit_force_set_parameters(HessFit_Force *force, const double *values, int n);
+hessfit_status hessfit_force_set_parameters(hessfit_force *force, const double *values, int n);
 /**
  * Copy out the whole parameter table.
  *
@@ -180,7 +151,7 @@ HessFit_Status hessfit_force_set_parameters(HessFit_Force *force, const double *
  * @param n            the length of values; must equal the number of slots
  * @return HESSFIT_SUCCESS or HESSFIT_ERROR_SIZE
  */
-HessFit_Status hessfit_force_get_parameters(const HessFit_Force *force, double *values, int n);
+hessfit_status hessfit_force_get_parameters(const hessfit_force *force, double *values, int n);
 
 /* ---- particles and molecules ------------------------------------------------------------- */
 /**
@@ -193,7 +164,7 @@ HessFit_Status hessfit_force_get_parameters(const HessFit_Force *force, double *
  * @param[out] index    the particle's index (may be NULL)
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a slot out of range
  */
-HessFit_Status hessfit_force_add_particle(HessFit_Force *force, int charge_slot, int sigma_slot, int epsilon_slot, int *index);
+hessfit_status hessfit_force_add_particle(hessfit_force *force, int charge_slot, int sigma_slot, int epsilon_slot, int *index);
 /**
  * Declare a molecule. Without any, all particles form one molecule; with any, every particle must
  * belong to exactly one (checked by hessfit_force_validate and at Context creation).
@@ -204,7 +175,7 @@ HessFit_Status hessfit_force_add_particle(HessFit_Force *force, int charge_slot,
  * @param[out] index  the molecule's index (may be NULL)
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE for an empty list, HESSFIT_ERROR_INDEX for a negative index
  */
-HessFit_Status hessfit_force_add_molecule(HessFit_Force *force, const int *particles, int n, int *index);
+hessfit_status hessfit_force_add_molecule(hessfit_force *force, const int *particles, int n, int *index);
 /**
  * Get the number of particles.
  *
@@ -212,7 +183,7 @@ HessFit_Status hessfit_force_add_molecule(HessFit_Force *force, const int *parti
  * @param[out] n  the particle count
  * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
  */
-HessFit_Status hessfit_force_get_num_particles(const HessFit_Force *force, int *n);
+hessfit_status hessfit_force_get_num_particles(const hessfit_force *force, int *n);
 /**
  * Get the number of molecules (1 for the implicit all-particle molecule when none was declared).
  *
@@ -220,7 +191,7 @@ HessFit_Status hessfit_force_get_num_particles(const HessFit_Force *force, int *
  * @param[out] n  the molecule count
  * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
  */
-HessFit_Status hessfit_force_get_num_molecules(const HessFit_Force *force, int *n);
+hessfit_status hessfit_force_get_num_molecules(const hessfit_force *force, int *n);
 /**
  * Get the particles of a molecule. particles may be NULL with capacity 0 to query the count.
  *
@@ -232,7 +203,7 @@ HessFit_Status hessfit_force_get_num_molecules(const HessFit_Force *force, int *
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE when capacity is smaller than the count,
  *         HESSFIT_ERROR_INDEX for a bad molecule index
  */
-HessFit_Status hessfit_force_get_molecule_particles(const HessFit_Force *force, int molecule, int *particles, int capacity, int *n);
+hessfit_status hessfit_force_get_molecule_particles(const hessfit_force *force, int molecule, int *particles, int capacity, int *n);
 
 /* ---- terms (index outputs may be NULL; errors: HESSFIT_ERROR_INDEX for a particle or slot out
  * of range or a particle used twice, HESSFIT_ERROR_VALUE for a periodicity < 1) ------------- */
@@ -247,7 +218,7 @@ HessFit_Status hessfit_force_get_molecule_particles(const HessFit_Force *force, 
  * @param[out] index  the bond's index (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_add_bond(HessFit_Force *force, int p1, int p2, int k_slot, int r0_slot, int *index);
+hessfit_status hessfit_force_add_bond(hessfit_force *force, int p1, int p2, int k_slot, int r0_slot, int *index);
 /**
  * Add a Urey-Bradley 1-3 spring, E = k (r13 - r0)^2.
  *
@@ -259,7 +230,7 @@ HessFit_Status hessfit_force_add_bond(HessFit_Force *force, int p1, int p2, int 
  * @param[out] index  the term's index (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_add_urey_bradley(HessFit_Force *force, int p1, int p3, int k_slot, int r0_slot, int *index);
+hessfit_status hessfit_force_add_urey_bradley(hessfit_force *force, int p1, int p3, int k_slot, int r0_slot, int *index);
 /**
  * Add a harmonic angle, E = k (theta - theta0)^2, theta the p1-p2-p3 angle.
  *
@@ -272,7 +243,7 @@ HessFit_Status hessfit_force_add_urey_bradley(HessFit_Force *force, int p1, int 
  * @param[out] index   the angle's index (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_add_angle(HessFit_Force *force, int p1, int p2, int p3, int k_slot, int theta0_slot, int *index);
+hessfit_status hessfit_force_add_angle(hessfit_force *force, int p1, int p2, int p3, int k_slot, int theta0_slot, int *index);
 /**
  * Add a periodic torsion, E = k (1 + cos(n phi - phase)).
  *
@@ -287,7 +258,7 @@ HessFit_Status hessfit_force_add_angle(HessFit_Force *force, int p1, int p2, int
  * @param[out] index   the torsion's index (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_add_periodic_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index);
+hessfit_status hessfit_force_add_periodic_torsion(hessfit_force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index);
 /**
  * Add an OPLS-AA torsion, E = sum_{m=1..4} V_m/2 (1 + (-1)^(m+1) cos(m phi)).
  *
@@ -300,7 +271,7 @@ HessFit_Status hessfit_force_add_periodic_torsion(HessFit_Force *force, int p1, 
  * @param[out] index  the torsion's index (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_add_opls_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, const int v_slots[4], int *index);
+hessfit_status hessfit_force_add_opls_torsion(hessfit_force *force, int p1, int p2, int p3, int p4, const int v_slots[4], int *index);
 /**
  * Add a Ryckaert-Bellemans torsion, E = sum_{m=0..5} C_m cos(phi - pi)^m.
  *
@@ -313,7 +284,7 @@ HessFit_Status hessfit_force_add_opls_torsion(HessFit_Force *force, int p1, int 
  * @param[out] index  the torsion's index (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_add_rb_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, const int c_slots[6], int *index);
+hessfit_status hessfit_force_add_rb_torsion(hessfit_force *force, int p1, int p2, int p3, int p4, const int c_slots[6], int *index);
 /**
  * Add a periodic improper, E = k (1 + cos(n phi - phase)) on the dihedral p1-p2-p3-p4.
  *
@@ -328,7 +299,7 @@ HessFit_Status hessfit_force_add_rb_torsion(HessFit_Force *force, int p1, int p2
  * @param[out] index   the improper's index (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_add_periodic_improper(HessFit_Force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index);
+hessfit_status hessfit_force_add_periodic_improper(hessfit_force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index);
 /**
  * Add a harmonic improper, E = k (phi - phi0)^2 with phi - phi0 wrapped to [-pi, pi].
  *
@@ -342,7 +313,7 @@ HessFit_Status hessfit_force_add_periodic_improper(HessFit_Force *force, int p1,
  * @param[out] index  the improper's index (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_add_harmonic_improper(HessFit_Force *force, int p1, int p2, int p3, int p4, int k_slot, int phi0_slot, int *index);
+hessfit_status hessfit_force_add_harmonic_improper(hessfit_force *force, int p1, int p2, int p3, int p4, int k_slot, int phi0_slot, int *index);
 /**
  * Exclude a pair from the nonbonded sum.
  *
@@ -352,7 +323,7 @@ HessFit_Status hessfit_force_add_harmonic_improper(HessFit_Force *force, int p1,
  * @param[out] index  the exclusion's index (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_add_exclusion(HessFit_Force *force, int p1, int p2, int *index);
+hessfit_status hessfit_force_add_exclusion(hessfit_force *force, int p1, int p2, int *index);
 /**
  * Add a 1-4 pair: excluded from the plain sum, interacting with the combined parameters scaled by
  * the 1-4 scales.
@@ -363,7 +334,7 @@ HessFit_Status hessfit_force_add_exclusion(HessFit_Force *force, int p1, int p2,
  * @param[out] index  the pair's index (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_add_pair14(HessFit_Force *force, int p1, int p2, int *index);
+hessfit_status hessfit_force_add_pair14(hessfit_force *force, int p1, int p2, int *index);
 /**
  * Add an explicit pair: excluded from the plain sum, interacting with its own parameters.
  *
@@ -376,7 +347,7 @@ HessFit_Status hessfit_force_add_pair14(HessFit_Force *force, int p1, int p2, in
  * @param[out] index        the pair's index (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_add_explicit_pair(HessFit_Force *force, int p1, int p2, int charge_prod_slot, int sigma_slot, int epsilon_slot, int *index);
+hessfit_status hessfit_force_add_explicit_pair(hessfit_force *force, int p1, int p2, int charge_prod_slot, int sigma_slot, int epsilon_slot, int *index);
 /**
  * Exclude the 1-2 and 1-3 pairs of a bond graph and add its 1-4 pairs.
  *
@@ -385,15 +356,15 @@ HessFit_Status hessfit_force_add_explicit_pair(HessFit_Force *force, int p1, int
  * @param n_bonds  the number of bonds
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad bond
  */
-HessFit_Status hessfit_force_create_exclusions_from_bonds(HessFit_Force *force, const int *bonds, int n_bonds);
+hessfit_status hessfit_force_create_exclusions_from_bonds(hessfit_force *force, const int *bonds, int n_bonds);
 /**
  * Set how per-particle sigmas combine.
  *
  * @param force  the handle
- * @param rule   a HessFit_CombiningRule
+ * @param rule   a hessfit_combining_rule
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE for an unknown rule
  */
-HessFit_Status hessfit_force_set_combining_rule(HessFit_Force *force, HessFit_CombiningRule rule);
+hessfit_status hessfit_force_set_combining_rule(hessfit_force *force, hessfit_combining_rule rule);
 /**
  * Set the factors that scale the Coulomb and Lennard-Jones energies of 1-4 pairs.
  *
@@ -402,7 +373,7 @@ HessFit_Status hessfit_force_set_combining_rule(HessFit_Force *force, HessFit_Co
  * @param lj14_scale       the Lennard-Jones factor, finite (OPLS-AA: 0.5)
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE for a non-finite factor
  */
-HessFit_Status hessfit_force_set_14_scales(HessFit_Force *force, double coulomb14_scale, double lj14_scale);
+hessfit_status hessfit_force_set_14_scales(hessfit_force *force, double coulomb14_scale, double lj14_scale);
 
 /* ---- checking, Context creation, serialization -------------------------------------------- */
 /**
@@ -413,7 +384,7 @@ HessFit_Status hessfit_force_set_14_scales(HessFit_Force *force, double coulomb1
  * @param system  the System the force is meant for
  * @return HESSFIT_SUCCESS or the first problem's status (the message names it)
  */
-HessFit_Status hessfit_force_validate(const HessFit_Force *force, const OpenMM_System *system);
+hessfit_status hessfit_force_validate(const hessfit_force *force, const OpenMM_System *system);
 /**
  * OpenMM_Context_create_2 with errors reported as a status instead of a C++ exception (which
  * OpenMM's C API cannot report).
@@ -426,7 +397,7 @@ HessFit_Status hessfit_force_validate(const HessFit_Force *force, const OpenMM_S
  * @param[out] context   the new Context (NULL on failure); free it with OpenMM_Context_destroy
  * @return HESSFIT_SUCCESS, or the status of the HessianForce error, or HESSFIT_ERROR_OPENMM
  */
-HessFit_Status hessfit_context_create(const OpenMM_System *system, OpenMM_Integrator *integrator,
+hessfit_status hessfit_context_create(const OpenMM_System *system, OpenMM_Integrator *integrator,
                                       const char *platform_name, const char *precision, OpenMM_Context **context);
 /**
  * OpenMM's LocalEnergyMinimizer::minimize (L-BFGS on the Context's positions, which it updates)
@@ -438,7 +409,7 @@ HessFit_Status hessfit_context_create(const OpenMM_System *system, OpenMM_Integr
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE for a bad argument, HESSFIT_ERROR_GEOMETRY when a
  *         HessianForce meets an undefined geometry on the way, HESSFIT_ERROR_OPENMM otherwise
  */
-HessFit_Status hessfit_context_minimize(OpenMM_Context *context, double tolerance, int max_iterations);
+hessfit_status hessfit_context_minimize(OpenMM_Context *context, double tolerance, int max_iterations);
 /**
  * OpenMM_XmlSerializer_deserializeSystem with errors reported as a status instead of a C++
  * exception: a HessianForce written by a newer hessfit, in a serialization version this build
@@ -449,7 +420,7 @@ HessFit_Status hessfit_context_minimize(OpenMM_Context *context, double toleranc
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_UNSUPPORTED, another HessianForce status for a force the
  *         XML describes wrongly, HESSFIT_ERROR_OPENMM for malformed XML
  */
-HessFit_Status hessfit_system_deserialize(const char *xml, OpenMM_System **system);
+hessfit_status hessfit_system_deserialize(const char *xml, OpenMM_System **system);
 
 /* ---- reading a Context (errors: HESSFIT_ERROR_NOT_IN_CONTEXT when the force is not part of the
  * Context's System, HESSFIT_ERROR_GEOMETRY for an undefined coordinate) ------------------- */
@@ -460,7 +431,7 @@ HessFit_Status hessfit_system_deserialize(const char *xml, OpenMM_System **syste
  * @param context  a Context whose System holds the force
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_TOPOLOGY if the molecules changed
  */
-HessFit_Status hessfit_force_update_parameters_in_context(HessFit_Force *force, OpenMM_Context *context);
+hessfit_status hessfit_force_update_parameters_in_context(hessfit_force *force, OpenMM_Context *context);
 /**
  * Get the energy and forces of the force's group in the Context (the force is alone in its group
  * unless the caller put others there).
@@ -471,7 +442,7 @@ HessFit_Status hessfit_force_update_parameters_in_context(HessFit_Force *force, 
  * @param[out] forces  3 * n_particles doubles (kJ/mol/nm), or NULL
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_get_energy_forces(HessFit_Force *force, OpenMM_Context *context, double *energy, double *forces);
+hessfit_status hessfit_force_get_energy_forces(hessfit_force *force, OpenMM_Context *context, double *energy, double *forces);
 /**
  * Get the total length of the concatenated Hessian blocks.
  *
@@ -479,7 +450,7 @@ HessFit_Status hessfit_force_get_energy_forces(HessFit_Force *force, OpenMM_Cont
  * @param[out] size   the sum over molecules of (3 n_m)^2
  * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
  */
-HessFit_Status hessfit_force_get_hessian_size(const HessFit_Force *force, long long *size);
+hessfit_status hessfit_force_get_hessian_size(const hessfit_force *force, long long *size);
 /**
  * Get where a molecule's block starts in the concatenated Hessian blocks.
  *
@@ -488,7 +459,7 @@ HessFit_Status hessfit_force_get_hessian_size(const HessFit_Force *force, long l
  * @param[out] offset  the offset, in doubles
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad molecule index
  */
-HessFit_Status hessfit_force_get_hessian_block_offset(const HessFit_Force *force, int molecule, long long *offset);
+hessfit_status hessfit_force_get_hessian_block_offset(const hessfit_force *force, int molecule, long long *offset);
 /**
  * Compute the analytic Hessian blocks at the Context's positions.
  *
@@ -498,7 +469,7 @@ HessFit_Status hessfit_force_get_hessian_block_offset(const HessFit_Force *force
  * @param size         the length of blocks; must equal the Hessian size
  * @return HESSFIT_SUCCESS, HESSFIT_ERROR_SIZE or an error (see above)
  */
-HessFit_Status hessfit_force_get_hessian_blocks(HessFit_Force *force, OpenMM_Context *context, double *blocks, long long size);
+hessfit_status hessfit_force_get_hessian_blocks(hessfit_force *force, OpenMM_Context *context, double *blocks, long long size);
 /**
  * Compute dE/dslot for every slot at the Context's positions.
  *
@@ -508,7 +479,7 @@ HessFit_Status hessfit_force_get_hessian_blocks(HessFit_Force *force, OpenMM_Con
  * @param n                 the length of derivatives; must equal the number of slots
  * @return HESSFIT_SUCCESS, HESSFIT_ERROR_SIZE or an error (see above)
  */
-HessFit_Status hessfit_force_get_parameter_derivatives(HessFit_Force *force, OpenMM_Context *context, double *derivatives, int n);
+hessfit_status hessfit_force_get_parameter_derivatives(hessfit_force *force, OpenMM_Context *context, double *derivatives, int n);
 
 /* ---- adjoint contractions (parameter gradients of Hessian-space objectives) ----------------- */
 /**
@@ -526,7 +497,7 @@ HessFit_Status hessfit_force_get_parameter_derivatives(HessFit_Force *force, Ope
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE for a wrong size, HESSFIT_ERROR_VALUE for a NaN or
  *         infinite entry of G (the message names it), HESSFIT_ERROR_GEOMETRY
  */
-HessFit_Status hessfit_force_get_hessian_contraction_derivatives(HessFit_Force *force, OpenMM_Context *context,
+hessfit_status hessfit_force_get_hessian_contraction_derivatives(hessfit_force *force, OpenMM_Context *context,
                                                                  const double *adjoint, long long size,
                                                                  double *derivatives, int n);
 /**
@@ -541,7 +512,7 @@ HessFit_Status hessfit_force_get_hessian_contraction_derivatives(HessFit_Force *
  * @param n                 the length of derivatives; must equal the number of slots
  * @return HESSFIT_SUCCESS or an error as hessfit_force_get_hessian_contraction_derivatives
  */
-HessFit_Status hessfit_force_get_gradient_contraction_derivatives(HessFit_Force *force, OpenMM_Context *context,
+hessfit_status hessfit_force_get_gradient_contraction_derivatives(hessfit_force *force, OpenMM_Context *context,
                                                                   const double *y, int n_y,
                                                                   double *derivatives, int n);
 
@@ -556,7 +527,7 @@ HessFit_Status hessfit_force_get_gradient_contraction_derivatives(HessFit_Force 
  * @param n              the length of energies; must equal the number of molecules
  * @return HESSFIT_SUCCESS, HESSFIT_ERROR_SIZE or an error (see above)
  */
-HessFit_Status hessfit_force_get_molecule_energies(HessFit_Force *force, OpenMM_Context *context, double *energies, int n);
+hessfit_status hessfit_force_get_molecule_energies(hessfit_force *force, OpenMM_Context *context, double *energies, int n);
 /**
  * Compute derivatives[s] = sum_m weights[m] dE_m/dslot_s for every slot s: the parameter gradient
  * of any loss L of the molecule energies given weights[m] = dL/dE_m.
@@ -570,7 +541,7 @@ HessFit_Status hessfit_force_get_molecule_energies(HessFit_Force *force, OpenMM_
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE, HESSFIT_ERROR_VALUE naming the molecule, or an
  *         error (see above)
  */
-HessFit_Status hessfit_force_get_molecule_energy_derivatives(HessFit_Force *force, OpenMM_Context *context,
+hessfit_status hessfit_force_get_molecule_energy_derivatives(hessfit_force *force, OpenMM_Context *context,
                                                              const double *weights, int n_weights,
                                                              double *derivatives, int n);
 
@@ -589,13 +560,13 @@ typedef enum {
     HESSFIT_NO_FREQUENCIES = 0,    /**< no frequency targets */
     HESSFIT_PAIR_BY_POSITION = 1,  /**< candidates above frequency_threshold at the first evaluation */
     HESSFIT_PAIR_BY_OVERLAP = 2    /**< maximum total overlap with frequency_vectors, every evaluation */
-} HessFit_FrequencyPairing;
+} hessfit_frequency_pairing;
 
 /** The objectives of one molecule. Every array comes with its number of entries (an array may be
  *  NULL only with 0 entries); sizes are checked against the molecule (n particles, dim = 3n). */
 typedef struct {
     const double *masses;             int n_masses;               /**< n, amu, Hessian-block order */
-    int frequency_pairing;            /**< a HessFit_FrequencyPairing (int: any value is checked) */
+    int frequency_pairing;            /**< a hessfit_frequency_pairing (int: any value is checked) */
     int project_external;             /**< frequencies: project translations and rotations out */
     const double *frequency_targets;  int n_frequency_targets;    /**< cm^-1 */
     const double *frequency_weights;  int n_frequency_weights;    /**< one per target, >= 0 */
@@ -606,14 +577,14 @@ typedef struct {
     const double *eigen_weights;      long long n_eigen_weights;  /**< k x k */
     const double *hessian_targets;    long long n_hessian_targets; /**< dim x dim (lower triangle read) or 0 */
     const double *hessian_weights;    long long n_hessian_weights; /**< as hessian_targets */
-} HessFit_MoleculeObjective;
+} hessfit_molecule_objective;
 
 /**
  * Reset a molecule's objectives: every field zero, frequency_threshold = 50 cm^-1 (q2mm's).
  *
  * @param[out] molecule  the struct to reset (NULL is ignored)
  */
-void hessfit_molecule_objective_init(HessFit_MoleculeObjective *molecule);
+void hessfit_molecule_objective_init(hessfit_molecule_objective *molecule);
 /**
  * Set the Context's objective, replacing an earlier one.
  *
@@ -622,13 +593,13 @@ void hessfit_molecule_objective_init(HessFit_MoleculeObjective *molecule);
  * @param molecules         one entry per molecule of the force
  * @param n_molecules       the length of molecules; must equal the force's molecule count
  * @param frequency_factor  cm^-1 per sqrt(kJ/mol/nm^2/amu) (the fitting layer's
- *                          hf_frequency_factor_kj_mol_nm2_amu()); needed when any molecule has
+ *                          hessfit_frequency_factor_kj_mol_nm2_amu()); needed when any molecule has
  *                          frequencies
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE / HESSFIT_ERROR_VALUE naming the molecule, field and
  *         entry (wrong sizes, NaN, negative weights, masses <= 0, vectors not orthonormal)
  */
-HessFit_Status hessfit_force_set_hessian_objective(HessFit_Force *force, OpenMM_Context *context,
-                                                   const HessFit_MoleculeObjective *molecules, int n_molecules,
+hessfit_status hessfit_force_set_hessian_objective(hessfit_force *force, OpenMM_Context *context,
+                                                   const hessfit_molecule_objective *molecules, int n_molecules,
                                                    double frequency_factor);
 /**
  * Evaluate the Context's objective.
@@ -644,7 +615,7 @@ HessFit_Status hessfit_force_set_hessian_objective(HessFit_Force *force, OpenMM_
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_VALUE without an objective or when an eigensolver fails,
  *         HESSFIT_ERROR_SIZE, HESSFIT_ERROR_GEOMETRY
  */
-HessFit_Status hessfit_force_compute_hessian_objective(HessFit_Force *force, OpenMM_Context *context, double *loss,
+hessfit_status hessfit_force_compute_hessian_objective(hessfit_force *force, OpenMM_Context *context, double *loss,
                                                        double *dLdslot, int n, double *residuals, long long n_res);
 /**
  * Get the sizes of the Context's objective (0 and 0 when none is set).
@@ -655,7 +626,7 @@ HessFit_Status hessfit_force_compute_hessian_objective(HessFit_Force *force, Ope
  * @param[out] n_frequency_targets  the total frequency targets (may be NULL)
  * @return HESSFIT_SUCCESS or an error (see above)
  */
-HessFit_Status hessfit_force_get_hessian_objective_size(HessFit_Force *force, OpenMM_Context *context,
+hessfit_status hessfit_force_get_hessian_objective_size(hessfit_force *force, OpenMM_Context *context,
                                                         long long *n_residuals, int *n_frequency_targets);
 /**
  * Get which MM mode each frequency target was compared with in the last evaluation.
@@ -667,7 +638,7 @@ HessFit_Status hessfit_force_get_hessian_objective_size(HessFit_Force *force, Op
  * @param n           the length of modes; must equal the total frequency targets
  * @return HESSFIT_SUCCESS, HESSFIT_ERROR_SIZE or an error (see above)
  */
-HessFit_Status hessfit_force_get_hessian_objective_pairing(HessFit_Force *force, OpenMM_Context *context, int *modes,
+hessfit_status hessfit_force_get_hessian_objective_pairing(hessfit_force *force, OpenMM_Context *context, int *modes,
                                                            int n);
 
 #ifdef __cplusplus

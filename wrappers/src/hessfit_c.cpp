@@ -3,7 +3,7 @@
  *
  * Conventions of this file:
  *  - Every function body runs inside guarded(), which turns any C++ exception into a status:
- *    HessianForceException -> the HessFit_Status with the same number, std::bad_alloc ->
+ *    HessianForceException -> the hessfit_status with the same number, std::bad_alloc ->
  *    HESSFIT_ERROR_OUT_OF_MEMORY, any other OpenMMException (or anything else) ->
  *    HESSFIT_ERROR_OPENMM. Nothing ever propagates into C.
  *  - The message of a failure goes into a thread-local string, prefixed with the function's name.
@@ -12,7 +12,7 @@
  *  - Required pointers are checked first (HESSFIT_ERROR_NULL_ARGUMENT naming the argument).
  *    An array may be NULL only when its length is 0. Optional outputs (term indices,
  *    force_index) may be NULL. On failure, outputs are left untouched, except that a
- *    HessFit_Force** output is set to NULL.
+ *    hessfit_force** output is set to NULL.
  *  - OpenMM's C types are reinterpret_casts of the C++ objects (as in OpenMMCWrapper.h).
  */
 #include "hessfit.h"
@@ -43,7 +43,7 @@ using HessFit::HessianForceException;
 using std::string;
 using std::vector;
 
-struct HessFit_Force {
+struct hessfit_force {
     HessFit::HessianForce* force;
     bool owned;  // true until a System takes the force (or never, for a wrapped foreign force)
     std::vector<double> hessian;  // reused between calls: a fit asks for the blocks again and again
@@ -64,30 +64,18 @@ static_assert((int) HESSFIT_ERROR_OWNERSHIP == (int) HessianForceException::Owne
 
 namespace {
 
-thread_local string lastError;
-
-/** Stores "function: message" without ever throwing. */
-HessFit_Status fail(HessFit_Status status, const char* function, const char* message) noexcept {
-    try {
-        lastError = function;
-        lastError += ": ";
-        lastError += message;
-    } catch (...) {
-        try {
-            lastError = "out of memory";  // short enough not to allocate
-        } catch (...) {
-        }
-    }
-    return status;
+/** Sets this thread's message (hessfit_status.h) to "function: message"; never throws. */
+hessfit_status fail(hessfit_status status, const char* function, const char* message) noexcept {
+    return hessfit_error(status, "%s: %s", function, message);
 }
 
 /** An error detected by this file; guarded() turns it into its status. */
 struct ApiError {
-    HessFit_Status status;
+    hessfit_status status;
     string message;
 };
 
-[[noreturn]] void throwError(HessFit_Status status, const string& message) {
+[[noreturn]] void throwError(hessfit_status status, const string& message) {
     throw ApiError{status, message};
 }
 
@@ -110,12 +98,12 @@ void requireSize(long long given, long long expected, const char* name, const ch
     }
 }
 
-HessianForce& forceOf(HessFit_Force* handle) {
+HessianForce& forceOf(hessfit_force* handle) {
     requireArg(handle, "force");
     return *handle->force;
 }
 
-const HessianForce& forceOf(const HessFit_Force* handle) {
+const HessianForce& forceOf(const hessfit_force* handle) {
     requireArg(handle, "force");
     return *handle->force;
 }
@@ -126,7 +114,7 @@ OpenMM::Context& contextOf(OpenMM_Context* context) {
 }
 
 template <class F>
-HessFit_Status guarded(const char* function, F&& body) noexcept {
+hessfit_status guarded(const char* function, F&& body) noexcept {
     try {
         body();
         return HESSFIT_SUCCESS;
@@ -134,7 +122,7 @@ HessFit_Status guarded(const char* function, F&& body) noexcept {
         return fail(e.status, function, e.message.c_str());
     } catch (const HessianForceException& e) {
         int code = (int) e.getCode();
-        HessFit_Status status = (code > 0 && code < (int) HESSFIT_ERROR_OPENMM) ? (HessFit_Status) code : HESSFIT_ERROR_OPENMM;
+        hessfit_status status = (code > 0 && code < (int) HESSFIT_ERROR_OPENMM) ? (hessfit_status) code : HESSFIT_ERROR_OPENMM;
         return fail(status, function, e.what());
     } catch (const std::bad_alloc&) {
         return fail(HESSFIT_ERROR_OUT_OF_MEMORY, function, "out of memory");
@@ -154,9 +142,9 @@ void setOptional(T* out, T value) {
 }
 
 /** Wrap a new owned force in a handle (deleting the force if the handle cannot be allocated). */
-HessFit_Force* newHandle(HessianForce* force, bool owned) {
+hessfit_force* newHandle(HessianForce* force, bool owned) {
     try {
-        return new HessFit_Force{force, owned, {}, {}, {}, {}};
+        return new hessfit_force{force, owned, {}, {}, {}, {}};
     } catch (...) {
         if (owned)
             delete force;
@@ -203,28 +191,6 @@ vector<double> arrayOf(const double* data, Count count, int molecule, const char
 
 extern "C" {
 
-const char *hessfit_status_string(HessFit_Status status) {
-    switch (status) {
-    case HESSFIT_SUCCESS: return "success";
-    case HESSFIT_ERROR_NULL_ARGUMENT: return "null argument";
-    case HESSFIT_ERROR_INDEX: return "index out of range";
-    case HESSFIT_ERROR_VALUE: return "invalid value";
-    case HESSFIT_ERROR_SIZE: return "wrong array size";
-    case HESSFIT_ERROR_TOPOLOGY: return "invalid molecule topology";
-    case HESSFIT_ERROR_GEOMETRY: return "undefined geometry";
-    case HESSFIT_ERROR_NOT_IN_CONTEXT: return "force not in context";
-    case HESSFIT_ERROR_UNSUPPORTED: return "unsupported";
-    case HESSFIT_ERROR_OWNERSHIP: return "ownership error";
-    case HESSFIT_ERROR_OPENMM: return "OpenMM error";
-    case HESSFIT_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case HESSFIT_NUM_STATUS: break;
-    }
-    return "unknown status";
-}
-
-const char *hessfit_last_error(void) {
-    return lastError.c_str();
-}
 
 const char *hessfit_version(void) {
     return HESSFIT_VERSION_STRING;
@@ -238,7 +204,7 @@ void hessfit_version_numbers(int *major, int *minor, int *patch) {
 
 // ---- lifetime ----------------------------------------------------------------------------------
 
-HessFit_Status hessfit_force_create(HessFit_Force **force) {
+hessfit_status hessfit_force_create(hessfit_force **force) {
     if (force != nullptr)
         *force = nullptr;
     return guarded(__func__, [&]() {
@@ -247,7 +213,7 @@ HessFit_Status hessfit_force_create(HessFit_Force **force) {
     });
 }
 
-HessFit_Status hessfit_force_create_from_system(const OpenMM_System *system, HessFit_Force **force) {
+hessfit_status hessfit_force_create_from_system(const OpenMM_System *system, hessfit_force **force) {
     if (force != nullptr)
         *force = nullptr;
     return guarded(__func__, [&]() {
@@ -258,7 +224,7 @@ HessFit_Status hessfit_force_create_from_system(const OpenMM_System *system, Hes
     });
 }
 
-HessFit_Status hessfit_force_create_from_openmm(OpenMM_Force *openmm_force, HessFit_Force **force) {
+hessfit_status hessfit_force_create_from_openmm(OpenMM_Force *openmm_force, hessfit_force **force) {
     if (force != nullptr)
         *force = nullptr;
     return guarded(__func__, [&]() {
@@ -272,7 +238,7 @@ HessFit_Status hessfit_force_create_from_openmm(OpenMM_Force *openmm_force, Hess
     });
 }
 
-void hessfit_force_destroy(HessFit_Force *force) {
+void hessfit_force_destroy(hessfit_force *force) {
     if (force == nullptr)
         return;
     if (force->owned)
@@ -280,13 +246,13 @@ void hessfit_force_destroy(HessFit_Force *force) {
     delete force;
 }
 
-OpenMM_Force *hessfit_force_as_openmm(HessFit_Force *force) {
+OpenMM_Force *hessfit_force_as_openmm(hessfit_force *force) {
     if (force == nullptr)
         return nullptr;
     return reinterpret_cast<OpenMM_Force*>(static_cast<OpenMM::Force*>(force->force));
 }
 
-HessFit_Status hessfit_force_add_to_system(HessFit_Force *force, OpenMM_System *system, int *force_index) {
+hessfit_status hessfit_force_add_to_system(hessfit_force *force, OpenMM_System *system, int *force_index) {
     return guarded(__func__, [&]() {
         requireArg(force, "force");
         requireArg(system, "system");
@@ -300,14 +266,14 @@ HessFit_Status hessfit_force_add_to_system(HessFit_Force *force, OpenMM_System *
 
 // ---- parameter table ---------------------------------------------------------------------------
 
-HessFit_Status hessfit_force_add_parameter(HessFit_Force *force, double value, int *slot) {
+hessfit_status hessfit_force_add_parameter(hessfit_force *force, double value, int *slot) {
     return guarded(__func__, [&]() {
         int s = forceOf(force).addParameter(value);
         setOptional(slot, s);
     });
 }
 
-HessFit_Status hessfit_force_get_num_parameters(const HessFit_Force *force, int *n) {
+hessfit_status hessfit_force_get_num_parameters(const hessfit_force *force, int *n) {
     return guarded(__func__, [&]() {
         const HessianForce& f = forceOf(force);
         requireArg(n, "n");
@@ -315,7 +281,7 @@ HessFit_Status hessfit_force_get_num_parameters(const HessFit_Force *force, int 
     });
 }
 
-HessFit_Status hessfit_force_set_parameters(HessFit_Force *force, const double *values, int n) {
+hessfit_status hessfit_force_set_parameters(hessfit_force *force, const double *values, int n) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         requireArray(values, n, "values");
@@ -324,7 +290,7 @@ HessFit_Status hessfit_force_set_parameters(HessFit_Force *force, const double *
     });
 }
 
-HessFit_Status hessfit_force_get_parameters(const HessFit_Force *force, double *values, int n) {
+hessfit_status hessfit_force_get_parameters(const hessfit_force *force, double *values, int n) {
     return guarded(__func__, [&]() {
         const HessianForce& f = forceOf(force);
         requireArray(values, n, "values");
@@ -337,13 +303,13 @@ HessFit_Status hessfit_force_get_parameters(const HessFit_Force *force, double *
 
 // ---- particles and molecules -------------------------------------------------------------------
 
-HessFit_Status hessfit_force_add_particle(HessFit_Force *force, int charge_slot, int sigma_slot, int epsilon_slot, int *index) {
+hessfit_status hessfit_force_add_particle(hessfit_force *force, int charge_slot, int sigma_slot, int epsilon_slot, int *index) {
     return guarded(__func__, [&]() {
         setOptional(index, forceOf(force).addParticle(charge_slot, sigma_slot, epsilon_slot));
     });
 }
 
-HessFit_Status hessfit_force_add_molecule(HessFit_Force *force, const int *particles, int n, int *index) {
+hessfit_status hessfit_force_add_molecule(hessfit_force *force, const int *particles, int n, int *index) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         if (n < 0)
@@ -354,7 +320,7 @@ HessFit_Status hessfit_force_add_molecule(HessFit_Force *force, const int *parti
     });
 }
 
-HessFit_Status hessfit_force_get_num_particles(const HessFit_Force *force, int *n) {
+hessfit_status hessfit_force_get_num_particles(const hessfit_force *force, int *n) {
     return guarded(__func__, [&]() {
         const HessianForce& f = forceOf(force);
         requireArg(n, "n");
@@ -362,7 +328,7 @@ HessFit_Status hessfit_force_get_num_particles(const HessFit_Force *force, int *
     });
 }
 
-HessFit_Status hessfit_force_get_num_molecules(const HessFit_Force *force, int *n) {
+hessfit_status hessfit_force_get_num_molecules(const hessfit_force *force, int *n) {
     return guarded(__func__, [&]() {
         const HessianForce& f = forceOf(force);
         requireArg(n, "n");
@@ -372,7 +338,7 @@ HessFit_Status hessfit_force_get_num_molecules(const HessFit_Force *force, int *
 
 /* particles may be NULL with capacity 0 to query the count in *n (success). Otherwise a capacity
  * smaller than the count fails with HESSFIT_ERROR_SIZE, still setting *n to the count. */
-HessFit_Status hessfit_force_get_molecule_particles(const HessFit_Force *force, int molecule, int *particles, int capacity, int *n) {
+hessfit_status hessfit_force_get_molecule_particles(const hessfit_force *force, int molecule, int *particles, int capacity, int *n) {
     return guarded(__func__, [&]() {
         const HessianForce& f = forceOf(force);
         requireArg(n, "n");
@@ -399,25 +365,25 @@ HessFit_Status hessfit_force_get_molecule_particles(const HessFit_Force *force, 
 
 // ---- terms -------------------------------------------------------------------------------------
 
-HessFit_Status hessfit_force_add_bond(HessFit_Force *force, int p1, int p2, int k_slot, int r0_slot, int *index) {
+hessfit_status hessfit_force_add_bond(hessfit_force *force, int p1, int p2, int k_slot, int r0_slot, int *index) {
     return guarded(__func__, [&]() { setOptional(index, forceOf(force).addBond(p1, p2, k_slot, r0_slot)); });
 }
 
-HessFit_Status hessfit_force_add_urey_bradley(HessFit_Force *force, int p1, int p3, int k_slot, int r0_slot, int *index) {
+hessfit_status hessfit_force_add_urey_bradley(hessfit_force *force, int p1, int p3, int k_slot, int r0_slot, int *index) {
     return guarded(__func__, [&]() { setOptional(index, forceOf(force).addUreyBradley(p1, p3, k_slot, r0_slot)); });
 }
 
-HessFit_Status hessfit_force_add_angle(HessFit_Force *force, int p1, int p2, int p3, int k_slot, int theta0_slot, int *index) {
+hessfit_status hessfit_force_add_angle(hessfit_force *force, int p1, int p2, int p3, int k_slot, int theta0_slot, int *index) {
     return guarded(__func__, [&]() { setOptional(index, forceOf(force).addAngle(p1, p2, p3, k_slot, theta0_slot)); });
 }
 
-HessFit_Status hessfit_force_add_periodic_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index) {
+hessfit_status hessfit_force_add_periodic_torsion(hessfit_force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index) {
     return guarded(__func__, [&]() {
         setOptional(index, forceOf(force).addPeriodicTorsion(p1, p2, p3, p4, periodicity, k_slot, phase_slot));
     });
 }
 
-HessFit_Status hessfit_force_add_opls_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, const int v_slots[4], int *index) {
+hessfit_status hessfit_force_add_opls_torsion(hessfit_force *force, int p1, int p2, int p3, int p4, const int v_slots[4], int *index) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         requireArg(v_slots, "v_slots");
@@ -425,7 +391,7 @@ HessFit_Status hessfit_force_add_opls_torsion(HessFit_Force *force, int p1, int 
     });
 }
 
-HessFit_Status hessfit_force_add_rb_torsion(HessFit_Force *force, int p1, int p2, int p3, int p4, const int c_slots[6], int *index) {
+hessfit_status hessfit_force_add_rb_torsion(hessfit_force *force, int p1, int p2, int p3, int p4, const int c_slots[6], int *index) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         requireArg(c_slots, "c_slots");
@@ -433,33 +399,33 @@ HessFit_Status hessfit_force_add_rb_torsion(HessFit_Force *force, int p1, int p2
     });
 }
 
-HessFit_Status hessfit_force_add_periodic_improper(HessFit_Force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index) {
+hessfit_status hessfit_force_add_periodic_improper(hessfit_force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index) {
     return guarded(__func__, [&]() {
         setOptional(index, forceOf(force).addPeriodicImproper(p1, p2, p3, p4, periodicity, k_slot, phase_slot));
     });
 }
 
-HessFit_Status hessfit_force_add_harmonic_improper(HessFit_Force *force, int p1, int p2, int p3, int p4, int k_slot, int phi0_slot, int *index) {
+hessfit_status hessfit_force_add_harmonic_improper(hessfit_force *force, int p1, int p2, int p3, int p4, int k_slot, int phi0_slot, int *index) {
     return guarded(__func__, [&]() {
         setOptional(index, forceOf(force).addHarmonicImproper(p1, p2, p3, p4, k_slot, phi0_slot));
     });
 }
 
-HessFit_Status hessfit_force_add_exclusion(HessFit_Force *force, int p1, int p2, int *index) {
+hessfit_status hessfit_force_add_exclusion(hessfit_force *force, int p1, int p2, int *index) {
     return guarded(__func__, [&]() { setOptional(index, forceOf(force).addExclusion(p1, p2)); });
 }
 
-HessFit_Status hessfit_force_add_pair14(HessFit_Force *force, int p1, int p2, int *index) {
+hessfit_status hessfit_force_add_pair14(hessfit_force *force, int p1, int p2, int *index) {
     return guarded(__func__, [&]() { setOptional(index, forceOf(force).addPair14(p1, p2)); });
 }
 
-HessFit_Status hessfit_force_add_explicit_pair(HessFit_Force *force, int p1, int p2, int charge_prod_slot, int sigma_slot, int epsilon_slot, int *index) {
+hessfit_status hessfit_force_add_explicit_pair(hessfit_force *force, int p1, int p2, int charge_prod_slot, int sigma_slot, int epsilon_slot, int *index) {
     return guarded(__func__, [&]() {
         setOptional(index, forceOf(force).addExplicitPair(p1, p2, charge_prod_slot, sigma_slot, epsilon_slot));
     });
 }
 
-HessFit_Status hessfit_force_create_exclusions_from_bonds(HessFit_Force *force, const int *bonds, int n_bonds) {
+hessfit_status hessfit_force_create_exclusions_from_bonds(hessfit_force *force, const int *bonds, int n_bonds) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         if (n_bonds < 0)
@@ -472,7 +438,7 @@ HessFit_Status hessfit_force_create_exclusions_from_bonds(HessFit_Force *force, 
     });
 }
 
-HessFit_Status hessfit_force_set_combining_rule(HessFit_Force *force, HessFit_CombiningRule rule) {
+hessfit_status hessfit_force_set_combining_rule(hessfit_force *force, hessfit_combining_rule rule) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         if (rule != HESSFIT_COMBINE_GEOMETRIC && rule != HESSFIT_COMBINE_LORENTZ_BERTHELOT)
@@ -481,7 +447,7 @@ HessFit_Status hessfit_force_set_combining_rule(HessFit_Force *force, HessFit_Co
     });
 }
 
-HessFit_Status hessfit_force_set_14_scales(HessFit_Force *force, double coulomb14_scale, double lj14_scale) {
+hessfit_status hessfit_force_set_14_scales(hessfit_force *force, double coulomb14_scale, double lj14_scale) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         // Set both or neither: validate on a scratch force first.
@@ -495,7 +461,7 @@ HessFit_Status hessfit_force_set_14_scales(HessFit_Force *force, double coulomb1
 
 // ---- reading a Context -------------------------------------------------------------------------
 
-HessFit_Status hessfit_force_update_parameters_in_context(HessFit_Force *force, OpenMM_Context *context) {
+hessfit_status hessfit_force_update_parameters_in_context(hessfit_force *force, OpenMM_Context *context) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         OpenMM::Context& c = contextOf(context);
@@ -503,7 +469,7 @@ HessFit_Status hessfit_force_update_parameters_in_context(HessFit_Force *force, 
     });
 }
 
-HessFit_Status hessfit_force_get_energy_forces(HessFit_Force *force, OpenMM_Context *context, double *energy, double *forces) {
+hessfit_status hessfit_force_get_energy_forces(hessfit_force *force, OpenMM_Context *context, double *energy, double *forces) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         OpenMM::Context& c = contextOf(context);
@@ -523,7 +489,7 @@ HessFit_Status hessfit_force_get_energy_forces(HessFit_Force *force, OpenMM_Cont
     });
 }
 
-HessFit_Status hessfit_force_get_hessian_size(const HessFit_Force *force, long long *size) {
+hessfit_status hessfit_force_get_hessian_size(const hessfit_force *force, long long *size) {
     return guarded(__func__, [&]() {
         const HessianForce& f = forceOf(force);
         requireArg(size, "size");
@@ -531,7 +497,7 @@ HessFit_Status hessfit_force_get_hessian_size(const HessFit_Force *force, long l
     });
 }
 
-HessFit_Status hessfit_force_get_hessian_block_offset(const HessFit_Force *force, int molecule, long long *offset) {
+hessfit_status hessfit_force_get_hessian_block_offset(const hessfit_force *force, int molecule, long long *offset) {
     return guarded(__func__, [&]() {
         const HessianForce& f = forceOf(force);
         requireArg(offset, "offset");
@@ -539,7 +505,7 @@ HessFit_Status hessfit_force_get_hessian_block_offset(const HessFit_Force *force
     });
 }
 
-HessFit_Status hessfit_force_get_hessian_blocks(HessFit_Force *force, OpenMM_Context *context, double *blocks, long long size) {
+hessfit_status hessfit_force_get_hessian_blocks(hessfit_force *force, OpenMM_Context *context, double *blocks, long long size) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         OpenMM::Context& c = contextOf(context);
@@ -557,7 +523,7 @@ HessFit_Status hessfit_force_get_hessian_blocks(HessFit_Force *force, OpenMM_Con
     });
 }
 
-HessFit_Status hessfit_force_get_parameter_derivatives(HessFit_Force *force, OpenMM_Context *context, double *derivatives, int n) {
+hessfit_status hessfit_force_get_parameter_derivatives(hessfit_force *force, OpenMM_Context *context, double *derivatives, int n) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         OpenMM::Context& c = contextOf(context);
@@ -576,7 +542,7 @@ HessFit_Status hessfit_force_get_parameter_derivatives(HessFit_Force *force, Ope
 
 // ---- adjoint contractions -----------------------------------------------------------------------
 
-HessFit_Status hessfit_force_get_hessian_contraction_derivatives(HessFit_Force *force, OpenMM_Context *context,
+hessfit_status hessfit_force_get_hessian_contraction_derivatives(hessfit_force *force, OpenMM_Context *context,
                                                                  const double *adjoint, long long size,
                                                                  double *derivatives, int n) {
     return guarded(__func__, [&]() {
@@ -594,7 +560,7 @@ HessFit_Status hessfit_force_get_hessian_contraction_derivatives(HessFit_Force *
     });
 }
 
-HessFit_Status hessfit_force_get_gradient_contraction_derivatives(HessFit_Force *force, OpenMM_Context *context,
+hessfit_status hessfit_force_get_gradient_contraction_derivatives(hessfit_force *force, OpenMM_Context *context,
                                                                   const double *y, int n_y,
                                                                   double *derivatives, int n) {
     return guarded(__func__, [&]() {
@@ -612,7 +578,7 @@ HessFit_Status hessfit_force_get_gradient_contraction_derivatives(HessFit_Force 
 
 // ---- per-molecule energies -----------------------------------------------------------------------
 
-HessFit_Status hessfit_force_get_molecule_energies(HessFit_Force *force, OpenMM_Context *context, double *energies, int n) {
+hessfit_status hessfit_force_get_molecule_energies(hessfit_force *force, OpenMM_Context *context, double *energies, int n) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
         OpenMM::Context& c = contextOf(context);
@@ -629,7 +595,7 @@ HessFit_Status hessfit_force_get_molecule_energies(HessFit_Force *force, OpenMM_
     });
 }
 
-HessFit_Status hessfit_force_get_molecule_energy_derivatives(HessFit_Force *force, OpenMM_Context *context,
+hessfit_status hessfit_force_get_molecule_energy_derivatives(hessfit_force *force, OpenMM_Context *context,
                                                              const double *weights, int n_weights,
                                                              double *derivatives, int n) {
     return guarded(__func__, [&]() {
@@ -647,16 +613,16 @@ HessFit_Status hessfit_force_get_molecule_energy_derivatives(HessFit_Force *forc
 
 // ---- Hessian-space objectives -------------------------------------------------------------------
 
-void hessfit_molecule_objective_init(HessFit_MoleculeObjective *molecule) {
+void hessfit_molecule_objective_init(hessfit_molecule_objective *molecule) {
     if (molecule == nullptr)
         return;
-    *molecule = HessFit_MoleculeObjective();
+    *molecule = hessfit_molecule_objective();
     molecule->frequency_pairing = HESSFIT_NO_FREQUENCIES;
     molecule->frequency_threshold = 50.0;
 }
 
-HessFit_Status hessfit_force_set_hessian_objective(HessFit_Force *force, OpenMM_Context *context,
-                                                   const HessFit_MoleculeObjective *molecules, int n_molecules,
+hessfit_status hessfit_force_set_hessian_objective(hessfit_force *force, OpenMM_Context *context,
+                                                   const hessfit_molecule_objective *molecules, int n_molecules,
                                                    double frequency_factor) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
@@ -668,7 +634,7 @@ HessFit_Status hessfit_force_set_hessian_objective(HessFit_Force *force, OpenMM_
         spec.frequencyFactor = frequency_factor;
         spec.molecules.resize(n_molecules);
         for (int i = 0; i < n_molecules; i++) {
-            const HessFit_MoleculeObjective& src = molecules[i];
+            const hessfit_molecule_objective& src = molecules[i];
             HessFit::HessianObjectiveSpec::Molecule& dst = spec.molecules[i];
             dst.masses = arrayOf(src.masses, src.n_masses, i, "masses");
             dst.frequencyPairing = (HessFit::HessianObjectiveSpec::FrequencyPairing) src.frequency_pairing;
@@ -687,7 +653,7 @@ HessFit_Status hessfit_force_set_hessian_objective(HessFit_Force *force, OpenMM_
     });
 }
 
-HessFit_Status hessfit_force_compute_hessian_objective(HessFit_Force *force, OpenMM_Context *context, double *loss,
+hessfit_status hessfit_force_compute_hessian_objective(hessfit_force *force, OpenMM_Context *context, double *loss,
                                                        double *dLdslot, int n, double *residuals, long long n_res) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
@@ -719,7 +685,7 @@ HessFit_Status hessfit_force_compute_hessian_objective(HessFit_Force *force, Ope
     });
 }
 
-HessFit_Status hessfit_force_get_hessian_objective_size(HessFit_Force *force, OpenMM_Context *context,
+hessfit_status hessfit_force_get_hessian_objective_size(hessfit_force *force, OpenMM_Context *context,
                                                         long long *n_residuals, int *n_frequency_targets) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
@@ -736,7 +702,7 @@ HessFit_Status hessfit_force_get_hessian_objective_size(HessFit_Force *force, Op
     });
 }
 
-HessFit_Status hessfit_force_get_hessian_objective_pairing(HessFit_Force *force, OpenMM_Context *context, int *modes,
+hessfit_status hessfit_force_get_hessian_objective_pairing(hessfit_force *force, OpenMM_Context *context, int *modes,
                                                            int n) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);
@@ -751,7 +717,7 @@ HessFit_Status hessfit_force_get_hessian_objective_pairing(HessFit_Force *force,
 
 // ---- checking, Context creation, serialization -----------------------------------------------------
 
-HessFit_Status hessfit_force_validate(const HessFit_Force *force, const OpenMM_System *system) {
+hessfit_status hessfit_force_validate(const hessfit_force *force, const OpenMM_System *system) {
     return guarded(__func__, [&]() {
         const HessianForce& f = forceOf(force);
         requireArg(system, "system");
@@ -759,7 +725,7 @@ HessFit_Status hessfit_force_validate(const HessFit_Force *force, const OpenMM_S
     });
 }
 
-HessFit_Status hessfit_context_create(const OpenMM_System *system, OpenMM_Integrator *integrator,
+hessfit_status hessfit_context_create(const OpenMM_System *system, OpenMM_Integrator *integrator,
                                       const char *platform_name, const char *precision, OpenMM_Context **context) {
     if (context != nullptr)
         *context = nullptr;
@@ -784,7 +750,7 @@ HessFit_Status hessfit_context_create(const OpenMM_System *system, OpenMM_Integr
     });
 }
 
-HessFit_Status hessfit_system_deserialize(const char *xml, OpenMM_System **system) {
+hessfit_status hessfit_system_deserialize(const char *xml, OpenMM_System **system) {
     if (system != nullptr)
         *system = nullptr;
     return guarded(__func__, [&]() {
@@ -796,7 +762,7 @@ HessFit_Status hessfit_system_deserialize(const char *xml, OpenMM_System **syste
     });
 }
 
-HessFit_Status hessfit_context_minimize(OpenMM_Context *context, double tolerance, int max_iterations) {
+hessfit_status hessfit_context_minimize(OpenMM_Context *context, double tolerance, int max_iterations) {
     return guarded(__func__, [&]() {
         OpenMM::Context& c = contextOf(context);
         if (!(tolerance > 0.0 && tolerance <= 1e300) || max_iterations < 0) {
