@@ -16,7 +16,7 @@
  * frequencies reproduce q2mm's to HF_MM_TOLERANCE_CM1; 1 when either does not; 2 for usage,
  * input or plugin errors.
  *
- * Convention check (documented here and in tests/test_vibrations.c): ch3f-frequencies.txt is
+ * Convention check (documented here and in tests/fitting/hessian/test_vibrations.c): ch3f-frequencies.txt is
  * reproduced from the unprojected Hessian by the 9 eigenvalues of largest magnitude to about
  * 5e-6 cm^-1 with the CODATA factor 5140.48714 (3e-5 with q2mm's rounded 5140.4871); with
  * translations and rotations projected out the match is 1e-7 cm^-1. Either way it is well inside

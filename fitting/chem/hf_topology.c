@@ -13,7 +13,7 @@
  * bonds and mol2 "nc" bonds included: MacroModel puts stretch, bend and torsion terms across
  * them). The TS tolerance replaces the ordinary one for every pair; on the rh-enamide transition
  * states the forming C-H bond needs 1.63 x (r_C + r_H), where geminal C-C-C pairs (1.59 x) bond
- * too, so file connectivity remains the way to type a transition state (tests/test_topology.c).
+ * too, so file connectivity remains the way to type a transition state (tests/fitting/chem/test_topology.c).
  */
 #include "hessfit_radii.h"
 #include "hessfit_typing.h"

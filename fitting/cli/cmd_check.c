@@ -28,7 +28,7 @@
  *
  * Test only: the environment variable HESSFIT_TEST_CHECK_PERTURB=hessian adds 1e-3 max|H_ij| to
  * the first molecule's analytic H_11, =gradient adds 1e-3 max|dL/dx| to the first analytic
- * dL/dx, so that the tests (tests/test_cli_fit.c) see check fail on a wrong derivative. It is not
+ * dL/dx, so that the tests (tests/fitting/cli/test_cli_fit.c) see check fail on a wrong derivative. It is not
  * for users and not in --help.
  */
 #include "hessfit_units.h"

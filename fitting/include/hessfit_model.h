@@ -5,18 +5,18 @@
  * force field -- as ONE OpenMM System and Context holding one HessianForce, with the force
  * field's parameters as a vector of free values in canonical units.
  *
- *   hessfit_model_create      every atom of every molecule in one System (one molecule group each),
- *                        one HessianForce term per typed term, one parameter slot per
- *                        (force-field parameter, value) that some term uses, shared by all
- *                        terms that use it; the Context is created once, positions = each
- *                        molecule's coordinates.
- *   hessfit_model_add_free    declares ff->params[param].values[value] free; x is the vector of free
- *                        values in the force field's canonical units (kcal/mol, Angstrom,
- *                        degrees, E = k (x - x0)^2; hessfit_forcefield.h).
+ *   hessfit_model_create      every atom of every molecule in one System (one molecule group
+ *                             each), one HessianForce term per typed term, one parameter slot per
+ *                             (force-field parameter, value) that some term uses, shared by all
+ *                             terms that use it; the Context is created once, positions = each
+ *                             molecule's coordinates.
+ *   hessfit_model_add_free    declares ff->params[param].values[value] free; x is the vector of
+ *                             free values in the force field's canonical units (kcal/mol,
+ *                             Angstrom, degrees, E = k (x - x0)^2; hessfit_forcefield.h).
  *   hessfit_model_set_free    pushes x into the slot table (one updateParametersInContext, the
- *                        table-only fast path); evaluations then read that table.
- *   hessfit_model_write_back  stores x into the force field (hessfit_fld_write / hessfit_frcmod_write then
- *                        rewrite exactly the fitted values).
+ *                             table-only fast path); evaluations then read that table.
+ *   hessfit_model_write_back  stores x into the force field (hessfit_fld_write /
+ *                             hessfit_frcmod_write then rewrite exactly the fitted values).
  *
  * Slots. Every slot is factor * one canonical value (hessfit_units.h):
  *   bond      k   kcal/mol/A^2   -> kJ/mol/nm^2    HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2 (418.4)
@@ -50,28 +50,9 @@
  * the options. Lorentz-Berthelot combining (default) puts a pair's LJ minimum at R*_i + R*_j,
  * MM3's and AMBER's rule; geometric combining does not.
  *
- * MM3 caveat. The model is harmonic. Of an MM3 / MM3* force field (mm3.fld's STR 3, BND 3,
- * S-B, B-B, T-S, VDW 3 lines) it represents the quadratic stretch and bend, the Fourier
- * torsions exactly, and NOT:
- *   - the cubic and quartic stretch, E = k dr^2 (1 - 2.55 dr + (7/12) 2.55^2 dr^2) (dr in A);
- *     its curvature is k (2 - 15.3 dr + 45.5 dr^2), 7.4 % below the harmonic 2k at dr = +0.01 A
- *     (Allinger, Yuh, Lii, JACS 111, 8551, 1989);
- *   - the sextic bend, E = k dt^2 (1 - 0.014 dt + 5.6e-5 dt^2 - 7.0e-7 dt^3 + 9.0e-10 dt^4)
- *     (dt in degrees); its curvature is 8.3 % below 2k at dt = +2 degrees;
- *   - the stretch-bend, bend-bend and torsion-stretch cross terms (no parameters are read for
- *     them either);
- *   - the Buckingham van der Waals E = eps (1.84e5 exp(-12 r/r_v) - 2.25 (r_v/r)^6): the LJ
- *     stand-in has its minimum at r_v = R*_i + R*_j with depth eps, where the Buckingham form has
- *     it at 1.001 r_v with depth 1.119 eps and curvature 67.1 eps/r_v^2 (LJ: 72 eps/r_v^2); its
- *     hydrogen offset (the .fld vdW "Offset" column) and hydrogen-bond terms are left out;
- *   - the out-of-plane term as MacroModel defines its coordinate: here k phi^2 on the improper
- *     dihedral above, as hessfit_ffxml_write and q2mm's harmonic OpenMM route do.
- * The stretch and bend curvatures agree with MM3's only where a bond or angle sits at its
- * reference value; elsewhere the cubic and higher terms change both the gradient and the
- * curvature, and the cross terms contribute to the Hessian even there (a stretch-bend
- * k_sb (dr1 + dr2) dt has mixed second derivatives k_sb at dr = dt = 0). Electrostatics come from
- * the molecules' partial charges (the .mmo QQ charges), never from the force field's bond
- * dipoles or bond-charge increments.
+ * MM3 caveat: the model is harmonic; what it leaves out of an MM3* force field (anharmonic
+ * stretch and bend, cross terms, Buckingham van der Waals, MacroModel's out-of-plane coordinate,
+ * bond-dipole charges) and how much that changes the curvatures: docs/fitting.md, "The model".
  *
  * Hessians come back in Hartree/Bohr^2 (hessfit_units.h), one dense row-major (3 n_m) x (3 n_m)
  * block per molecule, atoms in the molecule's order then x, y, z, concatenated in molecule order

@@ -20,12 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
-/* golden_json.c is compiled into this test by tests/CMakeLists.txt (HESSFIT_GOLDEN_JSON_LINKED);
- * without that line it is included here, so the test builds either way. */
 #include "golden_json.h"
-#ifndef HESSFIT_GOLDEN_JSON_LINKED
-#include "golden_json.c"
-#endif
 
 #include <dirent.h>
 #include <signal.h>

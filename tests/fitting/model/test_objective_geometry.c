@@ -357,15 +357,7 @@ static const char *ch3f_input(const char *name, const char *extra)
  * input's line `line` (from 1) when line > 0. */
 static void expect_check_error_at(const char *name, const char *extra, int line, const char *part)
 {
-    char args[4096], at[4200];
-    const char *input = ch3f_input(name, extra);
-    snprintf(args, sizeof args, "check '%s'", input);
-    test_run_result r = test_run_program(hessfit, args);
-    test_expect_exit(&r, 1, part, name);
-    snprintf(at, sizeof at, "%s:%d: ", input, line);
-    CHECK(line <= 0 || strstr(r.err, at) != NULL, "%s: the message does not name %s: %s", name, at, r.err);
-    CHECK(r.out_len == 0, "%s: printed before failing: %s", name, r.out);
-    free(r.out);
+    objective_expect_check_error(hessfit, ch3f_input(name, extra), name, line, part);
 }
 
 static void expect_check_error(const char *name, const char *extra, const char *part)

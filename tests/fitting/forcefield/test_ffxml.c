@@ -3,7 +3,7 @@
  * tests/data/ethane/GS.mol2) with a hand-built force field in which almost every term has its own
  * parameter (so a permuted assignment would show), including a Fourier and a harmonic improper, a
  * torsion with a non-symmetric phase, a zero Fourier term, a shared parameter and a term without
- * parameters. tests/check_ffxml.py (run with the repository's .venv/bin/python) loads the XML with
+ * parameters. tests/fitting/forcefield/check_ffxml.py (run with the repository's .venv/bin/python) loads the XML with
  * openmm.app.ForceField, builds the System and prints every parameter and the energy of every
  * force; this test compares them with the converted values (1e-12 relative) and with energies it
  * computes itself from hessfit's formulas (E = k (x - x0)^2, k (1 + cos(n phi - phase)),
@@ -254,7 +254,7 @@ int main(void)
     double want_energy[4] = {0, 0, 0, 0}, scale_energy[4] = {0, 0, 0, 0};
     const char *xml, *pos_path, *bad;
     const char *python = test_source_path_dup(".venv/bin/python");
-    const char *script = test_source_path_dup("tests/check_ffxml.py");
+    const char *script = test_source_path_dup("tests/fitting/forcefield/check_ffxml.py");
     int n_want[4] = {0, 0, 0, 0}, status;
     char *output;
     FILE *f;

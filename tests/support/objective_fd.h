@@ -33,4 +33,12 @@ objective_fd_stats objective_fd_check(hessfit_objective *obj, const double *x0, 
 hessfit_opt_result objective_fit_lbfgs(hessfit_objective *obj, hessfit_model *model, const hessfit_forcefield *ff, double *x, int maxeval,
                                   double ftol_rel, double *start_loss);
 
+/*
+ * `hessfit check INPUT` (the program at hessfit) fails: exit 1 with part in its message, which
+ * names input's line `line` (from 1) when line > 0, and nothing printed on stdout before. name
+ * labels the case.
+ */
+void objective_expect_check_error(const char *hessfit, const char *input, const char *name, int line,
+                                  const char *part);
+
 #endif

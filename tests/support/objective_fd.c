@@ -80,3 +80,16 @@ hessfit_opt_result objective_fit_lbfgs(hessfit_objective *obj, hessfit_model *mo
     free(hi);
     return result;
 }
+
+void objective_expect_check_error(const char *hessfit, const char *input, const char *name, int line,
+                                  const char *part)
+{
+    char args[4096], at[4200];
+    snprintf(args, sizeof args, "check '%s'", input);
+    test_run_result r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 1, part, name);
+    snprintf(at, sizeof at, "%s:%d: ", input, line);
+    CHECK(line <= 0 || strstr(r.err, at) != NULL, "%s: the message does not name %s: %s", name, at, r.err);
+    CHECK(r.out_len == 0, "%s: printed before failing: %s", name, r.out);
+    free(r.out);
+}

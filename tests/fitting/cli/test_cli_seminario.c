@@ -11,12 +11,7 @@
 #include "hessfit_units.h"
 #include "test_util.h"
 
-/* golden_json.c is compiled into this test by tests/CMakeLists.txt (HESSFIT_GOLDEN_JSON_LINKED);
- * without that line it is included here, so the test builds either way. */
 #include "golden_json.h"
-#ifndef HESSFIT_GOLDEN_JSON_LINKED
-#include "golden_json.c"
-#endif
 
 #include <ctype.h>
 #include <math.h>

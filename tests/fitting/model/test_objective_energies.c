@@ -308,17 +308,9 @@ static int energy_line(char *text, size_t size, const char *group, int m, const 
 static void expect_check_error_at(const char *name, const char *extra, int line, const char *part)
 {
     static char text[16384];
-    char args[4096], at[4200];
     rh_input(text, sizeof text);
     strncat(text, extra, sizeof text - strlen(text) - 1);
-    const char *path = test_write_text(name, text);
-    snprintf(args, sizeof args, "check '%s'", path);
-    test_run_result r = test_run_program(hessfit, args);
-    test_expect_exit(&r, 1, part, name);
-    snprintf(at, sizeof at, "%s:%d: ", path, line);
-    CHECK(line <= 0 || strstr(r.err, at) != NULL, "%s: the message does not name %s: %s", name, at, r.err);
-    CHECK(r.out_len == 0, "%s: printed before failing: %s", name, r.out);
-    free(r.out);
+    objective_expect_check_error(hessfit, test_write_text(name, text), name, line, part);
 }
 
 static void expect_check_error(const char *name, const char *extra, const char *part)
