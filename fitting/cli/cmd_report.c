@@ -47,7 +47,6 @@ int hf_cmd_report(int argc, char **argv)
     const char *input = NULL, *forcefield = NULL, *output = NULL;
     hf_training_set set;
     hf_fit_comparison cmp;
-    char status[1200];
     int rc = 1;
 
     static const struct option options[] = {{"forcefield", required_argument, NULL, 'f'},
@@ -73,14 +72,16 @@ int hf_cmd_report(int argc, char **argv)
         hf_training_set_free(&set);
         return 1;
     }
+    char status[sizeof "no optimisation:  (before) against  (after)" + strlen(set.ff.path) +
+                (forcefield != NULL ? strlen(forcefield) : 0)];
+    snprintf(status, sizeof status, "no optimisation: %s (before)%s%s%s", set.ff.path,
+             forcefield != NULL ? " against " : "", forcefield != NULL ? forcefield : "",
+             forcefield != NULL ? " (after)" : "");
     const char *dir = set.settings.output_dir;
     if (hf_cli_make_directory(dir) != HESSFIT_SUCCESS) {
         fail();
         goto done;
     }
-    snprintf(status, sizeof status, "no optimisation: %s (before)%s%s%s", set.ff.path,
-             forcefield != NULL ? " against " : "", forcefield != NULL ? forcefield : "",
-             forcefield != NULL ? " (after)" : "");
     hessfit_report report;
     hf_fit_comparison_report(&cmp, &report);
     report.title = input;
