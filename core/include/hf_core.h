@@ -31,6 +31,9 @@ typedef enum {
     HF_TERM_PAIR,                /* atoms i,j;       slots qq, sigma, eps;   E = LJ(sigma, eps) + C qq / r */
     HF_TERM_PAIR_COMBINED,       /* atoms i,j;       slots q_i, q_j, sigma_i, sigma_j, eps_i, eps_j, combined by the
                                     model's rule; Coulomb scaled by scale_coulomb, LJ by scale_lj */
+    HF_TERM_MM3_BOND,            /* atoms i,j;       slots k, r0;            E = k d^2 (1 + c3 d + c4 d^2), d = r - r0 */
+    HF_TERM_MM3_ANGLE,           /* atoms i,j,k;     slots k, theta0;        E = k d^2 (1 + a3 d + a4 d^2 + a5 d^3 + a6 d^4),
+                                    d = theta - theta0 (the HF_MM3_* coefficients below) */
     HF_NUM_TERM_KINDS
 } hf_term_kind;
 
@@ -43,6 +46,31 @@ typedef enum {
 #define HF_MIN_SINE 1e-12
 /* The period of a harmonic dihedral's wrapped difference (hf_terms.c). */
 #define HF_TWO_PI 6.28318530717958647692
+
+/*
+ * MacroModel's MM3* anharmonic stretch and bend (hessfit's convention, no factor 1/2):
+ *   bond   E = k dr^2 (1 - 2.55 dr + (7/12) 2.55^2 dr^2),                    dr = r - r0 in Angstrom
+ *   angle  E = k dt^2 (1 - 0.014 D + 5.6e-5 D^2 - 7.0e-7 D^3 + 2.2e-8 D^4),  D = theta - theta0 in degrees
+ * (dt in rad; the sextic 2.2e-8 is Tinker's MM3 and MacroModel's). The coefficients per Angstrom
+ * and degree, then per nm and rad, the units the terms use (d = r - r0 in nm, theta - theta0 in
+ * rad): E = k d^2 (1 + c3 d + c4 d^2) and E = k d^2 (1 + a3 d + a4 d^2 + a5 d^3 + a6 d^4).
+ */
+#define HF_MM3_BOND_CUBIC_PER_ANGSTROM (-2.55)
+#define HF_MM3_BOND_QUARTIC_PER_ANGSTROM2 3.793125 /* (7/12) 2.55^2 */
+#define HF_MM3_BOND_CUBIC (-25.5)        /* per nm: -2.55 per Angstrom x 10 */
+#define HF_MM3_BOND_QUARTIC 379.3125     /* per nm^2: 3.793125 per Angstrom^2 x 100 (exact in binary) */
+#define HF_MM3_ANGLE_CUBIC_PER_DEGREE (-0.014)
+#define HF_MM3_ANGLE_QUARTIC_PER_DEGREE2 5.6e-5
+#define HF_MM3_ANGLE_QUINTIC_PER_DEGREE3 (-7.0e-7)
+#define HF_MM3_ANGLE_SEXTIC_PER_DEGREE4 2.2e-8
+#define HF_DEGREES_PER_RADIAN (180.0 / 3.14159265358979323846)
+#define HF_MM3_ANGLE_CUBIC (HF_MM3_ANGLE_CUBIC_PER_DEGREE * HF_DEGREES_PER_RADIAN)
+#define HF_MM3_ANGLE_QUARTIC (HF_MM3_ANGLE_QUARTIC_PER_DEGREE2 * HF_DEGREES_PER_RADIAN * HF_DEGREES_PER_RADIAN)
+#define HF_MM3_ANGLE_QUINTIC \
+    (HF_MM3_ANGLE_QUINTIC_PER_DEGREE3 * HF_DEGREES_PER_RADIAN * HF_DEGREES_PER_RADIAN * HF_DEGREES_PER_RADIAN)
+#define HF_MM3_ANGLE_SEXTIC                                                                                   \
+    (HF_MM3_ANGLE_SEXTIC_PER_DEGREE4 * HF_DEGREES_PER_RADIAN * HF_DEGREES_PER_RADIAN * HF_DEGREES_PER_RADIAN * \
+     HF_DEGREES_PER_RADIAN)
 
 typedef struct {
     int kind;                    /* hf_term_kind */

@@ -29,9 +29,11 @@ static int term_atom_count(int kind)
 {
     switch (kind) {
     case HF_TERM_BOND:
+    case HF_TERM_MM3_BOND:
     case HF_TERM_PAIR:
     case HF_TERM_PAIR_COMBINED: return 2;
-    case HF_TERM_ANGLE: return 3;
+    case HF_TERM_ANGLE:
+    case HF_TERM_MM3_ANGLE: return 3;
     case HF_TERM_PERIODIC:
     case HF_TERM_RB:
     case HF_TERM_HARMONIC_DIHEDRAL: return 4;

@@ -39,6 +39,38 @@ static void harmonic(double k, double d, hf_term_value *out)
     out->d2de_dp[1] = 0.0;
 }
 
+/*
+ * E = k g(d), g(d) = d^2 (1 + c[0] d + c[1] d^2 + c[2] d^3 + c[3] d^4), d = q - q0: the MM3*
+ * stretch and bend (slots k, q0). With g', g'', g''' its derivatives in d and d/dq0 = -d/dd:
+ *     f = k g, f' = k g', f'' = k g'';  d/dk: g, g', g'';  d/dq0: -k g', -k g'', -k g'''.
+ */
+static void anharmonic(double k, double d, const double c[4], hf_term_value *out)
+{
+    const double b[7] = {0.0, 0.0, 1.0, c[0], c[1], c[2], c[3]}; /* g = sum_m b_m d^m */
+    double g = 0.0, g1 = 0.0, g2 = 0.0, g3 = 0.0;
+    for (int m = 6; m >= 0; m--) { /* Horner for g, g', g''/2 and g'''/6 */
+        g3 = g3 * d + g2;
+        g2 = g2 * d + g1;
+        g1 = g1 * d + g;
+        g = g * d + b[m];
+    }
+    g2 *= 2.0;
+    g3 *= 6.0;
+    out->e = k * g;
+    out->de = k * g1;
+    out->d2e = k * g2;
+    out->de_dp[0] = g;
+    out->dde_dp[0] = g1;
+    out->d2de_dp[0] = g2;
+    out->de_dp[1] = -k * g1;
+    out->dde_dp[1] = -k * g2;
+    out->d2de_dp[1] = -k * g3;
+}
+
+static const double mm3_bond_coefficients[4] = {HF_MM3_BOND_CUBIC, HF_MM3_BOND_QUARTIC, 0.0, 0.0};
+static const double mm3_angle_coefficients[4] = {HF_MM3_ANGLE_CUBIC, HF_MM3_ANGLE_QUARTIC, HF_MM3_ANGLE_QUINTIC,
+                                                 HF_MM3_ANGLE_SEXTIC};
+
 /* E = scale k (1 + cos(n q - phase)) */
 static void periodic(const hf_term *t, const double *table, double q, hf_term_value *out)
 {
@@ -201,6 +233,14 @@ void hf_term_scalar(const hf_model *model, const hf_term *term, const double *ta
     case HF_TERM_BOND:
     case HF_TERM_ANGLE:
         harmonic(slot_value(term, table, 0), q - slot_value(term, table, 1), out);
+        n_used = 2;
+        break;
+    case HF_TERM_MM3_BOND:
+        anharmonic(slot_value(term, table, 0), q - slot_value(term, table, 1), mm3_bond_coefficients, out);
+        n_used = 2;
+        break;
+    case HF_TERM_MM3_ANGLE:
+        anharmonic(slot_value(term, table, 0), q - slot_value(term, table, 1), mm3_angle_coefficients, out);
         n_used = 2;
         break;
     case HF_TERM_PERIODIC:

@@ -16,6 +16,10 @@
  * Energy conventions (note: OpenMM's stock HarmonicBondForce/HarmonicAngleForce use k/2):
  *   bond, Urey-Bradley   E = k (r - r0)^2                     k: kJ/mol/nm^2, r0: nm
  *   angle                E = k (theta - theta0)^2             k: kJ/mol/rad^2, theta0: rad
+ *   MM3* bond            E = k dr^2 (1 - 2.55 dr + 3.793125 dr^2), dr = r - r0 in Angstrom in the
+ *                        polynomial (-25.5 dr + 379.3125 dr^2 with dr in nm)   k: kJ/mol/nm^2, r0: nm
+ *   MM3* angle           E = k dt^2 (1 - 0.014 D + 5.6e-5 D^2 - 7.0e-7 D^3 + 2.2e-8 D^4), dt = theta -
+ *                        theta0 in rad, D the same difference in degrees       k: kJ/mol/rad^2, theta0: rad
  *   periodic torsion     E = k (1 + cos(n phi - phase))       k: kJ/mol, phase: rad, n >= 1
  *   OPLS torsion         E = sum_{m=1..4} V_m/2 (1 + (-1)^(m+1) cos(m phi))     V_m: kJ/mol
  *   Ryckaert-Bellemans   E = sum_{m=0..5} C_m cos(phi - pi)^m                   C_m: kJ/mol
@@ -75,7 +79,7 @@ public:
     /** Term kinds, used to address a term in error messages and the C API. */
     enum TermKind {
         Bond = 0, UreyBradley, Angle, PeriodicTorsion, OPLSTorsion, RBTorsion,
-        PeriodicImproper, HarmonicImproper, Exclusion, Pair14, ExplicitPair, NumTermKinds
+        PeriodicImproper, HarmonicImproper, Exclusion, Pair14, ExplicitPair, MM3Bond, MM3Angle, NumTermKinds
     };
 
     /**
@@ -291,6 +295,83 @@ public:
      * Get the number of angles.
      */
     int getNumAngles() const;
+
+    /**
+     * Add an MM3* anharmonic bond (MacroModel's MM3* stretch),
+     * E = k dr^2 (1 - 2.55 dr + 3.793125 dr^2) with dr = r - r0 in Angstrom in the polynomial
+     * (E = k d^2 (1 - 25.5 d + 379.3125 d^2) with d = r - r0 in nm).
+     *
+     * @param p1      the index of the first particle
+     * @param p2      the index of the second particle
+     * @param kSlot   the slot of k (kJ/mol/nm^2)
+     * @param r0Slot  the slot of r0 (nm)
+     * @return the index of the MM3* bond that was added
+     */
+    int addMM3Bond(int p1, int p2, int kSlot, int r0Slot);
+    /**
+     * Get the particles and slots of an MM3* bond.
+     *
+     * @param index        the index of the MM3* bond
+     * @param[out] p1      the index of the first particle
+     * @param[out] p2      the index of the second particle
+     * @param[out] kSlot   the slot of k
+     * @param[out] r0Slot  the slot of r0
+     */
+    void getMM3BondParameters(int index, int& p1, int& p2, int& kSlot, int& r0Slot) const;
+    /**
+     * Set the particles and slots of an MM3* bond.
+     *
+     * @param index   the index of the MM3* bond
+     * @param p1      the index of the first particle
+     * @param p2      the index of the second particle
+     * @param kSlot   the slot of k (kJ/mol/nm^2)
+     * @param r0Slot  the slot of r0 (nm)
+     */
+    void setMM3BondParameters(int index, int p1, int p2, int kSlot, int r0Slot);
+    /**
+     * Get the number of MM3* bonds.
+     */
+    int getNumMM3Bonds() const;
+
+    /**
+     * Add an MM3* anharmonic angle (MacroModel's MM3* bend),
+     * E = k dt^2 (1 - 0.014 D + 5.6e-5 D^2 - 7.0e-7 D^3 + 2.2e-8 D^4), theta the p1-p2-p3 angle,
+     * dt = theta - theta0 in rad and D the same difference in degrees.
+     *
+     * @param p1          the index of the first particle
+     * @param p2          the index of the second (central) particle
+     * @param p3          the index of the third particle
+     * @param kSlot       the slot of k (kJ/mol/rad^2)
+     * @param theta0Slot  the slot of theta0 (rad)
+     * @return the index of the MM3* angle that was added
+     */
+    int addMM3Angle(int p1, int p2, int p3, int kSlot, int theta0Slot);
+    /**
+     * Get the particles and slots of an MM3* angle.
+     *
+     * @param index            the index of the MM3* angle
+     * @param[out] p1          the index of the first particle
+     * @param[out] p2          the index of the central particle
+     * @param[out] p3          the index of the third particle
+     * @param[out] kSlot       the slot of k
+     * @param[out] theta0Slot  the slot of theta0
+     */
+    void getMM3AngleParameters(int index, int& p1, int& p2, int& p3, int& kSlot, int& theta0Slot) const;
+    /**
+     * Set the particles and slots of an MM3* angle.
+     *
+     * @param index       the index of the MM3* angle
+     * @param p1          the index of the first particle
+     * @param p2          the index of the central particle
+     * @param p3          the index of the third particle
+     * @param kSlot       the slot of k (kJ/mol/rad^2)
+     * @param theta0Slot  the slot of theta0 (rad)
+     */
+    void setMM3AngleParameters(int index, int p1, int p2, int p3, int kSlot, int theta0Slot);
+    /**
+     * Get the number of MM3* angles.
+     */
+    int getNumMM3Angles() const;
 
     /**
      * Add a periodic torsion, E = k (1 + cos(n phi - phase)), phi the p1-p2-p3-p4 dihedral.

@@ -17,26 +17,30 @@ namespace HessFit {
 
 namespace {
 
-/** XML layout of one term kind: list node, item node, slot attribute names. */
+/** XML layout of one term kind: list node, item node, slot attribute names, and the first format
+ * version that has its list. */
 struct KindLayout {
     HessianForce::TermKind kind;
     const char* listName;
     const char* itemName;
     const char* slotNames[6];
+    int sinceVersion;
 };
 
 const KindLayout kindLayouts[] = {
-    {HessianForce::Bond, "Bonds", "Bond", {"k", "r0"}},
-    {HessianForce::UreyBradley, "UreyBradleys", "UreyBradley", {"k", "r0"}},
-    {HessianForce::Angle, "Angles", "Angle", {"k", "theta0"}},
-    {HessianForce::PeriodicTorsion, "PeriodicTorsions", "Torsion", {"k", "phase"}},
-    {HessianForce::OPLSTorsion, "OPLSTorsions", "Torsion", {"v1", "v2", "v3", "v4"}},
-    {HessianForce::RBTorsion, "RBTorsions", "Torsion", {"c0", "c1", "c2", "c3", "c4", "c5"}},
-    {HessianForce::PeriodicImproper, "PeriodicImpropers", "Improper", {"k", "phase"}},
-    {HessianForce::HarmonicImproper, "HarmonicImpropers", "Improper", {"k", "phi0"}},
-    {HessianForce::Exclusion, "Exclusions", "Exclusion", {}},
-    {HessianForce::Pair14, "Pairs14", "Pair", {}},
-    {HessianForce::ExplicitPair, "ExplicitPairs", "Pair", {"chargeProd", "sigma", "epsilon"}},
+    {HessianForce::Bond, "Bonds", "Bond", {"k", "r0"}, 1},
+    {HessianForce::UreyBradley, "UreyBradleys", "UreyBradley", {"k", "r0"}, 1},
+    {HessianForce::Angle, "Angles", "Angle", {"k", "theta0"}, 1},
+    {HessianForce::PeriodicTorsion, "PeriodicTorsions", "Torsion", {"k", "phase"}, 1},
+    {HessianForce::OPLSTorsion, "OPLSTorsions", "Torsion", {"v1", "v2", "v3", "v4"}, 1},
+    {HessianForce::RBTorsion, "RBTorsions", "Torsion", {"c0", "c1", "c2", "c3", "c4", "c5"}, 1},
+    {HessianForce::PeriodicImproper, "PeriodicImpropers", "Improper", {"k", "phase"}, 1},
+    {HessianForce::HarmonicImproper, "HarmonicImpropers", "Improper", {"k", "phi0"}, 1},
+    {HessianForce::Exclusion, "Exclusions", "Exclusion", {}, 1},
+    {HessianForce::Pair14, "Pairs14", "Pair", {}, 1},
+    {HessianForce::ExplicitPair, "ExplicitPairs", "Pair", {"chargeProd", "sigma", "epsilon"}, 1},
+    {HessianForce::MM3Bond, "MM3Bonds", "Bond", {"k", "r0"}, 2},
+    {HessianForce::MM3Angle, "MM3Angles", "Angle", {"k", "theta0"}, 2},
 };
 static_assert(sizeof(kindLayouts) / sizeof(kindLayouts[0]) == HessianForce::NumTermKinds,
               "HessianForceProxy: a term kind has no XML layout");
@@ -57,17 +61,20 @@ void addTerm(HessianForce& force, HessianForce::TermKind kind, const int* p, con
     case HessianForce::Exclusion: force.addExclusion(p[0], p[1]); break;
     case HessianForce::Pair14: force.addPair14(p[0], p[1]); break;
     case HessianForce::ExplicitPair: force.addExplicitPair(p[0], p[1], s[0], s[1], s[2]); break;
+    case HessianForce::MM3Bond: force.addMM3Bond(p[0], p[1], s[0], s[1]); break;
+    case HessianForce::MM3Angle: force.addMM3Angle(p[0], p[1], p[2], s[0], s[1]); break;
     case HessianForce::NumTermKinds: break;
     }
 }
 
 /**
- * Version 1, the format of every hessfit so far (0.1.0): the force's settings as attributes, then
- * the nodes Parameters (Slot v), Particles (Particle q sig eps), Molecules (Molecule of Particle p)
- * and one list per term kind (kindLayouts) with particles p1..p4, the slot attributes and, for
- * periodic kinds, periodicity.
+ * Versions 1 and 2: the force's settings as attributes, then the nodes Parameters (Slot v),
+ * Particles (Particle q sig eps), Molecules (Molecule of Particle p) and one list per term kind
+ * (kindLayouts) with particles p1..p4, the slot attributes and, for periodic kinds, periodicity.
+ * Version 1 (hessfit 0.1.0) has the lists of the kinds up to ExplicitPair; version 2 adds
+ * MM3Bonds and MM3Angles.
  */
-HessianForce* readVersion1(const SerializationNode& node) {
+HessianForce* readTerms(const SerializationNode& node, int version) {
     std::unique_ptr<HessianForce> force(new HessianForce());
     force->setForceGroup(node.getIntProperty("forceGroup", 0));
     if (node.hasProperty("name"))
@@ -88,6 +95,8 @@ HessianForce* readVersion1(const SerializationNode& node) {
         force->addMolecule(particles);
     }
     for (const KindLayout& layout : kindLayouts) {
+        if (layout.sinceVersion > version)
+            continue;
         for (const SerializationNode& item : node.getChildNode(layout.listName).getChildren()) {
             int p[4] = {-1, -1, -1, -1};
             int s[6] = {HessianForce::NoSlot, HessianForce::NoSlot, HessianForce::NoSlot,
@@ -103,6 +112,9 @@ HessianForce* readVersion1(const SerializationNode& node) {
     return force.release();
 }
 
+HessianForce* readVersion1(const SerializationNode& node) { return readTerms(node, 1); }
+HessianForce* readVersion2(const SerializationNode& node) { return readTerms(node, 2); }
+
 /**
  * The reader of every format version, oldest first: readers[v - 1] reads version v, and
  * serialize() writes the last. A format change appends a reader for the new version and keeps the
@@ -110,7 +122,7 @@ HessianForce* readVersion1(const SerializationNode& node) {
  * defaults).
  */
 using Reader = HessianForce* (*)(const SerializationNode& node);
-const Reader readers[] = {readVersion1};
+const Reader readers[] = {readVersion1, readVersion2};
 const int currentVersion = (int) (sizeof(readers) / sizeof(readers[0]));
 
 } // namespace

@@ -71,6 +71,12 @@ void FlatHessianModel::build(const HessianForce& force) {
             case HessianForce::Angle:
                 terms.push_back(makeTerm(HF_TERM_ANGLE, t));
                 break;
+            case HessianForce::MM3Bond:
+                terms.push_back(makeTerm(HF_TERM_MM3_BOND, t));
+                break;
+            case HessianForce::MM3Angle:
+                terms.push_back(makeTerm(HF_TERM_MM3_ANGLE, t));
+                break;
             case HessianForce::PeriodicTorsion:
             case HessianForce::PeriodicImproper:
                 terms.push_back(makeTerm(HF_TERM_PERIODIC, t));

@@ -30,6 +30,8 @@ const KindShape kindShapes[HessianForce::NumTermKinds] = {
     {2, 0, true},   // Exclusion
     {2, 0, true},   // Pair14
     {2, 3, true},   // ExplicitPair: chargeProd, sigma, epsilon
+    {2, 2, false},  // MM3Bond: k, r0
+    {3, 2, false},  // MM3Angle: k, theta0
 };
 
 [[noreturn]] void fail(HessianForceException::Code code, const std::string& message) {
@@ -52,7 +54,7 @@ HessianForce::HessianForce() : combiningRule(Geometric), coulomb14Scale(0.5), lj
 const char* HessianForce::termKindName(TermKind kind) {
     static const char* names[NumTermKinds] = {"bond", "Urey-Bradley term", "angle", "periodic torsion",
         "OPLS torsion", "RB torsion", "periodic improper", "harmonic improper", "exclusion", "1-4 pair",
-        "explicit pair"};
+        "explicit pair", "MM3* bond", "MM3* angle"};
     return (kind >= 0 && kind < NumTermKinds) ? names[kind] : "unknown term";
 }
 
@@ -302,25 +304,35 @@ static void checkTermIndex(int index, size_t size, HessianForce::TermKind kind) 
 
 HF_PAIR_TERM_METHODS(Bond, Bond)
 HF_PAIR_TERM_METHODS(UreyBradley, UreyBradley)
+HF_PAIR_TERM_METHODS(MM3Bond, MM3Bond)
 
 int HessianForce::getNumBonds() const { return (int) terms[Bond].size(); }
 int HessianForce::getNumUreyBradleys() const { return (int) terms[UreyBradley].size(); }
+int HessianForce::getNumMM3Bonds() const { return (int) terms[MM3Bond].size(); }
 
-int HessianForce::addAngle(int p1, int p2, int p3, int kSlot, int theta0Slot) {
-    int p[3] = {p1, p2, p3}, s[2] = {kSlot, theta0Slot};
-    return addTerm(Angle, p, 3, s, 2, 0);
-}
-void HessianForce::getAngleParameters(int index, int& p1, int& p2, int& p3, int& kSlot, int& theta0Slot) const {
-    const Term& t = getTerm(Angle, index);
-    p1 = t.particles[0]; p2 = t.particles[1]; p3 = t.particles[2];
-    kSlot = t.slots[0]; theta0Slot = t.slots[1];
-}
-void HessianForce::setAngleParameters(int index, int p1, int p2, int p3, int kSlot, int theta0Slot) {
-    checkTermIndex(index, terms[Angle].size(), Angle);
-    int p[3] = {p1, p2, p3}, s[2] = {kSlot, theta0Slot};
-    setTerm(Angle, index, p, 3, s, 2, 0);
-}
+// Three-particle, two-slot terms.
+#define HF_ANGLE_TERM_METHODS(Name, Kind)                                                                  \
+    int HessianForce::add##Name(int p1, int p2, int p3, int kSlot, int theta0Slot) {                       \
+        int p[3] = {p1, p2, p3}, s[2] = {kSlot, theta0Slot};                                              \
+        return addTerm(Kind, p, 3, s, 2, 0);                                                              \
+    }                                                                                                     \
+    void HessianForce::get##Name##Parameters(int index, int& p1, int& p2, int& p3, int& kSlot,             \
+                                             int& theta0Slot) const {                                     \
+        const Term& t = getTerm(Kind, index);                                                             \
+        p1 = t.particles[0]; p2 = t.particles[1]; p3 = t.particles[2];                                    \
+        kSlot = t.slots[0]; theta0Slot = t.slots[1];                                                      \
+    }                                                                                                     \
+    void HessianForce::set##Name##Parameters(int index, int p1, int p2, int p3, int kSlot, int theta0Slot) { \
+        checkTermIndex(index, terms[Kind].size(), Kind);                                                  \
+        int p[3] = {p1, p2, p3}, s[2] = {kSlot, theta0Slot};                                              \
+        setTerm(Kind, index, p, 3, s, 2, 0);                                                              \
+    }
+
+HF_ANGLE_TERM_METHODS(Angle, Angle)
+HF_ANGLE_TERM_METHODS(MM3Angle, MM3Angle)
+
 int HessianForce::getNumAngles() const { return (int) terms[Angle].size(); }
+int HessianForce::getNumMM3Angles() const { return (int) terms[MM3Angle].size(); }
 
 // Four-particle periodic terms (torsions and impropers share the form).
 #define HF_PERIODIC_TERM_METHODS(Name, Kind)                                                              \

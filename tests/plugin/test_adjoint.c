@@ -759,6 +759,8 @@ int main(int argc, char **argv) {
         {"bond", 4, build_bond, geometry_bond},
         {"Urey-Bradley", 4, build_ub, geometry_ub},
         {"angle", 5, build_angle, geometry_angle},
+        {"MM3* bond", 4, build_mm3_bond, geometry_bond},
+        {"MM3* angle", 5, build_mm3_angle, geometry_angle},
         {"periodic torsion n=1,2,3", 5, build_periodic, torsion_geometry},
         {"OPLS torsion", 5, build_opls, torsion_geometry},
         {"RB torsion", 5, build_rb, torsion_geometry},

@@ -14,9 +14,10 @@
  *  - the C API refuses to wrap a non-HessianForce (VALUE) and to add a System-owned force to a
  *    System again (OWNERSHIP);
  *  - every stored XML of a known serialization version (tests/data/serialization/
- *    hessianforce-v<N>.xml, written by the hessfit of that version from this test's force; so far
- *    only version 1 exists: the format has never changed) reads back, through
- *    hessfit_system_deserialize, as the same force with the same numbers as above;
+ *    hessianforce-v<N>.xml, written by the hessfit of that version from this test's force as that
+ *    version knew it: version 1 without the MM3* bonds and angles that version 2 added, appended
+ *    last with their own slots) reads back, through hessfit_system_deserialize, as the same force
+ *    with the same numbers as above;
  *  - a newer version (the current number + 1) and version 0 are refused with
  *    HESSFIT_ERROR_UNSUPPORTED naming the version, and malformed XML with HESSFIT_ERROR_OPENMM,
  *    never a crash.
@@ -28,7 +29,7 @@
 #define FORCE_GROUP 3
 #define FORCE_NAME "hessfit round trip"
 /* The HessianForce serialization versions this build reads: 1 .. CURRENT_XML_VERSION. */
-#define CURRENT_XML_VERSION 1
+#define CURRENT_XML_VERSION 2
 
 static int slot(hessfit_force *f, double value) {
     int s;
@@ -39,7 +40,8 @@ static int slot(hessfit_force *f, double value) {
 /* Molecule A: atoms 0-6, bonds 0-1 1-2 2-3 1-4 2-5 3-6. Molecule B: atoms 7-9 (water-like). */
 static const int bonds_a[6][2] = {{0, 1}, {1, 2}, {2, 3}, {1, 4}, {2, 5}, {3, 6}};
 
-static hessfit_force *build_force(void) {
+/* The test's force as serialization version `version` knows it (2: with the MM3* terms). */
+static hessfit_force *build_force(int version) {
     hessfit_force *f;
     HF_OK(hessfit_force_create(&f));
     /* particles: charge, sigma, epsilon (epsilon never zero so that dE/deps is finite) */
@@ -87,6 +89,17 @@ static hessfit_force *build_force(void) {
     HF_OK(hessfit_force_add_exclusion(f, 7, 8, NULL));
     HF_OK(hessfit_force_add_exclusion(f, 7, 9, NULL));
     HF_OK(hessfit_force_add_pair14(f, 8, 9, NULL));
+    if (version >= 2) { /* the MM3* stretch and bend, after everything of version 1; slots k, then r0 / theta0 */
+        static const double mm3[4][2] = {{2.1e5, 0.1100}, {2.0e5, 0.0960}, {280.0, 1.900}, {300.0, 1.830}};
+        int s[4][2];
+        for (int t = 0; t < 4; t++)
+            for (int j = 0; j < 2; j++)
+                s[t][j] = slot(f, mm3[t][j]);
+        HF_OK(hessfit_force_add_mm3_bond(f, 1, 4, s[0][0], s[0][1], NULL));
+        HF_OK(hessfit_force_add_mm3_bond(f, 7, 8, s[1][0], s[1][1], NULL));
+        HF_OK(hessfit_force_add_mm3_angle(f, 1, 2, 5, s[2][0], s[2][1], NULL));
+        HF_OK(hessfit_force_add_mm3_angle(f, 8, 7, 9, s[3][0], s[3][1], NULL));
+    }
 
     HF_OK(hessfit_force_set_combining_rule(f, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
     HF_OK(hessfit_force_set_14_scales(f, 0.8333, 0.6));
@@ -208,6 +221,16 @@ static void expect_refused(const char *xml, hessfit_status want, const char *par
           hessfit_last_error(), part);
 }
 
+/* A System holding the test's force of that version (owned by the System, *f its handle). */
+static OpenMM_System *build_system(int version, hessfit_force **f, int *force_index) {
+    OpenMM_System *system = OpenMM_System_create();
+    for (int i = 0; i < N_ATOMS; i++)
+        OpenMM_System_addParticle(system, i < 7 ? 12.0 : 16.0);
+    *f = build_force(version);
+    HF_OK(hessfit_force_add_to_system(*f, system, force_index));
+    return system;
+}
+
 int main(void) {
     test_load_plugins();
     /* positions (nm): molecule A near a staggered geometry, B a water 1 nm away */
@@ -219,12 +242,9 @@ int main(void) {
     for (int i = 0; i < 3 * N_ATOMS; i++)
         pos[i] += 0.004 * (test_random() - 0.5);
 
-    OpenMM_System *system = OpenMM_System_create();
-    for (int i = 0; i < N_ATOMS; i++)
-        OpenMM_System_addParticle(system, i < 7 ? 12.0 : 16.0);
-    hessfit_force *f = build_force();
+    hessfit_force *f;
     int force_index;
-    HF_OK(hessfit_force_add_to_system(f, system, &force_index));
+    OpenMM_System *system = build_system(CURRENT_XML_VERSION, &f, &force_index);
     /* the System owns the force now: adding it again is an ownership error */
     HF_FAILS(hessfit_force_add_to_system(f, system, NULL), HESSFIT_ERROR_OWNERSHIP);
 
@@ -264,11 +284,19 @@ int main(void) {
         CHECK(stored_version == version, "%s holds version %d", relative, stored_version);
         OpenMM_System *old;
         HF_OK(hessfit_system_deserialize(stored, &old));
-        hessfit_force *h;
+        hessfit_force *h, *written;
         HF_OK(hessfit_force_create_from_openmm(OpenMM_System_getForce(old, force_index), &h));
+        int mm3_bonds = -1, mm3_angles = -1;
+        HF_OK(hessfit_force_get_num_mm3_bonds(h, &mm3_bonds));
+        HF_OK(hessfit_force_get_num_mm3_angles(h, &mm3_angles));
+        CHECK(mm3_bonds == (version >= 2 ? 2 : 0) && mm3_angles == (version >= 2 ? 2 : 0),
+              "%s: %d MM3* bonds and %d MM3* angles", relative, mm3_bonds, mm3_angles);
+        OpenMM_System *original = build_system(version, &written, &force_index);
         printf("stored version %d (%s):\n", version, relative);
-        check_same_force(f, system, h, old, pos);
+        check_same_force(written, original, h, old, pos);
         hessfit_force_destroy(h);
+        hessfit_force_destroy(written);
+        OpenMM_System_destroy(original);
         OpenMM_System_destroy(old);
         free(stored);
     }

@@ -47,14 +47,7 @@ int main(int argc, char **argv) {
     test_seed(0x5eedC0FFEEULL);
 
     sm_mol m;
-    sm_init(&m);
-    const double butane_dihedral[1] = {-65.0};   /* gauche */
-    const double propanol_dihedral[1] = {178.0}; /* anti */
-    sm_add_chain(&m, "CCCC", butane_dihedral, 0.0);
-    sm_add_chain(&m, "CCCO", propanol_dihedral, 1.2);
-    CHECK(m.n == 26 && m.n_molecules == 2, "built %d atoms in %d molecules", m.n, m.n_molecules);
-    CHECK(m.n_bonds == 13 + 11, "built %d bonds", m.n_bonds);
-    sm_perturb(&m, 0.004);
+    sm_butane_propanol(&m);
 
     sm_pair s;
     sm_pair_create(&s, &m);
@@ -112,25 +105,7 @@ int main(int argc, char **argv) {
     HF_OK(hessfit_force_get_molecule_particles(s.hf, 1, order, SM_MAX_ATOMS, &na));
     CHECK(na == 12 && order[0] == 25 && order[11] == 14, "propanol block order %d..%d (%d atoms)", order[0], order[na - 1], na);
 
-    double worst_e = 0, worst_f = 0, worst_h = 0;
-    double pos[3 * SM_MAX_ATOMS];
-    for (int geom = 0; geom < 4; geom++) {
-        sm_test_pose(&m, geom, 0.006, pos);
-        sm_pair_set_positions(&s, pos);
-        double rel_e, rel_f, rel_h;
-        sm_compare_energy_forces(&s, 0.0, 0.0, &rel_e, &rel_f);
-        sm_compare_hessian(&s, pos, FD_STEP, 0.0, &rel_h);
-        printf("  geometry %d: energy %.17g kJ/mol, rel. error energy %.3g, forces %.3g, Hessian vs FD %.3g\n", geom,
-               test_energy_forces(s.stock_ctx, -1, NULL, s.n), rel_e, rel_f, rel_h);
-        CHECK(rel_e <= EF_TOL, "geometry %d: energy relative error %.3g > %g", geom, rel_e, EF_TOL);
-        CHECK(rel_f <= EF_TOL, "geometry %d: force relative error %.3g > %g", geom, rel_f, EF_TOL);
-        CHECK(rel_h <= FD_TOL, "geometry %d: Hessian relative error vs FD %.3g > %g (h = %g nm)", geom, rel_h, FD_TOL, FD_STEP);
-        worst_e = fmax(worst_e, rel_e);
-        worst_f = fmax(worst_f, rel_f);
-        worst_h = fmax(worst_h, rel_h);
-    }
-    printf("max relative errors: energy %.3g, forces %.3g (tol %g); Hessian vs central FD (h = %g nm) %.3g (tol %g)\n",
-           worst_e, worst_f, EF_TOL, FD_STEP, worst_h, FD_TOL);
+    sm_check_poses(&s, &m, 4, FD_STEP, FD_TOL, EF_TOL);
     sm_pair_destroy(&s);
     printf("test_stock_crossval: OK\n");
     return 0;

@@ -437,11 +437,20 @@ static int torsion_geometry(int k, Geometry *g) {
 }
 
 /* ---- bond --------------------------------------------------------------------------------- */
-static double energy_bond(const double *x, const double *p, double *scale) {
-    const double e[3] = {p[0] * pow(test_distance(x, 0, 1) - p[1], 2), p[2] * pow(test_distance(x, 1, 2) - p[3], 2),
-                         p[0] * pow(test_distance(x, 2, 3) - p[1], 2)};
-    *scale = e[0] + e[1] + e[2];
+static double harmonic_energy(double k, double q, double q0) { return k * (q - q0) * (q - q0); }
+
+/* build_bond's three bonds, each of energy form(k, r, r0) */
+static double bonds_energy(const double *x, const double *p, double *scale, double (*form)(double, double, double)) {
+    const double e[3] = {form(p[0], test_distance(x, 0, 1), p[1]), form(p[2], test_distance(x, 1, 2), p[3]),
+                         form(p[0], test_distance(x, 2, 3), p[1])};
+    *scale = fabs(e[0]) + fabs(e[1]) + fabs(e[2]);
     return e[0] + e[1] + e[2];
+}
+static double energy_bond(const double *x, const double *p, double *scale) {
+    return bonds_energy(x, p, scale, harmonic_energy);
+}
+static double energy_mm3_bond(const double *x, const double *p, double *scale) {
+    return bonds_energy(x, p, scale, mm3_bond_energy);
 }
 static int geometry_bond(int k, Geometry *g) {
     if (k < NRANDOM)
@@ -504,11 +513,18 @@ static int angle_geometry(int k, int n, double theta0, Geometry *g) {
 static int geometry_ub(int k, Geometry *g) { return angle_geometry(k, 4, 1.9, g); }
 
 /* ---- angle ------------------------------------------------------------------------------- */
-static double energy_angle(const double *x, const double *p, double *scale) {
-    const double e[3] = {p[0] * pow(test_angle(x, 0, 1, 2) - p[1], 2), p[2] * pow(test_angle(x, 1, 2, 3) - p[3], 2),
-                         p[0] * pow(test_angle(x, 2, 3, 4) - p[1], 2)};
-    *scale = e[0] + e[1] + e[2];
+/* build_angle's three angles, each of energy form(k, theta, theta0) */
+static double angles_energy(const double *x, const double *p, double *scale, double (*form)(double, double, double)) {
+    const double e[3] = {form(p[0], test_angle(x, 0, 1, 2), p[1]), form(p[2], test_angle(x, 1, 2, 3), p[3]),
+                         form(p[0], test_angle(x, 2, 3, 4), p[1])};
+    *scale = fabs(e[0]) + fabs(e[1]) + fabs(e[2]);
     return e[0] + e[1] + e[2];
+}
+static double energy_angle(const double *x, const double *p, double *scale) {
+    return angles_energy(x, p, scale, harmonic_energy);
+}
+static double energy_mm3_angle(const double *x, const double *p, double *scale) {
+    return angles_energy(x, p, scale, mm3_angle_energy);
 }
 static int geometry_angle(int k, Geometry *g) { return angle_geometry(k, 5, 1.911, g); }
 
@@ -856,6 +872,8 @@ int main(int argc, char **argv) {
         {"bond", 4, build_bond, energy_bond, geometry_bond},
         {"Urey-Bradley", 4, build_ub, energy_ub, geometry_ub},
         {"angle", 5, build_angle, energy_angle, geometry_angle},
+        {"MM3* bond", 4, build_mm3_bond, energy_mm3_bond, geometry_bond},
+        {"MM3* angle", 5, build_mm3_angle, energy_mm3_angle, geometry_angle},
         {"periodic torsion n=1,2,3", 5, build_periodic, energy_periodic, torsion_geometry},
         {"OPLS torsion", 5, build_opls, energy_opls, torsion_geometry},
         {"RB torsion", 5, build_rb, energy_rb, torsion_geometry},

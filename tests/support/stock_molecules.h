@@ -346,6 +346,19 @@ static inline void sm_test_pose(const sm_mol *m, int geom, double amp, double *p
     test_rotate(pos, m->n, axis, sm_uniform(0.0, 2.0 * SM_PI));
 }
 
+/* The two molecules of test_stock_crossval and test_mm3_stock: a gauche butane (14 atoms) and an
+ * anti 1-propanol (12 atoms), shifted apart, with a random perturbation of 0.004 nm. */
+static inline void sm_butane_propanol(sm_mol *m) {
+    sm_init(m);
+    const double butane_dihedral[1] = {-65.0};   /* gauche */
+    const double propanol_dihedral[1] = {178.0}; /* anti */
+    sm_add_chain(m, "CCCC", butane_dihedral, 0.0);
+    sm_add_chain(m, "CCCO", propanol_dihedral, 1.2);
+    CHECK(m->n == 26 && m->n_molecules == 2, "built %d atoms in %d molecules", m->n, m->n_molecules);
+    CHECK(m->n_bonds == 13 + 11, "built %d bonds", m->n_bonds);
+    sm_perturb(m, 0.004);
+}
+
 /* ---- the two Systems ------------------------------------------------------------------------ */
 typedef struct {
     OpenMM_System *stock;   /* stock forces, force i in force group i */
@@ -586,6 +599,32 @@ static inline void sm_compare_hessian(const sm_pair *s, const double *pos, doubl
     }
     CHECK(expected_offset == size, "Hessian size %lld, sum of blocks %lld", size, expected_offset);
     free(blocks);
+}
+
+/* The checks of test_stock_crossval and test_mm3_stock: at n_geom poses of m (sm_test_pose with
+ * amplitude 0.006 nm), energy and forces against the stock side to ef_tol relative and every
+ * Hessian block against central differences of the stock forces (step h) to fd_tol; prints a line
+ * per pose and the worst of each. */
+static inline void sm_check_poses(sm_pair *s, const sm_mol *m, int n_geom, double h, double fd_tol, double ef_tol) {
+    double worst_e = 0, worst_f = 0, worst_h = 0;
+    double pos[3 * SM_MAX_ATOMS];
+    for (int geom = 0; geom < n_geom; geom++) {
+        sm_test_pose(m, geom, 0.006, pos);
+        sm_pair_set_positions(s, pos);
+        double rel_e, rel_f, rel_h;
+        sm_compare_energy_forces(s, 0.0, 0.0, &rel_e, &rel_f);
+        sm_compare_hessian(s, pos, h, 0.0, &rel_h);
+        printf("  geometry %d: energy %.17g kJ/mol, rel. error energy %.3g, forces %.3g, Hessian vs FD %.3g\n", geom,
+               test_energy_forces(s->stock_ctx, -1, NULL, s->n), rel_e, rel_f, rel_h);
+        CHECK(rel_e <= ef_tol, "geometry %d: energy relative error %.3g > %g", geom, rel_e, ef_tol);
+        CHECK(rel_f <= ef_tol, "geometry %d: force relative error %.3g > %g", geom, rel_f, ef_tol);
+        CHECK(rel_h <= fd_tol, "geometry %d: Hessian relative error vs FD %.3g > %g (h = %g nm)", geom, rel_h, fd_tol, h);
+        worst_e = fmax(worst_e, rel_e);
+        worst_f = fmax(worst_f, rel_f);
+        worst_h = fmax(worst_h, rel_h);
+    }
+    printf("max relative errors: energy %.3g, forces %.3g (tol %g); Hessian vs central FD (h = %g nm) %.3g (tol %g)\n",
+           worst_e, worst_f, ef_tol, h, worst_h, fd_tol);
 }
 
 #endif

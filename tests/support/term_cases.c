@@ -20,13 +20,30 @@ static void add_bare_particles(hessfit_force *f, int n) {
         HF_OK(hessfit_force_add_particle(f, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, NULL));
 }
 
-void build_bond(hessfit_force *f) {
+/* the C API's adders of two-particle and three-particle two-slot terms */
+typedef hessfit_status (*add_bond_fn)(hessfit_force *, int, int, int, int, int *);
+typedef hessfit_status (*add_angle_fn)(hessfit_force *, int, int, int, int, int, int *);
+
+static void build_bonds_with(hessfit_force *f, add_bond_fn add) {
     const double v[4] = {1.8e5, 0.109, 1.3e5, 0.1529};
     add_slots(f, v, 4);
     add_bare_particles(f, 4);
-    HF_OK(hessfit_force_add_bond(f, 0, 1, 0, 1, NULL));
-    HF_OK(hessfit_force_add_bond(f, 1, 2, 2, 3, NULL));
-    HF_OK(hessfit_force_add_bond(f, 2, 3, 0, 1, NULL));
+    HF_OK(add(f, 0, 1, 0, 1, NULL));
+    HF_OK(add(f, 1, 2, 2, 3, NULL));
+    HF_OK(add(f, 2, 3, 0, 1, NULL));
+}
+
+void build_bond(hessfit_force *f) { build_bonds_with(f, hessfit_force_add_bond); }
+void build_mm3_bond(hessfit_force *f) { build_bonds_with(f, hessfit_force_add_mm3_bond); }
+
+double mm3_bond_energy(double k, double r, double r0) {
+    const double d = r - r0, da = 10.0 * (r - r0); /* nm, Angstrom */
+    return k * d * d * (1.0 - 2.55 * da + 3.793125 * da * da);
+}
+
+double mm3_angle_energy(double k, double theta, double theta0) {
+    const double d = theta - theta0, dd = d * (180.0 / PI); /* rad, degrees */
+    return k * d * d * (1.0 - 0.014 * dd + 5.6e-5 * dd * dd - 7.0e-7 * dd * dd * dd + 2.2e-8 * dd * dd * dd * dd);
 }
 
 void build_ub(hessfit_force *f) {
@@ -37,14 +54,17 @@ void build_ub(hessfit_force *f) {
     HF_OK(hessfit_force_add_urey_bradley(f, 1, 3, 2, 3, NULL));
 }
 
-void build_angle(hessfit_force *f) {
+static void build_angles_with(hessfit_force *f, add_angle_fn add) {
     const double v[4] = {350.0, 1.911, 420.0, 2.0944};
     add_slots(f, v, 4);
     add_bare_particles(f, 5);
-    HF_OK(hessfit_force_add_angle(f, 0, 1, 2, 0, 1, NULL));
-    HF_OK(hessfit_force_add_angle(f, 1, 2, 3, 2, 3, NULL));
-    HF_OK(hessfit_force_add_angle(f, 2, 3, 4, 0, 1, NULL));
+    HF_OK(add(f, 0, 1, 2, 0, 1, NULL));
+    HF_OK(add(f, 1, 2, 3, 2, 3, NULL));
+    HF_OK(add(f, 2, 3, 4, 0, 1, NULL));
 }
+
+void build_angle(hessfit_force *f) { build_angles_with(f, hessfit_force_add_angle); }
+void build_mm3_angle(hessfit_force *f) { build_angles_with(f, hessfit_force_add_mm3_angle); }
 
 void build_periodic(hessfit_force *f) {
     const double v[6] = {2.3, 0.35, 6.1, PI, 1.4, -1.2};

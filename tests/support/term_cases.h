@@ -13,10 +13,19 @@ int add_slot(hessfit_force *f, double value);
 
 /* bond, 4 atoms: slots 0 kA, 1 r0A, 2 kB, 3 r0B; bonds (0,1) A, (1,2) B, (2,3) A (shared type) */
 void build_bond(hessfit_force *f);
+/* MM3* bond, the same molecule, slots and terms as build_bond */
+void build_mm3_bond(hessfit_force *f);
+/* The MM3* energies written as MacroModel prints them, in Angstrom and degrees inside the
+ * polynomial: k dr^2 (1 - 2.55 dr_A + 3.793125 dr_A^2) and
+ * k dt^2 (1 - 0.014 D + 5.6e-5 D^2 - 7.0e-7 D^3 + 2.2e-8 D^4) (r, r0 in nm; theta, theta0 in rad). */
+double mm3_bond_energy(double k, double r, double r0);
+double mm3_angle_energy(double k, double theta, double theta0);
 /* Urey-Bradley, 4 atoms: slots 0 kA, 1 r0A, 2 kB, 3 r0B; UB (0,2) A, (1,3) B */
 void build_ub(hessfit_force *f);
 /* angle, 5 atoms: slots 0 kA, 1 theta0A = 1.911, 2 kB, 3 theta0B; angles (0,1,2) A, (1,2,3) B, (2,3,4) A */
 void build_angle(hessfit_force *f);
+/* MM3* angle, the same molecule, slots and terms as build_angle */
+void build_mm3_angle(hessfit_force *f);
 /* periodic torsion, 5 atoms: slots 0 k1, 1 phase1, 2 k2, 3 phase2, 4 k3, 5 phase3; (0,1,2,3)
  * n = 1, 2, 3; (1,2,3,4) n = 2 sharing k2 / phase2. Every phase is non-zero. */
 void build_periodic(hessfit_force *f);

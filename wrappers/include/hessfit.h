@@ -245,6 +245,102 @@ hessfit_status hessfit_force_add_urey_bradley(hessfit_force *force, int p1, int 
  */
 hessfit_status hessfit_force_add_angle(hessfit_force *force, int p1, int p2, int p3, int k_slot, int theta0_slot, int *index);
 /**
+ * Add an MM3* anharmonic bond (MacroModel's MM3* stretch), E = k dr^2 (1 - 2.55 dr + 3.793125 dr^2)
+ * with dr = r - r0 in Angstrom in the polynomial (E = k d^2 (1 - 25.5 d + 379.3125 d^2), d in nm).
+ *
+ * @param force       the handle
+ * @param p1          the first particle
+ * @param p2          the second particle
+ * @param k_slot      the slot of k (kJ/mol/nm^2)
+ * @param r0_slot     the slot of r0 (nm)
+ * @param[out] index  the MM3* bond's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
+hessfit_status hessfit_force_add_mm3_bond(hessfit_force *force, int p1, int p2, int k_slot, int r0_slot, int *index);
+/**
+ * Get the particles and slots of an MM3* bond (each output may be NULL).
+ *
+ * @param force         the handle
+ * @param index         the MM3* bond's index
+ * @param[out] p1       the first particle
+ * @param[out] p2       the second particle
+ * @param[out] k_slot   the slot of k
+ * @param[out] r0_slot  the slot of r0
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index
+ */
+hessfit_status hessfit_force_get_mm3_bond(const hessfit_force *force, int index, int *p1, int *p2, int *k_slot, int *r0_slot);
+/**
+ * Set the particles and slots of an MM3* bond (push them into a Context with
+ * hessfit_force_update_parameters_in_context).
+ *
+ * @param force    the handle
+ * @param index    the MM3* bond's index
+ * @param p1       the first particle
+ * @param p2       the second particle
+ * @param k_slot   the slot of k (kJ/mol/nm^2)
+ * @param r0_slot  the slot of r0 (nm)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index or an error (see above)
+ */
+hessfit_status hessfit_force_set_mm3_bond(hessfit_force *force, int index, int p1, int p2, int k_slot, int r0_slot);
+/**
+ * Get the number of MM3* bonds.
+ *
+ * @param force   the handle
+ * @param[out] n  the count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
+hessfit_status hessfit_force_get_num_mm3_bonds(const hessfit_force *force, int *n);
+/**
+ * Add an MM3* anharmonic angle (MacroModel's MM3* bend), theta the p1-p2-p3 angle,
+ * E = k dt^2 (1 - 0.014 D + 5.6e-5 D^2 - 7.0e-7 D^3 + 2.2e-8 D^4), dt = theta - theta0 in rad and
+ * D the same difference in degrees.
+ *
+ * @param force        the handle
+ * @param p1           the first particle
+ * @param p2           the central particle
+ * @param p3           the third particle
+ * @param k_slot       the slot of k (kJ/mol/rad^2)
+ * @param theta0_slot  the slot of theta0 (rad)
+ * @param[out] index   the MM3* angle's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
+hessfit_status hessfit_force_add_mm3_angle(hessfit_force *force, int p1, int p2, int p3, int k_slot, int theta0_slot, int *index);
+/**
+ * Get the particles and slots of an MM3* angle (each output may be NULL).
+ *
+ * @param force             the handle
+ * @param index             the MM3* angle's index
+ * @param[out] p1           the first particle
+ * @param[out] p2           the central particle
+ * @param[out] p3           the third particle
+ * @param[out] k_slot       the slot of k
+ * @param[out] theta0_slot  the slot of theta0
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index
+ */
+hessfit_status hessfit_force_get_mm3_angle(const hessfit_force *force, int index, int *p1, int *p2, int *p3, int *k_slot, int *theta0_slot);
+/**
+ * Set the particles and slots of an MM3* angle (push them into a Context with
+ * hessfit_force_update_parameters_in_context).
+ *
+ * @param force        the handle
+ * @param index        the MM3* angle's index
+ * @param p1           the first particle
+ * @param p2           the central particle
+ * @param p3           the third particle
+ * @param k_slot       the slot of k (kJ/mol/rad^2)
+ * @param theta0_slot  the slot of theta0 (rad)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index or an error (see above)
+ */
+hessfit_status hessfit_force_set_mm3_angle(hessfit_force *force, int index, int p1, int p2, int p3, int k_slot, int theta0_slot);
+/**
+ * Get the number of MM3* angles.
+ *
+ * @param force   the handle
+ * @param[out] n  the count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
+hessfit_status hessfit_force_get_num_mm3_angles(const hessfit_force *force, int *n);
+/**
  * Add a periodic torsion, E = k (1 + cos(n phi - phase)).
  *
  * @param force        the handle

@@ -377,6 +377,61 @@ hessfit_status hessfit_force_add_angle(hessfit_force *force, int p1, int p2, int
     return guarded(__func__, [&]() { setOptional(index, forceOf(force).addAngle(p1, p2, p3, k_slot, theta0_slot)); });
 }
 
+hessfit_status hessfit_force_add_mm3_bond(hessfit_force *force, int p1, int p2, int k_slot, int r0_slot, int *index) {
+    return guarded(__func__, [&]() { setOptional(index, forceOf(force).addMM3Bond(p1, p2, k_slot, r0_slot)); });
+}
+
+hessfit_status hessfit_force_get_mm3_bond(const hessfit_force *force, int index, int *p1, int *p2, int *k_slot, int *r0_slot) {
+    return guarded(__func__, [&]() {
+        int q1, q2, k, r0;
+        forceOf(force).getMM3BondParameters(index, q1, q2, k, r0);
+        setOptional(p1, q1);
+        setOptional(p2, q2);
+        setOptional(k_slot, k);
+        setOptional(r0_slot, r0);
+    });
+}
+
+hessfit_status hessfit_force_set_mm3_bond(hessfit_force *force, int index, int p1, int p2, int k_slot, int r0_slot) {
+    return guarded(__func__, [&]() { forceOf(force).setMM3BondParameters(index, p1, p2, k_slot, r0_slot); });
+}
+
+hessfit_status hessfit_force_get_num_mm3_bonds(const hessfit_force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumMM3Bonds();
+    });
+}
+
+hessfit_status hessfit_force_add_mm3_angle(hessfit_force *force, int p1, int p2, int p3, int k_slot, int theta0_slot, int *index) {
+    return guarded(__func__, [&]() { setOptional(index, forceOf(force).addMM3Angle(p1, p2, p3, k_slot, theta0_slot)); });
+}
+
+hessfit_status hessfit_force_get_mm3_angle(const hessfit_force *force, int index, int *p1, int *p2, int *p3, int *k_slot, int *theta0_slot) {
+    return guarded(__func__, [&]() {
+        int q1, q2, q3, k, t0;
+        forceOf(force).getMM3AngleParameters(index, q1, q2, q3, k, t0);
+        setOptional(p1, q1);
+        setOptional(p2, q2);
+        setOptional(p3, q3);
+        setOptional(k_slot, k);
+        setOptional(theta0_slot, t0);
+    });
+}
+
+hessfit_status hessfit_force_set_mm3_angle(hessfit_force *force, int index, int p1, int p2, int p3, int k_slot, int theta0_slot) {
+    return guarded(__func__, [&]() { forceOf(force).setMM3AngleParameters(index, p1, p2, p3, k_slot, theta0_slot); });
+}
+
+hessfit_status hessfit_force_get_num_mm3_angles(const hessfit_force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumMM3Angles();
+    });
+}
+
 hessfit_status hessfit_force_add_periodic_torsion(hessfit_force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index) {
     return guarded(__func__, [&]() {
         setOptional(index, forceOf(force).addPeriodicTorsion(p1, p2, p3, p4, periodicity, k_slot, phase_slot));

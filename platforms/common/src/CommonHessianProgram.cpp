@@ -24,6 +24,7 @@ std::map<std::string, std::string> HessFit::hessianProgramDefines(bool mixedPrec
         {"HF_TERM_BOND", HF_TERM_BOND}, {"HF_TERM_ANGLE", HF_TERM_ANGLE}, {"HF_TERM_PERIODIC", HF_TERM_PERIODIC},
         {"HF_TERM_RB", HF_TERM_RB}, {"HF_TERM_HARMONIC_DIHEDRAL", HF_TERM_HARMONIC_DIHEDRAL},
         {"HF_TERM_PAIR", HF_TERM_PAIR}, {"HF_TERM_PAIR_COMBINED", HF_TERM_PAIR_COMBINED},
+        {"HF_TERM_MM3_BOND", HF_TERM_MM3_BOND}, {"HF_TERM_MM3_ANGLE", HF_TERM_MM3_ANGLE},
         {"HF_TERM_PLAIN_PAIR", CommonTermLists::PlainPairKind}, {"HF_NO_SLOT", HF_NO_SLOT},
         {"HF_COMBINE_LORENTZ_BERTHELOT", HF_COMBINE_LORENTZ_BERTHELOT},
         {"HF_ATOMS", CommonTermLists::AtomsPerTerm}, {"HF_SLOTS", CommonTermLists::SlotsPerTerm},
@@ -38,6 +39,12 @@ std::map<std::string, std::string> HessFit::hessianProgramDefines(bool mixedPrec
     defines["HF_ONE_4PI_EPS0"] = defineText(HF_ONE_4PI_EPS0);
     defines["HF_MIN_SINE"] = defineText(HF_MIN_SINE);
     defines["HF_TWO_PI"] = defineText(HF_TWO_PI);
+    defines["HF_MM3_BOND_CUBIC"] = defineText(HF_MM3_BOND_CUBIC);
+    defines["HF_MM3_BOND_QUARTIC"] = defineText(HF_MM3_BOND_QUARTIC);
+    defines["HF_MM3_ANGLE_CUBIC"] = defineText(HF_MM3_ANGLE_CUBIC);
+    defines["HF_MM3_ANGLE_QUARTIC"] = defineText(HF_MM3_ANGLE_QUARTIC);
+    defines["HF_MM3_ANGLE_QUINTIC"] = defineText(HF_MM3_ANGLE_QUINTIC);
+    defines["HF_MM3_ANGLE_SEXTIC"] = defineText(HF_MM3_ANGLE_SEXTIC);
     if (mixedPrecision)
         defines["HF_POSITION_CORRECTION"] = "1";
     return defines;

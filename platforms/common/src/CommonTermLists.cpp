@@ -10,7 +10,8 @@ namespace {
 
 int atomCount(int kind) {
     switch (kind) {
-    case HF_TERM_ANGLE: return 3;
+    case HF_TERM_ANGLE:
+    case HF_TERM_MM3_ANGLE: return 3;
     case HF_TERM_PERIODIC:
     case HF_TERM_RB:
     case HF_TERM_HARMONIC_DIHEDRAL: return 4;

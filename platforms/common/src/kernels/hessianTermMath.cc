@@ -6,9 +6,10 @@
  * evaluated in `real` (float in single and mixed precision, double in double precision).
  *
  * Defines from the host (CommonHessianProgram.cpp, hessianProgramDefines; the host's values are the
- * only definitions): from the math core's hf_core.h the term kinds HF_TERM_BOND .. HF_TERM_PAIR_COMBINED,
+ * only definitions): from the math core's hf_core.h the term kinds HF_TERM_BOND .. HF_TERM_MM3_ANGLE,
  * HF_NO_SLOT (the parameter is zero), HF_COMBINE_LORENTZ_BERTHELOT, HF_MIN_SINE (below it an angle
- * or dihedral is undefined), HF_TWO_PI and HF_ONE_4PI_EPS0 (Coulomb constant), all doubles with
+ * or dihedral is undefined), HF_TWO_PI, HF_ONE_4PI_EPS0 (Coulomb constant) and the MM3* stretch
+ * and bend coefficients HF_MM3_BOND_CUBIC .. HF_MM3_ANGLE_SEXTIC (per nm, per rad), all doubles with
  * every digit; HF_TERM_PLAIN_PAIR, the device kind of a plain nonbonded pair (an
  * HF_TERM_PAIR_COMBINED term with scales 1 that is skipped when it has no energy, as the Reference
  * platform's fast pair path skips it, except where parameter derivatives are computed); the
@@ -28,7 +29,7 @@
 #endif
 
 DEVICE int hfTermAtomCount(int kind) {
-    if (kind == HF_TERM_ANGLE)
+    if (kind == HF_TERM_ANGLE || kind == HF_TERM_MM3_ANGLE)
         return 3;
     if (kind == HF_TERM_PERIODIC || kind == HF_TERM_RB || kind == HF_TERM_HARMONIC_DIHEDRAL)
         return 4;
@@ -299,6 +300,37 @@ DEVICE void hfHarmonic(real k, real d, HfTermValue* out) {
     out->d2dp[1] = 0;
 }
 
+/* E = k g(d), g = d^2 (1 + c3 d + c4 d^2 + c5 d^3 + c6 d^4): the MM3* stretch and bend (slots k,
+ * q0; d = q - q0; hf_terms.c's anharmonic) */
+DEVICE void hfAnharmonic(real k, real d, real c3, real c4, real c5, real c6, HfTermValue* out) {
+    real b[7];
+    b[0] = 0;
+    b[1] = 0;
+    b[2] = 1;
+    b[3] = c3;
+    b[4] = c4;
+    b[5] = c5;
+    b[6] = c6;
+    real g = 0, g1 = 0, g2 = 0, g3 = 0;
+    for (int m = 6; m >= 0; m--) {
+        g3 = g3 * d + g2;
+        g2 = g2 * d + g1;
+        g1 = g1 * d + g;
+        g = g * d + b[m];
+    }
+    g2 *= 2;
+    g3 *= 6;
+    out->e = k * g;
+    out->de = k * g1;
+    out->d2e = k * g2;
+    out->dp[0] = g;
+    out->ddp[0] = g1;
+    out->d2dp[0] = g2;
+    out->dp[1] = -k * g1;
+    out->ddp[1] = -k * g2;
+    out->d2dp[1] = -k * g3;
+}
+
 /* E = scale k (1 + cos(n q - phase)) */
 DEVICE void hfPeriodic(real k, real phase, real n, real sc, real q, HfTermValue* out) {
     const real arg = n * q - phase, cs = cos(arg), sn = sin(arg);
@@ -384,6 +416,11 @@ DEVICE void hfTermScalar(int kind, int periodicity, const real* sv, int phaseSlo
     hfClearValue(out);
     if (kind == HF_TERM_BOND || kind == HF_TERM_ANGLE) {
         hfHarmonic(sv[0], q - sv[1], out);
+    } else if (kind == HF_TERM_MM3_BOND) {
+        hfAnharmonic(sv[0], q - sv[1], (real) HF_MM3_BOND_CUBIC, (real) HF_MM3_BOND_QUARTIC, 0, 0, out);
+    } else if (kind == HF_TERM_MM3_ANGLE) {
+        hfAnharmonic(sv[0], q - sv[1], (real) HF_MM3_ANGLE_CUBIC, (real) HF_MM3_ANGLE_QUARTIC,
+                     (real) HF_MM3_ANGLE_QUINTIC, (real) HF_MM3_ANGLE_SEXTIC, out);
     } else if (kind == HF_TERM_PERIODIC) {
         hfPeriodic(sv[0], phaseSlot == HF_NO_SLOT ? phase : sv[1], (real) periodicity, scale, q, out);
     } else if (kind == HF_TERM_RB) {
