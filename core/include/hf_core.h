@@ -33,7 +33,7 @@ typedef enum {
                                     model's rule; Coulomb scaled by scale_coulomb, LJ by scale_lj */
     HF_TERM_MM3_BOND,            /* atoms i,j;       slots k, r0;            E = k d^2 (1 + c3 d + c4 d^2), d = r - r0 */
     HF_TERM_MM3_ANGLE,           /* atoms i,j,k;     slots k, theta0;        E = k d^2 (1 + a3 d + a4 d^2 + a5 d^3 + a6 d^4),
-                                    d = theta - theta0 (the HF_MM3_* coefficients below) */
+                                    d = theta - theta0 (both: MacroModel's MM3*, the HF_MM3_* coefficients below) */
     HF_NUM_TERM_KINDS
 } hf_term_kind;
 
