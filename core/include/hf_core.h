@@ -34,6 +34,8 @@ typedef enum {
     HF_TERM_MM3_BOND,            /* atoms i,j;       slots k, r0;            E = k d^2 (1 + c3 d + c4 d^2), d = r - r0 */
     HF_TERM_MM3_ANGLE,           /* atoms i,j,k;     slots k, theta0;        E = k d^2 (1 + a3 d + a4 d^2 + a5 d^3 + a6 d^4),
                                     d = theta - theta0 (both: MacroModel's MM3*, the HF_MM3_* coefficients below) */
+    HF_TERM_MM3_PAIR,            /* atoms i,j;       slots R, eps, qq;       E = eps S(r) (A exp(-b r / R) - c (R / r)^6)
+                                    + C qq / r (MacroModel's MM3* vdW; HF_MM3_BUCKINGHAM_*, HF_MM3_SWITCH_* below) */
     HF_NUM_TERM_KINDS
 } hf_term_kind;
 
@@ -71,6 +73,20 @@ typedef enum {
 #define HF_MM3_ANGLE_SEXTIC                                                                                   \
     (HF_MM3_ANGLE_SEXTIC_PER_DEGREE4 * HF_DEGREES_PER_RADIAN * HF_DEGREES_PER_RADIAN * HF_DEGREES_PER_RADIAN * \
      HF_DEGREES_PER_RADIAN)
+
+/*
+ * MacroModel's MM3* van der Waals ("MM3 Softcut Buckingham") with its 6-8 Angstrom switch, per pair
+ * at distance r (nm), R = R*_i + R*_j (nm), eps = sqrt(eps_i eps_j) (kJ/mol):
+ *   E = eps S(r) (A exp(-b r / R) - c (R / r)^6),  A = 184000, b = 12, c = 2.25,
+ *   S(r) = 1 (r <= on), (off^2 - r^2) / (off^2 - on^2) (on < r < off), 0 (r >= off), on = 0.6 nm,
+ *   off = 0.8 nm, on the true distance. S is C1 but not C2: S'' jumps at on and off (MacroModel's form).
+ * The term adds the Coulomb energy HF_ONE_4PI_EPS0 qq / r (constant dielectric, no cutoff).
+ */
+#define HF_MM3_BUCKINGHAM_A 184000.0
+#define HF_MM3_BUCKINGHAM_B 12.0
+#define HF_MM3_BUCKINGHAM_C 2.25
+#define HF_MM3_SWITCH_ON 0.6  /* nm */
+#define HF_MM3_SWITCH_OFF 0.8 /* nm */
 
 typedef struct {
     int kind;                    /* hf_term_kind */

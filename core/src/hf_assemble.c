@@ -30,6 +30,7 @@ static int term_atom_count(int kind)
     switch (kind) {
     case HF_TERM_BOND:
     case HF_TERM_MM3_BOND:
+    case HF_TERM_MM3_PAIR:
     case HF_TERM_PAIR:
     case HF_TERM_PAIR_COMBINED: return 2;
     case HF_TERM_ANGLE:

@@ -20,6 +20,8 @@
  *                        polynomial (-25.5 dr + 379.3125 dr^2 with dr in nm)   k: kJ/mol/nm^2, r0: nm
  *   MM3* angle           E = k dt^2 (1 - 0.014 D + 5.6e-5 D^2 - 7.0e-7 D^3 + 2.2e-8 D^4), dt = theta -
  *                        theta0 in rad, D the same difference in degrees       k: kJ/mol/rad^2, theta0: rad
+ *   MM3* pair            E = eps S(r) (184000 exp(-12 r/R) - 2.25 (R/r)^6) + ONE_4PI_EPS0 qq / r, S the
+ *                        6-8 Angstrom switch (C1, not C2)    R: nm, eps: kJ/mol, qq: e^2
  *   periodic torsion     E = k (1 + cos(n phi - phase))       k: kJ/mol, phase: rad, n >= 1
  *   OPLS torsion         E = sum_{m=1..4} V_m/2 (1 + (-1)^(m+1) cos(m phi))     V_m: kJ/mol
  *   Ryckaert-Bellemans   E = sum_{m=0..5} C_m cos(phi - pi)^m                   C_m: kJ/mol
@@ -79,7 +81,7 @@ public:
     /** Term kinds, used to address a term in error messages and the C API. */
     enum TermKind {
         Bond = 0, UreyBradley, Angle, PeriodicTorsion, OPLSTorsion, RBTorsion,
-        PeriodicImproper, HarmonicImproper, Exclusion, Pair14, ExplicitPair, MM3Bond, MM3Angle, NumTermKinds
+        PeriodicImproper, HarmonicImproper, Exclusion, Pair14, ExplicitPair, MM3Bond, MM3Angle, MM3Pair, NumTermKinds
     };
 
     /**
@@ -693,6 +695,48 @@ public:
      * Get the number of explicit pairs.
      */
     int getNumExplicitPairs() const;
+    /**
+     * Add an MM3* pair (MacroModel's MM3* van der Waals and charge pair; like an explicit pair,
+     * excluded from the plain sum), r the p1-p2 distance:
+     * E = eps S(r) (184000 exp(-12 r / R) - 2.25 (R / r)^6) + ONE_4PI_EPS0 qq / r, with MacroModel's
+     * 6-8 Angstrom switch S(r) = 1 (r <= 0.6 nm), (0.8^2 - r^2) / (0.8^2 - 0.6^2) (0.6 < r < 0.8 nm),
+     * 0 (r >= 0.8 nm). S is continuous with its first derivative, not its second (the Hessian
+     * jumps at 0.6 and 0.8 nm). The Coulomb part has no cutoff; 1-4 scaling is the caller's.
+     *
+     * @param p1              the index of the first particle
+     * @param p2              the index of the second particle
+     * @param radiusSlot      the slot of R (nm, the pair's R*_i + R*_j; must be > 0)
+     * @param epsilonSlot     the slot of eps (kJ/mol, the pair's sqrt(eps_i eps_j))
+     * @param chargeProdSlot  the slot of the charge product qq (e^2)
+     * @return the index of the MM3* pair that was added
+     */
+    int addMM3Pair(int p1, int p2, int radiusSlot, int epsilonSlot, int chargeProdSlot);
+    /**
+     * Get the particles and slots of an MM3* pair.
+     *
+     * @param index                the index of the MM3* pair
+     * @param[out] p1              the index of the first particle
+     * @param[out] p2              the index of the second particle
+     * @param[out] radiusSlot      the slot of R
+     * @param[out] epsilonSlot     the slot of eps
+     * @param[out] chargeProdSlot  the slot of the charge product
+     */
+    void getMM3PairParameters(int index, int& p1, int& p2, int& radiusSlot, int& epsilonSlot, int& chargeProdSlot) const;
+    /**
+     * Set the particles and slots of an MM3* pair.
+     *
+     * @param index           the index of the MM3* pair
+     * @param p1              the index of the first particle
+     * @param p2              the index of the second particle
+     * @param radiusSlot      the slot of R (nm; must be > 0)
+     * @param epsilonSlot     the slot of eps (kJ/mol)
+     * @param chargeProdSlot  the slot of the charge product qq (e^2)
+     */
+    void setMM3PairParameters(int index, int p1, int p2, int radiusSlot, int epsilonSlot, int chargeProdSlot);
+    /**
+     * Get the number of MM3* pairs.
+     */
+    int getNumMM3Pairs() const;
     /**
      * Exclude the 1-2 and 1-3 pairs of a bond graph and add its 1-4 pairs (each pair once, the
      * nearest relation wins, so pairs in rings closer than 1-4 are never 1-4).

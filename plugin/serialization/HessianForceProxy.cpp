@@ -41,6 +41,7 @@ const KindLayout kindLayouts[] = {
     {HessianForce::ExplicitPair, "ExplicitPairs", "Pair", {"chargeProd", "sigma", "epsilon"}, 1},
     {HessianForce::MM3Bond, "MM3Bonds", "Bond", {"k", "r0"}, 2},
     {HessianForce::MM3Angle, "MM3Angles", "Angle", {"k", "theta0"}, 2},
+    {HessianForce::MM3Pair, "MM3Pairs", "Pair", {"radius", "epsilon", "chargeProd"}, 3},
 };
 static_assert(sizeof(kindLayouts) / sizeof(kindLayouts[0]) == HessianForce::NumTermKinds,
               "HessianForceProxy: a term kind has no XML layout");
@@ -63,16 +64,17 @@ void addTerm(HessianForce& force, HessianForce::TermKind kind, const int* p, con
     case HessianForce::ExplicitPair: force.addExplicitPair(p[0], p[1], s[0], s[1], s[2]); break;
     case HessianForce::MM3Bond: force.addMM3Bond(p[0], p[1], s[0], s[1]); break;
     case HessianForce::MM3Angle: force.addMM3Angle(p[0], p[1], p[2], s[0], s[1]); break;
+    case HessianForce::MM3Pair: force.addMM3Pair(p[0], p[1], s[0], s[1], s[2]); break;
     case HessianForce::NumTermKinds: break;
     }
 }
 
 /**
- * Versions 1 and 2: the force's settings as attributes, then the nodes Parameters (Slot v),
+ * Versions 1 to 3: the force's settings as attributes, then the nodes Parameters (Slot v),
  * Particles (Particle q sig eps), Molecules (Molecule of Particle p) and one list per term kind
  * (kindLayouts) with particles p1..p4, the slot attributes and, for periodic kinds, periodicity.
  * Version 1 (hessfit 0.1.0) has the lists of the kinds up to ExplicitPair; version 2 adds
- * MM3Bonds and MM3Angles.
+ * MM3Bonds and MM3Angles; version 3 adds MM3Pairs.
  */
 HessianForce* readTerms(const SerializationNode& node, int version) {
     std::unique_ptr<HessianForce> force(new HessianForce());
@@ -114,6 +116,7 @@ HessianForce* readTerms(const SerializationNode& node, int version) {
 
 HessianForce* readVersion1(const SerializationNode& node) { return readTerms(node, 1); }
 HessianForce* readVersion2(const SerializationNode& node) { return readTerms(node, 2); }
+HessianForce* readVersion3(const SerializationNode& node) { return readTerms(node, 3); }
 
 /**
  * The reader of every format version, oldest first: readers[v - 1] reads version v, and
@@ -122,7 +125,7 @@ HessianForce* readVersion2(const SerializationNode& node) { return readTerms(nod
  * defaults).
  */
 using Reader = HessianForce* (*)(const SerializationNode& node);
-const Reader readers[] = {readVersion1, readVersion2};
+const Reader readers[] = {readVersion1, readVersion2, readVersion3};
 const int currentVersion = (int) (sizeof(readers) / sizeof(readers[0]));
 
 } // namespace

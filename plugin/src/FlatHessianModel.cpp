@@ -57,7 +57,7 @@ void FlatHessianModel::build(const HessianForce& force) {
         for (int i = 0; i < (int) list.size(); i++) {
             const HessianForceInternals::Term& t = list[i];
             Origin origin = {k, i};
-            if (kind == HessianForce::Exclusion || kind == HessianForce::Pair14 || kind == HessianForce::ExplicitPair) {
+            if (HessianForceInternals::isPairKind(kind)) {
                 int a = t.particles[0], b = t.particles[1], m = atomMol[a];
                 long long nm = molOffset[m + 1] - molOffset[m];
                 excluded[exclOffset[m] + atomLocal[a] * nm + atomLocal[b]] = 1;
@@ -119,6 +119,9 @@ void FlatHessianModel::build(const HessianForce& force) {
             }
             case HessianForce::ExplicitPair:
                 terms.push_back(makeTerm(HF_TERM_PAIR, t));
+                break;
+            case HessianForce::MM3Pair:
+                terms.push_back(makeTerm(HF_TERM_MM3_PAIR, t));
                 break;
             default:
                 continue;

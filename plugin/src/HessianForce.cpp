@@ -32,6 +32,7 @@ const KindShape kindShapes[HessianForce::NumTermKinds] = {
     {2, 3, true},   // ExplicitPair: chargeProd, sigma, epsilon
     {2, 2, false},  // MM3Bond: k, r0
     {3, 2, false},  // MM3Angle: k, theta0
+    {2, 3, false},  // MM3Pair: R, epsilon, chargeProd
 };
 
 [[noreturn]] void fail(HessianForceException::Code code, const std::string& message) {
@@ -54,7 +55,7 @@ HessianForce::HessianForce() : combiningRule(Geometric), coulomb14Scale(0.5), lj
 const char* HessianForce::termKindName(TermKind kind) {
     static const char* names[NumTermKinds] = {"bond", "Urey-Bradley term", "angle", "periodic torsion",
         "OPLS torsion", "RB torsion", "periodic improper", "harmonic improper", "exclusion", "1-4 pair",
-        "explicit pair", "MM3* bond", "MM3* angle"};
+        "explicit pair", "MM3* bond", "MM3* angle", "MM3* pair"};
     return (kind >= 0 && kind < NumTermKinds) ? names[kind] : "unknown term";
 }
 
@@ -442,23 +443,28 @@ void HessianForce::getPair14Particles(int index, int& p1, int& p2) const {
 }
 int HessianForce::getNumPairs14() const { return (int) terms[Pair14].size(); }
 
-int HessianForce::addExplicitPair(int p1, int p2, int chargeProdSlot, int sigmaSlot, int epsilonSlot) {
-    int p[2] = {p1, p2}, s[3] = {chargeProdSlot, sigmaSlot, epsilonSlot};
-    return addTerm(ExplicitPair, p, 2, s, 3, 0);
-}
-void HessianForce::getExplicitPairParameters(int index, int& p1, int& p2, int& chargeProdSlot, int& sigmaSlot,
-                                             int& epsilonSlot) const {
-    const Term& t = getTerm(ExplicitPair, index);
-    p1 = t.particles[0]; p2 = t.particles[1];
-    chargeProdSlot = t.slots[0]; sigmaSlot = t.slots[1]; epsilonSlot = t.slots[2];
-}
-void HessianForce::setExplicitPairParameters(int index, int p1, int p2, int chargeProdSlot, int sigmaSlot,
-                                             int epsilonSlot) {
-    checkTermIndex(index, terms[ExplicitPair].size(), ExplicitPair);
-    int p[2] = {p1, p2}, s[3] = {chargeProdSlot, sigmaSlot, epsilonSlot};
-    setTerm(ExplicitPair, index, p, 2, s, 3, 0);
-}
+// Two-particle, three-slot pairs (the slot names in the kind's order).
+#define HF_THREE_SLOT_PAIR_METHODS(Name, Kind, S0, S1, S2)                                                     \
+    int HessianForce::add##Name(int p1, int p2, int S0, int S1, int S2) {                                      \
+        int p[2] = {p1, p2}, s[3] = {S0, S1, S2};                                                              \
+        return addTerm(Kind, p, 2, s, 3, 0);                                                                   \
+    }                                                                                                          \
+    void HessianForce::get##Name##Parameters(int index, int& p1, int& p2, int& S0, int& S1, int& S2) const {  \
+        const Term& t = getTerm(Kind, index);                                                                  \
+        p1 = t.particles[0]; p2 = t.particles[1];                                                              \
+        S0 = t.slots[0]; S1 = t.slots[1]; S2 = t.slots[2];                                                     \
+    }                                                                                                          \
+    void HessianForce::set##Name##Parameters(int index, int p1, int p2, int S0, int S1, int S2) {              \
+        checkTermIndex(index, terms[Kind].size(), Kind);                                                       \
+        int p[2] = {p1, p2}, s[3] = {S0, S1, S2};                                                              \
+        setTerm(Kind, index, p, 2, s, 3, 0);                                                                   \
+    }
+
+HF_THREE_SLOT_PAIR_METHODS(ExplicitPair, ExplicitPair, chargeProdSlot, sigmaSlot, epsilonSlot)
+HF_THREE_SLOT_PAIR_METHODS(MM3Pair, MM3Pair, radiusSlot, epsilonSlot, chargeProdSlot)
+
 int HessianForce::getNumExplicitPairs() const { return (int) terms[ExplicitPair].size(); }
+int HessianForce::getNumMM3Pairs() const { return (int) terms[MM3Pair].size(); }
 
 void HessianForce::createExclusionsFromBonds(const vector<std::pair<int, int> >& bonds) {
     // Breadth-first search to depth 3 from every particle: distance 1-2 excluded, 3 a 1-4 pair.

@@ -91,7 +91,7 @@ void HessianForceImpl::validate(const HessianForce& force, int numSystemParticle
                         << " but the table has " << numSlots << " slots";
                     fail(HessianForceException::Index, msg.str());
                 }
-            if (kind == HessianForce::Exclusion || kind == HessianForce::Pair14 || kind == HessianForce::ExplicitPair) {
+            if (HessianForceInternals::isPairKind(kind)) {
                 int a = std::min(t.particles[0], t.particles[1]), b = std::max(t.particles[0], t.particles[1]);
                 auto inserted = pairOwner.emplace((long long) a * n + b, std::make_pair(k, i));
                 if (!inserted.second) {

@@ -4,8 +4,8 @@
  *     d_s(y) = y . d(grad E)/dp_s   hessfit_force_get_gradient_contraction_derivatives,
  * for every term kind alone in a small molecule (bonds, Urey-Bradley, angles, periodic / OPLS / RB
  * torsions, periodic and harmonic impropers, plain LJ + Coulomb pairs with both combining rules,
- * exclusions with scaled 1-4 pairs, explicit pairs), slots shared by several terms, on random and
- * near-degenerate geometries, and on a System of two molecules.
+ * exclusions with scaled 1-4 pairs, explicit pairs, MM3* pairs), slots shared by several terms, on
+ * random and near-degenerate geometries, and on a System of two molecules.
  *
  * For each geometry, with G random symmetric (entries in [-1, 1], block layout) and y random:
  *  (a) c_s(G) = central differences over the slot value of sum_ij G_ij H_ij, the analytic Hessian
@@ -751,6 +751,15 @@ static void run_undefined_geometry(void) {
            "undefined geometry");
 }
 
+/* MM3* pairs (term_cases.h): a pair inside 0.6 nm, one in the switch, one beyond 0.8 nm */
+static int geometry_mm3_pair(int k, double *pos, char *label, size_t len) {
+    if (k >= NRANDOM)
+        return 0;
+    mm3_pair_positions(pos);
+    snprintf(label, len, "random %d", k);
+    return 1;
+}
+
 int main(int argc, char **argv) {
     platform_name = test_platform_name(argc, argv);
     printf("test_adjoint on platform %s\n", platform_name);
@@ -780,6 +789,8 @@ int main(int argc, char **argv) {
     nb_combining = HESSFIT_COMBINE_GEOMETRIC;
     const TermCase explicit_pairs = {"explicit pairs", 5, build_explicit, geometry_nb};
     run_case(&explicit_pairs);
+    const TermCase mm3_pairs = {"MM3* pairs", 5, build_mm3_pair, geometry_mm3_pair};
+    run_case(&mm3_pairs);
 
     run_two_molecules();
     run_big_molecule();

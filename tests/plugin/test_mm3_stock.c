@@ -1,6 +1,6 @@
 /*
- * The MM3* stretch and bend (HessianForce MM3Bond, MM3Angle) against stock OpenMM and by hand (per
- * platform; the stock side always runs on OpenMM's Reference platform).
+ * The MM3* stretch and bend (HessianForce MM3Bond, MM3Angle) and pair (MM3Pair) against stock
+ * OpenMM and by hand (per platform; the stock side always runs on OpenMM's Reference platform).
  *
  * Stock: the gauche butane and anti 1-propanol of test_stock_crossval (two molecules, realistic
  * geometry plus a random perturbation) with every bond as a CustomBondForce and every angle as a
@@ -17,6 +17,16 @@
  *
  * By hand: one bond and one angle of known geometry whose energies were worked out on paper from
  * the formulas in Angstrom and degrees (the numbers below), against the plugin's energy to 1e-12.
+ *
+ * The MM3* pair (HessianForce MM3Pair) the same way: every same-molecule pair beyond 1-3 of an
+ * anti octane and an anti 1-propanol (pairs inside 0.6 nm, in the 0.6-0.8 nm switch and beyond)
+ * against a CustomBondForce with MacroModel's expression in Angstrom and kJ/mol, the switch written
+ * with step/select:
+ *     eps S (184000 exp(-12 rA/RA) - 2.25 (RA/rA)^6) + 10 ONE_4PI_EPS0 qq / rA,
+ *     S = 1 (rA < 6), (64 - rA^2) / (64 - 36) (6 <= rA < 8), 0 (rA >= 8)
+ * (energy and forces to 1e-10 relative, the Hessian against FD of the stock forces); by hand at
+ * 0.35 nm, at 0.7 nm (the switch value 15/28) and at 0.85 nm (Coulomb only, dE/dR = dE/deps = 0
+ * exactly); set/get and both update paths.
  */
 #include "stock_molecules.h"
 #include "term_cases.h"
@@ -82,6 +92,39 @@ static void check_against_stock(const char *platform) {
     sm_pair_destroy(&s);
 }
 
+/* A System of n particles holding f and a Context on platform at pos (close_by_hand ends both). */
+static OpenMM_Context *open_by_hand(hessfit_force *f, int n, const double *pos, const char *platform,
+                                    OpenMM_System **system, OpenMM_Integrator **integrator) {
+    *system = OpenMM_System_create();
+    for (int i = 0; i < n; i++)
+        OpenMM_System_addParticle(*system, 12.0);
+    HF_OK(hessfit_force_add_to_system(f, *system, NULL));
+    return test_create_context(*system, platform, pos, n, 0.001, integrator);
+}
+
+static void close_by_hand(hessfit_force *f, OpenMM_System *system, OpenMM_Context *context,
+                          OpenMM_Integrator *integrator) {
+    OpenMM_Context_destroy(context);
+    OpenMM_Integrator_destroy(integrator);
+    hessfit_force_destroy(f);
+    OpenMM_System_destroy(system);
+}
+
+/* One slot's new value through the table alone (the table-only update path), then the energies of
+ * the n_molecules molecules. */
+static void set_slot_value(hessfit_force *f, OpenMM_Context *context, int slot, double value, double *energies,
+                           int n_molecules) {
+    double table[16];
+    int n_slots;
+    HF_OK(hessfit_force_get_num_parameters(f, &n_slots));
+    CHECK(n_slots <= 16, "%d slots", n_slots);
+    HF_OK(hessfit_force_get_parameters(f, table, n_slots));
+    table[slot] = value;
+    HF_OK(hessfit_force_set_parameters(f, table, n_slots));
+    HF_OK(hessfit_force_update_parameters_in_context(f, context));
+    HF_OK(hessfit_force_get_molecule_energies(f, context, energies, n_molecules));
+}
+
 /*
  * By hand. Bond: r = 0.1650 nm, r0 = 0.1530 nm (dr = 0.12 A), k = 1.0e5 kJ/mol/nm^2:
  *     k dr^2 = 1e5 x 0.012^2 = 14.4;  1 - 2.55 x 0.12 + 3.793125 x 0.0144 = 1 - 0.306 + 0.054621
@@ -109,12 +152,9 @@ static void check_by_hand(const char *platform) {
         add_slot(f, values[i]);
     HF_OK(hessfit_force_add_mm3_bond(f, 0, 1, 0, 1, NULL));
     HF_OK(hessfit_force_add_mm3_angle(f, 2, 3, 4, 2, 3, NULL));
-    OpenMM_System *system = OpenMM_System_create();
-    for (int i = 0; i < 5; i++)
-        OpenMM_System_addParticle(system, 12.0);
-    HF_OK(hessfit_force_add_to_system(f, system, NULL));
+    OpenMM_System *system;
     OpenMM_Integrator *integrator;
-    OpenMM_Context *context = test_create_context(system, platform, pos, 5, 0.001, &integrator);
+    OpenMM_Context *context = open_by_hand(f, 5, pos, platform, &system, &integrator);
     double energies[2];
     HF_OK(hessfit_force_get_molecule_energies(f, context, energies, 2));
     printf("by hand: bond %.12f (hand %.12f), angle %.12f (hand %.12f) kJ/mol\n", energies[0], bond_hand, energies[1],
@@ -148,18 +188,151 @@ static void check_by_hand(const char *platform) {
     CHECK_CLOSE(energies[0], 2.20495703125, 1e-12, 2.20495703125, "MM3* bond energy after set_mm3_bond");
     CHECK_CLOSE(energies[1], angle_hand, 1e-12, angle_hand, "MM3* angle energy after set_mm3_angle");
     /* and the table alone (the table-only path): k doubled doubles the energy */
-    double table[5];
-    HF_OK(hessfit_force_get_parameters(f, table, 5));
-    table[0] = 2.0e5;
-    HF_OK(hessfit_force_set_parameters(f, table, 5));
-    HF_OK(hessfit_force_update_parameters_in_context(f, context));
-    HF_OK(hessfit_force_get_molecule_energies(f, context, energies, 2));
+    set_slot_value(f, context, 0, 2.0e5, energies, 2);
     CHECK_CLOSE(energies[0], 2 * 2.20495703125, 1e-12, 2.20495703125, "MM3* bond energy after a new k");
     printf("after set_mm3_bond / set_mm3_angle and a new k: bond %.12f, angle %.12f kJ/mol\n", energies[0], energies[1]);
-    OpenMM_Context_destroy(context);
-    OpenMM_Integrator_destroy(integrator);
-    hessfit_force_destroy(f);
-    OpenMM_System_destroy(system);
+    close_by_hand(f, system, context, integrator);
+}
+
+/* ---- the MM3* pair ------------------------------------------------------------------------- */
+
+/* OpenMM's ONE_4PI_EPS0 (SimTKOpenMMRealType.h), kJ nm / (mol e^2) */
+#define COULOMB (1.0 / (4.0 * SM_PI * (1e-6 * 8.8541878128e-12 / (1.602176634e-19 * 1.602176634e-19 * 6.02214076e23))))
+
+/* MacroModel's MM3* pair in Angstrom (rA, RA) and kJ/mol, the switch by step/select; the Coulomb
+ * constant (kJ A / (mol e^2)) is printed in by mm3_pair_expression. */
+static const char *pair_expression_format =
+    "eps*S*(184000*exp(-12*rA/RA) - 2.25*(RA/rA)^6) + %.17g*qq/rA;"
+    " S = select(step(rA - 8), 0, select(step(rA - 6), (64 - rA^2)/(64 - 36), 1)); rA = 10*r; RA = 10*R";
+
+/*
+ * Every same-molecule pair beyond 1-3 (1-4 unscaled, as MacroModel) as a CustomBondForce with the
+ * Angstrom expression and as an MM3* pair with the same R, eps and qq; counts the pairs inside
+ * 0.6 nm, in the switch and beyond 0.8 nm at the built geometry into n_zone.
+ */
+static void add_mm3_pairs(sm_pair *s, const sm_mol *m, int n_zone[3]) {
+    char expression[512];
+    snprintf(expression, sizeof expression, pair_expression_format, 10.0 * COULOMB);
+    OpenMM_CustomBondForce *f = OpenMM_CustomBondForce_create(expression);
+    OpenMM_CustomBondForce_addPerBondParameter(f, "R");
+    OpenMM_CustomBondForce_addPerBondParameter(f, "eps");
+    OpenMM_CustomBondForce_addPerBondParameter(f, "qq");
+    n_zone[0] = n_zone[1] = n_zone[2] = 0;
+    for (int i = 0; i < m->n; i++)
+        for (int j = i + 1; j < m->n; j++) {
+            if (m->molecule[i] != m->molecule[j] || m->dist[i][j] < 3)
+                continue;
+            const double R = sm_uniform(0.32, 0.42), eps = sm_uniform(0.1, 0.5), qq = sm_uniform(-0.1, 0.1);
+            OpenMM_DoubleArray *p = two_parameters(R, eps);
+            OpenMM_DoubleArray_append(p, qq);
+            OpenMM_CustomBondForce_addBond(f, i, j, p);
+            OpenMM_DoubleArray_destroy(p);
+            HF_OK(hessfit_force_add_mm3_pair(s->hf, i, j, sm_slot(s, R), sm_slot(s, eps), sm_slot(s, qq), NULL));
+            const double r = sm_distance(m->pos, i, j);
+            n_zone[r <= 0.6 ? 0 : r < 0.8 ? 1 : 2]++;
+        }
+    sm_add_stock(s, (OpenMM_Force *) f);
+}
+
+static void check_pairs_against_stock(const char *platform) {
+    /* an anti octane (26 atoms, pairs out to ~1.1 nm) and an anti 1-propanol, 1.5 nm apart */
+    sm_mol m;
+    sm_init(&m);
+    const double octane_dihedrals[5] = {180.0, 180.0, 180.0, 180.0, 180.0}, propanol_dihedral[1] = {178.0};
+    sm_add_chain(&m, "CCCCCCCC", octane_dihedrals, 0.0);
+    sm_add_chain(&m, "CCCO", propanol_dihedral, 1.5);
+    CHECK(m.n == 38 && m.n_molecules == 2, "built %d atoms in %d molecules", m.n, m.n_molecules);
+    sm_perturb(&m, 0.004);
+
+    sm_pair s;
+    sm_pair_create(&s, &m);
+    sm_add_hf_particles(&s, &m, 0, 1);
+    int n_zone[3];
+    add_mm3_pairs(&s, &m, n_zone);
+    sm_pair_open(&s, platform, m.pos, 0.001);
+    printf("MM3* pairs against a CustomBondForce (step/select switch): %d inside 0.6 nm, %d in the switch, "
+           "%d beyond 0.8 nm\n", n_zone[0], n_zone[1], n_zone[2]);
+    CHECK(n_zone[0] >= 20 && n_zone[1] >= 10 && n_zone[2] >= 10, "too few pairs in a zone: %d %d %d", n_zone[0],
+          n_zone[1], n_zone[2]);
+    sm_check_poses(&s, &m, 4, FD_STEP, FD_TOL, EF_TOL);
+    sm_pair_destroy(&s);
+}
+
+/*
+ * By hand, R = 0.4 nm (4 A), eps = 0.2 kJ/mol, C = ONE_4PI_EPS0 = 138.935457644382 kJ nm/(mol e^2):
+ *  r = 0.35 nm, qq = -0.1 (S = 1): 184000 exp(-12 x 3.5 / 4) = 184000 exp(-10.5)
+ *     = 184000 x 2.75364493497472e-5 = 5.06670668035348;  2.25 (4 / 3.5)^6 = 2.25 x 2.22818723491062
+ *     = 5.01342127854890;  vdW = 0.2 x 0.0532854018045731 = 0.0106570803609146;
+ *     Coulomb = -0.1 C / 0.35 = -39.6958450412520;  E = -39.6851879608911 kJ/mol.
+ *  r = 0.7 nm, qq = 0: S = (0.64 - 0.49) / (0.64 - 0.36) = 15/28 = 0.535714285714286;
+ *     184000 exp(-21) = 1.39519111873579e-4;  2.25 (4/7)^6 = 0.0783347074773266;
+ *     E = 0.2 x 15/28 x (-0.0781951883654530) = -0.00837805589629854 kJ/mol.
+ *  r = 0.85 nm, qq = -0.1: S = 0, E = -0.1 C / 0.85 = -16.3453479581626 kJ/mol, and dE/dR = dE/deps = 0.
+ */
+static void check_pairs_by_hand(const char *platform) {
+    const double e_close = -39.6851879608911, vdw_close = 0.0106570803609146;
+    const double switch_value = (0.64 - 0.49) / (0.64 - 0.36), bucking_far = 1.39519111873579e-4 - 0.0783347074773266;
+    const double e_switch = 0.2 * switch_value * bucking_far, e_beyond = -0.1 * COULOMB / 0.85;
+    /* three molecules of one pair each, along axes so that the distances are exact */
+    const double pos[18] = {0, 0, 0, 0.35, 0, 0, 0, 1, 0, 0, 1, 0.7, 0, 2, 0, 0, 2, -0.85};
+    hessfit_force *f;
+    HF_OK(hessfit_force_create(&f));
+    for (int i = 0; i < 6; i++)
+        HF_OK(hessfit_force_add_particle(f, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, NULL));
+    for (int mol = 0; mol < 3; mol++) {
+        const int atoms[2] = {2 * mol, 2 * mol + 1};
+        HF_OK(hessfit_force_add_molecule(f, atoms, 2, NULL));
+    }
+    /* slots 0 R, 1 eps, 2 qq, 3 zero qq, 4 R and 5 eps of the pair beyond 0.8 nm */
+    const double values[6] = {0.4, 0.2, -0.1, 0.0, 0.4, 0.2};
+    for (int i = 0; i < 6; i++)
+        add_slot(f, values[i]);
+    HF_OK(hessfit_force_add_mm3_pair(f, 0, 1, 0, 1, 2, NULL));
+    HF_OK(hessfit_force_add_mm3_pair(f, 2, 3, 0, 1, 3, NULL));
+    HF_OK(hessfit_force_add_mm3_pair(f, 5, 4, 4, 5, 2, NULL));
+    OpenMM_System *system;
+    OpenMM_Integrator *integrator;
+    OpenMM_Context *context = open_by_hand(f, 6, pos, platform, &system, &integrator);
+    double energies[3], dedp[6];
+    HF_OK(hessfit_force_get_molecule_energies(f, context, energies, 3));
+    HF_OK(hessfit_force_get_parameter_derivatives(f, context, dedp, 6));
+    printf("by hand: MM3* pair at 0.35 nm %.15g (hand %.15g), 0.7 nm %.15g (hand %.15g, S = %.15g), 0.85 nm %.15g "
+           "(hand %.15g) kJ/mol\n", energies[0], e_close, energies[1], e_switch, switch_value, energies[2], e_beyond);
+    CHECK(fabs(e_switch - -0.00837805589629854) < 1e-17, "the switched pair's hand value is %.17g", e_switch);
+    CHECK(fabs(e_beyond - -16.3453479581626) < 1e-12, "the far pair's hand value is %.17g", e_beyond);
+    /* the test's own Angstrom helper gives the same numbers */
+    CHECK_CLOSE(mm3_pair_energy(0.35, 0.4, 0.2, -0.1), e_close, 1e-13, e_close, "mm3_pair_energy at 0.35 nm");
+    CHECK_CLOSE(mm3_pair_energy(0.35, 0.4, 0.2, 0.0), vdw_close, 1e-13, vdw_close, "mm3_pair_energy's vdW at 0.35 nm");
+    CHECK_CLOSE(mm3_pair_energy(0.7, 0.4, 0.2, 0.0), e_switch, 1e-12, e_switch, "mm3_pair_energy at 0.7 nm");
+    CHECK_CLOSE(energies[0], e_close, 1e-13, e_close, "MM3* pair energy at 0.35 nm vs the hand value");
+    CHECK_CLOSE(energies[0] + 0.1 * COULOMB / 0.35, vdw_close, 1e-10, vdw_close, "its vdW part");
+    CHECK_CLOSE(energies[1], e_switch, 1e-12, e_switch, "MM3* pair energy at 0.7 nm vs the hand value");
+    CHECK_CLOSE(energies[2], e_beyond, 1e-14, e_beyond, "MM3* pair energy at 0.85 nm (Coulomb only)");
+    CHECK(dedp[4] == 0.0 && dedp[5] == 0.0, "beyond 0.8 nm dE/dR = %g and dE/deps = %g (expected exactly 0)", dedp[4],
+          dedp[5]);
+
+    /* the pair changed in place (the full update path): the switched pair onto the charge slot,
+     * adding -0.1 C / 0.7 */
+    HF_OK(hessfit_force_set_mm3_pair(f, 1, 3, 2, 0, 1, 2));
+    int p1, p2, rs, es, qs, n_pairs;
+    HF_OK(hessfit_force_get_mm3_pair(f, 1, &p1, &p2, &rs, &es, &qs));
+    CHECK(p1 == 3 && p2 == 2 && rs == 0 && es == 1 && qs == 2, "MM3* pair 1 reads back as %d %d %d %d %d", p1, p2, rs,
+          es, qs);
+    HF_OK(hessfit_force_get_num_mm3_pairs(f, &n_pairs));
+    CHECK(n_pairs == 3, "%d MM3* pairs", n_pairs);
+    HF_FAILS(hessfit_force_get_mm3_pair(f, 3, NULL, NULL, NULL, NULL, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_set_mm3_pair(f, 0, 0, 1, 0, 1, 99), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_get_num_mm3_pairs(f, NULL), HESSFIT_ERROR_NULL_ARGUMENT);
+    HF_OK(hessfit_force_update_parameters_in_context(f, context));
+    HF_OK(hessfit_force_get_molecule_energies(f, context, energies, 3));
+    const double e_switch_charged = e_switch - 0.1 * COULOMB / 0.7;
+    CHECK_CLOSE(energies[1], e_switch_charged, 1e-13, e_switch_charged, "MM3* pair energy after set_mm3_pair");
+    /* and the table alone (the table-only path): eps doubled doubles the vdW part */
+    set_slot_value(f, context, 1, 0.4, energies, 3);
+    CHECK_CLOSE(energies[0], e_close + vdw_close, 1e-13, e_close, "MM3* pair energy after a new eps");
+    CHECK_CLOSE(energies[2], e_beyond, 1e-14, e_beyond, "MM3* pair beyond 0.8 nm after a new eps");
+    printf("after set_mm3_pair and a new eps: %.15g, %.15g, %.15g kJ/mol\n", energies[0], energies[1], energies[2]);
+    close_by_hand(f, system, context, integrator);
 }
 
 int main(int argc, char **argv) {
@@ -168,6 +341,8 @@ int main(int argc, char **argv) {
     test_seed(0x33AA33ULL);
     check_against_stock(platform);
     check_by_hand(platform);
+    check_pairs_against_stock(platform);
+    check_pairs_by_hand(platform);
     printf("test_mm3_stock: OK\n");
     return 0;
 }

@@ -15,9 +15,9 @@
  *    System again (OWNERSHIP);
  *  - every stored XML of a known serialization version (tests/data/serialization/
  *    hessianforce-v<N>.xml, written by the hessfit of that version from this test's force as that
- *    version knew it: version 1 without the MM3* bonds and angles that version 2 added, appended
- *    last with their own slots) reads back, through hessfit_system_deserialize, as the same force
- *    with the same numbers as above;
+ *    version knew it: version 1 without the MM3* bonds and angles that version 2 added, version 2
+ *    without the MM3* pair that version 3 added, each appended last with its own slots) reads
+ *    back, through hessfit_system_deserialize, as the same force with the same numbers as above;
  *  - a newer version (the current number + 1) and version 0 are refused with
  *    HESSFIT_ERROR_UNSUPPORTED naming the version, and malformed XML with HESSFIT_ERROR_OPENMM,
  *    never a crash.
@@ -29,7 +29,7 @@
 #define FORCE_GROUP 3
 #define FORCE_NAME "hessfit round trip"
 /* The HessianForce serialization versions this build reads: 1 .. CURRENT_XML_VERSION. */
-#define CURRENT_XML_VERSION 2
+#define CURRENT_XML_VERSION 3
 
 static int slot(hessfit_force *f, double value) {
     int s;
@@ -40,7 +40,8 @@ static int slot(hessfit_force *f, double value) {
 /* Molecule A: atoms 0-6, bonds 0-1 1-2 2-3 1-4 2-5 3-6. Molecule B: atoms 7-9 (water-like). */
 static const int bonds_a[6][2] = {{0, 1}, {1, 2}, {2, 3}, {1, 4}, {2, 5}, {3, 6}};
 
-/* The test's force as serialization version `version` knows it (2: with the MM3* terms). */
+/* The test's force as serialization version `version` knows it (2: with the MM3* bonds and
+ * angles; 3: with the MM3* pair). */
 static hessfit_force *build_force(int version) {
     hessfit_force *f;
     HF_OK(hessfit_force_create(&f));
@@ -74,7 +75,7 @@ static hessfit_force *build_force(int version) {
     HF_OK(hessfit_force_add_periodic_improper(f, 1, 0, 2, 4, 2, slot(f, 4.6), slot(f, 3.14159265358979323846), NULL));
     HF_OK(hessfit_force_add_harmonic_improper(f, 2, 1, 3, 5, slot(f, 40.0), slot(f, 0.55), NULL));
     /* molecule A: exclusions and 1-4 pairs from its bonds, plus one explicit pair (0-6, a 1-5
-     * pair that would otherwise be plain); 4-6 stays a plain pair */
+     * pair that would otherwise be plain); 4-6 stays a plain pair (an MM3* pair from version 3) */
     int flat[12];
     for (int b = 0; b < 6; b++) {
         flat[2 * b] = bonds_a[b][0];
@@ -99,6 +100,10 @@ static hessfit_force *build_force(int version) {
         HF_OK(hessfit_force_add_mm3_bond(f, 7, 8, s[1][0], s[1][1], NULL));
         HF_OK(hessfit_force_add_mm3_angle(f, 1, 2, 5, s[2][0], s[2][1], NULL));
         HF_OK(hessfit_force_add_mm3_angle(f, 8, 7, 9, s[3][0], s[3][1], NULL));
+    }
+    if (version >= 3) { /* the MM3* pair, after everything of version 2; slots R, eps, qq in that order */
+        const int radius = slot(f, 0.362), epsilon = slot(f, 0.24), charge_prod = slot(f, -0.0078);
+        HF_OK(hessfit_force_add_mm3_pair(f, 4, 6, radius, epsilon, charge_prod, NULL));
     }
 
     HF_OK(hessfit_force_set_combining_rule(f, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
@@ -286,11 +291,13 @@ int main(void) {
         HF_OK(hessfit_system_deserialize(stored, &old));
         hessfit_force *h, *written;
         HF_OK(hessfit_force_create_from_openmm(OpenMM_System_getForce(old, force_index), &h));
-        int mm3_bonds = -1, mm3_angles = -1;
+        int mm3_bonds = -1, mm3_angles = -1, mm3_pairs = -1;
         HF_OK(hessfit_force_get_num_mm3_bonds(h, &mm3_bonds));
         HF_OK(hessfit_force_get_num_mm3_angles(h, &mm3_angles));
-        CHECK(mm3_bonds == (version >= 2 ? 2 : 0) && mm3_angles == (version >= 2 ? 2 : 0),
-              "%s: %d MM3* bonds and %d MM3* angles", relative, mm3_bonds, mm3_angles);
+        HF_OK(hessfit_force_get_num_mm3_pairs(h, &mm3_pairs));
+        CHECK(mm3_bonds == (version >= 2 ? 2 : 0) && mm3_angles == (version >= 2 ? 2 : 0) &&
+                  mm3_pairs == (version >= 3 ? 1 : 0),
+              "%s: %d MM3* bonds, %d MM3* angles and %d MM3* pairs", relative, mm3_bonds, mm3_angles, mm3_pairs);
         OpenMM_System *original = build_system(version, &written, &force_index);
         printf("stored version %d (%s):\n", version, relative);
         check_same_force(written, original, h, old, pos);

@@ -727,6 +727,16 @@ static double energy_explicit(const double *x, const double *p, double *scale) {
            explicit_pair(x, 0, 3, 0.0, p[12], p[9], scale) + explicit_pair(x, 2, 4, p[7], 0.0, 0.0, scale);
 }
 
+/* MM3* pairs: random geometries with a pair inside 0.6 nm, one in the switch, one beyond 0.8 nm */
+static int geometry_mm3_pair(int k, Geometry *g) {
+    if (k >= NRANDOM)
+        return 0;
+    g->dlen = 0.0;
+    mm3_pair_positions(g->pos);
+    snprintf(g->label, sizeof g->label, "random %d", k);
+    return 1;
+}
+
 /* ---- running one case ------------------------------------------------------------------------ */
 
 static void run_case(const TermCase *c) {
@@ -895,6 +905,8 @@ int main(int argc, char **argv) {
     nb_combining = HESSFIT_COMBINE_GEOMETRIC;
     const TermCase explicit_pairs = {"explicit pairs", 5, build_explicit, energy_explicit, geometry_nb};
     run_case(&explicit_pairs);
+    const TermCase mm3_pairs = {"MM3* pairs", 5, build_mm3_pair, mm3_pairs_energy, geometry_mm3_pair};
+    run_case(&mm3_pairs);
 
     run_two_molecules();
 

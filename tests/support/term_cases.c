@@ -150,3 +150,77 @@ void build_explicit(hessfit_force *f) {
     for (int i = 0; i < 6; i++)
         HF_OK(hessfit_force_add_exclusion(f, excl[i][0], excl[i][1], NULL));
 }
+
+/* (particles, slots as offsets from slot 7, distance band in nm) of build_mm3_pair's pairs */
+static const struct {
+    int i, j, slots[3];
+    double lo, hi;
+} mm3_pairs[4] = {
+    {0, 1, {0, 1, 2}, 0.30, 0.50}, /* inside 0.6 nm */
+    {3, 2, {3, 4, 5}, 0.63, 0.77}, /* in the switch */
+    {1, 4, {6, 7, 2}, 0.85, 1.00}, /* beyond 0.8 nm: Coulomb only */
+    {0, 2, {0, 4, 5}, 0.30, 0.55}, /* inside 0.6 nm, slots shared with the others */
+};
+
+void build_mm3_pair(hessfit_force *f) {
+    add_nb_particles(f);
+    const double v[8] = {0.40, 0.2, -0.1, 0.48, 0.35, 0.15, 0.38, 0.3}; /* R (nm), eps (kJ/mol), qq (e^2) */
+    add_slots(f, v, 8);
+    for (int t = 0; t < 4; t++)
+        HF_OK(hessfit_force_add_mm3_pair(f, mm3_pairs[t].i, mm3_pairs[t].j, 7 + mm3_pairs[t].slots[0],
+                                         7 + mm3_pairs[t].slots[1], 7 + mm3_pairs[t].slots[2], NULL));
+    const int excl[6][2] = {{0, 3}, {0, 4}, {1, 2}, {1, 3}, {2, 4}, {3, 4}};
+    for (int i = 0; i < 6; i++)
+        HF_OK(hessfit_force_add_exclusion(f, excl[i][0], excl[i][1], NULL));
+}
+
+double mm3_pair_energy(double r, double R, double eps, double qq) {
+    const double ra = 10.0 * r, Ra = 10.0 * R; /* Angstrom */
+    const double s = ra <= 6.0 ? 1.0 : ra >= 8.0 ? 0.0 : (64.0 - ra * ra) / (64.0 - 36.0);
+    const double coulomb = 1.0 / (4.0 * PI * (1e-6 * 8.8541878128e-12 / (1.602176634e-19 * 1.602176634e-19 * 6.02214076e23)));
+    return eps * s * (184000.0 * exp(-12.0 * ra / Ra) - 2.25 * pow(Ra / ra, 6)) + coulomb * qq / r;
+}
+
+double mm3_pairs_energy(const double *x, const double *p, double *scale) {
+    double e = 0.0;
+    *scale = 0.0;
+    for (int t = 0; t < 4; t++) {
+        const double *q = p + 7;
+        const double et = mm3_pair_energy(test_distance(x, mm3_pairs[t].i, mm3_pairs[t].j), q[mm3_pairs[t].slots[0]],
+                                          q[mm3_pairs[t].slots[1]], q[mm3_pairs[t].slots[2]]);
+        e += et;
+        *scale += fabs(et);
+    }
+    return e;
+}
+
+void mm3_pair_positions(double *pos) {
+    for (;;) {
+        double u[4][3];
+        for (int t = 0; t < 4; t++) { /* random unit directions */
+            double n2;
+            do {
+                n2 = 0.0;
+                for (int c = 0; c < 3; c++) {
+                    u[t][c] = test_uniform(-1.0, 1.0);
+                    n2 += u[t][c] * u[t][c];
+                }
+            } while (n2 < 0.01 || n2 > 1.0);
+            for (int c = 0; c < 3; c++)
+                u[t][c] /= sqrt(n2);
+        }
+        /* 0 at the origin; 1, 2 from 0; 3 from 2; 4 from 1 (the bands of pairs 0, 3, 1, 2) */
+        const double r01 = test_uniform(mm3_pairs[0].lo, mm3_pairs[0].hi), r02 = test_uniform(mm3_pairs[3].lo, mm3_pairs[3].hi);
+        const double r23 = test_uniform(mm3_pairs[1].lo, mm3_pairs[1].hi), r14 = test_uniform(mm3_pairs[2].lo, mm3_pairs[2].hi);
+        for (int c = 0; c < 3; c++) {
+            pos[c] = 0.0;
+            pos[3 + c] = r01 * u[0][c];
+            pos[6 + c] = r02 * u[1][c];
+            pos[9 + c] = pos[6 + c] + r23 * u[2][c];
+            pos[12 + c] = pos[3 + c] + r14 * u[3][c];
+        }
+        if (test_min_pair_distance(pos, 5) >= 0.25)
+            break;
+    }
+    test_random_pose(pos, 5);
+}

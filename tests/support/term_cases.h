@@ -62,5 +62,18 @@ void build_14(hessfit_force *f);
  * {qq1, none, none} (pure Coulomb); every other pair excluded. Slots after the particle types:
  * 7 qq1, 8 s1, 9 e1, 10 qq2, 11 e2, 12 s2. */
 void build_explicit(hessfit_force *f);
+/* MM3* pairs on the nonbonded particles, slots after the particle types 7 RA, 8 epsA, 9 qq1,
+ * 10 RB, 11 epsB, 12 qq2, 13 RC, 14 epsC: (0,1) {RA, epsA, qq1} inside 0.6 nm, (3,2) {RB, epsB, qq2}
+ * in the 0.6-0.8 nm switch, (1,4) {RC, epsC, qq1} beyond 0.8 nm (Coulomb only), (0,2) {RA, epsB, qq2}
+ * inside 0.6 nm; every other pair excluded. */
+void build_mm3_pair(hessfit_force *f);
+/* MacroModel's MM3* pair energy written in Angstrom inside the vdW part (r, R in nm; eps kJ/mol;
+ * qq e^2): eps S (184000 exp(-12 r/R) - 2.25 (R/r)^6) + ONE_4PI_EPS0 qq / r, S the 6-8 A switch. */
+double mm3_pair_energy(double r, double R, double eps, double qq);
+/* build_mm3_pair's energy at x with the slot values p; *scale: the sum of |pair energies| */
+double mm3_pairs_energy(const double *x, const double *p, double *scale);
+/* Random positions of build_mm3_pair's 5 particles, each MM3* pair in its distance band (at least
+ * 0.03 nm from 0.6 and 0.8 nm), every pair >= 0.25 nm apart, in a random pose. */
+void mm3_pair_positions(double *pos);
 
 #endif

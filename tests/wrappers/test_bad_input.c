@@ -196,6 +196,10 @@ static void test_add_time_errors(void) {
     HF_FAILS(hessfit_force_add_explicit_pair(f, 0, 3, 8, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, NULL), HESSFIT_ERROR_INDEX);
     EXPECT_MSG("explicit pair");
     HF_FAILS(hessfit_force_add_explicit_pair(f, 0, 3, k, -2, HESSFIT_NO_SLOT, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_mm3_pair(f, 0, 3, r0, k, 8, NULL), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("MM3* pair");
+    HF_FAILS(hessfit_force_add_mm3_pair(f, 0, 3, r0, k, HESSFIT_NO_SLOT, NULL), HESSFIT_ERROR_INDEX); /* every slot needed */
+    HF_FAILS(hessfit_force_add_mm3_pair(f, 1, 1, r0, k, k, NULL), HESSFIT_ERROR_INDEX);
     const int bonds_bad[4] = {0, 1, 2, 2}, bonds_neg[2] = {0, -1};
     HF_FAILS(hessfit_force_create_exclusions_from_bonds(f, bonds_bad, 2), HESSFIT_ERROR_INDEX);
     HF_FAILS(hessfit_force_create_exclusions_from_bonds(f, bonds_neg, 1), HESSFIT_ERROR_INDEX);
@@ -494,13 +498,18 @@ static void test_validate(void) {
     EXPECT_MSG("particle 9");
     hessfit_force_destroy(f);
 
-    f = bare_force(4); /* a term spans two molecules */
-    HF_OK(hessfit_force_add_molecule(f, m01, 2, NULL));
-    HF_OK(hessfit_force_add_molecule(f, m23, 2, NULL));
-    HF_OK(hessfit_force_add_angle(f, 0, 1, 2, 0, 1, NULL));
-    HF_FAILS(hessfit_force_validate(f, s4), HESSFIT_ERROR_TOPOLOGY);
-    EXPECT_MSG("angle 0");
-    hessfit_force_destroy(f);
+    for (int term = 0; term < 2; term++) { /* a term spans two molecules: an angle, an MM3* pair */
+        f = bare_force(4);
+        HF_OK(hessfit_force_add_molecule(f, m01, 2, NULL));
+        HF_OK(hessfit_force_add_molecule(f, m23, 2, NULL));
+        if (term == 0)
+            HF_OK(hessfit_force_add_angle(f, 0, 1, 2, 0, 1, NULL));
+        else
+            HF_OK(hessfit_force_add_mm3_pair(f, 1, 2, 1, 0, 0, NULL));
+        HF_FAILS(hessfit_force_validate(f, s4), HESSFIT_ERROR_TOPOLOGY);
+        EXPECT_MSG(term == 0 ? "angle 0" : "MM3* pair 0");
+        hessfit_force_destroy(f);
+    }
 
     f = bare_force(4); /* a particle in two molecules */
     HF_OK(hessfit_force_add_molecule(f, m01, 2, NULL));
@@ -517,12 +526,20 @@ static void test_validate(void) {
     EXPECT_MSG("particle 3");
     hessfit_force_destroy(f);
 
-    f = bare_force(4); /* one pair both excluded and a 1-4 pair */
-    HF_OK(hessfit_force_add_exclusion(f, 0, 3, NULL));
-    HF_OK(hessfit_force_add_pair14(f, 3, 0, NULL));
-    HF_FAILS(hessfit_force_validate(f, s4), HESSFIT_ERROR_TOPOLOGY);
-    EXPECT_MSG("(0, 3)");
-    hessfit_force_destroy(f);
+    for (int twice = 0; twice < 2; twice++) { /* one pair defined twice: excluded and 1-4; explicit and MM3* */
+        f = bare_force(4);
+        if (twice == 0) {
+            HF_OK(hessfit_force_add_exclusion(f, 0, 3, NULL));
+            HF_OK(hessfit_force_add_pair14(f, 3, 0, NULL));
+        } else {
+            HF_OK(hessfit_force_add_explicit_pair(f, 0, 3, 0, 1, 0, NULL));
+            HF_OK(hessfit_force_add_mm3_pair(f, 3, 0, 1, 0, 0, NULL));
+        }
+        HF_FAILS(hessfit_force_validate(f, s4), HESSFIT_ERROR_TOPOLOGY);
+        EXPECT_MSG("(0, 3)");
+        EXPECT_MSG(twice == 0 ? "1-4 pair 0" : "MM3* pair 0");
+        hessfit_force_destroy(f);
+    }
 
     OpenMM_System_destroy(s4);
 }

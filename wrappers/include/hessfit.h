@@ -445,6 +445,57 @@ hessfit_status hessfit_force_add_pair14(hessfit_force *force, int p1, int p2, in
  */
 hessfit_status hessfit_force_add_explicit_pair(hessfit_force *force, int p1, int p2, int charge_prod_slot, int sigma_slot, int epsilon_slot, int *index);
 /**
+ * Add an MM3* pair (MacroModel's MM3* van der Waals and charge pair; like an explicit pair,
+ * excluded from the plain sum), E = eps S(r) (184000 exp(-12 r / R) - 2.25 (R / r)^6) + C qq / r
+ * with the 6-8 Angstrom switch S(r) = 1 (r <= 0.6 nm), (0.8^2 - r^2) / (0.8^2 - 0.6^2)
+ * (0.6 < r < 0.8 nm), 0 (r >= 0.8 nm); S is C1, not C2.
+ *
+ * @param force             the handle
+ * @param p1                the first particle
+ * @param p2                the second particle
+ * @param radius_slot       the slot of R (nm, R*_i + R*_j; must be > 0)
+ * @param epsilon_slot      the slot of eps (kJ/mol, sqrt(eps_i eps_j))
+ * @param charge_prod_slot  the slot of the charge product qq (e^2)
+ * @param[out] index        the MM3* pair's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
+hessfit_status hessfit_force_add_mm3_pair(hessfit_force *force, int p1, int p2, int radius_slot, int epsilon_slot, int charge_prod_slot, int *index);
+/**
+ * Get the particles and slots of an MM3* pair (each output may be NULL).
+ *
+ * @param force                  the handle
+ * @param index                  the MM3* pair's index
+ * @param[out] p1                the first particle
+ * @param[out] p2                the second particle
+ * @param[out] radius_slot       the slot of R
+ * @param[out] epsilon_slot      the slot of eps
+ * @param[out] charge_prod_slot  the slot of the charge product
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index
+ */
+hessfit_status hessfit_force_get_mm3_pair(const hessfit_force *force, int index, int *p1, int *p2, int *radius_slot, int *epsilon_slot, int *charge_prod_slot);
+/**
+ * Set the particles and slots of an MM3* pair (push them into a Context with
+ * hessfit_force_update_parameters_in_context).
+ *
+ * @param force             the handle
+ * @param index             the MM3* pair's index
+ * @param p1                the first particle
+ * @param p2                the second particle
+ * @param radius_slot       the slot of R (nm; must be > 0)
+ * @param epsilon_slot      the slot of eps (kJ/mol)
+ * @param charge_prod_slot  the slot of the charge product qq (e^2)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index or an error (see above)
+ */
+hessfit_status hessfit_force_set_mm3_pair(hessfit_force *force, int index, int p1, int p2, int radius_slot, int epsilon_slot, int charge_prod_slot);
+/**
+ * Get the number of MM3* pairs.
+ *
+ * @param force   the handle
+ * @param[out] n  the count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
+hessfit_status hessfit_force_get_num_mm3_pairs(const hessfit_force *force, int *n);
+/**
  * Exclude the 1-2 and 1-3 pairs of a bond graph and add its 1-4 pairs.
  *
  * @param force    the handle

@@ -480,6 +480,36 @@ hessfit_status hessfit_force_add_explicit_pair(hessfit_force *force, int p1, int
     });
 }
 
+hessfit_status hessfit_force_add_mm3_pair(hessfit_force *force, int p1, int p2, int radius_slot, int epsilon_slot, int charge_prod_slot, int *index) {
+    return guarded(__func__, [&]() {
+        setOptional(index, forceOf(force).addMM3Pair(p1, p2, radius_slot, epsilon_slot, charge_prod_slot));
+    });
+}
+
+hessfit_status hessfit_force_get_mm3_pair(const hessfit_force *force, int index, int *p1, int *p2, int *radius_slot, int *epsilon_slot, int *charge_prod_slot) {
+    return guarded(__func__, [&]() {
+        int q1, q2, r, e, qq;
+        forceOf(force).getMM3PairParameters(index, q1, q2, r, e, qq);
+        setOptional(p1, q1);
+        setOptional(p2, q2);
+        setOptional(radius_slot, r);
+        setOptional(epsilon_slot, e);
+        setOptional(charge_prod_slot, qq);
+    });
+}
+
+hessfit_status hessfit_force_set_mm3_pair(hessfit_force *force, int index, int p1, int p2, int radius_slot, int epsilon_slot, int charge_prod_slot) {
+    return guarded(__func__, [&]() { forceOf(force).setMM3PairParameters(index, p1, p2, radius_slot, epsilon_slot, charge_prod_slot); });
+}
+
+hessfit_status hessfit_force_get_num_mm3_pairs(const hessfit_force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumMM3Pairs();
+    });
+}
+
 hessfit_status hessfit_force_create_exclusions_from_bonds(hessfit_force *force, const int *bonds, int n_bonds) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);

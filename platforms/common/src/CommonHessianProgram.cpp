@@ -25,6 +25,7 @@ std::map<std::string, std::string> HessFit::hessianProgramDefines(bool mixedPrec
         {"HF_TERM_RB", HF_TERM_RB}, {"HF_TERM_HARMONIC_DIHEDRAL", HF_TERM_HARMONIC_DIHEDRAL},
         {"HF_TERM_PAIR", HF_TERM_PAIR}, {"HF_TERM_PAIR_COMBINED", HF_TERM_PAIR_COMBINED},
         {"HF_TERM_MM3_BOND", HF_TERM_MM3_BOND}, {"HF_TERM_MM3_ANGLE", HF_TERM_MM3_ANGLE},
+        {"HF_TERM_MM3_PAIR", HF_TERM_MM3_PAIR},
         {"HF_TERM_PLAIN_PAIR", CommonTermLists::PlainPairKind}, {"HF_NO_SLOT", HF_NO_SLOT},
         {"HF_COMBINE_LORENTZ_BERTHELOT", HF_COMBINE_LORENTZ_BERTHELOT},
         {"HF_ATOMS", CommonTermLists::AtomsPerTerm}, {"HF_SLOTS", CommonTermLists::SlotsPerTerm},
@@ -45,6 +46,11 @@ std::map<std::string, std::string> HessFit::hessianProgramDefines(bool mixedPrec
     defines["HF_MM3_ANGLE_QUARTIC"] = defineText(HF_MM3_ANGLE_QUARTIC);
     defines["HF_MM3_ANGLE_QUINTIC"] = defineText(HF_MM3_ANGLE_QUINTIC);
     defines["HF_MM3_ANGLE_SEXTIC"] = defineText(HF_MM3_ANGLE_SEXTIC);
+    defines["HF_MM3_BUCKINGHAM_A"] = defineText(HF_MM3_BUCKINGHAM_A);
+    defines["HF_MM3_BUCKINGHAM_B"] = defineText(HF_MM3_BUCKINGHAM_B);
+    defines["HF_MM3_BUCKINGHAM_C"] = defineText(HF_MM3_BUCKINGHAM_C);
+    defines["HF_MM3_SWITCH_ON"] = defineText(HF_MM3_SWITCH_ON);
+    defines["HF_MM3_SWITCH_OFF"] = defineText(HF_MM3_SWITCH_OFF);
     if (mixedPrecision)
         defines["HF_POSITION_CORRECTION"] = "1";
     return defines;

@@ -23,11 +23,22 @@ public:
      * The terms of one kind, in index order.
      *
      * @param force  the force
-     * @param kind   the term kind (Bond ... ExplicitPair)
+     * @param kind   the term kind (Bond ... MM3Pair)
      * @return the force's list of that kind
      */
     static const std::vector<Term>& getTerms(const HessianForce& force, HessianForce::TermKind kind) {
         return force.terms[kind];
+    }
+    /**
+     * Whether a kind defines a nonbonded pair: the pair is then excluded from the plain sum and
+     * may be defined only once (Exclusion, Pair14, ExplicitPair, MM3Pair).
+     *
+     * @param kind  the term kind
+     * @return true for the pair kinds
+     */
+    static bool isPairKind(HessianForce::TermKind kind) {
+        return kind == HessianForce::Exclusion || kind == HessianForce::Pair14 || kind == HessianForce::ExplicitPair ||
+               kind == HessianForce::MM3Pair;
     }
     /**
      * The particles' charge, sigma and epsilon slots: three entries per particle, in that order.

@@ -6,10 +6,11 @@
  * evaluated in `real` (float in single and mixed precision, double in double precision).
  *
  * Defines from the host (CommonHessianProgram.cpp, hessianProgramDefines; the host's values are the
- * only definitions): from the math core's hf_core.h the term kinds HF_TERM_BOND .. HF_TERM_MM3_ANGLE,
+ * only definitions): from the math core's hf_core.h the term kinds HF_TERM_BOND .. HF_TERM_MM3_PAIR,
  * HF_NO_SLOT (the parameter is zero), HF_COMBINE_LORENTZ_BERTHELOT, HF_MIN_SINE (below it an angle
  * or dihedral is undefined), HF_TWO_PI, HF_ONE_4PI_EPS0 (Coulomb constant) and the MM3* stretch
- * and bend coefficients HF_MM3_BOND_CUBIC .. HF_MM3_ANGLE_SEXTIC (per nm, per rad), all doubles with
+ * and bend coefficients HF_MM3_BOND_CUBIC .. HF_MM3_ANGLE_SEXTIC (per nm, per rad), the MM3* vdW
+ * constants HF_MM3_BUCKINGHAM_A/B/C and switch HF_MM3_SWITCH_ON/OFF (nm), all doubles with
  * every digit; HF_TERM_PLAIN_PAIR, the device kind of a plain nonbonded pair (an
  * HF_TERM_PAIR_COMBINED term with scales 1 that is skipped when it has no energy, as the Reference
  * platform's fast pair path skips it, except where parameter derivatives are computed); the
@@ -331,6 +332,55 @@ DEVICE void hfAnharmonic(real k, real d, real c3, real c4, real c5, real c6, HfT
     out->d2dp[1] = -k * g3;
 }
 
+/* E = eps S(r) (A exp(-b r / R) - c (R / r)^6) + C qq / r: MacroModel's MM3* pair (slots R, eps,
+ * qq; the 6-8 Angstrom switch S; hf_terms.c's mm3_pair) */
+DEVICE void hfMM3Pair(real r, real R, real eps, real qq, HfTermValue* out) {
+    const real inv_r = 1 / r, cc = (real) HF_ONE_4PI_EPS0;
+    real coul[3], vdw[3], dR[3], dEps[3];
+    coul[0] = cc * inv_r;
+    coul[1] = -cc * inv_r * inv_r;
+    coul[2] = 2 * cc * inv_r * inv_r * inv_r;
+    for (int i = 0; i < 3; i++)
+        vdw[i] = dR[i] = dEps[i] = 0;
+    if (r < (real) HF_MM3_SWITCH_OFF) {
+        const real A = (real) HF_MM3_BUCKINGHAM_A, b = (real) HF_MM3_BUCKINGHAM_B, c = (real) HF_MM3_BUCKINGHAM_C;
+        const real on = (real) HF_MM3_SWITCH_ON, off = (real) HF_MM3_SWITCH_OFF, on2 = on * on, off2 = off * off;
+        const real inv_R = 1 / R, u = exp(-b * r * inv_R);
+        const real x = R * inv_r, x2 = x * x, x6 = x2 * x2 * x2;
+        real bb[3], bR[3], sw[3];
+        bb[0] = A * u - c * x6;
+        bb[1] = -A * b * inv_R * u + 6 * c * x6 * inv_r;
+        bb[2] = A * b * b * inv_R * inv_R * u - 42 * c * x6 * inv_r * inv_r;
+        bR[0] = A * b * r * inv_R * inv_R * u - 6 * c * x6 * inv_R;
+        bR[1] = A * b * u * (R - b * r) * inv_R * inv_R * inv_R + 36 * c * x6 * inv_R * inv_r;
+        bR[2] = A * b * b * u * (b * r - 2 * R) * inv_R * inv_R * inv_R * inv_R - 252 * c * x6 * inv_R * inv_r * inv_r;
+        sw[0] = 1;
+        sw[1] = sw[2] = 0;
+        if (r > (real) HF_MM3_SWITCH_ON) {
+            const real inv_w = 1 / (off2 - on2);
+            sw[0] = (off2 - r * r) * inv_w;
+            sw[1] = -2 * r * inv_w;
+            sw[2] = -2 * inv_w;
+        }
+        dEps[0] = sw[0] * bb[0];
+        dEps[1] = sw[1] * bb[0] + sw[0] * bb[1];
+        dEps[2] = sw[2] * bb[0] + 2 * sw[1] * bb[1] + sw[0] * bb[2];
+        dR[0] = eps * sw[0] * bR[0];
+        dR[1] = eps * (sw[1] * bR[0] + sw[0] * bR[1]);
+        dR[2] = eps * (sw[2] * bR[0] + 2 * sw[1] * bR[1] + sw[0] * bR[2]);
+        for (int i = 0; i < 3; i++)
+            vdw[i] = eps * dEps[i];
+    }
+    out->e = vdw[0] + qq * coul[0];
+    out->de = vdw[1] + qq * coul[1];
+    out->d2e = vdw[2] + qq * coul[2];
+    for (int i = 0; i < 3; i++) {
+        out->dp[i] = i == 0 ? dR[0] : i == 1 ? dEps[0] : coul[0];
+        out->ddp[i] = i == 0 ? dR[1] : i == 1 ? dEps[1] : coul[1];
+        out->d2dp[i] = i == 0 ? dR[2] : i == 1 ? dEps[2] : coul[2];
+    }
+}
+
 /* E = scale k (1 + cos(n q - phase)) */
 DEVICE void hfPeriodic(real k, real phase, real n, real sc, real q, HfTermValue* out) {
     const real arg = n * q - phase, cs = cos(arg), sn = sin(arg);
@@ -438,6 +488,8 @@ DEVICE void hfTermScalar(int kind, int periodicity, const real* sv, int phaseSlo
             out->ddp[i] = i == 0 ? dq[1] : i == 1 ? ds[1] : de[1];
             out->d2dp[i] = i == 0 ? dq[2] : i == 1 ? ds[2] : de[2];
         }
+    } else if (kind == HF_TERM_MM3_PAIR) {
+        hfMM3Pair(q, sv[0], sv[1], sv[2], out);
     } else {
         /* combined pair: slots q_i, q_j, sigma_i, sigma_j, eps_i, eps_j */
         const real qi = sv[0], qj = sv[1], si = sv[2], sj = sv[3], ei = sv[4], ej = sv[5];
