@@ -74,6 +74,14 @@ OpenMM_Context *test_create_context_precision(OpenMM_System *system, const char 
     return context;
 }
 
+/* The environment variable name when set and not empty, else the build's path (compiled in). The
+ * variables let the test binaries run from a copy of the build on another machine (bench/gpu-kit,
+ * bench/gpu-run): HESSFIT_PLUGIN_DIR, HESSFIT_OPENMM_PLUGIN_DIR, HESSFIT_SOURCE_DIR. */
+static const char *test_env_or(const char *name, const char *compiled) {
+    const char *value = getenv(name);
+    return value != NULL && value[0] != '\0' ? value : compiled;
+}
+
 void test_load_plugins(void) {
     static int loaded = 0;
     if (loaded)
@@ -82,15 +90,17 @@ void test_load_plugins(void) {
     /* OpenMM's own platform plugins first (OpenCL, CUDA, CPU): hessfit's GPU kernels register with
      * the platforms that exist when they load. A failure here (the CUDA plugin without a driver)
      * only means that platform is absent. */
-    OpenMM_StringArray *platforms = OpenMM_Platform_loadPluginsFromDirectory(HESSFIT_OPENMM_PLUGIN_DIR);
+    const char *openmm_dir = test_env_or("HESSFIT_OPENMM_PLUGIN_DIR", HESSFIT_OPENMM_PLUGIN_DIR);
+    const char *hessfit_dir = test_env_or("HESSFIT_PLUGIN_DIR", HESSFIT_PLUGIN_DIR);
+    OpenMM_StringArray *platforms = OpenMM_Platform_loadPluginsFromDirectory(openmm_dir);
     OpenMM_StringArray_destroy(platforms);
-    OpenMM_StringArray *names = OpenMM_Platform_loadPluginsFromDirectory(HESSFIT_PLUGIN_DIR);
+    OpenMM_StringArray *names = OpenMM_Platform_loadPluginsFromDirectory(hessfit_dir);
     OpenMM_StringArray *failures = OpenMM_Platform_getPluginLoadFailures();
     int nfail = OpenMM_StringArray_getSize(failures);
     for (int i = 0; i < nfail; i++)
         fprintf(stderr, "plugin load failure: %s\n", OpenMM_StringArray_get(failures, i));
-    CHECK(nfail == 0, "%d plugin(s) failed to load from %s", nfail, HESSFIT_PLUGIN_DIR);
-    CHECK(OpenMM_StringArray_getSize(names) >= 1, "no plugin found in %s", HESSFIT_PLUGIN_DIR);
+    CHECK(nfail == 0, "%d plugin(s) failed to load from %s", nfail, hessfit_dir);
+    CHECK(OpenMM_StringArray_getSize(names) >= 1, "no plugin found in %s", hessfit_dir);
     OpenMM_StringArray_destroy(names);
     OpenMM_StringArray_destroy(failures);
 }
@@ -99,7 +109,7 @@ const char *test_source_path(const char *relative) {
     static char buffers[8][4096];
     static int next = 0;
     char *buf = buffers[next++ % 8];
-    snprintf(buf, sizeof buffers[0], "%s/%s", HESSFIT_SOURCE_DIR, relative);
+    snprintf(buf, sizeof buffers[0], "%s/%s", test_env_or("HESSFIT_SOURCE_DIR", HESSFIT_SOURCE_DIR), relative);
     return buf;
 }
 
