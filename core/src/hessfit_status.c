@@ -56,7 +56,7 @@ hessfit_status hessfit_error(hessfit_status status, const char *format, ...)
     va_start(args, format);
     vsnprintf(text, sizeof text, format, args);
     va_end(args);
-    memcpy(message, text, sizeof message);
+    memcpy(message, text, strlen(text) + 1);
     return status;
 }
 

@@ -21,13 +21,12 @@
 /* The last error's message with a prefix: "<prefix>: <message>". */
 static hessfit_status prefixed(hessfit_status st, const char *format, ...)
 {
-    char why[HESSFIT_ERROR_MESSAGE_SIZE], prefix[HESSFIT_ERROR_MESSAGE_SIZE];
+    char prefix[HESSFIT_ERROR_MESSAGE_SIZE];
     va_list ap;
-    snprintf(why, sizeof why, "%s", hessfit_last_error());
     va_start(ap, format);
     vsnprintf(prefix, sizeof prefix, format, ap);
     va_end(ap);
-    return hessfit_error(st, "%s: %s", prefix, why);
+    return hessfit_error(st, "%s: %s", prefix, hessfit_last_error());
 }
 
 static hessfit_status no_memory(const char *what)

@@ -25,6 +25,7 @@
 #include "hessfit_ffxml.h"
 #include "hessfit_path.h"
 #include "hessfit_report.h"
+#include "hf_buf.h"
 #include "hf_commands.h"
 #include "hf_fit_report.h"
 #include "hf_training_set.h"
@@ -187,12 +188,11 @@ static int frcmod_expressible(const hessfit_ff_param *p, char *why, size_t size)
 /* The used parameters of a fitted .fld that an frcmod can express, and a list of the others. */
 static void write_frcmod_part(const hf_training_set *set, const char *dir, int *n_written, int *n_omitted)
 {
-    char path[strlen(dir) + OUTPUT_NAME_SIZE], omitted_path[strlen(dir) + OUTPUT_NAME_SIZE], why[160], types[64],
-        title[600];
+    char path[strlen(dir) + OUTPUT_NAME_SIZE], omitted_path[strlen(dir) + OUTPUT_NAME_SIZE], why[160], types[64];
+    char title[strlen(set->ff.path) + 160];
     unsigned char *used = calloc((size_t)set->ff.n_params + 1, 1);
     hessfit_ff_param *params = calloc((size_t)set->ff.n_params + 1, sizeof *params);
-    char *list = NULL;
-    size_t len = 0, cap = 0;
+    hf_buf list = {0}; /* the omitted parameters, a line each */
     int n_used = 0;
     *n_written = *n_omitted = 0;
     join(path, sizeof path, dir, "fitted.frcmod");
@@ -215,21 +215,12 @@ static void write_frcmod_part(const hf_training_set *set, const char *dir, int *
             continue;
         }
         hf_param_types_text(q, types, sizeof types);
-        char line[400];
-        int w = snprintf(line, sizeof line, "line %d %s %s: %s\n", q->line, hessfit_param_kind_name(q->kind), types, why);
-        if (w > 0 && len + (size_t)w + 1 > cap) {
-            size_t grown = 2 * cap + (size_t)w + 256;
-            char *l = realloc(list, grown);
-            if (l == NULL)
-                continue;
-            list = l;
-            cap = grown;
+        if (hf_buf_printf(&list, "line %d %s %s: %s\n", q->line, hessfit_param_kind_name(q->kind), types, why) !=
+            HESSFIT_SUCCESS) {
+            printf("  fitted.frcmod not written: %s\n", hessfit_last_error());
+            goto done;
         }
-        if (w > 0) {
-            memcpy(list + len, line, (size_t)w);
-            len += (size_t)w;
-            (*n_omitted)++;
-        }
+        (*n_omitted)++;
     }
     snprintf(title, sizeof title,
              "%s fitted by hessfit: %d of the %d parameters the training set uses (the others: "
@@ -243,21 +234,22 @@ static void write_frcmod_part(const hf_training_set *set, const char *dir, int *
     part.params = params;
     if (hessfit_frcmod_write(&part, path) != HESSFIT_SUCCESS)
         printf("  fitted.frcmod not written: %s\n", hessfit_last_error());
-    if (hessfit_atomic_write_buffer(omitted_path, list != NULL ? list : "", len) != HESSFIT_SUCCESS)
+    if (hessfit_atomic_write_buffer(omitted_path, list.data != NULL ? list.data : "", list.len) != HESSFIT_SUCCESS)
         printf("  frcmod-omitted.txt not written: %s\n", hessfit_last_error());
     if (*n_omitted > 0) {
         printf("  fitted.frcmod holds %d of the %d used parameters; an frcmod cannot express these %d:\n", *n_written,
                n_used, *n_omitted);
-        for (const char *s = list; s != NULL && s < list + len;) {
-            const char *nl = memchr(s, '\n', (size_t)(list + len - s));
-            printf("    %.*s\n", (int)(nl != NULL ? nl - s : list + len - s), s);
+        const char *end = list.data + list.len;
+        for (const char *s = list.data; s != NULL && s < end;) {
+            const char *nl = memchr(s, '\n', (size_t)(end - s));
+            printf("    %.*s\n", (int)(nl != NULL ? nl - s : end - s), s);
             s = nl != NULL ? nl + 1 : NULL;
         }
     }
 done:
     free(used);
     free(params);
-    free(list);
+    hf_buf_free(&list);
 }
 
 /* ---- the command --------------------------------------------------------------------------------- */

@@ -458,9 +458,8 @@ static hessfit_status build_nonbonded(hessfit_model *md, const hessfit_forcefiel
         int p = -1, *s = &md->particle_slots[3 * (size_t)(first + a)];
         hessfit_status st = vdw_param_of_type(md, ff, mol->atom_types[a], &p);
         if (st != HESSFIT_SUCCESS) {
-            char why[HESSFIT_ERROR_MESSAGE_SIZE];
-            snprintf(why, sizeof why, "%s", hessfit_last_error());
-            return hessfit_error(st, "%s (molecule %d ('%s'), atom %d)", why, m + 1, mol_label(mol), a + 1);
+            return hessfit_error(st, "%s (molecule %d ('%s'), atom %d)", hessfit_last_error(), m + 1, mol_label(mol),
+                                 a + 1);
         }
         if (md->params[p].n_values < 2) {
             char name[160];
@@ -585,9 +584,7 @@ hessfit_status hessfit_model_create(const hessfit_forcefield *ff, const hessfit_
             if ((st = check_term(md, mol, m, i, &typed[m].terms[i])) != HESSFIT_SUCCESS)
                 goto fail;
         if ((st = hessfit_element_masses(mol->atomic_numbers, mol->n_atoms, o.masses, &md->masses[first])) != HESSFIT_SUCCESS) {
-            char why[HESSFIT_ERROR_MESSAGE_SIZE];
-            snprintf(why, sizeof why, "%s", hessfit_last_error());
-            st = hessfit_error(st, "fit model: molecule %d ('%s'): %s", m + 1, mol_label(mol), why);
+            st = hessfit_error(st, "fit model: molecule %d ('%s'): %s", m + 1, mol_label(mol), hessfit_last_error());
             goto fail;
         }
         for (int i = 0; i < 3 * mol->n_atoms; i++)

@@ -294,12 +294,10 @@ static void set_positions(hf_geometry_part *p, const double *pos)
 /* A hessfit failure on the way to the minima; an undefined geometry gets the likely reason. */
 static hessfit_status minimisation_error(const hf_geometry_part *p, hessfit_status hs, const char *what)
 {
-    char why[HESSFIT_ERROR_MESSAGE_SIZE];
-    hf_model_hessfit_error(hs, what);
-    snprintf(why, sizeof why, "%s", hessfit_last_error());
+    hf_model_hessfit_error(hs, what); /* hessfit_error may take the current message as an argument */
     return hessfit_error(hs, "objective: geometry: minimising the MM structures (a second Context of molecules "
                     "%d..%d, whose particles count from molecule %d's first atom, 0-based): %s%s", p->ev.mol_begin + 1,
-                    p->ev.mol_end, p->ev.mol_begin + 1, why,
+                    p->ev.mol_end, p->ev.mol_begin + 1, hessfit_last_error(),
                     hs != HESSFIT_ERROR_GEOMETRY ? ""
                                                  : ". An angle term whose minimum is linear (theta0 = 180 degrees, nothing "
                                                    "else bending it) drives the structure to where HessianForce's angle is "

@@ -79,9 +79,7 @@ static hessfit_status analyse(const hessfit_molecule *qm, int mol, const double 
         (st = hessfit_vib_analyse(qm->hessian, masses, qm->coords, n, f_au, HESSFIT_VIB_PROJECT_EXTERNAL, s->projected,
                              s->proj_modes, &s->n_external)) != HESSFIT_SUCCESS ||
         (st = hessfit_vib_external_basis(masses, qm->coords, n, basis, &s->n_external)) != HESSFIT_SUCCESS) {
-        char why[HESSFIT_ERROR_MESSAGE_SIZE];
-        snprintf(why, sizeof why, "%s", hessfit_last_error());
-        st = hessfit_error(st, "objective: molecule %d: QM vibrational analysis: %s", mol + 1, why);
+        st = hessfit_error(st, "objective: molecule %d: QM vibrational analysis: %s", mol + 1, hessfit_last_error());
         goto done;
     }
     /* the rigid-body modes of the projected analysis: those lying in the span of the basis */

@@ -57,12 +57,10 @@ typedef struct ibuf {
 static hessfit_status grow_at(void **array, size_t *cap, size_t need, size_t elem, const char *path, int line,
                          const char *what)
 {
-    char msg[HESSFIT_ERROR_MESSAGE_SIZE];
     hessfit_status st = hf_grow(array, cap, need, elem, what);
     if (st == HESSFIT_SUCCESS)
         return st;
-    snprintf(msg, sizeof msg, "%s", hessfit_last_error());
-    return hessfit_error(st, "%s:%d: %s", path, line, msg);
+    return hessfit_error(st, "%s:%d: %s", path, line, hessfit_last_error());
 }
 
 static hessfit_status dbuf_push(dbuf *b, double x, const char *path, int line)

@@ -48,12 +48,9 @@ typedef struct dbuf {
 static hessfit_status dbuf_push(dbuf *b, double x, const char *path, int line)
 {
     if (b->n == b->cap) {
-        char msg[HESSFIT_ERROR_MESSAGE_SIZE];
         hessfit_status st = hf_grow((void **)&b->v, &b->cap, b->n + 1, sizeof *b->v, "values");
-        if (st != HESSFIT_SUCCESS) {
-            snprintf(msg, sizeof msg, "%s", hessfit_last_error());
-            return hessfit_error(st, "%s:%d: %s", path, line, msg);
-        }
+        if (st != HESSFIT_SUCCESS)
+            return hessfit_error(st, "%s:%d: %s", path, line, hessfit_last_error());
     }
     b->v[b->n++] = x;
     return HESSFIT_SUCCESS;

@@ -12,9 +12,7 @@ int hf_lines_last_line(const hf_lines *r)
 
 hessfit_status hf_error_located(hessfit_status st, const char *path, int line)
 {
-    char msg[HESSFIT_ERROR_MESSAGE_SIZE];
-    snprintf(msg, sizeof msg, "%s", hessfit_last_error());
-    return hessfit_error(st, "%s:%d: %s", path, line, msg);
+    return hessfit_error(st, "%s:%d: %s", path, line, hessfit_last_error());
 }
 
 hessfit_status hf_structures_reserve(hessfit_molecule_list *out, size_t *cap, const char *what, const char *path, int line)

@@ -9,9 +9,7 @@
 
 hessfit_status hf_report_error_prefix(hessfit_status status, const char *prefix)
 {
-    char message[HESSFIT_ERROR_MESSAGE_SIZE];
-    snprintf(message, sizeof message, "%s", hessfit_last_error()); /* hessfit_error may not read its own buffer */
-    return hessfit_error(status, "%s: %s", prefix, message);
+    return hessfit_error(status, "%s: %s", prefix, hessfit_last_error());
 }
 
 static const char *name_or(const char *s, const char *fallback)

@@ -1,4 +1,4 @@
-/* Unit conversions, derived constants, element data and status strings of the fitting layer.
+/* Unit conversions, derived constants and element data of the fitting layer (the status texts: tests/core/test_status.c).
  * Reference numbers were computed independently (40-digit decimal arithmetic from the CODATA
  * 2018 values), not with the library's own formulas. */
 #include "hessfit_fitting.h"
@@ -146,28 +146,12 @@ static void test_elements(void)
     }
 }
 
-static void test_status(void)
-{
-    for (int s = 0; s < HESSFIT_NUM_STATUS; s++) {
-        const char *text = hessfit_status_string((hessfit_status)s);
-        CHECK(text != NULL && text[0] != '\0' && strcmp(text, "unknown status") != 0, "status %d has no text", s);
-        for (int t = 0; t < s; t++)
-            CHECK(strcmp(text, hessfit_status_string((hessfit_status)t)) != 0, "statuses %d and %d share a text", s, t);
-    }
-    CHECK(strcmp(hessfit_status_string((hessfit_status)999), "unknown status") == 0, "out-of-range status");
-    CHECK(hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: x", "f.xyz", 3) == HESSFIT_ERROR_PARSE, "hessfit_error returns its status");
-    CHECK(strcmp(hessfit_last_error(), "f.xyz:3: x") == 0, "hessfit_error formats: %s", hessfit_last_error());
-    hessfit_clear_error();
-    CHECK(hessfit_last_error()[0] == '\0', "cleared");
-}
-
 int main(void)
 {
     test_length_energy_angle();
     test_force_constants();
     test_frequency_factors();
     test_elements();
-    test_status();
     printf("test_units: all checks passed\n");
     return 0;
 }
