@@ -79,6 +79,21 @@ struct ApiError {
     throw ApiError{status, message};
 }
 
+/**
+ * OpenMM's message when a Context's platform lacks a kernel ("... does not support all required
+ * kernels"), with what to do about HessianForce: a platform gets hessfit's kernels only if it is
+ * registered when hessfit's plugin registers them, so OpenMM's plugins load first.
+ */
+string withKernelHint(const string& message) {
+    if (message.find("required kernels") == string::npos)
+        return message;
+    return message + " (a System with a HessianForce needs hessfit's kernels for that platform: load OpenMM's "
+                     "plugins first (OpenMM_Platform_loadPluginsFromDirectory of "
+                     "OpenMM_Platform_getDefaultPluginsDirectory(), or $OPENMM_PLUGIN_DIR for a pip wheel), then "
+                     "hessfit's plugin directory (<prefix>/lib/plugins); HessianForce runs on the Reference, CPU, "
+                     "OpenCL and CUDA platforms)";
+}
+
 void requireArg(const void* pointer, const char* name) {
     if (pointer == nullptr)
         throwError(HESSFIT_ERROR_NULL_ARGUMENT, string("argument '") + name + "' is NULL");
@@ -821,15 +836,19 @@ hessfit_status hessfit_context_create(const OpenMM_System *system, OpenMM_Integr
         const OpenMM::System& s = *reinterpret_cast<const OpenMM::System*>(system);
         OpenMM::Integrator& i = *reinterpret_cast<OpenMM::Integrator*>(integrator);
         OpenMM::Context* created;
-        if (platform_name == nullptr) {
-            created = new OpenMM::Context(s, i);
-        } else {
-            OpenMM::Platform& platform = OpenMM::Platform::getPlatformByName(platform_name);
-            std::map<string, string> properties;
-            const vector<string>& names = platform.getPropertyNames();
-            if (precision != nullptr && std::find(names.begin(), names.end(), "Precision") != names.end())
-                properties["Precision"] = precision;
-            created = new OpenMM::Context(s, i, platform, properties);
+        try {
+            if (platform_name == nullptr) {
+                created = new OpenMM::Context(s, i);
+            } else {
+                OpenMM::Platform& platform = OpenMM::Platform::getPlatformByName(platform_name);
+                std::map<string, string> properties;
+                const vector<string>& names = platform.getPropertyNames();
+                if (precision != nullptr && std::find(names.begin(), names.end(), "Precision") != names.end())
+                    properties["Precision"] = precision;
+                created = new OpenMM::Context(s, i, platform, properties);
+            }
+        } catch (const OpenMM::OpenMMException& e) {
+            throwError(HESSFIT_ERROR_OPENMM, withKernelHint(e.what()));
         }
         *context = reinterpret_cast<OpenMM_Context*>(created);
     });

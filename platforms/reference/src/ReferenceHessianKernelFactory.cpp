@@ -27,10 +27,18 @@ public:
 extern "C" OPENMM_EXPORT_HESSFIT void registerPlatforms() {
 }
 
+/*
+ * The Reference kernels serve the Reference and the CPU platform. OpenMM's CPU platform keeps a
+ * Context's positions and forces in the Reference platform's data (CpuPlatform::contextCreated
+ * calls ReferencePlatform::contextCreated and holds its own data apart), which is how OpenMM runs
+ * its own Reference kernels for the forces the CPU platform does not accelerate. The CPU platform
+ * must be registered (its plugin, libOpenMMCPU, loaded) before this function runs: load OpenMM's
+ * plugin directory before hessfit's.
+ */
 extern "C" OPENMM_EXPORT_HESSFIT void registerKernelFactories() {
     for (int i = 0; i < Platform::getNumPlatforms(); i++) {
         Platform& platform = Platform::getPlatform(i);
-        if (platform.getName() == "Reference")
+        if (platform.getName() == "Reference" || platform.getName() == "CPU")
             platform.registerKernelFactory(CalcHessianForceKernel::Name(), new ReferenceHessianKernelFactory());
     }
 }
