@@ -847,6 +847,8 @@ hessfit_status hessfit_context_create(const OpenMM_System *system, OpenMM_Integr
                     properties["Precision"] = precision;
                 created = new OpenMM::Context(s, i, platform, properties);
             }
+        } catch (const HessianForceException&) {
+            throw; /* keeps its own status (guarded) */
         } catch (const OpenMM::OpenMMException& e) {
             throwError(HESSFIT_ERROR_OPENMM, withKernelHint(e.what()));
         }
