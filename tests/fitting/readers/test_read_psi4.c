@@ -8,6 +8,7 @@
 #include "hessfit_molecule.h"
 #include "test_util.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,33 @@ static void test_bad_npy(void)
         CHECK(memcmp(m.hessian, ok.hessian, sizeof a) == 0, "Fortran-order Hessian equals the C-order one");
         hessfit_molecule_free(&m);
         printf("  Fortran order: transposed on reading (checked on a non-symmetric matrix)\n");
+    }
+    /* The .npy belongs to the .xyz atom for atom: two hydrogens swapped in the .xyz (same elements,
+     * same distances to C and F) make the rotations non-null vectors of the Hessian, and a
+     * mass-weighted Hessian (H_ab / sqrt(m_a m_b)) fails the translations. */
+    {
+        const char *swapped = test_write_text("ch3f-swapped.xyz",
+                                              "5\n\n"
+                                              " C   -0.000001690194   -0.750274779802    0.000000000000\n"
+                                              " F    0.000001095993    0.648360592579    0.000000000000\n"
+                                              " H    0.518945383582   -1.096260670360    0.898838547386\n"
+                                              " H   -1.037891302759   -1.096262395555    0.000000000000\n"
+                                              " H    0.518945383582   -1.096260670360   -0.898838547386\n");
+        char *npy = test_source_path_dup(SN2_DIR "ch3f-hessian.npy");
+        test_expect_file_error(hessfit_npy_xyz_read(swapped, npy, &m), HESSFIT_ERROR_INVALID_ARGUMENT, npy, 0,
+                               "rotation about", "another order than the .xyz's", "H3 and H4 swapped in the .xyz");
+        CHECK(m.n_atoms == 0 && m.hessian == NULL, "output zeroed");
+        static const double mass[5] = {12.0, 18.998, 1.008, 1.008, 1.008};
+        for (int i = 0; i < 15; i++)
+            for (int j = 0; j < 15; j++)
+                a[i * 15 + j] = ok.hessian[i * 15 + j] / sqrt(mass[i / 3] * mass[j / 3]);
+        bytes = f8_bytes(a, 225, 0);
+        path = write_npy("mass-weighted.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (15, 15), }", bytes,
+                         8 * 225);
+        free(bytes);
+        test_expect_file_error(hessfit_npy_xyz_read(xyz, path, &m), HESSFIT_ERROR_INVALID_ARGUMENT, path, 0,
+                               "translation along x", "mass-weighted", "mass-weighted Hessian");
+        free(npy);
     }
     hessfit_molecule_free(&ok);
     free(xyz);
