@@ -4,6 +4,7 @@
 #include "hf_json_write.h"
 
 #include "hessfit_units.h"
+#include "hf_vec3.h"
 #include "hessfit_vib.h"
 
 #include <math.h>
@@ -289,6 +290,7 @@ void hf_fit_comparison_free(hf_fit_comparison *c)
     free(c->parameter_text);
     free(c->energies);
     free(c->geometry);
+    free(c->stationarity);
     memset(c, 0, sizeof *c);
 }
 
@@ -346,6 +348,105 @@ static hessfit_status fill_targets(hf_training_set *set, const double *r, int af
     return st;
 }
 
+/* The angle a-b-c in degrees (coordinates in Angstrom, 3 per atom). */
+static double angle_deg(const double *x, int a, int b, int c)
+{
+    double u[3], v[3], w[3];
+    for (int k = 0; k < 3; k++) {
+        u[k] = x[3 * a + k] - x[3 * b + k];
+        v[k] = x[3 * c + k] - x[3 * b + k];
+    }
+    hf_cross3(u, v, w);
+    return atan2(hf_norm3(w), hf_dot3(u, v)) * HESSFIT_RAD_TO_DEG;
+}
+
+static double distance_a(const double *x, int a, int b)
+{
+    const double d[3] = {x[3 * a] - x[3 * b], x[3 * a + 1] - x[3 * b + 1], x[3 * a + 2] - x[3 * b + 2]};
+    return hf_norm3(d);
+}
+
+/*
+ * Molecule m at the model's current free values: its largest atomic force at the QM geometry, and
+ * how far the MM minimum reached from there moves its bond and angle terms. A minimisation that
+ * fails (an undefined coordinate on the way) leaves the shifts NaN: the report says "n/a" rather
+ * than stop.
+ */
+static hessfit_status measure_stationarity(hf_training_set *set, int m, hessfit_report_stationarity *out)
+{
+    const hessfit_molecule *mol = &set->mols[m];
+    const int n = mol->n_atoms;
+    double *f = malloc(3 * (size_t)n * sizeof *f), *x = malloc(3 * (size_t)n * sizeof *x);
+    hessfit_status st;
+    memset(out, 0, sizeof *out);
+    out->bond_shift = out->angle_shift = NAN;
+    if (f == NULL || x == NULL) {
+        free(f);
+        free(x);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for the stationarity of %s", set->labels[m]);
+    }
+    if ((st = hessfit_model_forces(set->model, m, f)) != HESSFIT_SUCCESS)
+        goto done;
+    for (int a = 0; a < n; a++) {
+        const double fa = hf_norm3(f + 3 * a);
+        if (out->max_force_atom == 0 || fa > out->max_force) {
+            out->max_force = fa;
+            out->max_force_atom = a + 1;
+        }
+    }
+    if (hessfit_model_minimize(set->model, m, HF_FIT_MINIMIZE_TOLERANCE, x) != HESSFIT_SUCCESS) {
+        hessfit_clear_error();
+        goto done;
+    }
+    out->bond_shift = out->angle_shift = 0.0;
+    for (int i = 0; i < set->typed[m].n_terms; i++) {
+        const hessfit_typed_term *t = &set->typed[m].terms[i];
+        const int *a = t->atoms;
+        if (t->kind == HESSFIT_TERM_BOND) {
+            const double d = fabs(distance_a(x, a[0], a[1]) - distance_a(mol->coords, a[0], a[1]));
+            if (d > out->bond_shift || out->bond_atoms[0] == 0) {
+                out->bond_shift = d;
+                out->bond_atoms[0] = a[0] + 1;
+                out->bond_atoms[1] = a[1] + 1;
+            }
+        } else if (t->kind == HESSFIT_TERM_ANGLE) {
+            const double d = fabs(angle_deg(x, a[0], a[1], a[2]) - angle_deg(mol->coords, a[0], a[1], a[2]));
+            if (d > out->angle_shift || out->angle_atoms[0] == 0) {
+                out->angle_shift = d;
+                for (int k = 0; k < 3; k++)
+                    out->angle_atoms[k] = a[k] + 1;
+            }
+        }
+    }
+done:
+    free(f);
+    free(x);
+    return st;
+}
+
+void hf_fit_warn_stationarity(const hf_training_set *set, const hf_fit_comparison *c, int after, FILE *out)
+{
+    for (int m = 0; m < c->n_molecules && c->stationarity != NULL; m++) {
+        const hessfit_report_stationarity *s = &c->stationarity[m][after];
+        if (isnan(s->bond_shift)) {
+            fprintf(out, "warning: %s: the MM minimisation from the QM geometry failed (an undefined coordinate on the "
+                         "way): its stationarity is not known\n",
+                    set->labels[m]);
+            continue;
+        }
+        if (!(s->bond_shift > HF_FIT_STATIONARITY_BOND_A || s->angle_shift > HF_FIT_STATIONARITY_ANGLE_DEG))
+            continue;
+        fprintf(out,
+                "warning: %s: the QM geometry is far from a stationary point of the %s model: its minimum moves "
+                "bond %d-%d by %.3f A and angle %d-%d-%d by %.1f deg (largest force at the QM geometry %.3g "
+                "kcal/mol/A, atom %d). Frequencies alone do not pin the equilibrium values: add geometry targets "
+                "(`geometry = %d` or `geometry = all` in the input, docs/fitting.md).\n",
+                set->labels[m], after ? "fitted" : "starting", s->bond_atoms[0], s->bond_atoms[1], s->bond_shift,
+                s->angle_atoms[0], s->angle_atoms[1], s->angle_atoms[2], s->angle_shift, s->max_force,
+                s->max_force_atom, m + 1);
+    }
+}
+
 static hessfit_status evaluate_point(hf_training_set *set, const double *x, qm_rows *q, int after, hf_fit_comparison *c,
                                 double *loss)
 {
@@ -392,6 +493,10 @@ static hessfit_status evaluate_point(hf_training_set *set, const double *x, qm_r
         rows += q[m].n_rows;
     }
     if ((st = fill_targets(set, r, after, c, &s)) != HESSFIT_SUCCESS)
+        goto done;
+    for (int m = 0; m < set->n_mols && st == HESSFIT_SUCCESS; m++)
+        st = measure_stationarity(set, m, &c->stationarity[m][after]);
+    if (st != HESSFIT_SUCCESS)
         goto done;
     for (int k = 0; k < c->n_objectives; k++) {
         hessfit_report_objective *obj = &c->objectives[k];
@@ -542,7 +647,8 @@ hessfit_status hf_fit_compare(hf_training_set *set, const double *x_before, cons
     c->n_parameters = n_parameters;
     c->parameters = calloc((size_t)n_parameters + 1, sizeof *c->parameters);
     c->parameter_text = calloc((size_t)n_parameters + 1, sizeof *c->parameter_text);
-    if (!c->molecules || !c->modes || !c->parameters || !c->parameter_text) {
+    c->stationarity = calloc((size_t)set->n_mols, sizeof *c->stationarity);
+    if (!c->molecules || !c->modes || !c->parameters || !c->parameter_text || !c->stationarity) {
         st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "no memory for the report");
         goto done;
     }
@@ -552,6 +658,11 @@ hessfit_status hf_fit_compare(hf_training_set *set, const double *x_before, cons
         c->molecules[m].source = set->mols[m].source;
         c->molecules[m].n_modes = q[m].n_rows;
         c->molecules[m].modes = rows;
+        c->molecules[m].stationarity = c->stationarity[m];
+        for (int after = 0; after <= 1; after++) { /* "after" stays unknown without x_after */
+            hessfit_report_stationarity *u = &c->stationarity[m][after];
+            u->max_force = u->bond_shift = u->angle_shift = NAN;
+        }
         for (int k = 0; k < q[m].n_rows; k++) {
             rows[k].index = k;
             rows[k].qm_mode = q[m].qm_mode[k];

@@ -28,11 +28,18 @@
  * groups' references, always 0, left out), bond lengths (Angstrom), angles and torsions (degrees)
  * sqrt(mean (QM - MM)^2) over the weighted targets.
  *
+ * Stationarity, per molecule at both points: the largest atomic MM force at the QM geometry, and
+ * the largest change of a bond and of an angle term from the QM geometry to the MM minimum reached
+ * from it (OpenMM's minimiser in the molecule's own Context, hessfit_model_minimize). A model
+ * fitted to frequencies alone can move its minimum far from the QM structure (CH3F: 25 degrees).
+ *
  * Energy and geometry targets: one row each (QM, MM before and after, weight, the residual's term
  * of the loss), written by hf_fit_write_targets as targets.txt and targets.json.
  */
 #include "hessfit_report.h"
 #include "hf_training_set.h"
+
+#include <stdio.h>
 
 /* One energy or geometry target at both points. */
 typedef struct hf_fit_target_row {
@@ -60,7 +67,19 @@ typedef struct hf_fit_comparison {
     int n_parameters;
     hessfit_report_parameter *parameters;
     char (*parameter_text)[3][48]; /* storage of each parameter's kind, types, value name */
+    hessfit_report_stationarity (*stationarity)[2]; /* per molecule, before and after */
 } hf_fit_comparison;
+
+/* The MM minimisation of the stationarity check stops at this root-mean-square force (kcal/mol/A). */
+#define HF_FIT_MINIMIZE_TOLERANCE 0.01
+/* hf_fit_warn_stationarity warns when the MM minimum moves a bond or an angle this far. */
+#define HF_FIT_STATIONARITY_BOND_A 0.05
+#define HF_FIT_STATIONARITY_ANGLE_DEG 5.0
+
+/* One warning line on out per molecule whose MM minimum (at the "before" or, after = 1, the
+ * "after" values of c) moves a bond or angle beyond the thresholds above, naming the `geometry`
+ * entry that would keep the structure stationary in a fit. */
+void hf_fit_warn_stationarity(const hf_training_set *set, const hf_fit_comparison *c, int after, FILE *out);
 
 /*
  * Evaluate the objective at x_before and, when not NULL, at x_after (hessfit_model_n_free values each;

@@ -387,6 +387,7 @@ int hf_cmd_fit(int argc, char **argv)
         fprintf(stderr, "hessfit fit: the report: %s\n", hessfit_last_error());
         goto done;
     }
+    hf_fit_warn_stationarity(&set, &cmp, 1, stdout);
     if ((st = hessfit_model_set_free(set.model, x)) != HESSFIT_SUCCESS ||
         (st = hessfit_model_write_back(set.model, &set.ff)) != HESSFIT_SUCCESS) {
         fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
@@ -406,6 +407,8 @@ int hf_cmd_fit(int argc, char **argv)
     join(path, sizeof path, dir, "fitted.xml");
     if (hessfit_ffxml_write(path, &set.ff, set.mols, set.typed, set.n_mols) != HESSFIT_SUCCESS)
         printf("  fitted.xml (OpenMM ForceField) not written: %s\n", hessfit_last_error());
+    else
+        printf("  wrote %s\n", path);
 
     char status[512];
     snprintf(status, sizeof status, "%s%s", interrupted ? "stopped by Ctrl-C (SIGINT): " : "",

@@ -72,6 +72,7 @@ int hf_cmd_report(int argc, char **argv)
         hf_training_set_free(&set);
         return 1;
     }
+    hf_fit_warn_stationarity(&set, &cmp, set.x_compare != NULL, stdout);
     char status[sizeof "no optimisation:  (before) against  (after)" + strlen(set.ff.path) +
                 (forcefield != NULL ? strlen(forcefield) : 0)];
     snprintf(status, sizeof status, "no optimisation: %s (before)%s%s%s", set.ff.path,

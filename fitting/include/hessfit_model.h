@@ -161,6 +161,16 @@ hessfit_status hessfit_model_total_energy(hessfit_model *model, double *energy);
 /** d(total energy)/dx_i, kcal/mol per canonical unit, from the analytic dE/dslot. */
 hessfit_status hessfit_model_energy_gradient(hessfit_model *model, double *d_free);
 
+/** Molecule mol's forces at its coordinates, kcal/mol/A, 3 n (atom order, x y z), from its own
+ * Context (as hessfit_model_energy). */
+hessfit_status hessfit_model_forces(hessfit_model *model, int mol, double *forces);
+/** Molecule mol minimised from its coordinates with OpenMM's LocalEnergyMinimizer in its own
+ * Context (as hessfit_model_energy), to a root-mean-square force of tolerance kcal/mol/A (> 0);
+ * coords (3 n, Angstrom) gets the minimum. The molecule's own Context is back at its coordinates
+ * afterwards, also on failure (HESSFIT_ERROR_GEOMETRY when the minimiser meets an undefined
+ * coordinate, naming the molecule). */
+hessfit_status hessfit_model_minimize(hessfit_model *model, int mol, double tolerance, double *coords);
+
 /* ---- the underlying objects (owned by the model) ----------------------------------------- */
 /** For kernel calls the model does not wrap (adjoint gradients): read them freely; a slot table
  * set through them is replaced by the next hessfit_model_set_free. */

@@ -37,11 +37,25 @@ typedef struct hessfit_report_mode {
     double residual_after;
 } hessfit_report_mode;
 
+/** Whether the molecule's QM geometry is a stationary point of the MM model, at one point of the
+ * fit: a model fitted to frequencies alone may put its minimum far from the QM structure. */
+typedef struct hessfit_report_stationarity {
+    double max_force;             /* largest atomic |F| of the MM model at the QM geometry, kcal/mol/A */
+    int max_force_atom;           /* its atom, 1-based (0: none) */
+    double bond_shift;            /* largest |r_min - r_QM| over the bond terms, r_min at the MM minimum
+                                     reached from the QM geometry, Angstrom (NaN: not minimised) */
+    int bond_atoms[2];            /* that bond, 1-based (0: none) */
+    double angle_shift;           /* the same over the angle terms, degrees */
+    int angle_atoms[3];           /* that angle, its vertex second */
+} hessfit_report_stationarity;
+
 typedef struct hessfit_report_molecule {
     const char *name;             /* e.g. "CH3F" */
     const char *source;           /* where its QM data came from (a file name) */
     int n_modes;
     const hessfit_report_mode *modes;
+    /** Before and after the fit ([0], [1]); NULL: not computed (nothing written). */
+    const hessfit_report_stationarity *stationarity;
 } hessfit_report_molecule;
 
 /** One objective kind of the fit, summed over all molecules. */

@@ -60,6 +60,8 @@ extern "C" {
 /* q2mm bond constants (kcal/mol/A^2) <-> HessianForce bond constants (kJ/mol/nm^2): 418.4 */
 #define HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2 (HESSFIT_KCAL_TO_KJ * 100.0)
 #define HESSFIT_KJ_PER_MOL_PER_NM2_TO_KCAL_PER_MOL_PER_A2 (1.0 / HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2)
+/* forces: kJ/mol/nm (HessianForce) -> kcal/mol/A */
+#define HESSFIT_KJ_PER_MOL_PER_NM_TO_KCAL_PER_MOL_PER_A (HESSFIT_KJ_TO_KCAL * HESSFIT_ANGSTROM_TO_NM)
 /* q2mm angle constants (kcal/mol/rad^2) <-> HessianForce angle constants (kJ/mol/rad^2) */
 #define HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2 HESSFIT_KCAL_TO_KJ
 #define HESSFIT_KJ_PER_MOL_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2 HESSFIT_KJ_TO_KCAL

@@ -55,6 +55,18 @@ hessfit_status hessfit_model_hessians_all(hessfit_model *m, double *hessians)
     return HESSFIT_SUCCESS;
 }
 
+/* Molecule mol's own Context (built on first use), with the current table. */
+static hessfit_status side_evaluator(hessfit_model *m, int mol, hf_model_evaluator **ev)
+{
+    hessfit_status st;
+    if (mol < 0 || mol >= m->n_mols)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule index %d outside [0, %d)", mol, m->n_mols);
+    *ev = &m->side[mol];
+    if ((*ev)->context == NULL && (st = hf_model_evaluator_build(m, mol, mol + 1, *ev)) != HESSFIT_SUCCESS)
+        return st;
+    return hf_model_evaluator_sync(m, *ev);
+}
+
 hessfit_status hessfit_model_energy(hessfit_model *m, int mol, double *energy)
 {
     double e_kj = 0.0;
@@ -62,16 +74,82 @@ hessfit_status hessfit_model_energy(hessfit_model *m, int mol, double *energy)
     hessfit_status hs;
     if (m == NULL || energy == NULL)
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "energy");
-    if (mol < 0 || mol >= m->n_mols)
-        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule index %d outside [0, %d)", mol, m->n_mols);
-    hf_model_evaluator *ev = &m->side[mol];
-    if (ev->context == NULL && (st = hf_model_evaluator_build(m, mol, mol + 1, ev)) != HESSFIT_SUCCESS)
-        return st;
-    if ((st = hf_model_evaluator_sync(m, ev)) != HESSFIT_SUCCESS)
+    hf_model_evaluator *ev = NULL;
+    if ((st = side_evaluator(m, mol, &ev)) != HESSFIT_SUCCESS)
         return st;
     if ((hs = hessfit_force_get_energy_forces(ev->force, ev->context, &e_kj, NULL)) != HESSFIT_SUCCESS)
         return hf_model_hessfit_error(hs, "hessfit_force_get_energy_forces");
     *energy = e_kj * HESSFIT_KJ_TO_KCAL;
+    return HESSFIT_SUCCESS;
+}
+
+hessfit_status hessfit_model_forces(hessfit_model *m, int mol, double *forces)
+{
+    hf_model_evaluator *ev = NULL;
+    hessfit_status st;
+    hessfit_status hs;
+    double e_kj;
+    if (m == NULL || forces == NULL)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "forces");
+    if ((st = side_evaluator(m, mol, &ev)) != HESSFIT_SUCCESS)
+        return st;
+    const int n3 = 3 * (m->mol_first[mol + 1] - m->mol_first[mol]);
+    for (int i = 0; i < n3; i++)
+        forces[i] = 0.0; /* hessfit_force_get_energy_forces adds */
+    if ((hs = hessfit_force_get_energy_forces(ev->force, ev->context, &e_kj, forces)) != HESSFIT_SUCCESS)
+        return hf_model_hessfit_error(hs, "hessfit_force_get_energy_forces");
+    for (int i = 0; i < n3; i++)
+        forces[i] *= HESSFIT_KJ_PER_MOL_PER_NM_TO_KCAL_PER_MOL_PER_A;
+    return HESSFIT_SUCCESS;
+}
+
+/* Positions of a Context (n particles) in nm. */
+static void context_positions(OpenMM_Context *context, int n, double *pos_nm)
+{
+    OpenMM_State *state = OpenMM_Context_getState(context, OpenMM_State_Positions, 0);
+    const OpenMM_Vec3Array *p = OpenMM_State_getPositions(state);
+    for (int i = 0; i < n; i++) {
+        const OpenMM_Vec3 *v = OpenMM_Vec3Array_get(p, i);
+        pos_nm[3 * i] = v->x;
+        pos_nm[3 * i + 1] = v->y;
+        pos_nm[3 * i + 2] = v->z;
+    }
+    OpenMM_State_destroy(state);
+}
+
+static void set_context_positions(OpenMM_Context *context, int n, const double *pos_nm)
+{
+    OpenMM_Vec3Array *p = OpenMM_Vec3Array_create(n);
+    for (int i = 0; i < n; i++) {
+        const OpenMM_Vec3 v = {pos_nm[3 * i], pos_nm[3 * i + 1], pos_nm[3 * i + 2]};
+        OpenMM_Vec3Array_set(p, i, v);
+    }
+    OpenMM_Context_setPositions(context, p);
+    OpenMM_Vec3Array_destroy(p);
+}
+
+hessfit_status hessfit_model_minimize(hessfit_model *m, int mol, double tolerance, double *coords)
+{
+    hf_model_evaluator *ev = NULL;
+    hessfit_status st;
+    if (m == NULL || coords == NULL)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL", m == NULL ? "model" : "coords");
+    if (!(tolerance > 0.0 && tolerance <= 1e300))
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: minimisation tolerance %g kcal/mol/A (finite, > 0)",
+                             tolerance);
+    if ((st = side_evaluator(m, mol, &ev)) != HESSFIT_SUCCESS)
+        return st;
+    const int n = m->mol_first[mol + 1] - m->mol_first[mol];
+    const double *qm_nm = m->positions_nm + 3 * (size_t)m->mol_first[mol];
+    hessfit_status hs = hessfit_context_minimize(ev->context, tolerance / HESSFIT_KJ_PER_MOL_PER_NM_TO_KCAL_PER_MOL_PER_A, 0);
+    if (hs == HESSFIT_SUCCESS) {
+        context_positions(ev->context, n, coords);
+        for (int i = 0; i < 3 * n; i++)
+            coords[i] *= HESSFIT_NM_TO_ANGSTROM;
+    }
+    set_context_positions(ev->context, n, qm_nm);
+    if (hs != HESSFIT_SUCCESS)
+        return hessfit_error(hs, "fit model: minimising molecule %d: %s", mol + 1, hessfit_last_error());
     return HESSFIT_SUCCESS;
 }
 

@@ -103,6 +103,26 @@ static void write_mode(json_writer *w, const hessfit_report_mode *md)
     hessfit_atomic_file_printf(w->out, "}");
 }
 
+/* ",\n      "stationarity": {"before": {...}, "after": {...}}" */
+static void write_stationarity(json_writer *w, const hessfit_report_stationarity *st, int k)
+{
+    hessfit_atomic_file_printf(w->out, ",\n      \"stationarity\": {");
+    for (int after = 0; after <= 1; after++) {
+        const hessfit_report_stationarity *s = &st[after];
+        snprintf(w->where, sizeof w->where, "molecules[%d].stationarity.%s", k, after ? "after" : "before");
+        hessfit_atomic_file_printf(w->out, "%s\"%s\": {", after ? ", " : "", after ? "after" : "before");
+        num(w, "", "max_force_kcal_mol_A", s->max_force);
+        hessfit_atomic_file_printf(w->out, ", \"max_force_atom\": %d", s->max_force_atom);
+        num(w, ", ", "bond_shift_A", s->bond_shift);
+        hessfit_atomic_file_printf(w->out, ", \"bond_atoms\": [%d, %d]", s->bond_atoms[0], s->bond_atoms[1]);
+        num(w, ", ", "angle_shift_deg", s->angle_shift);
+        hessfit_atomic_file_printf(w->out, ", \"angle_atoms\": [%d, %d, %d]}", s->angle_atoms[0], s->angle_atoms[1],
+                                   s->angle_atoms[2]);
+    }
+    hessfit_atomic_file_printf(w->out, "}");
+    snprintf(w->where, sizeof w->where, "molecules[%d]", k);
+}
+
 static void write_molecules(json_writer *w, const hessfit_report *r)
 {
     hessfit_atomic_file_printf(w->out, "  \"molecules\": [");
@@ -120,6 +140,8 @@ static void write_molecules(json_writer *w, const hessfit_report *r)
         num(w, "", "rmsd_before_cm1", rmsd_before);
         hessfit_atomic_file_printf(w->out, ",\n      \"n_weighted_after\": %d, ", n_after);
         num(w, "", "rmsd_after_cm1", rmsd_after);
+        if (m->stationarity != NULL)
+            write_stationarity(w, m->stationarity, k);
         hessfit_atomic_file_printf(w->out, ",\n      \"modes\": [");
         for (int i = 0; i < m->n_modes; i++) {
             snprintf(w->where, sizeof w->where, "molecules[%d].modes[%d]", k, i);

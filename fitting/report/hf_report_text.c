@@ -128,6 +128,17 @@ static void write_molecule(hessfit_atomic_file *out, const hessfit_report_molecu
     hessfit_report_frequency_rmsd(m, 1, &rmsd_after, &n_after);
     hessfit_atomic_file_printf(out, "  RMSD over the weighted modes: %s cm^-1 before (%d modes), %s cm^-1 after (%d modes)\n",
                           number("%.3f", rmsd_before).s, n_before, number("%.3f", rmsd_after).s, n_after);
+    if (m->stationarity == NULL)
+        return;
+    hessfit_atomic_file_printf(out, "  stationarity: the largest MM force at the QM geometry; how far the MM minimum "
+                                    "reached from it moves bonds and angles\n");
+    for (int after = 0; after <= 1; after++) {
+        const hessfit_report_stationarity *s = &m->stationarity[after];
+        hessfit_atomic_file_printf(out, "    %-6s  force %s kcal/mol/A (atom %d); bond %d-%d by %s A; angle %d-%d-%d by %s deg\n",
+                                   after ? "after" : "before", number("%.3f", s->max_force).s, s->max_force_atom,
+                                   s->bond_atoms[0], s->bond_atoms[1], number("%.4f", s->bond_shift).s, s->angle_atoms[0],
+                                   s->angle_atoms[1], s->angle_atoms[2], number("%.2f", s->angle_shift).s);
+    }
 }
 
 static void write_history(hessfit_atomic_file *out, const hessfit_report_history *h)

@@ -371,6 +371,26 @@ static void test_ch3f(void)
     CHECK(isfinite(g.min_same_function), "no q2mm run with our score function");
     CHECK(final <= g.min_same_function, "CH3F fit %.10g above q2mm's best run of the same function %.10g (%s)", final,
           g.min_same_function, g.min_same_run);
+    /* Stationarity: the Seminario start keeps the QM geometry a minimum (its r0, theta0 are the QM
+     * values); the frequency-only fit does not, and the fit says so on the terminal. */
+    {
+        const gj_value *st = gj_object(&gj_array(rep, "molecules")->items[0], "stationarity");
+        const gj_value *before = gj_object(st, "before"), *after = gj_object(st, "after");
+        printf("  stationarity: force at the QM geometry %.3g -> %.4g kcal/mol/A; MM minimum moves a bond by %.3g -> %.4g "
+               "A, an angle by %.3g -> %.4g deg\n",
+               gj_number(before, "max_force_kcal_mol_A"), gj_number(after, "max_force_kcal_mol_A"),
+               gj_number(before, "bond_shift_A"), gj_number(after, "bond_shift_A"), gj_number(before, "angle_shift_deg"),
+               gj_number(after, "angle_shift_deg"));
+        CHECK(gj_number(before, "max_force_kcal_mol_A") < 0.01 && gj_number(before, "bond_shift_A") < 1e-3 &&
+                  gj_number(before, "angle_shift_deg") < 0.01,
+              "the Seminario start is not stationary at the QM geometry");
+        CHECK(gj_number(after, "max_force_kcal_mol_A") > 10.0 && gj_number(after, "bond_shift_A") > 0.05 &&
+                  gj_number(after, "angle_shift_deg") > 5.0,
+              "the frequency-only fit should move the minimum away from the QM geometry");
+        CHECK(strstr(r.out, "warning: structure 1") != NULL && strstr(r.out, "`geometry = 1`") != NULL,
+              "no stationarity warning on the terminal: %s", r.out);
+        CHECK(strstr(r.out, "fitted.xml\n") != NULL && strstr(r.out, "wrote ") != NULL, "fitted.xml not in the wrote lines");
+    }
     gj_free(rep);
     free(r.out);
 

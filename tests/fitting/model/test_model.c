@@ -130,6 +130,36 @@ static void frequencies9(const double *hessian, const double *masses, double fac
     HF_CALL(hessfit_vib_select(all, 15, 9, out));
 }
 
+/* The CH3F model's energy (kcal/mol) by hand at coordinates x (Angstrom): E = sum k (q - q0)^2. */
+static double ch3f_hand_energy(const hessfit_typed_molecule *typed, double value[][2], const double *x)
+{
+    double e = 0.0;
+    for (int i = 0; i < typed->n_terms; i++) {
+        const hessfit_typed_term *t = &typed->terms[i];
+        const double q = t->kind == HESSFIT_TERM_BOND ? test_distance(x, t->atoms[0], t->atoms[1])
+                                                      : test_angle(x, t->atoms[0], t->atoms[1], t->atoms[2]);
+        const double q0 = t->kind == HESSFIT_TERM_BOND ? value[t->param][1] : value[t->param][1] * HESSFIT_DEG_TO_RAD;
+        e += value[t->param][0] * (q - q0) * (q - q0);
+    }
+    return e;
+}
+
+/* -dE/dx of ch3f_hand_energy by central differences (h = 1e-5 A). */
+static void ch3f_hand_forces(const hessfit_typed_molecule *typed, double value[][2], const double *x, double *f)
+{
+    double y[15];
+    memcpy(y, x, sizeof y);
+    for (int i = 0; i < 15; i++) {
+        const double h = 1e-5;
+        y[i] = x[i] + h;
+        const double ep = ch3f_hand_energy(typed, value, y);
+        y[i] = x[i] - h;
+        const double em = ch3f_hand_energy(typed, value, y);
+        y[i] = x[i];
+        f[i] = -(ep - em) / (2.0 * h);
+    }
+}
+
 static void test_ch3f(void)
 {
     const char *ff_path = test_source_path("examples/data/sn2/ch3f-seminario-start.txt");
@@ -231,6 +261,38 @@ static void test_ch3f(void)
     CHECK_CLOSE(e_mol, e_hand, 1e-12, e_hand, "CH3F energy");
     CHECK_CLOSE(e_total, e_hand, 1e-12, e_hand, "CH3F total energy");
     CHECK(gerr <= 1e-10, "energy gradient vs hand derivatives: %.3g", gerr);
+
+    /* forces at the QM geometry (kcal/mol/A) against finite differences of the hand energy; the
+     * minimum from there: lower energy, forces below the tolerance, and the model still at the QM
+     * geometry afterwards */
+    {
+        double f[15], f_fd[15], x_min[15], ferr = 0.0, fmax_fd = 0.0, rms = 0.0, e_after;
+        HF_CALL(hessfit_model_forces(model, 0, f));
+        ch3f_hand_forces(&typed, value, mol.coords, f_fd);
+        for (int i = 0; i < 15; i++) {
+            ferr = fmax(ferr, fabs(f[i] - f_fd[i]));
+            fmax_fd = fmax(fmax_fd, fabs(f_fd[i]));
+        }
+        CHECK(fmax_fd > 1.0, "the moved parameters leave forces at the QM geometry: %.3g kcal/mol/A", fmax_fd);
+        CHECK(ferr <= 1e-6 * fmax_fd, "forces vs finite differences: %.3g of %.3g kcal/mol/A", ferr, fmax_fd);
+        HF_CALL(hessfit_model_minimize(model, 0, 1e-4, x_min));
+        ch3f_hand_forces(&typed, value, x_min, f_fd);
+        for (int i = 0; i < 15; i++)
+            rms += f_fd[i] * f_fd[i] / 15.0;
+        rms = sqrt(rms);
+        const double e_min = ch3f_hand_energy(&typed, value, x_min);
+        HF_CALL(hessfit_model_energy(model, 0, &e_after));
+        printf("  CH3F forces at the QM geometry: max %.4g kcal/mol/A, error vs FD %.3g; minimum: E %.6g -> %.6g "
+               "kcal/mol, RMS force %.3g kcal/mol/A\n",
+               fmax_fd, ferr, e_hand, e_min, rms);
+        CHECK(e_min < e_hand - 1e-3, "minimisation lowered E from %.10g only to %.10g", e_hand, e_min);
+        CHECK(rms <= 1e-3, "RMS force at the minimum %.3g kcal/mol/A", rms);
+        CHECK(e_after == e_mol, "the model left the QM geometry: E %.17g, was %.17g", e_after, e_mol);
+        test_expect_error(hessfit_model_minimize(model, 0, 0.0, x_min), HESSFIT_ERROR_INVALID_ARGUMENT, "tolerance", NULL,
+                          "tolerance 0");
+        test_expect_error(hessfit_model_forces(model, 1, f), HESSFIT_ERROR_INVALID_ARGUMENT, "molecule index 1", NULL,
+                          "molecule out of range");
+    }
 
     /* average masses on request */
     hessfit_model_options opt = hessfit_model_default_options();

@@ -36,6 +36,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The stationarity given to the CH3F molecule of the sample report (before, after). */
+static const hessfit_report_stationarity ch3f_stationarity[2] = {{0.0004, 3, 1e-6, {1, 2}, 0.001, {2, 1, 3}},
+                                                                 {108.3, 2, 0.1199, {1, 2}, 20.65, {3, 1, 4}}};
+
 static int have_python;
 
 /* ---- the hand-built report ---------------------------------------------------------------------- */
@@ -126,8 +130,8 @@ static void build_report(void)
     sn2_modes[3].residual_before = NAN;
     sn2_modes[5].residual_after = INFINITY;
     sn2_modes[7].overlap_after = NAN;
-    molecules[0] = (hessfit_report_molecule){"CH3F", "examples/data/sn2/ch3f-hessian.npy", 9, ch3f_modes};
-    molecules[1] = (hessfit_report_molecule){sn2_name, sn2_source, 12, sn2_modes};
+    molecules[0] = (hessfit_report_molecule){"CH3F", "examples/data/sn2/ch3f-hessian.npy", 9, ch3f_modes, ch3f_stationarity};
+    molecules[1] = (hessfit_report_molecule){sn2_name, sn2_source, 12, sn2_modes, NULL};
     for (int i = 0; i < 9; i++) {
         loss_before += ch3f_modes[i].residual_before;
         loss_after += ch3f_modes[i].residual_after;
@@ -472,6 +476,10 @@ static void test_text(void)
           "CH3F RMSD line missing");
     /* SN2: reaction coordinate (weight 0) and the unpaired mode 3 are out of the "before" RMSD */
     CHECK(strstr(text, "cm^-1 before (10 modes), ") != NULL, "SN2 RMSD line: expected 10 modes before");
+    CHECK(strstr(text, "    after   force 108.300 kcal/mol/A (atom 2); bond 1-2 by 0.1199 A; angle 3-1-4 by 20.65 deg\n") !=
+              NULL,
+          "CH3F stationarity line missing");
+    CHECK(count_substrings(text, "  stationarity: ") == 1, "stationarity written for a molecule without it");
     CHECK(strstr(text, "i: imaginary frequency, shown as a negative number") != NULL, "no note on imaginary modes");
     CHECK(strstr(text, "-461.72i") != NULL && strstr(text, "-380.25i") != NULL, "imaginary frequencies not shown");
     CHECK(count_substrings(text, "i: imaginary frequency") == 1, "the imaginary note belongs to the SN2 molecule only");
@@ -569,6 +577,28 @@ static void test_json(void)
           "molecule name not escaped as expected in the JSON");
     CHECK(strstr(text, "\"C:\\\\data\\\\sn2\\tTS\\nhessian.npy \\ufffd end\"") != NULL,
           "source not escaped as expected in the JSON");
+    {
+        /* CH3F's stationarity, every number read back exactly, in the order written */
+        const char *p = strstr(text, "\"stationarity\": {\"before\": {");
+        static const char *const keys[4] = {"max_force_kcal_mol_A", "max_force_atom", "bond_shift_A", "angle_shift_deg"};
+        CHECK(p != NULL, "CH3F stationarity not in the JSON");
+        for (int after = 0; after <= 1; after++) {
+            const hessfit_report_stationarity *want = &ch3f_stationarity[after];
+            const double values[4] = {want->max_force, want->max_force_atom, want->bond_shift, want->angle_shift};
+            for (int k = 0; k < 4; k++) {
+                char key[64];
+                snprintf(key, sizeof key, "\"%s\": ", keys[k]);
+                p = strstr(p, key);
+                CHECK(p != NULL, "stationarity %s missing", keys[k]);
+                p += strlen(key);
+                CHECK(strtod(p, NULL) == values[k], "stationarity %d %s: %.30s", after, keys[k], p);
+            }
+        }
+        CHECK(strstr(text, "\"bond_atoms\": [1, 2], \"angle_shift_deg\"") != NULL &&
+                  strstr(text, "\"angle_atoms\": [3, 1, 4]}}") != NULL,
+              "stationarity atoms");
+    }
+    CHECK(count_substrings(text, "\"stationarity\"") == 1, "stationarity written for a molecule without it");
     if (!have_python) {
         printf("json: python3 not found: python parse and full round trip skipped (C-side: %d numbers exact)\n",
                n_numbers);
@@ -1145,7 +1175,7 @@ int main(int argc, char **argv)
     HF_CALL(hessfit_report_frequency_rmsd_all(&report, 1, &rmsd, &n));
     CHECK(n == 20, "all after: %d modes", n);
     {
-        hessfit_report_molecule none = {"x", NULL, 1, &sn2_modes[0]}; /* weight 0 only */
+        hessfit_report_molecule none = {"x", NULL, 1, &sn2_modes[0], NULL}; /* weight 0 only */
         HF_CALL(hessfit_report_frequency_rmsd(&none, 1, &rmsd, &n));
         CHECK(isnan(rmsd) && n == 0, "no weighted mode: NaN and 0");
     }
