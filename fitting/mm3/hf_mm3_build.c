@@ -563,6 +563,31 @@ static hessfit_status build_pairs(builder *b)
 
 /* ---- the model -------------------------------------------------------------------------------------- */
 
+/* Substructure stretch-bend, special-pair, H-bond and torsion-stretch lines are not applied: an
+ * error when their substructure lies on the molecule (none of the rh-enamide set's does). */
+static hessfit_status check_substructure_tables(const builder *b)
+{
+    int checked = -1;
+    for (int r = 0; r < b->ff->n_fld_rows; r++) {
+        const hessfit_fld_row *row = &b->ff->fld_rows[r];
+        int applies;
+        hessfit_status st;
+        if (row->substructure < 0 || row->substructure == checked || !strchr("3678", row->code))
+            continue;
+        checked = row->substructure;
+        if ((st = hf_mm3_substructure_applies(&b->g, row->substructure, &applies)) != HESSFIT_SUCCESS)
+            return st;
+        if (applies)
+            return hessfit_error(HESSFIT_ERROR_UNSUPPORTED,
+                                 "%s:%d: substructure '%s' lies on %s and has a code-%c line, which hessfit's MM3* "
+                                 "model does not apply (only its stretch, bend, torsion and out-of-plane lines, "
+                                 "through typing)",
+                                 b->ff->path, row->line, b->ff->substructures[row->substructure].name, mol_name(b),
+                                 row->code);
+    }
+    return HESSFIT_SUCCESS;
+}
+
 static hessfit_status check_inputs(const hessfit_molecule *mol, const hessfit_typed_molecule *typed,
                                    const hessfit_forcefield *ff)
 {
@@ -613,7 +638,7 @@ static hessfit_status build(builder *b)
     for (size_t k = 0; k < n * n; k++)
         b->stretch_of[k] = -1;
     if ((st = read_factors(b)) != HESSFIT_SUCCESS || (st = hf_mm3_graph_build(b->mol, b->ff, &b->g)) != HESSFIT_SUCCESS ||
-        (st = build_atoms(b)) != HESSFIT_SUCCESS)
+        (st = check_substructure_tables(b)) != HESSFIT_SUCCESS || (st = build_atoms(b)) != HESSFIT_SUCCESS)
         return st;
     for (int t = 0; t < typed->n_terms; t++) {
         const hessfit_typed_term *term = &typed->terms[t];

@@ -60,4 +60,7 @@ int hf_mm3_vdw_row_of_type(const hessfit_forcefield *ff, const char *type);
  * the line when the pattern does not embed or both directions do. */
 hessfit_status hf_mm3_substructure_first(const hf_mm3_graph *g, const hessfit_fld_row *row, int a, int b, int *first);
 
+/* *applies = 1 when the substructure's pattern embeds somewhere in the molecule. */
+hessfit_status hf_mm3_substructure_applies(const hf_mm3_graph *g, int substructure, int *applies);
+
 #endif

@@ -15,8 +15,8 @@
  *     must be attached to that atom besides the row's own atoms, two distinct atoms for two types.
  * (The same rules as fitting/chem/hf_typing.c, whose ranking, not first match, picks typed terms.)
  *
- * Substructure patterns ("HX-RH(-PX)-HX.C2*C2(.2)-N2-C2=O2.2"): two-character types numbered 1, 2,
- * ... in order; a mark ('-' '=' '%' '*' '.'; none = '-') bonds an atom to the previous one or, when a
+ * Substructure patterns ("HX-RH(-PX)-HX.C2*C2(.2)-N2-C2=O2.2"): two-character types ("00" any)
+ * numbered 1, 2, ... in order; a mark ('-' '=' '%' '*' '.'; none = '-') bonds an atom to the previous one or, when a
  * number follows the mark, to that pattern position (ring closure); parentheses branch.
  */
 #include "hf_mm3_internal.h"
@@ -255,7 +255,7 @@ static int pattern_parse(const char *text, pattern *p)
             c++;
         } else if (strchr("-=%*.", *c) != NULL) {
             mark = *c++;
-        } else if (isdigit((unsigned char)*c)) { /* a bond to that position */
+        } else if (isdigit((unsigned char)*c) && !(c[0] == '0' && c[1] == '0')) { /* a bond to that position */
             int to = 0;
             while (isdigit((unsigned char)*c))
                 to = 10 * to + (*c++ - '0');
@@ -265,7 +265,7 @@ static int pattern_parse(const char *text, pattern *p)
             p->b[p->n_bonds] = to - 1;
             p->mark[p->n_bonds++] = mark ? mark : '-';
             mark = 0;
-        } else if (isalpha((unsigned char)*c) && c[1] != '\0' && isalnum((unsigned char)c[1])) {
+        } else if (isalnum((unsigned char)*c) && c[1] != '\0' && isalnum((unsigned char)c[1])) { /* a type, "00" any */
             if (p->n == HF_MM3_PATTERN_MAX || p->n_bonds == 2 * HF_MM3_PATTERN_MAX)
                 return 0;
             memcpy(p->types[p->n], c, 2);
@@ -375,5 +375,20 @@ hessfit_status hf_mm3_substructure_first(const hf_mm3_graph *g, const hessfit_fl
                              g->ff->path, row->line, s->pattern, ab ? "lies both ways" : "does not lie",
                              a + 1, b + 1, g->mol->atom_types[a], g->mol->atom_types[b]);
     *first = ab ? a : b;
+    return HESSFIT_SUCCESS;
+}
+
+hessfit_status hf_mm3_substructure_applies(const hf_mm3_graph *g, int substructure, int *applies)
+{
+    const hessfit_ff_substructure *s = &g->ff->substructures[substructure];
+    int map[HF_MM3_PATTERN_MAX];
+    pattern p;
+    if (!pattern_parse(s->pattern, &p))
+        return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s:%d: substructure pattern '%s' (substructure '%s') is not one "
+                             "hessfit reads (two-character types, marks - = %% * ., positions, parentheses)",
+                             g->ff->path, s->line + 1, s->pattern, s->name);
+    for (int k = 0; k < p.n; k++)
+        map[k] = -1;
+    *applies = embed(g, &p, map);
     return HESSFIT_SUCCESS;
 }
