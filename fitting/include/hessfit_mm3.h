@@ -183,7 +183,7 @@ void hessfit_mm3_reduce(const hessfit_mm3_model *model, const double *coords, do
 /**
  * The energy of model at coords (3 n_atoms, Angstrom), kJ/mol: totals[k] for each kind (may be
  * NULL), and, where per[k] is not NULL, the energy of each interaction of kind k (hessfit_mm3_count
- * entries). Returns the total.
+ * entries). Returns the total (NAN when out of memory).
  */
 double hessfit_mm3_evaluate(const hessfit_mm3_model *model, const double *coords, double totals[HESSFIT_MM3_NUM_KINDS],
                             double *const per[HESSFIT_MM3_NUM_KINDS]);

@@ -340,6 +340,9 @@ static hessfit_status bend_bend_constants(const builder *b, int bend, double *k_
     int row = b->param_row[param], reversed;
     hessfit_status st;
     if (b->ff->params[param].substructure < 0) {
+        if (row < 0)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: bend %d-%d-%d: parameter %d has no .fld line",
+                                 mol_name(b), e->atoms[0] + 1, e->atoms[1] + 1, e->atoms[2] + 1, param);
         *src_theta0 = e->src_theta0;
     } else {
         if ((st = hf_mm3_first_row(&b->g, '2', e->atoms, 3, &row, &reversed)) != HESSFIT_SUCCESS)

@@ -122,7 +122,6 @@ static void key_of(hessfit_mmo_table table, const int *atoms, int *key)
 typedef struct listing {
     int n;
     int (*keys)[5];
-    const int *atoms_of; /* not used */
     unsigned char *listed, *used;
 } listing;
 
