@@ -18,8 +18,9 @@
  * formats, so positions matter, not whitespace):
  *   [0]      ' ', or 'a' for an alternative parameter (read like the others)
  *   [1]      interaction code: 1 stretch, 2 bend, 3 stretch-bend, 4 torsion, 5 out-of-plane,
- *            6 special vdW pair, 7 hydrogen bond, 8 torsion-stretch (1 2 4 5 are modelled here;
- *            the others, and any other code letter, are kept as text)
+ *            6 special vdW pair, 7 hydrogen bond, 8 torsion-stretch (1 2 4 5 are parameters here;
+ *            every code 1-8 line is also an hessfit_fld_row with its three fields in file units,
+ *            blank ones 0; a code letter ('A') is kept as text only)
  *   types    main tables [4,6) [9,11) [14,16) [19,21) with a bond mark between consecutive types
  *            (columns 7, 12, 17): '-' single, '=' double, '%' triple, '*' any bond, '.' a bond
  *            without order (MacroModel's zero-order dative/metal bond, as in the Rh substructure
@@ -40,7 +41,9 @@
  * A line with blank type columns continues the descriptors of the line above ("1C200 0000" on
  * line 114 of mm3.fld, " O200 0000" on 115); it is kept as text, and hessfit_forcefield_param_at_line
  * maps it to the parameter it continues (MacroModel's .mmo names such a line as the FF line).
- * vdW lines: type [2,5), radius r* [5,15) [A], epsilon [16,26) [kcal/mol], offset, charge, ...
+ * vdW lines: type [2,5), radius r* [5,15) [A], epsilon [16,26) [kcal/mol], offset [27,37) [A],
+ * formal charge [38,48) [e], the Atm1 descriptor [72,76) ("SX00": bonded to an SX); rows too.
+ * Header lines of -1 (" 0    STR     3      601.99392"): rows {equation, factor to kJ/mol}.
  *
  * Canonical values (hessfit_forcefield.h): k_bond = k_mdyn * 71.96631, k_angle = k_mdyn * 71.94
  * (also for out-of-plane constants, which share the bend units), torsion Fourier triples
@@ -395,6 +398,158 @@ static hessfit_status fld_parse_vdw_line(const char *path, int line_no, const ch
     return HESSFIT_SUCCESS;
 }
 
+/* ---- rows: every line again in file units (hessfit_fld_row) ------------------------------------- */
+
+static const int VDW_ROW_FIELD_START[4] = {5, 16, 27, 38};
+static const int VDW_ROW_FIELD_END[4] = {15, 26, 37, 48};
+#define FLD_VDW_DESCRIPTOR_COL 72
+
+/* A numeric field that may be blank (then 0 and bit `bit` of *blank). */
+static hessfit_status fld_optional_number(const char *path, int line_no, const char *text, int start, int end,
+                                          const char *what, double *value, unsigned *blank, int bit)
+{
+    int decimals;
+    if (span_is_blank(text, strlen(text), (size_t)start, (size_t)end)) {
+        *value = 0.0;
+        *blank |= 1u << bit;
+        return HESSFIT_SUCCESS;
+    }
+    return fld_number(path, line_no, text, start, end, what, value, &decimals);
+}
+
+/* Atoms of a table line of each interaction code; code 7 (hydrogen bonds: two to four atoms) counts
+ * the filled type columns. */
+static int row_atoms(char code, const char *text, size_t len, const int *cols)
+{
+    static const int n[9] = {0, 2, 3, 3, 4, 4, 2, 4, 4};
+    if (code < '1' || code > '8')
+        return 0;
+    if (code != '7')
+        return n[code - '0'];
+    int k = 0;
+    while (k < 4 && !span_is_blank(text, len, (size_t)cols[k], (size_t)cols[k] + 2))
+        k++;
+    return k;
+}
+
+/* A -2 table line (not blank, not a comment) as a row; *has = 0 for continuation lines and
+ * interaction codes that are letters. */
+static hessfit_status fld_parse_row(const char *path, int line_no, const char *text, int in_sub, hessfit_fld_row *row,
+                                    int *has)
+{
+    const size_t len = strlen(text);
+    const int *cols = in_sub ? SUB_TYPE_COL : MAIN_TYPE_COL;
+    hessfit_status st;
+    memset(row, 0, sizeof *row);
+    *has = 0;
+    if (len < 2 || (text[0] != ' ' && text[0] != 'a') || span_is_blank(text, len, 2, FLD_NUMBERS_START))
+        return HESSFIT_SUCCESS;
+    row->n_types = row_atoms(text[1], text, len, cols);
+    if (row->n_types == 0)
+        return HESSFIT_SUCCESS;
+    row->code = text[1];
+    row->alternative = text[0] == 'a';
+    row->param = -1;
+    row->substructure = -1;
+    row->line = line_no;
+    for (int k = 0; k < row->n_types; k++) {
+        st = fld_type(path, line_no, text, cols[k], 2, row->types[k]);
+        if (st != HESSFIT_SUCCESS)
+            return st;
+        if (!in_sub && k + 1 < row->n_types && row->code != '5') {
+            st = fld_bond_mark(path, line_no, text, (size_t)cols[k] + 2, (size_t)cols[k + 1], &row->bond_marks[k]);
+            if (st != HESSFIT_SUCCESS)
+                return st;
+        }
+    }
+    if (!in_sub)
+        fld_descriptor(text, len, row->n_types, row->descriptor, sizeof row->descriptor);
+    row->n_values = 3;
+    for (int f = 0; f < 3; f++) {
+        char what[64];
+        snprintf(what, sizeof what, "field %d of the code-%c line", f + 1, row->code);
+        st = fld_optional_number(path, line_no, text, TABLE_FIELD_START[f], TABLE_FIELD_END[f], what, &row->values[f],
+                                 &row->blank, f);
+        if (st != HESSFIT_SUCCESS)
+            return st;
+    }
+    *has = 1;
+    return HESSFIT_SUCCESS;
+}
+
+/* A van der Waals line as a row: type, R*, eps, offset, formal charge, the Atm1 descriptor. */
+static hessfit_status fld_parse_vdw_row(const char *path, int line_no, const char *text, hessfit_fld_row *row)
+{
+    static const char *const what[4] = {"van der Waals radius", "van der Waals epsilon", "van der Waals offset",
+                                        "formal charge"};
+    const size_t len = strlen(text);
+    hessfit_status st;
+    memset(row, 0, sizeof *row);
+    row->code = 'V';
+    row->n_types = 1;
+    row->param = -1;
+    row->substructure = -1;
+    row->line = line_no;
+    st = fld_type(path, line_no, text, 2, 3, row->types[0]);
+    if (st != HESSFIT_SUCCESS)
+        return st;
+    row->n_values = 4;
+    for (int f = 0; f < 4; f++) {
+        st = fld_optional_number(path, line_no, text, VDW_ROW_FIELD_START[f], VDW_ROW_FIELD_END[f], what[f],
+                                 &row->values[f], &row->blank, f);
+        if (st != HESSFIT_SUCCESS)
+            return st;
+    }
+    if (row->blank & 3u)
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: the van der Waals line of %s has no %s", path, line_no,
+                             row->types[0], what[(row->blank & 1u) ? 0 : 1]);
+    if (len > FLD_VDW_DESCRIPTOR_COL) {
+        char d[8];
+        hf_ff_copy_trimmed(d, sizeof d, text + FLD_VDW_DESCRIPTOR_COL, len - FLD_VDW_DESCRIPTOR_COL < 4 ? len - FLD_VDW_DESCRIPTOR_COL : 4);
+        if (strcmp(d, "0000") != 0)
+            strcpy(row->descriptor, d);
+    }
+    return HESSFIT_SUCCESS;
+}
+
+/* A header line " 0  KEY  eq  factor" of the -1 section as a row (SEL lines and lines without a
+ * factor are not rows). */
+static hessfit_status fld_parse_header_row(const char *path, int line_no, const char *text, hessfit_fld_row *row, int *has)
+{
+    char copy[256];
+    char *tok[8];
+    long eq;
+    hessfit_status st;
+    *has = 0;
+    if (text[0] != ' ' || text[1] != '0' || strlen(text) >= sizeof copy)
+        return HESSFIT_SUCCESS;
+    strcpy(copy, text);
+    if (hf_split(copy, tok, 8) < 4 || strcmp(tok[1], "SEL") == 0 || strlen(tok[1]) >= HESSFIT_FF_TYPE_LEN)
+        return HESSFIT_SUCCESS;
+    memset(row, 0, sizeof *row);
+    row->code = '0';
+    row->n_types = 1;
+    strcpy(row->types[0], tok[1]);
+    if ((st = hf_parse_int(tok[2], path, line_no, "equation number", 0, 1000, &eq)) != HESSFIT_SUCCESS ||
+        (st = hf_parse_double(tok[3], path, line_no, "conversion factor", &row->values[1])) != HESSFIT_SUCCESS)
+        return st;
+    row->values[0] = (double)eq;
+    row->n_values = 2;
+    row->param = -1;
+    row->substructure = -1;
+    row->line = line_no;
+    *has = 1;
+    return HESSFIT_SUCCESS;
+}
+
+static hessfit_status fld_add_row(hessfit_forcefield *ff, size_t *cap, const hessfit_fld_row *row)
+{
+    hessfit_status st = hf_grow((void **)&ff->fld_rows, cap, (size_t)ff->n_fld_rows + 1, sizeof *ff->fld_rows, ".fld rows");
+    if (st == HESSFIT_SUCCESS)
+        ff->fld_rows[ff->n_fld_rows++] = *row;
+    return st;
+}
+
 /* ---- reading ------------------------------------------------------------------------------------ */
 
 typedef enum fld_state {
@@ -465,7 +620,9 @@ static hessfit_status parse_equivalence(const char *path, int line_no, const cha
 hessfit_status hessfit_fld_read(const char *path, hessfit_forcefield *ff)
 {
     hessfit_forcefield tmp;
-    size_t param_cap = 0, sub_cap = 0, equiv_cap = 0;
+    size_t param_cap = 0, sub_cap = 0, equiv_cap = 0, row_cap = 0;
+    hessfit_fld_row row;
+    int has_row;
     fld_state state = FLD_PREAMBLE;
     int section_line = 0; /* line of the marker that opened the current section */
     int pattern_seen = 0;
@@ -541,8 +698,13 @@ hessfit_status hessfit_fld_read(const char *path, hessfit_forcefield *ff)
             continue;
         }
         switch (state) {
-        case FLD_INTRO:
-            break; /* kept as text */
+        case FLD_INTRO: /* kept as text; the factors also as rows */
+            st = fld_parse_header_row(path, line_no, text, &row, &has_row);
+            if (st == HESSFIT_SUCCESS && has_row)
+                st = fld_add_row(&tmp, &row_cap, &row);
+            if (st != HESSFIT_SUCCESS)
+                goto fail;
+            break;
         case FLD_EQUIV:
             st = parse_equivalence(path, line_no, text, &tmp, &equiv_cap);
             if (st != HESSFIT_SUCCESS)
@@ -561,6 +723,14 @@ hessfit_status hessfit_fld_read(const char *path, hessfit_forcefield *ff)
                 if (st != HESSFIT_SUCCESS)
                     goto fail;
             }
+            st = fld_parse_row(path, line_no, text, state == FLD_SUB_TABLE, &row, &has_row);
+            if (st == HESSFIT_SUCCESS && has_row) {
+                row.param = parsed.modeled ? tmp.n_params - 1 : -1;
+                row.substructure = state == FLD_SUB_TABLE ? tmp.n_substructures - 1 : -1;
+                st = fld_add_row(&tmp, &row_cap, &row);
+            }
+            if (st != HESSFIT_SUCCESS)
+                goto fail;
             break;
         }
         case FLD_VDW: {
@@ -573,6 +743,12 @@ hessfit_status hessfit_fld_read(const char *path, hessfit_forcefield *ff)
             if (st != HESSFIT_SUCCESS)
                 goto fail;
             st = hf_ff_add_param(&tmp, &param_cap, &parsed.param);
+            if (st == HESSFIT_SUCCESS)
+                st = fld_parse_vdw_row(path, line_no, text, &row);
+            if (st == HESSFIT_SUCCESS) {
+                row.param = tmp.n_params - 1;
+                st = fld_add_row(&tmp, &row_cap, &row);
+            }
             if (st != HESSFIT_SUCCESS)
                 goto fail;
             break;

@@ -22,6 +22,7 @@ void hessfit_forcefield_free(hessfit_forcefield *ff)
     free(ff->params);
     free(ff->substructures);
     free(ff->equivalences);
+    free(ff->fld_rows);
     if (ff->lines != NULL)
         for (int i = 0; i < ff->n_lines; i++)
             free(ff->lines[i]);

@@ -84,6 +84,34 @@ typedef struct hessfit_ff_equivalence {
     int line;
 } hessfit_ff_equivalence;
 
+/** MM3* .fld: one line of a table as MacroModel reads it, in the file's own units, for what MacroModel's
+ * energy needs beyond the fitted values (hessfit_mm3.h): the header factors, the bond moments and
+ * bend-bend constants (3rd field of stretch and bend lines), the stretch-bend (code 3), special
+ * van der Waals pair (6), hydrogen-bond (7) and torsion-stretch (8) tables and the van der Waals
+ * table with its offsets, formal charges and descriptors. Every modelled parameter line also has
+ * its row (param says which), substructure lines too. */
+typedef struct hessfit_fld_row {
+    /** '0' a header line " 0  KEY  eq  factor" (types[0] = KEY, values = {eq, factor}); '1'..'8' a
+     * -2 table line of that interaction code; 'V' a van der Waals (-6) line. */
+    char code;
+    int alternative;                      /* 1 for an 'a' line (column 1) */
+    int n_types;
+    char types[4][HESSFIT_FF_TYPE_LEN];   /* as in hessfit_ff_param ("*" the wildcard; substructures:
+                                             pattern positions "1", "2" or types) */
+    char bond_marks[3];                   /* main tables: as in hessfit_ff_param (0 none) */
+    char descriptor[24];                  /* main tables and vdW: as in hessfit_ff_param ("" none) */
+    int n_values;
+    /** The numeric fields in file units: table lines the three F10.4 fields (stretch r0 k mu; bend
+     * theta0 k k_bb; S-B k_sb; torsion V1 V2 V3; out-of-plane angle k; special pair R eps; H-bond
+     * C/100 D/100 (third); torsion-stretch K_ts); vdW lines R* eps offset charge. A blank field is
+     * 0 and sets bit v of blank. */
+    double values[4];
+    unsigned blank;
+    int param;          /* index of the hessfit_ff_param read from this line, -1 if none */
+    int substructure;   /* index into hessfit_forcefield.substructures, -1 for the main part */
+    int line;           /* 1-based */
+} hessfit_fld_row;
+
 typedef struct hessfit_forcefield {
     hessfit_ff_format format;
     char *path;                 /* file it was read from */
@@ -93,6 +121,10 @@ typedef struct hessfit_forcefield {
     hessfit_ff_substructure *substructures;
     int n_equivalences;
     hessfit_ff_equivalence *equivalences;
+    /** MM3* .fld only (0 and NULL otherwise): every header, table and van der Waals line, in file
+     * order (hessfit_fld_row). Not written back: the lines below are. */
+    int n_fld_rows;
+    hessfit_fld_row *fld_rows;
     /** The file's text, kept so that writing changes only the fitted values. */
     int n_lines;
     char **lines;
@@ -114,7 +146,7 @@ hessfit_status hessfit_forcefield_read(const char *path, hessfit_forcefield *ff)
 hessfit_status hessfit_forcefield_write(const hessfit_forcefield *ff, const char *path);
 
 /** MacroModel MM3* .fld: every parameter line of the main tables and of the substructures, the
- * vdW table, the atom-type equivalences. */
+ * vdW table, the atom-type equivalences, and every line again as an hessfit_fld_row. */
 hessfit_status hessfit_fld_read(const char *path, hessfit_forcefield *ff);
 /** Write ff (read by hessfit_fld_read, values possibly changed) to path: every line as read except
  * the numeric fields of parameters whose values changed, rewritten in the file's own fixed

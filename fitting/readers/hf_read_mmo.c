@@ -46,7 +46,8 @@
  * Checks: each announced count equals the rows read for bonds, angles, proper and improper
  * torsions, bend-bend and nonbonded pairs; the cross-term table lists only terms with nonzero
  * constants, so its rows may only be fewer than announced. Term atoms must exist in the structure.
- * The MM energies are not stored (hessfit_molecule.energy is a reference energy in Hartree).
+ * The MM energies are not stored here (hessfit_molecule.energy is a reference energy in Hartree):
+ * hessfit_mmo_energies_read (hf_read_mmo_energies.c) reads every printed row and the breakdown.
  */
 #include "hessfit_elements.h"
 #include "hessfit_molecule.h"

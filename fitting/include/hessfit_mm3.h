@@ -1,0 +1,194 @@
+#ifndef HESSFIT_MM3_H_
+#define HESSFIT_MM3_H_
+/*
+ * MacroModel's MM3* energy of one molecule, as MacroModel builds it from an .fld: every interaction
+ * with its constants in MacroModel's units and, for each constant, where it comes from; and a plain
+ * reference evaluator of that energy. docs/mm3.md has the rules, their evidence and the deviations
+ * measured against MacroModel's own printed energies (tests/fitting/mm3/test_mm3_mmo.c).
+ *
+ * Units (MacroModel's): Angstrom, degrees, the .fld's own constants (mdyn/A, mdyn A/rad^2,
+ * kcal/mol, Debye, e), energies in kJ/mol through the .fld header factors (STR, BND, ...).
+ *
+ * The model is one array per interaction kind (atoms 0-based, constants, their sources), meant to
+ * be walked: hessfit_mm3_build fills it, hessfit_mm3_evaluate evaluates it, a fit model can turn
+ * each array into force-field terms.
+ */
+#include "hessfit_forcefield.h"
+#include "hessfit_molecule.h"
+#include "hessfit_status.h"
+#include "hessfit_typing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Where a constant comes from. */
+typedef enum hessfit_mm3_origin {
+    HESSFIT_MM3_FROM_PARAM = 0, /**< ff->params[index].values[value] * scale (a value the fit may change) */
+    HESSFIT_MM3_FROM_ROW = 1,   /**< ff->fld_rows[index].values[value] * scale (an .fld value not fitted) */
+    HESSFIT_MM3_DERIVED = 2     /**< computed from other constants or fixed by a rule (rule says which) */
+} hessfit_mm3_origin;
+
+typedef struct hessfit_mm3_source {
+    hessfit_mm3_origin origin;
+    int index;         /**< param or row index; -1 when derived */
+    int value;         /**< value index inside it; -1 when derived */
+    double scale;      /**< constant = stored value * scale (1/71.96631 for stretch k, 2/n for shared V's) */
+    int line;          /**< the .fld line, 0 when derived */
+    const char *rule;  /**< static text: "" for a value read as it is, else how (derived, shared, exception) */
+} hessfit_mm3_source;
+
+/** Stretch: E = 1/2 F_STR k dr^2 (1 - 2.55 dr + 3.793125 dr^2), dr = r_eff - r0, r_eff = |x_a' - x_b'| / f. */
+typedef struct hessfit_mm3_stretch {
+    int atoms[2];      /**< atoms[0] is the end a positive bond moment makes positive */
+    double r0, k, mu;  /**< A, mdyn/A, Debye */
+    double f;          /**< effective-length divisor: f of a reduced H in the bond, else 1 */
+    hessfit_mm3_source src_r0, src_k, src_mu;
+    int term;          /**< index of the typed term */
+} hessfit_mm3_stretch;
+
+/** Bend: E = 1/2 F_BND k dt^2 (1 - 0.014 D + 5.6e-5 D^2 - 7e-7 D^3 + 2.2e-8 D^4), dt in rad, D in deg. */
+typedef struct hessfit_mm3_bend {
+    int atoms[3];      /**< centre atoms[1] */
+    double theta0, k;  /**< deg, mdyn A/rad^2 */
+    hessfit_mm3_source src_theta0, src_k;
+    int term;
+} hessfit_mm3_bend;
+
+/** Stretch-bend: E = F_SB k_sb (dr_1 + dr_2) dt (rad), dr_i of the bonds atoms[1]-atoms[0], atoms[1]-atoms[2]. */
+typedef struct hessfit_mm3_stretch_bend {
+    int atoms[3];
+    double k_sb, theta0, r0[2], f[2]; /**< theta0 the bend's; r0 and f of the two bonds' stretches */
+    hessfit_mm3_source src_k_sb, src_theta0, src_r0[2];
+    int bend;          /**< index into hessfit_mm3_model.bends */
+} hessfit_mm3_stretch_bend;
+
+/** Bend-bend: E = -0.02191418 F_BB k_bb1 k_bb2 D_1 D_2 (deg), both angles at atoms[0]. */
+typedef struct hessfit_mm3_bend_bend {
+    int atoms[5];            /**< centre, the ends of angle 1, the ends of angle 2 */
+    double k_bb[2], theta0[2]; /**< from each angle's MAIN-table bend line */
+    hessfit_mm3_source src_k_bb[2], src_theta0[2];
+    int bend[2];
+} hessfit_mm3_bend_bend;
+
+/** Torsion: E = F_TOR [V1 (1 + cos phi) + V2 (1 - cos 2 phi) + V3 (1 + cos 3 phi)]. */
+typedef struct hessfit_mm3_torsion {
+    int atoms[4];
+    double v[3];       /**< kcal/mol, after any substructure sharing */
+    hessfit_mm3_source src_v[3];
+    int term;
+} hessfit_mm3_torsion;
+
+/** Torsion-stretch: E = F_TS (-11.995 / 2) K_ts dr_bc (1 + cos 3 phi), dr_bc of the central bond. */
+typedef struct hessfit_mm3_torsion_stretch {
+    int atoms[4];
+    double k_ts, r0, f; /**< kcal/mol/A; r0 and f of the central bond's stretch */
+    hessfit_mm3_source src_k_ts, src_r0;
+    int torsion;       /**< index into hessfit_mm3_model.torsions */
+} hessfit_mm3_torsion_stretch;
+
+/** Out-of-plane: E = F_IMP k (1 - cos 2 phi), phi the dihedral atoms[0..3] = (a, centre, b, c). */
+typedef struct hessfit_mm3_out_of_plane {
+    int atoms[4];
+    double k;          /**< mdyn A/rad^2 */
+    hessfit_mm3_source src_k;
+    int term;
+} hessfit_mm3_out_of_plane;
+
+/** A reduced hydrogen: x' = x_partner + f (x - x_partner), f = 1 + offset. */
+typedef struct hessfit_mm3_reduced {
+    int atom, partner;
+    double f;
+    hessfit_mm3_source src_offset;
+} hessfit_mm3_reduced;
+
+/** Per atom: the van der Waals line MacroModel uses and the charge. */
+typedef struct hessfit_mm3_atom {
+    double r_star, eps;      /**< A, kcal/mol */
+    double formal_charge;    /**< e (4th column of its vdW line) */
+    double charge;           /**< e: formal charge + its bond-moment charges */
+    int vdw_row;             /**< the row of its van der Waals line */
+    hessfit_mm3_source src_r_star, src_eps, src_formal;
+} hessfit_mm3_atom;
+
+/** A nonbonded pair (not 1-2, not 1-3; 1-4 unscaled):
+ *   E_vdW = F_VDW eps S(r) (184000 exp(-12 r'/R) - 2.25 (R/r')^6), S on the TRUE distance r:
+ *           1 (r <= 6), (64 - r^2)/28 (6 < r < 8), 0 (r >= 8) (MacroModel's 7 +- 1 A run setting);
+ *   E_ele = F_ELE q_i q_j / r' (no cutoff). r' the reduced distance. */
+typedef struct hessfit_mm3_pair {
+    int atoms[2];
+    double r, eps, qq;       /**< R = R*_i + R*_j (A), eps = sqrt(eps_i eps_j) (kcal/mol), or a special pair */
+    hessfit_mm3_source src_r, src_eps;
+    int is14;
+} hessfit_mm3_pair;
+
+/** The .fld header factors to kJ/mol. */
+typedef struct hessfit_mm3_factors {
+    double str, bnd, tor, imp, sb, bb, ts, vdw, ele;
+} hessfit_mm3_factors;
+
+typedef struct hessfit_mm3_model {
+    int n_atoms;
+    hessfit_mm3_factors factor;
+    int n_stretches, n_bends, n_stretch_bends, n_bend_bends, n_torsions, n_torsion_stretches, n_out_of_plane,
+        n_reduced, n_pairs;
+    hessfit_mm3_stretch *stretches;
+    hessfit_mm3_bend *bends;
+    hessfit_mm3_stretch_bend *stretch_bends;   /**< one per bend (k_sb 0 where MacroModel has none) */
+    hessfit_mm3_bend_bend *bend_bends;
+    hessfit_mm3_torsion *torsions;
+    hessfit_mm3_torsion_stretch *torsion_stretches; /**< one per torsion (k_ts 0 without a code-8 line) */
+    hessfit_mm3_out_of_plane *out_of_plane;
+    hessfit_mm3_reduced *reduced;
+    hessfit_mm3_atom *atoms;                   /**< n_atoms */
+    hessfit_mm3_pair *pairs;
+} hessfit_mm3_model;
+
+/**
+ * The MM3* model of mol (MacroModel atom types, bonds with orders incl. order 0) with its bonded
+ * terms typed against ff (hessfit_assign_parameters; terms with HESSFIT_MATCH_NO_TERM contribute
+ * nothing). Impropers take the atom order MacroModel printed when mol carries its report
+ * (reported_terms), else (first neighbour, centre, second, third). Anything MacroModel would need
+ * and ff lacks (a header factor, a van der Waals line, a stretch-bend line at a carbon centre, a
+ * stretch for a stretch-bend or torsion-stretch) is an error naming the atoms, their types and the
+ * table; *model is then empty.
+ */
+hessfit_status hessfit_mm3_build(const hessfit_molecule *mol, const hessfit_typed_molecule *typed,
+                                 const hessfit_forcefield *ff, hessfit_mm3_model *model);
+void hessfit_mm3_model_free(hessfit_mm3_model *model);
+
+/** The energy kinds, in the order of MacroModel's breakdown. */
+typedef enum hessfit_mm3_kind {
+    HESSFIT_MM3_STRETCH = 0,
+    HESSFIT_MM3_BEND,
+    HESSFIT_MM3_TORSION,
+    HESSFIT_MM3_OUT_OF_PLANE,
+    HESSFIT_MM3_STRETCH_BEND,
+    HESSFIT_MM3_BEND_BEND,
+    HESSFIT_MM3_TORSION_STRETCH,
+    HESSFIT_MM3_VDW,
+    HESSFIT_MM3_ELECTROSTATIC,
+    HESSFIT_MM3_NUM_KINDS
+} hessfit_mm3_kind;
+
+/** "stretch", "bend", "torsion", "out-of-plane", "stretch-bend", "bend-bend", "torsion-stretch",
+ * "van der Waals", "electrostatic". */
+const char *hessfit_mm3_kind_name(hessfit_mm3_kind kind);
+/** Interactions of that kind in model (pairs for both vdW and electrostatic). */
+int hessfit_mm3_count(const hessfit_mm3_model *model, hessfit_mm3_kind kind);
+
+/** The reduced geometry: x' = x for every atom but the reduced hydrogens (coords, out: 3 n_atoms). */
+void hessfit_mm3_reduce(const hessfit_mm3_model *model, const double *coords, double *out);
+
+/**
+ * The energy of model at coords (3 n_atoms, Angstrom), kJ/mol: totals[k] for each kind (may be
+ * NULL), and, where per[k] is not NULL, the energy of each interaction of kind k (hessfit_mm3_count
+ * entries). Returns the total (NAN when out of memory).
+ */
+double hessfit_mm3_evaluate(const hessfit_mm3_model *model, const double *coords, double totals[HESSFIT_MM3_NUM_KINDS],
+                            double *const per[HESSFIT_MM3_NUM_KINDS]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
