@@ -50,9 +50,16 @@
  * the options. Lorentz-Berthelot combining (default) puts a pair's LJ minimum at R*_i + R*_j,
  * MM3's and AMBER's rule; geometric combining does not.
  *
- * MM3 caveat: the model is harmonic; what it leaves out of an MM3* force field (anharmonic
- * stretch and bend, cross terms, Buckingham van der Waals, MacroModel's out-of-plane coordinate,
- * bond-dipole charges) and how much that changes the curvatures: docs/fitting.md, "The model".
+ * MM3* form (HESSFIT_MODEL_FORM_MM3, an .fld only): instead of the harmonic terms, MacroModel's
+ * whole MM3* energy of each molecule as hessfit_mm3_build finds it (anharmonic stretch and bend,
+ * stretch-bend, bend-bend, torsion-stretch, 1-3-fold torsions, cosine out-of-plane, Buckingham van
+ * der Waals and bond-moment charges on the reduced-hydrogen geometry; docs/mm3.md). Its slots are
+ * MacroModel's constants in OpenMM units; a fitted value (bond k, r0; angle k, theta0; torsion V;
+ * out-of-plane k) moves every term that uses it (stretch-bend and torsion-stretch r0, bend-bend
+ * theta0, and through r0 the bond-moment charges, with their chain rule). van der Waals values and
+ * torsion phases cannot be free in it (HESSFIT_ERROR_UNSUPPORTED); `nonbonded` must be 0 (the form
+ * has its own pairs). The harmonic form leaves all that out of an MM3* force field:
+ * docs/fitting.md, "The model".
  *
  * Hessians come back in Hartree/Bohr^2 (hessfit_units.h), one dense row-major (3 n_m) x (3 n_m)
  * block per molecule, atoms in the molecule's order then x, y, z, concatenated in molecule order
@@ -79,7 +86,14 @@ extern "C" {
 
 typedef struct hessfit_model hessfit_model;
 
+/** Which energy the model evaluates. */
+typedef enum hessfit_model_form {
+    HESSFIT_MODEL_FORM_HARMONIC = 0, /**< the harmonic model above, for any force field (q2mm's) */
+    HESSFIT_MODEL_FORM_MM3 = 1       /**< an MM3* .fld as MacroModel evaluates it: every term of hessfit_mm3.h */
+} hessfit_model_form;
+
 typedef struct hessfit_model_options {
+    hessfit_model_form form;          /* default HESSFIT_MODEL_FORM_HARMONIC */
     const char *platform;             /* OpenMM platform name; default "Reference" */
     const char *precision;            /* "single", "mixed", "double" or NULL (platform default) */
     hessfit_mass_kind masses;              /* System masses; default HESSFIT_MASS_MONOISOTOPIC */

@@ -60,6 +60,10 @@ extern "C" {
 /* q2mm bond constants (kcal/mol/A^2) <-> HessianForce bond constants (kJ/mol/nm^2): 418.4 */
 #define HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2 (HESSFIT_KCAL_TO_KJ * 100.0)
 #define HESSFIT_KJ_PER_MOL_PER_NM2_TO_KCAL_PER_MOL_PER_A2 (1.0 / HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2)
+/* Coulomb's constant of HessianForce's charge terms, kJ nm / (mol e^2): OpenMM's ONE_4PI_EPS0 (the
+ * plugin's HF_ONE_4PI_EPS0, the same expression), 138.935457... */
+#define HESSFIT_ONE_4PI_EPS0 \
+    (1.0 / (4.0 * HESSFIT_PI * (1e-6 * 8.8541878128e-12 / (1.602176634e-19 * 1.602176634e-19 * 6.02214076e23))))
 /* forces: kJ/mol/nm (HessianForce) -> kcal/mol/A */
 #define HESSFIT_KJ_PER_MOL_PER_NM_TO_KCAL_PER_MOL_PER_A (HESSFIT_KJ_TO_KCAL * HESSFIT_ANGSTROM_TO_NM)
 /* q2mm angle constants (kcal/mol/rad^2) <-> HessianForce angle constants (kJ/mol/rad^2) */

@@ -21,6 +21,7 @@
 hessfit_model_options hessfit_model_default_options(void)
 {
     hessfit_model_options o;
+    o.form = HESSFIT_MODEL_FORM_HARMONIC;
     o.platform = "Reference";
     o.precision = NULL;
     o.masses = HESSFIT_MASS_MONOISOTOPIC;
@@ -95,9 +96,77 @@ static hessfit_status add_slot(hessfit_model *m, int param, int value, double fa
     m->slots[m->n_slots].param = param;
     m->slots[m->n_slots].value = value;
     m->slots[m->n_slots].factor = factor;
+    m->slots[m->n_slots].next = -1;
     m->table[m->n_slots] = slot_value;
     *slot = m->n_slots++;
     return HESSFIT_SUCCESS;
+}
+
+hessfit_status hf_model_slot_scaled(hessfit_model *m, int p, int v, double factor, int *slot)
+{
+    int *where = &m->slot_of[(size_t)p * HESSFIT_FF_MAX_VALUES + (size_t)v], last = -1;
+    for (int s = *where; s >= 0; s = m->slots[s].next) {
+        if (m->slots[s].factor == factor) {
+            *slot = s;
+            return HESSFIT_SUCCESS;
+        }
+        last = s;
+    }
+    hessfit_status st = add_slot(m, p, v, factor, factor * m->params[p].values[v], slot);
+    if (st != HESSFIT_SUCCESS)
+        return st;
+    if (last < 0)
+        *where = *slot;
+    else
+        m->slots[last].next = *slot;
+    return HESSFIT_SUCCESS;
+}
+
+static size_t constant_hash_of(double value, size_t cap)
+{
+    unsigned long long bits;
+    memcpy(&bits, &value, sizeof bits);
+    bits ^= bits >> 33;
+    bits *= 0xff51afd7ed558ccdULL;
+    bits ^= bits >> 33;
+    return (size_t)(bits & (cap - 1));
+}
+
+hessfit_status hf_model_constant_slot(hessfit_model *m, double value, int *slot)
+{
+    if (2 * (m->n_constants + 1) > m->constant_hash_cap) { /* keep the load below 1/2 */
+        size_t cap = m->constant_hash_cap > 0 ? 2 * m->constant_hash_cap : 1024;
+        int *h = calloc(cap, sizeof *h);
+        if (h == NULL)
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %zu constant slots", cap / 2);
+        for (size_t i = 0; i < m->constant_hash_cap; i++)
+            if (m->constant_hash[i] > 0) {
+                size_t j = constant_hash_of(m->table[m->constant_hash[i] - 1], cap);
+                while (h[j] != 0)
+                    j = (j + 1) & (cap - 1);
+                h[j] = m->constant_hash[i];
+            }
+        free(m->constant_hash);
+        m->constant_hash = h;
+        m->constant_hash_cap = cap;
+    }
+    size_t j = constant_hash_of(value, m->constant_hash_cap);
+    for (; m->constant_hash[j] != 0; j = (j + 1) & (m->constant_hash_cap - 1))
+        if (m->table[m->constant_hash[j] - 1] == value) {
+            *slot = m->constant_hash[j] - 1;
+            return HESSFIT_SUCCESS;
+        }
+    hessfit_status st = add_slot(m, -1, 0, 1.0, value, slot);
+    if (st == HESSFIT_SUCCESS) {
+        m->constant_hash[j] = *slot + 1;
+        m->n_constants++;
+    }
+    return st;
+}
+
+hessfit_status hf_model_derived_slot(hessfit_model *m, double value, int *slot)
+{
+    return add_slot(m, -1, 0, 1.0, value, slot);
 }
 
 hessfit_status hf_model_slot_for(hessfit_model *m, int p, int v, int *slot)
@@ -153,6 +222,12 @@ static const char *term_text(const hessfit_typed_term *t, char *buf, size_t cap)
 
 static hessfit_status check_options(const hessfit_model_options *o)
 {
+    if (o->form != HESSFIT_MODEL_FORM_HARMONIC && o->form != HESSFIT_MODEL_FORM_MM3)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: options: form %d", (int)o->form);
+    if (o->form == HESSFIT_MODEL_FORM_MM3 && o->nonbonded)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                             "fit model: options: the MM3* form has its own van der Waals and charge pairs (nonbonded "
+                             "must be 0)");
     if (o->platform == NULL || o->platform[0] == '\0')
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: options: no platform name");
     if (o->masses != HESSFIT_MASS_MONOISOTOPIC && o->masses != HESSFIT_MASS_AVERAGE)
@@ -323,7 +398,8 @@ static hessfit_status add_fourier_terms(hessfit_model *md, int m, const int part
         memset(&t, 0, sizeof t);
         t.kind = improper ? HF_MODEL_TERM_PERIODIC_IMPROPER : HF_MODEL_TERM_TORSION;
         t.mol = m;
-        memcpy(t.particles, particles, sizeof t.particles);
+        memcpy(t.particles, particles, 4 * sizeof *particles);
+        t.particles[4] = -1;
         t.periodicity = (int)p->values[v + 2];
         if ((st = hf_model_slot_for(md, param, v, &t.slots[0])) != HESSFIT_SUCCESS ||
             (st = hf_model_slot_for(md, param, v + 1, &t.slots[1])) != HESSFIT_SUCCESS ||
@@ -373,7 +449,7 @@ static hessfit_status build_molecule_terms(hessfit_model *md, const hessfit_mole
         md->param_uses[tt->param]++;
         memset(&t, 0, sizeof t);
         t.mol = m;
-        t.particles[2] = t.particles[3] = -1;
+        t.particles[2] = t.particles[3] = t.particles[4] = -1;
         switch (tt->kind) {
         case HESSFIT_TERM_BOND:
         case HESSFIT_TERM_ANGLE:
@@ -399,7 +475,8 @@ static hessfit_status build_molecule_terms(hessfit_model *md, const hessfit_mole
                 break;
             }
             t.kind = HF_MODEL_TERM_HARMONIC_IMPROPER;
-            memcpy(t.particles, atoms, sizeof t.particles);
+            memcpy(t.particles, atoms, sizeof atoms);
+            t.particles[4] = -1;
             if (md->zero_slot < 0 && (st = add_slot(md, -1, 0, 1.0, 0.0, &md->zero_slot)) != HESSFIT_SUCCESS)
                 break;
             t.slots[1] = md->zero_slot;
@@ -550,6 +627,9 @@ hessfit_status hessfit_model_create(const hessfit_forcefield *ff, const hessfit_
                         ff->path != NULL ? ff->path : "(unnamed)", ff->n_params, ff->n_equivalences);
     if ((st = check_options(&o)) != HESSFIT_SUCCESS)
         return st;
+    if (o.form == HESSFIT_MODEL_FORM_MM3 && ff->format != HESSFIT_FF_MM3_FLD)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: the MM3* form needs an MM3* .fld, not %s",
+                             ff->path != NULL ? ff->path : "(unnamed)");
     for (int m = 0; m < n_mols; m++) {
         if ((st = check_molecule(&mols[m], m, o.nonbonded)) != HESSFIT_SUCCESS)
             return st;
@@ -576,6 +656,15 @@ hessfit_status hessfit_model_create(const hessfit_forcefield *ff, const hessfit_
     }
     if ((st = create_arrays(md, ff, mols, typed, n_mols)) != HESSFIT_SUCCESS)
         goto fail;
+    if (o.form == HESSFIT_MODEL_FORM_MM3) {
+        hf_model_charges *c = &md->charges;
+        c->formal = calloc((size_t)md->n_particles, sizeof *c->formal);
+        c->charge = calloc((size_t)md->n_particles, sizeof *c->charge);
+        if (c->formal == NULL || c->charge == NULL) {
+            st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d charges", md->n_particles);
+            goto fail;
+        }
+    }
 
     for (int m = 0; m < n_mols; m++) {
         const hessfit_molecule *mol = &mols[m];
@@ -589,11 +678,14 @@ hessfit_status hessfit_model_create(const hessfit_forcefield *ff, const hessfit_
         }
         for (int i = 0; i < 3 * mol->n_atoms; i++)
             md->positions_nm[3 * (size_t)first + (size_t)i] = mol->coords[i] * HESSFIT_ANGSTROM_TO_NM;
-        if ((st = build_molecule_terms(md, mol, &typed[m], m, first)) != HESSFIT_SUCCESS)
+        st = o.form == HESSFIT_MODEL_FORM_MM3 ? hf_model_mm3_build_molecule(md, ff, mol, &typed[m], m, first)
+                                               : build_molecule_terms(md, mol, &typed[m], m, first);
+        if (st != HESSFIT_SUCCESS)
             goto fail;
         if (o.nonbonded && (st = build_nonbonded(md, ff, mol, m, first)) != HESSFIT_SUCCESS)
             goto fail;
     }
+    hf_model_mm3_update_charges(md);
     if ((st = hf_model_evaluator_build(md, 0, n_mols, &md->main)) != HESSFIT_SUCCESS)
         goto fail;
     *model = md;
@@ -632,6 +724,7 @@ void hessfit_model_destroy(hessfit_model *model)
     free(model->free_param);
     free(model->free_value);
     free(model->blocks_kj);
+    hf_model_mm3_free(model);
     free(model);
 }
 

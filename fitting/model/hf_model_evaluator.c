@@ -34,8 +34,9 @@ void hf_model_evaluator_free(hf_model_evaluator *ev)
 
 hessfit_status hf_model_evaluator_add_term(const hessfit_model *m, hf_model_evaluator *ev, const hf_model_term *t)
 {
-    int p[4], shift = m->mol_first[ev->mol_begin];
-    for (int k = 0; k < 4; k++)
+    int p[HF_MODEL_TERM_PARTICLES], shift = m->mol_first[ev->mol_begin];
+    const int *s = t->slots;
+    for (int k = 0; k < HF_MODEL_TERM_PARTICLES; k++)
         p[k] = t->particles[k] >= 0 ? t->particles[k] - shift : -1;
     switch (t->kind) {
     case HF_MODEL_TERM_BOND:
@@ -57,6 +58,33 @@ hessfit_status hf_model_evaluator_add_term(const hessfit_model *m, hf_model_eval
     case HF_MODEL_TERM_HARMONIC_IMPROPER:
         HESSFIT_CALL(hessfit_force_add_harmonic_improper(ev->force, p[0], p[1], p[2], p[3], t->slots[0], t->slots[1], NULL),
                      "add_harmonic_improper");
+        break;
+    case HF_MODEL_TERM_MM3_BOND: {
+        int index;
+        HESSFIT_CALL(hessfit_force_add_mm3_bond(ev->force, p[0], p[1], s[0], s[1], &index), "add_mm3_bond");
+        if (t->scale[0] != 1.0)
+            HESSFIT_CALL(hessfit_force_set_mm3_bond_distance_scale(ev->force, index, t->scale[0]),
+                         "set_mm3_bond_distance_scale");
+        break;
+    }
+    case HF_MODEL_TERM_MM3_ANGLE:
+        HESSFIT_CALL(hessfit_force_add_mm3_angle(ev->force, p[0], p[1], p[2], s[0], s[1], NULL), "add_mm3_angle");
+        break;
+    case HF_MODEL_TERM_MM3_STRETCH_BEND:
+        HESSFIT_CALL(hessfit_force_add_mm3_stretch_bend(ev->force, p[0], p[1], p[2], s[0], s[1], s[2], s[3], t->scale[0],
+                                                        t->scale[1], NULL),
+                     "add_mm3_stretch_bend");
+        break;
+    case HF_MODEL_TERM_MM3_BEND_BEND:
+        HESSFIT_CALL(hessfit_force_add_mm3_bend_bend(ev->force, p[0], p[1], p[2], p[3], p[4], s[0], s[1], s[2], NULL),
+                     "add_mm3_bend_bend");
+        break;
+    case HF_MODEL_TERM_MM3_TORSION_STRETCH:
+        HESSFIT_CALL(hessfit_force_add_mm3_torsion_stretch(ev->force, p[0], p[1], p[2], p[3], s[0], s[1], t->scale[0], NULL),
+                     "add_mm3_torsion_stretch");
+        break;
+    case HF_MODEL_TERM_MM3_PAIR:
+        HESSFIT_CALL(hessfit_force_add_mm3_pair(ev->force, p[0], p[1], s[0], s[1], s[2], NULL), "add_mm3_pair");
         break;
     default:
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: internal term kind %d", (int)t->kind);
@@ -87,6 +115,14 @@ static hessfit_status fill_force(const hessfit_model *m, hf_model_evaluator *ev)
     if (hs != HESSFIT_SUCCESS) {
         free(list);
         return hf_model_hessfit_error(hs, "building the HessianForce");
+    }
+    for (int i = 0; i < m->n_reduced && hs == HESSFIT_SUCCESS; i++)
+        if (m->reduced[i].particle >= first && m->reduced[i].particle < last)
+            hs = hessfit_force_add_reduced_particle(ev->force, m->reduced[i].particle - first,
+                                                    m->reduced[i].partner - first, m->reduced[i].factor, NULL);
+    if (hs != HESSFIT_SUCCESS) {
+        free(list);
+        return hf_model_hessfit_error(hs, "add_reduced_particle");
     }
     for (int i = 0; i < m->n_terms && st == HESSFIT_SUCCESS; i++)
         if (m->terms[i].mol >= ev->mol_begin && m->terms[i].mol < ev->mol_end)

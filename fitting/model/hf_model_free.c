@@ -32,7 +32,8 @@ static hessfit_status activate_triple(hessfit_model *m, int p, int triple)
         memset(&t, 0, sizeof t);
         t.kind = use->improper ? HF_MODEL_TERM_PERIODIC_IMPROPER : HF_MODEL_TERM_TORSION;
         t.mol = use->mol;
-        memcpy(t.particles, use->particles, sizeof t.particles);
+        memcpy(t.particles, use->particles, sizeof use->particles);
+        t.particles[4] = -1;
         t.slots[0] = k_slot;
         t.slots[1] = phase_slot;
         t.periodicity = (int)q->values[3 * triple + 2];
@@ -64,6 +65,12 @@ hessfit_status hessfit_model_add_free(hessfit_model *m, int param, int value)
                         "fit model: free parameter %s: value index %d is the periodicity of Fourier term %d (an integer, "
                         "not a continuous parameter)",
                         name, value, value / 3 + 1);
+    if (m->opt.form == HESSFIT_MODEL_FORM_MM3 && (p->kind == HESSFIT_PARAM_VDW || (is_fourier(p) && value % 3 != 0)))
+        return hessfit_error(HESSFIT_ERROR_UNSUPPORTED,
+                             "fit model: free parameter %s: value index %d cannot be free in the MM3* form (%s)", name,
+                             value,
+                             p->kind == HESSFIT_PARAM_VDW ? "its van der Waals pair constants are not fitted yet"
+                                                          : "MM3* torsion phases are fixed: 0, 180, 0 degrees");
     if (m->param_uses[param] == 0)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s is used by no term of the model%s", name,
                         p->kind == HESSFIT_PARAM_VDW && !m->opt.nonbonded ? " (nonbonded terms are off)" : "");
@@ -115,8 +122,9 @@ hessfit_status hessfit_model_add_free_kind(hessfit_model *m, hessfit_param_kind 
             continue;
         if (is_fourier(q)) {
             for (int v = 0; v + 1 < q->n_values; v += 3) {
-                if (m->slot_of[(size_t)p * HESSFIT_FF_MAX_VALUES + (size_t)v] < 0)
-                    continue; /* a zero triple */
+                if (m->slot_of[(size_t)p * HESSFIT_FF_MAX_VALUES + (size_t)v] < 0 ||
+                    (m->opt.form == HESSFIT_MODEL_FORM_MM3 && q->values[v] == 0.0))
+                    continue; /* a zero triple (the MM3* form has its terms, but frees it only by name) */
                 if (what & HESSFIT_MODEL_FREE_K)
                     values[n++] = v;
                 if (what & HESSFIT_MODEL_FREE_PHASE)
@@ -179,15 +187,17 @@ hessfit_status hessfit_model_get_free(const hessfit_model *m, double *x)
     return HESSFIT_SUCCESS;
 }
 
-/* Values and table from x, without any check. */
+/* Values and table from x, without any check: every slot of each free value (hf_model_slot's
+ * chain), then the derived slots (the MM3* form's charges). */
 static void store_free(hessfit_model *m, const double *x)
 {
     for (int i = 0; i < m->n_free; i++) {
         int p = m->free_param[i], v = m->free_value[i];
-        int s = m->slot_of[(size_t)p * HESSFIT_FF_MAX_VALUES + (size_t)v];
         m->params[p].values[v] = x[i];
-        m->table[s] = m->slots[s].factor * x[i];
+        for (int s = m->slot_of[(size_t)p * HESSFIT_FF_MAX_VALUES + (size_t)v]; s >= 0; s = m->slots[s].next)
+            m->table[s] = m->slots[s].factor * x[i];
     }
+    hf_model_mm3_update_charges(m);
     m->version++;
     m->blocks_valid = 0;
 }
@@ -242,8 +252,10 @@ hessfit_status hessfit_model_slot_gradient_to_free(const hessfit_model *m, const
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: %s is NULL",
                         m == NULL ? "model" : d_slot == NULL ? "d_slot" : "d_free");
     for (int i = 0; i < m->n_free; i++) {
-        int s = m->slot_of[(size_t)m->free_param[i] * HESSFIT_FF_MAX_VALUES + (size_t)m->free_value[i]];
-        d_free[i] = m->slots[s].factor * d_slot[s];
+        d_free[i] = 0.0;
+        for (int s = m->slot_of[(size_t)m->free_param[i] * HESSFIT_FF_MAX_VALUES + (size_t)m->free_value[i]]; s >= 0;
+             s = m->slots[s].next)
+            d_free[i] += m->slots[s].factor * d_slot[s];
     }
-    return HESSFIT_SUCCESS;
+    return hf_model_mm3_charge_gradient(m, d_slot, d_free);
 }

@@ -11,22 +11,62 @@ typedef enum {
     HF_MODEL_TERM_ANGLE,
     HF_MODEL_TERM_TORSION,           /* periodic torsion, one Fourier triple */
     HF_MODEL_TERM_PERIODIC_IMPROPER, /* periodic improper, one Fourier triple */
-    HF_MODEL_TERM_HARMONIC_IMPROPER
+    HF_MODEL_TERM_HARMONIC_IMPROPER,
+    /* the MM3* form (hf_model_mm3.c) */
+    HF_MODEL_TERM_MM3_BOND,          /* slots k, r0; scale[0] the distance scale */
+    HF_MODEL_TERM_MM3_ANGLE,         /* slots k, theta0 */
+    HF_MODEL_TERM_MM3_STRETCH_BEND,  /* slots k, r0a, r0b, theta0; scale[0..1] the bonds' distance scales */
+    HF_MODEL_TERM_MM3_BEND_BEND,     /* particles p1, centre, p3, p4, p5; slots k, theta01, theta02 */
+    HF_MODEL_TERM_MM3_TORSION_STRETCH, /* slots k, r0; scale[0] the central bond's distance scale */
+    HF_MODEL_TERM_MM3_PAIR           /* slots R, eps, qq */
 } hf_model_term_kind;
 
+#define HF_MODEL_TERM_PARTICLES 5
+#define HF_MODEL_TERM_SLOTS 4
+
 typedef struct {
-    int param;     /* force-field parameter, -1 for a constant slot (charge, improper phi0) */
+    int param;     /* force-field parameter, -1 for a constant or derived slot */
     int value;     /* index into its values */
     double factor; /* slot = factor * canonical value */
+    int next;      /* the next slot of the same (param, value) (another factor), -1: none */
 } hf_model_slot;
 
 typedef struct {
     hf_model_term_kind kind;
     int mol;
-    int particles[4]; /* System particle indices; unused -1 */
-    int slots[2];     /* k, then r0 / theta0 / phase / phi0 */
+    int particles[HF_MODEL_TERM_PARTICLES]; /* System particle indices; unused -1 */
+    int slots[HF_MODEL_TERM_SLOTS];         /* k, then r0 / theta0 / phase / phi0 (the kinds above) */
     int periodicity;  /* Fourier terms */
+    double scale[2];  /* MM3* distance scales */
 } hf_model_term;
+
+/* A reduced particle of the MM3* form (HessianForce::addReducedParticle). */
+typedef struct {
+    int particle, partner; /* System indices */
+    double factor;
+} hf_model_reduced;
+
+/* The MM3* form's charges, derived from the bond moments and the stretches' r0 (free values):
+ * q_a = formal_a + sum over its moment terms c / r0(param), and the pair slots qq = pre q_a q_b. */
+typedef struct {
+    int atom;  /* System particle */
+    int param; /* the stretch parameter whose r0 (value 1, Angstrom) divides */
+    double c;  /* +-mu / 4.803 (e A) */
+} hf_model_moment;
+
+typedef struct {
+    int slot, a, b; /* the qq slot of the pair of System particles a, b */
+} hf_model_charge_pair;
+
+typedef struct {
+    double *formal;      /* per System particle (n_particles), e */
+    double *charge;      /* per System particle, e: the current charges */
+    int n_moments, cap_moments;
+    hf_model_moment *moments;
+    int n_pairs, cap_pairs;
+    hf_model_charge_pair *pairs;
+    double pre;          /* qq slot = pre q_a q_b (F_ELE / (10 ONE_4PI_EPS0)) */
+} hf_model_charges;
 
 /* A torsion or Fourier improper typed term: where the terms of a zero triple go when it is freed. */
 typedef struct {
@@ -63,9 +103,14 @@ struct hessfit_model {
     hf_model_slot *slots;
     double *table; /* current slot values */
     int zero_slot; /* the constant 0 (harmonic improper phi0), -1 until needed */
+    int *constant_hash;       /* open addressing: slot index + 1 of a constant slot, 0 empty */
+    size_t constant_hash_cap, n_constants;
 
     int n_terms, cap_terms;
     hf_model_term *terms;
+    int n_reduced, cap_reduced;
+    hf_model_reduced *reduced;
+    hf_model_charges charges; /* the MM3* form */
     int n_fourier_uses;
     hf_model_fourier_use *fourier_uses;
 
@@ -97,6 +142,22 @@ const char *hf_model_param_name(const hessfit_model *m, int p, char *buf, size_t
 int hf_model_value_factor(const hessfit_ff_param *p, int v, double *factor);
 /* Slot of value v of parameter p, created (factor * current value) when missing. */
 hessfit_status hf_model_slot_for(hessfit_model *m, int p, int v, int *slot);
+/* Slot = factor * value v of parameter p, for a factor other than hf_model_value_factor's (the
+ * MM3* form's units and shares): found among the slots of (p, v), else created and chained. */
+hessfit_status hf_model_slot_scaled(hessfit_model *m, int p, int v, double factor, int *slot);
+/* A slot holding a constant (no parameter): the same value gives the same slot. */
+hessfit_status hf_model_constant_slot(hessfit_model *m, double value, int *slot);
+/* A slot whose value the model derives (the MM3* pair charges): param -1, value set by the caller. */
+hessfit_status hf_model_derived_slot(hessfit_model *m, double value, int *slot);
+
+/* The MM3* form (hf_model_mm3.c): molecule m's terms, reduced particles and charges from ff. */
+hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_forcefield *ff, const hessfit_molecule *mol,
+                                           const hessfit_typed_molecule *typed, int mol_index, int first);
+/* The derived slots (charges) from the current parameter values. */
+void hf_model_mm3_update_charges(hessfit_model *m);
+/* d_free += the derived slots' part of the chain rule, d_slot per slot unit. */
+hessfit_status hf_model_mm3_charge_gradient(const hessfit_model *m, const double *d_slot, double *d_free);
+void hf_model_mm3_free(hessfit_model *m);
 /* Appends a term to the model's list. */
 hessfit_status hf_model_append_term(hessfit_model *m, const hf_model_term *t);
 

@@ -48,6 +48,8 @@ static void test_force_constants(void)
     CHECK_CLOSE(HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2, 418.4, REL, 418.4, "kcal/mol/A^2 -> kJ/mol/nm^2");
     CHECK_CLOSE(HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2, 4.184, REL, 4.184, "kcal/mol/rad^2 -> kJ/mol/rad^2");
     CHECK_CLOSE(HESSFIT_KJ_PER_MOL_PER_NM_TO_KCAL_PER_MOL_PER_A, 1.0 / 41.84, REL, 0.024, "kJ/mol/nm -> kcal/mol/A");
+    /* OpenMM 8's ONE_4PI_EPS0 (SimTKOpenMMRealType.h), as it prints with %.17g */
+    CHECK_CLOSE(HESSFIT_ONE_4PI_EPS0, 138.93545764438198, 1e-15, 138.9, "ONE_4PI_EPS0");
     check_round_trip(HESSFIT_HARTREE_PER_BOHR2_TO_KJ_PER_MOL_PER_NM2, HESSFIT_KJ_PER_MOL_PER_NM2_TO_HARTREE_PER_BOHR2,
                      "Hartree/Bohr^2 <-> kJ/mol/nm^2");
     check_round_trip(HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2, HESSFIT_KJ_PER_MOL_PER_NM2_TO_KCAL_PER_MOL_PER_A2,

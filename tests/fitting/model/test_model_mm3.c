@@ -1,0 +1,274 @@
+/*
+ * The fit model's MM3* form (HESSFIT_MODEL_FORM_MM3) on the nine rh-enamide structures at their
+ * Jaguar geometries, with mm3.fld (the .fld MacroModel used for the .mmo):
+ *
+ *  1. Energy per structure: the model (one HessianForce with MM3* terms and reduced particles, on
+ *     the Reference platform) against the plain reference evaluator of the same MM3* model
+ *     (hessfit_mm3_evaluate, tests/fitting/mm3/test_mm3_mmo.c checks it against every energy
+ *     MacroModel printed). They differ by construction only in the van der Waals switch, which the
+ *     plugin takes on the reduced distance and MacroModel on the true one: that difference is
+ *     computed here pair by pair, and model = evaluator + it to 1e-10 relative. The model's total
+ *     is also compared with MacroModel's printed total (within 0.12 kJ/mol, test_mm3_mmo's
+ *     largest deviation, the C6-H18 stretch).
+ *  2. d(total energy)/dx for every free value of every kind the MM3* form fits (bond k and r0,
+ *     the latter also through the bond-moment charges; angle k and theta0; torsion V; out-of-plane
+ *     k) against central differences of the model's energy.
+ *  3. The frequency objective's gradient against central differences, for some values of each kind.
+ *  4. Errors: van der Waals values and torsion phases are not free in this form; the form needs
+ *     an .fld and no `nonbonded`.
+ */
+#include "hessfit_mm3.h"
+#include "hessfit_model.h"
+#include "hessfit_objective.h"
+#include "hessfit_units.h"
+#include "test_util.h"
+
+#include <string.h>
+
+static const char *const JAGUAR[TEST_RH_MOLECULES] = {
+    "1ZDMPfromJCTCSI_loner1",          "2DMPEConformation1fromJCTCSI_isomer1",
+    "3DMPEConformation2fromJCTCSI_isomer2", "4RR-Me-DuPHOSpro-RfromJCTCSI_isomer3",
+    "5RR-Me-DuPHOSpro-SfromJCTCSI_isomer4", "6RR-Me-BPEpro-RConformation1fromJCTCSI_isomer5",
+    "7RR-Me-BPEpro-RConformation2fromJCTCSI_isomer6", "8RR-Me-BPEpro-SConformation1fromJCTCSI_isomer7",
+    "9RR-Me-BPEpro-SConformation2fromJCTCSI_isomer8"};
+
+/* MacroModel's printed totals (kJ/mol), structure by structure (the .mmo's energy breakdown). */
+static const double PRINTED_TOTAL[TEST_RH_MOLECULES] = {403.9263, 374.1862, 365.1741, 600.3800, 580.8061,
+                                                        555.8428, 573.2705, 536.2500, 542.6508};
+
+static double distance(const double *x, int a, int b)
+{
+    const double d[3] = {x[3 * a] - x[3 * b], x[3 * a + 1] - x[3 * b + 1], x[3 * a + 2] - x[3 * b + 2]};
+    return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+static double mm3_switch(double r)
+{
+    return r <= 6.0 ? 1.0 : r >= 8.0 ? 0.0 : (64.0 - r * r) / 28.0;
+}
+
+/* sum over the pairs of F_VDW eps B(r') (S(r') - S(r)): the plugin's switch minus MacroModel's. */
+static double switch_difference(const hessfit_mm3_model *x, const double *coords)
+{
+    double *red = malloc(3 * (size_t)x->n_atoms * sizeof *red), d = 0.0;
+    CHECK(red != NULL, "no memory");
+    hessfit_mm3_reduce(x, coords, red);
+    for (int i = 0; i < x->n_pairs; i++) {
+        const hessfit_mm3_pair *p = &x->pairs[i];
+        const double r = distance(coords, p->atoms[0], p->atoms[1]), rr = distance(red, p->atoms[0], p->atoms[1]);
+        const double ds = mm3_switch(rr) - mm3_switch(r);
+        if (ds != 0.0) {
+            const double u = p->r / rr, u6 = u * u * u * u * u * u;
+            d += x->factor.vdw * p->eps * ds * (184000.0 * exp(-12.0 * rr / p->r) - 2.25 * u6);
+        }
+    }
+    free(red);
+    return d;
+}
+
+typedef struct {
+    hessfit_forcefield ff;
+    hessfit_molecule_list mmo;
+    hessfit_typed_molecule typed[TEST_RH_MOLECULES];
+} rh_set;
+
+/* The .mmo structures at the Jaguar geometries, with the Jaguar Hessians. */
+static void load(rh_set *s)
+{
+    test_type_rh_enamide(&s->ff, &s->mmo, s->typed);
+    for (int m = 0; m < TEST_RH_MOLECULES; m++) {
+        char path[512];
+        hessfit_molecule jag;
+        snprintf(path, sizeof path, "examples/data/rh-enamide/jaguar/%s.01.in.gz", JAGUAR[m]);
+        HF_CALL(hessfit_jaguar_in_read(test_source_path(path), &jag));
+        CHECK(jag.n_atoms == s->mmo.items[m].n_atoms && jag.hessian != NULL, "structure %d: Jaguar file", m + 1);
+        memcpy(s->mmo.items[m].coords, jag.coords, 3 * (size_t)jag.n_atoms * sizeof *jag.coords);
+        free(s->mmo.items[m].hessian);
+        s->mmo.items[m].hessian = jag.hessian;
+        jag.hessian = NULL;
+        hessfit_molecule_free(&jag);
+    }
+}
+
+static hessfit_model *create(rh_set *s)
+{
+    hessfit_model_options o = hessfit_model_default_options();
+    hessfit_model *model;
+    o.form = HESSFIT_MODEL_FORM_MM3;
+    HF_CALL(hessfit_model_create(&s->ff, s->mmo.items, s->typed, TEST_RH_MOLECULES, &o, &model));
+    return model;
+}
+
+static void test_energies(rh_set *s, hessfit_model *model)
+{
+    double worst_plugin = 0.0, worst_printed = 0.0, worst_switch = 0.0;
+    for (int m = 0; m < TEST_RH_MOLECULES; m++) {
+        hessfit_mm3_model x;
+        double e_kcal;
+        HF_CALL(hessfit_mm3_build(&s->mmo.items[m], &s->typed[m], &s->ff, &x));
+        const double reference = hessfit_mm3_evaluate(&x, s->mmo.items[m].coords, NULL, NULL);
+        const double dswitch = switch_difference(&x, s->mmo.items[m].coords);
+        HF_CALL(hessfit_model_energy(model, m, &e_kcal));
+        const double e = e_kcal * HESSFIT_KCAL_TO_KJ;
+        const double rel = fabs(e - (reference + dswitch)) / fabs(reference);
+        printf("  structure %d: model %.6f kJ/mol, evaluator %.6f + switch on r' %+.6f (rel. diff %.2g), printed %.4f "
+               "(diff %+.4f)\n",
+               m + 1, e, reference, dswitch, rel, PRINTED_TOTAL[m], e - PRINTED_TOTAL[m]);
+        worst_plugin = fmax(worst_plugin, rel);
+        worst_printed = fmax(worst_printed, fabs(e - PRINTED_TOTAL[m]));
+        worst_switch = fmax(worst_switch, fabs(dswitch));
+        CHECK(rel <= 1e-10, "structure %d: model %.12g vs evaluator %.12g + %.3g", m + 1, e, reference, dswitch);
+        CHECK(fabs(e - PRINTED_TOTAL[m]) <= 0.12, "structure %d: model %.4f vs MacroModel's %.4f", m + 1, e,
+              PRINTED_TOTAL[m]);
+        hessfit_mm3_model_free(&x);
+    }
+    printf("  energies: model vs evaluator %.2g relative; largest switch difference %.2g kJ/mol; vs MacroModel %.4f "
+           "kJ/mol at most\n",
+           worst_plugin, worst_switch, worst_printed);
+}
+
+/* Central differences of f at x along every free value i listed; f(model) -> value. */
+static double fd_check(hessfit_model *model, const double *x, const double *grad, const int *which, int n_which,
+                       double (*f)(hessfit_model *, void *), void *ctx, const char *what)
+{
+    const int n = hessfit_model_n_free(model);
+    double *y = malloc((size_t)n * sizeof *y), worst = 0.0;
+    CHECK(y != NULL, "no memory");
+    for (int w = 0; w < n_which; w++) {
+        const int i = which[w];
+        const double h = 1e-5 * fmax(fabs(x[i]), 1.0);
+        memcpy(y, x, (size_t)n * sizeof *y);
+        y[i] = x[i] + h;
+        HF_CALL(hessfit_model_set_free(model, y));
+        const double fp = f(model, ctx);
+        y[i] = x[i] - h;
+        HF_CALL(hessfit_model_set_free(model, y));
+        const double fm = f(model, ctx);
+        const double fd = (fp - fm) / (2.0 * h);
+        const double err = fabs(grad[i] - fd) / fmax(fabs(fd), 1e-3);
+        if (err > worst)
+            worst = err;
+        if (err > 1e-5) {
+            int p, v;
+            HF_CALL(hessfit_model_free_parameter(model, i, &p, &v, NULL, NULL));
+            SOFT_CHECK(0, "%s: free value %d (parameter %d value %d): analytic %.10g, FD %.10g", what, i, p, v, grad[i], fd);
+        }
+    }
+    HF_CALL(hessfit_model_set_free(model, x));
+    free(y);
+    return worst;
+}
+
+static double total_energy(hessfit_model *model, void *ctx)
+{
+    double e;
+    (void)ctx;
+    HF_CALL(hessfit_model_total_energy(model, &e));
+    return e;
+}
+
+static double objective_loss(hessfit_model *model, void *ctx)
+{
+    double loss;
+    (void)model;
+    HF_CALL(hessfit_objective_evaluate((hessfit_objective *)ctx, NULL, &loss, NULL, NULL));
+    return loss;
+}
+
+static void test_gradients(rh_set *s, hessfit_model *model)
+{
+    int n_added;
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_BOND, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, &n_added));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, &n_added));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_TORSION, HESSFIT_MODEL_FREE_K, &n_added));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_IMPROPER, HESSFIT_MODEL_FREE_K, &n_added));
+    const int n = hessfit_model_n_free(model);
+    double *x = malloc((size_t)n * sizeof *x), *g = malloc((size_t)n * sizeof *g);
+    int *all = malloc((size_t)n * sizeof *all), kinds[HESSFIT_NUM_PARAM_KINDS] = {0};
+    CHECK(x && g && all, "no memory");
+    HF_CALL(hessfit_model_get_free(model, x));
+    for (int i = 0; i < n; i++) {
+        int p;
+        all[i] = i;
+        HF_CALL(hessfit_model_free_parameter(model, i, &p, NULL, NULL, NULL));
+        kinds[s->ff.params[p].kind]++;
+    }
+    printf("  free values: %d (bond %d, angle %d, torsion %d, out-of-plane %d)\n", n, kinds[HESSFIT_PARAM_BOND],
+           kinds[HESSFIT_PARAM_ANGLE], kinds[HESSFIT_PARAM_TORSION], kinds[HESSFIT_PARAM_IMPROPER]);
+    CHECK(kinds[HESSFIT_PARAM_BOND] > 0 && kinds[HESSFIT_PARAM_ANGLE] > 0 && kinds[HESSFIT_PARAM_TORSION] > 0 &&
+              kinds[HESSFIT_PARAM_IMPROPER] > 0,
+          "every kind has free values");
+    HF_CALL(hessfit_model_energy_gradient(model, g));
+    const double worst_e = fd_check(model, x, g, all, n, total_energy, NULL, "energy gradient");
+    printf("  d(total energy)/dx, all %d free values vs central differences: worst relative error %.2g\n", n, worst_e);
+    CHECK(worst_e <= 1e-5, "energy gradient: %.3g", worst_e);
+
+    /* the frequency objective: every 7th free value */
+    hessfit_objective *obj;
+    double loss;
+    int which[64], n_which = 0;
+    HF_CALL(hessfit_objective_create(model, s->mmo.items, TEST_RH_MOLECULES, NULL, &obj));
+    HF_CALL(hessfit_objective_evaluate(obj, x, &loss, g, NULL));
+    for (int i = 0; i < n && n_which < 64; i += 7)
+        which[n_which++] = i;
+    const double worst_o = fd_check(model, x, g, which, n_which, objective_loss, obj, "objective gradient");
+    printf("  frequency objective %.6g; its gradient, %d free values vs central differences: worst relative error "
+           "%.2g\n",
+           loss, n_which, worst_o);
+    CHECK(worst_o <= 1e-5, "objective gradient: %.3g", worst_o);
+    hessfit_objective_destroy(obj);
+    free(x);
+    free(g);
+    free(all);
+}
+
+static void test_bad_input(rh_set *s, hessfit_model *model)
+{
+    for (int p = 0; p < s->ff.n_params; p++) {
+        if (s->ff.params[p].kind == HESSFIT_PARAM_VDW) {
+            test_expect_error(hessfit_model_add_free(model, p, 0), HESSFIT_ERROR_UNSUPPORTED, "MM3* form", "van der Waals",
+                              "free vdW R* in the MM3* form");
+            break;
+        }
+    }
+    int param;
+    HF_CALL(hessfit_model_free_parameter(model, 0, &param, NULL, NULL, NULL));
+    for (int i = 0; i < hessfit_model_n_free(model); i++) {
+        int p, v;
+        HF_CALL(hessfit_model_free_parameter(model, i, &p, &v, NULL, NULL));
+        if (s->ff.params[p].kind == HESSFIT_PARAM_TORSION) {
+            test_expect_error(hessfit_model_add_free(model, p, v + 1), HESSFIT_ERROR_UNSUPPORTED, "phases are fixed", NULL,
+                              "free torsion phase in the MM3* form");
+            break;
+        }
+    }
+    hessfit_model_options o = hessfit_model_default_options();
+    hessfit_model *other;
+    o.form = HESSFIT_MODEL_FORM_MM3;
+    o.nonbonded = 1;
+    test_expect_error(hessfit_model_create(&s->ff, s->mmo.items, s->typed, TEST_RH_MOLECULES, &o, &other),
+                      HESSFIT_ERROR_INVALID_ARGUMENT, "own van der Waals", NULL, "MM3* form with nonbonded");
+    o.nonbonded = 0;
+    s->ff.format = HESSFIT_FF_FRCMOD;
+    test_expect_error(hessfit_model_create(&s->ff, s->mmo.items, s->typed, TEST_RH_MOLECULES, &o, &other),
+                      HESSFIT_ERROR_INVALID_ARGUMENT, "needs an MM3* .fld", NULL, "MM3* form of a frcmod");
+    s->ff.format = HESSFIT_FF_MM3_FLD;
+}
+
+int main(void)
+{
+    rh_set s;
+    test_load_plugins();
+    load(&s);
+    hessfit_model *model = create(&s);
+    printf("MM3* form: %d terms, %d slots\n", hessfit_model_n_terms(model), hessfit_model_n_slots(model));
+    test_energies(&s, model);
+    test_gradients(&s, model);
+    test_bad_input(&s, model);
+    hessfit_model_destroy(model);
+    for (int m = 0; m < TEST_RH_MOLECULES; m++)
+        hessfit_typed_molecule_free(&s.typed[m]);
+    hessfit_molecule_list_free(&s.mmo);
+    hessfit_forcefield_free(&s.ff);
+    return test_soft_finish("test_model_mm3");
+}
