@@ -76,13 +76,13 @@ static void map_vector(const hf_model *model, double *v)
 static void map_block(const hf_model *model, int m, double *block, int transpose)
 {
     const ptrdiff_t dim = 3 * (ptrdiff_t)(model->mol_offset[m + 1] - model->mol_offset[m]);
-    for (int r = model->reduced_offset[m]; r < model->reduced_offset[m + 1]; r++) {
-        const hf_reduced_particle *rp = &model->reduced[r];
-        const double f = rp->factor, g = 1.0 - f;
-        const ptrdiff_t h = 3 * (ptrdiff_t)model->atom_local[rp->particle];
-        const ptrdiff_t p = 3 * (ptrdiff_t)model->atom_local[rp->partner];
-        for (ptrdiff_t i = 0; i < dim; i++) { /* columns */
-            double *row = block + i * dim;
+    const int r0 = model->reduced_offset[m], r1 = model->reduced_offset[m + 1];
+    for (ptrdiff_t i = 0; i < dim; i++) { /* columns, row by row (as the GPU kernels) */
+        double *row = block + i * dim;
+        for (int r = r0; r < r1; r++) {
+            const double f = model->reduced[r].factor, g = 1.0 - f;
+            const ptrdiff_t h = 3 * (ptrdiff_t)model->atom_local[model->reduced[r].particle];
+            const ptrdiff_t p = 3 * (ptrdiff_t)model->atom_local[model->reduced[r].partner];
             for (int c = 0; c < 3; c++) {
                 const double bh = row[h + c];
                 if (transpose) {
@@ -93,22 +93,27 @@ static void map_block(const hf_model *model, int m, double *block, int transpose
                 }
             }
         }
-        for (int c = 0; c < 3; c++) { /* rows */
-            double *rh = block + (h + c) * dim, *rpp = block + (p + c) * dim;
+    }
+    for (int r = r0; r < r1; r++) { /* rows */
+        const double f = model->reduced[r].factor, g = 1.0 - f;
+        const ptrdiff_t h = 3 * (ptrdiff_t)model->atom_local[model->reduced[r].particle];
+        const ptrdiff_t p = 3 * (ptrdiff_t)model->atom_local[model->reduced[r].partner];
+        for (int c = 0; c < 3; c++) {
+            double *rh = block + (h + c) * dim, *rp = block + (p + c) * dim;
             for (ptrdiff_t j = 0; j < dim; j++) {
                 const double bh = rh[j];
                 if (transpose) {
-                    rpp[j] += g * bh;
+                    rp[j] += g * bh;
                     rh[j] = f * bh;
                 } else {
-                    rh[j] = f * bh + g * rpp[j];
+                    rh[j] = f * bh + g * rp[j];
                 }
             }
         }
     }
-    /* The two passes round the (row, column) and (column, row) entries of the touched rows
-     * differently: copy each touched row to its column, so that the block stays exactly symmetric
-     * as every Hessian block is. */
+    /* The two passes round an entry (i, j) and its mirror (j, i) differently where i or j is a
+     * touched row: every such entry takes its upper-triangle value, so that the block stays
+     * exactly symmetric as every Hessian block is (the GPU kernels use the same rule). */
     if (!transpose)
         return;
     for (int r = model->reduced_offset[m]; r < model->reduced_offset[m + 1]; r++) {
@@ -116,9 +121,12 @@ static void map_block(const hf_model *model, int m, double *block, int transpose
         const ptrdiff_t rows[2] = {3 * (ptrdiff_t)model->atom_local[rp->particle],
                                    3 * (ptrdiff_t)model->atom_local[rp->partner]};
         for (int k = 0; k < 2; k++)
-            for (ptrdiff_t i = rows[k]; i < rows[k] + 3; i++)
-                for (ptrdiff_t j = 0; j < dim; j++)
+            for (ptrdiff_t i = rows[k]; i < rows[k] + 3; i++) {
+                for (ptrdiff_t j = 0; j < i; j++)
+                    block[i * dim + j] = block[j * dim + i];
+                for (ptrdiff_t j = i + 1; j < dim; j++)
                     block[j * dim + i] = block[i * dim + j];
+            }
     }
 }
 
