@@ -210,6 +210,19 @@ int hf_reduced_molecule_energy_derivatives(const hf_model *model, const double *
     HF_AT_REDUCED_POSITIONS(hf_molecule_energy_derivatives(&plain, table, x, weights, out, bad_term));
 }
 
+/* The contractions at x' with an adjoint or a vector already mapped. */
+static int hessian_contraction_at_reduced(const hf_model *model, const double *table, const double *pos,
+                                          const double *adjoint, double *out, int *bad_term)
+{
+    HF_AT_REDUCED_POSITIONS(hf_hessian_contraction_derivatives(&plain, table, x, adjoint, out, bad_term));
+}
+
+static int gradient_contraction_at_reduced(const hf_model *model, const double *table, const double *pos,
+                                           const double *y, double *out, int *bad_term)
+{
+    HF_AT_REDUCED_POSITIONS(hf_gradient_contraction_derivatives(&plain, table, x, y, out, bad_term));
+}
+
 int hf_reduced_hessian_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
                                                const double *adjoint, double *out, int *bad_term)
 {
@@ -221,13 +234,7 @@ int hf_reduced_hessian_contraction_derivatives(const hf_model *model, const doub
     for (int m = 0; m < model->n_molecules; m++) /* G' = M G M^T */
         if (model->reduced_offset[m + 1] > model->reduced_offset[m])
             map_block(model, m, g + model->block_offset[m], 0);
-    int rc;
-    {
-        const hf_model plain = without_map(model);
-        double *x = reduced_positions(model, pos);
-        rc = x == NULL ? out_of_memory(bad_term) : hf_hessian_contraction_derivatives(&plain, table, x, g, out, bad_term);
-        free(x);
-    }
+    const int rc = hessian_contraction_at_reduced(model, table, pos, g, out, bad_term);
     free(g);
     return rc;
 }
@@ -241,13 +248,7 @@ int hf_reduced_gradient_contraction_derivatives(const hf_model *model, const dou
         return out_of_memory(bad_term);
     memcpy(my, y, n * sizeof *my);
     map_vector(model, my); /* M y */
-    int rc;
-    {
-        const hf_model plain = without_map(model);
-        double *x = reduced_positions(model, pos);
-        rc = x == NULL ? out_of_memory(bad_term) : hf_gradient_contraction_derivatives(&plain, table, x, my, out, bad_term);
-        free(x);
-    }
+    const int rc = gradient_contraction_at_reduced(model, table, pos, my, out, bad_term);
     free(my);
     return rc;
 }
