@@ -101,6 +101,14 @@ typedef struct {
 
 typedef enum { HF_COMBINE_GEOMETRIC = 0, HF_COMBINE_LORENTZ_BERTHELOT = 1 } hf_combining;
 
+/* A reduced particle (MacroModel's reduced hydrogens; hf_reduction.c): every term sees it at
+ * x'_particle = x_partner + factor (x_particle - x_partner). partner is not reduced itself, both lie
+ * in one molecule, factor > 0 (validated by the caller). */
+typedef struct {
+    int particle, partner;
+    double factor;
+} hf_reduced_particle;
+
 /*
  * A flattened force. The plain nonbonded sum runs over all pairs (a < b) of each molecule that are
  * not marked in that molecule's exclusion matrix; its per-particle slots are particle_slots.
@@ -123,6 +131,13 @@ typedef struct {
     const long long *block_offset;   /* n_molecules + 1; block_offset[n_molecules] = total size */
     int n_terms;
     const hf_term *terms;
+    /* Reduced particles (hf_reduction.c): every entry point evaluates the terms at x' = M x and maps
+     * the results exactly (forces M^T F', Hessian blocks M^T H' M, adjoints M G M^T, y -> M y).
+     * Grouped by molecule: molecule m's at reduced[reduced_offset[m] .. reduced_offset[m + 1]).
+     * n_reduced = 0: none (reduced and reduced_offset may then be NULL; no extra work at all). */
+    int n_reduced;
+    const hf_reduced_particle *reduced;
+    const int *reduced_offset;       /* n_molecules + 1 (when n_reduced > 0) */
 } hf_model;
 
 /* Per-term scalar results: f(q), f'(q), f''(q) and their derivatives with respect to each of the
@@ -168,6 +183,9 @@ int hf_molecule_energy_derivatives(const hf_model *model, const double *table, c
 
 /* Bad-term index used when the undefined geometry is in the plain nonbonded sum. */
 #define HF_BAD_NONBONDED_PAIR (-2)
+/* Bad-term index (with a return of -1) when the reduced particles' work arrays could not be
+ * allocated (hf_reduction.c): out of memory, not a geometry. */
+#define HF_BAD_OUT_OF_MEMORY (-3)
 
 /*
  * Adjoint contractions (hf_contract.c), for every slot s (outputs overwritten; size n_slots):

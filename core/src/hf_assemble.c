@@ -11,6 +11,7 @@
  */
 #include "hf_core.h"
 #include "hf_pair.h"
+#include "hf_reduction.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -325,6 +326,8 @@ static int assemble(const hf_model *model, const double *table, const double *po
 int hf_energy_forces(const hf_model *model, const double *table, const double *pos,
                      double *energy, double *forces, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_energy_forces(model, table, pos, energy, forces, bad_term);
     accumulator acc = {0.0, forces, NULL, NULL, NULL, NULL};
     const int rc = assemble(model, table, pos, &acc, bad_term);
     if (energy)
@@ -335,6 +338,8 @@ int hf_energy_forces(const hf_model *model, const double *table, const double *p
 int hf_hessian_blocks(const hf_model *model, const double *table, const double *pos,
                       double *blocks, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_hessian_blocks(model, table, pos, blocks, bad_term);
     memset(blocks, 0, (size_t)model->block_offset[model->n_molecules] * sizeof(double));
     accumulator acc = {0.0, NULL, blocks, NULL, NULL, NULL};
     if (assemble(model, table, pos, &acc, bad_term) != 0)
@@ -347,6 +352,8 @@ int hf_hessian_blocks(const hf_model *model, const double *table, const double *
 int hf_parameter_derivatives(const hf_model *model, const double *table, const double *pos,
                              double *dedp, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_parameter_derivatives(model, table, pos, dedp, bad_term);
     memset(dedp, 0, (size_t)model->n_slots * sizeof(double));
     accumulator acc = {0.0, NULL, NULL, dedp, NULL, NULL};
     return assemble(model, table, pos, &acc, bad_term);
@@ -355,6 +362,8 @@ int hf_parameter_derivatives(const hf_model *model, const double *table, const d
 int hf_molecule_energies(const hf_model *model, const double *table, const double *pos,
                          double *energies, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_molecule_energies(model, table, pos, energies, bad_term);
     memset(energies, 0, (size_t)model->n_molecules * sizeof(double));
     accumulator acc = {0.0, NULL, NULL, NULL, energies, NULL};
     return assemble(model, table, pos, &acc, bad_term);
@@ -363,6 +372,8 @@ int hf_molecule_energies(const hf_model *model, const double *table, const doubl
 int hf_molecule_energy_derivatives(const hf_model *model, const double *table, const double *pos,
                                    const double *weights, double *out, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_molecule_energy_derivatives(model, table, pos, weights, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
     accumulator acc = {0.0, NULL, NULL, out, NULL, weights};
     return assemble(model, table, pos, &acc, bad_term);

@@ -13,6 +13,7 @@
  * So each term costs two scalars of O((3n)^2) and one update per slot it uses.
  */
 #include "hf_core.h"
+#include "hf_reduction.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -155,6 +156,8 @@ static int contract(const hf_model *model, const double *table, const double *po
 int hf_hessian_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
                                        const double *adjoint, double *out, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_hessian_contraction_derivatives(model, table, pos, adjoint, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
     const contraction c = {adjoint, out, NULL, NULL};
     return contract(model, table, pos, &c, bad_term);
@@ -163,6 +166,8 @@ int hf_hessian_contraction_derivatives(const hf_model *model, const double *tabl
 int hf_gradient_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
                                         const double *y, double *out, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_gradient_contraction_derivatives(model, table, pos, y, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
     const contraction c = {NULL, NULL, y, out};
     return contract(model, table, pos, &c, bad_term);

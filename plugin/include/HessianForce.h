@@ -40,6 +40,12 @@
  *
  * A slot index of -1 (NoSlot) means "this parameter is zero" wherever a slot is optional
  * (particle nonbonded parameters, OPLS V_m, RB C_m).
+ *
+ * Reduced particles (addReducedParticle, MacroModel's MM3* reduced hydrogens): a particle h with
+ * partner p and factor f is seen by every term at x'_h = x_p + f (x_h - x_p). Everything the force
+ * reports is the exact chain rule through that constant linear map x' = M x: forces M^T F',
+ * Hessian blocks M^T H' M, contractions with M G M^T and M y; parameter derivatives and molecule
+ * energies are those at x'.
  */
 
 #include "openmm/Context.h"
@@ -745,6 +751,49 @@ public:
      */
     void createExclusionsFromBonds(const std::vector<std::pair<int, int> >& bonds);
 
+    // ---- reduced particles (MacroModel's reduced hydrogens) ----------------------------------
+    /**
+     * Reduce a particle towards a partner: every term of the force (the listed terms and the plain
+     * nonbonded pairs) is evaluated at positions x' where
+     *     x'_particle = x_partner + factor (x_particle - x_partner)
+     * and every other particle is unchanged (MacroModel's MM3* moves a hydrogen towards the atom it
+     * is bonded to, factor 0.923; the partner need not be bonded to it in this force). The map
+     * x' = M x is linear and constant, so everything the force reports is exact for E(x) = E'(M x):
+     * forces M^T F', Hessian blocks M^T H' M, parameter derivatives and molecule energies those of
+     * E' at x', and the contractions are those of E' with the adjoint M G M^T and the vector M y.
+     * Checked here: particle and partner >= 0 and distinct, factor finite and > 0 (1 changes
+     * nothing); when a Context is created: both in range and in one molecule, a particle reduced at
+     * most once, a partner not reduced itself (HessianForceException naming the reduced particle).
+     *
+     * @param particle  the index of the particle that moves
+     * @param partner   the index of the particle it moves towards
+     * @param factor    the fraction of the partner-particle vector kept (> 0)
+     * @return the index of the reduced particle that was added
+     */
+    int addReducedParticle(int particle, int partner, double factor);
+    /**
+     * Get a reduced particle.
+     *
+     * @param index          the index of the reduced particle (as addReducedParticle returned)
+     * @param[out] particle  the index of the particle that moves
+     * @param[out] partner   the index of the particle it moves towards
+     * @param[out] factor    the fraction of the partner-particle vector kept
+     */
+    void getReducedParticleParameters(int index, int& particle, int& partner, double& factor) const;
+    /**
+     * Set a reduced particle (push it into a Context with updateParametersInContext()).
+     *
+     * @param index     the index of the reduced particle
+     * @param particle  the index of the particle that moves
+     * @param partner   the index of the particle it moves towards
+     * @param factor    the fraction of the partner-particle vector kept (> 0)
+     */
+    void setReducedParticleParameters(int index, int particle, int partner, double factor);
+    /**
+     * Get the number of reduced particles.
+     */
+    int getNumReducedParticles() const;
+
     // ---- reading a Context ------------------------------------------------------------------
     /**
      * Push the parameter table and all terms into a Context without re-initialising it. Only the
@@ -942,6 +991,15 @@ private:
     std::vector<int> particleSlots;  // 3 per particle: charge, sigma, epsilon
     std::vector<std::vector<int> > molecules;
     std::vector<Term> terms[NumTermKinds];
+    /** One reduced particle (addReducedParticle). */
+    struct ReducedParticle {
+        int particle, partner;
+        double factor;
+        bool operator==(const ReducedParticle& o) const {
+            return particle == o.particle && partner == o.partner && factor == o.factor;
+        }
+    };
+    std::vector<ReducedParticle> reducedParticles;
     CombiningRule combiningRule;
     double coulomb14Scale, lj14Scale;
 };

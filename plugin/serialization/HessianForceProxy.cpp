@@ -118,6 +118,14 @@ HessianForce* readVersion1(const SerializationNode& node) { return readTerms(nod
 HessianForce* readVersion2(const SerializationNode& node) { return readTerms(node, 2); }
 HessianForce* readVersion3(const SerializationNode& node) { return readTerms(node, 3); }
 
+/** Version 4: version 3's nodes and ReducedParticles (Reduced particle, partner, factor). */
+HessianForce* readVersion4(const SerializationNode& node) {
+    std::unique_ptr<HessianForce> force(readTerms(node, 3));
+    for (const SerializationNode& r : node.getChildNode("ReducedParticles").getChildren())
+        force->addReducedParticle(r.getIntProperty("particle"), r.getIntProperty("partner"), r.getDoubleProperty("factor"));
+    return force.release();
+}
+
 /**
  * The reader of every format version, oldest first: readers[v - 1] reads version v, and
  * serialize() writes the last. A format change appends a reader for the new version and keeps the
@@ -125,7 +133,7 @@ HessianForce* readVersion3(const SerializationNode& node) { return readTerms(nod
  * defaults).
  */
 using Reader = HessianForce* (*)(const SerializationNode& node);
-const Reader readers[] = {readVersion1, readVersion2, readVersion3};
+const Reader readers[] = {readVersion1, readVersion2, readVersion3, readVersion4};
 const int currentVersion = (int) (sizeof(readers) / sizeof(readers[0]));
 
 } // namespace
@@ -172,6 +180,13 @@ void HessianForceProxy::serialize(const void* object, SerializationNode& node) c
                 item.setIntProperty("periodicity", term.periodicity);
         }
     }
+
+    SerializationNode& reduced = node.createChildNode("ReducedParticles");
+    for (const HessianForceInternals::ReducedParticle& r : HessianForceInternals::getReducedParticles(force))
+        reduced.createChildNode("Reduced")
+            .setIntProperty("particle", r.particle)
+            .setIntProperty("partner", r.partner)
+            .setDoubleProperty("factor", r.factor);
 }
 
 void* HessianForceProxy::deserialize(const SerializationNode& node) const {

@@ -144,6 +144,24 @@ void FlatHessianModel::build(const HessianForce& force) {
     flat.block_offset = blockOffset.data();
     flat.n_terms = (int) terms.size();
     flat.terms = terms.data();
+    flattenReducedParticles(force);
+}
+
+void FlatHessianModel::flattenReducedParticles(const HessianForce& force) {
+    const int numMolecules = (int) molOffset.size() - 1;
+    const vector<HessianForceInternals::ReducedParticle>& list = HessianForceInternals::getReducedParticles(force);
+    reducedOffset.assign(numMolecules + 1, 0);
+    for (const HessianForceInternals::ReducedParticle& r : list)
+        reducedOffset[atomMol[r.particle] + 1]++;
+    for (int m = 0; m < numMolecules; m++)
+        reducedOffset[m + 1] += reducedOffset[m];
+    reduced.resize(list.size());
+    vector<int> next(reducedOffset.begin(), reducedOffset.end() - 1);
+    for (const HessianForceInternals::ReducedParticle& r : list)
+        reduced[next[atomMol[r.particle]]++] = {r.particle, r.partner, r.factor};
+    flat.n_reduced = (int) reduced.size();
+    flat.reduced = reduced.empty() ? nullptr : reduced.data();
+    flat.reduced_offset = reduced.empty() ? nullptr : reducedOffset.data();
 }
 
 std::string FlatHessianModel::describeTerm(int flatIndex) const {

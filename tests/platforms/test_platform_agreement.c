@@ -10,6 +10,9 @@
  *   and a Hessian-space objective against the Jaguar QM Hessians (overlap-paired frequencies,
  *   eigenmatrix and Hessian elements at once): loss, dL/dslot, residuals and the pairing.
  *
+ * The hydrogens of the first two molecules are reduced towards their nearest atoms (MacroModel's
+ * reduced hydrogens, factor 0.923), so the map of the reduced particles is compared too.
+ *
  * Every difference is relative to the largest entry of the Reference quantity (the energy: to the
  * sum of |molecule energies|). The GPU platform in double precision must agree to 1e-10 (and pair
  * every frequency target with the same mode); mixed and single precision to the bounds below, set
@@ -87,6 +90,35 @@ static double rel_diff(const double *a, const double *b, long long n) {
     return s > 0.0 ? d / s : d;
 }
 
+/* MacroModel's reduced hydrogens in the first two molecules: every hydrogen towards its nearest atom
+ * (factor 0.923), pushed into the Context (the molecules' particles are consecutive, in order). */
+static void add_reduced_hydrogens(const training_set *t, hessfit_force *f, OpenMM_Context *c) {
+    int first = 0, count = 0;
+    for (int m = 0; m < 2; m++) {
+        const hessfit_molecule *mol = &t->mmo.items[m];
+        for (int h = 0; h < mol->n_atoms; h++) {
+            if (mol->atomic_numbers[h] != 1)
+                continue;
+            int nearest = -1;
+            double best = INFINITY;
+            for (int a = 0; a < mol->n_atoms; a++) {
+                const double d = a == h ? INFINITY : test_distance(mol->coords, h, a);
+                if (d < best) {
+                    best = d;
+                    nearest = a;
+                }
+            }
+            HF_OK(hessfit_force_add_reduced_particle(f, first + h, first + nearest, 0.923, NULL));
+            count++;
+        }
+        first += mol->n_atoms;
+    }
+    CHECK(count > 0, "no hydrogen to reduce");
+    if (t->n == 0)
+        printf("%d reduced hydrogens in molecules 0 and 1\n", count);
+    HF_OK(hessfit_force_update_parameters_in_context(f, c));
+}
+
 static void evaluate(training_set *t, const char *platform, const char *precision, results *r) {
     const double start = test_now_s();
     hessfit_model_options opt = hessfit_model_default_options();
@@ -97,6 +129,7 @@ static void evaluate(training_set *t, const char *platform, const char *precisio
     HF_CALL(hessfit_model_create(&t->ff, t->mmo.items, t->typed, RH_MOLS, &opt, &model));
     hessfit_force *f = hessfit_model_force(model);
     OpenMM_Context *c = hessfit_model_context(model);
+    add_reduced_hydrogens(t, f, c);
     if (t->n == 0) {
         t->n = hessfit_model_n_particles(model);
         t->n_slots = hessfit_model_n_slots(model);

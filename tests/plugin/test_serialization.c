@@ -16,7 +16,8 @@
  *  - every stored XML of a known serialization version (tests/data/serialization/
  *    hessianforce-v<N>.xml, written by the hessfit of that version from this test's force as that
  *    version knew it: version 1 without the MM3* bonds and angles that version 2 added, version 2
- *    without the MM3* pair that version 3 added, each appended last with its own slots) reads
+ *    without the MM3* pair that version 3 added, version 3 without the reduced particles that
+ *    version 4 added, each appended last with its own slots) reads
  *    back, through hessfit_system_deserialize, as the same force with the same numbers as above;
  *  - a newer version (the current number + 1) and version 0 are refused with
  *    HESSFIT_ERROR_UNSUPPORTED naming the version, and malformed XML with HESSFIT_ERROR_OPENMM,
@@ -29,7 +30,7 @@
 #define FORCE_GROUP 3
 #define FORCE_NAME "hessfit round trip"
 /* The HessianForce serialization versions this build reads: 1 .. CURRENT_XML_VERSION. */
-#define CURRENT_XML_VERSION 3
+#define CURRENT_XML_VERSION 4
 
 static int slot(hessfit_force *f, double value) {
     int s;
@@ -41,7 +42,7 @@ static int slot(hessfit_force *f, double value) {
 static const int bonds_a[6][2] = {{0, 1}, {1, 2}, {2, 3}, {1, 4}, {2, 5}, {3, 6}};
 
 /* The test's force as serialization version `version` knows it (2: with the MM3* bonds and
- * angles; 3: with the MM3* pair). */
+ * angles; 3: with the MM3* pair; 4: with reduced particles). */
 static hessfit_force *build_force(int version) {
     hessfit_force *f;
     HF_OK(hessfit_force_create(&f));
@@ -104,6 +105,11 @@ static hessfit_force *build_force(int version) {
     if (version >= 3) { /* the MM3* pair, after everything of version 2; slots R, eps, qq in that order */
         const int radius = slot(f, 0.362), epsilon = slot(f, 0.24), charge_prod = slot(f, -0.0078);
         HF_OK(hessfit_force_add_mm3_pair(f, 4, 6, radius, epsilon, charge_prod, NULL));
+    }
+    if (version >= 4) { /* reduced particles: two hydrogens of A towards their carbons, one of B */
+        HF_OK(hessfit_force_add_reduced_particle(f, 4, 1, 0.923, NULL));
+        HF_OK(hessfit_force_add_reduced_particle(f, 5, 2, 0.923, NULL));
+        HF_OK(hessfit_force_add_reduced_particle(f, 9, 7, 0.915, NULL));
     }
 
     HF_OK(hessfit_force_set_combining_rule(f, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
@@ -291,7 +297,9 @@ int main(void) {
         HF_OK(hessfit_system_deserialize(stored, &old));
         hessfit_force *h, *written;
         HF_OK(hessfit_force_create_from_openmm(OpenMM_System_getForce(old, force_index), &h));
-        int mm3_bonds = -1, mm3_angles = -1, mm3_pairs = -1;
+        int mm3_bonds = -1, mm3_angles = -1, mm3_pairs = -1, reduced = -1;
+        HF_OK(hessfit_force_get_num_reduced_particles(h, &reduced));
+        CHECK(reduced == (version >= 4 ? 3 : 0), "%s: %d reduced particles", relative, reduced);
         HF_OK(hessfit_force_get_num_mm3_bonds(h, &mm3_bonds));
         HF_OK(hessfit_force_get_num_mm3_angles(h, &mm3_angles));
         HF_OK(hessfit_force_get_num_mm3_pairs(h, &mm3_pairs));

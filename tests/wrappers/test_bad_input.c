@@ -204,6 +204,32 @@ static void test_add_time_errors(void) {
     HF_FAILS(hessfit_force_create_exclusions_from_bonds(f, bonds_bad, 2), HESSFIT_ERROR_INDEX);
     HF_FAILS(hessfit_force_create_exclusions_from_bonds(f, bonds_neg, 1), HESSFIT_ERROR_INDEX);
     HF_FAILS(hessfit_force_create_exclusions_from_bonds(f, bonds_bad, -1), HESSFIT_ERROR_SIZE);
+    /* reduced particles: negative or equal particles, a factor not finite or not > 0, bad indices */
+    HF_FAILS(hessfit_force_add_reduced_particle(f, -1, 0, 0.923, NULL), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("reduced particle 0");
+    HF_FAILS(hessfit_force_add_reduced_particle(f, 1, -2, 0.923, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_reduced_particle(f, 2, 2, 0.923, NULL), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("towards itself");
+    const double bad_factors[4] = {0.0, -0.5, NAN, INFINITY};
+    for (int b = 0; b < 4; b++) {
+        HF_FAILS(hessfit_force_add_reduced_particle(f, 2, 0, bad_factors[b], NULL), HESSFIT_ERROR_VALUE);
+        EXPECT_MSG("factor");
+    }
+    int n_reduced = -1, rp = -1, rq = -1;
+    double rf = 0.0;
+    HF_OK(hessfit_force_get_num_reduced_particles(f, &n_reduced));
+    CHECK(n_reduced == 0, "failed reduced-particle adds left %d", n_reduced);
+    HF_OK(hessfit_force_add_reduced_particle(f, 2, 0, 0.923, &idx));
+    CHECK(idx == 0, "first reduced particle has index %d", idx);
+    HF_FAILS(hessfit_force_get_reduced_particle(f, 1, &rp, &rq, &rf), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("reduced particle 1 is out of range");
+    HF_FAILS(hessfit_force_set_reduced_particle(f, -1, 2, 0, 0.9), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_set_reduced_particle(f, 0, 2, 0, NAN), HESSFIT_ERROR_VALUE);
+    HF_FAILS(hessfit_force_get_num_reduced_particles(f, NULL), HESSFIT_ERROR_NULL_ARGUMENT);
+    HF_OK(hessfit_force_set_reduced_particle(f, 0, 3, 1, 0.9));
+    HF_OK(hessfit_force_get_reduced_particle(f, 0, &rp, &rq, &rf));
+    CHECK(rp == 3 && rq == 1 && rf == 0.9, "reduced particle 0 reads back as %d, %d, %g", rp, rq, rf);
+    HF_OK(hessfit_force_get_reduced_particle(f, 0, NULL, NULL, NULL));
 
     /* optional slots and NULL index outputs are fine */
     HF_OK(hessfit_force_add_opls_torsion(f, 0, 1, 2, 3, v_ok, &idx));

@@ -505,6 +505,52 @@ hessfit_status hessfit_force_get_num_mm3_pairs(const hessfit_force *force, int *
  */
 hessfit_status hessfit_force_create_exclusions_from_bonds(hessfit_force *force, const int *bonds, int n_bonds);
 /**
+ * Reduce a particle towards a partner (MacroModel's MM3* reduced hydrogens): every term of the
+ * force (listed terms and plain nonbonded pairs) is evaluated at positions where
+ * x'_particle = x_partner + factor (x_particle - x_partner), every other particle unchanged.
+ * Forces, Hessian blocks and the contractions follow exactly through that linear map (see
+ * HessianForce::addReducedParticle). Range, molecule, "reduced at most once" and "partner not
+ * reduced" are checked when a Context is created (hessfit_force_validate).
+ *
+ * @param force       the handle
+ * @param particle    the particle that moves (>= 0)
+ * @param partner     the particle it moves towards (>= 0, not particle)
+ * @param factor      the fraction of the partner-particle vector kept: finite and > 0 (MM3*: 0.923)
+ * @param[out] index  the reduced particle's index (may be NULL)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad particle, HESSFIT_ERROR_VALUE for a bad factor
+ */
+hessfit_status hessfit_force_add_reduced_particle(hessfit_force *force, int particle, int partner, double factor, int *index);
+/**
+ * Get a reduced particle (each output may be NULL).
+ *
+ * @param force          the handle
+ * @param index          the reduced particle's index
+ * @param[out] particle  the particle that moves
+ * @param[out] partner   the particle it moves towards
+ * @param[out] factor    the fraction kept
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index
+ */
+hessfit_status hessfit_force_get_reduced_particle(const hessfit_force *force, int index, int *particle, int *partner, double *factor);
+/**
+ * Set a reduced particle (push it into a Context with hessfit_force_update_parameters_in_context).
+ *
+ * @param force     the handle
+ * @param index     the reduced particle's index
+ * @param particle  the particle that moves
+ * @param partner   the particle it moves towards
+ * @param factor    the fraction kept, finite and > 0
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX or HESSFIT_ERROR_VALUE as for the add
+ */
+hessfit_status hessfit_force_set_reduced_particle(hessfit_force *force, int index, int particle, int partner, double factor);
+/**
+ * Get the number of reduced particles.
+ *
+ * @param force   the handle
+ * @param[out] n  the count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
+hessfit_status hessfit_force_get_num_reduced_particles(const hessfit_force *force, int *n);
+/**
  * Set how per-particle sigmas combine.
  *
  * @param force  the handle

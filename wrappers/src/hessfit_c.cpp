@@ -538,6 +538,33 @@ hessfit_status hessfit_force_create_exclusions_from_bonds(hessfit_force *force, 
     });
 }
 
+hessfit_status hessfit_force_add_reduced_particle(hessfit_force *force, int particle, int partner, double factor, int *index) {
+    return guarded(__func__, [&]() { setOptional(index, forceOf(force).addReducedParticle(particle, partner, factor)); });
+}
+
+hessfit_status hessfit_force_get_reduced_particle(const hessfit_force *force, int index, int *particle, int *partner, double *factor) {
+    return guarded(__func__, [&]() {
+        int h, p;
+        double f;
+        forceOf(force).getReducedParticleParameters(index, h, p, f);
+        setOptional(particle, h);
+        setOptional(partner, p);
+        setOptional(factor, f);
+    });
+}
+
+hessfit_status hessfit_force_set_reduced_particle(hessfit_force *force, int index, int particle, int partner, double factor) {
+    return guarded(__func__, [&]() { forceOf(force).setReducedParticleParameters(index, particle, partner, factor); });
+}
+
+hessfit_status hessfit_force_get_num_reduced_particles(const hessfit_force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumReducedParticles();
+    });
+}
+
 hessfit_status hessfit_force_set_combining_rule(hessfit_force *force, hessfit_combining_rule rule) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);

@@ -16,7 +16,7 @@ std::string HessFit::defineText(int value) {
 
 std::string HessFit::hessianProgramSource() {
     return CommonHessFitKernelSources::hessianTermMath + CommonHessFitKernelSources::hessianTermKernels +
-           CommonHessFitKernelSources::hessianGatherKernels;
+           CommonHessFitKernelSources::hessianGatherKernels + CommonHessFitKernelSources::hessianReductionKernels;
 }
 
 std::map<std::string, std::string> HessFit::hessianProgramDefines(bool mixedPrecision, int reduceBlock) {

@@ -58,6 +58,17 @@ public:
     static const std::vector<std::vector<int> >& getExplicitMolecules(const HessianForce& force) {
         return force.molecules;
     }
+    /** One reduced particle: particle, partner, factor (HessianForce::addReducedParticle). */
+    using ReducedParticle = HessianForce::ReducedParticle;
+    /**
+     * The reduced particles, in index order.
+     *
+     * @param force  the force
+     * @return the force's list of reduced particles
+     */
+    static const std::vector<ReducedParticle>& getReducedParticles(const HessianForce& force) {
+        return force.reducedParticles;
+    }
 };
 
 } // namespace HessFit
