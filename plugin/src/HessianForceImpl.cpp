@@ -70,7 +70,7 @@ void HessianForceImpl::validate(const HessianForce& force, int numSystemParticle
         const vector<HessianForceInternals::Term>& list = HessianForceInternals::getTerms(force, kind);
         for (int i = 0; i < (int) list.size(); i++) {
             const HessianForceInternals::Term& t = list[i];
-            for (int a = 0; a < 4 && t.particles[a] >= 0; a++) {
+            for (int a = 0; a < HessianForce::MaxTermParticles && t.particles[a] >= 0; a++) {
                 std::ostringstream msg;
                 if (t.particles[a] >= n) {
                     msg << HessianForce::termKindName(kind) << " " << i << " uses particle " << t.particles[a]

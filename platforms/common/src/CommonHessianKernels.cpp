@@ -23,8 +23,11 @@ public:
     void setGroups(const CommonTermLists& lists) {
         groups.assign(lists.numListed, vector<int>());
         for (int t = 0; t < lists.numListed; t++)
-            for (int a = 0; a < CommonTermLists::AtomsPerTerm && lists.atoms[CommonTermLists::AtomsPerTerm * t + a] >= 0; a++)
-                groups[t].push_back(lists.atoms[CommonTermLists::AtomsPerTerm * t + a]);
+            for (int a = 0; a < CommonTermLists::AtomsPerTerm && lists.atoms[CommonTermLists::AtomsPerTerm * t + a] >= 0; a++) {
+                const int p = lists.atoms[CommonTermLists::AtomsPerTerm * t + a];
+                if (std::find(groups[t].begin(), groups[t].end(), p) == groups[t].end()) // a bend-bend may list one twice
+                    groups[t].push_back(p);
+            }
     }
     bool areParticlesIdentical(int particle1, int particle2) override {
         return particle1 == particle2;
