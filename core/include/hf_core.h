@@ -12,6 +12,10 @@
  *     dH/dp  = (df''/dp) (dq/dx)(dq/dx)^T + (df'/dp) d2q/dx2,
  * the last one being what adjoint parameter gradients of Hessian-space objectives need
  * (hf_contract.c: tr(G dH/dp) and y . d(grad E)/dp for every slot in one pass).
+ * The MM3* cross terms (stretch-bend, bend-bend, torsion-stretch) are functions of two or three
+ * coordinates q_c, with f_c = dE/dq_c, f_cd = d2E/dq_c dq_d and g_c, Hq_c per coordinate:
+ *     grad E = sum_c f_c g_c,   H = sum_cd f_cd g_c g_d^T + sum_c f_c Hq_c,
+ *     dH/dp  = sum_cd (df_cd/dp) g_c g_d^T + sum_c (df_c/dp) Hq_c   (hf_cross.c, their own path).
  */
 #include <stddef.h>
 
@@ -36,10 +40,18 @@ typedef enum {
                                     d = theta - theta0 (both: MacroModel's MM3*, the HF_MM3_* coefficients below) */
     HF_TERM_MM3_PAIR,            /* atoms i,j;       slots R, eps, qq;       E = eps S(r) (A exp(-b r / R) - c (R / r)^6)
                                     + C qq / r (MacroModel's MM3* vdW; HF_MM3_BUCKINGHAM_*, HF_MM3_SWITCH_* below) */
+    /* The cross terms: functions of two or three coordinates (hf_cross.c; r_scale: the term's
+     * distance scales s, default 1) */
+    HF_TERM_MM3_STRETCH_BEND,    /* atoms i,j,k;     slots k, r0a, r0b, theta0; E = k (dra + drb) dtheta,
+                                    dra = s_a r_ij - r0a, drb = s_b r_kj - r0b, dtheta = theta_ijk - theta0 */
+    HF_TERM_MM3_BEND_BEND,       /* atoms a,c,b,d,e; slots k, theta01, theta02; E = k dtheta1 dtheta2, angles a-c-b and
+                                    d-c-e (d or e may be a or b: 4 or 5 distinct particles) */
+    HF_TERM_MM3_TORSION_STRETCH, /* atoms i,j,k,l;   slots k, r0;            E = k (s r_jk - r0) (1 + cos 3 phi) */
     HF_NUM_TERM_KINDS
 } hf_term_kind;
 
 #define HF_MAX_TERM_SLOTS 6
+#define HF_MAX_TERM_ATOMS 5      /* a bend-bend's a, c, b, d, e */
 #define HF_NO_SLOT (-1)          /* the parameter is zero */
 
 /* Below this sine (of a bond angle, or of the angles F,G and H,G of a dihedral) the coordinate is
@@ -90,16 +102,26 @@ typedef enum {
 
 typedef struct {
     int kind;                    /* hf_term_kind */
-    int atoms[4];                /* system particle indices; unused entries -1 */
+    int atoms[HF_MAX_TERM_ATOMS];/* system particle indices; unused entries -1 */
     int slots[HF_MAX_TERM_SLOTS];/* parameter slots; HF_NO_SLOT = zero; unused entries HF_NO_SLOT */
     int periodicity;             /* HF_TERM_PERIODIC: n >= 1 */
     double scale;                /* HF_TERM_PERIODIC: multiplies k (1 for periodic, 0.5 for OPLS V_m) */
     double phase;                /* HF_TERM_PERIODIC: used when slots[1] == HF_NO_SLOT (OPLS: 0 or pi) */
     double scale_coulomb;        /* HF_TERM_PAIR_COMBINED */
     double scale_lj;             /* HF_TERM_PAIR_COMBINED */
+    double r_scale[2];           /* distance scales s (r_eff = s r): HF_TERM_MM3_BOND, HF_TERM_MM3_TORSION_STRETCH [0];
+                                    HF_TERM_MM3_STRETCH_BEND [0] bond i-j, [1] bond k-j; 1 otherwise */
 } hf_term;
 
 typedef enum { HF_COMBINE_GEOMETRIC = 0, HF_COMBINE_LORENTZ_BERTHELOT = 1 } hf_combining;
+
+/* A reduced particle (MacroModel's reduced hydrogens; hf_reduction.c): every term sees it at
+ * x'_particle = x_partner + factor (x_particle - x_partner). partner is not reduced itself, both lie
+ * in one molecule, factor > 0 (validated by the caller). */
+typedef struct {
+    int particle, partner;
+    double factor;
+} hf_reduced_particle;
 
 /*
  * A flattened force. The plain nonbonded sum runs over all pairs (a < b) of each molecule that are
@@ -123,6 +145,13 @@ typedef struct {
     const long long *block_offset;   /* n_molecules + 1; block_offset[n_molecules] = total size */
     int n_terms;
     const hf_term *terms;
+    /* Reduced particles (hf_reduction.c): every entry point evaluates the terms at x' = M x and maps
+     * the results exactly (forces M^T F', Hessian blocks M^T H' M, adjoints M G M^T, y -> M y).
+     * Grouped by molecule: molecule m's at reduced[reduced_offset[m] .. reduced_offset[m + 1]).
+     * n_reduced = 0: none (reduced and reduced_offset may then be NULL; no extra work at all). */
+    int n_reduced;
+    const hf_reduced_particle *reduced;
+    const int *reduced_offset;       /* n_molecules + 1 (when n_reduced > 0) */
 } hf_model;
 
 /* Per-term scalar results: f(q), f'(q), f''(q) and their derivatives with respect to each of the
@@ -168,6 +197,9 @@ int hf_molecule_energy_derivatives(const hf_model *model, const double *table, c
 
 /* Bad-term index used when the undefined geometry is in the plain nonbonded sum. */
 #define HF_BAD_NONBONDED_PAIR (-2)
+/* Bad-term index (with a return of -1) when the reduced particles' work arrays could not be
+ * allocated (hf_reduction.c): out of memory, not a geometry. */
+#define HF_BAD_OUT_OF_MEMORY (-3)
 
 /*
  * Adjoint contractions (hf_contract.c), for every slot s (outputs overwritten; size n_slots):
@@ -214,6 +246,49 @@ int hf_evaluate_term(const hf_model *model, const hf_term *term, const double *t
  * slots q_a, q_b, sigma_a, sigma_b, eps_a, eps_b). Returns 0 when all six slots are HF_NO_SLOT
  * (the pair has no energy and no slot derivative), 1 otherwise. */
 int hf_plain_pair_term(const hf_model *model, int pa, int pb, hf_term *pair);
+
+/* ---- cross terms (hf_cross.c): E = f(q_1, .., q_m; p), m = 2 or 3 coordinates ---------------- */
+
+#define HF_MAX_CROSS_COORDS 3
+#define HF_MAX_CROSS_SLOTS 4
+
+/* 1 for the kinds evaluated as cross terms (HF_TERM_MM3_STRETCH_BEND .. _TORSION_STRETCH). */
+int hf_is_cross_kind(int kind);
+
+/* The atom entries of a term kind (2 to HF_MAX_TERM_ATOMS; a bend-bend's 5 entries may name one
+ * particle twice); 0 for an unknown kind. */
+int hf_term_atom_entries(int kind);
+
+/* Coordinate c of a cross kind: its number of atoms n_c (2 distance, 3 angle, 4 dihedral) with the
+ * term's atom entries it uses in entries[0..n_c-1]; 0 when c is beyond the kind's coordinates. */
+int hf_cross_coordinate_atoms(int kind, int c, int *entries);
+
+/* The scalar part of a cross term at coordinates q: E, f_c = dE/dq_c, f_cd = d2E/dq_c dq_d and
+ * their derivatives with respect to the term's slots s < HF_MAX_CROSS_SLOTS (0 for HF_NO_SLOT). */
+typedef struct {
+    double e, f[HF_MAX_CROSS_COORDS], f2[HF_MAX_CROSS_COORDS][HF_MAX_CROSS_COORDS];
+    double de_dp[HF_MAX_CROSS_SLOTS], df_dp[HF_MAX_CROSS_SLOTS][HF_MAX_CROSS_COORDS];
+    double df2_dp[HF_MAX_CROSS_SLOTS][HF_MAX_CROSS_COORDS][HF_MAX_CROSS_COORDS];
+} hf_cross_value;
+
+void hf_cross_scalar(const hf_term *term, const double *table, const double *q, hf_cross_value *out);
+
+/* One evaluated cross term: per coordinate c its atoms (entries), q_c, g_c = dq_c/dx (3 n_c) and,
+ * if asked, Hq_c = d2q_c/dx2 ((3 n_c)^2), then the scalar part. */
+typedef struct {
+    int n_entries, n_coords;
+    int n[HF_MAX_CROSS_COORDS], entries[HF_MAX_CROSS_COORDS][4];
+    double q[HF_MAX_CROSS_COORDS], grad[HF_MAX_CROSS_COORDS][12], hess[HF_MAX_CROSS_COORDS][144];
+    hf_cross_value v;
+} hf_cross_eval;
+
+/* Returns 0, or -1 when a coordinate is undefined (a linear angle, collinear dihedral atoms). */
+int hf_evaluate_cross_term(const hf_term *term, const double *table, const double *pos, int want_hess,
+                           hf_cross_eval *out);
+
+/* The term's gradient (3 n_entries) and Hessian ((3 n_entries)^2, row-major; needs want_hess) over
+ * its atom entries: grad = sum_c f_c g_c, H = sum_cd f_cd g_c g_d^T + sum_c f_c Hq_c. Either may be NULL. */
+void hf_cross_gradient_hessian(const hf_cross_eval *ev, double *grad, double *hess);
 
 /* ---- Hessian-space objectives (hf_objective.c) ------------------------------------------------ */
 /*

@@ -11,6 +11,7 @@
  */
 #include "hf_core.h"
 #include "hf_pair.h"
+#include "hf_reduction.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -25,7 +26,7 @@ typedef struct {
     const double *mol_weights;  /* per molecule: w_m, the weight of its terms in dedp (NULL: all 1) */
 } accumulator;
 
-static int term_atom_count(int kind)
+int hf_term_atom_entries(int kind)
 {
     switch (kind) {
     case HF_TERM_BOND:
@@ -34,10 +35,13 @@ static int term_atom_count(int kind)
     case HF_TERM_PAIR:
     case HF_TERM_PAIR_COMBINED: return 2;
     case HF_TERM_ANGLE:
-    case HF_TERM_MM3_ANGLE: return 3;
+    case HF_TERM_MM3_ANGLE:
+    case HF_TERM_MM3_STRETCH_BEND: return 3;
     case HF_TERM_PERIODIC:
     case HF_TERM_RB:
-    case HF_TERM_HARMONIC_DIHEDRAL: return 4;
+    case HF_TERM_HARMONIC_DIHEDRAL:
+    case HF_TERM_MM3_TORSION_STRETCH: return 4;
+    case HF_TERM_MM3_BEND_BEND: return 5;
     default: return 0;
     }
 }
@@ -51,8 +55,8 @@ static int term_atom_count(int kind)
 int hf_evaluate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                      int want_grad, int want_hess, hf_coordinate_cache *c, hf_term_value *v)
 {
-    const int n = term_atom_count(t->kind);
-    if (n == 0)
+    const int n = hf_term_atom_entries(t->kind);
+    if (n == 0 || hf_is_cross_kind(t->kind))
         return -1;
     int same = c->n == n && c->has_grad >= want_grad && c->has_hess >= want_hess;
     for (int k = 0; k < n && same; k++)
@@ -143,10 +147,62 @@ static void mirror_upper(double *h, ptrdiff_t dim)
         }
 }
 
+/* The weight of molecule mol's terms in dedp (1 without per-molecule weights). */
+static inline double molecule_weight(const accumulator *acc, int mol)
+{
+    return acc->mol_weights ? acc->mol_weights[mol] : 1.0;
+}
+
+/* A cross term (hf_cross.c): its gradient and Hessian over its atom entries, added as for any term.
+ * Entries a < b naming one particle (a bend-bend whose angles share an outer atom) add
+ * X + X^T to that particle's diagonal block, X = the term's block (a, b). Returns 0 or -1. */
+static int accumulate_cross_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
+                                 accumulator *acc)
+{
+    hf_cross_eval ev;
+    if (hf_evaluate_cross_term(t, table, pos, acc->blocks != NULL, &ev) != 0)
+        return -1;
+    const int mol = model->atom_mol[t->atoms[0]], ne = ev.n_entries, dim = 3 * ne;
+    acc->energy += ev.v.e;
+    if (acc->mol_energies)
+        acc->mol_energies[mol] += ev.v.e;
+    if (acc->forces || acc->blocks) {
+        double grad[3 * HF_MAX_TERM_ATOMS], hess[9 * HF_MAX_TERM_ATOMS * HF_MAX_TERM_ATOMS];
+        hf_cross_gradient_hessian(&ev, acc->forces ? grad : NULL, acc->blocks ? hess : NULL);
+        if (acc->forces)
+            for (int a = 0; a < ne; a++)
+                for (int c = 0; c < 3; c++)
+                    acc->forces[3 * (ptrdiff_t)t->atoms[a] + c] -= grad[3 * a + c];
+        if (acc->blocks) {
+            const ptrdiff_t bdim = 3 * (ptrdiff_t)(model->mol_offset[mol + 1] - model->mol_offset[mol]);
+            double *block = acc->blocks + model->block_offset[mol];
+            for (int a = 0; a < ne; a++)
+                for (int b = a; b < ne; b++) {
+                    const int same = a < b && t->atoms[a] == t->atoms[b];
+                    double k[9];
+                    for (int i = 0; i < 3; i++)
+                        for (int j = 0; j < 3; j++)
+                            k[3 * i + j] = hess[(3 * a + i) * dim + 3 * b + j] +
+                                           (same ? hess[(3 * a + j) * dim + 3 * b + i] : 0.0);
+                    add_upper_block(k, 3 * (ptrdiff_t)model->atom_local[t->atoms[a]],
+                                    3 * (ptrdiff_t)model->atom_local[t->atoms[b]], bdim, block);
+                }
+        }
+    }
+    const double w = molecule_weight(acc, mol);
+    if (acc->dedp && w != 0.0)
+        for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
+            if (t->slots[s] != HF_NO_SLOT)
+                acc->dedp[t->slots[s]] += w * ev.v.de_dp[s];
+    return 0;
+}
+
 /* Evaluate one term and add what acc asks for. Returns 0 or -1 (undefined geometry). */
 static int accumulate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                            accumulator *acc, hf_coordinate_cache *cache)
 {
+    if (hf_is_cross_kind(t->kind))
+        return accumulate_cross_term(model, t, table, pos, acc);
     hf_term_value v;
     const int want_grad = acc->forces != NULL || acc->blocks != NULL;
     const int n = hf_evaluate_term(model, t, table, pos, want_grad, acc->blocks != NULL, cache, &v);
@@ -179,7 +235,7 @@ static int accumulate_term(const hf_model *model, const hf_term *t, const double
     }
     if (acc->dedp) {
         /* a zero weight adds exactly 0, even where a slot derivative is infinite (hf_terms.c) */
-        const double w = acc->mol_weights ? acc->mol_weights[mol] : 1.0;
+        const double w = molecule_weight(acc, mol);
         if (w != 0.0)
             for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
                 if (t->slots[s] != HF_NO_SLOT)
@@ -264,7 +320,9 @@ int hf_plain_pair_term(const hf_model *model, int pa, int pb, hf_term *pair)
     pair->kind = HF_TERM_PAIR_COMBINED;
     pair->atoms[0] = pa;
     pair->atoms[1] = pb;
-    pair->atoms[2] = pair->atoms[3] = -1;
+    for (int k = 2; k < HF_MAX_TERM_ATOMS; k++)
+        pair->atoms[k] = -1;
+    pair->r_scale[0] = pair->r_scale[1] = 1.0;
     pair->periodicity = 0;
     pair->scale = 1.0;
     pair->phase = 0.0;
@@ -325,6 +383,8 @@ static int assemble(const hf_model *model, const double *table, const double *po
 int hf_energy_forces(const hf_model *model, const double *table, const double *pos,
                      double *energy, double *forces, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_energy_forces(model, table, pos, energy, forces, bad_term);
     accumulator acc = {0.0, forces, NULL, NULL, NULL, NULL};
     const int rc = assemble(model, table, pos, &acc, bad_term);
     if (energy)
@@ -335,6 +395,8 @@ int hf_energy_forces(const hf_model *model, const double *table, const double *p
 int hf_hessian_blocks(const hf_model *model, const double *table, const double *pos,
                       double *blocks, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_hessian_blocks(model, table, pos, blocks, bad_term);
     memset(blocks, 0, (size_t)model->block_offset[model->n_molecules] * sizeof(double));
     accumulator acc = {0.0, NULL, blocks, NULL, NULL, NULL};
     if (assemble(model, table, pos, &acc, bad_term) != 0)
@@ -347,6 +409,8 @@ int hf_hessian_blocks(const hf_model *model, const double *table, const double *
 int hf_parameter_derivatives(const hf_model *model, const double *table, const double *pos,
                              double *dedp, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_parameter_derivatives(model, table, pos, dedp, bad_term);
     memset(dedp, 0, (size_t)model->n_slots * sizeof(double));
     accumulator acc = {0.0, NULL, NULL, dedp, NULL, NULL};
     return assemble(model, table, pos, &acc, bad_term);
@@ -355,6 +419,8 @@ int hf_parameter_derivatives(const hf_model *model, const double *table, const d
 int hf_molecule_energies(const hf_model *model, const double *table, const double *pos,
                          double *energies, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_molecule_energies(model, table, pos, energies, bad_term);
     memset(energies, 0, (size_t)model->n_molecules * sizeof(double));
     accumulator acc = {0.0, NULL, NULL, NULL, energies, NULL};
     return assemble(model, table, pos, &acc, bad_term);
@@ -363,6 +429,8 @@ int hf_molecule_energies(const hf_model *model, const double *table, const doubl
 int hf_molecule_energy_derivatives(const hf_model *model, const double *table, const double *pos,
                                    const double *weights, double *out, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_molecule_energy_derivatives(model, table, pos, weights, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
     accumulator acc = {0.0, NULL, NULL, out, NULL, weights};
     return assemble(model, table, pos, &acc, bad_term);

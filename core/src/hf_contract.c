@@ -13,6 +13,7 @@
  * So each term costs two scalars of O((3n)^2) and one update per slot it uses.
  */
 #include "hf_core.h"
+#include "hf_reduction.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -71,10 +72,84 @@ static inline void contract_adjoint(int n, const ptrdiff_t *restrict lrow, ptrdi
     *gh = s2;
 }
 
+/*
+ * A cross term (hf_cross.c): with gGg_cd = g_c^T G g_d, gh_c = <G, Hq_c> and gy_c = g_c . y over the
+ * term's atom entries (G read at the entries' particles, so an entry listed twice is counted as the
+ * chain rule counts it),
+ *     tr(G^T dH/dp_s) = sum_cd (df_cd/dp_s) gGg_cd + sum_c (df_c/dp_s) gh_c,
+ *     y . d(grad E)/dp_s = sum_c (df_c/dp_s) gy_c.
+ * Returns 0 or -1 (undefined geometry).
+ */
+static int contract_cross_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
+                               const contraction *c)
+{
+    hf_cross_eval ev;
+    if (hf_evaluate_cross_term(t, table, pos, c->adjoint != NULL, &ev) != 0)
+        return -1;
+    const int nc = ev.n_coords;
+    if (c->adjoint) {
+        const int mol = model->atom_mol[t->atoms[0]];
+        const ptrdiff_t dim = 3 * (ptrdiff_t)(model->mol_offset[mol + 1] - model->mol_offset[mol]);
+        const double *block = c->adjoint + model->block_offset[mol];
+        ptrdiff_t lrow[HF_MAX_TERM_ATOMS];
+        for (int a = 0; a < ev.n_entries; a++)
+            lrow[a] = 3 * (ptrdiff_t)model->atom_local[t->atoms[a]];
+        double gGg[HF_MAX_CROSS_COORDS][HF_MAX_CROSS_COORDS], gh[HF_MAX_CROSS_COORDS];
+        for (int p = 0; p < nc; p++) {
+            const int np = 3 * ev.n[p];
+            gh[p] = 0.0;
+            for (int q = 0; q < nc; q++)
+                gGg[p][q] = 0.0;
+            for (int a = 0; a < ev.n[p]; a++)
+                for (int q = 0; q < nc; q++)
+                    for (int b = 0; b < ev.n[q]; b++) {
+                        const double *gab = block + lrow[ev.entries[p][a]] * dim + lrow[ev.entries[q][b]];
+                        for (int i = 0; i < 3; i++)
+                            for (int j = 0; j < 3; j++) {
+                                const double v = gab[i * dim + j];
+                                gGg[p][q] += ev.grad[p][3 * a + i] * v * ev.grad[q][3 * b + j];
+                                if (q == p)
+                                    gh[p] += v * ev.hess[p][(3 * a + i) * np + 3 * b + j];
+                            }
+                    }
+        }
+        for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
+            if (t->slots[s] != HF_NO_SLOT) {
+                double sum = 0.0;
+                for (int p = 0; p < nc; p++) {
+                    sum += ev.v.df_dp[s][p] * gh[p];
+                    for (int q = 0; q < nc; q++)
+                        sum += ev.v.df2_dp[s][p][q] * gGg[p][q];
+                }
+                c->dhdp[t->slots[s]] += sum;
+            }
+    }
+    if (c->y) {
+        double gy[HF_MAX_CROSS_COORDS];
+        for (int p = 0; p < nc; p++) {
+            gy[p] = 0.0;
+            for (int a = 0; a < ev.n[p]; a++) {
+                const double *ya = c->y + 3 * (ptrdiff_t)t->atoms[ev.entries[p][a]];
+                gy[p] += ev.grad[p][3 * a] * ya[0] + ev.grad[p][3 * a + 1] * ya[1] + ev.grad[p][3 * a + 2] * ya[2];
+            }
+        }
+        for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
+            if (t->slots[s] != HF_NO_SLOT) {
+                double sum = 0.0;
+                for (int p = 0; p < nc; p++)
+                    sum += ev.v.df_dp[s][p] * gy[p];
+                c->dgdp[t->slots[s]] += sum;
+            }
+    }
+    return 0;
+}
+
 /* One term's contributions. Returns 0 or -1 (undefined geometry). */
 static int contract_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                          const contraction *c, hf_coordinate_cache *cache)
 {
+    if (hf_is_cross_kind(t->kind))
+        return contract_cross_term(model, t, table, pos, c);
     hf_term_value v;
     const int n = hf_evaluate_term(model, t, table, pos, 1, c->adjoint != NULL, cache, &v);
     if (n < 0)
@@ -155,6 +230,8 @@ static int contract(const hf_model *model, const double *table, const double *po
 int hf_hessian_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
                                        const double *adjoint, double *out, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_hessian_contraction_derivatives(model, table, pos, adjoint, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
     const contraction c = {adjoint, out, NULL, NULL};
     return contract(model, table, pos, &c, bad_term);
@@ -163,6 +240,8 @@ int hf_hessian_contraction_derivatives(const hf_model *model, const double *tabl
 int hf_gradient_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
                                         const double *y, double *out, int *bad_term)
 {
+    if (model->n_reduced > 0)
+        return hf_reduced_gradient_contraction_derivatives(model, table, pos, y, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
     const contraction c = {NULL, NULL, y, out};
     return contract(model, table, pos, &c, bad_term);

@@ -40,7 +40,7 @@
  * The view of one molecule: an hf_model whose only molecule is m (its offsets, exclusion matrix and
  * a block at offset 0), whose terms are m's listed terms in the model's order (copied, grouped by
  * molecule at every call, as the model may have been rebuilt), and whose atom_mol maps every
- * particle to 0 (the core only looks it up for the view's own terms). hf_hessian_blocks and
+ * particle to 0 (the core only looks it up for the view's own terms), with m's reduced particles. hf_hessian_blocks and
  * hf_hessian_contraction_derivatives on it do exactly what they do for m's part of the whole
  * model, in the same order: the block is bit-identical to the whole-model one.
  */
@@ -644,6 +644,7 @@ typedef struct {
     hf_model model;
     int mol_offset[2];
     long long block_offset[2];
+    int reduced_offset[2];
 } molecule_view;
 
 static void make_view(const hf_objective_state *st, const hf_model *model, int m, molecule_view *v)
@@ -660,6 +661,13 @@ static void make_view(const hf_objective_state *st, const hf_model *model, int m
     v->model.block_offset = v->block_offset;
     v->model.terms = st->terms + st->term_begin[m];
     v->model.n_terms = st->term_begin[m + 1] - st->term_begin[m];
+    if (model->n_reduced > 0) { /* m's reduced particles (hf_reduction.c) */
+        v->reduced_offset[0] = 0;
+        v->reduced_offset[1] = model->reduced_offset[m + 1] - model->reduced_offset[m];
+        v->model.n_reduced = v->reduced_offset[1];
+        v->model.reduced = model->reduced + model->reduced_offset[m];
+        v->model.reduced_offset = v->reduced_offset;
+    }
 }
 
 /* The bad-term index of a view as the model's. */

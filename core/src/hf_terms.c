@@ -67,6 +67,18 @@ static void anharmonic(double k, double d, const double c[4], hf_term_value *out
     out->d2de_dp[1] = -k * g3;
 }
 
+/* f(q) = g(s q) (a distance scale s: r_eff = s r): f' = s g', f'' = s^2 g'' (the same for the slot
+ * derivatives of f' and f''), given g's values in out. */
+static void scale_coordinate(double s, hf_term_value *out)
+{
+    out->de *= s;
+    out->d2e *= s * s;
+    for (int p = 0; p < 2; p++) {
+        out->dde_dp[p] *= s;
+        out->d2de_dp[p] *= s * s;
+    }
+}
+
 static const double mm3_bond_coefficients[4] = {HF_MM3_BOND_CUBIC, HF_MM3_BOND_QUARTIC, 0.0, 0.0};
 static const double mm3_angle_coefficients[4] = {HF_MM3_ANGLE_CUBIC, HF_MM3_ANGLE_QUARTIC, HF_MM3_ANGLE_QUINTIC,
                                                  HF_MM3_ANGLE_SEXTIC};
@@ -290,7 +302,9 @@ void hf_term_scalar(const hf_model *model, const hf_term *term, const double *ta
         n_used = 2;
         break;
     case HF_TERM_MM3_BOND:
-        anharmonic(slot_value(term, table, 0), q - slot_value(term, table, 1), mm3_bond_coefficients, out);
+        anharmonic(slot_value(term, table, 0), term->r_scale[0] * q - slot_value(term, table, 1), mm3_bond_coefficients,
+                   out);
+        scale_coordinate(term->r_scale[0], out);
         n_used = 2;
         break;
     case HF_TERM_MM3_ANGLE:

@@ -22,6 +22,14 @@
  *                        theta0 in rad, D the same difference in degrees       k: kJ/mol/rad^2, theta0: rad
  *   MM3* pair            E = eps S(r) (184000 exp(-12 r/R) - 2.25 (R/r)^6) + ONE_4PI_EPS0 qq / r, S the
  *                        6-8 Angstrom switch (C1, not C2)    R: nm, eps: kJ/mol, qq: e^2
+ *   MM3* stretch-bend    E = k (dra + drb) dtheta, dra = sa r_ij - r0a, drb = sb r_kj - r0b, dtheta =
+ *                        theta_ijk - theta0 (j the centre)   k: kJ/mol/nm/rad, r0a, r0b: nm, theta0: rad
+ *   MM3* bend-bend       E = k dtheta1 dtheta2, angles a-c-b and d-c-e at one centre c (sharing one outer
+ *                        atom or none)                       k: kJ/mol/rad^2, theta01, theta02: rad
+ *   MM3* torsion-stretch E = k (s r_jk - r0) (1 + cos 3 phi), phi the i-j-k-l dihedral   k: kJ/mol/nm, r0: nm
+ * The distance scales s, sa, sb of the MM3* bond (whose dr is then s r - r0), stretch-bend and
+ * torsion-stretch are per-term constants (default 1, not parameter slots): MacroModel's effective
+ * length r' / f of a bond to a reduced hydrogen is the scale 1 / f.
  *   periodic torsion     E = k (1 + cos(n phi - phase))       k: kJ/mol, phase: rad, n >= 1
  *   OPLS torsion         E = sum_{m=1..4} V_m/2 (1 + (-1)^(m+1) cos(m phi))     V_m: kJ/mol
  *   Ryckaert-Bellemans   E = sum_{m=0..5} C_m cos(phi - pi)^m                   C_m: kJ/mol
@@ -40,6 +48,12 @@
  *
  * A slot index of -1 (NoSlot) means "this parameter is zero" wherever a slot is optional
  * (particle nonbonded parameters, OPLS V_m, RB C_m).
+ *
+ * Reduced particles (addReducedParticle, MacroModel's MM3* reduced hydrogens): a particle h with
+ * partner p and factor f is seen by every term at x'_h = x_p + f (x_h - x_p). Everything the force
+ * reports is the exact chain rule through that constant linear map x' = M x: forces M^T F',
+ * Hessian blocks M^T H' M, contractions with M G M^T and M y; parameter derivatives and molecule
+ * energies are those at x'.
  */
 
 #include "openmm/Context.h"
@@ -81,8 +95,11 @@ public:
     /** Term kinds, used to address a term in error messages and the C API. */
     enum TermKind {
         Bond = 0, UreyBradley, Angle, PeriodicTorsion, OPLSTorsion, RBTorsion,
-        PeriodicImproper, HarmonicImproper, Exclusion, Pair14, ExplicitPair, MM3Bond, MM3Angle, MM3Pair, NumTermKinds
+        PeriodicImproper, HarmonicImproper, Exclusion, Pair14, ExplicitPair, MM3Bond, MM3Angle, MM3Pair,
+        MM3StretchBend, MM3BendBend, MM3TorsionStretch, NumTermKinds
     };
+    /** The most particles a term joins (a bend-bend lists five: its angles' outer atoms and centre). */
+    static constexpr int MaxTermParticles = 5;
 
     /**
      * Create an empty HessianForce: no parameters, particles or terms; the Geometric combining
@@ -300,16 +317,17 @@ public:
 
     /**
      * Add an MM3* anharmonic bond (MacroModel's MM3* stretch),
-     * E = k dr^2 (1 - 2.55 dr + 3.793125 dr^2) with dr = r - r0 in Angstrom in the polynomial
-     * (E = k d^2 (1 - 25.5 d + 379.3125 d^2) with d = r - r0 in nm).
+     * E = k dr^2 (1 - 2.55 dr + 3.793125 dr^2) with dr = s r - r0 in Angstrom in the polynomial
+     * (E = k d^2 (1 - 25.5 d + 379.3125 d^2) with d = s r - r0 in nm).
      *
-     * @param p1      the index of the first particle
-     * @param p2      the index of the second particle
-     * @param kSlot   the slot of k (kJ/mol/nm^2)
-     * @param r0Slot  the slot of r0 (nm)
+     * @param p1             the index of the first particle
+     * @param p2             the index of the second particle
+     * @param kSlot          the slot of k (kJ/mol/nm^2)
+     * @param r0Slot         the slot of r0 (nm)
+     * @param distanceScale  s, a constant of the term (finite, > 0; MacroModel's 1/f for a reduced hydrogen)
      * @return the index of the MM3* bond that was added
      */
-    int addMM3Bond(int p1, int p2, int kSlot, int r0Slot);
+    int addMM3Bond(int p1, int p2, int kSlot, int r0Slot, double distanceScale = 1.0);
     /**
      * Get the particles and slots of an MM3* bond.
      *
@@ -321,15 +339,27 @@ public:
      */
     void getMM3BondParameters(int index, int& p1, int& p2, int& kSlot, int& r0Slot) const;
     /**
-     * Set the particles and slots of an MM3* bond.
+     * Get the particles, slots and distance scale of an MM3* bond.
      *
-     * @param index   the index of the MM3* bond
-     * @param p1      the index of the first particle
-     * @param p2      the index of the second particle
-     * @param kSlot   the slot of k (kJ/mol/nm^2)
-     * @param r0Slot  the slot of r0 (nm)
+     * @param index               the index of the MM3* bond
+     * @param[out] p1             the index of the first particle
+     * @param[out] p2             the index of the second particle
+     * @param[out] kSlot          the slot of k
+     * @param[out] r0Slot         the slot of r0
+     * @param[out] distanceScale  s
      */
-    void setMM3BondParameters(int index, int p1, int p2, int kSlot, int r0Slot);
+    void getMM3BondParameters(int index, int& p1, int& p2, int& kSlot, int& r0Slot, double& distanceScale) const;
+    /**
+     * Set the particles, slots and distance scale of an MM3* bond.
+     *
+     * @param index          the index of the MM3* bond
+     * @param p1             the index of the first particle
+     * @param p2             the index of the second particle
+     * @param kSlot          the slot of k (kJ/mol/nm^2)
+     * @param r0Slot         the slot of r0 (nm)
+     * @param distanceScale  s (finite, > 0)
+     */
+    void setMM3BondParameters(int index, int p1, int p2, int kSlot, int r0Slot, double distanceScale = 1.0);
     /**
      * Get the number of MM3* bonds.
      */
@@ -374,6 +404,158 @@ public:
      * Get the number of MM3* angles.
      */
     int getNumMM3Angles() const;
+
+    /**
+     * Add an MM3* stretch-bend (MacroModel's), E = k (dra + drb) dtheta with dra = sa r_12 - r0a,
+     * drb = sb r_32 - r0b and dtheta = theta - theta0, theta the p1-p2-p3 angle.
+     *
+     * @param p1          the index of the first particle
+     * @param p2          the index of the second (central) particle
+     * @param p3          the index of the third particle
+     * @param kSlot       the slot of k (kJ/mol/nm/rad)
+     * @param r0aSlot     the slot of r0a, the p1-p2 bond's reference length (nm)
+     * @param r0bSlot     the slot of r0b, the p3-p2 bond's reference length (nm)
+     * @param theta0Slot  the slot of theta0 (rad)
+     * @param scaleA      sa, the p1-p2 bond's distance scale (finite, > 0)
+     * @param scaleB      sb, the p3-p2 bond's distance scale (finite, > 0)
+     * @return the index of the MM3* stretch-bend that was added
+     */
+    int addMM3StretchBend(int p1, int p2, int p3, int kSlot, int r0aSlot, int r0bSlot, int theta0Slot,
+                          double scaleA = 1.0, double scaleB = 1.0);
+    /**
+     * Get the particles, slots and distance scales of an MM3* stretch-bend.
+     *
+     * @param index            the index of the MM3* stretch-bend
+     * @param[out] p1          the index of the first particle
+     * @param[out] p2          the index of the central particle
+     * @param[out] p3          the index of the third particle
+     * @param[out] kSlot       the slot of k
+     * @param[out] r0aSlot     the slot of r0a
+     * @param[out] r0bSlot     the slot of r0b
+     * @param[out] theta0Slot  the slot of theta0
+     * @param[out] scaleA      sa
+     * @param[out] scaleB      sb
+     */
+    void getMM3StretchBendParameters(int index, int& p1, int& p2, int& p3, int& kSlot, int& r0aSlot, int& r0bSlot,
+                                     int& theta0Slot, double& scaleA, double& scaleB) const;
+    /**
+     * Set the particles, slots and distance scales of an MM3* stretch-bend.
+     *
+     * @param index       the index of the MM3* stretch-bend
+     * @param p1          the index of the first particle
+     * @param p2          the index of the central particle
+     * @param p3          the index of the third particle
+     * @param kSlot       the slot of k (kJ/mol/nm/rad)
+     * @param r0aSlot     the slot of r0a (nm)
+     * @param r0bSlot     the slot of r0b (nm)
+     * @param theta0Slot  the slot of theta0 (rad)
+     * @param scaleA      sa (finite, > 0)
+     * @param scaleB      sb (finite, > 0)
+     */
+    void setMM3StretchBendParameters(int index, int p1, int p2, int p3, int kSlot, int r0aSlot, int r0bSlot,
+                                     int theta0Slot, double scaleA = 1.0, double scaleB = 1.0);
+    /**
+     * Get the number of MM3* stretch-bends.
+     */
+    int getNumMM3StretchBends() const;
+
+    /**
+     * Add an MM3* bend-bend (MacroModel's), E = k (theta1 - theta01) (theta2 - theta02), theta1 the
+     * p1-centre-p3 angle and theta2 the p4-centre-p5 angle. The two angles share the centre and at
+     * most one outer particle (p4 or p5 may be p1 or p3), so the term joins 4 or 5 particles.
+     *
+     * @param p1           the first outer particle of angle 1
+     * @param centre       the central particle of both angles
+     * @param p3           the second outer particle of angle 1
+     * @param p4           the first outer particle of angle 2
+     * @param p5           the second outer particle of angle 2
+     * @param kSlot        the slot of k (kJ/mol/rad^2)
+     * @param theta01Slot  the slot of theta01 (rad)
+     * @param theta02Slot  the slot of theta02 (rad)
+     * @return the index of the MM3* bend-bend that was added
+     */
+    int addMM3BendBend(int p1, int centre, int p3, int p4, int p5, int kSlot, int theta01Slot, int theta02Slot);
+    /**
+     * Get the particles and slots of an MM3* bend-bend.
+     *
+     * @param index             the index of the MM3* bend-bend
+     * @param[out] p1           the first outer particle of angle 1
+     * @param[out] centre       the central particle
+     * @param[out] p3           the second outer particle of angle 1
+     * @param[out] p4           the first outer particle of angle 2
+     * @param[out] p5           the second outer particle of angle 2
+     * @param[out] kSlot        the slot of k
+     * @param[out] theta01Slot  the slot of theta01
+     * @param[out] theta02Slot  the slot of theta02
+     */
+    void getMM3BendBendParameters(int index, int& p1, int& centre, int& p3, int& p4, int& p5, int& kSlot,
+                                  int& theta01Slot, int& theta02Slot) const;
+    /**
+     * Set the particles and slots of an MM3* bend-bend.
+     *
+     * @param index        the index of the MM3* bend-bend
+     * @param p1           the first outer particle of angle 1
+     * @param centre       the central particle
+     * @param p3           the second outer particle of angle 1
+     * @param p4           the first outer particle of angle 2
+     * @param p5           the second outer particle of angle 2
+     * @param kSlot        the slot of k (kJ/mol/rad^2)
+     * @param theta01Slot  the slot of theta01 (rad)
+     * @param theta02Slot  the slot of theta02 (rad)
+     */
+    void setMM3BendBendParameters(int index, int p1, int centre, int p3, int p4, int p5, int kSlot, int theta01Slot,
+                                  int theta02Slot);
+    /**
+     * Get the number of MM3* bend-bends.
+     */
+    int getNumMM3BendBends() const;
+
+    /**
+     * Add an MM3* torsion-stretch (MacroModel's), E = k (s r_23 - r0) (1 + cos 3 phi), phi the
+     * p1-p2-p3-p4 dihedral and r_23 the length of its central bond.
+     *
+     * @param p1             the index of the first particle
+     * @param p2             the index of the second particle
+     * @param p3             the index of the third particle
+     * @param p4             the index of the fourth particle
+     * @param kSlot          the slot of k (kJ/mol/nm)
+     * @param r0Slot         the slot of r0 (nm)
+     * @param distanceScale  s, the central bond's distance scale (finite, > 0)
+     * @return the index of the MM3* torsion-stretch that was added
+     */
+    int addMM3TorsionStretch(int p1, int p2, int p3, int p4, int kSlot, int r0Slot, double distanceScale = 1.0);
+    /**
+     * Get the particles, slots and distance scale of an MM3* torsion-stretch.
+     *
+     * @param index               the index of the MM3* torsion-stretch
+     * @param[out] p1             the index of the first particle
+     * @param[out] p2             the index of the second particle
+     * @param[out] p3             the index of the third particle
+     * @param[out] p4             the index of the fourth particle
+     * @param[out] kSlot          the slot of k
+     * @param[out] r0Slot         the slot of r0
+     * @param[out] distanceScale  s
+     */
+    void getMM3TorsionStretchParameters(int index, int& p1, int& p2, int& p3, int& p4, int& kSlot, int& r0Slot,
+                                        double& distanceScale) const;
+    /**
+     * Set the particles, slots and distance scale of an MM3* torsion-stretch.
+     *
+     * @param index          the index of the MM3* torsion-stretch
+     * @param p1             the index of the first particle
+     * @param p2             the index of the second particle
+     * @param p3             the index of the third particle
+     * @param p4             the index of the fourth particle
+     * @param kSlot          the slot of k (kJ/mol/nm)
+     * @param r0Slot         the slot of r0 (nm)
+     * @param distanceScale  s (finite, > 0)
+     */
+    void setMM3TorsionStretchParameters(int index, int p1, int p2, int p3, int p4, int kSlot, int r0Slot,
+                                        double distanceScale = 1.0);
+    /**
+     * Get the number of MM3* torsion-stretches.
+     */
+    int getNumMM3TorsionStretches() const;
 
     /**
      * Add a periodic torsion, E = k (1 + cos(n phi - phase)), phi the p1-p2-p3-p4 dihedral.
@@ -745,6 +927,49 @@ public:
      */
     void createExclusionsFromBonds(const std::vector<std::pair<int, int> >& bonds);
 
+    // ---- reduced particles (MacroModel's reduced hydrogens) ----------------------------------
+    /**
+     * Reduce a particle towards a partner: every term of the force (the listed terms and the plain
+     * nonbonded pairs) is evaluated at positions x' where
+     *     x'_particle = x_partner + factor (x_particle - x_partner)
+     * and every other particle is unchanged (MacroModel's MM3* moves a hydrogen towards the atom it
+     * is bonded to, factor 0.923; the partner need not be bonded to it in this force). The map
+     * x' = M x is linear and constant, so everything the force reports is exact for E(x) = E'(M x):
+     * forces M^T F', Hessian blocks M^T H' M, parameter derivatives and molecule energies those of
+     * E' at x', and the contractions are those of E' with the adjoint M G M^T and the vector M y.
+     * Checked here: particle and partner >= 0 and distinct, factor finite and > 0 (1 changes
+     * nothing); when a Context is created: both in range and in one molecule, a particle reduced at
+     * most once, a partner not reduced itself (HessianForceException naming the reduced particle).
+     *
+     * @param particle  the index of the particle that moves
+     * @param partner   the index of the particle it moves towards
+     * @param factor    the fraction of the partner-particle vector kept (> 0)
+     * @return the index of the reduced particle that was added
+     */
+    int addReducedParticle(int particle, int partner, double factor);
+    /**
+     * Get a reduced particle.
+     *
+     * @param index          the index of the reduced particle (as addReducedParticle returned)
+     * @param[out] particle  the index of the particle that moves
+     * @param[out] partner   the index of the particle it moves towards
+     * @param[out] factor    the fraction of the partner-particle vector kept
+     */
+    void getReducedParticleParameters(int index, int& particle, int& partner, double& factor) const;
+    /**
+     * Set a reduced particle (push it into a Context with updateParametersInContext()).
+     *
+     * @param index     the index of the reduced particle
+     * @param particle  the index of the particle that moves
+     * @param partner   the index of the particle it moves towards
+     * @param factor    the fraction of the partner-particle vector kept (> 0)
+     */
+    void setReducedParticleParameters(int index, int particle, int partner, double factor);
+    /**
+     * Get the number of reduced particles.
+     */
+    int getNumReducedParticles() const;
+
     // ---- reading a Context ------------------------------------------------------------------
     /**
      * Push the parameter table and all terms into a Context without re-initialising it. Only the
@@ -901,12 +1126,19 @@ public:
      */
     static const char* termKindName(TermKind kind);
     /**
-     * Get how many particles a term of a kind joins.
+     * Get how many particles a term of a kind lists (a bend-bend lists 5, one of which may repeat).
      *
      * @param kind  the term kind
-     * @return 2, 3 or 4 (0 for a value outside TermKind)
+     * @return 2 to MaxTermParticles (0 for a value outside TermKind)
      */
     static int getTermNumParticles(TermKind kind);
+    /**
+     * Get how many distance scales (per-term constants, default 1) a term of a kind holds.
+     *
+     * @param kind  the term kind
+     * @return 2 for the MM3* stretch-bend, 1 for the MM3* bond and torsion-stretch, 0 otherwise
+     */
+    static int getTermNumDistanceScales(TermKind kind);
     /**
      * Get how many parameter slots a term of a kind holds.
      *
@@ -930,18 +1162,30 @@ protected:
 private:
     /** One stored term (read by the implementation through HessianForceInternals). */
     struct Term {
-        int particles[4];
+        int particles[MaxTermParticles];
         int slots[6];
         int periodicity;
+        double distanceScales[2];  // 1 where the kind has none
     };
     HessianForceImpl& getImpl(OpenMM::Context& context) const;
-    int addTerm(TermKind kind, const int* particles, int numParticles, const int* slots, int numSlots, int periodicity);
-    void setTerm(TermKind kind, int index, const int* particles, int numParticles, const int* slots, int numSlots, int periodicity);
+    int addTerm(TermKind kind, const int* particles, int numParticles, const int* slots, int numSlots, int periodicity,
+                const double* distanceScales = nullptr);
+    void setTerm(TermKind kind, int index, const int* particles, int numParticles, const int* slots, int numSlots,
+                 int periodicity, const double* distanceScales = nullptr);
     const Term& getTerm(TermKind kind, int index) const;
     std::vector<double> parameters;
     std::vector<int> particleSlots;  // 3 per particle: charge, sigma, epsilon
     std::vector<std::vector<int> > molecules;
     std::vector<Term> terms[NumTermKinds];
+    /** One reduced particle (addReducedParticle). */
+    struct ReducedParticle {
+        int particle, partner;
+        double factor;
+        bool operator==(const ReducedParticle& o) const {
+            return particle == o.particle && partner == o.partner && factor == o.factor;
+        }
+    };
+    std::vector<ReducedParticle> reducedParticles;
     CombiningRule combiningRule;
     double coulomb14Scale, lj14Scale;
 };

@@ -6,10 +6,15 @@
 using namespace HessFit;
 using std::vector;
 
+static_assert(HessianForce::MaxTermParticles == HF_MAX_TERM_ATOMS, "a term's particles are the core's atom entries");
+static_assert(sizeof(HessianForceInternals::Term) ==
+                  (HessianForce::MaxTermParticles + 6 + 1) * sizeof(int) + 2 * sizeof(double),
+              "HessianForce::Term has padding, which its memcmp comparison would read");
+
 static hf_term makeTerm(int kind, const HessianForceInternals::Term& t) {
     hf_term term;
     term.kind = kind;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < HF_MAX_TERM_ATOMS; i++)
         term.atoms[i] = t.particles[i];
     for (int i = 0; i < HF_MAX_TERM_SLOTS; i++)
         term.slots[i] = t.slots[i];
@@ -18,6 +23,8 @@ static hf_term makeTerm(int kind, const HessianForceInternals::Term& t) {
     term.phase = 0.0;
     term.scale_coulomb = 1.0;
     term.scale_lj = 1.0;
+    term.r_scale[0] = t.distanceScales[0];
+    term.r_scale[1] = t.distanceScales[1];
     return term;
 }
 
@@ -123,6 +130,15 @@ void FlatHessianModel::build(const HessianForce& force) {
             case HessianForce::MM3Pair:
                 terms.push_back(makeTerm(HF_TERM_MM3_PAIR, t));
                 break;
+            case HessianForce::MM3StretchBend:
+                terms.push_back(makeTerm(HF_TERM_MM3_STRETCH_BEND, t));
+                break;
+            case HessianForce::MM3BendBend:
+                terms.push_back(makeTerm(HF_TERM_MM3_BEND_BEND, t));
+                break;
+            case HessianForce::MM3TorsionStretch:
+                terms.push_back(makeTerm(HF_TERM_MM3_TORSION_STRETCH, t));
+                break;
             default:
                 continue;
             }
@@ -144,6 +160,24 @@ void FlatHessianModel::build(const HessianForce& force) {
     flat.block_offset = blockOffset.data();
     flat.n_terms = (int) terms.size();
     flat.terms = terms.data();
+    flattenReducedParticles(force);
+}
+
+void FlatHessianModel::flattenReducedParticles(const HessianForce& force) {
+    const int numMolecules = (int) molOffset.size() - 1;
+    const vector<HessianForceInternals::ReducedParticle>& list = HessianForceInternals::getReducedParticles(force);
+    reducedOffset.assign(numMolecules + 1, 0);
+    for (const HessianForceInternals::ReducedParticle& r : list)
+        reducedOffset[atomMol[r.particle] + 1]++;
+    for (int m = 0; m < numMolecules; m++)
+        reducedOffset[m + 1] += reducedOffset[m];
+    reduced.resize(list.size());
+    vector<int> next(reducedOffset.begin(), reducedOffset.end() - 1);
+    for (const HessianForceInternals::ReducedParticle& r : list)
+        reduced[next[atomMol[r.particle]]++] = {r.particle, r.partner, r.factor};
+    flat.n_reduced = (int) reduced.size();
+    flat.reduced = reduced.empty() ? nullptr : reduced.data();
+    flat.reduced_offset = reduced.empty() ? nullptr : reducedOffset.data();
 }
 
 std::string FlatHessianModel::describeTerm(int flatIndex) const {
@@ -154,7 +188,7 @@ std::string FlatHessianModel::describeTerm(int flatIndex) const {
     }
     const Origin& o = origins[flatIndex];
     s << HessianForce::termKindName((HessianForce::TermKind) o.kind) << " " << o.index << " (particles";
-    for (int a = 0; a < 4 && terms[flatIndex].atoms[a] >= 0; a++)
+    for (int a = 0; a < HF_MAX_TERM_ATOMS && terms[flatIndex].atoms[a] >= 0; a++)
         s << (a ? ", " : " ") << terms[flatIndex].atoms[a];
     s << ")";
     return s.str();

@@ -13,26 +13,30 @@ using std::vector;
 
 namespace {
 
-/** Arity of each term kind: particles and slots; whether its slots may be NoSlot (= zero). */
+/** Arity of each term kind: particles, slots and distance scales; whether its slots may be NoSlot (= zero). */
 struct KindShape {
     int numParticles, numSlots;
     bool slotsOptional;
+    int numScales;
 };
 const KindShape kindShapes[HessianForce::NumTermKinds] = {
-    {2, 2, false},  // Bond: k, r0
-    {2, 2, false},  // UreyBradley: k, r0
-    {3, 2, false},  // Angle: k, theta0
-    {4, 2, false},  // PeriodicTorsion: k, phase
-    {4, 4, true},   // OPLSTorsion: V1..V4
-    {4, 6, true},   // RBTorsion: C0..C5
-    {4, 2, false},  // PeriodicImproper: k, phase
-    {4, 2, false},  // HarmonicImproper: k, phi0
-    {2, 0, true},   // Exclusion
-    {2, 0, true},   // Pair14
-    {2, 3, true},   // ExplicitPair: chargeProd, sigma, epsilon
-    {2, 2, false},  // MM3Bond: k, r0
-    {3, 2, false},  // MM3Angle: k, theta0
-    {2, 3, false},  // MM3Pair: R, epsilon, chargeProd
+    {2, 2, false, 0},  // Bond: k, r0
+    {2, 2, false, 0},  // UreyBradley: k, r0
+    {3, 2, false, 0},  // Angle: k, theta0
+    {4, 2, false, 0},  // PeriodicTorsion: k, phase
+    {4, 4, true, 0},   // OPLSTorsion: V1..V4
+    {4, 6, true, 0},   // RBTorsion: C0..C5
+    {4, 2, false, 0},  // PeriodicImproper: k, phase
+    {4, 2, false, 0},  // HarmonicImproper: k, phi0
+    {2, 0, true, 0},   // Exclusion
+    {2, 0, true, 0},   // Pair14
+    {2, 3, true, 0},   // ExplicitPair: chargeProd, sigma, epsilon
+    {2, 2, false, 1},  // MM3Bond: k, r0; s
+    {3, 2, false, 0},  // MM3Angle: k, theta0
+    {2, 3, false, 0},  // MM3Pair: R, epsilon, chargeProd
+    {3, 4, false, 2},  // MM3StretchBend: k, r0a, r0b, theta0; sa, sb
+    {5, 3, false, 0},  // MM3BendBend: k, theta01, theta02
+    {4, 2, false, 1},  // MM3TorsionStretch: k, r0; s
 };
 
 [[noreturn]] void fail(HessianForceException::Code code, const std::string& message) {
@@ -55,12 +59,17 @@ HessianForce::HessianForce() : combiningRule(Geometric), coulomb14Scale(0.5), lj
 const char* HessianForce::termKindName(TermKind kind) {
     static const char* names[NumTermKinds] = {"bond", "Urey-Bradley term", "angle", "periodic torsion",
         "OPLS torsion", "RB torsion", "periodic improper", "harmonic improper", "exclusion", "1-4 pair",
-        "explicit pair", "MM3* bond", "MM3* angle", "MM3* pair"};
+        "explicit pair", "MM3* bond", "MM3* angle", "MM3* pair", "MM3* stretch-bend", "MM3* bend-bend",
+        "MM3* torsion-stretch"};
     return (kind >= 0 && kind < NumTermKinds) ? names[kind] : "unknown term";
 }
 
 int HessianForce::getTermNumParticles(TermKind kind) {
     return (kind >= 0 && kind < NumTermKinds) ? kindShapes[kind].numParticles : 0;
+}
+
+int HessianForce::getTermNumDistanceScales(TermKind kind) {
+    return (kind >= 0 && kind < NumTermKinds) ? kindShapes[kind].numScales : 0;
 }
 
 int HessianForce::getTermNumSlots(TermKind kind) {
@@ -214,8 +223,16 @@ bool HessianForce::hasExplicitMolecules() const {
 
 // ---- terms: one storage, one checker for every kind ---------------------------------------------
 
+/**
+ * Whether particle entries i > j of a term of this kind may name one particle: only a bend-bend's
+ * second angle may reuse one outer particle of the first (entries 3, 4 against 0, 2), once.
+ */
+static bool mayRepeat(HessianForce::TermKind kind, int i, int j, int repeatsSoFar) {
+    return kind == HessianForce::MM3BendBend && (i == 3 || i == 4) && (j == 0 || j == 2) && repeatsSoFar == 0;
+}
+
 void HessianForce::setTerm(TermKind kind, int index, const int* particles, int numParticles, const int* slots,
-                           int numSlots, int periodicity) {
+                           int numSlots, int periodicity, const double* distanceScales) {
     const KindShape& shape = kindShapes[kind];
     std::ostringstream what;
     what << termKindName(kind) << " " << index;
@@ -226,8 +243,10 @@ void HessianForce::setTerm(TermKind kind, int index, const int* particles, int n
         fail(HessianForceException::Size, m.str());
     }
     Term term;
-    std::fill(term.particles, term.particles + 4, -1);
+    std::fill(term.particles, term.particles + MaxTermParticles, -1);
     std::fill(term.slots, term.slots + 6, NoSlot);
+    std::fill(term.distanceScales, term.distanceScales + 2, 1.0);
+    int repeats = 0;
     for (int i = 0; i < numParticles; i++) {
         if (particles[i] < 0) {
             std::ostringstream m;
@@ -236,11 +255,26 @@ void HessianForce::setTerm(TermKind kind, int index, const int* particles, int n
         }
         for (int j = 0; j < i; j++)
             if (particles[i] == particles[j]) {
+                if (mayRepeat(kind, i, j, repeats)) {
+                    repeats++;
+                    continue;
+                }
                 std::ostringstream m;
                 m << what.str() << " uses particle " << particles[i] << " twice";
+                if (kind == MM3BendBend)
+                    m << " (its angles share the centre and at most one outer particle)";
                 fail(HessianForceException::Index, m.str());
             }
         term.particles[i] = particles[i];
+    }
+    for (int i = 0; i < shape.numScales; i++) {
+        const double scale = distanceScales != nullptr ? distanceScales[i] : 1.0;
+        if (!std::isfinite(scale) || !(scale > 0.0)) {
+            std::ostringstream m;
+            m << what.str() << " has distance scale " << scale << " (must be finite and > 0)";
+            fail(HessianForceException::Value, m.str());
+        }
+        term.distanceScales[i] = scale;
     }
     for (int i = 0; i < numSlots; i++) {
         if (shape.slotsOptional)
@@ -264,9 +298,9 @@ void HessianForce::setTerm(TermKind kind, int index, const int* particles, int n
 }
 
 int HessianForce::addTerm(TermKind kind, const int* particles, int numParticles, const int* slots, int numSlots,
-                          int periodicity) {
+                          int periodicity, const double* distanceScales) {
     int index = (int) terms[kind].size();
-    setTerm(kind, index, particles, numParticles, slots, numSlots, periodicity);
+    setTerm(kind, index, particles, numParticles, slots, numSlots, periodicity, distanceScales);
     return index;
 }
 
@@ -305,7 +339,25 @@ static void checkTermIndex(int index, size_t size, HessianForce::TermKind kind) 
 
 HF_PAIR_TERM_METHODS(Bond, Bond)
 HF_PAIR_TERM_METHODS(UreyBradley, UreyBradley)
-HF_PAIR_TERM_METHODS(MM3Bond, MM3Bond)
+
+int HessianForce::addMM3Bond(int p1, int p2, int kSlot, int r0Slot, double distanceScale) {
+    int p[2] = {p1, p2}, s[2] = {kSlot, r0Slot};
+    return addTerm(MM3Bond, p, 2, s, 2, 0, &distanceScale);
+}
+void HessianForce::getMM3BondParameters(int index, int& p1, int& p2, int& kSlot, int& r0Slot) const {
+    double distanceScale;
+    getMM3BondParameters(index, p1, p2, kSlot, r0Slot, distanceScale);
+}
+void HessianForce::getMM3BondParameters(int index, int& p1, int& p2, int& kSlot, int& r0Slot, double& distanceScale) const {
+    const Term& t = getTerm(MM3Bond, index);
+    p1 = t.particles[0]; p2 = t.particles[1]; kSlot = t.slots[0]; r0Slot = t.slots[1];
+    distanceScale = t.distanceScales[0];
+}
+void HessianForce::setMM3BondParameters(int index, int p1, int p2, int kSlot, int r0Slot, double distanceScale) {
+    checkTermIndex(index, terms[MM3Bond].size(), MM3Bond);
+    int p[2] = {p1, p2}, s[2] = {kSlot, r0Slot};
+    setTerm(MM3Bond, index, p, 2, s, 2, 0, &distanceScale);
+}
 
 int HessianForce::getNumBonds() const { return (int) terms[Bond].size(); }
 int HessianForce::getNumUreyBradleys() const { return (int) terms[UreyBradley].size(); }
@@ -334,6 +386,65 @@ HF_ANGLE_TERM_METHODS(MM3Angle, MM3Angle)
 
 int HessianForce::getNumAngles() const { return (int) terms[Angle].size(); }
 int HessianForce::getNumMM3Angles() const { return (int) terms[MM3Angle].size(); }
+
+// The MM3* cross terms.
+int HessianForce::addMM3StretchBend(int p1, int p2, int p3, int kSlot, int r0aSlot, int r0bSlot, int theta0Slot,
+                                    double scaleA, double scaleB) {
+    int p[3] = {p1, p2, p3}, s[4] = {kSlot, r0aSlot, r0bSlot, theta0Slot};
+    double scales[2] = {scaleA, scaleB};
+    return addTerm(MM3StretchBend, p, 3, s, 4, 0, scales);
+}
+void HessianForce::getMM3StretchBendParameters(int index, int& p1, int& p2, int& p3, int& kSlot, int& r0aSlot,
+                                               int& r0bSlot, int& theta0Slot, double& scaleA, double& scaleB) const {
+    const Term& t = getTerm(MM3StretchBend, index);
+    p1 = t.particles[0]; p2 = t.particles[1]; p3 = t.particles[2];
+    kSlot = t.slots[0]; r0aSlot = t.slots[1]; r0bSlot = t.slots[2]; theta0Slot = t.slots[3];
+    scaleA = t.distanceScales[0]; scaleB = t.distanceScales[1];
+}
+void HessianForce::setMM3StretchBendParameters(int index, int p1, int p2, int p3, int kSlot, int r0aSlot, int r0bSlot,
+                                               int theta0Slot, double scaleA, double scaleB) {
+    checkTermIndex(index, terms[MM3StretchBend].size(), MM3StretchBend);
+    int p[3] = {p1, p2, p3}, s[4] = {kSlot, r0aSlot, r0bSlot, theta0Slot};
+    double scales[2] = {scaleA, scaleB};
+    setTerm(MM3StretchBend, index, p, 3, s, 4, 0, scales);
+}
+int HessianForce::getNumMM3StretchBends() const { return (int) terms[MM3StretchBend].size(); }
+
+int HessianForce::addMM3BendBend(int p1, int centre, int p3, int p4, int p5, int kSlot, int theta01Slot, int theta02Slot) {
+    int p[5] = {p1, centre, p3, p4, p5}, s[3] = {kSlot, theta01Slot, theta02Slot};
+    return addTerm(MM3BendBend, p, 5, s, 3, 0);
+}
+void HessianForce::getMM3BendBendParameters(int index, int& p1, int& centre, int& p3, int& p4, int& p5, int& kSlot,
+                                            int& theta01Slot, int& theta02Slot) const {
+    const Term& t = getTerm(MM3BendBend, index);
+    p1 = t.particles[0]; centre = t.particles[1]; p3 = t.particles[2]; p4 = t.particles[3]; p5 = t.particles[4];
+    kSlot = t.slots[0]; theta01Slot = t.slots[1]; theta02Slot = t.slots[2];
+}
+void HessianForce::setMM3BendBendParameters(int index, int p1, int centre, int p3, int p4, int p5, int kSlot,
+                                            int theta01Slot, int theta02Slot) {
+    checkTermIndex(index, terms[MM3BendBend].size(), MM3BendBend);
+    int p[5] = {p1, centre, p3, p4, p5}, s[3] = {kSlot, theta01Slot, theta02Slot};
+    setTerm(MM3BendBend, index, p, 5, s, 3, 0);
+}
+int HessianForce::getNumMM3BendBends() const { return (int) terms[MM3BendBend].size(); }
+
+int HessianForce::addMM3TorsionStretch(int p1, int p2, int p3, int p4, int kSlot, int r0Slot, double distanceScale) {
+    int p[4] = {p1, p2, p3, p4}, s[2] = {kSlot, r0Slot};
+    return addTerm(MM3TorsionStretch, p, 4, s, 2, 0, &distanceScale);
+}
+void HessianForce::getMM3TorsionStretchParameters(int index, int& p1, int& p2, int& p3, int& p4, int& kSlot,
+                                                  int& r0Slot, double& distanceScale) const {
+    const Term& t = getTerm(MM3TorsionStretch, index);
+    p1 = t.particles[0]; p2 = t.particles[1]; p3 = t.particles[2]; p4 = t.particles[3];
+    kSlot = t.slots[0]; r0Slot = t.slots[1]; distanceScale = t.distanceScales[0];
+}
+void HessianForce::setMM3TorsionStretchParameters(int index, int p1, int p2, int p3, int p4, int kSlot, int r0Slot,
+                                                  double distanceScale) {
+    checkTermIndex(index, terms[MM3TorsionStretch].size(), MM3TorsionStretch);
+    int p[4] = {p1, p2, p3, p4}, s[2] = {kSlot, r0Slot};
+    setTerm(MM3TorsionStretch, index, p, 4, s, 2, 0, &distanceScale);
+}
+int HessianForce::getNumMM3TorsionStretches() const { return (int) terms[MM3TorsionStretch].size(); }
 
 // Four-particle periodic terms (torsions and impropers share the form).
 #define HF_PERIODIC_TERM_METHODS(Name, Kind)                                                              \

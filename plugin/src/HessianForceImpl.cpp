@@ -70,7 +70,7 @@ void HessianForceImpl::validate(const HessianForce& force, int numSystemParticle
         const vector<HessianForceInternals::Term>& list = HessianForceInternals::getTerms(force, kind);
         for (int i = 0; i < (int) list.size(); i++) {
             const HessianForceInternals::Term& t = list[i];
-            for (int a = 0; a < 4 && t.particles[a] >= 0; a++) {
+            for (int a = 0; a < HessianForce::MaxTermParticles && t.particles[a] >= 0; a++) {
                 std::ostringstream msg;
                 if (t.particles[a] >= n) {
                     msg << HessianForce::termKindName(kind) << " " << i << " uses particle " << t.particles[a]
@@ -104,6 +104,39 @@ void HessianForceImpl::validate(const HessianForce& force, int numSystemParticle
             }
         }
     }
+    validateReducedParticles(force, moleculeOf);
+}
+
+void HessianForceImpl::validateReducedParticles(const HessianForce& force, const vector<int>& moleculeOf) {
+    const int n = (int) moleculeOf.size();
+    const vector<HessianForceInternals::ReducedParticle>& reduced = HessianForceInternals::getReducedParticles(force);
+    vector<int> reducedBy(n, -1);  // the reduced particle that moves each particle
+    for (int r = 0; r < (int) reduced.size(); r++) {
+        const int h = reduced[r].particle, p = reduced[r].partner;
+        std::ostringstream msg;
+        msg << "reduced particle " << r << " (particle " << h << ", partner " << p << ")";
+        if (h >= n || p >= n) {
+            msg << " uses a particle out of range (the force has " << n << " particles)";
+            fail(HessianForceException::Index, msg.str());
+        }
+        if (moleculeOf[h] != moleculeOf[p]) {
+            msg << " joins molecules " << moleculeOf[h] << " and " << moleculeOf[p];
+            fail(HessianForceException::Topology, msg.str());
+        }
+        if (reducedBy[h] != -1) {
+            msg << " reduces particle " << h << " again (reduced particle " << reducedBy[h] << " does already)";
+            fail(HessianForceException::Topology, msg.str());
+        }
+        reducedBy[h] = r;
+    }
+    for (int r = 0; r < (int) reduced.size(); r++)
+        if (reducedBy[reduced[r].partner] != -1) {
+            std::ostringstream msg;
+            msg << "reduced particle " << r << " (particle " << reduced[r].particle << ") has partner "
+                << reduced[r].partner << ", which is itself reduced (reduced particle " << reducedBy[reduced[r].partner]
+                << "); a partner must not move";
+            fail(HessianForceException::Topology, msg.str());
+        }
 }
 
 void HessianForceImpl::initialize(ContextImpl& context) {
@@ -130,6 +163,7 @@ bool HessianForceImpl::sameDefinitionAsKernel() const {
     }
     return HessianForceInternals::getParticleSlots(owner) == kernelParticleSlots &&
            HessianForceInternals::getExplicitMolecules(owner) == kernelMolecules &&
+           HessianForceInternals::getReducedParticles(owner) == kernelReducedParticles &&
            (int) owner.getCombiningRule() == kernelCombiningRule && owner.getCoulomb14Scale() == kernel14Scales[0] &&
            owner.getLJ14Scale() == kernel14Scales[1];
 }
@@ -139,6 +173,7 @@ void HessianForceImpl::rememberDefinition() {
         kernelTerms[k] = HessianForceInternals::getTerms(owner, (HessianForce::TermKind) k);
     kernelParticleSlots = HessianForceInternals::getParticleSlots(owner);
     kernelMolecules = HessianForceInternals::getExplicitMolecules(owner);
+    kernelReducedParticles = HessianForceInternals::getReducedParticles(owner);
     kernelCombiningRule = (int) owner.getCombiningRule();
     kernel14Scales[0] = owner.getCoulomb14Scale();
     kernel14Scales[1] = owner.getLJ14Scale();

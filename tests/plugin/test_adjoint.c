@@ -4,7 +4,8 @@
  *     d_s(y) = y . d(grad E)/dp_s   hessfit_force_get_gradient_contraction_derivatives,
  * for every term kind alone in a small molecule (bonds, Urey-Bradley, angles, periodic / OPLS / RB
  * torsions, periodic and harmonic impropers, plain LJ + Coulomb pairs with both combining rules,
- * exclusions with scaled 1-4 pairs, explicit pairs, MM3* pairs), slots shared by several terms, on
+ * exclusions with scaled 1-4 pairs, explicit pairs, MM3* pairs, MM3* bonds with distance scales,
+ * stretch-bends, bend-bends (5 distinct particles or sharing an outer one), torsion-stretches), slots shared by several terms, on
  * random and near-degenerate geometries, and on a System of two molecules.
  *
  * For each geometry, with G random symmetric (entries in [-1, 1], block layout) and y random:
@@ -739,6 +740,23 @@ static void run_undefined_geometry(void) {
     setup_create(&s, 5, build_periodic, collinear);
     check_same_geometry_error(&s, "collinear torsion");
     setup_destroy(&s);
+    /* the MM3* cross terms there: a linear angle (stretch-bend), collinear dihedral atoms
+     * (torsion-stretch); a bend-bend star whose angle 1-0-2 is linear. The message names the term. */
+    const double linear_star[15] = {0, 0, 0, 0.11, 0, 0, -0.1, 0, 0, 0.02, 0.1, 0.01, -0.03, -0.02, 0.1};
+    const struct {
+        build_fn build;
+        const double *pos;
+        const char *name;
+    } cross[3] = {{build_mm3_stretch_bend, collinear, "MM3* stretch-bend 0"},
+                  {build_mm3_torsion_stretch, collinear, "MM3* torsion-stretch 0"},
+                  {build_mm3_bend_bend, linear_star, "MM3* bend-bend 0"}};
+    for (int c = 0; c < 3; c++) {
+        setup_create(&s, 5, cross[c].build, cross[c].pos);
+        check_same_geometry_error(&s, cross[c].name);
+        CHECK(strstr(hessfit_last_error(), cross[c].name) != NULL, "the geometry error \"%s\" does not name %s",
+              hessfit_last_error(), cross[c].name);
+        setup_destroy(&s);
+    }
     /* two nonbonded particles on top of each other */
     double pos[15];
     test_random_chain(pos, 5, 0.28, 0.42);
@@ -747,7 +765,7 @@ static void run_undefined_geometry(void) {
     setup_create(&s, 5, build_nb, pos);
     check_same_geometry_error(&s, "coincident pair");
     setup_destroy(&s);
-    printf("%-28s collinear torsion and coincident pair: HESSFIT_ERROR_GEOMETRY, the Hessian's message\n",
+    printf("%-28s collinear torsion, MM3* cross terms, coincident pair: HESSFIT_ERROR_GEOMETRY, the Hessian's message\n",
            "undefined geometry");
 }
 
@@ -756,6 +774,14 @@ static int geometry_mm3_pair(int k, double *pos, char *label, size_t len) {
     if (k >= NRANDOM)
         return 0;
     mm3_pair_positions(pos);
+    snprintf(label, len, "random %d", k);
+    return 1;
+}
+
+static int geometry_star5(int k, double *pos, char *label, size_t len) {
+    if (k >= NRANDOM)
+        return 0;
+    mm3_star5_positions(pos);
     snprintf(label, len, "random %d", k);
     return 1;
 }
@@ -770,6 +796,10 @@ int main(int argc, char **argv) {
         {"angle", 5, build_angle, geometry_angle},
         {"MM3* bond", 4, build_mm3_bond, geometry_bond},
         {"MM3* angle", 5, build_mm3_angle, geometry_angle},
+        {"MM3* bond, scaled", 4, build_mm3_bond_scaled, geometry_bond},
+        {"MM3* stretch-bend", 5, build_mm3_stretch_bend, geometry_angle},
+        {"MM3* bend-bend", 5, build_mm3_bend_bend, geometry_star5},
+        {"MM3* torsion-stretch", 5, build_mm3_torsion_stretch, torsion_geometry},
         {"periodic torsion n=1,2,3", 5, build_periodic, torsion_geometry},
         {"OPLS torsion", 5, build_opls, torsion_geometry},
         {"RB torsion", 5, build_rb, torsion_geometry},

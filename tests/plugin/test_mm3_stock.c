@@ -34,8 +34,9 @@
 #define FD_STEP 1e-5
 #define FD_TOL 2e-7
 #define EF_TOL 1e-10
+#define CROSS_EF_TOL 1e-11
 
-static const char *bond_expression = "k*d^2*(1 - 2.55*dA + 3.793125*dA^2); dA = 10*d; d = r - r0";
+static const char *bond_expression = "k*d^2*(1 - 2.55*dA + 3.793125*dA^2); dA = 10*d; d = s*r - r0";
 static const char *angle_expression =
     "k*d^2*(1 - 0.014*D + 5.6e-5*D^2 - 7.0e-7*D^3 + 2.2e-8*D^4); D = d*57.295779513082320876; d = theta - theta0";
 
@@ -47,16 +48,28 @@ static OpenMM_DoubleArray *two_parameters(double k, double ref) {
     return p;
 }
 
+/* MacroModel's distance scale of a bond to a hydrogen (a reduced hydrogen), 1 otherwise */
+static double bond_scale(const sm_mol *m, int a, int b) {
+    return m->element[a] == 'H' || m->element[b] == 'H' ? MM3_REDUCED_H_SCALE : 1.0;
+}
+
+/* every bond, those to hydrogen with MacroModel's distance scale 1/0.923 (r0 then fits s r) */
 static void add_mm3_bonds(sm_pair *s, const sm_mol *m) {
     OpenMM_CustomBondForce *f = OpenMM_CustomBondForce_create(bond_expression);
     OpenMM_CustomBondForce_addPerBondParameter(f, "k");
     OpenMM_CustomBondForce_addPerBondParameter(f, "r0");
+    OpenMM_CustomBondForce_addPerBondParameter(f, "s");
     for (int b = 0; b < m->n_bonds; b++) {
-        const double k = sm_uniform(1e5, 2e5), r0 = m->bond_ref[b] * sm_uniform(0.9, 1.1);
+        const double sc = bond_scale(m, m->bonds[b][0], m->bonds[b][1]);
+        const double k = sm_uniform(1e5, 2e5), r0 = sc * m->bond_ref[b] * sm_uniform(0.9, 1.1);
         OpenMM_DoubleArray *p = two_parameters(k, r0);
+        OpenMM_DoubleArray_append(p, sc);
         OpenMM_CustomBondForce_addBond(f, m->bonds[b][0], m->bonds[b][1], p);
         OpenMM_DoubleArray_destroy(p);
-        HF_OK(hessfit_force_add_mm3_bond(s->hf, m->bonds[b][0], m->bonds[b][1], sm_slot(s, k), sm_slot(s, r0), NULL));
+        int index;
+        HF_OK(hessfit_force_add_mm3_bond(s->hf, m->bonds[b][0], m->bonds[b][1], sm_slot(s, k), sm_slot(s, r0), &index));
+        if (sc != 1.0)
+            HF_OK(hessfit_force_set_mm3_bond_distance_scale(s->hf, index, sc));
     }
     sm_add_stock(s, (OpenMM_Force *) f);
 }
@@ -89,6 +102,121 @@ static void check_against_stock(const char *platform) {
 
     printf("MM3* bonds (group 0) and angles (group 1) against CustomBondForce + CustomAngleForce:\n");
     sm_check_poses(&s, &m, 4, FD_STEP, FD_TOL, EF_TOL);
+    sm_pair_destroy(&s);
+}
+
+/* ---- the MM3* cross terms ------------------------------------------------------------------ */
+
+/* A CustomCompoundBondForce of n particles with the given per-bond parameter names (NULL-ended). */
+static OpenMM_CustomCompoundBondForce *compound_force(int n, const char *expression, const char *const *names) {
+    OpenMM_CustomCompoundBondForce *f = OpenMM_CustomCompoundBondForce_create(n, expression);
+    for (int i = 0; names[i] != NULL; i++)
+        OpenMM_CustomCompoundBondForce_addPerBondParameter(f, names[i]);
+    return f;
+}
+
+static void add_compound_bond(OpenMM_CustomCompoundBondForce *f, int n, const int *particles, int n_values,
+                              const double *values) {
+    OpenMM_IntArray *p = OpenMM_IntArray_create(n);
+    OpenMM_DoubleArray *v = OpenMM_DoubleArray_create(0);
+    for (int i = 0; i < n; i++)
+        OpenMM_IntArray_set(p, i, particles[i]);
+    for (int i = 0; i < n_values; i++)
+        OpenMM_DoubleArray_append(v, values[i]);
+    OpenMM_CustomCompoundBondForce_addBond(f, p, v);
+    OpenMM_IntArray_destroy(p);
+    OpenMM_DoubleArray_destroy(v);
+}
+
+/* every angle (i, j, k) as a stretch-bend, bonds to hydrogen with the distance scale 1/0.923 */
+static void add_mm3_stretch_bends(sm_pair *s, const sm_mol *m) {
+    static const char *names[] = {"k", "r0a", "r0b", "theta0", "sa", "sb", NULL};
+    OpenMM_CustomCompoundBondForce *f = compound_force(
+        3, "k*((sa*distance(p1,p2) - r0a) + (sb*distance(p3,p2) - r0b))*(angle(p1,p2,p3) - theta0)", names);
+    for (int a = 0; a < m->n_angles; a++) {
+        const int *t = m->angles[a];
+        const double sa = bond_scale(m, t[0], t[1]), sb = bond_scale(m, t[2], t[1]);
+        const double v[6] = {sm_uniform(-700.0, 700.0), sa * sm_distance(m->pos, t[0], t[1]) * sm_uniform(0.9, 1.1),
+                             sb * sm_distance(m->pos, t[2], t[1]) * sm_uniform(0.9, 1.1),
+                             m->angle_ref[a] + sm_uniform(-15.0, 15.0) * SM_DEG, sa, sb};
+        add_compound_bond(f, 3, t, 6, v);
+        HF_OK(hessfit_force_add_mm3_stretch_bend(s->hf, t[0], t[1], t[2], sm_slot(s, v[0]), sm_slot(s, v[1]),
+                                                 sm_slot(s, v[2]), sm_slot(s, v[3]), sa, sb, NULL));
+    }
+    sm_add_stock(s, (OpenMM_Force *) f);
+}
+
+/* every two angles at one centre as a bend-bend: those sharing an outer atom x as (x,c,a | x,c,b) on
+ * the stock side (4 particles) and alternately (x,c,a | x,c,b) and (a,c,x | b,c,x) on ours; those
+ * sharing none with 5 particles */
+static void add_mm3_bend_bends(sm_pair *s, const sm_mol *m, int *n_shared, int *n_distinct) {
+    static const char *names[] = {"k", "t1", "t2", NULL};
+    OpenMM_CustomCompoundBondForce *f5 = compound_force(5, "k*(angle(p1,p2,p3) - t1)*(angle(p4,p2,p5) - t2)", names);
+    OpenMM_CustomCompoundBondForce *f4 = compound_force(4, "k*(angle(p1,p2,p3) - t1)*(angle(p1,p2,p4) - t2)", names);
+    *n_shared = *n_distinct = 0;
+    for (int a = 0; a < m->n_angles; a++)
+        for (int b = a + 1; b < m->n_angles; b++) {
+            const int *t = m->angles[a], *u = m->angles[b];
+            if (t[1] != u[1])
+                continue;
+            const double v[3] = {sm_uniform(-60.0, 60.0), m->angle_ref[a] + sm_uniform(-10.0, 10.0) * SM_DEG,
+                                 m->angle_ref[b] + sm_uniform(-10.0, 10.0) * SM_DEG};
+            const int ks = sm_slot(s, v[0]), s1 = sm_slot(s, v[1]), s2 = sm_slot(s, v[2]);
+            int x = -1; /* the shared outer atom */
+            for (int i = 0; i < 3; i += 2)
+                for (int j = 0; j < 3; j += 2)
+                    if (t[i] == u[j])
+                        x = t[i];
+            if (x < 0) {
+                const int p[5] = {t[0], t[1], t[2], u[0], u[2]};
+                add_compound_bond(f5, 5, p, 3, v);
+                HF_OK(hessfit_force_add_mm3_bend_bend(s->hf, t[0], t[1], t[2], u[0], u[2], ks, s1, s2, NULL));
+                (*n_distinct)++;
+                continue;
+            }
+            const int ta = t[0] == x ? t[2] : t[0], ub = u[0] == x ? u[2] : u[0], p[4] = {x, t[1], ta, ub};
+            add_compound_bond(f4, 4, p, 3, v);
+            if ((*n_shared)++ % 2 == 0)
+                HF_OK(hessfit_force_add_mm3_bend_bend(s->hf, x, t[1], ta, x, ub, ks, s1, s2, NULL));
+            else
+                HF_OK(hessfit_force_add_mm3_bend_bend(s->hf, ta, t[1], x, ub, x, ks, s1, s2, NULL));
+        }
+    sm_add_stock(s, (OpenMM_Force *) f5);
+    sm_add_stock(s, (OpenMM_Force *) f4);
+}
+
+/* every torsion (i, j, k, l) as a torsion-stretch of its central bond, with distance scales 0.95-1.1 */
+static void add_mm3_torsion_stretches(sm_pair *s, const sm_mol *m) {
+    static const char *names[] = {"k", "r0", "s", NULL};
+    OpenMM_CustomCompoundBondForce *f =
+        compound_force(4, "k*(s*distance(p2,p3) - r0)*(1 + cos(3*dihedral(p1,p2,p3,p4)))", names);
+    for (int t = 0; t < m->n_torsions; t++) {
+        const int *q = m->torsions[t];
+        const double sc = sm_uniform(0.95, 1.1);
+        const double v[3] = {sm_uniform(-40.0, 40.0), sc * sm_distance(m->pos, q[1], q[2]) * sm_uniform(0.9, 1.1), sc};
+        add_compound_bond(f, 4, q, 3, v);
+        HF_OK(hessfit_force_add_mm3_torsion_stretch(s->hf, q[0], q[1], q[2], q[3], sm_slot(s, v[0]), sm_slot(s, v[1]),
+                                                    sc, NULL));
+    }
+    sm_add_stock(s, (OpenMM_Force *) f);
+}
+
+static void check_cross_against_stock(const char *platform) {
+    sm_mol m;
+    sm_butane_propanol(&m);
+    sm_pair s;
+    sm_pair_create(&s, &m);
+    sm_add_hf_particles(&s, &m, 0, 1);
+    int n_shared, n_distinct;
+    add_mm3_stretch_bends(&s, &m);
+    add_mm3_bend_bends(&s, &m, &n_shared, &n_distinct);
+    add_mm3_torsion_stretches(&s, &m);
+    sm_pair_open(&s, platform, m.pos, 0.001);
+    printf("MM3* stretch-bends (%d, group 0), bend-bends (%d with 5 particles, group 1; %d sharing an outer atom, "
+           "group 2), torsion-stretches (%d, group 3) against CustomCompoundBondForces:\n",
+           m.n_angles, n_distinct, n_shared, m.n_torsions);
+    CHECK(n_distinct >= 2 && n_shared >= 10, "too few bend-bends: %d distinct, %d shared", n_distinct, n_shared);
+    sm_check_poses(&s, &m, 4, FD_STEP, FD_TOL, CROSS_EF_TOL);
     sm_pair_destroy(&s);
 }
 
@@ -341,6 +469,7 @@ int main(int argc, char **argv) {
     test_seed(0x33AA33ULL);
     check_against_stock(platform);
     check_by_hand(platform);
+    check_cross_against_stock(platform);
     check_pairs_against_stock(platform);
     check_pairs_by_hand(platform);
     printf("test_mm3_stock: OK\n");

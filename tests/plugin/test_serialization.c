@@ -16,7 +16,9 @@
  *  - every stored XML of a known serialization version (tests/data/serialization/
  *    hessianforce-v<N>.xml, written by the hessfit of that version from this test's force as that
  *    version knew it: version 1 without the MM3* bonds and angles that version 2 added, version 2
- *    without the MM3* pair that version 3 added, each appended last with its own slots) reads
+ *    without the MM3* pair that version 3 added, version 3 without the reduced particles that
+ *    version 4 added, version 4 without the MM3* cross terms and bond distance scale that version 5
+ *    added, each appended last with its own slots) reads
  *    back, through hessfit_system_deserialize, as the same force with the same numbers as above;
  *  - a newer version (the current number + 1) and version 0 are refused with
  *    HESSFIT_ERROR_UNSUPPORTED naming the version, and malformed XML with HESSFIT_ERROR_OPENMM,
@@ -29,7 +31,7 @@
 #define FORCE_GROUP 3
 #define FORCE_NAME "hessfit round trip"
 /* The HessianForce serialization versions this build reads: 1 .. CURRENT_XML_VERSION. */
-#define CURRENT_XML_VERSION 3
+#define CURRENT_XML_VERSION 5
 
 static int slot(hessfit_force *f, double value) {
     int s;
@@ -41,7 +43,8 @@ static int slot(hessfit_force *f, double value) {
 static const int bonds_a[6][2] = {{0, 1}, {1, 2}, {2, 3}, {1, 4}, {2, 5}, {3, 6}};
 
 /* The test's force as serialization version `version` knows it (2: with the MM3* bonds and
- * angles; 3: with the MM3* pair). */
+ * angles; 3: with the MM3* pair; 4: with reduced particles; 5: with an MM3* bond distance scale and
+ * the MM3* cross terms). */
 static hessfit_force *build_force(int version) {
     hessfit_force *f;
     HF_OK(hessfit_force_create(&f));
@@ -104,6 +107,23 @@ static hessfit_force *build_force(int version) {
     if (version >= 3) { /* the MM3* pair, after everything of version 2; slots R, eps, qq in that order */
         const int radius = slot(f, 0.362), epsilon = slot(f, 0.24), charge_prod = slot(f, -0.0078);
         HF_OK(hessfit_force_add_mm3_pair(f, 4, 6, radius, epsilon, charge_prod, NULL));
+    }
+    if (version >= 4) { /* reduced particles: two hydrogens of A towards their carbons, one of B */
+        HF_OK(hessfit_force_add_reduced_particle(f, 4, 1, 0.923, NULL));
+        HF_OK(hessfit_force_add_reduced_particle(f, 5, 2, 0.923, NULL));
+        HF_OK(hessfit_force_add_reduced_particle(f, 9, 7, 0.915, NULL));
+    }
+    if (version >= 5) { /* the MM3* bond's distance scale and the cross terms, after everything of version 4 */
+        HF_OK(hessfit_force_set_mm3_bond_distance_scale(f, 0, 1.0 / 0.923));
+        const int k_sb = slot(f, 520.0), r0a = slot(f, 0.1530), r0b = slot(f, 0.1528), th0 = slot(f, 1.92);
+        HF_OK(hessfit_force_add_mm3_stretch_bend(f, 0, 1, 2, k_sb, r0a, r0b, th0, 1.0, 1.02, NULL));
+        HF_OK(hessfit_force_add_mm3_stretch_bend(f, 8, 7, 9, k_sb, r0a, r0b, th0, 1.0 / 0.923, 1.0 / 0.923, NULL));
+        const int k_bb = slot(f, -25.0), t01 = slot(f, 1.90), t02 = slot(f, 1.93);
+        HF_OK(hessfit_force_add_mm3_bend_bend(f, 0, 1, 2, 4, 2, k_bb, t01, t02, NULL));
+        HF_OK(hessfit_force_add_mm3_bend_bend(f, 1, 2, 3, 5, 1, k_bb, t02, t01, NULL));
+        const int k_ts = slot(f, 21.0), r0_ts = slot(f, 0.1529);
+        HF_OK(hessfit_force_add_mm3_torsion_stretch(f, 0, 1, 2, 3, k_ts, r0_ts, 0.99, NULL));
+        HF_OK(hessfit_force_add_mm3_torsion_stretch(f, 4, 1, 2, 5, k_ts, r0_ts, 1.0, NULL));
     }
 
     HF_OK(hessfit_force_set_combining_rule(f, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
@@ -291,13 +311,26 @@ int main(void) {
         HF_OK(hessfit_system_deserialize(stored, &old));
         hessfit_force *h, *written;
         HF_OK(hessfit_force_create_from_openmm(OpenMM_System_getForce(old, force_index), &h));
-        int mm3_bonds = -1, mm3_angles = -1, mm3_pairs = -1;
+        int mm3_bonds = -1, mm3_angles = -1, mm3_pairs = -1, reduced = -1, cross[3] = {-1, -1, -1};
+        double bond_scale = 0.0;
+        HF_OK(hessfit_force_get_num_reduced_particles(h, &reduced));
+        CHECK(reduced == (version >= 4 ? 3 : 0), "%s: %d reduced particles", relative, reduced);
         HF_OK(hessfit_force_get_num_mm3_bonds(h, &mm3_bonds));
         HF_OK(hessfit_force_get_num_mm3_angles(h, &mm3_angles));
         HF_OK(hessfit_force_get_num_mm3_pairs(h, &mm3_pairs));
+        HF_OK(hessfit_force_get_num_mm3_stretch_bends(h, &cross[0]));
+        HF_OK(hessfit_force_get_num_mm3_bend_bends(h, &cross[1]));
+        HF_OK(hessfit_force_get_num_mm3_torsion_stretches(h, &cross[2]));
         CHECK(mm3_bonds == (version >= 2 ? 2 : 0) && mm3_angles == (version >= 2 ? 2 : 0) &&
                   mm3_pairs == (version >= 3 ? 1 : 0),
               "%s: %d MM3* bonds, %d MM3* angles and %d MM3* pairs", relative, mm3_bonds, mm3_angles, mm3_pairs);
+        for (int kind = 0; kind < 3; kind++)
+            CHECK(cross[kind] == (version >= 5 ? 2 : 0), "%s: %d MM3* cross terms of kind %d", relative, cross[kind], kind);
+        if (version >= 2) { /* a file older than version 5 gives its MM3* bonds the distance scale 1 */
+            HF_OK(hessfit_force_get_mm3_bond_distance_scale(h, 0, &bond_scale));
+            CHECK(bond_scale == (version >= 5 ? 1.0 / 0.923 : 1.0), "%s: MM3* bond 0 has distance scale %.17g",
+                  relative, bond_scale);
+        }
         OpenMM_System *original = build_system(version, &written, &force_index);
         printf("stored version %d (%s):\n", version, relative);
         check_same_force(written, original, h, old, pos);

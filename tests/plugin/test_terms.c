@@ -737,6 +737,16 @@ static int geometry_mm3_pair(int k, Geometry *g) {
     return 1;
 }
 
+/* MM3* bend-bend: random stars of 5 */
+static int geometry_star5(int k, Geometry *g) {
+    if (k >= NRANDOM)
+        return 0;
+    g->dlen = 0.0;
+    mm3_star5_positions(g->pos);
+    snprintf(g->label, sizeof g->label, "random %d", k);
+    return 1;
+}
+
 /* ---- running one case ------------------------------------------------------------------------ */
 
 static void run_case(const TermCase *c) {
@@ -884,6 +894,10 @@ int main(int argc, char **argv) {
         {"angle", 5, build_angle, energy_angle, geometry_angle},
         {"MM3* bond", 4, build_mm3_bond, energy_mm3_bond, geometry_bond},
         {"MM3* angle", 5, build_mm3_angle, energy_mm3_angle, geometry_angle},
+        {"MM3* bond, scaled", 4, build_mm3_bond_scaled, mm3_bonds_scaled_energy, geometry_bond},
+        {"MM3* stretch-bend", 5, build_mm3_stretch_bend, mm3_stretch_bends_energy, geometry_angle},
+        {"MM3* bend-bend", 5, build_mm3_bend_bend, mm3_bend_bends_energy, geometry_star5},
+        {"MM3* torsion-stretch", 5, build_mm3_torsion_stretch, mm3_torsion_stretches_energy, torsion_geometry},
         {"periodic torsion n=1,2,3", 5, build_periodic, energy_periodic, torsion_geometry},
         {"OPLS torsion", 5, build_opls, energy_opls, torsion_geometry},
         {"RB torsion", 5, build_rb, energy_rb, torsion_geometry},

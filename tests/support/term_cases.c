@@ -46,6 +46,154 @@ double mm3_angle_energy(double k, double theta, double theta0) {
     return k * d * d * (1.0 - 0.014 * dd + 5.6e-5 * dd * dd - 7.0e-7 * dd * dd * dd + 2.2e-8 * dd * dd * dd * dd);
 }
 
+/* ---- MM3* distance scales and cross terms ------------------------------------------------------ */
+
+static const double mm3_bond_scales[3] = {1.0, MM3_REDUCED_H_SCALE, 1.05};
+
+void build_mm3_bond_scaled(hessfit_force *f) {
+    build_mm3_bond(f);
+    for (int b = 1; b < 3; b++)
+        HF_OK(hessfit_force_set_mm3_bond_distance_scale(f, b, mm3_bond_scales[b]));
+}
+
+double mm3_bonds_scaled_energy(const double *x, const double *p, double *scale) {
+    const int atoms[3][2] = {{0, 1}, {1, 2}, {2, 3}}, slots[3] = {0, 2, 0};
+    double e = 0.0;
+    *scale = 0.0;
+    for (int b = 0; b < 3; b++) {
+        const double eb = mm3_bond_energy(p[slots[b]], mm3_bond_scales[b] * test_distance(x, atoms[b][0], atoms[b][1]),
+                                          p[slots[b] + 1]);
+        e += eb;
+        *scale += fabs(eb);
+    }
+    return e;
+}
+
+static const struct {
+    int atoms[3], slots[4];
+    double sa, sb;
+} stretch_bends[3] = {
+    {{0, 1, 2}, {0, 1, 2, 3}, 1.0, MM3_REDUCED_H_SCALE},
+    {{1, 2, 3}, {4, 2, 1, 5}, 1.0, 1.0},
+    {{2, 3, 4}, {0, 1, 2, 3}, MM3_REDUCED_H_SCALE, 1.04},
+};
+
+void build_mm3_stretch_bend(hessfit_force *f) {
+    const double v[6] = {600.0, 0.109, 0.1529, 1.911, -350.0, 2.0944}; /* kJ/mol/nm/rad, nm, nm, rad */
+    add_slots(f, v, 6);
+    add_bare_particles(f, 5);
+    for (int t = 0; t < 3; t++) {
+        const int *a = stretch_bends[t].atoms, *sl = stretch_bends[t].slots;
+        HF_OK(hessfit_force_add_mm3_stretch_bend(f, a[0], a[1], a[2], sl[0], sl[1], sl[2], sl[3], stretch_bends[t].sa,
+                                                 stretch_bends[t].sb, NULL));
+    }
+}
+
+double mm3_stretch_bends_energy(const double *x, const double *p, double *scale) {
+    double e = 0.0;
+    *scale = 0.0;
+    for (int t = 0; t < 3; t++) {
+        const int *a = stretch_bends[t].atoms, *sl = stretch_bends[t].slots;
+        const double dra = stretch_bends[t].sa * test_distance(x, a[0], a[1]) - p[sl[1]];
+        const double drb = stretch_bends[t].sb * test_distance(x, a[2], a[1]) - p[sl[2]];
+        const double et = p[sl[0]] * (dra + drb) * (test_angle(x, a[0], a[1], a[2]) - p[sl[3]]);
+        e += et;
+        *scale += fabs(et);
+    }
+    return e;
+}
+
+static const struct {
+    int atoms[5], slots[3];
+} bend_bends[4] = {
+    {{1, 0, 2, 3, 4}, {0, 1, 2}}, /* 5 distinct particles */
+    {{1, 0, 3, 4, 1}, {3, 2, 1}}, /* p5 = p1 */
+    {{2, 0, 4, 2, 3}, {0, 1, 1}}, /* p4 = p1 */
+    {{1, 0, 4, 4, 2}, {3, 1, 2}}, /* p4 = p3 */
+};
+
+void build_mm3_bend_bend(hessfit_force *f) {
+    const double v[4] = {45.0, 1.911, 1.85, -30.0}; /* kJ/mol/rad^2, rad, rad */
+    add_slots(f, v, 4);
+    add_bare_particles(f, 5);
+    for (int t = 0; t < 4; t++) {
+        const int *a = bend_bends[t].atoms, *sl = bend_bends[t].slots;
+        HF_OK(hessfit_force_add_mm3_bend_bend(f, a[0], a[1], a[2], a[3], a[4], sl[0], sl[1], sl[2], NULL));
+    }
+}
+
+double mm3_bend_bends_energy(const double *x, const double *p, double *scale) {
+    double e = 0.0;
+    *scale = 0.0;
+    for (int t = 0; t < 4; t++) {
+        const int *a = bend_bends[t].atoms, *sl = bend_bends[t].slots;
+        const double et = p[sl[0]] * (test_angle(x, a[0], a[1], a[2]) - p[sl[1]]) * (test_angle(x, a[3], a[1], a[4]) - p[sl[2]]);
+        e += et;
+        *scale += fabs(et);
+    }
+    return e;
+}
+
+void mm3_star5_positions(double *pos) {
+    for (;;) {
+        pos[0] = pos[1] = pos[2] = 0.0;
+        for (int a = 1; a < 5; a++) {
+            double u[3], n2;
+            do {
+                n2 = 0.0;
+                for (int c = 0; c < 3; c++) {
+                    u[c] = test_uniform(-1.0, 1.0);
+                    n2 += u[c] * u[c];
+                }
+            } while (n2 < 0.01 || n2 > 1.0);
+            const double r = test_uniform(0.09, 0.16) / sqrt(n2);
+            for (int c = 0; c < 3; c++)
+                pos[3 * a + c] = r * u[c];
+        }
+        int ok = 1;
+        for (int a = 1; a < 5; a++)
+            for (int b = a + 1; b < 5; b++) {
+                const double t = test_angle(pos, a, 0, b);
+                ok &= t > 45.0 * PI / 180.0 && t < 165.0 * PI / 180.0;
+            }
+        if (ok)
+            break;
+    }
+    test_random_pose(pos, 5);
+}
+
+static const struct {
+    int atoms[4], slots[2];
+    double s;
+} torsion_stretches[3] = {
+    {{0, 1, 2, 3}, {0, 1}, 1.0},
+    {{1, 2, 3, 4}, {2, 3}, MM3_REDUCED_H_SCALE},
+    {{3, 2, 1, 0}, {2, 1}, 0.97},
+};
+
+void build_mm3_torsion_stretch(hessfit_force *f) {
+    const double v[4] = {25.0, 0.1529, -15.0, 0.141}; /* kJ/mol/nm, nm */
+    add_slots(f, v, 4);
+    add_bare_particles(f, 5);
+    for (int t = 0; t < 3; t++) {
+        const int *a = torsion_stretches[t].atoms, *sl = torsion_stretches[t].slots;
+        HF_OK(hessfit_force_add_mm3_torsion_stretch(f, a[0], a[1], a[2], a[3], sl[0], sl[1], torsion_stretches[t].s, NULL));
+    }
+}
+
+double mm3_torsion_stretches_energy(const double *x, const double *p, double *scale) {
+    double e = 0.0;
+    *scale = 0.0;
+    for (int t = 0; t < 3; t++) {
+        const int *a = torsion_stretches[t].atoms, *sl = torsion_stretches[t].slots;
+        const double phi = test_dihedral(x, a[0], a[1], a[2], a[3]);
+        const double et = p[sl[0]] * (torsion_stretches[t].s * test_distance(x, a[1], a[2]) - p[sl[1]]) * (1.0 + cos(3.0 * phi));
+        e += et;
+        *scale += fabs(et);
+    }
+    return e;
+}
+
 void build_ub(hessfit_force *f) {
     const double v[4] = {2.5e4, 0.2179, 1.9e4, 0.2468};
     add_slots(f, v, 4);

@@ -20,6 +20,30 @@ void build_mm3_bond(hessfit_force *f);
  * k dt^2 (1 - 0.014 D + 5.6e-5 D^2 - 7.0e-7 D^3 + 2.2e-8 D^4) (r, r0 in nm; theta, theta0 in rad). */
 double mm3_bond_energy(double k, double r, double r0);
 double mm3_angle_energy(double k, double theta, double theta0);
+/* MacroModel's distance scale of a bond to a reduced hydrogen, 1 / 0.923 (r_eff = r / f) */
+#define MM3_REDUCED_H_SCALE (1.0 / 0.923)
+/* MM3* bond with distance scales: build_mm3_bond, then bond 1 scaled by MM3_REDUCED_H_SCALE and
+ * bond 2 by 1.05 (hessfit_force_set_mm3_bond_distance_scale); its energy at x with slot values p */
+void build_mm3_bond_scaled(hessfit_force *f);
+double mm3_bonds_scaled_energy(const double *x, const double *p, double *scale);
+/* MM3* stretch-bend, 5-atom chain: slots 0 kA, 1 r0a, 2 r0b, 3 theta0A, 4 kB, 5 theta0B;
+ * (0,1,2) {kA, r0a, r0b, theta0A} scales (1, MM3_REDUCED_H_SCALE); (1,2,3) {kB, r0b, r0a, theta0B}
+ * scales (1, 1); (2,3,4) {kA, r0a, r0b, theta0A} scales (MM3_REDUCED_H_SCALE, 1.04) */
+void build_mm3_stretch_bend(hessfit_force *f);
+double mm3_stretch_bends_energy(const double *x, const double *p, double *scale);
+/* MM3* bend-bend on a star of 5 (centre 0, substituents 1..4): slots 0 kA, 1 theta01, 2 theta02,
+ * 3 kB; (1,0,2 | 3,0,4) {kA, theta01, theta02} with 5 distinct particles, and three sharing an
+ * outer particle: (1,0,3 | 4,0,1) {kB, theta02, theta01}, (2,0,4 | 2,0,3) {kA, theta01, theta01},
+ * (1,0,4 | 4,0,2) {kB, theta01, theta02} */
+void build_mm3_bend_bend(hessfit_force *f);
+double mm3_bend_bends_energy(const double *x, const double *p, double *scale);
+/* Random positions of build_mm3_bend_bend's star: substituents at 0.09-0.16 nm, every angle
+ * between two of them in 45-165 deg, in a random pose. */
+void mm3_star5_positions(double *pos);
+/* MM3* torsion-stretch, 5-atom chain: slots 0 kA, 1 r0A, 2 kB, 3 r0B; (0,1,2,3) {kA, r0A} s = 1;
+ * (1,2,3,4) {kB, r0B} s = MM3_REDUCED_H_SCALE; (3,2,1,0) {kB, r0A} s = 0.97 */
+void build_mm3_torsion_stretch(hessfit_force *f);
+double mm3_torsion_stretches_energy(const double *x, const double *p, double *scale);
 /* Urey-Bradley, 4 atoms: slots 0 kA, 1 r0A, 2 kB, 3 r0B; UB (0,2) A, (1,3) B */
 void build_ub(hessfit_force *f);
 /* angle, 5 atoms: slots 0 kA, 1 theta0A = 1.911, 2 kB, 3 theta0B; angles (0,1,2) A, (1,2,3) B, (2,3,4) A */

@@ -200,10 +200,58 @@ static void test_add_time_errors(void) {
     EXPECT_MSG("MM3* pair");
     HF_FAILS(hessfit_force_add_mm3_pair(f, 0, 3, r0, k, HESSFIT_NO_SLOT, NULL), HESSFIT_ERROR_INDEX); /* every slot needed */
     HF_FAILS(hessfit_force_add_mm3_pair(f, 1, 1, r0, k, k, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_mm3_stretch_bend(f, 0, 1, 2, k, r0, r0, 5, 1.0, 1.0, NULL), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("MM3* stretch-bend");
+    HF_FAILS(hessfit_force_add_mm3_stretch_bend(f, 0, 1, 2, k, r0, HESSFIT_NO_SLOT, k, 1.0, 1.0, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_mm3_stretch_bend(f, 0, 1, 0, k, r0, r0, k, 1.0, 1.0, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_mm3_stretch_bend(f, 0, 1, 2, k, r0, r0, k, 0.0, 1.0, NULL), HESSFIT_ERROR_VALUE);
+    EXPECT_MSG("distance scale");
+    HF_FAILS(hessfit_force_add_mm3_stretch_bend(f, 0, 1, 2, k, r0, r0, k, 1.0, NAN, NULL), HESSFIT_ERROR_VALUE);
+    /* a bend-bend's angles share the centre and at most one outer particle */
+    HF_FAILS(hessfit_force_add_mm3_bend_bend(f, 0, 1, 2, 0, 2, k, r0, r0, NULL), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("MM3* bend-bend");
+    EXPECT_MSG("at most one outer particle");
+    HF_FAILS(hessfit_force_add_mm3_bend_bend(f, 0, 1, 2, 2, 0, k, r0, r0, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_mm3_bend_bend(f, 0, 1, 2, 1, 3, k, r0, r0, NULL), HESSFIT_ERROR_INDEX); /* centre as outer */
+    HF_FAILS(hessfit_force_add_mm3_bend_bend(f, 0, 1, 2, 3, 3, k, r0, r0, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_mm3_bend_bend(f, 0, 1, 2, 3, -1, k, r0, r0, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_mm3_bend_bend(f, 0, 1, 2, 3, 0, k, r0, 7, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_mm3_torsion_stretch(f, 0, 1, 2, 3, k, 9, 1.0, NULL), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("MM3* torsion-stretch");
+    HF_FAILS(hessfit_force_add_mm3_torsion_stretch(f, 0, 1, 2, 2, k, r0, 1.0, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_mm3_torsion_stretch(f, 0, 1, 2, 3, k, r0, -1.0, NULL), HESSFIT_ERROR_VALUE);
+    HF_FAILS(hessfit_force_set_mm3_bond_distance_scale(f, 0, 1.0), HESSFIT_ERROR_INDEX); /* no MM3* bond yet */
+    HF_FAILS(hessfit_force_get_mm3_bend_bend(f, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL), HESSFIT_ERROR_INDEX);
     const int bonds_bad[4] = {0, 1, 2, 2}, bonds_neg[2] = {0, -1};
     HF_FAILS(hessfit_force_create_exclusions_from_bonds(f, bonds_bad, 2), HESSFIT_ERROR_INDEX);
     HF_FAILS(hessfit_force_create_exclusions_from_bonds(f, bonds_neg, 1), HESSFIT_ERROR_INDEX);
     HF_FAILS(hessfit_force_create_exclusions_from_bonds(f, bonds_bad, -1), HESSFIT_ERROR_SIZE);
+    /* reduced particles: negative or equal particles, a factor not finite or not > 0, bad indices */
+    HF_FAILS(hessfit_force_add_reduced_particle(f, -1, 0, 0.923, NULL), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("reduced particle 0");
+    HF_FAILS(hessfit_force_add_reduced_particle(f, 1, -2, 0.923, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_reduced_particle(f, 2, 2, 0.923, NULL), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("towards itself");
+    const double bad_factors[4] = {0.0, -0.5, NAN, INFINITY};
+    for (int b = 0; b < 4; b++) {
+        HF_FAILS(hessfit_force_add_reduced_particle(f, 2, 0, bad_factors[b], NULL), HESSFIT_ERROR_VALUE);
+        EXPECT_MSG("factor");
+    }
+    int n_reduced = -1, rp = -1, rq = -1;
+    double rf = 0.0;
+    HF_OK(hessfit_force_get_num_reduced_particles(f, &n_reduced));
+    CHECK(n_reduced == 0, "failed reduced-particle adds left %d", n_reduced);
+    HF_OK(hessfit_force_add_reduced_particle(f, 2, 0, 0.923, &idx));
+    CHECK(idx == 0, "first reduced particle has index %d", idx);
+    HF_FAILS(hessfit_force_get_reduced_particle(f, 1, &rp, &rq, &rf), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("reduced particle 1 is out of range");
+    HF_FAILS(hessfit_force_set_reduced_particle(f, -1, 2, 0, 0.9), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_set_reduced_particle(f, 0, 2, 0, NAN), HESSFIT_ERROR_VALUE);
+    HF_FAILS(hessfit_force_get_num_reduced_particles(f, NULL), HESSFIT_ERROR_NULL_ARGUMENT);
+    HF_OK(hessfit_force_set_reduced_particle(f, 0, 3, 1, 0.9));
+    HF_OK(hessfit_force_get_reduced_particle(f, 0, &rp, &rq, &rf));
+    CHECK(rp == 3 && rq == 1 && rf == 0.9, "reduced particle 0 reads back as %d, %d, %g", rp, rq, rf);
+    HF_OK(hessfit_force_get_reduced_particle(f, 0, NULL, NULL, NULL));
 
     /* optional slots and NULL index outputs are fine */
     HF_OK(hessfit_force_add_opls_torsion(f, 0, 1, 2, 3, v_ok, &idx));
@@ -211,6 +259,41 @@ static void test_add_time_errors(void) {
     HF_OK(hessfit_force_add_rb_torsion(f, 0, 1, 2, 3, c_ok, NULL));
     HF_OK(hessfit_force_add_bond(f, 0, 1, k, r0, &idx));
     CHECK(idx == 0, "first bond has index %d (failed adds must not append)", idx);
+
+    /* the MM3* cross terms and distance scales read back as set */
+    double sc = 0.0, sc2 = 0.0;
+    int q[5], ks, s1, s2, s3, n_terms = 0;
+    HF_OK(hessfit_force_add_mm3_bond(f, 0, 1, k, r0, &idx));
+    HF_FAILS(hessfit_force_set_mm3_bond_distance_scale(f, idx, INFINITY), HESSFIT_ERROR_VALUE);
+    HF_FAILS(hessfit_force_get_mm3_bond_distance_scale(f, idx, NULL), HESSFIT_ERROR_NULL_ARGUMENT);
+    HF_OK(hessfit_force_get_mm3_bond_distance_scale(f, idx, &sc));
+    CHECK(sc == 1.0, "a new MM3* bond's distance scale is %g", sc);
+    HF_OK(hessfit_force_set_mm3_bond_distance_scale(f, idx, 1.0 / 0.923));
+    HF_OK(hessfit_force_get_mm3_bond_distance_scale(f, idx, &sc));
+    CHECK(sc == 1.0 / 0.923, "MM3* bond distance scale reads back as %.17g", sc);
+    HF_OK(hessfit_force_add_mm3_bend_bend(f, 2, 1, 0, 3, 2, k, r0, k, &idx)); /* p5 = p1: 4 particles */
+    HF_OK(hessfit_force_get_mm3_bend_bend(f, idx, &q[0], &q[1], &q[2], &q[3], &q[4], &ks, &s1, &s2));
+    CHECK(q[0] == 2 && q[1] == 1 && q[2] == 0 && q[3] == 3 && q[4] == 2 && ks == k && s1 == r0 && s2 == k,
+          "MM3* bend-bend reads back as %d %d %d %d %d / %d %d %d", q[0], q[1], q[2], q[3], q[4], ks, s1, s2);
+    HF_OK(hessfit_force_set_mm3_bend_bend(f, idx, 0, 1, 2, 3, 0, k, r0, r0));
+    HF_OK(hessfit_force_get_num_mm3_bend_bends(f, &n_terms));
+    CHECK(n_terms == 1, "%d MM3* bend-bends", n_terms);
+    HF_OK(hessfit_force_add_mm3_stretch_bend(f, 0, 1, 2, k, r0, r0, k, 1.0, 1.1, &idx));
+    HF_FAILS(hessfit_force_set_mm3_stretch_bend(f, idx, 0, 1, 2, k, r0, r0, k, -1.1, 1.0), HESSFIT_ERROR_VALUE);
+    HF_OK(hessfit_force_set_mm3_stretch_bend(f, idx, 2, 1, 0, r0, k, r0, k, 1.0 / 0.923, 1.0));
+    HF_OK(hessfit_force_get_mm3_stretch_bend(f, idx, &q[0], &q[1], &q[2], &ks, &s1, &s2, &s3, &sc, &sc2));
+    CHECK(q[0] == 2 && q[1] == 1 && q[2] == 0 && ks == r0 && s1 == k && s2 == r0 && s3 == k && sc == 1.0 / 0.923 &&
+              sc2 == 1.0, "MM3* stretch-bend reads back as %d %d %d / %d %d %d %d / %g %g", q[0], q[1], q[2], ks, s1, s2,
+          s3, sc, sc2);
+    HF_OK(hessfit_force_get_num_mm3_stretch_bends(f, &n_terms));
+    CHECK(n_terms == 1, "%d MM3* stretch-bends", n_terms);
+    HF_OK(hessfit_force_add_mm3_torsion_stretch(f, 0, 1, 2, 3, k, r0, 0.95, &idx));
+    HF_OK(hessfit_force_get_mm3_torsion_stretch(f, idx, &q[0], &q[1], &q[2], &q[3], &ks, &s1, &sc));
+    CHECK(q[0] == 0 && q[3] == 3 && ks == k && s1 == r0 && sc == 0.95, "MM3* torsion-stretch reads back wrong");
+    HF_FAILS(hessfit_force_set_mm3_torsion_stretch(f, idx + 1, 0, 1, 2, 3, k, r0, 1.0), HESSFIT_ERROR_INDEX);
+    HF_OK(hessfit_force_get_num_mm3_torsion_stretches(f, &n_terms));
+    CHECK(n_terms == 1, "%d MM3* torsion-stretches", n_terms);
+    HF_FAILS(hessfit_force_get_num_mm3_torsion_stretches(f, NULL), HESSFIT_ERROR_NULL_ARGUMENT);
 
     /* molecules */
     const int mol_neg[2] = {0, -1}, mol_ok[2] = {0, 1};
@@ -498,16 +581,19 @@ static void test_validate(void) {
     EXPECT_MSG("particle 9");
     hessfit_force_destroy(f);
 
-    for (int term = 0; term < 2; term++) { /* a term spans two molecules: an angle, an MM3* pair */
+    for (int term = 0; term < 3; term++) { /* a term spans two molecules: an angle, an MM3* pair, a bend-bend */
+        static const char *names[3] = {"angle 0", "MM3* pair 0", "MM3* bend-bend 0"};
         f = bare_force(4);
         HF_OK(hessfit_force_add_molecule(f, m01, 2, NULL));
         HF_OK(hessfit_force_add_molecule(f, m23, 2, NULL));
         if (term == 0)
             HF_OK(hessfit_force_add_angle(f, 0, 1, 2, 0, 1, NULL));
-        else
+        else if (term == 1)
             HF_OK(hessfit_force_add_mm3_pair(f, 1, 2, 1, 0, 0, NULL));
+        else
+            HF_OK(hessfit_force_add_mm3_bend_bend(f, 0, 1, 2, 0, 3, 0, 1, 1, NULL)); /* 2, 3 in molecule 1 */
         HF_FAILS(hessfit_force_validate(f, s4), HESSFIT_ERROR_TOPOLOGY);
-        EXPECT_MSG(term == 0 ? "angle 0" : "MM3* pair 0");
+        EXPECT_MSG(names[term]);
         hessfit_force_destroy(f);
     }
 

@@ -341,6 +341,207 @@ hessfit_status hessfit_force_set_mm3_angle(hessfit_force *force, int index, int 
  */
 hessfit_status hessfit_force_get_num_mm3_angles(const hessfit_force *force, int *n);
 /**
+ * Set the distance scale s of an MM3* bond (its dr is s r - r0; 1 when added; MacroModel's 1/f for
+ * a bond to a reduced hydrogen). Setting the bond with hessfit_force_set_mm3_bond resets it to 1.
+ *
+ * @param force           the handle
+ * @param index           the MM3* bond's index
+ * @param distance_scale  s (finite, > 0)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index, HESSFIT_ERROR_VALUE for a bad scale
+ */
+hessfit_status hessfit_force_set_mm3_bond_distance_scale(hessfit_force *force, int index, double distance_scale);
+/**
+ * Get the distance scale s of an MM3* bond.
+ *
+ * @param force                the handle
+ * @param index                the MM3* bond's index
+ * @param[out] distance_scale  s
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index, HESSFIT_ERROR_NULL_ARGUMENT
+ */
+hessfit_status hessfit_force_get_mm3_bond_distance_scale(const hessfit_force *force, int index, double *distance_scale);
+/**
+ * Add an MM3* stretch-bend (MacroModel's), E = k (dra + drb) dtheta with dra = sa r_12 - r0a,
+ * drb = sb r_32 - r0b, dtheta = theta - theta0, theta the p1-p2-p3 angle.
+ *
+ * @param force        the handle
+ * @param p1           the first particle
+ * @param p2           the central particle
+ * @param p3           the third particle
+ * @param k_slot       the slot of k (kJ/mol/nm/rad)
+ * @param r0a_slot     the slot of r0a, the p1-p2 bond's reference length (nm)
+ * @param r0b_slot     the slot of r0b, the p3-p2 bond's reference length (nm)
+ * @param theta0_slot  the slot of theta0 (rad)
+ * @param scale_a      sa, the p1-p2 bond's distance scale (finite, > 0; 1 for none)
+ * @param scale_b      sb, the p3-p2 bond's distance scale (finite, > 0; 1 for none)
+ * @param[out] index   the stretch-bend's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
+hessfit_status hessfit_force_add_mm3_stretch_bend(hessfit_force *force, int p1, int p2, int p3, int k_slot, int r0a_slot,
+                                                  int r0b_slot, int theta0_slot, double scale_a, double scale_b, int *index);
+/**
+ * Get the particles, slots and distance scales of an MM3* stretch-bend (each output may be NULL).
+ *
+ * @param force             the handle
+ * @param index             the stretch-bend's index
+ * @param[out] p1           the first particle
+ * @param[out] p2           the central particle
+ * @param[out] p3           the third particle
+ * @param[out] k_slot       the slot of k
+ * @param[out] r0a_slot     the slot of r0a
+ * @param[out] r0b_slot     the slot of r0b
+ * @param[out] theta0_slot  the slot of theta0
+ * @param[out] scale_a      sa
+ * @param[out] scale_b      sb
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index
+ */
+hessfit_status hessfit_force_get_mm3_stretch_bend(const hessfit_force *force, int index, int *p1, int *p2, int *p3,
+                                                  int *k_slot, int *r0a_slot, int *r0b_slot, int *theta0_slot,
+                                                  double *scale_a, double *scale_b);
+/**
+ * Set the particles, slots and distance scales of an MM3* stretch-bend.
+ *
+ * @param force        the handle
+ * @param index        the stretch-bend's index
+ * @param p1           the first particle
+ * @param p2           the central particle
+ * @param p3           the third particle
+ * @param k_slot       the slot of k (kJ/mol/nm/rad)
+ * @param r0a_slot     the slot of r0a (nm)
+ * @param r0b_slot     the slot of r0b (nm)
+ * @param theta0_slot  the slot of theta0 (rad)
+ * @param scale_a      sa (finite, > 0)
+ * @param scale_b      sb (finite, > 0)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index or an error (see above)
+ */
+hessfit_status hessfit_force_set_mm3_stretch_bend(hessfit_force *force, int index, int p1, int p2, int p3, int k_slot,
+                                                  int r0a_slot, int r0b_slot, int theta0_slot, double scale_a,
+                                                  double scale_b);
+/**
+ * Get the number of MM3* stretch-bends.
+ *
+ * @param force   the handle
+ * @param[out] n  the count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
+hessfit_status hessfit_force_get_num_mm3_stretch_bends(const hessfit_force *force, int *n);
+/**
+ * Add an MM3* bend-bend (MacroModel's), E = k (theta1 - theta01) (theta2 - theta02), theta1 the
+ * p1-centre-p3 angle, theta2 the p4-centre-p5 angle; p4 or p5 may be p1 or p3 (once).
+ *
+ * @param force         the handle
+ * @param p1            the first outer particle of angle 1
+ * @param centre        the central particle of both angles
+ * @param p3            the second outer particle of angle 1
+ * @param p4            the first outer particle of angle 2
+ * @param p5            the second outer particle of angle 2
+ * @param k_slot        the slot of k (kJ/mol/rad^2)
+ * @param theta01_slot  the slot of theta01 (rad)
+ * @param theta02_slot  the slot of theta02 (rad)
+ * @param[out] index    the bend-bend's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
+hessfit_status hessfit_force_add_mm3_bend_bend(hessfit_force *force, int p1, int centre, int p3, int p4, int p5, int k_slot,
+                                               int theta01_slot, int theta02_slot, int *index);
+/**
+ * Get the particles and slots of an MM3* bend-bend (each output may be NULL).
+ *
+ * @param force              the handle
+ * @param index              the bend-bend's index
+ * @param[out] p1            the first outer particle of angle 1
+ * @param[out] centre        the central particle
+ * @param[out] p3            the second outer particle of angle 1
+ * @param[out] p4            the first outer particle of angle 2
+ * @param[out] p5            the second outer particle of angle 2
+ * @param[out] k_slot        the slot of k
+ * @param[out] theta01_slot  the slot of theta01
+ * @param[out] theta02_slot  the slot of theta02
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index
+ */
+hessfit_status hessfit_force_get_mm3_bend_bend(const hessfit_force *force, int index, int *p1, int *centre, int *p3,
+                                               int *p4, int *p5, int *k_slot, int *theta01_slot, int *theta02_slot);
+/**
+ * Set the particles and slots of an MM3* bend-bend.
+ *
+ * @param force         the handle
+ * @param index         the bend-bend's index
+ * @param p1            the first outer particle of angle 1
+ * @param centre        the central particle
+ * @param p3            the second outer particle of angle 1
+ * @param p4            the first outer particle of angle 2
+ * @param p5            the second outer particle of angle 2
+ * @param k_slot        the slot of k (kJ/mol/rad^2)
+ * @param theta01_slot  the slot of theta01 (rad)
+ * @param theta02_slot  the slot of theta02 (rad)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index or an error (see above)
+ */
+hessfit_status hessfit_force_set_mm3_bend_bend(hessfit_force *force, int index, int p1, int centre, int p3, int p4, int p5,
+                                               int k_slot, int theta01_slot, int theta02_slot);
+/**
+ * Get the number of MM3* bend-bends.
+ *
+ * @param force   the handle
+ * @param[out] n  the count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
+hessfit_status hessfit_force_get_num_mm3_bend_bends(const hessfit_force *force, int *n);
+/**
+ * Add an MM3* torsion-stretch (MacroModel's), E = k (s r_23 - r0) (1 + cos 3 phi), phi the
+ * p1-p2-p3-p4 dihedral.
+ *
+ * @param force           the handle
+ * @param p1              the first particle
+ * @param p2              the second particle
+ * @param p3              the third particle
+ * @param p4              the fourth particle
+ * @param k_slot          the slot of k (kJ/mol/nm)
+ * @param r0_slot         the slot of r0 (nm)
+ * @param distance_scale  s, the p2-p3 bond's distance scale (finite, > 0; 1 for none)
+ * @param[out] index      the torsion-stretch's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
+hessfit_status hessfit_force_add_mm3_torsion_stretch(hessfit_force *force, int p1, int p2, int p3, int p4, int k_slot,
+                                                     int r0_slot, double distance_scale, int *index);
+/**
+ * Get the particles, slots and distance scale of an MM3* torsion-stretch (each output may be NULL).
+ *
+ * @param force                the handle
+ * @param index                the torsion-stretch's index
+ * @param[out] p1              the first particle
+ * @param[out] p2              the second particle
+ * @param[out] p3              the third particle
+ * @param[out] p4              the fourth particle
+ * @param[out] k_slot          the slot of k
+ * @param[out] r0_slot         the slot of r0
+ * @param[out] distance_scale  s
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index
+ */
+hessfit_status hessfit_force_get_mm3_torsion_stretch(const hessfit_force *force, int index, int *p1, int *p2, int *p3,
+                                                     int *p4, int *k_slot, int *r0_slot, double *distance_scale);
+/**
+ * Set the particles, slots and distance scale of an MM3* torsion-stretch.
+ *
+ * @param force           the handle
+ * @param index           the torsion-stretch's index
+ * @param p1              the first particle
+ * @param p2              the second particle
+ * @param p3              the third particle
+ * @param p4              the fourth particle
+ * @param k_slot          the slot of k (kJ/mol/nm)
+ * @param r0_slot         the slot of r0 (nm)
+ * @param distance_scale  s (finite, > 0)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index or an error (see above)
+ */
+hessfit_status hessfit_force_set_mm3_torsion_stretch(hessfit_force *force, int index, int p1, int p2, int p3, int p4,
+                                                     int k_slot, int r0_slot, double distance_scale);
+/**
+ * Get the number of MM3* torsion-stretches.
+ *
+ * @param force   the handle
+ * @param[out] n  the count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
+hessfit_status hessfit_force_get_num_mm3_torsion_stretches(const hessfit_force *force, int *n);
+/**
  * Add a periodic torsion, E = k (1 + cos(n phi - phase)).
  *
  * @param force        the handle
@@ -504,6 +705,52 @@ hessfit_status hessfit_force_get_num_mm3_pairs(const hessfit_force *force, int *
  * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad bond
  */
 hessfit_status hessfit_force_create_exclusions_from_bonds(hessfit_force *force, const int *bonds, int n_bonds);
+/**
+ * Reduce a particle towards a partner (MacroModel's MM3* reduced hydrogens): every term of the
+ * force (listed terms and plain nonbonded pairs) is evaluated at positions where
+ * x'_particle = x_partner + factor (x_particle - x_partner), every other particle unchanged.
+ * Forces, Hessian blocks and the contractions follow exactly through that linear map (see
+ * HessianForce::addReducedParticle). Range, molecule, "reduced at most once" and "partner not
+ * reduced" are checked when a Context is created (hessfit_force_validate).
+ *
+ * @param force       the handle
+ * @param particle    the particle that moves (>= 0)
+ * @param partner     the particle it moves towards (>= 0, not particle)
+ * @param factor      the fraction of the partner-particle vector kept: finite and > 0 (MM3*: 0.923)
+ * @param[out] index  the reduced particle's index (may be NULL)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad particle, HESSFIT_ERROR_VALUE for a bad factor
+ */
+hessfit_status hessfit_force_add_reduced_particle(hessfit_force *force, int particle, int partner, double factor, int *index);
+/**
+ * Get a reduced particle (each output may be NULL).
+ *
+ * @param force          the handle
+ * @param index          the reduced particle's index
+ * @param[out] particle  the particle that moves
+ * @param[out] partner   the particle it moves towards
+ * @param[out] factor    the fraction kept
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index
+ */
+hessfit_status hessfit_force_get_reduced_particle(const hessfit_force *force, int index, int *particle, int *partner, double *factor);
+/**
+ * Set a reduced particle (push it into a Context with hessfit_force_update_parameters_in_context).
+ *
+ * @param force     the handle
+ * @param index     the reduced particle's index
+ * @param particle  the particle that moves
+ * @param partner   the particle it moves towards
+ * @param factor    the fraction kept, finite and > 0
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX or HESSFIT_ERROR_VALUE as for the add
+ */
+hessfit_status hessfit_force_set_reduced_particle(hessfit_force *force, int index, int particle, int partner, double factor);
+/**
+ * Get the number of reduced particles.
+ *
+ * @param force   the handle
+ * @param[out] n  the count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
+hessfit_status hessfit_force_get_num_reduced_particles(const hessfit_force *force, int *n);
 /**
  * Set how per-particle sigmas combine.
  *

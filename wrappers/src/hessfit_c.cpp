@@ -447,6 +447,142 @@ hessfit_status hessfit_force_get_num_mm3_angles(const hessfit_force *force, int 
     });
 }
 
+hessfit_status hessfit_force_set_mm3_bond_distance_scale(hessfit_force *force, int index, double distance_scale) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        int p1, p2, k, r0;
+        f.getMM3BondParameters(index, p1, p2, k, r0);
+        f.setMM3BondParameters(index, p1, p2, k, r0, distance_scale);
+    });
+}
+
+hessfit_status hessfit_force_get_mm3_bond_distance_scale(const hessfit_force *force, int index, double *distance_scale) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(distance_scale, "distance_scale");
+        int p1, p2, k, r0;
+        f.getMM3BondParameters(index, p1, p2, k, r0, *distance_scale);
+    });
+}
+
+hessfit_status hessfit_force_add_mm3_stretch_bend(hessfit_force *force, int p1, int p2, int p3, int k_slot, int r0a_slot,
+                                                  int r0b_slot, int theta0_slot, double scale_a, double scale_b, int *index) {
+    return guarded(__func__, [&]() {
+        setOptional(index, forceOf(force).addMM3StretchBend(p1, p2, p3, k_slot, r0a_slot, r0b_slot, theta0_slot, scale_a, scale_b));
+    });
+}
+
+hessfit_status hessfit_force_get_mm3_stretch_bend(const hessfit_force *force, int index, int *p1, int *p2, int *p3,
+                                                  int *k_slot, int *r0a_slot, int *r0b_slot, int *theta0_slot,
+                                                  double *scale_a, double *scale_b) {
+    return guarded(__func__, [&]() {
+        int q1, q2, q3, k, ra, rb, t0;
+        double sa, sb;
+        forceOf(force).getMM3StretchBendParameters(index, q1, q2, q3, k, ra, rb, t0, sa, sb);
+        setOptional(p1, q1);
+        setOptional(p2, q2);
+        setOptional(p3, q3);
+        setOptional(k_slot, k);
+        setOptional(r0a_slot, ra);
+        setOptional(r0b_slot, rb);
+        setOptional(theta0_slot, t0);
+        setOptional(scale_a, sa);
+        setOptional(scale_b, sb);
+    });
+}
+
+hessfit_status hessfit_force_set_mm3_stretch_bend(hessfit_force *force, int index, int p1, int p2, int p3, int k_slot,
+                                                  int r0a_slot, int r0b_slot, int theta0_slot, double scale_a,
+                                                  double scale_b) {
+    return guarded(__func__, [&]() {
+        forceOf(force).setMM3StretchBendParameters(index, p1, p2, p3, k_slot, r0a_slot, r0b_slot, theta0_slot, scale_a, scale_b);
+    });
+}
+
+hessfit_status hessfit_force_get_num_mm3_stretch_bends(const hessfit_force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumMM3StretchBends();
+    });
+}
+
+hessfit_status hessfit_force_add_mm3_bend_bend(hessfit_force *force, int p1, int centre, int p3, int p4, int p5, int k_slot,
+                                               int theta01_slot, int theta02_slot, int *index) {
+    return guarded(__func__, [&]() {
+        setOptional(index, forceOf(force).addMM3BendBend(p1, centre, p3, p4, p5, k_slot, theta01_slot, theta02_slot));
+    });
+}
+
+hessfit_status hessfit_force_get_mm3_bend_bend(const hessfit_force *force, int index, int *p1, int *centre, int *p3,
+                                               int *p4, int *p5, int *k_slot, int *theta01_slot, int *theta02_slot) {
+    return guarded(__func__, [&]() {
+        int q1, c, q3, q4, q5, k, t1, t2;
+        forceOf(force).getMM3BendBendParameters(index, q1, c, q3, q4, q5, k, t1, t2);
+        setOptional(p1, q1);
+        setOptional(centre, c);
+        setOptional(p3, q3);
+        setOptional(p4, q4);
+        setOptional(p5, q5);
+        setOptional(k_slot, k);
+        setOptional(theta01_slot, t1);
+        setOptional(theta02_slot, t2);
+    });
+}
+
+hessfit_status hessfit_force_set_mm3_bend_bend(hessfit_force *force, int index, int p1, int centre, int p3, int p4, int p5,
+                                               int k_slot, int theta01_slot, int theta02_slot) {
+    return guarded(__func__, [&]() {
+        forceOf(force).setMM3BendBendParameters(index, p1, centre, p3, p4, p5, k_slot, theta01_slot, theta02_slot);
+    });
+}
+
+hessfit_status hessfit_force_get_num_mm3_bend_bends(const hessfit_force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumMM3BendBends();
+    });
+}
+
+hessfit_status hessfit_force_add_mm3_torsion_stretch(hessfit_force *force, int p1, int p2, int p3, int p4, int k_slot,
+                                                     int r0_slot, double distance_scale, int *index) {
+    return guarded(__func__, [&]() {
+        setOptional(index, forceOf(force).addMM3TorsionStretch(p1, p2, p3, p4, k_slot, r0_slot, distance_scale));
+    });
+}
+
+hessfit_status hessfit_force_get_mm3_torsion_stretch(const hessfit_force *force, int index, int *p1, int *p2, int *p3,
+                                                     int *p4, int *k_slot, int *r0_slot, double *distance_scale) {
+    return guarded(__func__, [&]() {
+        int q1, q2, q3, q4, k, r0;
+        double sc;
+        forceOf(force).getMM3TorsionStretchParameters(index, q1, q2, q3, q4, k, r0, sc);
+        setOptional(p1, q1);
+        setOptional(p2, q2);
+        setOptional(p3, q3);
+        setOptional(p4, q4);
+        setOptional(k_slot, k);
+        setOptional(r0_slot, r0);
+        setOptional(distance_scale, sc);
+    });
+}
+
+hessfit_status hessfit_force_set_mm3_torsion_stretch(hessfit_force *force, int index, int p1, int p2, int p3, int p4,
+                                                     int k_slot, int r0_slot, double distance_scale) {
+    return guarded(__func__, [&]() {
+        forceOf(force).setMM3TorsionStretchParameters(index, p1, p2, p3, p4, k_slot, r0_slot, distance_scale);
+    });
+}
+
+hessfit_status hessfit_force_get_num_mm3_torsion_stretches(const hessfit_force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumMM3TorsionStretches();
+    });
+}
+
 hessfit_status hessfit_force_add_periodic_torsion(hessfit_force *force, int p1, int p2, int p3, int p4, int periodicity, int k_slot, int phase_slot, int *index) {
     return guarded(__func__, [&]() {
         setOptional(index, forceOf(force).addPeriodicTorsion(p1, p2, p3, p4, periodicity, k_slot, phase_slot));
@@ -535,6 +671,33 @@ hessfit_status hessfit_force_create_exclusions_from_bonds(hessfit_force *force, 
         for (int i = 0; i < n_bonds; i++)
             list[i] = std::make_pair(bonds[2 * i], bonds[2 * i + 1]);
         f.createExclusionsFromBonds(list);
+    });
+}
+
+hessfit_status hessfit_force_add_reduced_particle(hessfit_force *force, int particle, int partner, double factor, int *index) {
+    return guarded(__func__, [&]() { setOptional(index, forceOf(force).addReducedParticle(particle, partner, factor)); });
+}
+
+hessfit_status hessfit_force_get_reduced_particle(const hessfit_force *force, int index, int *particle, int *partner, double *factor) {
+    return guarded(__func__, [&]() {
+        int h, p;
+        double f;
+        forceOf(force).getReducedParticleParameters(index, h, p, f);
+        setOptional(particle, h);
+        setOptional(partner, p);
+        setOptional(factor, f);
+    });
+}
+
+hessfit_status hessfit_force_set_reduced_particle(hessfit_force *force, int index, int particle, int partner, double factor) {
+    return guarded(__func__, [&]() { forceOf(force).setReducedParticleParameters(index, particle, partner, factor); });
+}
+
+hessfit_status hessfit_force_get_num_reduced_particles(const hessfit_force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumReducedParticles();
     });
 }
 

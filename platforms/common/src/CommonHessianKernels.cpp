@@ -8,7 +8,6 @@
 #include <map>
 #include <sstream>
 #include <string>
-#include <type_traits>
 
 using namespace HessFit;
 using namespace OpenMM;
@@ -24,8 +23,11 @@ public:
     void setGroups(const CommonTermLists& lists) {
         groups.assign(lists.numListed, vector<int>());
         for (int t = 0; t < lists.numListed; t++)
-            for (int a = 0; a < CommonTermLists::AtomsPerTerm && lists.atoms[CommonTermLists::AtomsPerTerm * t + a] >= 0; a++)
-                groups[t].push_back(lists.atoms[CommonTermLists::AtomsPerTerm * t + a]);
+            for (int a = 0; a < CommonTermLists::AtomsPerTerm && lists.atoms[CommonTermLists::AtomsPerTerm * t + a] >= 0; a++) {
+                const int p = lists.atoms[CommonTermLists::AtomsPerTerm * t + a];
+                if (std::find(groups[t].begin(), groups[t].end(), p) == groups[t].end()) // a bend-bend may list one twice
+                    groups[t].push_back(p);
+            }
     }
     bool areParticlesIdentical(int particle1, int particle2) override {
         return particle1 == particle2;
@@ -54,37 +56,8 @@ private:
     CommonCalcHessianForceKernel& owner;
 };
 
-/** Sets a kernel's arguments in order: added on the first launch, replaced on later ones. */
-class CommonCalcHessianForceKernel::Arguments {
-public:
-    explicit Arguments(Launch& launch) : kernel(*launch.kernel), add(!launch.bound) {
-        launch.bound = true;
-    }
-    Arguments& operator()(ArrayInterface& array) {
-        if (add)
-            kernel.addArg(array);
-        else
-            kernel.setArg(index, array);
-        index++;
-        return *this;
-    }
-    template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
-    Arguments& operator()(T value) {
-        if (add)
-            kernel.addArg(value);
-        else
-            kernel.setArg(index, value);
-        index++;
-        return *this;
-    }
-private:
-    ComputeKernelImpl& kernel;
-    bool add;
-    int index = 0;
-};
-
 CommonCalcHessianForceKernel::CommonCalcHessianForceKernel(std::string name, const Platform& platform, ComputeContext& cc)
-    : CalcHessianForceKernel(name, platform), cc(cc) {
+    : CalcHessianForceKernel(name, platform), cc(cc), reduction(cc) {
 }
 
 CommonCalcHessianForceKernel::~CommonCalcHessianForceKernel() {
@@ -134,6 +107,7 @@ void CommonCalcHessianForceKernel::initialize(const System&, const HessianForce&
     gatherHessianBlocks.kernel = program->createKernel("gatherHessianBlocks");
     reduceSegments.kernel = program->createKernel("reduceSegments");
     addTotalEnergy.kernel = program->createKernel("addTotalEnergy");
+    reduction.createKernels(program);
 
     uploadModel(force);
     uploadArray(table, force.getParameters(), "hessfitTable");
@@ -149,6 +123,7 @@ void CommonCalcHessianForceKernel::uploadModel(const HessianForce& force) {
     flat.build(force);
     const hf_model& m = flat.model();
     lists.build(m);
+    reduction.upload(m);
     numSlots = m.n_slots;
     numMolecules = m.n_molecules;
     hessianSize = m.block_offset[m.n_molecules];
@@ -196,8 +171,9 @@ void CommonCalcHessianForceKernel::runTermEnergyForces(bool wantForces) {
     const int terms = lists.numTerms();
     if (terms == 0)
         return;
-    ArrayInterface& posq = cc.getPosq();
-    ArrayInterface& correction = cc.getUseMixedPrecision() ? cc.getPosqCorrection() : posq;
+    reduction.mapPositions(atomPos);
+    ArrayInterface& posq = reduction.positions();
+    ArrayInterface& correction = reduction.positionCorrection();
     Arguments{termEnergyForces}(terms)(wantForces ? 1 : 0)(termInfo)(termAtoms)(termSlots)(termScalars)(table)(flat.model().combining)
         (posq)(correction)(atomPos)(termEnergy)(termForce)(geometryFlag);
     termEnergyForces.kernel->execute(terms);
@@ -207,8 +183,9 @@ void CommonCalcHessianForceKernel::runTermSlotValues(int mode) {
     const int terms = lists.numTerms();
     if (terms == 0)
         return;
-    ArrayInterface& posq = cc.getPosq();
-    ArrayInterface& correction = cc.getUseMixedPrecision() ? cc.getPosqCorrection() : posq;
+    reduction.mapPositions(atomPos);
+    ArrayInterface& posq = reduction.positions();
+    ArrayInterface& correction = reduction.positionCorrection();
     // Arrays a mode does not read are bound to a small array of the right type.
     ComputeArray& g = mode == ModeHessianContraction ? adjoint : slotSums;
     ComputeArray& y = mode == ModeGradientContraction ? yVector : slotSums;
@@ -222,9 +199,12 @@ void CommonCalcHessianForceKernel::runHessianBlocks() {
     const int terms = lists.numTerms();
     sizeArray(hessianBlocks, hessianSize, sizeof(double), "hessfitHessianBlocks");
     sizeArray(termHessian, lists.hessianScratchSize, realSize(), "hessfitTermHessian");
+    if (reduction.active())  // the map writes entries outside the gather's pairs
+        cc.clearBuffer(hessianBlocks);
     if (terms > 0) {
-        ArrayInterface& posq = cc.getPosq();
-        ArrayInterface& correction = cc.getUseMixedPrecision() ? cc.getPosqCorrection() : posq;
+        reduction.mapPositions(atomPos);
+        ArrayInterface& posq = reduction.positions();
+        ArrayInterface& correction = reduction.positionCorrection();
         Arguments{termHessians}(terms)(termInfo)(termAtoms)(termSlots)(termScalars)(table)(flat.model().combining)
             (posq)(correction)(atomPos)(termHessianOffset)(termHessian)(geometryFlag);
         termHessians.kernel->execute(terms);
@@ -235,6 +215,7 @@ void CommonCalcHessianForceKernel::runHessianBlocks() {
             (hessianBlocks);
         gatherHessianBlocks.kernel->execute(pairs);
     }
+    reduction.mapHessianBlocks(hessianBlocks, molBlockOffset, molDim);
 }
 
 void CommonCalcHessianForceKernel::runReduceSegments(ComputeArray& start, ComputeArray& entries, ComputeArray& values,
@@ -283,8 +264,9 @@ double CommonCalcHessianForceKernel::execute(ContextImpl&, bool includeForces, b
     runTermEnergyForces(includeForces);
     if (includeForces) {
         Arguments{gatherForces}(numParticles)(atomStart)(atomEntries)(termForce)(atomPos)(cc.getPaddedNumAtoms())
-            (cc.getLongForceBuffer());
+            (reduction.beginForces());
         gatherForces.kernel->execute(numParticles);
+        reduction.endForces(atomPos);
     }
     if (includeEnergy) {
         runReduceSegments(moleculeStart, moleculeEntries, termEnergy, numMolecules, moleculeSums);
@@ -329,6 +311,8 @@ void CommonCalcHessianForceKernel::slotDerivatives(int mode, vector<double>& der
     if (numSlots == 0 || lists.numTerms() == 0)
         return;
     clearGeometryFlag();
+    if (mode == ModeHessianContraction)
+        reduction.mapAdjoint(adjoint, molBlockOffset, molDim);
     runTermSlotValues(mode);
     runReduceSegments(slotStart, slotEntries, slotValues, numSlots, slotSums);
     checkGeometryFlag();
@@ -354,7 +338,7 @@ void CommonCalcHessianForceKernel::computeGradientContractionDerivatives(Context
     checkSize(y.size(), 3 * (size_t) numParticles, "the vector y");
     ContextSelector selector(cc);
     if (numSlots > 0 && lists.numTerms() > 0)
-        uploadArray(yVector, y, "hessfitGradientVector");
+        uploadArray(yVector, reduction.mapVector(y), "hessfitGradientVector");
     slotDerivatives(ModeGradientContraction, derivatives);
 }
 

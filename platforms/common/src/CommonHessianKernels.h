@@ -17,6 +17,8 @@
  * difference vectors of a term are formed in double before rounding); every sum over terms, the
  * Hessian blocks, the derivatives and the contractions are double.
  */
+#include "CommonLaunch.h"
+#include "CommonReduction.h"
 #include "CommonTermLists.h"
 #include "internal/FlatHessianModel.h"
 #include "HessianKernels.h"
@@ -55,12 +57,8 @@ public:
 private:
     class ForceInfo;
     class AtomOrderListener;
-    /** A compiled kernel whose arguments are added on its first launch and set on later ones. */
-    struct Launch {
-        OpenMM::ComputeKernel kernel;
-        bool bound = false;
-    };
-    class Arguments;
+    using Launch = CommonLaunch;
+    using Arguments = CommonArguments;
 
     /** Flatten the force and upload the term arrays and lists (initialize, copyParametersToContext). */
     void uploadModel(const HessianForce& force);
@@ -88,6 +86,7 @@ private:
     OpenMM::ComputeContext& cc;
     FlatHessianModel flat;
     CommonTermLists lists;
+    CommonReduction reduction;  // the reduced particles' map (no work without any)
     int numParticles = 0, numSlots = 0, numMolecules = 0, reduceBlock = 0;
     long long hessianSize = 0;
     ForceInfo* info = nullptr;  // owned by the ComputeContext

@@ -15,8 +15,9 @@ std::string HessFit::defineText(int value) {
 }
 
 std::string HessFit::hessianProgramSource() {
-    return CommonHessFitKernelSources::hessianTermMath + CommonHessFitKernelSources::hessianTermKernels +
-           CommonHessFitKernelSources::hessianGatherKernels;
+    return CommonHessFitKernelSources::hessianTermMath + CommonHessFitKernelSources::hessianCrossTerms +
+           CommonHessFitKernelSources::hessianTermKernels + CommonHessFitKernelSources::hessianGatherKernels +
+           CommonHessFitKernelSources::hessianReductionKernels;
 }
 
 std::map<std::string, std::string> HessFit::hessianProgramDefines(bool mixedPrecision, int reduceBlock) {
@@ -25,11 +26,13 @@ std::map<std::string, std::string> HessFit::hessianProgramDefines(bool mixedPrec
         {"HF_TERM_RB", HF_TERM_RB}, {"HF_TERM_HARMONIC_DIHEDRAL", HF_TERM_HARMONIC_DIHEDRAL},
         {"HF_TERM_PAIR", HF_TERM_PAIR}, {"HF_TERM_PAIR_COMBINED", HF_TERM_PAIR_COMBINED},
         {"HF_TERM_MM3_BOND", HF_TERM_MM3_BOND}, {"HF_TERM_MM3_ANGLE", HF_TERM_MM3_ANGLE},
-        {"HF_TERM_MM3_PAIR", HF_TERM_MM3_PAIR},
+        {"HF_TERM_MM3_PAIR", HF_TERM_MM3_PAIR}, {"HF_TERM_MM3_STRETCH_BEND", HF_TERM_MM3_STRETCH_BEND},
+        {"HF_TERM_MM3_BEND_BEND", HF_TERM_MM3_BEND_BEND}, {"HF_TERM_MM3_TORSION_STRETCH", HF_TERM_MM3_TORSION_STRETCH},
+        {"HF_CROSS_COORDS", HF_MAX_CROSS_COORDS}, {"HF_CROSS_SLOTS", HF_MAX_CROSS_SLOTS},
         {"HF_TERM_PLAIN_PAIR", CommonTermLists::PlainPairKind}, {"HF_NO_SLOT", HF_NO_SLOT},
         {"HF_COMBINE_LORENTZ_BERTHELOT", HF_COMBINE_LORENTZ_BERTHELOT},
         {"HF_ATOMS", CommonTermLists::AtomsPerTerm}, {"HF_SLOTS", CommonTermLists::SlotsPerTerm},
-        {"HF_FORCE_STRIDE", CommonTermLists::ForceStride},
+        {"HF_FORCE_STRIDE", CommonTermLists::ForceStride}, {"HF_SCALARS", CommonTermLists::ScalarsPerTerm},
         {"HF_MODE_ENERGY_DERIVATIVES", ModeEnergyDerivatives}, {"HF_MODE_MOLECULE_WEIGHTS", ModeMoleculeWeights},
         {"HF_MODE_HESSIAN_CONTRACTION", ModeHessianContraction},
         {"HF_MODE_GRADIENT_CONTRACTION", ModeGradientContraction}, {"HF_REDUCE_BLOCK", reduceBlock}};

@@ -1,5 +1,6 @@
 #include "CommonTermLists.h"
 #include "HessianForceException.h"
+#include <algorithm>
 #include <climits>
 #include <sstream>
 
@@ -7,17 +8,6 @@ using namespace HessFit;
 using std::vector;
 
 namespace {
-
-int atomCount(int kind) {
-    switch (kind) {
-    case HF_TERM_ANGLE:
-    case HF_TERM_MM3_ANGLE: return 3;
-    case HF_TERM_PERIODIC:
-    case HF_TERM_RB:
-    case HF_TERM_HARMONIC_DIHEDRAL: return 4;
-    default: return 2;
-    }
-}
 
 /** A count or offset as the kernels' int, or an Unsupported error naming what overflowed. */
 int toIndex(long long value, const char* what) {
@@ -81,7 +71,7 @@ void CommonTermLists::build(const hf_model& model) {
     info.assign(2 * numTerms, 0);
     atoms.assign(AtomsPerTerm * numTerms, -1);
     slots.assign(SlotsPerTerm * numTerms, HF_NO_SLOT);
-    scalars.assign(4 * numTerms, 0.0);
+    scalars.assign(ScalarsPerTerm * numTerms, 0.0);
     localRow.assign(AtomsPerTerm * numTerms, 0);
     molecule.assign(numTerms, 0);
     hessianOffset.assign(numTerms, 0);
@@ -89,7 +79,7 @@ void CommonTermLists::build(const hf_model& model) {
     vector<int> atomRow, atomValue, pairRow, pairValue, slotRow, slotValue, molRow, molValue;
     for (int t = 0; t < numTerms; t++) {
         const hf_term& term = terms[t];
-        const int n = atomCount(term.kind == PlainPairKind ? HF_TERM_PAIR_COMBINED : term.kind);
+        const int n = hf_term_atom_entries(term.kind == PlainPairKind ? HF_TERM_PAIR_COMBINED : term.kind);
         const int m = model.atom_mol[term.atoms[0]];
         info[2 * t] = term.kind;
         info[2 * t + 1] = term.periodicity;
@@ -100,10 +90,9 @@ void CommonTermLists::build(const hf_model& model) {
                 slotValue.push_back(SlotsPerTerm * t + s);
             }
         }
-        scalars[4 * t] = term.scale;
-        scalars[4 * t + 1] = term.phase;
-        scalars[4 * t + 2] = term.scale_coulomb;
-        scalars[4 * t + 3] = term.scale_lj;
+        const double constants[ScalarsPerTerm] = {term.scale, term.phase, term.scale_coulomb, term.scale_lj,
+                                                  term.r_scale[0], term.r_scale[1]};
+        std::copy(constants, constants + ScalarsPerTerm, scalars.begin() + (size_t) ScalarsPerTerm * t);
         molecule[t] = m;
         molRow.push_back(m);
         molValue.push_back(t);
@@ -134,8 +123,11 @@ void CommonTermLists::build(const hf_model& model) {
         } else {
             int block = 0;
             for (int a = 0; a < n; a++)
-                for (int b = a; b < n; b++)
-                    addEntry(block++, a, b, 0);
+                for (int b = a; b < n; b++, block++) {
+                    addEntry(block, a, b, 0);
+                    if (a < b && term.atoms[a] == term.atoms[b]) // one particle twice: X + X^T
+                        addEntry(block, a, b, Transposed);
+                }
             scratch += 9LL * block;
         }
     }

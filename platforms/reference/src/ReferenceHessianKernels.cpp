@@ -29,6 +29,8 @@ void ReferenceCalcHessianForceKernel::initialize(const System&, const HessianFor
 }
 
 void ReferenceCalcHessianForceKernel::check(int status, int badTerm) const {
+    if (status != 0 && badTerm == HF_BAD_OUT_OF_MEMORY)
+        throw std::bad_alloc();  // the reduced particles' work arrays (hf_reduction.c)
     if (status != 0)
         throw HessianForceException(HessianForceException::Geometry,
                                     "HessianForce: the geometry of " + model.describeTerm(badTerm) +

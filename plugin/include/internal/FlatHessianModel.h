@@ -12,7 +12,7 @@ namespace HessFit {
 /**
  * A HessianForce flattened into the arrays of the C math core (hf_model): one hf_term per
  * energy term (an OPLS torsion becomes up to four periodic terms, a 1-4 pair a combined pair),
- * molecule tables, exclusion matrices and Hessian block offsets. It owns the arrays; model()
+ * molecule tables, exclusion matrices, Hessian block offsets and the reduced particles. It owns the arrays; model()
  * points into them. The force must have been validated (HessianForceImpl::validate).
  */
 class OPENMM_EXPORT_HESSFIT FlatHessianModel {
@@ -28,6 +28,10 @@ private:
     std::vector<int> particleSlots, molOffset, molAtoms, atomMol, atomLocal;
     std::vector<unsigned char> excluded;
     std::vector<long long> exclOffset, blockOffset;
+    /** The reduced particles grouped by molecule (hf_model.reduced, reduced_offset). */
+    void flattenReducedParticles(const HessianForce& force);
+    std::vector<hf_reduced_particle> reduced;
+    std::vector<int> reducedOffset;
     hf_model flat;
 };
 

@@ -52,6 +52,9 @@ public:
     /** Check indices, slots, finiteness and molecule membership; throws HessianForceException
      *  naming the first offending item. numSystemParticles < 0 skips the System size check. */
     static void validate(const HessianForce& force, int numSystemParticles);
+    /** Check the reduced particles against the molecules (moleculeOf: each particle's molecule):
+     *  in range, partner in the particle's molecule, reduced at most once, partner not reduced. */
+    static void validateReducedParticles(const HessianForce& force, const std::vector<int>& moleculeOf);
     /** Check and take a Hessian-space objective for this Context (see HessianForce). */
     void setHessianObjective(OpenMM::ContextImpl& context, const HessianObjectiveSpec& spec);
     /** The objective's loss, with dL/dslot and the residuals where not null (see HessianForce). */
@@ -74,6 +77,7 @@ private:
     std::vector<HessianForceInternals::Term> kernelTerms[HessianForce::NumTermKinds];
     std::vector<int> kernelParticleSlots;
     std::vector<std::vector<int> > kernelMolecules;
+    std::vector<HessianForceInternals::ReducedParticle> kernelReducedParticles;
     int kernelCombiningRule;
     double kernel14Scales[2];
     bool hasObjective;

@@ -15,15 +15,16 @@ namespace HessFit {
 class HessianForceInternals {
 public:
     /**
-     * One stored term: the kind's particles (then -1), its slots (then NoSlot) and its
-     * periodicity (0 for kinds without one). Plain data, compared with memcmp by the ForceImpl.
+     * One stored term: the kind's particles (then -1), its slots (then NoSlot), its periodicity
+     * (0 for kinds without one) and its distance scales (1 for kinds without them). Plain data
+     * without padding, compared with memcmp by the ForceImpl.
      */
     using Term = HessianForce::Term;
     /**
      * The terms of one kind, in index order.
      *
      * @param force  the force
-     * @param kind   the term kind (Bond ... MM3Pair)
+     * @param kind   the term kind (Bond ... MM3TorsionStretch)
      * @return the force's list of that kind
      */
     static const std::vector<Term>& getTerms(const HessianForce& force, HessianForce::TermKind kind) {
@@ -57,6 +58,17 @@ public:
      */
     static const std::vector<std::vector<int> >& getExplicitMolecules(const HessianForce& force) {
         return force.molecules;
+    }
+    /** One reduced particle: particle, partner, factor (HessianForce::addReducedParticle). */
+    using ReducedParticle = HessianForce::ReducedParticle;
+    /**
+     * The reduced particles, in index order.
+     *
+     * @param force  the force
+     * @return the force's list of reduced particles
+     */
+    static const std::vector<ReducedParticle>& getReducedParticles(const HessianForce& force) {
+        return force.reducedParticles;
     }
 };
 

@@ -3,11 +3,13 @@
  * kernel evaluates its terms with hessianTermMath.cc and writes per-term results to scratch
  * arrays, which the gather kernels (hessianGatherKernels.cc) sum in double over lists built by the
  * host, in a fixed order, without atomics. Every kernel flags an undefined geometry through
- * hfFlagUndefined and writes zeros for that term.
+ * hfFlagUndefined and writes zeros for that term. The MM3* cross terms take their own path
+ * (hessianCrossTerms.cc) in each kernel.
  *
  * Arguments shared by all three (the term list and the positions):
- *   termInfo[2t] = (kind, periodicity), termAtoms[4t] = System particles, termSlots[6t] = slots,
- *   termScalars[4t] = (scale, phase, scale_coulomb, scale_lj), table = the parameter slots
+ *   termInfo[2t] = (kind, periodicity), termAtoms[HF_ATOMS t] = System particles, termSlots[6t] = slots,
+ *   termScalars[HF_SCALARS t] = (scale, phase, scale_coulomb, scale_lj, r_scale[0], r_scale[1]),
+ *   table = the parameter slots
  *   (double), combining = the force's rule, posq (+ posqCorrection in mixed precision) indexed
  *   through atomPos[particle] = its row in posq.
  */
@@ -25,7 +27,18 @@ KERNEL void computeTermEnergyForces(int numTerms, int wantForces, GLOBAL const i
         real energy = 0;
         for (int i = 0; i < HF_FORCE_STRIDE; i++)
             grad[i] = 0;
-        if (!hfPlainPairIsEmpty(kind, slots, table)) {
+        if (hfIsCrossKind(kind)) {
+            real g[HF_CROSS_COORDS * HF_FORCE_STRIDE];
+            HfCrossValue value;
+            if (hfCrossEvaluate(t, kind, sv, slots, termAtoms, termScalars, posq, posqCorrection, atomPos, g, &value) != 0) {
+                hfFlagUndefined(errorFlag, numTerms, t);
+            } else {
+                energy = value.e;
+                for (int i = 0; i < 3 * n; i++)
+                    for (int c = 0; c < hfCrossNumCoordinates(kind); c++)
+                        grad[i] += value.f[c] * g[c * HF_FORCE_STRIDE + i];
+            }
+        } else if (!hfPlainPairIsEmpty(kind, slots, table)) {
             real v[9], gv[9], hv[1], q;
             hfTermVectors(n, t, termAtoms, posq, posqCorrection, atomPos, v);
             if (hfCoordinate(n, v, 0, &q, gv, hv) != 0) {
@@ -68,6 +81,19 @@ KERNEL void computeTermHessians(int numTerms, GLOBAL const int* RESTRICT termInf
         int defined = 0;
         real v[9], gv[9], hv[81], q;
         HfTermValue value;
+        if (hfIsCrossKind(kind)) {
+            real g[HF_CROSS_COORDS * HF_FORCE_STRIDE];
+            HfCrossValue crossValue;
+            if (hfCrossEvaluate(t, kind, sv, slots, termAtoms, termScalars, posq, posqCorrection, atomPos, g,
+                                &crossValue) != 0) {
+                hfFlagUndefined(errorFlag, numTerms, t);
+                for (int i = 0; i < 9 * numBlocks; i++)
+                    out[i] = 0;
+            } else {
+                hfCrossHessian(t, kind, n, g, &crossValue, termAtoms, posq, posqCorrection, atomPos, out);
+            }
+            continue;
+        }
         if (!hfPlainPairIsEmpty(kind, slots, table)) {
             hfTermVectors(n, t, termAtoms, posq, posqCorrection, atomPos, v);
             if (hfCoordinate(n, v, 1, &q, gv, hv) != 0) {
@@ -129,6 +155,19 @@ KERNEL void computeTermSlotValues(int numTerms, int mode, GLOBAL const int* REST
         const int n = hfTermSetup(t, termInfo, termSlots, table, &kind, slots, sv);
         for (int s = 0; s < HF_SLOTS; s++)
             out[s] = 0.0;
+        if (hfIsCrossKind(kind)) {
+            real g[HF_CROSS_COORDS * HF_FORCE_STRIDE];
+            HfCrossValue crossValue;
+            if (hfCrossEvaluate(t, kind, sv, slots, termAtoms, termScalars, posq, posqCorrection, atomPos, g,
+                                &crossValue) != 0)
+                hfFlagUndefined(errorFlag, numTerms, t);
+            else
+                hfCrossSlotValues(t, kind, mode, n, g, &crossValue, termAtoms, posq, posqCorrection, atomPos, termLocal,
+                                  termMolecule, molBlockOffset, molDim, adjoint, yVector, molWeights, out);
+            for (int s = 0; s < HF_SLOTS; s++)
+                slotValues[HF_SLOTS * t + s] = (real) out[s];
+            continue;
+        }
         hfTermVectors(n, t, termAtoms, posq, posqCorrection, atomPos, v);
         if (hfCoordinate(n, v, mode == HF_MODE_HESSIAN_CONTRACTION, &q, gv, hv) != 0) {
             hfFlagUndefined(errorFlag, numTerms, t);

@@ -14,10 +14,12 @@
  * every digit; HF_TERM_PLAIN_PAIR, the device kind of a plain nonbonded pair (an
  * HF_TERM_PAIR_COMBINED term with scales 1 that is skipped when it has no energy, as the Reference
  * platform's fast pair path skips it, except where parameter derivatives are computed); the
- * per-term layout of the arrays built by the host (CommonTermLists): HF_ATOMS atoms, HF_SLOTS
- * slots, (kind, periodicity), 4 doubles (scale, phase, scale_coulomb, scale_lj), 4 local rows
- * (3 x the atom's index in its molecule), the term's HF_FORCE_STRIDE force values f' dq/dx and its
- * HF_SLOTS per-slot values; HF_POSITION_CORRECTION (mixed precision: positions are
+ * per-term layout of the arrays built by the host (CommonTermLists): HF_ATOMS atom entries, HF_SLOTS
+ * slots, (kind, periodicity), HF_SCALARS doubles (scale, phase, scale_coulomb, scale_lj and the
+ * distance scales r_scale[0], r_scale[1]), HF_ATOMS local rows (3 x the atom's index in its
+ * molecule), the term's HF_FORCE_STRIDE force values f' dq/dx and its HF_SLOTS per-slot values;
+ * the cross-term kinds HF_TERM_MM3_STRETCH_BEND .. _TORSION_STRETCH with HF_CROSS_COORDS and
+ * HF_CROSS_SLOTS (hf_core.h's HF_MAX_CROSS_COORDS / _SLOTS); HF_POSITION_CORRECTION (mixed precision: positions are
  * posq + posqCorrection, in double).
  */
 #ifdef __OPENCL_VERSION__
@@ -29,12 +31,21 @@
 #define HF_INFINITY ((real) __longlong_as_double(0x7ff0000000000000LL))
 #endif
 
+/* The term's atom entries (hf_core.h's hf_term_atom_entries; a bend-bend's 5 may name one particle twice). */
 DEVICE int hfTermAtomCount(int kind) {
-    if (kind == HF_TERM_ANGLE || kind == HF_TERM_MM3_ANGLE)
+    if (kind == HF_TERM_ANGLE || kind == HF_TERM_MM3_ANGLE || kind == HF_TERM_MM3_STRETCH_BEND)
         return 3;
-    if (kind == HF_TERM_PERIODIC || kind == HF_TERM_RB || kind == HF_TERM_HARMONIC_DIHEDRAL)
+    if (kind == HF_TERM_PERIODIC || kind == HF_TERM_RB || kind == HF_TERM_HARMONIC_DIHEDRAL ||
+        kind == HF_TERM_MM3_TORSION_STRETCH)
         return 4;
+    if (kind == HF_TERM_MM3_BEND_BEND)
+        return 5;
     return 2;
+}
+
+/* The kinds with their own evaluation path (hessianCrossTerms.cc). */
+DEVICE int hfIsCrossKind(int kind) {
+    return kind == HF_TERM_MM3_STRETCH_BEND || kind == HF_TERM_MM3_BEND_BEND || kind == HF_TERM_MM3_TORSION_STRETCH;
 }
 
 /* The coordinate is a function of n - 1 difference vectors v_k = x[plus_k] - x[minus_k]:
@@ -65,17 +76,27 @@ DEVICE void hfLoadPosition(GLOBAL const real* RESTRICT posq, GLOBAL const real* 
     }
 }
 
-/* The difference vectors of term t (3 (n - 1) reals), each formed in `mixed` before rounding. */
-DEVICE void hfTermVectors(int n, int t, GLOBAL const int* RESTRICT termAtoms, GLOBAL const real* RESTRICT posq,
-                          GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos, real* v) {
-    mixed x[HF_ATOMS][3];
+/* The difference vectors of the coordinate of n particles (3 (n - 1) reals), each formed in
+ * `mixed` before rounding. */
+DEVICE void hfVectors(int n, const int* particles, GLOBAL const real* RESTRICT posq,
+                      GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos, real* v) {
+    mixed x[4][3];
     for (int a = 0; a < n; a++)
-        hfLoadPosition(posq, posqCorrection, atomPos, termAtoms[HF_ATOMS * t + a], x[a]);
+        hfLoadPosition(posq, posqCorrection, atomPos, particles[a], x[a]);
     for (int k = 0; k < n - 1; k++) {
         const int p = hfPlusAtom(n, k), m = hfMinusAtom(n, k);
         for (int c = 0; c < 3; c++)
             v[3 * k + c] = (real) (x[p][c] - x[m][c]);
     }
+}
+
+/* The difference vectors of term t's coordinate (a term of one coordinate, n <= 4 atoms). */
+DEVICE void hfTermVectors(int n, int t, GLOBAL const int* RESTRICT termAtoms, GLOBAL const real* RESTRICT posq,
+                          GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos, real* v) {
+    int particles[4];
+    for (int a = 0; a < n; a++)
+        particles[a] = termAtoms[HF_ATOMS * t + a];
+    hfVectors(n, particles, posq, posqCorrection, atomPos, v);
 }
 
 DEVICE real hfDot3(const real* a, const real* b) {
@@ -459,15 +480,23 @@ DEVICE real hfChain(real outer, real inner) {
 
 /*
  * f, f', f'' and slot derivatives of one term at coordinate q. sv: the 6 slot values (0 for
- * HF_NO_SLOT); phase, scale, scales: the term's constants. Entries of unused slots are 0.
+ * HF_NO_SLOT); phase, scale, scales, rScale (the MM3* bond's distance scale): the term's
+ * constants. Entries of unused slots are 0.
  */
 DEVICE void hfTermScalar(int kind, int periodicity, const real* sv, int phaseSlot, real phase, real scale, real scCoul,
-                         real scLJ, int combining, real q, HfTermValue* out) {
+                         real scLJ, real rScale, int combining, real q, HfTermValue* out) {
     hfClearValue(out);
     if (kind == HF_TERM_BOND || kind == HF_TERM_ANGLE) {
         hfHarmonic(sv[0], q - sv[1], out);
     } else if (kind == HF_TERM_MM3_BOND) {
-        hfAnharmonic(sv[0], q - sv[1], (real) HF_MM3_BOND_CUBIC, (real) HF_MM3_BOND_QUARTIC, 0, 0, out);
+        /* f(r) = g(s r): f' = s g', f'' = s^2 g'' (hf_terms.c's scale_coordinate) */
+        hfAnharmonic(sv[0], rScale * q - sv[1], (real) HF_MM3_BOND_CUBIC, (real) HF_MM3_BOND_QUARTIC, 0, 0, out);
+        out->de *= rScale;
+        out->d2e *= rScale * rScale;
+        for (int p = 0; p < 2; p++) {
+            out->ddp[p] *= rScale;
+            out->d2dp[p] *= rScale * rScale;
+        }
     } else if (kind == HF_TERM_MM3_ANGLE) {
         hfAnharmonic(sv[0], q - sv[1], (real) HF_MM3_ANGLE_CUBIC, (real) HF_MM3_ANGLE_QUARTIC,
                      (real) HF_MM3_ANGLE_QUINTIC, (real) HF_MM3_ANGLE_SEXTIC, out);
@@ -546,8 +575,9 @@ DEVICE int hfPlainPairIsEmpty(int kind, const int* slots, GLOBAL const double* R
 /* f, f', f'' and slot derivatives of term t at q (its constants read from termInfo, termScalars). */
 DEVICE void hfEvaluateScalar(int t, int kind, const real* sv, const int* slots, GLOBAL const int* RESTRICT termInfo,
                              GLOBAL const double* RESTRICT termScalars, int combining, real q, HfTermValue* value) {
-    hfTermScalar(kind, termInfo[2 * t + 1], sv, slots[1], (real) termScalars[4 * t + 1], (real) termScalars[4 * t],
-                 (real) termScalars[4 * t + 2], (real) termScalars[4 * t + 3], combining, q, value);
+    hfTermScalar(kind, termInfo[2 * t + 1], sv, slots[1], (real) termScalars[HF_SCALARS * t + 1],
+                 (real) termScalars[HF_SCALARS * t], (real) termScalars[HF_SCALARS * t + 2],
+                 (real) termScalars[HF_SCALARS * t + 3], (real) termScalars[HF_SCALARS * t + 4], combining, q, value);
 }
 
 /* Record an undefined geometry: the flag keeps numTerms - t of the lowest such term (0: none). */

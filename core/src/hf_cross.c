@@ -1,0 +1,194 @@
+/*
+ * MacroModel's MM3* cross terms, functions of two or three internal coordinates q_c of one term
+ * (hf_core.h): the coordinates each kind uses, the scalar part E(q; p) with f_c = dE/dq_c,
+ * f_cd = d2E/dq_c dq_d and their slot derivatives, and the term's gradient and Hessian over its atom
+ * entries,
+ *     grad E = sum_c f_c g_c,   H = sum_cd f_cd g_c g_d^T + sum_c f_c Hq_c   (g_c = dq_c/dx, Hq_c = d2q_c/dx2).
+ * A distance enters through r_eff = s r (s the term's r_scale), so dE/dr = s dE/dr_eff. The
+ * assembly (hf_assemble.c) and the contractions (hf_contract.c) use these; the GPU kernels
+ * (hessianTermMath.cc) repeat the same formulas.
+ */
+#include "hf_core.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+int hf_is_cross_kind(int kind)
+{
+    return kind == HF_TERM_MM3_STRETCH_BEND || kind == HF_TERM_MM3_BEND_BEND || kind == HF_TERM_MM3_TORSION_STRETCH;
+}
+
+/* Per cross kind (in kind order): its coordinates as (atom count, the term's atom entries). */
+static const struct {
+    int n_coords, n[HF_MAX_CROSS_COORDS], entries[HF_MAX_CROSS_COORDS][4];
+} cross_layouts[3] = {
+    {3, {2, 2, 3}, {{0, 1}, {2, 1}, {0, 1, 2}}}, /* stretch-bend i j k: r_ij, r_kj, theta_ijk */
+    {2, {3, 3, 0}, {{0, 1, 2}, {3, 1, 4}}},      /* bend-bend a c b d e: theta_acb, theta_dce */
+    {2, {2, 4, 0}, {{1, 2}, {0, 1, 2, 3}}},      /* torsion-stretch i j k l: r_jk, phi_ijkl */
+};
+
+int hf_cross_coordinate_atoms(int kind, int c, int *entries)
+{
+    if (!hf_is_cross_kind(kind) || c < 0 || c >= cross_layouts[kind - HF_TERM_MM3_STRETCH_BEND].n_coords)
+        return 0;
+    const int k = kind - HF_TERM_MM3_STRETCH_BEND, n = cross_layouts[k].n[c];
+    for (int a = 0; a < n; a++)
+        entries[a] = cross_layouts[k].entries[c][a];
+    return n;
+}
+
+static inline double slot_value(const hf_term *t, const double *table, int s)
+{
+    return t->slots[s] == HF_NO_SLOT ? 0.0 : table[t->slots[s]];
+}
+
+/* f_cd and f_dc = v (the symmetric pair) */
+static inline void set_pair(double m[HF_MAX_CROSS_COORDS][HF_MAX_CROSS_COORDS], int c, int d, double v)
+{
+    m[c][d] = v;
+    m[d][c] = v;
+}
+
+/*
+ * Stretch-bend (slots k, r0a, r0b, theta0): E = k S t, S = (s_a r_ij - r0a) + (s_b r_kj - r0b),
+ * t = theta - theta0. f = (k s_a t, k s_b t, k S); f_02 = k s_a, f_12 = k s_b, the rest 0.
+ * E is linear in k (d/dk = value / k); d/dr0a = d/dr0b = -d/dS; d/dtheta0 = -d/dt.
+ */
+static void stretch_bend(const hf_term *t, const double *table, const double *q, hf_cross_value *out)
+{
+    const double k = slot_value(t, table, 0), sa = t->r_scale[0], sb = t->r_scale[1];
+    const double S = (sa * q[0] - slot_value(t, table, 1)) + (sb * q[1] - slot_value(t, table, 2));
+    const double dt = q[2] - slot_value(t, table, 3);
+    out->e = k * S * dt;
+    out->f[0] = k * sa * dt;
+    out->f[1] = k * sb * dt;
+    out->f[2] = k * S;
+    set_pair(out->f2, 0, 2, k * sa);
+    set_pair(out->f2, 1, 2, k * sb);
+    out->de_dp[0] = S * dt;
+    out->df_dp[0][0] = sa * dt;
+    out->df_dp[0][1] = sb * dt;
+    out->df_dp[0][2] = S;
+    set_pair(out->df2_dp[0], 0, 2, sa);
+    set_pair(out->df2_dp[0], 1, 2, sb);
+    for (int s = 1; s <= 2; s++) {
+        out->de_dp[s] = -k * dt;
+        out->df_dp[s][2] = -k;
+    }
+    out->de_dp[3] = -k * S;
+    out->df_dp[3][0] = -k * sa;
+    out->df_dp[3][1] = -k * sb;
+}
+
+/* Bend-bend (slots k, theta01, theta02): E = k d1 d2; f = (k d2, k d1), f_01 = k. */
+static void bend_bend(const hf_term *t, const double *table, const double *q, hf_cross_value *out)
+{
+    const double k = slot_value(t, table, 0), d1 = q[0] - slot_value(t, table, 1), d2 = q[1] - slot_value(t, table, 2);
+    out->e = k * d1 * d2;
+    out->f[0] = k * d2;
+    out->f[1] = k * d1;
+    set_pair(out->f2, 0, 1, k);
+    out->de_dp[0] = d1 * d2;
+    out->df_dp[0][0] = d2;
+    out->df_dp[0][1] = d1;
+    set_pair(out->df2_dp[0], 0, 1, 1.0);
+    out->de_dp[1] = -k * d2;
+    out->df_dp[1][1] = -k;
+    out->de_dp[2] = -k * d1;
+    out->df_dp[2][0] = -k;
+}
+
+/*
+ * Torsion-stretch (slots k, r0): E = k D P, D = s r_jk - r0, P = 1 + cos 3 phi, P' = -3 sin 3 phi,
+ * P'' = -9 cos 3 phi. f = (k s P, k D P'), f_01 = k s P', f_11 = k D P''; d/dr0 = -d/dD.
+ */
+static void torsion_stretch(const hf_term *t, const double *table, const double *q, hf_cross_value *out)
+{
+    const double k = slot_value(t, table, 0), s = t->r_scale[0], D = s * q[0] - slot_value(t, table, 1);
+    const double c3 = cos(3.0 * q[1]), P = 1.0 + c3, P1 = -3.0 * sin(3.0 * q[1]), P2 = -9.0 * c3;
+    out->e = k * D * P;
+    out->f[0] = k * s * P;
+    out->f[1] = k * D * P1;
+    set_pair(out->f2, 0, 1, k * s * P1);
+    out->f2[1][1] = k * D * P2;
+    out->de_dp[0] = D * P;
+    out->df_dp[0][0] = s * P;
+    out->df_dp[0][1] = D * P1;
+    set_pair(out->df2_dp[0], 0, 1, s * P1);
+    out->df2_dp[0][1][1] = D * P2;
+    out->de_dp[1] = -k * P;
+    out->df_dp[1][1] = -k * P1;
+    out->df2_dp[1][1][1] = -k * P2;
+}
+
+void hf_cross_scalar(const hf_term *term, const double *table, const double *q, hf_cross_value *out)
+{
+    memset(out, 0, sizeof *out);
+    switch (term->kind) {
+    case HF_TERM_MM3_STRETCH_BEND: stretch_bend(term, table, q, out); break;
+    case HF_TERM_MM3_BEND_BEND: bend_bend(term, table, q, out); break;
+    case HF_TERM_MM3_TORSION_STRETCH: torsion_stretch(term, table, q, out); break;
+    default: return;
+    }
+    for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++) /* a slot that is HF_NO_SLOT has no derivative */
+        if (term->slots[s] == HF_NO_SLOT) {
+            out->de_dp[s] = 0.0;
+            memset(out->df_dp[s], 0, sizeof out->df_dp[s]);
+            memset(out->df2_dp[s], 0, sizeof out->df2_dp[s]);
+        }
+}
+
+int hf_evaluate_cross_term(const hf_term *t, const double *table, const double *pos, int want_hess, hf_cross_eval *ev)
+{
+    if (!hf_is_cross_kind(t->kind))
+        return -1;
+    ev->n_entries = hf_term_atom_entries(t->kind);
+    ev->n_coords = cross_layouts[t->kind - HF_TERM_MM3_STRETCH_BEND].n_coords;
+    for (int c = 0; c < ev->n_coords; c++) {
+        const int n = hf_cross_coordinate_atoms(t->kind, c, ev->entries[c]);
+        const double *x[4] = {NULL, NULL, NULL, NULL};
+        for (int a = 0; a < n; a++)
+            x[a] = pos + 3 * (ptrdiff_t)t->atoms[ev->entries[c][a]];
+        ev->n[c] = n;
+        if (hf_coordinate(n, x, &ev->q[c], ev->grad[c], want_hess ? ev->hess[c] : NULL) != 0)
+            return -1;
+    }
+    hf_cross_scalar(t, table, ev->q, &ev->v);
+    return 0;
+}
+
+void hf_cross_gradient_hessian(const hf_cross_eval *ev, double *grad, double *hess)
+{
+    const int dim = 3 * ev->n_entries;
+    if (grad) {
+        memset(grad, 0, (size_t)dim * sizeof(double));
+        for (int c = 0; c < ev->n_coords; c++)
+            for (int a = 0; a < ev->n[c]; a++)
+                for (int i = 0; i < 3; i++)
+                    grad[3 * ev->entries[c][a] + i] += ev->v.f[c] * ev->grad[c][3 * a + i];
+    }
+    if (!hess)
+        return;
+    memset(hess, 0, (size_t)dim * dim * sizeof(double));
+    for (int c = 0; c < ev->n_coords; c++) {
+        for (int d = 0; d < ev->n_coords; d++) { /* f_cd g_c g_d^T */
+            const double fcd = ev->v.f2[c][d];
+            if (fcd == 0.0)
+                continue;
+            for (int a = 0; a < ev->n[c]; a++)
+                for (int b = 0; b < ev->n[d]; b++)
+                    for (int i = 0; i < 3; i++)
+                        for (int j = 0; j < 3; j++)
+                            hess[(3 * ev->entries[c][a] + i) * dim + 3 * ev->entries[d][b] + j] +=
+                                fcd * ev->grad[c][3 * a + i] * ev->grad[d][3 * b + j];
+        }
+        const int nc = 3 * ev->n[c]; /* f_c Hq_c */
+        for (int a = 0; a < ev->n[c]; a++)
+            for (int b = 0; b < ev->n[c]; b++)
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++)
+                        hess[(3 * ev->entries[c][a] + i) * dim + 3 * ev->entries[c][b] + j] +=
+                            ev->v.f[c] * ev->hess[c][(3 * a + i) * nc + 3 * b + j];
+    }
+}
