@@ -91,7 +91,8 @@ typedef enum {
  * at distance r (nm), R = R*_i + R*_j (nm), eps = sqrt(eps_i eps_j) (kJ/mol):
  *   E = eps S(r) (A exp(-b r / R) - c (R / r)^6),  A = 184000, b = 12, c = 2.25,
  *   S(r) = 1 (r <= on), (off^2 - r^2) / (off^2 - on^2) (on < r < off), 0 (r >= off), on = 0.6 nm,
- *   off = 0.8 nm, on the true distance. S is C1 but not C2: S'' jumps at on and off (MacroModel's form).
+ *   off = 0.8 nm (MacroModel: on the true distance; here on the distance the term is given). S is only
+ *   continuous: S' jumps at on and off, and so do the forces (MacroModel's form).
  * The term adds the Coulomb energy HF_ONE_4PI_EPS0 qq / r (constant dielectric, no cutoff).
  */
 #define HF_MM3_BUCKINGHAM_A 184000.0

@@ -33,6 +33,7 @@ static hessfit_status check_geometry_weight(const char *path, int line, char **w
 
 static const key_rule rules[] = {
     {"forcefield", 0, 1, VALUE_PATH, NULL, 0, 0, NULL, -1},
+    {"form", 0, 0, VALUE_CHOICE, "mm3|harmonic", 0, 0, NULL, -1},
     {"structures", 1, 1, VALUE_PATH, NULL, 0, 0, NULL, -1},
     {"hessian", 1, 0, VALUE_PATH, NULL, 0, 0, NULL, -1},
     {"free", 1, 1, VALUE_TEXT, NULL, 0, 0, NULL, -1},

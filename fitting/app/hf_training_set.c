@@ -1093,6 +1093,17 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
         st = prefixed(st, "%s:%d: forcefield", c->path, ffe->line);
         goto fail;
     }
+    { /* the model: an .fld is evaluated as MacroModel's MM3* unless `form = harmonic` */
+        const char *form = hessfit_config_get(c, "form", set->ff.format == HESSFIT_FF_MM3_FLD ? "mm3" : "harmonic");
+        set->settings.form = strcmp(form, "mm3") == 0 ? HESSFIT_MODEL_FORM_MM3 : HESSFIT_MODEL_FORM_HARMONIC;
+        if (set->settings.form == HESSFIT_MODEL_FORM_MM3 && set->ff.format != HESSFIT_FF_MM3_FLD) {
+            const hessfit_config_entry *e = hessfit_config_entry_at(c, "form", 0);
+            st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                               "%s:%d: form = mm3 needs an MM3* .fld force field, not %s (form = harmonic for it)",
+                               c->path, e != NULL ? e->line : 0, ffe->value);
+            goto fail;
+        }
+    }
     for (int s = 0; s < hessfit_config_count(c, "structures"); s++)
         if ((st = read_structures(c, hessfit_config_entry_at(c, "structures", s), set, &from, &cap)) != HESSFIT_SUCCESS)
             goto fail;
@@ -1114,7 +1125,10 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
 
     if ((st = hf_cli_load_plugins()) != HESSFIT_SUCCESS)
         goto fail;
-    if ((st = hessfit_model_create(&set->ff, set->mols, set->typed, set->n_mols, NULL, &set->model)) != HESSFIT_SUCCESS) {
+    hessfit_model_options model_options = hessfit_model_default_options();
+    model_options.form = set->settings.form;
+    if ((st = hessfit_model_create(&set->ff, set->mols, set->typed, set->n_mols, &model_options, &set->model)) !=
+        HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the fit model", c->path);
         goto fail;
     }

@@ -56,6 +56,7 @@
 #define HF_TRAINING_SET_GEOMETRY_A 0.05
 
 typedef struct hf_fit_settings {
+    hessfit_model_form form;    /* `form`: mm3 (the default for an .fld) or harmonic */
     const char *objective_name; /* "frequencies", "frequencies-q2mm", "eigenmatrix", "hessian" */
     hessfit_objective_options objective;
     hessfit_opt_algorithm algorithm;

@@ -400,15 +400,22 @@ int hf_cmd_fit(int argc, char **argv)
         goto done;
     }
     printf("  wrote %s\n", path);
-    if (is_fld) {
-        int written, omitted;
-        write_frcmod_part(&set, dir, &written, &omitted);
+    if (set.settings.form == HESSFIT_MODEL_FORM_MM3) {
+        /* the harmonic exports would hold another model than the one fitted */
+        printf("  fitted.frcmod and fitted.xml not written: they hold the harmonic model, and this fit is of the MM3* "
+               "form (its OpenMM export with Custom forces is not there yet; `form = harmonic` fits and writes the "
+               "harmonic model)\n");
+    } else {
+        if (is_fld) {
+            int written, omitted;
+            write_frcmod_part(&set, dir, &written, &omitted);
+        }
+        join(path, sizeof path, dir, "fitted.xml");
+        if (hessfit_ffxml_write(path, &set.ff, set.mols, set.typed, set.n_mols) != HESSFIT_SUCCESS)
+            printf("  fitted.xml (OpenMM ForceField) not written: %s\n", hessfit_last_error());
+        else
+            printf("  wrote %s\n", path);
     }
-    join(path, sizeof path, dir, "fitted.xml");
-    if (hessfit_ffxml_write(path, &set.ff, set.mols, set.typed, set.n_mols) != HESSFIT_SUCCESS)
-        printf("  fitted.xml (OpenMM ForceField) not written: %s\n", hessfit_last_error());
-    else
-        printf("  wrote %s\n", path);
 
     char status[512];
     snprintf(status, sizeof status, "%s%s", interrupted ? "stopped by Ctrl-C (SIGINT): " : "",

@@ -21,7 +21,8 @@
  *   MM3* angle           E = k dt^2 (1 - 0.014 D + 5.6e-5 D^2 - 7.0e-7 D^3 + 2.2e-8 D^4), dt = theta -
  *                        theta0 in rad, D the same difference in degrees       k: kJ/mol/rad^2, theta0: rad
  *   MM3* pair            E = eps S(r) (184000 exp(-12 r/R) - 2.25 (R/r)^6) + ONE_4PI_EPS0 qq / r, S the
- *                        6-8 Angstrom switch (C1, not C2)    R: nm, eps: kJ/mol, qq: e^2
+ *                        6-8 Angstrom switch (continuous,   R: nm, eps: kJ/mol, qq: e^2
+ *                        its derivative is not)
  *   MM3* stretch-bend    E = k (dra + drb) dtheta, dra = sa r_ij - r0a, drb = sb r_kj - r0b, dtheta =
  *                        theta_ijk - theta0 (j the centre)   k: kJ/mol/nm/rad, r0a, r0b: nm, theta0: rad
  *   MM3* bend-bend       E = k dtheta1 dtheta2, angles a-c-b and d-c-e at one centre c (sharing one outer

@@ -573,23 +573,65 @@ static void test_rh_enamide(void)
     const double evaluations = number_after(strstr(r.out, "  done:"), " in ");
     printf("  fit: loss %.10g -> %.10g in %.0f evaluations, %.2f s (program wall time)\n", before, after, evaluations,
            r.seconds);
-    /* the README's numbers, "loss 51.0 -> 12.3": within half their last printed digit (measured
-     * 51.02612305 -> 12.27543952; the fit is deterministic, so only another BLAS or libm moves it) */
-    CHECK(fabs(before - 51.0) <= 0.05 && fabs(after - 12.3) <= 0.05, "rh-enamide: loss %.10g -> %.10g, the README "
-          "says 51.0 -> 12.3", before, after);
+    /* the README's numbers for the MM3* form, "loss 31.6 -> 2.20": within half their last printed
+     * digit (measured 31.57541277 -> 2.196537103; the fit is deterministic, so only another BLAS or
+     * libm moves it) */
+    CHECK(fabs(before - 31.6) <= 0.05 && fabs(after - 2.20) <= 0.005, "rh-enamide: loss %.10g -> %.10g, the README "
+          "says 31.6 -> 2.20", before, after);
+    CHECK(strstr(r.out, "fitted.frcmod and fitted.xml not written") != NULL,
+          "the MM3* fit must say why it writes no harmonic exports: %.2000s", r.out);
     CHECK(strstr(r.out, "eval/s") && strstr(r.out, "|grad|"), "progress lines: %.500s", r.out);
-    static const char *const outputs[] = {"fitted.fld",      "fitted.frcmod",   "frcmod-omitted.txt",
-                                          "fitted.xml",      "report.txt",      "report.json",
+    static const char *const outputs[] = {"fitted.fld",      "report.txt",      "report.json",
                                           "frequencies.svg", "convergence.svg", "checkpoint.txt"};
     for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s", dir, outputs[k]);
         CHECK(stat(path, &sb) == 0 && sb.st_size > 0, "no output %s", path);
     }
-    snprintf(path, sizeof path, "%s/frcmod-omitted.txt", dir);
-    char *omitted = test_load_file(path, NULL);
-    CHECK(strstr(omitted, "line 1862 bond 2-3: MM3* substructure parameter") != NULL, "omitted: %.300s", omitted);
-    free(omitted);
+    static const char *const harmonic_outputs[] = {"fitted.frcmod", "frcmod-omitted.txt", "fitted.xml"};
+    for (size_t k = 0; k < sizeof harmonic_outputs / sizeof harmonic_outputs[0]; k++) {
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", dir, harmonic_outputs[k]);
+        CHECK(stat(path, &sb) != 0, "the MM3* fit wrote the harmonic model's %s", path);
+    }
+    /* `form = harmonic` (a few evaluations): the harmonic model's exports are written */
+    {
+        char *text = test_load_file(input, NULL), harmonic[65536], data[1100], hdir[1100];
+        snprintf(data, sizeof data, "%s/", test_source_path("examples/data"));
+        size_t n = 0;
+        for (const char *p = text; *p != '\0' && n + 1200 < sizeof harmonic; p++) {
+            if (strncmp(p, "= data/", 7) == 0) { /* the input's paths, relative to examples/ */
+                n += (size_t)snprintf(harmonic + n, sizeof harmonic - n, "= %s", data);
+                p += 6;
+            } else if (strncmp(p, "\nmax-evaluations", 16) == 0) { /* replaced below */
+                harmonic[n++] = '\n';
+                p = strchr(p + 1, '\n');
+                if (p == NULL)
+                    break;
+                p--;
+            } else {
+                harmonic[n++] = *p;
+            }
+        }
+        snprintf(harmonic + n, sizeof harmonic - n, "form = harmonic\nmax-evaluations = 3\n");
+        free(text);
+        snprintf(hdir, sizeof hdir, "%s", test_temp_path("rh-harmonic"));
+        snprintf(args, sizeof args, "fit '%s' --output '%s'", test_write_text("rh-harmonic.fit", harmonic), hdir);
+        test_run_result h = run(args);
+        test_expect_exit(&h, 0, NULL, "rh-enamide fit, form = harmonic");
+        for (size_t k = 0; k < sizeof harmonic_outputs / sizeof harmonic_outputs[0]; k++) {
+            struct stat sb;
+            snprintf(path, sizeof path, "%s/%s", hdir, harmonic_outputs[k]);
+            CHECK(stat(path, &sb) == 0 && sb.st_size > 0, "form = harmonic: no output %s", path);
+        }
+        snprintf(path, sizeof path, "%s/frcmod-omitted.txt", hdir);
+        char *omitted = test_load_file(path, NULL);
+        CHECK(strstr(omitted, "line 1862 bond 2-3: MM3* substructure parameter") != NULL, "omitted: %.300s", omitted);
+        CHECK(strstr(h.out, "loss 51.02612305") != NULL, "form = harmonic starts at the harmonic model's 51.0261: %.600s",
+              h.out);
+        free(omitted);
+        free(h.out);
+    }
     snprintf(path, sizeof path, "%s/report.json", dir);
     gj_value *rep = gj_read_file(path);
     CHECK(gj_array(rep, "parameters")->n == 146, "146 free values");
@@ -606,13 +648,15 @@ static void test_rh_enamide(void)
     double rb, ra;
     check_rh_report(test_temp_path("rh-report"), &rb, &ra);
     printf("  report of fitted.fld: %.10g -> %.10g (the fit's %.10g; the .fld keeps 4 decimals)\n", rb, ra, after);
-    /* The .fld rounds each of the 146 fitted values to its 4 decimals (<= 5e-5 in its units), which
-     * moves the loss by the residual gradient times that rounding plus its second order: measured
-     * 1.38e-4 relative (12.27543952 -> 12.27713697), the same every run (the fit and the rounding are
-     * deterministic). 1e-3 is 7 times that, room for another BLAS or libm moving the fitted values'
-     * last digits and so their rounding; the start loss is read from the same file: exact. */
-    CHECK(rb == before && fabs(ra - after) <= 1e-3 * after, "report %.10g %.10g vs fit %.10g %.10g", rb, ra, before,
-          after);
+    /* The .fld rounds each of the 146 fitted values to its 4 decimals (<= 5e-5 in its units, about
+     * 1e-5 relative). The overlap pairing makes the loss jump where an MM mode's best QM partner
+     * changes, and the MM3* fit ends next to such jumps: with the rounded values three targets take
+     * other MM modes (the largest: structure 7's 653.8 cm^-1 mode, 849.8 -> 1177.8 cm^-1), measured
+     * 2.196537103 -> 2.396371738 (+9.1%), the same every run (the fit and the rounding are
+     * deterministic; with the harmonic form it was 1.4e-4). The bound 1.2 leaves room for another BLAS
+     * or libm; the start loss is read from the same file: exact. */
+    CHECK(rb == before && ra >= after * (1.0 - 1e-3) && ra <= 1.2 * after, "report %.10g %.10g vs fit %.10g %.10g", rb,
+          ra, before, after);
     free(r.out);
 
     /* Ctrl-C: the best point so far is written, exit 0 */
