@@ -9,6 +9,7 @@
  * a usage error.
  */
 #include "hessfit_forcefield.h"
+#include "hessfit_mm3.h"
 #include "hessfit_molecule.h"
 #include "hessfit_typing.h"
 #include "hessfit_path.h"
@@ -26,7 +27,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: hessfit params --ff FILE.fld|FILE.frcmod --structures FILE [--structures FILE]...\n"
             "                      [--no-term PATTERN]... [--prefer LINE]... [--bond-tolerance X]\n"
-            "                      [--ts-bond-tolerance X] [--perceive-bonds] [--help]\n"
+            "                      [--ts-bond-tolerance X] [--perceive-bonds] [--mm3] [--help]\n"
             "\n"
             "Lists every bond, angle, torsion and improper of each structure with the parameter it matched:\n"
             "  structure  kind  atoms (1-based)  types  ->  line kind types values  rule  detail\n"
@@ -55,6 +56,11 @@ static void usage(FILE *out)
             "                          used for structures without connectivity or with --perceive-bonds\n"
             "  --ts-bond-tolerance X   a looser tolerance applied instead of --bond-tolerance (transition states)\n"
             "  --perceive-bonds        ignore the files' connectivity and perceive bonds from the radii\n"
+            "  --mm3                   (an .fld) also list each structure's MM3* model as MacroModel builds it\n"
+            "                          (docs/mm3.md): every stretch, bend, stretch-bend, bend-bend, torsion,\n"
+            "                          torsion-stretch and out-of-plane term, the reduced hydrogens, each atom's\n"
+            "                          charge and van der Waals line, and the pairs' count, each constant with\n"
+            "                          its .fld line or the rule that derives it\n"
             "\n"
             "Units of the values: bond k kcal/mol/A^2, r0 A; angle k kcal/mol/rad^2, theta0 deg; torsion\n"
             "(k kcal/mol, phase deg, n) per Fourier term; improper k kcal/mol/rad^2 (harmonic) or Fourier terms.\n"
@@ -147,6 +153,122 @@ static int note_use(param_use *u, int structure)
     return 1;
 }
 
+/* " line 437" / " line 1150 x 0.5 (rule)" / " derived: rule" for one MM3* constant's source. */
+static void print_mm3_source(const hessfit_mm3_source *src)
+{
+    if (src->origin == HESSFIT_MM3_DERIVED)
+        printf(" [%s]", src->rule != NULL && src->rule[0] ? src->rule : "derived");
+    else if (src->scale != 1.0 && src->origin == HESSFIT_MM3_FROM_PARAM && src->rule != NULL && src->rule[0])
+        printf(" [line %d, %s]", src->line, src->rule);
+    else
+        printf(" [line %d%s%s]", src->line, src->rule != NULL && src->rule[0] ? ", " : "", src->rule != NULL ? src->rule : "");
+}
+
+static void print_atoms(const int *atoms, int n)
+{
+    char text[64];
+    size_t k = 0;
+    for (int i = 0; i < n && k < sizeof text; i++)
+        k += (size_t)snprintf(text + k, sizeof text - k, "%s%d", i ? "-" : "", atoms[i] + 1);
+    printf(" %-15s", text);
+}
+
+/* The MM3* model of structure id (hessfit_mm3_build), each constant with its source. */
+static hessfit_status print_mm3(const hessfit_molecule *m, const hessfit_typed_molecule *typed, const hessfit_forcefield *ff,
+                                int id)
+{
+    hessfit_mm3_model x;
+    hessfit_status st = hessfit_mm3_build(m, typed, ff, &x);
+    if (st != HESSFIT_SUCCESS)
+        return st;
+    printf("\n# structure %d: MM3* model (MacroModel's units: A, deg, mdyn/A, mdyn A/rad^2, kcal/mol, D, e; "
+           "[source])\n", id);
+    for (int i = 0; i < x.n_stretches; i++) {
+        const hessfit_mm3_stretch *e = &x.stretches[i];
+        printf("%d mm3-stretch", id);
+        print_atoms(e->atoms, 2);
+        printf(" r0 %.4f k %.4f", e->r0, e->k);
+        print_mm3_source(&e->src_k);
+        printf(" mu %.4f", e->mu);
+        print_mm3_source(&e->src_mu);
+        if (e->f != 1.0)
+            printf(" r_eff = r'/%.3f", e->f);
+        printf("\n");
+    }
+    for (int i = 0; i < x.n_bends; i++) {
+        const hessfit_mm3_bend *e = &x.bends[i];
+        printf("%d mm3-bend", id);
+        print_atoms(e->atoms, 3);
+        printf(" theta0 %.3f k %.4f", e->theta0, e->k);
+        print_mm3_source(&e->src_k);
+        printf("\n");
+    }
+    for (int i = 0; i < x.n_stretch_bends; i++) {
+        const hessfit_mm3_stretch_bend *e = &x.stretch_bends[i];
+        printf("%d stretch-bend", id);
+        print_atoms(e->atoms, 3);
+        printf(" k_sb %.4f", e->k_sb);
+        print_mm3_source(&e->src_k_sb);
+        printf("\n");
+    }
+    for (int i = 0; i < x.n_bend_bends; i++) {
+        const hessfit_mm3_bend_bend *e = &x.bend_bends[i];
+        printf("%d bend-bend", id);
+        print_atoms(e->atoms, 5);
+        for (int k = 0; k < 2; k++) {
+            printf(" k_bb%d %.4f theta0 %.3f", k + 1, e->k_bb[k], e->theta0[k]);
+            print_mm3_source(&e->src_k_bb[k]);
+        }
+        printf("\n");
+    }
+    for (int i = 0; i < x.n_torsions; i++) {
+        const hessfit_mm3_torsion *e = &x.torsions[i];
+        printf("%d mm3-torsion", id);
+        print_atoms(e->atoms, 4);
+        printf(" V1 %.4f V2 %.4f V3 %.4f", e->v[0], e->v[1], e->v[2]);
+        print_mm3_source(&e->src_v[0]);
+        printf("\n");
+    }
+    for (int i = 0; i < x.n_torsion_stretches; i++) {
+        const hessfit_mm3_torsion_stretch *e = &x.torsion_stretches[i];
+        if (e->k_ts == 0.0)
+            continue;
+        printf("%d torsion-stretch", id);
+        print_atoms(e->atoms, 4);
+        printf(" K_ts %.4f", e->k_ts);
+        print_mm3_source(&e->src_k_ts);
+        printf("\n");
+    }
+    for (int i = 0; i < x.n_out_of_plane; i++) {
+        const hessfit_mm3_out_of_plane *e = &x.out_of_plane[i];
+        printf("%d out-of-plane", id);
+        print_atoms(e->atoms, 4);
+        printf(" k %.4f", e->k);
+        print_mm3_source(&e->src_k);
+        printf("\n");
+    }
+    for (int i = 0; i < x.n_reduced; i++)
+        printf("%d reduced-H %d -> %d f %.3f [line %d]\n", id, x.reduced[i].atom + 1, x.reduced[i].partner + 1,
+               x.reduced[i].f, x.reduced[i].src_offset.line);
+    for (int a = 0; a < x.n_atoms; a++) {
+        const hessfit_mm3_atom *e = &x.atoms[a];
+        printf("%d atom %d charge %+.5f (formal %+.0f) R* %.4f eps %.4f", id, a + 1, e->charge, e->formal_charge, e->r_star,
+               e->eps);
+        print_mm3_source(&e->src_r_star);
+        printf("\n");
+    }
+    int special = 0, n14 = 0;
+    for (int i = 0; i < x.n_pairs; i++) {
+        n14 += x.pairs[i].is14;
+        if (x.pairs[i].src_r.origin != HESSFIT_MM3_DERIVED)
+            special++;
+    }
+    printf("%d pairs %d (1-4: %d, unscaled; from a special-pair line: %d): R = R*_i + R*_j, eps = sqrt(eps_i eps_j), "
+           "qq = q_i q_j\n", id, x.n_pairs, n14, special);
+    hessfit_mm3_model_free(&x);
+    return HESSFIT_SUCCESS;
+}
+
 /* The arguments; the lists have room for one entry per command-line argument. */
 typedef struct {
     const char *ff_path;
@@ -156,6 +278,7 @@ typedef struct {
     int n_no_term;
     char *prefer_text;    /* "prefer LINE" of every --prefer, each at most PREFER_TEXT_SIZE bytes */
     hessfit_topology_options topo;
+    int mm3; /* --mm3 */
 } params_args;
 
 /* "prefer " and a line number of at most 9 digits (parse_line_number), with its NUL. */
@@ -184,7 +307,7 @@ static int parse_args(int argc, char **argv, params_args *a)
         {"ff", required_argument, NULL, 'f'},     {"structures", required_argument, NULL, 's'},
         {"no-term", required_argument, NULL, 'n'}, {"prefer", required_argument, NULL, 'p'},
         {"bond-tolerance", required_argument, NULL, 'b'}, {"ts-bond-tolerance", required_argument, NULL, 't'},
-        {"perceive-bonds", no_argument, NULL, 'P'}, {"help", no_argument, NULL, 'h'},
+        {"perceive-bonds", no_argument, NULL, 'P'}, {"mm3", no_argument, NULL, 'M'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->topo = hessfit_topology_default_options();
@@ -201,6 +324,7 @@ static int parse_args(int argc, char **argv, params_args *a)
         case HF_CLI_HELP: return -1;
         case HF_CLI_USAGE_ERROR: return 2;
         case 'P': a->topo.use_file_bonds = 0; break;
+        case 'M': a->mm3 = 1; break;
         case 'f':
             if (a->ff_path != NULL)
                 return usage_error("--ff given twice ('%s')", value);
@@ -369,6 +493,11 @@ int hf_cmd_params(int argc, char **argv)
                     pattern <= a.n_no_term)
                     pattern_terms[pattern - 1]++;
                 total_terms++;
+            }
+            if (a.mm3 && print_mm3(m, &typed, &ff, id) != HESSFIT_SUCCESS) {
+                printf("\n# structure %d: MM3* model FAILED: %s\n", id, hessfit_last_error());
+                fprintf(stderr, "hessfit params: structure %d: %s\n", id, hessfit_last_error());
+                n_failed++;
             }
             hessfit_typed_molecule_free(&typed);
             hessfit_topology_free(&topo);

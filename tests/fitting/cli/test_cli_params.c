@@ -81,6 +81,24 @@ int main(int argc, char **argv)
     CHECK(count_lines(r.out, "line ") > 1000, "unused parameters listed");
     free(r.out);
 
+    /* --mm3: each structure's MM3* model with every constant's source (tests/fitting/mm3 checks the
+     * numbers against MacroModel's report; here the listing): structure 1 has 27 bend-bend pairs and
+     * 78 stretch-bends as MacroModel printed, the nitrile's k_sb from the S-B line 438, the shared
+     * benzenoid torsion of line 1150 (V2 36.8 / 4) in structure 4, RH's Z0 exception */
+    snprintf(args, sizeof args, "params --mm3 --ff '%s' --structures '%s' " MMO_PATTERNS, fld, mmo);
+    r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 0, NULL, "rh-enamide .mmo --mm3");
+    CHECK(count_lines(r.out, "1 bend-bend ") == 27 && count_lines(r.out, "1 stretch-bend ") == 78 &&
+              count_lines(r.out, "# structure 1: MM3* model") == 1 && count_lines(r.out, "1 atom ") == 36,
+          "structure 1's MM3* listing: %d bend-bends, %d stretch-bends", count_lines(r.out, "1 bend-bend "),
+          count_lines(r.out, "1 stretch-bend "));
+    test_expect_output(&r, "1 stretch-bend 5-7-8           k_sb 0.1300 [line 438]", "--mm3 nitrile stretch-bend");
+    test_expect_output(&r, "V1 0.0000 V2 9.2000 V3 0.0000 [line 1150, substructure 00..00 line shared", "--mm3 sharing");
+    test_expect_output(&r, "1 atom 1 charge +0.04601 (formal +1) R* 2.0000 eps 0.6300 [line 1063, RH takes the Z0",
+                       "--mm3 RH vdW exception");
+    test_expect_output(&r, "1 reduced-H 9 -> 6 f 0.923", "--mm3 reduced hydrogen");
+    free(r.out);
+
     /* without the patterns: exit 1 naming the first torsion MacroModel left out */
     snprintf(args, sizeof args, "params --ff '%s' --structures '%s'", fld, mmo);
     r = test_run_program(hessfit, args);
