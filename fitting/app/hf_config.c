@@ -30,10 +30,14 @@ static hessfit_status check_energy(const char *path, int line, char **word, int 
 static hessfit_status check_energy_weight(const char *path, int line, char **word, int n);
 static hessfit_status check_geometry(const char *path, int line, char **word, int n);
 static hessfit_status check_geometry_weight(const char *path, int line, char **word, int n);
+static hessfit_status check_scale14(const char *path, int line, char **word, int n);
 
 static const key_rule rules[] = {
     {"forcefield", 0, 1, VALUE_PATH, NULL, 0, 0, NULL, -1},
     {"form", 0, 0, VALUE_CHOICE, "mm3|harmonic", 0, 0, NULL, -1},
+    {"nonbonded", 0, 0, VALUE_CHOICE, "on|off", 0, 0, NULL, -1},
+    {"scale14", 0, 0, VALUE_TEXT, NULL, 0, 0, check_scale14, -1},
+    {"combining", 0, 0, VALUE_CHOICE, "lorentz-berthelot|geometric", 0, 0, NULL, -1},
     {"structures", 1, 1, VALUE_PATH, NULL, 0, 0, NULL, -1},
     {"hessian", 1, 0, VALUE_PATH, NULL, 0, 0, NULL, -1},
     {"free", 1, 1, VALUE_TEXT, NULL, 0, 0, NULL, -1},
@@ -213,6 +217,24 @@ static hessfit_status check_geometry(const char *path, int line, char **word, in
 }
 
 /* geometry-weight = bond W | angle W | torsion W */
+/* scale14 = COULOMB LJ: the 1-4 pairs' scales, numbers in [0, 1] */
+static hessfit_status check_scale14(const char *path, int line, char **word, int n)
+{
+    if (n != 2)
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: scale14 is 'COULOMB LJ', two numbers in [0, 1] (AMBER: "
+                                                  "0.8333333333 0.5)", path, line);
+    for (int k = 0; k < 2; k++) {
+        double v;
+        hessfit_status st = hf_parse_double(word[k], path, line, "scale14", &v);
+        if (st != HESSFIT_SUCCESS)
+            return st;
+        if (!(v >= 0.0 && v <= 1.0))
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: scale14: %s scale %g is not in [0, 1]", path, line,
+                                 k == 0 ? "Coulomb" : "LJ", v);
+    }
+    return HESSFIT_SUCCESS;
+}
+
 static hessfit_status check_geometry_weight(const char *path, int line, char **word, int n)
 {
     if (n == 2 && (strcmp(word[0], "bond") == 0 || strcmp(word[0], "angle") == 0 || strcmp(word[0], "torsion") == 0))

@@ -6,6 +6,7 @@
 #include "hessfit_path.h"
 #include "hessfit_seminario.h"
 #include "hessfit_units.h"
+#include "hf_lines.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -876,6 +877,54 @@ static hessfit_status free_entry(hf_training_set *set, const hessfit_config_entr
     return st;
 }
 
+/*
+ * The harmonic form's nonbonded terms (`nonbonded = on`): Lennard-Jones from the force field's vdW
+ * parameters and Coulomb from the structures' partial charges, 1-2 and 1-3 pairs excluded, 1-4 pairs
+ * scaled by `scale14` (default by the force field's family: AMBER frcmod 1/1.2 and 1/2, MM3 .fld
+ * unscaled), `combining` Lorentz-Berthelot (AMBER, MM3) or geometric (OPLS-AA).
+ */
+static hessfit_status nonbonded_options(const hessfit_config *c, const hf_training_set *set, hessfit_model_options *o)
+{
+    const hessfit_config_entry *on = hessfit_config_entry_at(c, "nonbonded", 0), *e;
+    o->nonbonded = on != NULL && strcmp(on->value, "on") == 0;
+    if (!o->nonbonded) {
+        static const char *const needs[2] = {"scale14", "combining"};
+        for (int k = 0; k < 2; k++)
+            if ((e = hessfit_config_entry_at(c, needs[k], 0)) != NULL)
+                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: %s without `nonbonded = on`", c->path, e->line,
+                                     needs[k]);
+        return HESSFIT_SUCCESS;
+    }
+    if (set->settings.form == HESSFIT_MODEL_FORM_MM3)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                             "%s:%d: nonbonded = on: the MM3* form has MacroModel's own van der Waals and charges "
+                             "(`form = harmonic` for Lennard-Jones and the structures' charges)",
+                             c->path, on->line);
+    const int amber = set->ff.format == HESSFIT_FF_FRCMOD;
+    o->coulomb14_scale = amber ? 1.0 / 1.2 : 1.0;
+    o->lj14_scale = amber ? 0.5 : 1.0;
+    if ((e = hessfit_config_entry_at(c, "scale14", 0)) != NULL) { /* the config checked its form */
+        char text[256], *save = NULL;
+        snprintf(text, sizeof text, "%s", e->value);
+        const char *w0 = strtok_r(text, " \t", &save), *w1 = strtok_r(NULL, " \t", &save);
+        hessfit_status st;
+        if (w0 == NULL || w1 == NULL ||
+            (st = hf_parse_double(w0, c->path, e->line, "scale14", &o->coulomb14_scale)) != HESSFIT_SUCCESS ||
+            (st = hf_parse_double(w1, c->path, e->line, "scale14", &o->lj14_scale)) != HESSFIT_SUCCESS)
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: scale14 '%s'", c->path, e->line, e->value);
+    }
+    o->combining = strcmp(hessfit_config_get(c, "combining", "lorentz-berthelot"), "geometric") == 0
+                       ? HESSFIT_COMBINE_GEOMETRIC
+                       : HESSFIT_COMBINE_LORENTZ_BERTHELOT;
+    for (int m = 0; m < set->n_mols; m++)
+        if (set->mols[m].partial_charges == NULL)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                                 "%s:%d: nonbonded = on: %s has no partial charges (read them from a .mol2 or a "
+                                 "MacroModel .mmo)",
+                                 c->path, on->line, set->labels[m]);
+    return HESSFIT_SUCCESS;
+}
+
 /* ---- the comparison force field (hessfit report --forcefield) ----------------------------------- */
 
 static hessfit_status same_layout(const hessfit_forcefield *a, const hessfit_forcefield *b)
@@ -1127,6 +1176,8 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
         goto fail;
     hessfit_model_options model_options = hessfit_model_default_options();
     model_options.form = set->settings.form;
+    if ((st = nonbonded_options(c, set, &model_options)) != HESSFIT_SUCCESS)
+        goto fail;
     if ((st = hessfit_model_create(&set->ff, set->mols, set->typed, set->n_mols, &model_options, &set->model)) !=
         HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the fit model", c->path);

@@ -119,6 +119,10 @@ int main(void)
     expect_error("geometry-all.fit", "forcefield = a.fld\ngeometry = all bonds\n", ":2:", "'all', 'N'");
     expect_error("gweight.fit", "forcefield = a.fld\ngeometry-weight = dihedral 1\n", ":2:", "'bond W' (per Angstrom)");
     expect_error("gweight-neg.fit", "forcefield = a.fld\ngeometry-weight = bond -2\n", ":2:", "must be >= 0");
+    expect_error("scale14-one.fit", "forcefield = a.fld\nscale14 = 0.5\n", ":2:", "'COULOMB LJ'");
+    expect_error("scale14-range.fit", "forcefield = a.fld\nscale14 = 0.5 1.5\n", ":2:", "LJ scale 1.5 is not in [0, 1]");
+    expect_error("combining.fit", "forcefield = a.fld\ncombining = arithmetic\n", ":2:", "geometric");
+    expect_error("form.fit", "forcefield = a.fld\nform = mm2\n", ":2:", "harmonic");
     expect_error("objective-choice.fit", "forcefield = a.fld\nobjective = energies\n", ":2:",
                  "frequencies|frequencies-q2mm|eigenmatrix|hessian|none");
     {

@@ -631,6 +631,24 @@ static void test_rh_enamide(void)
               h.out);
         free(omitted);
         free(h.out);
+
+        /* `nonbonded = on`: Lennard-Jones from the .fld's vdW lines, Coulomb from the .mmo's charges;
+         * the vdW R* and eps free too, every gradient checked against finite differences */
+        n = strlen(harmonic);
+        snprintf(harmonic + n, sizeof harmonic - n, "nonbonded = on\nfree = vdw r\nfree = vdw eps\n");
+        snprintf(args, sizeof args, "check '%s'", test_write_text("rh-nonbonded.fit", harmonic));
+        h = run(args);
+        test_expect_exit(&h, 0, NULL, "rh-enamide check, nonbonded = on, vdW free");
+        CHECK(strstr(h.out, "166 free values") != NULL && strstr(h.out, "check passed") != NULL, "nonbonded check: %.3000s",
+              h.out);
+        free(h.out);
+        /* and its misuse: the MM3* form has its own nonbonded terms; scale14 needs nonbonded = on */
+        char *mm3 = strstr(harmonic, "form = harmonic");
+        memcpy(mm3, "form = mm3     ", 15);
+        snprintf(args, sizeof args, "check '%s'", test_write_text("rh-mm3-nonbonded.fit", harmonic));
+        h = run(args);
+        test_expect_exit(&h, 1, "nonbonded = on: the MM3* form has MacroModel's own van der Waals", "nonbonded in the MM3* form");
+        free(h.out);
     }
     snprintf(path, sizeof path, "%s/report.json", dir);
     gj_value *rep = gj_read_file(path);
