@@ -55,10 +55,12 @@
  * stretch-bend, bend-bend, torsion-stretch, 1-3-fold torsions, cosine out-of-plane, Buckingham van
  * der Waals and bond-moment charges on the reduced-hydrogen geometry; docs/mm3.md). Its slots are
  * MacroModel's constants in OpenMM units; a fitted value (bond k, r0; angle k, theta0; torsion V;
- * out-of-plane k) moves every term that uses it (stretch-bend and torsion-stretch r0, bend-bend
- * theta0, and through r0 the bond-moment charges, with their chain rule). van der Waals values and
- * torsion phases cannot be free in it (HESSFIT_ERROR_UNSUPPORTED); `nonbonded` must be 0 (the form
- * has its own pairs). The harmonic form leaves all that out of an MM3* force field:
+ * out-of-plane k; vdW R* and eps) moves every term that uses it (stretch-bend and torsion-stretch r0,
+ * bend-bend theta0, through r0 the bond-moment charges, through R* and eps every pair of its atoms
+ * except special pairs, with their chain rule). Torsion phases cannot be free in it
+ * (HESSFIT_ERROR_UNSUPPORTED); `nonbonded` must be 0 (the form has its own pairs). A free value
+ * that feeds only derived slots (vdW) has no slot of its own: hessfit_model_free_parameter gives
+ * slot -1 and factor 0 for it. The harmonic form leaves all that out of an MM3* force field:
  * docs/fitting.md, "The model".
  *
  * Hessians come back in Hartree/Bohr^2 (hessfit_units.h), one dense row-major (3 n_m) x (3 n_m)

@@ -657,10 +657,11 @@ hessfit_status hessfit_model_create(const hessfit_forcefield *ff, const hessfit_
     if ((st = create_arrays(md, ff, mols, typed, n_mols)) != HESSFIT_SUCCESS)
         goto fail;
     if (o.form == HESSFIT_MODEL_FORM_MM3) {
-        hf_model_charges *c = &md->charges;
+        hf_model_mm3_derived *c = &md->mm3;
         c->formal = calloc((size_t)md->n_particles, sizeof *c->formal);
         c->charge = calloc((size_t)md->n_particles, sizeof *c->charge);
-        if (c->formal == NULL || c->charge == NULL) {
+        c->vdw_param = malloc((size_t)md->n_particles * sizeof *c->vdw_param);
+        if (c->formal == NULL || c->charge == NULL || c->vdw_param == NULL) {
             st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for %d charges", md->n_particles);
             goto fail;
         }
@@ -685,7 +686,7 @@ hessfit_status hessfit_model_create(const hessfit_forcefield *ff, const hessfit_
         if (o.nonbonded && (st = build_nonbonded(md, ff, mol, m, first)) != HESSFIT_SUCCESS)
             goto fail;
     }
-    hf_model_mm3_update_charges(md);
+    hf_model_mm3_update_derived(md);
     if ((st = hf_model_evaluator_build(md, 0, n_mols, &md->main)) != HESSFIT_SUCCESS)
         goto fail;
     *model = md;

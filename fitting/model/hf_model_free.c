@@ -65,12 +65,11 @@ hessfit_status hessfit_model_add_free(hessfit_model *m, int param, int value)
                         "fit model: free parameter %s: value index %d is the periodicity of Fourier term %d (an integer, "
                         "not a continuous parameter)",
                         name, value, value / 3 + 1);
-    if (m->opt.form == HESSFIT_MODEL_FORM_MM3 && (p->kind == HESSFIT_PARAM_VDW || (is_fourier(p) && value % 3 != 0)))
+    if (m->opt.form == HESSFIT_MODEL_FORM_MM3 && is_fourier(p) && value % 3 != 0)
         return hessfit_error(HESSFIT_ERROR_UNSUPPORTED,
-                             "fit model: free parameter %s: value index %d cannot be free in the MM3* form (%s)", name,
-                             value,
-                             p->kind == HESSFIT_PARAM_VDW ? "its van der Waals pair constants are not fitted yet"
-                                                          : "MM3* torsion phases are fixed: 0, 180, 0 degrees");
+                             "fit model: free parameter %s: value index %d cannot be free in the MM3* form (MM3* torsion "
+                             "phases are fixed: 0, 180, 0 degrees)",
+                             name, value);
     if (m->param_uses[param] == 0)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s is used by no term of the model%s", name,
                         p->kind == HESSFIT_PARAM_VDW && !m->opt.nonbonded ? " (nonbonded terms are off)" : "");
@@ -92,7 +91,8 @@ hessfit_status hessfit_model_add_free(hessfit_model *m, int param, int value)
     }
     if (is_fourier(p) && m->slot_of[at] < 0 && (st = activate_triple(m, param, value / 3)) != HESSFIT_SUCCESS)
         return st;
-    if (m->slot_of[at] < 0) /* cannot happen for a used parameter; never free a value without a slot */
+    if (m->slot_of[at] < 0 && !(m->opt.form == HESSFIT_MODEL_FORM_MM3 && p->kind == HESSFIT_PARAM_VDW))
+        /* cannot happen for a used parameter (the MM3* form's vdW values feed derived slots only) */
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s: value index %d has no slot", name, value);
     m->free_param[m->n_free] = param;
     m->free_value[m->n_free] = value;
@@ -174,7 +174,7 @@ hessfit_status hessfit_model_free_parameter(const hessfit_model *m, int i, int *
     if (slot != NULL)
         *slot = s;
     if (factor != NULL)
-        *factor = m->slots[s].factor;
+        *factor = s >= 0 ? m->slots[s].factor : 0.0;
     return HESSFIT_SUCCESS;
 }
 
@@ -197,7 +197,7 @@ static void store_free(hessfit_model *m, const double *x)
         for (int s = m->slot_of[(size_t)p * HESSFIT_FF_MAX_VALUES + (size_t)v]; s >= 0; s = m->slots[s].next)
             m->table[s] = m->slots[s].factor * x[i];
     }
-    hf_model_mm3_update_charges(m);
+    hf_model_mm3_update_derived(m);
     m->version++;
     m->blocks_valid = 0;
 }
@@ -257,5 +257,5 @@ hessfit_status hessfit_model_slot_gradient_to_free(const hessfit_model *m, const
              s = m->slots[s].next)
             d_free[i] += m->slots[s].factor * d_slot[s];
     }
-    return hf_model_mm3_charge_gradient(m, d_slot, d_free);
+    return hf_model_mm3_derived_gradient(m, d_slot, d_free);
 }

@@ -46,8 +46,10 @@ typedef struct {
     double factor;
 } hf_model_reduced;
 
-/* The MM3* form's charges, derived from the bond moments and the stretches' r0 (free values):
- * q_a = formal_a + sum over its moment terms c / r0(param), and the pair slots qq = pre q_a q_b. */
+/* The MM3* form's derived pair constants (hf_model_mm3.c): the charges from the bond moments and the
+ * stretches' r0, q_a = formal_a + sum over its moment terms c / r0(param), each pair's slot
+ * qq = qq_factor q_a q_b; and, unless a special-pair line fixes them, its slots R = 0.1 (R*_a + R*_b)
+ * (nm) and eps = vdw_factor sqrt(eps_a eps_b) from the atoms' vdW parameters (values R*, eps). */
 typedef struct {
     int atom;  /* System particle */
     int param; /* the stretch parameter whose r0 (value 1, Angstrom) divides */
@@ -55,18 +57,22 @@ typedef struct {
 } hf_model_moment;
 
 typedef struct {
-    int slot, a, b; /* the qq slot of the pair of System particles a, b */
-} hf_model_charge_pair;
+    int a, b;               /* System particles */
+    int qq_slot;
+    int r_slot, eps_slot;   /* -1: constants (a special pair) */
+} hf_model_mm3_pair;
 
 typedef struct {
     double *formal;      /* per System particle (n_particles), e */
     double *charge;      /* per System particle, e: the current charges */
+    int *vdw_param;      /* per System particle: its vdW parameter, -1 outside the MM3* form */
     int n_moments, cap_moments;
     hf_model_moment *moments;
     int n_pairs, cap_pairs;
-    hf_model_charge_pair *pairs;
-    double pre;          /* qq slot = pre q_a q_b (F_ELE / (10 ONE_4PI_EPS0)) */
-} hf_model_charges;
+    hf_model_mm3_pair *pairs;
+    double qq_factor;    /* F_ELE / (10 ONE_4PI_EPS0) */
+    double vdw_factor;   /* F_VDW (kJ/mol per kcal/mol) */
+} hf_model_mm3_derived;
 
 /* A torsion or Fourier improper typed term: where the terms of a zero triple go when it is freed. */
 typedef struct {
@@ -110,7 +116,7 @@ struct hessfit_model {
     hf_model_term *terms;
     int n_reduced, cap_reduced;
     hf_model_reduced *reduced;
-    hf_model_charges charges; /* the MM3* form */
+    hf_model_mm3_derived mm3; /* the MM3* form */
     int n_fourier_uses;
     hf_model_fourier_use *fourier_uses;
 
@@ -153,10 +159,10 @@ hessfit_status hf_model_derived_slot(hessfit_model *m, double value, int *slot);
 /* The MM3* form (hf_model_mm3.c): molecule m's terms, reduced particles and charges from ff. */
 hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_forcefield *ff, const hessfit_molecule *mol,
                                            const hessfit_typed_molecule *typed, int mol_index, int first);
-/* The derived slots (charges) from the current parameter values. */
-void hf_model_mm3_update_charges(hessfit_model *m);
+/* The derived slots (charges, pair R and eps) from the current parameter values. */
+void hf_model_mm3_update_derived(hessfit_model *m);
 /* d_free += the derived slots' part of the chain rule, d_slot per slot unit. */
-hessfit_status hf_model_mm3_charge_gradient(const hessfit_model *m, const double *d_slot, double *d_free);
+hessfit_status hf_model_mm3_derived_gradient(const hessfit_model *m, const double *d_slot, double *d_free);
 void hf_model_mm3_free(hessfit_model *m);
 /* Appends a term to the model's list. */
 hessfit_status hf_model_append_term(hessfit_model *m, const hf_model_term *t);

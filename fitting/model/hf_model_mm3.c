@@ -5,10 +5,11 @@
  * Slots. A constant read from a fitted parameter (HESSFIT_MM3_FROM_PARAM: constant =
  * values[v] * scale) becomes a slot factor * values[v], the factor taking the constant to the
  * term's OpenMM units (hf_model_slot_scaled: one (param, value) may feed several slots, e.g. a
- * shared substructure torsion). Constants of other sources (k_sb, k_bb, K_ts, vdW) are constant
- * slots. The pair charges are derived: q_a = formal + sum c / r0 over the atom's bond moments, with
- * r0 the stretch parameters' current values, and each pair's slot qq = pre q_a q_b
- * (hf_model_mm3_update_charges; the chain rule in hf_model_mm3_charge_gradient).
+ * shared substructure torsion). Constants of other sources (k_sb, k_bb, K_ts, special pairs) are
+ * constant slots. The pair constants are derived (hf_model_mm3_update_derived; the chain rule in
+ * hf_model_mm3_derived_gradient): q_a = formal + sum c / r0 over the atom's bond moments, with r0
+ * the stretch parameters' current values, and each pair's qq = qq_factor q_a q_b; R = R*_a + R*_b
+ * and eps = sqrt(eps_a eps_b) from the atoms' vdW parameters, so vdW values can be free.
  *
  * Energies, MacroModel's (hessfit_mm3.h, F the .fld header factors, kJ/mol) against HessianForce's
  * (nm, rad):
@@ -99,12 +100,25 @@ static hessfit_status check_mm3_triples(const hessfit_model *m, int p)
     return HESSFIT_SUCCESS;
 }
 
-static hessfit_status add_charges(hessfit_model *m, const hessfit_mm3_model *x, int first)
+static hessfit_status add_charges(hessfit_model *m, const hessfit_forcefield *ff, const hessfit_mm3_model *x, int first)
 {
-    hf_model_charges *c = &m->charges;
+    hf_model_mm3_derived *c = &m->mm3;
     hessfit_status st;
-    for (int a = 0; a < x->n_atoms; a++)
+    for (int a = 0; a < x->n_atoms; a++) {
+        const hessfit_mm3_source *r = &x->atoms[a].src_r_star, *e = &x->atoms[a].src_eps;
         c->formal[first + a] = x->atoms[a].formal_charge;
+        /* the vdW line's parameter: its R* and eps are the fit's values (the RH atom's is the Z0 line's) */
+        const int param = r->origin == HESSFIT_MM3_FROM_ROW ? ff->fld_rows[r->index].param : -1;
+        if (param < 0 || e->origin != HESSFIT_MM3_FROM_ROW || ff->fld_rows[e->index].param != param ||
+            m->params[param].kind != HESSFIT_PARAM_VDW || m->params[param].n_values < 2 ||
+            m->params[param].values[0] != x->atoms[a].r_star || m->params[param].values[1] != x->atoms[a].eps)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                                 "fit model: atom %d: its van der Waals line (%s:%d) is not a vdW parameter with R* %g "
+                                 "and eps %g",
+                                 a + 1, ff->path != NULL ? ff->path : "", r->line, x->atoms[a].r_star, x->atoms[a].eps);
+        c->vdw_param[first + a] = param;
+        m->param_uses[param]++;
+    }
     /* each stretch with a moment: + on atoms[0], - on atoms[1] (hessfit_mm3.h), q = mu / (4.803 r0) */
     for (int i = 0; i < x->n_stretches; i++) {
         const hessfit_mm3_stretch *s = &x->stretches[i];
@@ -136,7 +150,8 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
         return hessfit_error(st, "fit model: molecule %d: %s", mi + 1, hessfit_last_error());
     const hessfit_mm3_factors *F = &x.factor;
     /* F_ELE qq / r_A = ONE_4PI_EPS0 (F_ELE / (10 ONE_4PI_EPS0)) qq / r_nm; one .fld, one factor */
-    m->charges.pre = F->ele / (10.0 * HESSFIT_ONE_4PI_EPS0);
+    m->mm3.qq_factor = F->ele / (10.0 * HESSFIT_ONE_4PI_EPS0);
+    m->mm3.vdw_factor = F->vdw;
     const double deg = HESSFIT_DEG_TO_RAD;
     int s[HF_MODEL_TERM_SLOTS];
 
@@ -209,19 +224,33 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
             st = append(m, HF_MODEL_TERM_PERIODIC_IMPROPER, mi, first, e->atoms, 4, s, 2, 2, 1.0, 1.0);
     }
     if (st == HESSFIT_SUCCESS)
-        st = add_charges(m, &x, first);
+        st = add_charges(m, ff, &x, first);
     for (int i = 0; i < x.n_pairs && st == HESSFIT_SUCCESS; i++) {
         const hessfit_mm3_pair *e = &x.pairs[i];
-        hf_model_charges *c = &m->charges;
-        if ((st = hf_model_constant_slot(m, e->r * HESSFIT_ANGSTROM_TO_NM, &s[0])) != HESSFIT_SUCCESS ||
-            (st = hf_model_constant_slot(m, e->eps * F->vdw, &s[1])) != HESSFIT_SUCCESS ||
-            (st = hf_model_derived_slot(m, c->pre * e->qq, &s[2])) != HESSFIT_SUCCESS ||
-            (st = grow((void **)&c->pairs, &c->cap_pairs, c->n_pairs + 1, sizeof *c->pairs, "charge pairs")) !=
-                HESSFIT_SUCCESS)
+        hf_model_mm3_derived *c = &m->mm3;
+        hf_model_mm3_pair *q;
+        const int special = e->src_r.origin != HESSFIT_MM3_DERIVED;
+        if ((st = grow((void **)&c->pairs, &c->cap_pairs, c->n_pairs + 1, sizeof *c->pairs, "pairs")) != HESSFIT_SUCCESS)
             break;
-        c->pairs[c->n_pairs].slot = s[2];
-        c->pairs[c->n_pairs].a = first + e->atoms[0];
-        c->pairs[c->n_pairs].b = first + e->atoms[1];
+        q = &c->pairs[c->n_pairs];
+        q->a = first + e->atoms[0];
+        q->b = first + e->atoms[1];
+        q->r_slot = q->eps_slot = -1;
+        /* R and eps: constants for a special pair (its own line), else derived from the atoms' vdW values */
+        if (special) {
+            if ((st = hf_model_constant_slot(m, e->r * HESSFIT_ANGSTROM_TO_NM, &s[0])) != HESSFIT_SUCCESS ||
+                (st = hf_model_constant_slot(m, e->eps * F->vdw, &s[1])) != HESSFIT_SUCCESS)
+                break;
+        } else if ((st = hf_model_derived_slot(m, e->r * HESSFIT_ANGSTROM_TO_NM, &s[0])) != HESSFIT_SUCCESS ||
+                   (st = hf_model_derived_slot(m, e->eps * F->vdw, &s[1])) != HESSFIT_SUCCESS) {
+            break;
+        } else {
+            q->r_slot = s[0];
+            q->eps_slot = s[1];
+        }
+        if ((st = hf_model_derived_slot(m, c->qq_factor * e->qq, &s[2])) != HESSFIT_SUCCESS)
+            break;
+        q->qq_slot = s[2];
         c->n_pairs++;
         st = append(m, HF_MODEL_TERM_MM3_PAIR, mi, first, e->atoms, 2, s, 3, 0, 1.0, 1.0);
     }
@@ -229,60 +258,102 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
     return st;
 }
 
-void hf_model_mm3_update_charges(hessfit_model *m)
+void hf_model_mm3_update_derived(hessfit_model *m)
 {
-    hf_model_charges *c = &m->charges;
+    hf_model_mm3_derived *c = &m->mm3;
     if (c->charge == NULL)
         return;
     memcpy(c->charge, c->formal, (size_t)m->n_particles * sizeof *c->charge);
     for (int i = 0; i < c->n_moments; i++)
         c->charge[c->moments[i].atom] += c->moments[i].c / m->params[c->moments[i].param].values[1];
-    for (int i = 0; i < c->n_pairs; i++)
-        m->table[c->pairs[i].slot] = c->pre * c->charge[c->pairs[i].a] * c->charge[c->pairs[i].b];
+    for (int i = 0; i < c->n_pairs; i++) {
+        const hf_model_mm3_pair *q = &c->pairs[i];
+        m->table[q->qq_slot] = c->qq_factor * c->charge[q->a] * c->charge[q->b];
+        if (q->r_slot < 0)
+            continue;
+        const double *va = m->params[c->vdw_param[q->a]].values, *vb = m->params[c->vdw_param[q->b]].values;
+        m->table[q->r_slot] = HESSFIT_ANGSTROM_TO_NM * (va[0] + vb[0]);
+        m->table[q->eps_slot] = c->vdw_factor * sqrt(va[1] * vb[1]);
+    }
+}
+
+/* d sqrt(x y) / dx = y / (2 sqrt(x y)); 0 where y is 0, infinite where only x is (hf_terms.c's rule) */
+static double dsqrt_product(double x, double y)
+{
+    const double r = sqrt(x * y);
+    return r > 0.0 ? y / (2.0 * r) : (x == 0.0 && y != 0.0 ? INFINITY : 0.0);
 }
 
 /*
- * dL/dr0_p for the stretch parameters p behind the bond moments, through the pair charges:
- * dL/dq_a = sum over a's pairs dL/dqq pre q_b, and dq_a/dr0_p = -c / r0_p^2 per moment term; then
- * d_free[i] += dL/dr0_p for every free r0 (value 1) of such a p.
+ * The derived slots' chain rule: through the charges, dL/dq_a = sum over a's pairs dL/dqq qq_factor
+ * q_b and dq_a/dr0_p = -c / r0_p^2 per moment term; through the vdW constants, dR/dR*_a = 0.1 and
+ * deps/deps_a = vdw_factor eps_b / (2 sqrt(eps_a eps_b)). Then d_free[i] += that for the free
+ * values (stretch r0, vdW R*, vdW eps) they belong to.
  */
-hessfit_status hf_model_mm3_charge_gradient(const hessfit_model *m, const double *d_slot, double *d_free)
+hessfit_status hf_model_mm3_derived_gradient(const hessfit_model *m, const double *d_slot, double *d_free)
 {
-    const hf_model_charges *c = &m->charges;
+    const hf_model_mm3_derived *c = &m->mm3;
     int any = 0;
-    for (int i = 0; i < m->n_free && !any && c->n_moments > 0; i++)
-        any = m->free_value[i] == 1 && m->params[m->free_param[i]].kind == HESSFIT_PARAM_BOND;
+    for (int i = 0; i < m->n_free && !any && c->charge != NULL; i++) {
+        const hessfit_param_kind k = m->params[m->free_param[i]].kind;
+        any = k == HESSFIT_PARAM_VDW || (k == HESSFIT_PARAM_BOND && m->free_value[i] == 1 && c->n_moments > 0);
+    }
     if (!any)
         return HESSFIT_SUCCESS;
-    double *dq = calloc((size_t)m->n_particles, sizeof *dq), *dr0 = calloc((size_t)m->n_params, sizeof *dr0);
-    if (dq == NULL || dr0 == NULL) {
+    double *dq = calloc((size_t)m->n_particles, sizeof *dq);
+    double *dp = calloc(2 * (size_t)m->n_params, sizeof *dp); /* per parameter: d/d(value 0), d/d(value 1) */
+    if (dq == NULL || dp == NULL) {
         free(dq);
-        free(dr0);
-        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for the charges' chain rule");
+        free(dp);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for the derived slots' chain rule");
     }
     for (int i = 0; i < c->n_pairs; i++) {
-        const double g = d_slot[c->pairs[i].slot] * c->pre;
-        dq[c->pairs[i].a] += g * c->charge[c->pairs[i].b];
-        dq[c->pairs[i].b] += g * c->charge[c->pairs[i].a];
+        const hf_model_mm3_pair *q = &c->pairs[i];
+        const double g = d_slot[q->qq_slot] * c->qq_factor;
+        dq[q->a] += g * c->charge[q->b];
+        dq[q->b] += g * c->charge[q->a];
+        if (q->r_slot < 0)
+            continue;
+        const int pa = c->vdw_param[q->a], pb = c->vdw_param[q->b];
+        const double ea = m->params[pa].values[1], eb = m->params[pb].values[1];
+        const double gr = d_slot[q->r_slot] * HESSFIT_ANGSTROM_TO_NM, ge = d_slot[q->eps_slot] * c->vdw_factor;
+        dp[2 * (size_t)pa] += gr;
+        dp[2 * (size_t)pb] += gr;
+        if (ge != 0.0) { /* a zero weight adds exactly 0, even where the root's derivative is infinite */
+            dp[2 * (size_t)pa + 1] += ge * dsqrt_product(ea, eb);
+            dp[2 * (size_t)pb + 1] += ge * dsqrt_product(eb, ea);
+        }
+    }
+    double *dr0 = calloc((size_t)m->n_params, sizeof *dr0);
+    if (dr0 == NULL) {
+        free(dq);
+        free(dp);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for the derived slots' chain rule");
     }
     for (int i = 0; i < c->n_moments; i++) {
         const double r0 = m->params[c->moments[i].param].values[1];
         dr0[c->moments[i].param] -= dq[c->moments[i].atom] * c->moments[i].c / (r0 * r0);
     }
-    for (int i = 0; i < m->n_free; i++)
-        if (m->free_value[i] == 1 && m->params[m->free_param[i]].kind == HESSFIT_PARAM_BOND)
-            d_free[i] += dr0[m->free_param[i]];
+    for (int i = 0; i < m->n_free; i++) {
+        const int p = m->free_param[i], v = m->free_value[i];
+        if (m->params[p].kind == HESSFIT_PARAM_VDW && v < 2)
+            d_free[i] += dp[2 * (size_t)p + (size_t)v];
+        else if (m->params[p].kind == HESSFIT_PARAM_BOND && v == 1)
+            d_free[i] += dr0[p];
+    }
     free(dq);
+    free(dp);
     free(dr0);
     return HESSFIT_SUCCESS;
 }
 
 void hf_model_mm3_free(hessfit_model *m)
 {
-    free(m->charges.formal);
-    free(m->charges.charge);
-    free(m->charges.moments);
-    free(m->charges.pairs);
+    free(m->mm3.formal);
+    free(m->mm3.charge);
+    free(m->mm3.vdw_param);
+    free(m->mm3.moments);
+    free(m->mm3.pairs);
     free(m->reduced);
     free(m->constant_hash);
 }

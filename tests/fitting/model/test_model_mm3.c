@@ -12,10 +12,10 @@
  *     kJ/mol (test_mm3_mmo's largest deviation, the C6-H18 stretch) plus that switch difference.
  *  2. d(total energy)/dx for every free value of every kind the MM3* form fits (bond k and r0,
  *     the latter also through the bond-moment charges; angle k and theta0; torsion V; out-of-plane
- *     k) against central differences of the model's energy.
+ *     k; vdW R* and eps through every pair's R and eps) against central differences of the
+ *     model's energy.
  *  3. The frequency objective's gradient against central differences, for some values of each kind.
- *  4. Errors: van der Waals values and torsion phases are not free in this form; the form needs
- *     an .fld and no `nonbonded`.
+ *  4. Errors: torsion phases are not free in this form; the form needs an .fld and no `nonbonded`.
  */
 #include "hessfit_mm3.h"
 #include "hessfit_model.h"
@@ -182,6 +182,7 @@ static void test_gradients(rh_set *s, hessfit_model *model)
     HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, &n_added));
     HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_TORSION, HESSFIT_MODEL_FREE_K, &n_added));
     HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_IMPROPER, HESSFIT_MODEL_FREE_K, &n_added));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_VDW, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, &n_added));
     const int n = hessfit_model_n_free(model);
     double *x = malloc((size_t)n * sizeof *x), *g = malloc((size_t)n * sizeof *g);
     int *all = malloc((size_t)n * sizeof *all), kinds[HESSFIT_NUM_PARAM_KINDS] = {0};
@@ -193,10 +194,10 @@ static void test_gradients(rh_set *s, hessfit_model *model)
         HF_CALL(hessfit_model_free_parameter(model, i, &p, NULL, NULL, NULL));
         kinds[s->ff.params[p].kind]++;
     }
-    printf("  free values: %d (bond %d, angle %d, torsion %d, out-of-plane %d)\n", n, kinds[HESSFIT_PARAM_BOND],
-           kinds[HESSFIT_PARAM_ANGLE], kinds[HESSFIT_PARAM_TORSION], kinds[HESSFIT_PARAM_IMPROPER]);
+    printf("  free values: %d (bond %d, angle %d, torsion %d, out-of-plane %d, vdW %d)\n", n, kinds[HESSFIT_PARAM_BOND],
+           kinds[HESSFIT_PARAM_ANGLE], kinds[HESSFIT_PARAM_TORSION], kinds[HESSFIT_PARAM_IMPROPER], kinds[HESSFIT_PARAM_VDW]);
     CHECK(kinds[HESSFIT_PARAM_BOND] > 0 && kinds[HESSFIT_PARAM_ANGLE] > 0 && kinds[HESSFIT_PARAM_TORSION] > 0 &&
-              kinds[HESSFIT_PARAM_IMPROPER] > 0,
+              kinds[HESSFIT_PARAM_IMPROPER] > 0 && kinds[HESSFIT_PARAM_VDW] > 0,
           "every kind has free values");
     HF_CALL(hessfit_model_energy_gradient(model, g));
     const double worst_e = fd_check(model, x, g, all, n, total_energy, NULL, 1e-5, 1e-2, "energy gradient");
@@ -237,15 +238,6 @@ static void test_gradients(rh_set *s, hessfit_model *model)
 
 static void test_bad_input(rh_set *s, hessfit_model *model)
 {
-    for (int p = 0; p < s->ff.n_params; p++) {
-        if (s->ff.params[p].kind == HESSFIT_PARAM_VDW) {
-            test_expect_error(hessfit_model_add_free(model, p, 0), HESSFIT_ERROR_UNSUPPORTED, "MM3* form", "van der Waals",
-                              "free vdW R* in the MM3* form");
-            break;
-        }
-    }
-    int param;
-    HF_CALL(hessfit_model_free_parameter(model, 0, &param, NULL, NULL, NULL));
     for (int i = 0; i < hessfit_model_n_free(model); i++) {
         int p, v;
         HF_CALL(hessfit_model_free_parameter(model, i, &p, &v, NULL, NULL));
