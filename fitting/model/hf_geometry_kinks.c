@@ -89,11 +89,6 @@ void hf_kink_pairs_range(const hf_kink_pairs *kp, int mol, int *begin, int *end)
     *end = kp->mol_start[mol - kp->mol_lo + 1];
 }
 
-int hf_kink_pair_id(const hf_kink_pairs *kp, int pair)
-{
-    return kp->term[pair];
-}
-
 /* x' of System particle i (positions x indexed by System particle - first_particle). */
 static void reduced_position(const hf_kink_pairs *kp, const double *x, int first_particle, int i, double out[3])
 {

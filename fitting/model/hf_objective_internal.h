@@ -80,8 +80,6 @@ hessfit_status hf_kink_pairs_build(const hessfit_model *m, int mol_lo, int mol_h
 void hf_kink_pairs_free(hf_kink_pairs *kp);
 /* The pairs [*begin, *end) of model molecule mol. */
 void hf_kink_pairs_range(const hf_kink_pairs *kp, int mol, int *begin, int *end);
-/* The model term of a pair. */
-int hf_kink_pair_id(const hf_kink_pairs *kp, int pair);
 /* Pair `pair` at positions x (indexed by System particle - first_particle) into *k (not lambda). */
 void hf_kink_measure(const hf_kink_pairs *kp, const hessfit_model *m, int pair, const double *x, int first_particle,
                      hf_kink *k);
