@@ -234,10 +234,12 @@ typedef struct hessfit_objective_geometry_stats {
     unsigned long long evaluations;  /* geometry evaluations so far */
     unsigned long long newton_steps; /* all molecules, all evaluations */
     int last_newton_steps;           /* the last evaluation's (all molecules) */
-    double max_gradient;             /* largest |dE/dx| component at the last minima, kJ/mol/nm */
+    double max_gradient;             /* largest |dE/dx| component at the last minima, kJ/mol/nm (at a
+                                        minimum on MM3* pair-switch corners: less the corners' part) */
     double seconds_minimizer;        /* cumulative: OpenMM's LocalEnergyMinimizer */
     double seconds_newton;           /* cumulative: the Newton steps (Hessians, solves) */
     double seconds_gradient;         /* cumulative: the adjoint solves and the contraction */
+    int corners;                     /* MM3* pair-switch corners (0.6 nm) the last minima sit on, all molecules */
 } hessfit_objective_geometry_stats;
 hessfit_status hessfit_objective_geometry_stats_get(const hessfit_objective *objective, hessfit_objective_geometry_stats *stats);
 

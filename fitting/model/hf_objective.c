@@ -348,6 +348,7 @@ hessfit_status hessfit_objective_evaluate(hessfit_objective *obj, const double *
                                             residuals != NULL ? residuals + at : NULL)) != HESSFIT_SUCCESS)
             return st;
         *loss += part;
+        hf_geometry_part_keep(obj->geometry, *loss);
     }
     if (grad_free != NULL)
         return hessfit_model_slot_gradient_to_free(obj->model, obj->d_slot, grad_free);

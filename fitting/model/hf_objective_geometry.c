@@ -6,7 +6,12 @@
  * The minimised structures live in a second Context (an hf_model_evaluator over the molecules
  * from the first to the last one with a target), so that the model's own Context keeps the QM
  * geometry that the Hessian-space objectives and the energies are evaluated at; the second
- * Context keeps its minima between evaluations, and each minimisation starts from the last one.
+ * Context keeps the minima of the best evaluation so far (lowest total loss, hf_geometry_part_keep),
+ * and each minimisation starts from those: not from the last evaluation's, since an optimiser's
+ * trial point far off can take the minima into another basin (a conformer change) that a warm start
+ * would then keep for the points near the best one, making the loss depend on the path (measured on
+ * rh-enamide in the MM3* form: back at the start point after a trial at ten times its line-search
+ * step, 619982 instead of 111533; L-BFGS then stopped, finding no decrease).
  * Why a second Context rather than swapping positions in the one (it keeps the model's Context at
  * the QM geometry whatever the minimiser does, and the minima stay for the warm start), with the
  * measured costs: docs/fitting.md, "Geometry".
@@ -50,6 +55,9 @@
 #define HF_GEOMETRY_GRADIENT_FLOOR 1e-7  /* kJ/mol/nm: below it, stalled progress is round-off */
 #define HF_GEOMETRY_MAX_STEP_NM 0.05     /* largest displacement of one atom in one Newton step */
 #define HF_GEOMETRY_LINE_SEARCH 40       /* halvings of a rejected step */
+#define HF_GEOMETRY_MAX_KINKS 16         /* switch corners held as constraints per molecule */
+#define HF_GEOMETRY_KINK_KEEP 1e-3       /* nm: a held corner farther than this from its pair is let go */
+#define HF_GEOMETRY_KINK_TOL 1e-12       /* nm: a held corner's pair within this of it is on it */
 
 struct hf_geometry_part {
     int n;
@@ -67,9 +75,17 @@ struct hf_geometry_part {
     /* per molecule with targets: state of the Newton steps */
     double *gmax, *step, *alpha;
     unsigned char *done, *pending;
-    int warm; /* the Context holds the minima of the last evaluation (else the QM geometry) */
+    double *start;               /* where each minimisation starts: the minima of the best evaluation, or the QM geometry */
+    int start_is_qm;
+    double best_loss;            /* the total loss of the evaluation whose minima are the start */
+    int last_ok;                 /* the last evaluation succeeded: p->pos holds its minima */
+    /* per molecule with targets: the switch corners held as constraints (hf_geometry_kinks.c) */
+    hf_kink_pairs *kp;
+    hf_kink *kinks;              /* HF_GEOMETRY_MAX_KINKS per molecule */
+    int *n_kinks;
     /* work of one molecule */
     double *m, *basis, *g, *b, *coords_a, *ones;
+    double *rows, *z;            /* kink rows dr'/dx (MAX_KINKS x dim), solves (dim x (MAX_KINKS + 1)) */
     hessfit_objective_geometry_stats stats;
 };
 
@@ -109,6 +125,12 @@ void hf_geometry_part_destroy(hf_geometry_part *p)
     free(p->b);
     free(p->coords_a);
     free(p->ones);
+    free(p->start);
+    hf_kink_pairs_free(p->kp);
+    free(p->kinks);
+    free(p->n_kinks);
+    free(p->rows);
+    free(p->z);
     free(p);
 }
 
@@ -241,7 +263,12 @@ hessfit_status hf_geometry_part_create(hessfit_model *model, const hessfit_molec
     p->b = malloc(d * sizeof *p->b);
     p->coords_a = malloc(d * sizeof *p->coords_a);
     p->ones = malloc(d * sizeof *p->ones);
-    if (!p->pos || !p->trial || !p->forces || !p->y || !p->blocks || !p->energies || !p->old_energies || !p->gmax ||
+    p->start = malloc(np3 * sizeof *p->start);
+    p->kinks = malloc(k * HF_GEOMETRY_MAX_KINKS * sizeof *p->kinks);
+    p->n_kinks = calloc(k, sizeof *p->n_kinks);
+    p->rows = malloc(HF_GEOMETRY_MAX_KINKS * d * sizeof *p->rows);
+    p->z = malloc(d * (HF_GEOMETRY_MAX_KINKS + 1) * sizeof *p->z);
+    if (!p->start || !p->kinks || !p->n_kinks || !p->rows || !p->z || !p->pos || !p->trial || !p->forces || !p->y || !p->blocks || !p->energies || !p->old_energies || !p->gmax ||
         !p->step || !p->alpha || !p->done || !p->pending || !p->m || !p->basis || !p->g || !p->b || !p->coords_a ||
         !p->ones) {
         st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d particles", p->n_particles);
@@ -249,8 +276,12 @@ hessfit_status hf_geometry_part_create(hessfit_model *model, const hessfit_molec
     }
     for (size_t i = 0; i < d; i++)
         p->ones[i] = 1.0;
+    memcpy(p->start, model->positions_nm + 3 * (size_t)p->first_particle, np3 * sizeof *p->start);
+    p->start_is_qm = 1;
+    p->best_loss = INFINITY;
     p->stats.n_molecules = p->n_mols;
-    st = hf_model_evaluator_build(model, lo, hi, &p->ev);
+    if ((st = hf_kink_pairs_build(model, lo, hi, &p->kp)) == HESSFIT_SUCCESS)
+        st = hf_model_evaluator_build(model, lo, hi, &p->ev);
 done:
     if (st != HESSFIT_SUCCESS)
         hf_geometry_part_destroy(p);
@@ -307,6 +338,7 @@ static hessfit_status minimisation_error(const hf_geometry_part *p, hessfit_stat
 /* Back to the QM geometry after a failure. */
 static void restart_from_qm(hf_geometry_part *p, const hessfit_model *model)
 {
+    memset(p->n_kinks, 0, (size_t)p->n_mols * sizeof *p->n_kinks);
     set_positions(p, model->positions_nm + 3 * (size_t)p->first_particle);
 }
 
@@ -337,12 +369,16 @@ static void molecule_layout(const hf_geometry_part *p, const hessfit_model *mode
 }
 
 /*
- * p->m = P H P + s B^T B (+ mu P) for molecule mol at p->pos, factored by Cholesky (lower, row-major);
- * p->basis / *n_ext: B; *scale: s = mean |H_ii|. Returns 0 when the factorisation succeeded, else
+ * p->m = A = P (H + sum_i lambda_i d2r'_i/dx2) P + s B^T B (+ mu P) + s sum_i J_i^T J_i for molecule mol at
+ * p->pos and its n_k held corners (J_i = dr'_i/dx into p->rows), factored by Cholesky (lower,
+ * row-major); p->basis / *n_ext: B; *scale: s = mean |H_ii|. A corner's lambda d2r'/dx2 is its
+ * constraint's curvature in the Lagrangian's Hessian K; s J^T J (an augmented Lagrangian) leaves the
+ * constrained solutions of K as they are (solve_constrained) and makes A positive definite along
+ * the corner where the energy alone need not be. Returns 0 when the factorisation succeeded, else
  * LAPACK's info (-1 with *st set when the basis or the projection failed).
  */
-static int factor_projected(hf_geometry_part *p, const hessfit_model *model, int mol, double mu, int *n_ext, double *scale,
-                            hessfit_status *st)
+static int factor_projected(hf_geometry_part *p, const hessfit_model *model, int mol, double mu, const hf_kink *kinks,
+                            int n_k, int *n_ext, double *scale, hessfit_status *st)
 {
     int local, first, n;
     molecule_layout(p, model, mol, &local, &first, &n);
@@ -355,9 +391,18 @@ static int factor_projected(hf_geometry_part *p, const hessfit_model *model, int
         s += fabs(h[(size_t)i * dim + i]);
     s = s > 0.0 ? s / dim : 1.0;
     *scale = s;
+    for (int i = 0; i < n_k; i++)
+        hf_kink_add_curvature(&kinks[i], kinks[i].lambda, dim, p->m);
     if ((*st = hessfit_vib_external_basis(p->ones, p->pos + 3 * (size_t)first, n, p->basis, n_ext)) != HESSFIT_SUCCESS ||
         (*st = hessfit_vib_project(p->m, p->basis, *n_ext, n)) != HESSFIT_SUCCESS)
         return -1;
+    for (int i = 0; i < n_k; i++) {
+        double *row = p->rows + (size_t)i * dim;
+        hf_kink_row(&kinks[i], dim, row);
+        for (int a = 0; a < dim; a++)
+            for (int b = 0; b <= a; b++)
+                p->m[(size_t)a * dim + b] += s * row[a] * row[b];
+    }
     /* + (s - mu) B^T B + mu 1  =  s B^T B + mu P */
     for (int i = 0; i < dim; i++) {
         for (int j = 0; j <= i; j++) {
@@ -382,6 +427,91 @@ static void project_vector(const double *basis, int n_ext, int dim, double *v)
     }
 }
 
+/*
+ * With p->m = A factored (factor_projected, n_k corners, rows J in p->rows): the solution x of
+ * [K J^T; J 0] [x; l] = [v; -c], K = A - s J^T J, into v (dim entries, projected), and l into
+ * lambda (NULL: not wanted); c NULL for zeros. By (K + s J^T J) x + J^T l = v - s J^T c:
+ * x = w - Z l with w = A^-1 (v - s J^T c), Z = A^-1 J^T, and J x = -c gives (J Z) l = J w + c.
+ */
+static hessfit_status solve_constrained(hf_geometry_part *p, int mol, int dim, int n_k, double s, const double *c, double *v,
+                                        double *lambda)
+{
+    const int nr = n_k + 1;
+    double sm[HF_GEOMETRY_MAX_KINKS * HF_GEOMETRY_MAX_KINKS], t[HF_GEOMETRY_MAX_KINKS];
+    for (int i = 0; i < dim; i++) {
+        double r = v[i];
+        for (int j = 0; j < n_k; j++) {
+            r -= c != NULL ? s * p->rows[(size_t)j * dim + i] * c[j] : 0.0;
+            p->z[(size_t)i * nr + 1 + j] = p->rows[(size_t)j * dim + i];
+        }
+        p->z[(size_t)i * nr] = r;
+    }
+    int info = (int)LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', dim, nr, p->m, dim, p->z, nr);
+    if (info != 0)
+        return hessfit_error(HESSFIT_ERROR_LAPACK, "objective: geometry: molecule %d: LAPACKE_dpotrs info %d", mol + 1, info);
+    for (int j = 0; j < n_k; j++) {
+        const double *row = p->rows + (size_t)j * dim;
+        t[j] = c != NULL ? c[j] : 0.0;
+        for (int i = 0; i < dim; i++)
+            t[j] += row[i] * p->z[(size_t)i * nr];
+        for (int l = 0; l < n_k; l++) {
+            double jz = 0.0;
+            for (int i = 0; i < dim; i++)
+                jz += row[i] * p->z[(size_t)i * nr + 1 + l];
+            sm[j * n_k + l] = jz;
+        }
+    }
+    if (n_k > 0 && (info = (int)LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', n_k, 1, sm, n_k, t, 1)) != 0)
+        return hessfit_error(HESSFIT_ERROR_LAPACK, "objective: geometry: molecule %d: the %d pair-switch corners held are not "
+                             "independent (LAPACKE_dposv info %d)", mol + 1, n_k, info);
+    for (int i = 0; i < dim; i++) {
+        double x = p->z[(size_t)i * nr];
+        for (int l = 0; l < n_k; l++)
+            x -= p->z[(size_t)i * nr + 1 + l] * t[l];
+        v[i] = x;
+    }
+    for (int l = 0; l < n_k && lambda != NULL; l++)
+        lambda[l] = t[l];
+    return HESSFIT_SUCCESS;
+}
+
+/* Whether pair `pair` is among the n first entries of list. */
+static int listed(const int *list, int n, int pair)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == pair)
+            return 1;
+    return 0;
+}
+
+/*
+ * The corners the step dx of molecule mol would cross (its pairs' linearised r' - on changing sign):
+ * appended to the held ones (up to HF_GEOMETRY_MAX_KINKS), except those in `dropped`. Concave
+ * corners (jump <= 0) never hold a minimum and are skipped. Returns how many were added.
+ */
+static int add_crossed(hf_geometry_part *p, const hessfit_model *model, int mol, const double *dx, hf_kink *held, int *n_held,
+                       const int *dropped, int n_dropped)
+{
+    int begin, end, added = 0;
+    hf_kink_pairs_range(p->kp, mol, &begin, &end);
+    for (int pair = begin; pair < end && *n_held < HF_GEOMETRY_MAX_KINKS; pair++) {
+        int known = listed(dropped, n_dropped, pair);
+        for (int i = 0; i < *n_held && !known; i++)
+            known = held[i].pair == pair;
+        if (known)
+            continue;
+        hf_kink k;
+        hf_kink_measure(p->kp, model, pair, p->pos, p->first_particle, &k);
+        const double c1 = k.c + hf_kink_dot(&k, dx);
+        if (k.jump <= 0.0 || (k.c > 0.0) == (c1 > 0.0))
+            continue;
+        k.lambda = 0.0;
+        held[(*n_held)++] = k;
+        added++;
+    }
+    return added;
+}
+
 /* The Newton step of molecule k (index into p->mols) into p->step; *trusted: no damping was needed. */
 static hessfit_status newton_step(hf_geometry_part *p, const hessfit_model *model, int k, int *trusted)
 {
@@ -392,23 +522,53 @@ static hessfit_status newton_step(hf_geometry_part *p, const hessfit_model *mode
     const int dim = 3 * n;
     double *dx = p->step + (size_t)k * p->max_dim;
     double s = 1.0, mu = 0.0;
-    for (int attempt = 0;; attempt++) {
-        info = factor_projected(p, model, mol, mu, &n_ext, &s, &st);
-        if (st != HESSFIT_SUCCESS)
+    hf_kink *held = p->kinks + (size_t)k * HF_GEOMETRY_MAX_KINKS;
+    int *n_held = &p->n_kinks[k], dropped[4 * HF_GEOMETRY_MAX_KINKS], n_dropped = 0;
+    /* active set: solve with the held corners; let go of the one whose multiplier lies farthest
+     * outside its subgradient range (the minimum is then off that corner), else hold the corners
+     * the step would cross, and solve again */
+    for (int round = 0;; round++) {
+        double c[HF_GEOMETRY_MAX_KINKS], lambda[HF_GEOMETRY_MAX_KINKS];
+        for (int attempt = 0;; attempt++) {
+            info = factor_projected(p, model, mol, mu, held, *n_held, &n_ext, &s, &st);
+            if (st != HESSFIT_SUCCESS)
+                return st;
+            if (info == 0)
+                break;
+            if (attempt > 16)
+                return hessfit_error(HESSFIT_ERROR_LAPACK, "objective: geometry: molecule %d: no positive definite damped "
+                                "Hessian (LAPACKE_dpotrf info %d)", mol + 1, info);
+            mu = mu == 0.0 ? 1e-4 * s : 10.0 * mu;
+        }
+        for (int i = 0; i < dim; i++)
+            dx[i] = p->forces[3 * (size_t)first + i]; /* -g */
+        project_vector(p->basis, n_ext, dim, dx);
+        for (int i = 0; i < *n_held; i++)
+            c[i] = held[i].c;
+        if ((st = solve_constrained(p, mol, dim, *n_held, s, c, dx, lambda)) != HESSFIT_SUCCESS)
             return st;
-        if (info == 0)
+        if (n_dropped == 4 * HF_GEOMETRY_MAX_KINKS)
             break;
-        if (attempt > 16)
-            return hessfit_error(HESSFIT_ERROR_LAPACK, "objective: geometry: molecule %d: no positive definite damped Hessian "
-                            "(LAPACKE_dpotrf info %d)", mol + 1, info);
-        mu = mu == 0.0 ? 1e-4 * s : 10.0 * mu;
+        int worst = -1;
+        double worst_by = 0.0;
+        for (int i = 0; i < *n_held; i++) {
+            const double by = hf_kink_violation(&held[i], lambda[i]);
+            if (by > 1e-9 * held[i].jump && by > worst_by) {
+                worst = i;
+                worst_by = by;
+            }
+        }
+        if (worst >= 0) {
+            dropped[n_dropped++] = held[worst].pair;
+            held[worst] = held[--*n_held];
+            continue;
+        }
+        for (int i = 0; i < *n_held; i++)
+            held[i].lambda = lambda[i];
+        if (round >= 2 * HF_GEOMETRY_MAX_KINKS || add_crossed(p, model, mol, dx, held, n_held, dropped, n_dropped) == 0)
+            break;
     }
     *trusted = mu == 0.0;
-    for (int i = 0; i < dim; i++)
-        dx[i] = p->forces[3 * (size_t)first + i]; /* -g */
-    project_vector(p->basis, n_ext, dim, dx);
-    if ((info = (int)LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', dim, 1, p->m, dim, dx, 1)) != 0)
-        return hessfit_error(HESSFIT_ERROR_LAPACK, "objective: geometry: molecule %d: LAPACKE_dpotrs info %d", mol + 1, info);
     double largest = 0.0;
     for (int a = 0; a < n; a++)
         largest = fmax(largest, sqrt(dx[3 * a] * dx[3 * a] + dx[3 * a + 1] * dx[3 * a + 1] + dx[3 * a + 2] * dx[3 * a + 2]));
@@ -418,14 +578,52 @@ static hessfit_status newton_step(hf_geometry_part *p, const hessfit_model *mode
     return HESSFIT_SUCCESS;
 }
 
-static double largest_gradient(const hf_geometry_part *p, const hessfit_model *model, int mol)
+/*
+ * The largest component of molecule k's gradient g at p->pos, less its held corners' part: the
+ * corners are measured again (those farther than HF_GEOMETRY_KINK_KEEP from their edge let go), and
+ * with the least-squares multipliers (J J^T) l = -J g the result is max |g + J^T l|. *on_corners:
+ * every held pair within HF_GEOMETRY_KINK_TOL of its edge with l in its corner's range (else the
+ * molecule is not at its minimum whatever the gradient).
+ */
+static double reduced_gradient(hf_geometry_part *p, const hessfit_model *model, int k, int *on_corners)
 {
+    const int mol = p->mols[k];
     int local, first, n;
-    double g = 0.0;
     molecule_layout(p, model, mol, &local, &first, &n);
-    for (int i = 0; i < 3 * n; i++)
-        g = fmax(g, fabs(p->forces[3 * (size_t)first + i]));
-    return g;
+    const int dim = 3 * n;
+    hf_kink *held = p->kinks + (size_t)k * HF_GEOMETRY_MAX_KINKS;
+    int n_k = 0;
+    for (int i = 0; i < p->n_kinks[k]; i++) {
+        hf_kink kink;
+        hf_kink_measure(p->kp, model, held[i].pair, p->pos, p->first_particle, &kink);
+        kink.lambda = held[i].lambda;
+        if (fabs(kink.c) <= HF_GEOMETRY_KINK_KEEP)
+            held[n_k++] = kink;
+    }
+    p->n_kinks[k] = n_k;
+    double *g = p->g, sm[HF_GEOMETRY_MAX_KINKS * HF_GEOMETRY_MAX_KINKS], l[HF_GEOMETRY_MAX_KINKS];
+    for (int i = 0; i < dim; i++)
+        g[i] = -p->forces[3 * (size_t)first + i];
+    *on_corners = 1;
+    if (n_k > 0) {
+        for (int i = 0; i < n_k; i++) {
+            hf_kink_row(&held[i], dim, p->rows + (size_t)i * dim);
+            l[i] = -hf_kink_dot(&held[i], g);
+            for (int j = 0; j < n_k; j++)
+                sm[i * n_k + j] = hf_kink_dot(&held[i], p->rows + (size_t)j * dim);
+        }
+        if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', n_k, 1, sm, n_k, l, 1) != 0)
+            *on_corners = 0;
+        for (int i = 0; i < n_k && *on_corners; i++) {
+            *on_corners = fabs(held[i].c) <= HF_GEOMETRY_KINK_TOL && hf_kink_violation(&held[i], l[i]) <= 1e-9 * held[i].jump;
+            for (int a = 0; a < dim; a++)
+                g[a] += l[i] * p->rows[(size_t)i * dim + a];
+        }
+    }
+    double largest = 0.0;
+    for (int i = 0; i < dim; i++)
+        largest = fmax(largest, fabs(g[i]));
+    return largest;
 }
 
 /* Newton steps from the Context's positions until every molecule with targets is at its minimum;
@@ -444,12 +642,14 @@ static hessfit_status newton(hf_geometry_part *p, const hessfit_model *model)
         p->stats.max_gradient = 0.0;
         for (int k = 0; k < p->n_mols; k++) {
             const int mol = p->mols[k];
-            const double g = largest_gradient(p, model, mol);
+            int on_corners;
+            const double g = reduced_gradient(p, model, k, &on_corners);
             if (!isfinite(g))
                 return hessfit_error(HESSFIT_ERROR_NONFINITE, "objective: geometry: molecule %d: the MM gradient is not finite "
                                 "during the minimisation", mol + 1);
             /* converged, or stalled at round-off (a step that no longer halves the gradient) */
-            p->done[k] = g <= HESSFIT_OBJ_GEOMETRY_GRADIENT_TOL || (g <= HF_GEOMETRY_GRADIENT_FLOOR && g > 0.5 * p->gmax[k]);
+            p->done[k] = on_corners && (g <= HESSFIT_OBJ_GEOMETRY_GRADIENT_TOL ||
+                                        (g <= HF_GEOMETRY_GRADIENT_FLOOR && g > 0.5 * p->gmax[k]));
             p->gmax[k] = g;
             p->stats.max_gradient = fmax(p->stats.max_gradient, g);
             all_done &= p->done[k];
@@ -516,6 +716,9 @@ static hessfit_status newton(hf_geometry_part *p, const hessfit_model *model)
         }
     }
     p->stats.last_newton_steps = steps;
+    p->stats.corners = 0;
+    for (int k = 0; k < p->n_mols; k++)
+        p->stats.corners += p->n_kinks[k];
     p->stats.newton_steps += (unsigned long long)steps;
     return HESSFIT_SUCCESS;
 }
@@ -577,7 +780,8 @@ static hessfit_status minimise_and_measure(hf_geometry_part *p, hessfit_model *m
         double scale;
         const int mol = p->mols[k];
         molecule_layout(p, model, mol, &local, &first, &n);
-        const int info = factor_projected(p, model, mol, 0.0, &n_ext, &scale, &st);
+        const hf_kink *held = p->kinks + (size_t)k * HF_GEOMETRY_MAX_KINKS;
+        const int info = factor_projected(p, model, mol, 0.0, held, p->n_kinks[k], &n_ext, &scale, &st);
         if (st != HESSFIT_SUCCESS)
             return st;
         if (info != 0)
@@ -586,9 +790,8 @@ static hessfit_status minimise_and_measure(hf_geometry_part *p, hessfit_model *m
                             "LAPACKE_dpotrf info %d)", mol + 1, info);
         double *lambda = p->y + 3 * (size_t)first;
         project_vector(p->basis, n_ext, 3 * n, lambda);
-        const int rc = (int)LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', 3 * n, 1, p->m, 3 * n, lambda, 1);
-        if (rc != 0)
-            return hessfit_error(HESSFIT_ERROR_LAPACK, "objective: geometry: molecule %d: LAPACKE_dpotrs info %d", mol + 1, rc);
+        if ((st = solve_constrained(p, mol, 3 * n, p->n_kinks[k], scale, NULL, lambda, NULL)) != HESSFIT_SUCCESS)
+            return st;
     }
     if (n_slots > p->cap_slots) {
         double *grown = realloc(p->d_slot, (size_t)n_slots * sizeof *grown);
@@ -610,13 +813,15 @@ static hessfit_status minimise_and_measure(hf_geometry_part *p, hessfit_model *m
 hessfit_status hf_geometry_part_evaluate(hf_geometry_part *p, hessfit_model *model, double *loss, double *d_slot, double *residuals)
 {
     /* d_slot changes only at the very end of a successful evaluation, so a failed one can be retried */
+    memset(p->n_kinks, 0, (size_t)p->n_mols * sizeof *p->n_kinks);
+    set_positions(p, p->start);
     hessfit_status st = minimise_and_measure(p, model, loss, residuals, d_slot != NULL, d_slot);
-    if (st != HESSFIT_SUCCESS && p->warm) { /* from the last minima it failed: once more from the QM geometry */
+    if (st != HESSFIT_SUCCESS && !p->start_is_qm) { /* from the best minima it failed: once more from the QM geometry */
         restart_from_qm(p, model);
         st = minimise_and_measure(p, model, loss, residuals, d_slot != NULL, d_slot);
     }
     p->stats.evaluations++;
-    p->warm = st == HESSFIT_SUCCESS;
+    p->last_ok = st == HESSFIT_SUCCESS;
     if (st != HESSFIT_SUCCESS) {
         char why[HESSFIT_ERROR_MESSAGE_SIZE];
         snprintf(why, sizeof why, "%s", hessfit_last_error());
@@ -626,6 +831,15 @@ hessfit_status hf_geometry_part_evaluate(hf_geometry_part *p, hessfit_model *mod
         return hessfit_error(st, "%s", why);
     }
     return HESSFIT_SUCCESS;
+}
+
+void hf_geometry_part_keep(hf_geometry_part *p, double total_loss)
+{
+    if (p == NULL || !p->last_ok || !(total_loss < p->best_loss))
+        return;
+    memcpy(p->start, p->pos, 3 * (size_t)p->n_particles * sizeof *p->start);
+    p->start_is_qm = 0;
+    p->best_loss = total_loss;
 }
 
 void hf_geometry_part_values(const hf_geometry_part *p, double *qm, double *mm)

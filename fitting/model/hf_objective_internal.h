@@ -60,6 +60,38 @@ hessfit_status hf_energy_part_evaluate(hf_energy_part *part, hessfit_model *mode
 /* QM and MM energies (kcal/mol) relative to each group's reference, of the last evaluation. */
 void hf_energy_part_values(const hf_energy_part *part, double *qm, double *mm);
 
+/* ---- corners of the MM3* pair switch that a minimum can sit on (hf_geometry_kinks.c) ----------- */
+
+/* The MM3* pairs of the molecules [mol_lo, mol_hi) with the reduced-particle maps. */
+typedef struct hf_kink_pairs hf_kink_pairs;
+/* One pair at the switch's inner edge, measured at some positions: r' - on and dr'/dx. */
+typedef struct {
+    int pair;        /* index into the hf_kink_pairs list */
+    int n;           /* atoms r' depends on (2 to 4: the ends and their partners when reduced) */
+    int atom[4];     /* molecule-local */
+    double coef[4];  /* dr'/dx_atom = coef u */
+    double u[3], r;  /* unit vector x'_a - x'_b, r' (nm) */
+    double c;        /* r' - on (nm) */
+    double jump;     /* the jump of dE/dr' there (kJ/mol/nm; > 0: a convex corner) */
+    int right;       /* r' > on: the plugin evaluates the switched side */
+    double lambda;   /* the multiplier of r' = on against the evaluated side's gradient */
+} hf_kink;
+hessfit_status hf_kink_pairs_build(const hessfit_model *m, int mol_lo, int mol_hi, hf_kink_pairs **out);
+void hf_kink_pairs_free(hf_kink_pairs *kp);
+/* The pairs [*begin, *end) of model molecule mol. */
+void hf_kink_pairs_range(const hf_kink_pairs *kp, int mol, int *begin, int *end);
+/* Pair `pair` at positions x (indexed by System particle - first_particle) into *k (not lambda). */
+void hf_kink_measure(const hf_kink_pairs *kp, const hessfit_model *m, int pair, const double *x, int first_particle,
+                     hf_kink *k);
+/* dr'/dx . v for a molecule-local vector v. */
+double hf_kink_dot(const hf_kink *k, const double *v);
+/* dr'/dx as a dense row of the molecule's dim = 3 n coordinates. */
+void hf_kink_row(const hf_kink *k, int dim, double *row);
+/* m += w d2r'/dx2 (dense dim x dim, row-major, both triangles). */
+void hf_kink_add_curvature(const hf_kink *k, double w, int dim, double *m);
+/* How far lambda lies outside the corner's subgradient range ([0, j], or [-j, 0] on the switched side). */
+double hf_kink_violation(const hf_kink *k, double lambda);
+
 /* ---- geometry of the MM-minimised structures (hf_objective_geometry.c) ------------------------- */
 
 typedef struct hf_geometry_part hf_geometry_part;
@@ -74,6 +106,9 @@ const hessfit_geometry_target *hf_geometry_part_target(const hf_geometry_part *p
 /* Minimise, measure, and (d_slot not NULL) add dL/dslot by implicit differentiation. */
 hessfit_status hf_geometry_part_evaluate(hf_geometry_part *part, hessfit_model *model, double *loss, double *d_slot,
                                     double *residuals);
+/* After a whole evaluation: its minima become where the next minimisations start when total_loss
+ * is the lowest so far (and the part's evaluation succeeded). */
+void hf_geometry_part_keep(hf_geometry_part *part, double total_loss);
 void hf_geometry_part_values(const hf_geometry_part *part, double *qm, double *mm);
 void hf_geometry_part_stats(const hf_geometry_part *part, hessfit_objective_geometry_stats *stats);
 

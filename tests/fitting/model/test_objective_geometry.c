@@ -281,6 +281,75 @@ static void test_rh(void)
     hessfit_forcefield_free(&ff);
 }
 
+/* ---- rh-enamide in the MM3* form: a minimum on a pair-switch corner ----------------------------- */
+
+/*
+ * Structure 9 in the MM3* form (hessfit fit's default for an .fld), its bonds, angles and torsions as
+ * targets. Along the loss's steepest descent from the Seminario start its minimum comes to sit on
+ * the van der Waals switch's corner (a pair at exactly 0.6 nm): found by stepping along -g until the
+ * geometry part holds a corner; there the minimum's reduced gradient is at round-off and the
+ * analytic gradient agrees with central differences of the re-minimised loss, which see the
+ * constrained minimum (the corner holds for small parameter changes).
+ */
+static void test_rh_mm3_corner(void)
+{
+    hessfit_forcefield ff;
+    hessfit_molecule_list mmo;
+    hessfit_typed_molecule typed[TEST_RH_MOLECULES];
+    test_type_rh_enamide(&ff, &mmo, typed);
+    for (int m = 0; m < TEST_RH_MOLECULES; m++) {
+        char rel[256];
+        hessfit_molecule q;
+        snprintf(rel, sizeof rel, "examples/data/rh-enamide/jaguar/%s.01.in.gz", rh_jaguar[m]);
+        HF_CALL(hessfit_jaguar_in_read(test_source_path(rel), &q));
+        memcpy(mmo.items[m].coords, q.coords, 3 * sizeof(double) * (size_t)q.n_atoms);
+        hessfit_molecule_free(&q);
+    }
+    hessfit_model *model;
+    hessfit_model_options mo = hessfit_model_default_options();
+    mo.form = HESSFIT_MODEL_FORM_MM3;
+    HF_CALL(hessfit_model_create(&ff, mmo.items, typed, TEST_RH_MOLECULES, &mo, &model));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_BOND, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, NULL));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, NULL));
+    const int n = hessfit_model_n_free(model), sel[1] = {8};
+    double *x0 = calloc((size_t)n, sizeof *x0), *x = calloc((size_t)n, sizeof *x), *g = calloc((size_t)n, sizeof *g);
+    double loss, gn = 0.0;
+    CHECK(x0 && x && g, "out of memory");
+    HF_CALL(hessfit_model_get_free(model, x0));
+    hessfit_objective *obj = geometry_objective(model, mmo.items, typed, TEST_RH_MOLECULES, sel, 1);
+    HF_CALL(hessfit_objective_evaluate(obj, x0, &loss, g, NULL));
+    for (int i = 0; i < n; i++)
+        gn += g[i] * g[i];
+    gn = sqrt(gn);
+    hessfit_objective_geometry_stats st = {0};
+    double t = 0.0;
+    for (int k = 0; k < 40 && st.corners == 0; k++) {
+        t = 1e-4 * (k + 1);
+        for (int i = 0; i < n; i++)
+            x[i] = x0[i] - t * g[i] / gn * fmax(fabs(x0[i]), 1.0);
+        HF_CALL(hessfit_objective_evaluate(obj, x, &loss, NULL, NULL));
+        HF_CALL(hessfit_objective_geometry_stats_get(obj, &st));
+    }
+    printf("  rh-enamide structure 9, MM3* form: %d switch corner(s) held at step %.4g along -g; reduced gradient %.3g "
+           "kJ/mol/nm\n", st.corners, t, st.max_gradient);
+    CHECK(st.corners > 0, "no minimum on a switch corner along -g");
+    CHECK(st.max_gradient <= 1e-9, "minimum on a corner: reduced gradient %.3g", st.max_gradient);
+    const objective_fd_stats fd = objective_fd_check(obj, x, n, 1e-6, 5, "rh-enamide 9 (MM3*, on a switch corner)");
+    HF_CALL(hessfit_objective_geometry_stats_get(obj, &st));
+    CHECK(st.corners > 0, "the corner was let go during the differences");
+    CHECK(fd.max_rel <= 1e-5, "rh-enamide MM3* geometry gradient on a corner: error %.3g (free %d)", fd.max_rel, fd.worst);
+    check_residuals(obj, "rh-enamide MM3*");
+    free(x0);
+    free(x);
+    free(g);
+    hessfit_objective_destroy(obj);
+    hessfit_model_destroy(model);
+    for (int m = 0; m < TEST_RH_MOLECULES; m++)
+        hessfit_typed_molecule_free(&typed[m]);
+    hessfit_molecule_list_free(&mmo);
+    hessfit_forcefield_free(&ff);
+}
+
 /* ---- bad input ------------------------------------------------------------------------------------- */
 
 static void test_bad_input(ch3f_set *s)
@@ -413,6 +482,7 @@ int main(int argc, char **argv)
     test_free_ch3f(&ch3f);
     test_program();
     test_rh();
+    test_rh_mm3_corner();
     printf("test_objective_geometry: all checks passed\n");
     return 0;
 }
