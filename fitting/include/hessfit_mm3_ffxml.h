@@ -18,27 +18,32 @@
  * Reduced hydrogens (x' = x_P + f (x - x_P)) are OpenMM virtual sites: an extra massless particle
  * "E<n>" (n the hydrogen's number) per reduced hydrogen, <VirtualSite type="average2"> with weights
  * f on the hydrogen and 1 - f on its partner (excludeWith the hydrogen), bonded in the template to
- * every atom its hydrogen is bonded to. Every MM3* term uses the site instead of the hydrogen, as
- * HessianForce's reduced particles do; the hydrogen keeps its mass and no interaction. The PDBs
- * hold the sites (element column "EP": PDBFile makes them extra particles) and CONECT records of
- * every template bond.
+ * every atom its hydrogen is bonded to and to the hydrogen itself (OpenMM matches a site to the
+ * template's site of the same name, so that bond pins each hydrogen to its own site). Every MM3*
+ * term uses the site instead of the hydrogen, as HessianForce's reduced particles do; the hydrogen
+ * keeps its mass and no interaction. The PDBs hold the sites after the atoms (element column "EP":
+ * PDBFile makes them extra particles, positioned at x') and CONECT records of every template bond.
  *
  * Forces (OpenMM units nm, rad, kJ/mol, e; the same expressions as HessianForce's terms):
  *   CustomBondForce        MM3* stretch k d^2 (1 - 25.5 d + 379.3125 d^2), d = s r - r0, s = 1/f
  *   CustomAngleForce       MM3* bend k d^2 (1 - 0.014 D + 5.6e-5 D^2 - 7e-7 D^3 + 2.2e-8 D^4)
  *   PeriodicTorsionForce   torsions V_n as k (1 + cos(n phi - phase)), phases 0, pi, 0
- *   CustomNonbondedForce   the MM3* pairs (van der Waals with the 0.6-0.8 nm switch on the
- *                          distance of the (reduced) particles, HessianForce's choice; Coulomb),
- *                          per-particle R*, eps, q, exclusions of 1-2 and 1-3 (bondCutoff 2), 1-4
- *                          unscaled; no cutoff
+ *   CustomNonbondedForce   the MM3* pairs: van der Waals with the 0.6-0.8 nm switch on the
+ *                          distance of the (reduced) particles (HessianForce's choice; MacroModel
+ *                          takes the true distance) and Coulomb, per-particle R*, eps, q and pair
+ *                          class c, exclusions of 1-2 and 1-3 (bondCutoff 2), 1-4 unscaled, no
+ *                          cutoff. Special pairs (.fld code 6) come from Discrete2D tables indexed by
+ *                          the classes (c = 1.. for the MM3* types in special pairs, 0 otherwise);
+ *                          types whose pairs are special in one place and not in another are
+ *                          HESSFIT_ERROR_UNSUPPORTED
  *   <Script>               what ForceField has no generator for: CustomCompoundBondForces for the
  *                          stretch-bends, bend-bends (5 particles, or 4 when the two angles share an
  *                          outer atom) and torsion-stretches, and the out-of-plane terms (their
- *                          dihedral has the centre second) added to the PeriodicTorsionForce, each
- *                          term placed by the atom types of the residue's atoms
- * A special van der Waals pair (.fld code 6) is HESSFIT_ERROR_UNSUPPORTED (per-particle
- * parameters cannot hold it). Every value is written in the fewest digits (15-17) that read back
- * as the same double.
+ *                          dihedral has the centre second) added to the PeriodicTorsionForce; each
+ *                          term placed by the residue's atom names when they are the template's (the
+ *                          model's own atom order: the out-of-plane terms depend on it, and OpenMM's
+ *                          matching may exchange symmetric atoms), else by the atoms' types
+ * Every value is written in the fewest digits (15-17) that read back as the same double.
  *
  * Nothing is written on an error; each file is written atomically (temporary file + rename).
  */

@@ -84,33 +84,6 @@ static const char script_code[] =
     "if hessfit_new_torsions and hessfit_torsions.getNumTorsions() > 0:\n"
     "    sys.addForce(hessfit_torsions)\n";
 
-/* v in the fewest significant digits (15 to 17) that read back as the same double. */
-typedef struct num_text {
-    char s[32];
-} num_text;
-
-static num_text num(double v)
-{
-    num_text t;
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(t.s, sizeof t.s, "%.*g", digits, v);
-        if (strtod(t.s, NULL) == v)
-            break;
-    }
-    return t;
-}
-
-/* s as XML attribute text (without the quotes). */
-static hessfit_status put_escaped(hf_buf *b, const char *s)
-{
-    hessfit_status st = HESSFIT_SUCCESS;
-    for (; *s && st == HESSFIT_SUCCESS; s++) {
-        const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '"' ? "&quot;" : NULL;
-        st = e != NULL ? hf_buf_printf(b, "%s", e) : hf_buf_append(b, (unsigned char)*s < 0x20 ? " " : s, 1);
-    }
-    return st;
-}
-
 /* ---- special pairs ----------------------------------------------------------------------------- */
 
 /* The particles' pair classes: 1..n the MM3* types of the atoms in special van der Waals pairs, 0
@@ -194,7 +167,7 @@ static hessfit_status put_pair_tables(hf_buf *b, const pair_classes *pc, double 
         st = hf_buf_printf(b, "  <Function name=\"%s\" type=\"Discrete2D\" xsize=\"%d\" ysize=\"%d\">", names[f], n, n);
         for (int k = 0; k < n * n && st == HESSFIT_SUCCESS; k++) {
             const double v = f == 0 ? pc->state[k] == 2 : f == 1 ? pc->r[k] * HESSFIT_ANGSTROM_TO_NM : pc->eps[k] * vdw;
-            st = hf_buf_printf(b, "%s%s", k > 0 ? " " : "", num(v).s);
+            st = hf_buf_printf(b, "%s%s", k > 0 ? " " : "", hf_num(v).s);
         }
         if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(b, "</Function>\n");
@@ -272,7 +245,7 @@ static hessfit_status put_script_values(hf_buf *b, const renderer *r, const char
             return hessfit_error(HESSFIT_ERROR_NONFINITE, "structure %d: %s %d-%d-...: value %d is %g", r->structure, what,
                                  atoms[0] + 1, atoms[1] + 1, k + 1, v[k]);
     for (int k = 0; k < n && st == HESSFIT_SUCCESS; k++)
-        st = hf_buf_printf(b, "%s%s", num(v[k]).s, k + 1 < n ? ", " : "),\n");
+        st = hf_buf_printf(b, "%s%s", hf_num(v[k]).s, k + 1 < n ? ", " : "),\n");
     return st;
 }
 
@@ -286,7 +259,7 @@ static hessfit_status put_attrs(hf_buf *b, const renderer *r, const char *what, 
             return hessfit_error(HESSFIT_ERROR_NONFINITE, "structure %d: %s of atom %d: %s is %g", r->structure, what,
                                  atoms[0] + 1, names[k], v[k]);
     for (int k = 0; k < n && st == HESSFIT_SUCCESS; k++)
-        st = hf_buf_printf(b, " %s=\"%s\"", names[k], num(v[k]).s);
+        st = hf_buf_printf(b, " %s=\"%s\"", names[k], hf_num(v[k]).s);
     return st;
 }
 
@@ -310,10 +283,10 @@ static hessfit_status render_atoms(const renderer *r, template_text *t)
                                  r->structure, i + 1, name);
         st = hf_buf_printf(types, "  <Type name=\"%s-%s\" class=\"", r->tmpl, name);
         if (st == HESSFIT_SUCCESS)
-            st = put_escaped(types, mol->atom_types[i]);
+            st = hf_buf_put_xml(types, mol->atom_types[i]);
         if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(types, "\" element=\"%s\" mass=\"%s\"/>\n", symbol,
-                               num(hessfit_element_average_mass(mol->atomic_numbers[i])).s);
+                               hf_num(hessfit_element_average_mass(mol->atomic_numbers[i])).s);
         if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(res, "   <Atom name=\"%s\" type=\"%s-%s\"/>\n", name, r->tmpl, name);
         /* a reduced hydrogen's own particle does not interact: its site does */
@@ -348,9 +321,9 @@ static hessfit_status render_atoms(const renderer *r, template_text *t)
                            "   <Atom name=\"%s\" type=\"%s-%s\"/>\n"
                            "   <VirtualSite type=\"average2\" siteName=\"%s\" atomName1=\"%s\" atomName2=\"%s\" "
                            "weight1=\"%s\"",
-                           site, r->tmpl, site, site, name, other, num(h->f).s);
+                           site, r->tmpl, site, site, name, other, hf_num(h->f).s);
         if (st == HESSFIT_SUCCESS)
-            st = hf_buf_printf(res, " weight2=\"%s\"/>\n", num(1.0 - h->f).s);
+            st = hf_buf_printf(res, " weight2=\"%s\"/>\n", hf_num(1.0 - h->f).s);
     }
     /* every bond, each reduced hydrogen's bonds again from its site, and the site's bond to its
      * hydrogen (it pins the hydrogen in OpenMM's template matching, which matches sites by name) */
@@ -691,14 +664,14 @@ hessfit_status hessfit_mm3_ffxml_write(const char *xml_path, const char *const *
              ff->path != NULL ? ff->path : "(unnamed)", n_mols, n_t);
     st = hf_buf_printf(&doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- ");
     if (st == HESSFIT_SUCCESS)
-        st = put_escaped(&doc, text);
+        st = hf_buf_put_xml(&doc, text);
     for (int t = 0; t < n_t && st == HESSFIT_SUCCESS; t++)
         st = hf_buf_printf(&doc, " M%d = structure%s %s;", t + 1, strchr(tm[t].members.data, ',') ? "s" : "",
                            tm[t].members.data);
     if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(&doc, " -->\n<ForceField>\n");
     char energy[512];
-    snprintf(energy, sizeof energy, PAIR_ENERGY_FORMAT, num(x[0].factor.ele * HESSFIT_ANGSTROM_TO_NM).s);
+    snprintf(energy, sizeof energy, PAIR_ENERGY_FORMAT, hf_num(x[0].factor.ele * HESSFIT_ANGSTROM_TO_NM).s);
     const struct {
         const char *open, *close;
     } parts[N_PARTS] = {
