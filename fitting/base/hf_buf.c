@@ -49,3 +49,30 @@ void hf_buf_free(hf_buf *b)
     free(b->data);
     memset(b, 0, sizeof *b);
 }
+
+hf_num_text hf_num(double v)
+{
+    hf_num_text t;
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(t.s, sizeof t.s, "%.*g", digits, v);
+        if (strtod(t.s, NULL) == v)
+            break;
+    }
+    return t;
+}
+
+hessfit_status hf_buf_put_xml(hf_buf *b, const char *s)
+{
+    hessfit_status st = HESSFIT_SUCCESS;
+    for (; *s && st == HESSFIT_SUCCESS; s++) {
+        switch (*s) {
+        case '&': st = hf_buf_append(b, "&amp;", 5); break;
+        case '<': st = hf_buf_append(b, "&lt;", 4); break;
+        case '>': st = hf_buf_append(b, "&gt;", 4); break;
+        case '"': st = hf_buf_append(b, "&quot;", 6); break;
+        case '\'': st = hf_buf_append(b, "&apos;", 6); break;
+        default: st = hf_buf_append(b, (unsigned char)*s < 0x20 ? " " : s, 1);
+        }
+    }
+    return st;
+}

@@ -21,4 +21,14 @@ __attribute__((format(printf, 2, 3)))
 hessfit_status hf_buf_printf(hf_buf *b, const char *format, ...);
 void hf_buf_free(hf_buf *b);
 
+/* v in the fewest significant digits (15 to 17, "%.*g") that read back as the same double. */
+typedef struct hf_num_text {
+    char s[32];
+} hf_num_text;
+hf_num_text hf_num(double v);
+
+/* Append s as XML attribute text (without the quotes): & < > " ' escaped, control characters as
+ * spaces. */
+hessfit_status hf_buf_put_xml(hf_buf *b, const char *s);
+
 #endif

@@ -11,7 +11,10 @@
  *   fitted.frcmod (from a .fld)  the used parameters an AMBER frcmod can express; the others
  *                                (MM3 substructure parameters, harmonic out-of-plane terms, long type
  *                                labels) are listed in frcmod-omitted.txt and on stdout
- *   fitted.xml                   OpenMM ForceField XML of the training molecules (hessfit_ffxml.h)
+ *   fitted.xml                   OpenMM ForceField XML of the training molecules: the harmonic model
+ *                                (hessfit_ffxml.h), or with form = mm3 the MM3* model with Custom forces
+ *                                and virtual sites (hessfit_mm3_ffxml.h)
+ *   fitted-<k>.pdb               form = mm3: structure k for that XML (virtual sites included)
  *   report.txt, report.json      per molecule and per mode, QM against MM before and after the fit
  *   frequencies.svg              QM vs MM frequency scatter, before and after
  *   convergence.svg              loss (and gradient norm) against evaluations
@@ -23,6 +26,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hessfit_atomic_file.h"
 #include "hessfit_ffxml.h"
+#include "hessfit_mm3_ffxml.h"
 #include "hessfit_path.h"
 #include "hessfit_report.h"
 #include "hf_buf.h"
@@ -55,7 +59,8 @@ static void usage(FILE *out)
                  "Ctrl-C stops the fit cleanly and writes the best parameters so far (a second Ctrl-C kills it).\n"
                  "Outputs (atomic writes) in DIR: fitted.fld or fitted.frcmod (the input's format, only fitted\n"
                  "values changed), fitted.frcmod from a .fld (what an frcmod can express; the rest listed in\n"
-                 "frcmod-omitted.txt), fitted.xml (OpenMM ForceField), report.txt, report.json, frequencies.svg,\n"
+                 "frcmod-omitted.txt; not for form = mm3), fitted.xml (OpenMM ForceField; for form = mm3 the MM3*\n"
+                 "model, with fitted-<k>.pdb per structure), report.txt, report.json, frequencies.svg,\n"
                  "convergence.svg, checkpoint.txt.\n"
                  "Exit status: 0 fit ended and results written, 1 error, 2 usage error.\n");
 }
@@ -252,6 +257,34 @@ done:
     hf_buf_free(&list);
 }
 
+/* The MM3* model with the fitted values for stock OpenMM: fitted.xml and fitted-<k>.pdb per
+ * structure (hessfit_mm3_ffxml.h). A failure is reported and the fit goes on. */
+static void write_mm3_openmm(const hf_training_set *set, const char *dir)
+{
+    const size_t size = strlen(dir) + 32; /* "/fitted-<int>.pdb" */
+    char xml[size], *names = malloc((size_t)set->n_mols * size);
+    const char **pdb = malloc((size_t)set->n_mols * sizeof *pdb);
+    int n_templates = 0;
+    join(xml, size, dir, "fitted.xml");
+    if (names == NULL || pdb == NULL) {
+        printf("  fitted.xml and its PDBs (OpenMM) not written: no memory\n");
+    } else {
+        for (int m = 0; m < set->n_mols; m++) {
+            snprintf(names + (size_t)m * size, size, "%s/fitted-%d.pdb", dir, m + 1);
+            pdb[m] = names + (size_t)m * size;
+        }
+        if (hessfit_mm3_ffxml_write(xml, pdb, &set->ff, set->mols, set->typed, set->n_mols, &n_templates) !=
+            HESSFIT_SUCCESS)
+            printf("  fitted.xml and its PDBs (OpenMM) not written: %s\n", hessfit_last_error());
+        else
+            printf("  wrote %s\n  wrote %s/fitted-1.pdb .. fitted-%d.pdb (OpenMM ForceField with %d residue template%s "
+                   "and a PDB per structure, docs/mm3.md \"Export to OpenMM\")\n",
+                   xml, dir, set->n_mols, n_templates, n_templates == 1 ? "" : "s");
+    }
+    free(names);
+    free(pdb);
+}
+
 /* ---- the command --------------------------------------------------------------------------------- */
 
 int hf_cmd_fit(int argc, char **argv)
@@ -401,10 +434,9 @@ int hf_cmd_fit(int argc, char **argv)
     }
     printf("  wrote %s\n", path);
     if (set.settings.form == HESSFIT_MODEL_FORM_MM3) {
-        /* the harmonic exports would hold another model than the one fitted */
-        printf("  fitted.frcmod and fitted.xml not written: they hold the harmonic model, and this fit is of the MM3* "
-               "form (its OpenMM export with Custom forces is not there yet; `form = harmonic` fits and writes the "
-               "harmonic model)\n");
+        /* the harmonic frcmod would hold another model than the one fitted */
+        printf("  fitted.frcmod not written: it holds the harmonic model, and this fit is of the MM3* form\n");
+        write_mm3_openmm(&set, dir);
     } else {
         if (is_fld) {
             int written, omitted;

@@ -15,22 +15,6 @@
 /* Harmonic improper as a CustomTorsionForce: k d^2, d = |theta - theta0| wrapped into [0, pi]. */
 #define FFXML_HARMONIC_IMPROPER_ENERGY "k*d^2; d=min(a, 2*pi-a); a=abs(theta-theta0); pi=3.141592653589793"
 
-/* v in the fewest significant digits (15 to 17) that read back as the same double. */
-typedef struct num_text {
-    char s[32];
-} num_text;
-
-static num_text num(double v)
-{
-    num_text t;
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(t.s, sizeof t.s, "%.*g", digits, v);
-        if (strtod(t.s, NULL) == v)
-            break;
-    }
-    return t;
-}
-
 /* The molecules' names in the file: letters, digits, '_', '.', '+' kept, anything else '_'. */
 static void base_name(const hessfit_molecule *mol, int k, char *out, size_t size)
 {
@@ -66,27 +50,6 @@ static hessfit_status molecule_names(const hessfit_molecule *mols, int n_mols, c
         }
     }
     return HESSFIT_SUCCESS;
-}
-
-/* s as an XML attribute value (without the quotes). */
-static hessfit_status put_escaped(hf_buf *b, const char *s)
-{
-    hessfit_status st = HESSFIT_SUCCESS;
-    for (; *s && st == HESSFIT_SUCCESS; s++) {
-        switch (*s) {
-        case '&': st = hf_buf_append(b, "&amp;", 5); break;
-        case '<': st = hf_buf_append(b, "&lt;", 4); break;
-        case '>': st = hf_buf_append(b, "&gt;", 4); break;
-        case '"': st = hf_buf_append(b, "&quot;", 6); break;
-        case '\'': st = hf_buf_append(b, "&apos;", 6); break;
-        default:
-            if ((unsigned char)*s < 0x20)
-                st = hf_buf_append(b, " ", 1);
-            else
-                st = hf_buf_append(b, s, 1);
-        }
-    }
-    return st;
 }
 
 /* An XML comment: "--" may not appear inside one, nor '-' before its end. */
@@ -214,7 +177,7 @@ static hessfit_status put_type_attrs(hf_buf *b, const char *mol, const int *atom
     for (int k = 0; k < n && st == HESSFIT_SUCCESS; k++) {
         st = hf_buf_printf(b, " type%d=\"", k + 1);
         if (st == HESSFIT_SUCCESS)
-            st = put_escaped(b, mol);
+            st = hf_buf_put_xml(b, mol);
         if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(b, "-%d\"", atoms[k]);
     }
@@ -356,7 +319,7 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
     /* Atom types and the residue template. */
     st = hf_buf_printf(&o->residues, "  <Residue name=\"");
     if (st == HESSFIT_SUCCESS)
-        st = put_escaped(&o->residues, name);
+        st = hf_buf_put_xml(&o->residues, name);
     if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(&o->residues, "\">\n");
     for (int i = 0; i < mol->n_atoms && st == HESSFIT_SUCCESS; i++) {
@@ -368,18 +331,18 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
         }
         st = hf_buf_printf(&o->types, "  <Type name=\"");
         if (st == HESSFIT_SUCCESS)
-            st = put_escaped(&o->types, name);
+            st = hf_buf_put_xml(&o->types, name);
         if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(&o->types, "-%d\" class=\"", i);
         if (st == HESSFIT_SUCCESS)
-            st = put_escaped(&o->types, mol->atom_types[i]);
+            st = hf_buf_put_xml(&o->types, mol->atom_types[i]);
         if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(&o->types, "\" element=\"%s\" mass=\"%s\"/>\n", symbol,
-                                  num(hessfit_element_average_mass(mol->atomic_numbers[i])).s);
+                                  hf_num(hessfit_element_average_mass(mol->atomic_numbers[i])).s);
         if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(&o->residues, "   <Atom name=\"%s%d\" type=\"", symbol, i);
         if (st == HESSFIT_SUCCESS)
-            st = put_escaped(&o->residues, name);
+            st = hf_buf_put_xml(&o->residues, name);
         if (st == HESSFIT_SUCCESS)
             st = hf_buf_printf(&o->residues, "-%d\"/>\n", i);
     }
@@ -413,8 +376,8 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
             if (st == HESSFIT_SUCCESS)
                 st = put_type_attrs(&o->bonds, name, t->atoms, 2);
             if (st == HESSFIT_SUCCESS) /* OpenMM: E = k/2 (r - r0)^2 */
-                st = hf_buf_printf(&o->bonds, " length=\"%s\" k=\"%s\"/>\n", num(p->values[1] * HESSFIT_ANGSTROM_TO_NM).s,
-                                      num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2).s);
+                st = hf_buf_printf(&o->bonds, " length=\"%s\" k=\"%s\"/>\n", hf_num(p->values[1] * HESSFIT_ANGSTROM_TO_NM).s,
+                                      hf_num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2).s);
             o->n_bonds++;
             break;
         case HESSFIT_TERM_ANGLE:
@@ -422,8 +385,8 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
             if (st == HESSFIT_SUCCESS)
                 st = put_type_attrs(&o->angles, name, t->atoms, 3);
             if (st == HESSFIT_SUCCESS)
-                st = hf_buf_printf(&o->angles, " angle=\"%s\" k=\"%s\"/>\n", num(p->values[1] * HESSFIT_DEG_TO_RAD).s,
-                                      num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
+                st = hf_buf_printf(&o->angles, " angle=\"%s\" k=\"%s\"/>\n", hf_num(p->values[1] * HESSFIT_DEG_TO_RAD).s,
+                                      hf_num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
             o->n_angles++;
             break;
         default: {
@@ -438,7 +401,7 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
                     st = put_type_attrs(b, name, order, 4);
                 if (st == HESSFIT_SUCCESS)
                     st = hf_buf_printf(b, " k=\"%s\" theta0=\"0\"/>\n",
-                                          num(p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
+                                          hf_num(p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
                 o->n_harmonic++;
                 break;
             }
@@ -448,8 +411,8 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
                 st = put_type_attrs(b, name, order, 4);
             for (int k = 0; k < p->n_values / 3 && st == HESSFIT_SUCCESS; k++)
                 st = hf_buf_printf(b, " periodicity%d=\"%d\" phase%d=\"%s\" k%d=\"%s\"", k + 1,
-                                      (int)p->values[3 * k + 2], k + 1, num(p->values[3 * k + 1] * HESSFIT_DEG_TO_RAD).s,
-                                      k + 1, num(p->values[3 * k] * HESSFIT_KCAL_TO_KJ).s);
+                                      (int)p->values[3 * k + 2], k + 1, hf_num(p->values[3 * k + 1] * HESSFIT_DEG_TO_RAD).s,
+                                      k + 1, hf_num(p->values[3 * k] * HESSFIT_KCAL_TO_KJ).s);
             if (st == HESSFIT_SUCCESS)
                 st = hf_buf_printf(b, "/>\n");
             o->n_torsions++;

@@ -578,21 +578,31 @@ static void test_rh_enamide(void)
      * libm moves it) */
     CHECK(fabs(before - 31.6) <= 0.05 && fabs(after - 2.20) <= 0.005, "rh-enamide: loss %.10g -> %.10g, the README "
           "says 31.6 -> 2.20", before, after);
-    CHECK(strstr(r.out, "fitted.frcmod and fitted.xml not written") != NULL,
-          "the MM3* fit must say why it writes no harmonic exports: %.2000s", r.out);
+    CHECK(strstr(r.out, "fitted.frcmod not written: it holds the harmonic model") != NULL,
+          "the MM3* fit must say why it writes no frcmod: %.2000s", r.out);
+    CHECK(strstr(r.out, "fitted.xml\n") != NULL && strstr(r.out, "fitted-1.pdb .. fitted-9.pdb") != NULL,
+          "the MM3* export (fitted.xml, fitted-<k>.pdb) not in the wrote lines: %.3000s", r.out);
     CHECK(strstr(r.out, "eval/s") && strstr(r.out, "|grad|"), "progress lines: %.500s", r.out);
-    static const char *const outputs[] = {"fitted.fld",      "report.txt",      "report.json",
-                                          "frequencies.svg", "convergence.svg", "checkpoint.txt"};
+    static const char *const outputs[] = {"fitted.fld",      "report.txt",      "report.json",  "frequencies.svg",
+                                          "convergence.svg", "checkpoint.txt",  "fitted.xml",   "fitted-1.pdb",
+                                          "fitted-9.pdb"};
     for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s", dir, outputs[k]);
         CHECK(stat(path, &sb) == 0 && sb.st_size > 0, "no output %s", path);
     }
-    static const char *const harmonic_outputs[] = {"fitted.frcmod", "frcmod-omitted.txt", "fitted.xml"};
+    static const char *const harmonic_outputs[] = {"fitted.frcmod", "frcmod-omitted.txt"};
     for (size_t k = 0; k < sizeof harmonic_outputs / sizeof harmonic_outputs[0]; k++) {
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s", dir, harmonic_outputs[k]);
         CHECK(stat(path, &sb) != 0, "the MM3* fit wrote the harmonic model's %s", path);
+    }
+    {
+        snprintf(path, sizeof path, "%s/fitted.xml", dir);
+        char *xml = test_load_file(path, NULL);
+        CHECK(strstr(xml, "<CustomBondForce energy=") != NULL && strstr(xml, "<VirtualSite type=\"average2\"") != NULL,
+              "%s is not the MM3* model with virtual sites", path);
+        free(xml);
     }
     /* `form = harmonic` (a few evaluations): the harmonic model's exports are written */
     {

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+# hessfit wrote this script for its tests (test_mm3_ffxml.c runs it with the repository's .venv).
+"""Load the MM3* export of hessfit_mm3_ffxml_write in stock OpenMM and check it.
+
+Usage: check_mm3_ffxml.py DIR
+
+DIR holds fitted.xml, fitted-<k>.pdb and reference.txt: per structure a line
+"structure k n_atoms energy" (kJ/mol) and n_atoms lines "x y z fx fy fz" (nm, kJ/mol/nm), the
+energy and forces of hessfit's HessianForce (the fit model) at those positions.
+
+1. Every structure: ForceField(fitted.xml) + PDBFile(fitted-k.pdb), createSystem (NoCutoff, no
+   constraints), the reference positions set (virtual sites computed by OpenMM), Reference platform:
+   energy and forces equal HessianForce's to 1e-10 relative (forces: max |dF| / max |F|). The PDB's
+   positions equal the reference to its 3 decimals.
+2. NVE, structure 1: 10 ps of VerletIntegrator (0.5 fs) from the QM geometry with velocities of
+   100 K (seeded), CPU platform; the same run with the van der Waals switch replaced by 1 (a smooth
+   force: the integrator's own error) is the baseline. Prints the drift (slope of a straight line
+   through E(t), times 10 ps) and the fluctuation (rms of E(t) about that line), kJ/mol, and checks
+   |drift| <= the baseline's rms and rms <= 1.5 x the baseline's rms (NVE_BOUNDS).
+
+Exits 0 when every check passes, 1 when one fails, 77 when openmm cannot be imported.
+"""
+import math
+import sys
+import time
+
+# The MM3* run against the smooth baseline run the same way (docs/mm3.md, "Export to OpenMM", has
+# the measured numbers): |drift| <= drift_over_baseline_rms x the baseline's rms, rms <=
+# rms_over_baseline x the baseline's rms.
+NVE_BOUNDS = {"drift_over_baseline_rms": 1.0, "rms_over_baseline": 1.5}
+
+
+def read_reference(path):
+    out = []
+    with open(path) as f:
+        lines = f.read().split("\n")
+    k = 0
+    while k < len(lines):
+        if not lines[k].startswith("structure"):
+            k += 1
+            continue
+        _, index, n, energy = lines[k].split()
+        n = int(n)
+        rows = [[float(v) for v in lines[k + 1 + i].split()] for i in range(n)]
+        out.append((int(index), float(energy), [r[:3] for r in rows], [r[3:] for r in rows]))
+        k += 1 + n
+    return out
+
+
+def make_context(openmm, app, forcefield, pdb, switch=True, platform="Reference"):
+    system = forcefield.createSystem(pdb.topology, nonbondedMethod=app.NoCutoff, constraints=None,
+                                     removeCMMotion=False,
+                                     residueTemplates={r: r.name for r in pdb.topology.residues()})
+    if not switch:
+        for force in system.getForces():
+            if isinstance(force, openmm.CustomNonbondedForce):
+                energy = force.getEnergyFunction()
+                start = energy.index(" S = ")
+                force.setEnergyFunction(energy[:start] + " S = 1;" + energy[energy.index(";", start + 1) + 1:])
+    integrator = openmm.VerletIntegrator(0.0005)
+    return system, openmm.Context(system, integrator, openmm.Platform.getPlatformByName(platform))
+
+
+def nve(context, steps, every):
+    """Total energies every `every` steps; the drift and the rms about a straight line."""
+    integrator = context.getIntegrator()
+    t, e = [], []
+    for k in range(steps // every + 1):
+        if k > 0:
+            integrator.step(every)
+        s = context.getState(getEnergy=True)
+        t.append(s.getTime()._value)
+        e.append(s.getPotentialEnergy()._value + s.getKineticEnergy()._value)
+    n = len(t)
+    mt, me = sum(t) / n, sum(e) / n
+    slope = sum((a - mt) * (b - me) for a, b in zip(t, e)) / sum((a - mt) ** 2 for a in t)
+    rms = math.sqrt(sum((b - me - slope * (a - mt)) ** 2 for a, b in zip(t, e)) / n)
+    return slope * (t[-1] - t[0]), rms, max(e) - min(e)
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__)
+        return 2
+    try:
+        import openmm
+        from openmm import app
+    except Exception as exc:  # ImportError, or a broken installation
+        print("SKIP: cannot import openmm: %s" % exc)
+        return 77
+    d = argv[1]
+    failures = []
+    forcefield = app.ForceField(d + "/fitted.xml")
+    worst_e = worst_f = worst_pdb = 0.0
+    first = None
+    for index, energy, positions, forces in read_reference(d + "/reference.txt"):
+        pdb = app.PDBFile("%s/fitted-%d.pdb" % (d, index))
+        n = len(positions)
+        system, context = make_context(openmm, app, forcefield, pdb)
+        n_sites = sum(1 for i in range(system.getNumParticles()) if system.isVirtualSite(i))
+        pdb_xyz = [v._value for v in pdb.getPositions()]  # nm
+        worst_pdb = max(worst_pdb, max(abs(a - b) for i in range(n) for a, b in zip(pdb_xyz[i], positions[i])))
+        context.setPositions([openmm.Vec3(*p) for p in positions] + pdb_xyz[n:])
+        context.computeVirtualSites()
+        state = context.getState(getEnergy=True, getForces=True)
+        e = state.getPotentialEnergy()._value
+        f = [v._value for v in state.getForces()]
+        de = abs(e - energy) / abs(energy)
+        fmax = max(abs(c) for row in forces for c in row)
+        df = max(abs(a - b) for i in range(n) for a, b in zip(f[i], forces[i])) / fmax
+        kinds = {}
+        for force in system.getForces():
+            count = [getattr(force, g)() for g in ("getNumBonds", "getNumAngles", "getNumTorsions", "getNumParticles")
+                     if hasattr(force, g)]
+            kinds[type(force).__name__] = kinds.get(type(force).__name__, 0) + (count[0] if count else 0)
+        print("structure %d: %d atoms + %d sites, OpenMM %.12f HessianForce %.12f kJ/mol, energy %.2e, forces %.2e "
+              "relative; %s" % (index, n, n_sites, e, energy, de, df,
+                                ", ".join("%s %d" % kv for kv in sorted(kinds.items()))))
+        worst_e, worst_f = max(worst_e, de), max(worst_f, df)
+        if de > 1e-10 or df > 1e-10:
+            failures.append("structure %d: energy %.3g, forces %.3g relative (1e-10)" % (index, de, df))
+        if first is None:
+            first = (index, pdb, positions)
+    print("largest: energy %.2e, forces %.2e relative; PDB positions within %.2e nm" % (worst_e, worst_f, worst_pdb))
+    if worst_pdb > 0.5e-4 + 1e-9:
+        failures.append("PDB positions off by %.3g nm" % worst_pdb)
+
+    # NVE: the MM3* switch's force kinks against a smooth baseline, the same run otherwise
+    index, pdb, positions = first
+    n = len(positions)
+    results = {}
+    for label, switch in (("baseline (switch = 1)", False), ("MM3*", True)):
+        start = time.time()
+        system, context = make_context(openmm, app, forcefield, pdb, switch, "CPU")
+        context.setPositions([openmm.Vec3(*p) for p in positions] + [v._value for v in pdb.getPositions()][n:])
+        context.computeVirtualSites()
+        context.setVelocitiesToTemperature(100.0, 2024)
+        drift, rms, spread = nve(context, 20000, 20)
+        results[label] = (drift, rms)
+        print("NVE 10 ps, 0.5 fs, structure %d, %s: drift %+.2e kJ/mol, rms %.2e kJ/mol, max - min %.2e kJ/mol "
+              "(%.1f s)" % (index, label, drift, rms, spread, time.time() - start))
+    drift, rms = results["MM3*"]
+    base = results["baseline (switch = 1)"][1]
+    print("NVE: MM3* |drift| / baseline rms %.2f (bound %.2f), rms / baseline rms %.2f (bound %.2f)"
+          % (abs(drift) / base, NVE_BOUNDS["drift_over_baseline_rms"], rms / base, NVE_BOUNDS["rms_over_baseline"]))
+    if abs(drift) > NVE_BOUNDS["drift_over_baseline_rms"] * base or rms > NVE_BOUNDS["rms_over_baseline"] * base:
+        failures.append("NVE: drift %.3g, rms %.3g kJ/mol against the baseline's rms %.3g" % (drift, rms, base))
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
