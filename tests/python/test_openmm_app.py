@@ -30,6 +30,22 @@ def state(context):
             s.getForces(asNumpy=True).value_in_unit(mm.unit.kilojoule_per_mole / mm.unit.nanometer).ravel())
 
 
+def fd_hessian(context, x0, h=1e-6):
+    """Central differences of the Context's forces around x0 (nm), symmetrised."""
+    x0 = np.asarray(x0, dtype=float)
+    numeric = np.zeros((x0.size, x0.size))
+    for i in range(x0.size):
+        g = []
+        for sign in (1, -1):
+            x = x0.ravel().copy()
+            x[i] += sign * h
+            context.setPositions(x.reshape(x0.shape))
+            g.append(-state(context)[1])
+        numeric[:, i] = (g[0] - g[1]) / (2 * h)
+    context.setPositions(x0)
+    return 0.5 * (numeric + numeric.T)
+
+
 def test_converted_system_hessian_and_frequencies(platform):
     stock, positions = water_dimer()
     converted, force = hessfit.convert_system(stock)
@@ -47,16 +63,7 @@ def test_converted_system_hessian_and_frequencies(platform):
 
     # the analytic Hessian against central differences of OpenMM's own forces
     hessian = force.getHessianBlocks(context).reshape(18, 18)
-    h = 1e-6
-    numeric = np.zeros((18, 18))
-    for i in range(18):
-        g = []
-        for sign in (1, -1):
-            x = positions.ravel().copy()
-            x[i] += sign * h
-            stock_context.setPositions(x.reshape(6, 3))
-            g.append(-state(stock_context)[1])
-        numeric[:, i] = (g[0] - g[1]) / (2 * h)
+    numeric = fd_hessian(stock_context, positions)
     assert np.abs(hessian - numeric).max() <= 1e-6 * np.abs(hessian).max()
 
     # at a minimum: 12 real vibrations (6 intermolecular), the same as the vibrational routine gives for the
@@ -71,18 +78,9 @@ def test_converted_system_hessian_and_frequencies(platform):
     assert len(frequencies) == 12 and modes.num_external == 6 and modes.modes.shape == (18, 18)
     assert np.allclose(modes.modes @ modes.modes.T, np.eye(18), atol=1e-10)
     assert frequencies.min() > 0 and 3000 < frequencies.max() < 4500
-    stock_context.setPositions(minimum)
-    numeric = np.zeros((18, 18))
-    for i in range(18):
-        g = []
-        for sign in (1, -1):
-            x = np.array(minimum).ravel()
-            x[i] += sign * h
-            stock_context.setPositions(x.reshape(6, 3))
-            g.append(-state(stock_context)[1])
-        numeric[:, i] = (g[0] - g[1]) / (2 * h)
+    numeric = fd_hessian(stock_context, minimum)
     masses = [stock.getParticleMass(i).value_in_unit(mm.unit.dalton) for i in range(6)]
-    all_fd, _, _ = hessfit.hessfit_swig._vibAnalyse(0.5 * (numeric + numeric.T), masses,
+    all_fd, _, _ = hessfit.hessfit_swig._vibAnalyse(numeric, masses,
                                                      np.array(minimum).ravel(), True)
     fd = hessfit.hessfit_swig._vibSelect(all_fd, 12)
     assert frequencies == pytest.approx(fd, rel=1e-5)
