@@ -15,7 +15,9 @@
  *     k; vdW R* and eps through every pair's R and eps) against central differences of the
  *     model's energy.
  *  3. The frequency objective's gradient against central differences, for some values of each kind.
- *  4. Errors: torsion phases are not free in this form; the form needs an .fld and no `nonbonded`.
+ *  4. The same model on OpenCL (double precision): energies to 1e-12, the frequency objective's
+ *     loss to 1e-9 and gradient to 1e-8 of Reference's (skipped without OpenCL).
+ *  5. Errors: torsion phases are not free in this form; the form needs an .fld and no `nonbonded`.
  */
 #include "hessfit_mm3.h"
 #include "hessfit_model.h"
@@ -260,6 +262,60 @@ static void test_bad_input(rh_set *s, hessfit_model *model)
     s->ff.format = HESSFIT_FF_MM3_FLD;
 }
 
+/* The same model on OpenCL (double precision, PoCL here): energies, and the frequency objective's
+ * loss and gradient, against Reference's. Skipped where OpenMM has no OpenCL platform. */
+static void test_opencl(rh_set *s, hessfit_model *reference)
+{
+    if (OpenMM_Platform_getPlatformByName("OpenCL") == NULL) {
+        printf("  OpenCL: no such platform here, skipped\n");
+        return;
+    }
+    hessfit_model_options o = hessfit_model_default_options();
+    hessfit_model *gpu;
+    o.form = HESSFIT_MODEL_FORM_MM3;
+    o.platform = "OpenCL";
+    o.precision = "double";
+    HF_CALL(hessfit_model_create(&s->ff, s->mmo.items, s->typed, TEST_RH_MOLECULES, &o, &gpu));
+    double worst_e = 0.0;
+    for (int m = 0; m < TEST_RH_MOLECULES; m++) {
+        double a, b;
+        HF_CALL(hessfit_model_energy(reference, m, &a));
+        HF_CALL(hessfit_model_energy(gpu, m, &b));
+        worst_e = fmax(worst_e, fabs(a - b) / fabs(a));
+    }
+    const int n = hessfit_model_n_free(reference);
+    double *x = malloc((size_t)n * sizeof *x), *ga = malloc((size_t)n * sizeof *ga), *gb = malloc((size_t)n * sizeof *gb);
+    CHECK(x && ga && gb, "no memory");
+    HF_CALL(hessfit_model_get_free(reference, x));
+    for (int i = 0; i < n; i++) { /* the same free values, in the same order */
+        int p, v;
+        HF_CALL(hessfit_model_free_parameter(reference, i, &p, &v, NULL, NULL));
+        HF_CALL(hessfit_model_add_free(gpu, p, v));
+    }
+    hessfit_objective *oa, *ob;
+    double la, lb, gscale = 0.0, gerr = 0.0;
+    HF_CALL(hessfit_objective_create(reference, s->mmo.items, TEST_RH_MOLECULES, NULL, &oa));
+    HF_CALL(hessfit_objective_evaluate(oa, x, &la, ga, NULL));
+    hessfit_objective_destroy(oa);
+    HF_CALL(hessfit_objective_create(gpu, s->mmo.items, TEST_RH_MOLECULES, NULL, &ob));
+    HF_CALL(hessfit_objective_evaluate(ob, x, &lb, gb, NULL));
+    hessfit_objective_destroy(ob);
+    for (int i = 0; i < n; i++) {
+        gscale = fmax(gscale, fabs(ga[i]));
+        gerr = fmax(gerr, fabs(ga[i] - gb[i]));
+    }
+    printf("  OpenCL (double) vs Reference: energies %.2g relative, frequency loss %.17g vs %.17g, gradient %.2g of "
+           "its largest component\n",
+           worst_e, lb, la, gerr / gscale);
+    CHECK(worst_e <= 1e-12, "OpenCL energies differ by %.3g", worst_e);
+    CHECK(fabs(la - lb) <= 1e-9 * la, "OpenCL loss %.17g vs %.17g", lb, la);
+    CHECK(gerr <= 1e-8 * gscale, "OpenCL gradient differs by %.3g of %.3g", gerr, gscale);
+    free(x);
+    free(ga);
+    free(gb);
+    hessfit_model_destroy(gpu);
+}
+
 int main(void)
 {
     rh_set s;
@@ -269,6 +325,7 @@ int main(void)
     printf("MM3* form: %d terms, %d slots\n", hessfit_model_n_terms(model), hessfit_model_n_slots(model));
     test_energies(&s, model);
     test_gradients(&s, model);
+    test_opencl(&s, model);
     test_bad_input(&s, model);
     hessfit_model_destroy(model);
     for (int m = 0; m < TEST_RH_MOLECULES; m++)
