@@ -242,7 +242,7 @@ void CommonCalcHessianForceKernel::checkGeometryFlag() {
     throw HessianForceException(HessianForceException::Geometry,
                                 "HessianForce: the geometry of " +
                                     flat.describeTerm(term < lists.numListed ? term : HF_BAD_NONBONDED_PAIR) +
-                                    " is undefined (coincident particles or collinear dihedral atoms)");
+                                    " is undefined (coincident particles, a linear angle or collinear dihedral atoms)");
 }
 
 void CommonCalcHessianForceKernel::checkSize(size_t given, size_t expected, const char* what) const {

@@ -34,7 +34,7 @@ void ReferenceCalcHessianForceKernel::check(int status, int badTerm) const {
     if (status != 0)
         throw HessianForceException(HessianForceException::Geometry,
                                     "HessianForce: the geometry of " + model.describeTerm(badTerm) +
-                                    " is undefined (coincident particles or collinear dihedral atoms)");
+                                    " is undefined (coincident particles, a linear angle or collinear dihedral atoms)");
 }
 
 double ReferenceCalcHessianForceKernel::execute(ContextImpl& context, bool includeForces, bool) {
