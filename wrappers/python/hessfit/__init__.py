@@ -32,9 +32,10 @@ from .hessfit_swig import HessianForce, createHessianForceFromSystem, frequencyF
 from .convert import convert_system  # noqa: E402
 from .objective import HessianObjectiveMolecule, NoFrequencies, PairByOverlap, PairByPosition  # noqa: E402
 from .vibrations import frequencies, normal_modes  # noqa: E402
+from .fitting import FitError, fit, report  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = ["HessianForce", "createHessianForceFromSystem", "convert_system", "normal_modes", "frequencies",
            "frequencyFactor", "HessianObjectiveMolecule", "NoFrequencies", "PairByPosition", "PairByOverlap",
            "ErrorCode", "HessianForceException", "HessianForceIndexError", "HessianForceValueError",
-           "plugin_directory", "loaded_plugins"]
+           "plugin_directory", "loaded_plugins", "fit", "report", "FitError"]
