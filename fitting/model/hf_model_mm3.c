@@ -199,6 +199,11 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
     for (int i = 0; i < x.n_torsions && st == HESSFIT_SUCCESS; i++) {
         const hessfit_mm3_torsion *e = &x.torsions[i];
         const int p = e->src_v[0].index;
+        if (e->src_v[0].origin != HESSFIT_MM3_FROM_PARAM) {
+            st = hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: molecule %d: torsion %d-%d-%d-%d has no .fld line",
+                               mi + 1, e->atoms[0] + 1, e->atoms[1] + 1, e->atoms[2] + 1, e->atoms[3] + 1);
+            break;
+        }
         if ((st = check_mm3_triples(m, p)) != HESSFIT_SUCCESS)
             break;
         /* all three terms, also where V is 0: freeing a V then needs no new term */
