@@ -348,24 +348,6 @@ static hessfit_status fill_targets(hf_training_set *set, const double *r, int af
     return st;
 }
 
-/* The angle a-b-c in degrees (coordinates in Angstrom, 3 per atom). */
-static double angle_deg(const double *x, int a, int b, int c)
-{
-    double u[3], v[3], w[3];
-    for (int k = 0; k < 3; k++) {
-        u[k] = x[3 * a + k] - x[3 * b + k];
-        v[k] = x[3 * c + k] - x[3 * b + k];
-    }
-    hf_cross3(u, v, w);
-    return atan2(hf_norm3(w), hf_dot3(u, v)) * HESSFIT_RAD_TO_DEG;
-}
-
-static double distance_a(const double *x, int a, int b)
-{
-    const double d[3] = {x[3 * a] - x[3 * b], x[3 * a + 1] - x[3 * b + 1], x[3 * a + 2] - x[3 * b + 2]};
-    return hf_norm3(d);
-}
-
 /*
  * Molecule m at the model's current free values: its largest atomic force at the QM geometry, and
  * how far the MM minimum reached from there moves its bond and angle terms. A minimisation that
@@ -403,14 +385,14 @@ static hessfit_status measure_stationarity(hf_training_set *set, int m, hessfit_
         const hessfit_typed_term *t = &set->typed[m].terms[i];
         const int *a = t->atoms;
         if (t->kind == HESSFIT_TERM_BOND) {
-            const double d = fabs(distance_a(x, a[0], a[1]) - distance_a(mol->coords, a[0], a[1]));
+            const double d = fabs(hf_atom_distance(x, a[0], a[1]) - hf_atom_distance(mol->coords, a[0], a[1]));
             if (d > out->bond_shift || out->bond_atoms[0] == 0) {
                 out->bond_shift = d;
                 out->bond_atoms[0] = a[0] + 1;
                 out->bond_atoms[1] = a[1] + 1;
             }
         } else if (t->kind == HESSFIT_TERM_ANGLE) {
-            const double d = fabs(angle_deg(x, a[0], a[1], a[2]) - angle_deg(mol->coords, a[0], a[1], a[2]));
+            const double d = fabs(hf_atom_angle(x, a[0], a[1], a[2]) - hf_atom_angle(mol->coords, a[0], a[1], a[2])) * HESSFIT_RAD_TO_DEG;
             if (d > out->angle_shift || out->angle_atoms[0] == 0) {
                 out->angle_shift = d;
                 for (int k = 0; k < 3; k++)

@@ -7,6 +7,7 @@
 #include "hessfit_seminario.h"
 #include "hessfit_units.h"
 #include "hf_lines.h"
+#include "hf_vec3.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -320,12 +321,6 @@ static hessfit_status read_structures(const hessfit_config *c, const hessfit_con
     return HESSFIT_SUCCESS;
 }
 
-static double distance(const double *x, int a, int b)
-{
-    const double dx = x[3 * a] - x[3 * b], dy = x[3 * a + 1] - x[3 * b + 1], dz = x[3 * a + 2] - x[3 * b + 2];
-    return sqrt(dx * dx + dy * dy + dz * dz);
-}
-
 /* The QM file q (at path) holds structure mol (label): same atoms, same geometry up to a rigid motion. */
 static hessfit_status same_structure(const char *label, const char *hessian_path, const hessfit_molecule *q,
                                 const hessfit_molecule *mol)
@@ -339,7 +334,7 @@ static hessfit_status same_structure(const char *label, const char *hessian_path
                             hessfit_element_symbol(q->atomic_numbers[a]), hessfit_element_symbol(mol->atomic_numbers[a]), label);
     for (int a = 0; a < q->n_atoms; a++)
         for (int b = a + 1; b < q->n_atoms; b++) {
-            const double dq = distance(q->coords, a, b), dm = distance(mol->coords, a, b);
+            const double dq = hf_atom_distance(q->coords, a, b), dm = hf_atom_distance(mol->coords, a, b);
             if (!(fabs(dq - dm) <= HF_TRAINING_SET_GEOMETRY_A))
                 return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                                 "%s: atoms %d and %d are %.4f A apart, but %.4f A in %s (tolerance %g A): not the "

@@ -22,6 +22,13 @@
 extern "C" {
 #endif
 
+/** MM3's cross-term constants (Tinker params/mm3.prm, checked against MacroModel's printed energies):
+ * bend-bend E = HESSFIT_MM3_BEND_BEND_UNIT F_BB k_bb1 k_bb2 D1 D2 (D in degrees; angangunit), and
+ * torsion-stretch E = HESSFIT_MM3_TORSION_STRETCH_UNIT F_TS K_ts dr (1 + cos 3 phi) (dr in A;
+ * strtorunit = -11.995 / 2). */
+#define HESSFIT_MM3_BEND_BEND_UNIT (-0.02191418)
+#define HESSFIT_MM3_TORSION_STRETCH_UNIT (-5.9975)
+
 /** Where a constant comes from. */
 typedef enum hessfit_mm3_origin {
     HESSFIT_MM3_FROM_PARAM = 0, /**< ff->params[index].values[value] * scale (a value the fit may change) */

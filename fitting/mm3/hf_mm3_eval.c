@@ -6,6 +6,7 @@
  */
 #include "hessfit_mm3.h"
 #include "hf_mm3_internal.h"
+#include "hf_vec3.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -48,26 +49,6 @@ void hessfit_mm3_reduce(const hessfit_mm3_model *m, const double *coords, double
     }
 }
 
-static double distance(const double *x, int a, int b)
-{
-    const double dx = x[3 * a] - x[3 * b], dy = x[3 * a + 1] - x[3 * b + 1], dz = x[3 * a + 2] - x[3 * b + 2];
-    return sqrt(dx * dx + dy * dy + dz * dz);
-}
-
-/* Angle a-b-c in degrees. */
-static double angle(const double *x, int a, int b, int c)
-{
-    double u[3], v[3], uv = 0.0, uu = 0.0, vv = 0.0;
-    for (int d = 0; d < 3; d++) {
-        u[d] = x[3 * a + d] - x[3 * b + d];
-        v[d] = x[3 * c + d] - x[3 * b + d];
-        uv += u[d] * v[d];
-        uu += u[d] * u[d];
-        vv += v[d] * v[d];
-    }
-    return atan2(sqrt(fmax(uu * vv - uv * uv, 0.0)), uv) * DEG;
-}
-
 /* Dihedral a-b-c-d in radians (IUPAC sign). */
 static double dihedral(const double *x, int a, int b, int c, int d)
 {
@@ -106,13 +87,13 @@ double hessfit_mm3_evaluate(const hessfit_mm3_model *m, const double *coords, do
     } while (0)
     for (int i = 0; i < m->n_stretches; i++) { /* 1/2 F k dr^2 (1 - 2.55 dr + 3.793125 dr^2) */
         const hessfit_mm3_stretch *s = &m->stretches[i];
-        const double dr = distance(x, s->atoms[0], s->atoms[1]) / s->f - s->r0;
+        const double dr = hf_atom_distance(x, s->atoms[0], s->atoms[1]) / s->f - s->r0;
         PUT(HESSFIT_MM3_STRETCH, i,
             0.5 * F->str * s->k * dr * dr * (1.0 + HF_MM3_CUBIC_STRETCH * dr + HF_MM3_QUARTIC_STRETCH * dr * dr));
     }
     for (int i = 0; i < m->n_bends; i++) { /* 1/2 F k dt^2 (1 - 0.014 D + 5.6e-5 D^2 - 7e-7 D^3 + 2.2e-8 D^4) */
         const hessfit_mm3_bend *e = &m->bends[i];
-        const double D = angle(x, e->atoms[0], e->atoms[1], e->atoms[2]) - e->theta0, dt = D / DEG;
+        const double D = hf_atom_angle(x, e->atoms[0], e->atoms[1], e->atoms[2]) * DEG - e->theta0, dt = D / DEG;
         const double anh = 1.0 + D * (HF_MM3_BEND_C3 + D * (HF_MM3_BEND_C4 + D * (HF_MM3_BEND_C5 + D * HF_MM3_BEND_C6)));
         PUT(HESSFIT_MM3_BEND, i, 0.5 * F->bnd * e->k * dt * dt * anh);
     }
@@ -120,17 +101,17 @@ double hessfit_mm3_evaluate(const hessfit_mm3_model *m, const double *coords, do
         const hessfit_mm3_stretch_bend *s = &m->stretch_bends[i];
         double e = 0.0;
         if (s->k_sb != 0.0) {
-            const double dr1 = distance(x, s->atoms[1], s->atoms[0]) / s->f[0] - s->r0[0];
-            const double dr2 = distance(x, s->atoms[1], s->atoms[2]) / s->f[1] - s->r0[1];
-            const double dt = (angle(x, s->atoms[0], s->atoms[1], s->atoms[2]) - s->theta0) / DEG;
+            const double dr1 = hf_atom_distance(x, s->atoms[1], s->atoms[0]) / s->f[0] - s->r0[0];
+            const double dr2 = hf_atom_distance(x, s->atoms[1], s->atoms[2]) / s->f[1] - s->r0[1];
+            const double dt = (hf_atom_angle(x, s->atoms[0], s->atoms[1], s->atoms[2]) * DEG - s->theta0) / DEG;
             e = F->sb * s->k_sb * (dr1 + dr2) * dt;
         }
         PUT(HESSFIT_MM3_STRETCH_BEND, i, e);
     }
     for (int i = 0; i < m->n_bend_bends; i++) { /* -0.02191418 F k1 k2 D1 D2 (deg) */
         const hessfit_mm3_bend_bend *b = &m->bend_bends[i];
-        const double d1 = angle(x, b->atoms[1], b->atoms[0], b->atoms[2]) - b->theta0[0];
-        const double d2 = angle(x, b->atoms[3], b->atoms[0], b->atoms[4]) - b->theta0[1];
+        const double d1 = hf_atom_angle(x, b->atoms[1], b->atoms[0], b->atoms[2]) * DEG - b->theta0[0];
+        const double d2 = hf_atom_angle(x, b->atoms[3], b->atoms[0], b->atoms[4]) * DEG - b->theta0[1];
         PUT(HESSFIT_MM3_BEND_BEND, i, HF_MM3_BEND_BEND * F->bb * b->k_bb[0] * b->k_bb[1] * d1 * d2);
     }
     for (int i = 0; i < m->n_torsions; i++) { /* F [V1 (1 + cos) + V2 (1 - cos 2) + V3 (1 + cos 3)] */
@@ -144,7 +125,7 @@ double hessfit_mm3_evaluate(const hessfit_mm3_model *m, const double *coords, do
         double e = 0.0;
         if (q->k_ts != 0.0) {
             const double p = dihedral(x, q->atoms[0], q->atoms[1], q->atoms[2], q->atoms[3]);
-            const double dr = distance(x, q->atoms[1], q->atoms[2]) / q->f - q->r0;
+            const double dr = hf_atom_distance(x, q->atoms[1], q->atoms[2]) / q->f - q->r0;
             e = F->ts * HF_MM3_TORSION_STRETCH * q->k_ts * dr * (1.0 + cos(3.0 * p));
         }
         PUT(HESSFIT_MM3_TORSION_STRETCH, i, e);
@@ -156,7 +137,8 @@ double hessfit_mm3_evaluate(const hessfit_mm3_model *m, const double *coords, do
     }
     for (int i = 0; i < m->n_pairs; i++) {
         const hessfit_mm3_pair *p = &m->pairs[i];
-        const double rr = distance(x, p->atoms[0], p->atoms[1]), r = distance(coords, p->atoms[0], p->atoms[1]);
+        const double rr = hf_atom_distance(x, p->atoms[0], p->atoms[1]);
+        const double r = hf_atom_distance(coords, p->atoms[0], p->atoms[1]);
         const double S = r <= HF_MM3_SWITCH_ON   ? 1.0
                          : r >= HF_MM3_SWITCH_OFF ? 0.0
                                                   : (HF_MM3_SWITCH_OFF * HF_MM3_SWITCH_OFF - r * r) /

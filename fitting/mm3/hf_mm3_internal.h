@@ -5,6 +5,7 @@
  * typed terms (hf_mm3_match.c), and the constants of MM3*'s functional forms (hf_mm3_eval.c).
  */
 #include "hessfit_forcefield.h"
+#include "hessfit_mm3.h"
 #include "hessfit_molecule.h"
 #include "hessfit_status.h"
 
@@ -16,8 +17,8 @@
 #define HF_MM3_BEND_C4 5.6e-5
 #define HF_MM3_BEND_C5 (-7.0e-7)
 #define HF_MM3_BEND_C6 2.2e-8
-#define HF_MM3_BEND_BEND (-0.02191418)         /* kcal/mol/deg^2 per unit k_bb1 k_bb2 (Tinker angangunit) */
-#define HF_MM3_TORSION_STRETCH (-5.9975)       /* -11.995 / 2 (Tinker strtorunit) */
+#define HF_MM3_BEND_BEND HESSFIT_MM3_BEND_BEND_UNIT             /* hessfit_mm3.h */
+#define HF_MM3_TORSION_STRETCH HESSFIT_MM3_TORSION_STRETCH_UNIT
 #define HF_MM3_BUCK_A 184000.0
 #define HF_MM3_BUCK_B 12.0
 #define HF_MM3_BUCK_C 2.25

@@ -103,31 +103,6 @@ hessfit_status hessfit_model_forces(hessfit_model *m, int mol, double *forces)
     return HESSFIT_SUCCESS;
 }
 
-/* Positions of a Context (n particles) in nm. */
-static void context_positions(OpenMM_Context *context, int n, double *pos_nm)
-{
-    OpenMM_State *state = OpenMM_Context_getState(context, OpenMM_State_Positions, 0);
-    const OpenMM_Vec3Array *p = OpenMM_State_getPositions(state);
-    for (int i = 0; i < n; i++) {
-        const OpenMM_Vec3 *v = OpenMM_Vec3Array_get(p, i);
-        pos_nm[3 * i] = v->x;
-        pos_nm[3 * i + 1] = v->y;
-        pos_nm[3 * i + 2] = v->z;
-    }
-    OpenMM_State_destroy(state);
-}
-
-static void set_context_positions(OpenMM_Context *context, int n, const double *pos_nm)
-{
-    OpenMM_Vec3Array *p = OpenMM_Vec3Array_create(n);
-    for (int i = 0; i < n; i++) {
-        const OpenMM_Vec3 v = {pos_nm[3 * i], pos_nm[3 * i + 1], pos_nm[3 * i + 2]};
-        OpenMM_Vec3Array_set(p, i, v);
-    }
-    OpenMM_Context_setPositions(context, p);
-    OpenMM_Vec3Array_destroy(p);
-}
-
 hessfit_status hessfit_model_minimize(hessfit_model *m, int mol, double tolerance, double *coords)
 {
     hf_model_evaluator *ev = NULL;
@@ -142,12 +117,12 @@ hessfit_status hessfit_model_minimize(hessfit_model *m, int mol, double toleranc
     const int n = m->mol_first[mol + 1] - m->mol_first[mol];
     const double *qm_nm = m->positions_nm + 3 * (size_t)m->mol_first[mol];
     hessfit_status hs = hessfit_context_minimize(ev->context, tolerance / HESSFIT_KJ_PER_MOL_PER_NM_TO_KCAL_PER_MOL_PER_A, 0);
-    if (hs == HESSFIT_SUCCESS) {
-        context_positions(ev->context, n, coords);
+    if (hs == HESSFIT_SUCCESS && (st = hf_model_context_get_positions(ev->context, n, coords)) == HESSFIT_SUCCESS)
         for (int i = 0; i < 3 * n; i++)
             coords[i] *= HESSFIT_NM_TO_ANGSTROM;
-    }
-    set_context_positions(ev->context, n, qm_nm);
+    hf_model_context_set_positions(ev->context, n, qm_nm);
+    if (st != HESSFIT_SUCCESS)
+        return st;
     if (hs != HESSFIT_SUCCESS)
         return hessfit_error(hs, "fit model: minimising molecule %d: %s", mol + 1, hessfit_last_error());
     return HESSFIT_SUCCESS;

@@ -149,10 +149,39 @@ static hessfit_status fill_force(const hessfit_model *m, hf_model_evaluator *ev)
     return st;
 }
 
+void hf_model_context_set_positions(OpenMM_Context *context, int n, const double *pos_nm)
+{
+    OpenMM_Vec3Array *x = OpenMM_Vec3Array_create(n);
+    for (int i = 0; i < n; i++) {
+        const OpenMM_Vec3 v = {pos_nm[3 * i], pos_nm[3 * i + 1], pos_nm[3 * i + 2]};
+        OpenMM_Vec3Array_set(x, i, v);
+    }
+    OpenMM_Context_setPositions(context, x);
+    OpenMM_Vec3Array_destroy(x);
+}
+
+hessfit_status hf_model_context_get_positions(OpenMM_Context *context, int n, double *pos_nm)
+{
+    OpenMM_State *state = OpenMM_Context_getState(context, OpenMM_State_Positions, 0);
+    const OpenMM_Vec3Array *x = OpenMM_State_getPositions(state);
+    if (OpenMM_Vec3Array_getSize(x) != n) {
+        const int held = OpenMM_Vec3Array_getSize(x);
+        OpenMM_State_destroy(state);
+        return hessfit_error(HESSFIT_ERROR_SIZE, "fit model: the Context holds %d positions, expected %d", held, n);
+    }
+    for (int i = 0; i < n; i++) {
+        const OpenMM_Vec3 *v = OpenMM_Vec3Array_get(x, i);
+        pos_nm[3 * i] = v->x;
+        pos_nm[3 * i + 1] = v->y;
+        pos_nm[3 * i + 2] = v->z;
+    }
+    OpenMM_State_destroy(state);
+    return HESSFIT_SUCCESS;
+}
+
 hessfit_status hf_model_evaluator_build(hessfit_model *m, int mol_begin, int mol_end, hf_model_evaluator *ev)
 {
     int first = m->mol_first[mol_begin], last = m->mol_first[mol_end];
-    OpenMM_Vec3Array *positions;
     hessfit_status hs;
     hessfit_status st;
     ev->mol_begin = mol_begin;
@@ -177,13 +206,7 @@ hessfit_status hf_model_evaluator_build(hessfit_model *m, int mol_begin, int mol
         ev->context = NULL;
         goto fail;
     }
-    positions = OpenMM_Vec3Array_create(last - first);
-    for (int i = first; i < last; i++) {
-        OpenMM_Vec3 p = {m->positions_nm[3 * i], m->positions_nm[3 * i + 1], m->positions_nm[3 * i + 2]};
-        OpenMM_Vec3Array_set(positions, i - first, p);
-    }
-    OpenMM_Context_setPositions(ev->context, positions);
-    OpenMM_Vec3Array_destroy(positions);
+    hf_model_context_set_positions(ev->context, last - first, m->positions_nm + 3 * (size_t)first);
     ev->version = m->version;
     return HESSFIT_SUCCESS;
 fail:

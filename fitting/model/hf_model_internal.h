@@ -175,6 +175,10 @@ hessfit_status hf_model_evaluator_build(hessfit_model *m, int mol_begin, int mol
 void hf_model_evaluator_free(hf_model_evaluator *ev);
 /* Adds one model term to an evaluator's force (particles shifted to the evaluator's System). */
 hessfit_status hf_model_evaluator_add_term(const hessfit_model *m, hf_model_evaluator *ev, const hf_model_term *t);
+/* The positions of a Context of n particles, nm, 3 per particle: set, and read back (an error
+ * when the Context holds another count). */
+void hf_model_context_set_positions(OpenMM_Context *context, int n, const double *pos_nm);
+hessfit_status hf_model_context_get_positions(OpenMM_Context *context, int n, double *pos_nm);
 /* Pushes the model's table (and terms) into the evaluator's Context when its version is older. */
 hessfit_status hf_model_evaluator_sync(hessfit_model *m, hf_model_evaluator *ev);
 

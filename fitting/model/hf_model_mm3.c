@@ -35,11 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* MM3's torsion-stretch constant (Tinker's strtorunit -5.9975 = -11.995 / 2). */
-#define HF_MM3_TORSION_STRETCH_UNIT (-5.9975)
-/* MM3's bend-bend constant per degree^2 (0.5 * 601.99392 (pi/180)^2 / 4.184 with F_BB = 4.184). */
-#define HF_MM3_BEND_BEND_UNIT (-0.02191418)
-
 /* The slot of one constant: factor * (its source's value), where factor takes MacroModel's unit
  * to the term's. */
 static hessfit_status source_slot(hessfit_model *m, const hessfit_mm3_source *src, double constant, double factor,
@@ -190,7 +185,7 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
         const hessfit_mm3_bend_bend *e = &x.bend_bends[i];
         /* atoms: centre, ends of angle 1, ends of angle 2 -> p1, centre, p3, p4, p5 */
         const int atoms[5] = {e->atoms[1], e->atoms[0], e->atoms[2], e->atoms[3], e->atoms[4]};
-        const double k = HF_MM3_BEND_BEND_UNIT * F->bb * e->k_bb[0] * e->k_bb[1] * HESSFIT_RAD_TO_DEG * HESSFIT_RAD_TO_DEG;
+        const double k = HESSFIT_MM3_BEND_BEND_UNIT * F->bb * e->k_bb[0] * e->k_bb[1] * HESSFIT_RAD_TO_DEG * HESSFIT_RAD_TO_DEG;
         if ((st = hf_model_constant_slot(m, k, &s[0])) == HESSFIT_SUCCESS &&
             (st = source_slot(m, &e->src_theta0[0], e->theta0[0], deg, &s[1])) == HESSFIT_SUCCESS &&
             (st = source_slot(m, &e->src_theta0[1], e->theta0[1], deg, &s[2])) == HESSFIT_SUCCESS)
@@ -216,7 +211,7 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
         const hessfit_mm3_torsion_stretch *e = &x.torsion_stretches[i];
         if (e->k_ts == 0.0)
             continue;
-        if ((st = source_slot(m, &e->src_k_ts, e->k_ts, 10.0 * F->ts * HF_MM3_TORSION_STRETCH_UNIT, &s[0])) ==
+        if ((st = source_slot(m, &e->src_k_ts, e->k_ts, 10.0 * F->ts * HESSFIT_MM3_TORSION_STRETCH_UNIT, &s[0])) ==
                 HESSFIT_SUCCESS &&
             (st = source_slot(m, &e->src_r0, e->r0, HESSFIT_ANGSTROM_TO_NM, &s[1])) == HESSFIT_SUCCESS)
             st = append(m, HF_MODEL_TERM_MM3_TORSION_STRETCH, mi, first, e->atoms, 4, s, 2, 0, 1.0 / e->f, 1.0);

@@ -294,32 +294,12 @@ done:
 
 static hessfit_status get_positions(hf_geometry_part *p, double *pos)
 {
-    OpenMM_State *state = OpenMM_Context_getState(p->ev.context, OpenMM_State_Positions, 0);
-    const OpenMM_Vec3Array *x = OpenMM_State_getPositions(state);
-    if (OpenMM_Vec3Array_getSize(x) != p->n_particles) {
-        OpenMM_State_destroy(state);
-        return hessfit_error(HESSFIT_ERROR_SIZE, "objective: geometry: the Context holds %d positions, expected %d",
-                        OpenMM_Vec3Array_getSize(x), p->n_particles);
-    }
-    for (int i = 0; i < p->n_particles; i++) {
-        const OpenMM_Vec3 *v = OpenMM_Vec3Array_get(x, i);
-        pos[3 * i] = v->x;
-        pos[3 * i + 1] = v->y;
-        pos[3 * i + 2] = v->z;
-    }
-    OpenMM_State_destroy(state);
-    return HESSFIT_SUCCESS;
+    return hf_model_context_get_positions(p->ev.context, p->n_particles, pos);
 }
 
 static void set_positions(hf_geometry_part *p, const double *pos)
 {
-    OpenMM_Vec3Array *x = OpenMM_Vec3Array_create(p->n_particles);
-    for (int i = 0; i < p->n_particles; i++) {
-        const OpenMM_Vec3 v = {pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]};
-        OpenMM_Vec3Array_set(x, i, v);
-    }
-    OpenMM_Context_setPositions(p->ev.context, x);
-    OpenMM_Vec3Array_destroy(x);
+    hf_model_context_set_positions(p->ev.context, p->n_particles, pos);
 }
 
 /* A hessfit failure on the way to the minima; an undefined geometry gets the likely reason. */

@@ -799,6 +799,13 @@ void test_free_ch3f(test_ch3f_set *s) {
     hessfit_molecule_free(&s->moved);
 }
 
+const char *const test_rh_jaguar[TEST_RH_MOLECULES] = {
+    "1ZDMPfromJCTCSI_loner1",          "2DMPEConformation1fromJCTCSI_isomer1",
+    "3DMPEConformation2fromJCTCSI_isomer2", "4RR-Me-DuPHOSpro-RfromJCTCSI_isomer3",
+    "5RR-Me-DuPHOSpro-SfromJCTCSI_isomer4", "6RR-Me-BPEpro-RConformation1fromJCTCSI_isomer5",
+    "7RR-Me-BPEpro-RConformation2fromJCTCSI_isomer6", "8RR-Me-BPEpro-SConformation1fromJCTCSI_isomer7",
+    "9RR-Me-BPEpro-SConformation2fromJCTCSI_isomer8"};
+
 void test_type_rh_enamide(hessfit_forcefield *ff, hessfit_molecule_list *mmo, hessfit_typed_molecule typed[TEST_RH_MOLECULES]) {
     /* the torsions MacroModel left out of the rh-enamide .mmo */
     static const char *const no_term[7] = {"torsion * RH * *",    "torsion RH * * *",    "torsion * * C1 N1",

@@ -279,5 +279,8 @@ void test_free_ch3f(test_ch3f_set *s);
  * (q2mm's rh-enamide example) given as "no term": ff, mmo and typed[0..8] are the caller's to free. */
 #define TEST_RH_MOLECULES 9
 void test_type_rh_enamide(hessfit_forcefield *ff, hessfit_molecule_list *mmo, hessfit_typed_molecule typed[TEST_RH_MOLECULES]);
+/* The base names of the same structures' Jaguar files, in the .mmo's order:
+ * examples/data/rh-enamide/jaguar/<name>.01.in.gz (Hessian, geometry) and <name>.out.gz (energy). */
+extern const char *const test_rh_jaguar[TEST_RH_MOLECULES];
 
 #endif

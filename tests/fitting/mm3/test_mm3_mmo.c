@@ -30,13 +30,6 @@
 
 #include <string.h>
 
-static const char *const JAGUAR[TEST_RH_MOLECULES] = {
-    "1ZDMPfromJCTCSI_loner1",          "2DMPEConformation1fromJCTCSI_isomer1",
-    "3DMPEConformation2fromJCTCSI_isomer2", "4RR-Me-DuPHOSpro-RfromJCTCSI_isomer3",
-    "5RR-Me-DuPHOSpro-SfromJCTCSI_isomer4", "6RR-Me-BPEpro-RConformation1fromJCTCSI_isomer5",
-    "7RR-Me-BPEpro-RConformation2fromJCTCSI_isomer6", "8RR-Me-BPEpro-SConformation1fromJCTCSI_isomer7",
-    "9RR-Me-BPEpro-SConformation2fromJCTCSI_isomer8"};
-
 #define COORD_ERROR 1.5e-4 /* A */
 #define PRINT_HALF_UNIT 0.0005 /* kJ/mol */
 #define FD_STEP 1e-5
@@ -368,7 +361,7 @@ int main(void)
         hessfit_molecule jag;
         hessfit_mm3_model model;
         double calc;
-        snprintf(path, sizeof path, "examples/data/rh-enamide/jaguar/%s.01.in.gz", JAGUAR[s]);
+        snprintf(path, sizeof path, "examples/data/rh-enamide/jaguar/%s.01.in.gz", test_rh_jaguar[s]);
         HF_CALL(hessfit_jaguar_in_read(test_source_path(path), &jag));
         CHECK(jag.n_atoms == mmo.items[s].n_atoms, "structure %d: %d Jaguar atoms, %d in the .mmo", s + 1, jag.n_atoms,
               mmo.items[s].n_atoms);

@@ -27,13 +27,6 @@
 
 #include <string.h>
 
-static const char *const JAGUAR[TEST_RH_MOLECULES] = {
-    "1ZDMPfromJCTCSI_loner1",          "2DMPEConformation1fromJCTCSI_isomer1",
-    "3DMPEConformation2fromJCTCSI_isomer2", "4RR-Me-DuPHOSpro-RfromJCTCSI_isomer3",
-    "5RR-Me-DuPHOSpro-SfromJCTCSI_isomer4", "6RR-Me-BPEpro-RConformation1fromJCTCSI_isomer5",
-    "7RR-Me-BPEpro-RConformation2fromJCTCSI_isomer6", "8RR-Me-BPEpro-SConformation1fromJCTCSI_isomer7",
-    "9RR-Me-BPEpro-SConformation2fromJCTCSI_isomer8"};
-
 /* MacroModel's printed totals (kJ/mol), structure by structure (the .mmo's energy breakdown). */
 static const double PRINTED_TOTAL[TEST_RH_MOLECULES] = {403.9263, 374.1862, 365.1741, 600.3800, 580.8061,
                                                         555.8428, 573.2705, 536.2500, 542.6508};
@@ -81,7 +74,7 @@ static void load(rh_set *s)
     for (int m = 0; m < TEST_RH_MOLECULES; m++) {
         char path[512];
         hessfit_molecule jag;
-        snprintf(path, sizeof path, "examples/data/rh-enamide/jaguar/%s.01.in.gz", JAGUAR[m]);
+        snprintf(path, sizeof path, "examples/data/rh-enamide/jaguar/%s.01.in.gz", test_rh_jaguar[m]);
         HF_CALL(hessfit_jaguar_in_read(test_source_path(path), &jag));
         CHECK(jag.n_atoms == s->mmo.items[m].n_atoms && jag.hessian != NULL, "structure %d: Jaguar file", m + 1);
         memcpy(s->mmo.items[m].coords, jag.coords, 3 * (size_t)jag.n_atoms * sizeof *jag.coords);
