@@ -48,18 +48,25 @@ typedef enum hessfit_opt_algorithm {
     HESSFIT_OPT_SUBPLEX = 2,
     HESSFIT_OPT_GRAD_SIMP = 3,
     HESSFIT_OPT_SLSQP = 4,
+    HESSFIT_OPT_LM = 5,          /* bounded Levenberg-Marquardt on a least-squares callback (hessfit's own) */
     HESSFIT_NUM_OPT_ALGORITHMS
 } hessfit_opt_algorithm;
 
-/** "LD_LBFGS", "LN_NELDERMEAD", "LN_SBPLX", "GRAD_SIMP", "LD_SLSQP" (NLopt's names; the checkpoint's
- * tokens); "unknown" outside the enum. */
+/** "LD_LBFGS", "LN_NELDERMEAD", "LN_SBPLX", "GRAD_SIMP", "LD_SLSQP" (NLopt's names), "LM" (the
+ * checkpoint's tokens); "unknown" outside the enum. */
 const char *hessfit_opt_algorithm_name(hessfit_opt_algorithm algorithm);
-/** The algorithm of such a name (case-insensitive; "lbfgs", "neldermead", "sbplx", "grad-simp", "slsqp"
- * also accepted); HESSFIT_ERROR_INVALID_ARGUMENT listing the names otherwise. */
+/** The algorithm of such a name (case-insensitive; "lbfgs", "neldermead", "sbplx", "grad-simp", "slsqp",
+ * "levenberg-marquardt" also accepted); HESSFIT_ERROR_INVALID_ARGUMENT listing the names otherwise. */
 hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_algorithm *algorithm);
 
 /** The objective: L(x), grad[0..n) = dL/dx when grad != NULL; failure through *status (above). */
 typedef double (*hessfit_opt_objective)(int n, const double *x, double *grad, void *data, hessfit_status *status);
+
+/** A least-squares objective (HESSFIT_OPT_LM): returns L(x) = sum_i r_i(x)^2 and, when jtj and jtr are
+ * not NULL, the normal equations at x: jtj[0..n*n) = J^T J (row-major, both triangles), jtr[0..n) =
+ * J^T r, J = dr/dx (so dL/dx = 2 J^T r); both NULL: the loss only. Failure through *status (as the
+ * objective above). In a fit, a three-line adapter around hessfit_objective_normal_equations. */
+typedef double (*hessfit_opt_lsq)(int n, const double *x, double *jtj, double *jtr, void *data, hessfit_status *status);
 
 typedef enum hessfit_opt_outcome {
     HESSFIT_OPT_CONVERGED = 0,      /* NLopt's generic success (L-BFGS: gradient below its tolerance; SLSQP:
@@ -72,6 +79,7 @@ typedef enum hessfit_opt_outcome {
     HESSFIT_OPT_STOPPED,            /* the stop flag or the progress callback */
     HESSFIT_OPT_CYCLE_CONVERGED,    /* grad-simp: a cycle improved the loss by less than min_improvement */
     HESSFIT_OPT_MAX_CYCLES,         /* grad-simp: max_cycles cycles done */
+    HESSFIT_OPT_GTOL_REACHED,       /* LM: the projected gradient norm fell to gtol (a zero loss included) */
     HESSFIT_NUM_OPT_OUTCOMES
 } hessfit_opt_outcome;
 
@@ -90,7 +98,8 @@ typedef struct hessfit_opt_result {
     long long run_evaluations; /* made by this run */
     double seconds;            /* wall time of this run */
     int cycles;                /* grad-simp cycles done in all; 0 for the other algorithms */
-    int last_nlopt_result;     /* the last NLopt pass's nlopt_result (0 if none ran) */
+    int last_nlopt_result;     /* the last NLopt pass's nlopt_result (0 if none ran, LM) */
+    double lm_lambda;          /* LM: the damping of the last step tried (0 for the other algorithms) */
 } hessfit_opt_result;
 
 /** ---- grad-simp ------------------------------------------------------------------------ */
@@ -169,6 +178,10 @@ hessfit_opt_algorithm hessfit_optimize_algorithm(const hessfit_optimize *opt);
 int hessfit_optimize_dimension(const hessfit_optimize *opt);
 
 hessfit_status hessfit_optimize_set_objective(hessfit_optimize *opt, hessfit_opt_objective f, void *data);
+/** The least-squares objective of HESSFIT_OPT_LM (the other algorithms take set_objective's) with its
+ * residual count m >= 1 (kept for hessfit_optimize_best_normal_equations). */
+hessfit_status hessfit_optimize_set_least_squares(hessfit_optimize *opt, hessfit_opt_lsq f, long long n_residuals,
+                                                  void *data);
 /** lo[i] <= hi[i], not NaN; infinities allowed; NULL: that side unbounded. */
 hessfit_status hessfit_optimize_set_bounds(hessfit_optimize *opt, const double *lo, const double *hi);
 /** Per-parameter steps, finite and > 0: the initial simplex (Nelder-Mead, Subplex, grad-simp's
@@ -181,6 +194,9 @@ hessfit_status hessfit_optimize_set_lbfgs_memory(hessfit_optimize *opt, int pair
 /** >= 0; 0 turns the criterion off. */
 hessfit_status hessfit_optimize_set_ftol_rel(hessfit_optimize *opt, double ftol_rel);
 hessfit_status hessfit_optimize_set_xtol_rel(hessfit_optimize *opt, double xtol_rel);
+/** LM: stop when the norm of dL/dy (the scaled variables) without the components pushing against an
+ * active bound is <= gtol (>= 0; default 0: only an exactly zero one). The NLopt passes ignore it. */
+hessfit_status hessfit_optimize_set_gtol(hessfit_optimize *opt, double gtol);
 /** Evaluations in all (>= 0; 0: no limit). */
 hessfit_status hessfit_optimize_set_maxeval(hessfit_optimize *opt, long long maxeval);
 /** Seconds (>= 0; 0: no limit). */
@@ -198,6 +214,12 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
 /** The best point of the last (or current) run and its loss; HESSFIT_ERROR_INVALID_ARGUMENT when no
  * evaluation has succeeded yet. Either output may be NULL. */
 hessfit_status hessfit_optimize_best(const hessfit_optimize *opt, double *x, double *loss);
+/** LM: J^T J (n*n, row-major) and J^T r (n) at the best point, exactly as the least-squares callback
+ * returned them there, and the residual count m (for hessfit_uncertainty_compute, with no extra
+ * evaluation). Any output may be NULL; HESSFIT_ERROR_INVALID_ARGUMENT when the best point was not
+ * evaluated with its normal equations. */
+hessfit_status hessfit_optimize_best_normal_equations(const hessfit_optimize *opt, double *jtj, double *jtr,
+                                                      long long *n_residuals);
 
 /** grad-simp records of the last run: cycles done in that run, cycle i of them (0-based). */
 int hessfit_optimize_n_cycles(const hessfit_optimize *opt);
@@ -224,6 +246,9 @@ typedef struct hessfit_opt_checkpoint {
     double best_loss;
     long long evaluations;
     int cycle;             /* grad-simp cycles done; 0 for the other algorithms */
+    double lm_lambda;      /* LM: the damping of the step that reached the best point, > 0 (line
+                              "lm_lambda", written for LM only); 0: none (the other algorithms, or
+                              an LM file without it: the run starts from the default damping) */
 } hessfit_opt_checkpoint;
 
 /* Plain text, every double as %.17g (read back bit-identical), written atomically:
@@ -237,7 +262,8 @@ typedef struct hessfit_opt_checkpoint {
  *     x 0 0.99999999427478364
  *     x 1 0.99999998833657181
  *     end
- * n <= HESSFIT_OPT_CHECKPOINT_MAX_N; x finite; best_loss finite. */
+ * n <= HESSFIT_OPT_CHECKPOINT_MAX_N; x finite; best_loss finite. An LM checkpoint has one more line,
+ * "lm_lambda 0.0011111111111111111" (finite, > 0), before "end"; files without it still read. */
 #define HESSFIT_OPT_CHECKPOINT_MAX_N (1 << 20)
 hessfit_status hessfit_optimize_save_checkpoint(const char *path, const hessfit_opt_checkpoint *checkpoint);
 /** Reads what save wrote (also gzip-compressed). A missing, repeated, unknown or malformed line, a

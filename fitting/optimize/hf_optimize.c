@@ -1,7 +1,8 @@
 /* The optimiser driver (hessfit_optimize.h): the handle and its setters, the evaluation routine
  * every pass goes through (counting, checks, best point, progress, checkpoints, stop flag), one
  * NLopt pass over a subset of the parameters, the single-pass run of L-BFGS / Nelder-Mead /
- * Subplex, NLopt's result codes in words, and the stop flag with its SIGINT handler. */
+ * Subplex (LM: hf_optimize_lm.c), NLopt's result codes in words, and the stop flag with its SIGINT
+ * handler. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "hf_optimize_internal.h"
@@ -25,6 +26,7 @@ const char *hessfit_opt_algorithm_name(hessfit_opt_algorithm algorithm)
     case HESSFIT_OPT_SUBPLEX: return "LN_SBPLX";
     case HESSFIT_OPT_GRAD_SIMP: return "GRAD_SIMP";
     case HESSFIT_OPT_SLSQP: return "LD_SLSQP";
+    case HESSFIT_OPT_LM: return "LM";
     case HESSFIT_NUM_OPT_ALGORITHMS: break;
     }
     return "unknown";
@@ -40,7 +42,8 @@ hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_alg
                  {"nelder-mead", HESSFIT_OPT_NELDER_MEAD},   {"LN_SBPLX", HESSFIT_OPT_SUBPLEX},
                  {"sbplx", HESSFIT_OPT_SUBPLEX},            {"subplex", HESSFIT_OPT_SUBPLEX},
                  {"GRAD_SIMP", HESSFIT_OPT_GRAD_SIMP},      {"grad-simp", HESSFIT_OPT_GRAD_SIMP},
-                 {"LD_SLSQP", HESSFIT_OPT_SLSQP},           {"slsqp", HESSFIT_OPT_SLSQP}};
+                 {"LD_SLSQP", HESSFIT_OPT_SLSQP},           {"slsqp", HESSFIT_OPT_SLSQP},
+                 {"LM", HESSFIT_OPT_LM},                     {"levenberg-marquardt", HESSFIT_OPT_LM}};
     if (name == NULL || algorithm == NULL)
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_opt_algorithm_from_name: %s is NULL",
                         name == NULL ? "name" : "algorithm");
@@ -50,7 +53,7 @@ hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_alg
             return HESSFIT_SUCCESS;
         }
     return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
-                    "unknown optimiser '%.40s' (known: LD_LBFGS, LN_NELDERMEAD, LN_SBPLX, GRAD_SIMP, LD_SLSQP)", name);
+                    "unknown optimiser '%.40s' (known: LD_LBFGS, LN_NELDERMEAD, LN_SBPLX, GRAD_SIMP, LD_SLSQP, LM)", name);
 }
 
 const char *hessfit_opt_outcome_string(hessfit_opt_outcome outcome)
@@ -65,6 +68,7 @@ const char *hessfit_opt_outcome_string(hessfit_opt_outcome outcome)
     case HESSFIT_OPT_STOPPED: return "stopped on request (stop flag, Ctrl-C or the progress callback)";
     case HESSFIT_OPT_CYCLE_CONVERGED: return "a grad-simp cycle improved the loss by less than the threshold";
     case HESSFIT_OPT_MAX_CYCLES: return "the grad-simp cycle limit was reached";
+    case HESSFIT_OPT_GTOL_REACHED: return "the projected gradient norm fell to gtol (LM)";
     case HESSFIT_NUM_OPT_OUTCOMES: break;
     }
     return "unknown outcome";
@@ -157,6 +161,7 @@ void hessfit_optimize_destroy(hessfit_optimize *opt)
     free(opt->user_lo); /* the block of every n-vector */
     free(opt->ranking);
     free(opt->cycles);
+    free(opt->jtj_user); /* with best_jtj and best_jtr */
     free(opt->checkpoint_path);
     free(opt);
 }
@@ -184,6 +189,30 @@ hessfit_status hessfit_optimize_set_objective(hessfit_optimize *opt, hessfit_opt
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_optimize_set_objective: the objective function is NULL");
     opt->f = f;
     opt->f_data = data;
+    return HESSFIT_SUCCESS;
+}
+
+hessfit_status hessfit_optimize_set_least_squares(hessfit_optimize *opt, hessfit_opt_lsq f, long long n_residuals,
+                                                  void *data)
+{
+    const size_t un = (size_t)(opt == NULL ? 0 : opt->n);
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_least_squares");
+    if (f == NULL)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_optimize_set_least_squares: the objective function is NULL");
+    if (n_residuals < 1)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_set_least_squares: %lld residuals (>= 1)",
+                             n_residuals);
+    if (opt->jtj_user == NULL) { /* J^T J of the callback and of the best point, J^T r of the best point */
+        opt->jtj_user = malloc((2 * un * un + un) * sizeof(double));
+        if (opt->jtj_user == NULL)
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY,
+                                 "hessfit_optimize_set_least_squares: no memory for J^T J of %d parameters", opt->n);
+        opt->best_jtj = opt->jtj_user + un * un;
+        opt->best_jtr = opt->best_jtj + un * un;
+    }
+    opt->lsq = f;
+    opt->lsq_data = data;
+    opt->n_residuals = n_residuals;
     return HESSFIT_SUCCESS;
 }
 
@@ -267,6 +296,12 @@ hessfit_status hessfit_optimize_set_xtol_rel(hessfit_optimize *opt, double xtol_
     return set_nonnegative(xtol_rel, &opt->xtol_rel, "hessfit_optimize_set_xtol_rel");
 }
 
+hessfit_status hessfit_optimize_set_gtol(hessfit_optimize *opt, double gtol)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_gtol");
+    return set_nonnegative(gtol, &opt->gtol, "hessfit_optimize_set_gtol");
+}
+
 hessfit_status hessfit_optimize_set_maxtime(hessfit_optimize *opt, double seconds)
 {
     HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_maxtime");
@@ -342,6 +377,23 @@ hessfit_status hessfit_optimize_best(const hessfit_optimize *opt, double *x, dou
         memcpy(x, opt->best_user, (size_t)opt->n * sizeof *x);
     if (loss != NULL)
         *loss = opt->best_loss;
+    return HESSFIT_SUCCESS;
+}
+
+hessfit_status hessfit_optimize_best_normal_equations(const hessfit_optimize *opt, double *jtj, double *jtr,
+                                                      long long *n_residuals)
+{
+    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_best_normal_equations");
+    if (!opt->have_best || !opt->best_lsq_valid)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_best_normal_equations: the best point %s",
+                             opt->have_best ? "was not evaluated with its normal equations (an LM run evaluates them)"
+                                            : "is not known yet (no evaluation has succeeded)");
+    if (jtj != NULL)
+        memcpy(jtj, opt->best_jtj, (size_t)opt->n * (size_t)opt->n * sizeof *jtj);
+    if (jtr != NULL)
+        memcpy(jtr, opt->best_jtr, (size_t)opt->n * sizeof *jtr);
+    if (n_residuals != NULL)
+        *n_residuals = opt->n_residuals;
     return HESSFIT_SUCCESS;
 }
 
@@ -459,8 +511,7 @@ static void fail_run(hessfit_optimize *opt, hessfit_status status)
         nlopt_force_stop(opt->current);
 }
 
-/* sqrt(sum g_i^2) over the components that do not push against an active bound. */
-static double projected_gradient_norm(const hessfit_optimize *opt, const double *x, const double *g)
+double hf_opt_projected_gradient_norm(const hessfit_optimize *opt, const double *x, const double *g)
 {
     double s = 0.0;
     for (int i = 0; i < opt->n; i++) {
@@ -481,11 +532,27 @@ static void to_user(const hessfit_optimize *opt, const double *y, double *x)
     for (int i = 0; i < opt->n; i++) {
         const double v = y[i] * opt->scale[i];
         x[i] = v < opt->user_lo[i] ? opt->user_lo[i] : v > opt->user_hi[i] ? opt->user_hi[i] : v;
+        if (y[i] <= opt->lo[i]) /* a point on a bound of y is exactly on the caller's bound */
+            x[i] = opt->user_lo[i];
+        else if (y[i] >= opt->hi[i])
+            x[i] = opt->user_hi[i];
     }
 }
 
-hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, double *grad, double *loss)
+/* An entry of what the objective returned is not finite: the run's error naming it. */
+static hf_opt_eval_result nonfinite_entry(hessfit_optimize *opt, const char *what, double value, double loss)
 {
+    fail_run(opt, hessfit_error(HESSFIT_ERROR_NONFINITE,
+                                "objective returned %s = %g at evaluation %lld (loss %.17g) without reporting an error",
+                                what, value, opt->evaluations, loss));
+    return HF_OPT_EVAL_REFUSED;
+}
+
+/* The objective at y (x = s y): the loss, dL/dy when grad != NULL, and with jtj != NULL (grad then
+ * too) the least-squares callback's normal equations in y; the checks and the bookkeeping. */
+static hf_opt_eval_result evaluate(hessfit_optimize *opt, const double *x, double *grad, double *jtj, double *loss)
+{
+    const size_t un = (size_t)opt->n;
     hessfit_status st = HESSFIT_SUCCESS;
     hf_opt_eval_result ret = HF_OPT_EVAL_DONE;
     int improved = 0;
@@ -507,7 +574,12 @@ hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, doubl
         }
     }
     to_user(opt, x, opt->x_user);
-    v = opt->f(opt->n, opt->x_user, grad != NULL ? opt->g_user : NULL, opt->f_data, &st);
+    if (jtj != NULL)
+        v = opt->lsq(opt->n, opt->x_user, opt->jtj_user, opt->g_user, opt->lsq_data, &st);
+    else if (opt->f != NULL)
+        v = opt->f(opt->n, opt->x_user, grad != NULL ? opt->g_user : NULL, opt->f_data, &st);
+    else /* the least-squares callback's loss alone */
+        v = opt->lsq(opt->n, opt->x_user, NULL, NULL, opt->lsq_data, &st);
     opt->evaluations++;
     opt->run_evaluations++;
     if (st != HESSFIT_SUCCESS) {
@@ -526,15 +598,25 @@ hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, doubl
     }
     if (grad != NULL)
         for (int i = 0; i < opt->n; i++) {
+            char what[64];
             if (!isfinite(opt->g_user[i])) {
-                fail_run(opt, hessfit_error(HESSFIT_ERROR_NONFINITE,
-                                       "objective returned a gradient with entry %d = %g at evaluation %lld "
-                                       "(loss %.17g) without reporting an error",
-                                       i, opt->g_user[i], opt->evaluations, v));
-                return HF_OPT_EVAL_REFUSED;
+                snprintf(what, sizeof what, jtj != NULL ? "J^T r entry %d" : "a gradient with entry %d", i);
+                return nonfinite_entry(opt, what, opt->g_user[i], v);
             }
-            grad[i] = opt->g_user[i] * opt->scale[i]; /* dL/dy_i = s_i dL/dx_i */
+            /* dL/dy_i = s_i dL/dx_i; least squares: dL/dx = 2 J^T r */
+            grad[i] = (jtj != NULL ? 2.0 : 1.0) * opt->g_user[i] * opt->scale[i];
         }
+    if (jtj != NULL)
+        for (size_t i = 0; i < un; i++)
+            for (size_t j = 0; j < un; j++) {
+                const double a = opt->jtj_user[i * un + j];
+                char what[64];
+                if (!isfinite(a)) {
+                    snprintf(what, sizeof what, "J^T J entry (%zu, %zu)", i, j);
+                    return nonfinite_entry(opt, what, a, v);
+                }
+                jtj[i * un + j] = a * opt->scale[i] * opt->scale[j]; /* J_y = J_x S */
+            }
     if (!opt->have_initial) {
         opt->initial_loss = v;
         opt->have_initial = 1;
@@ -547,6 +629,12 @@ hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, doubl
         opt->best_grad_valid = grad != NULL;
         if (grad != NULL)
             memcpy(opt->best_grad, grad, (size_t)opt->n * sizeof *grad);
+        opt->best_lsq_valid = jtj != NULL;
+        if (jtj != NULL) {
+            memcpy(opt->best_jtj, opt->jtj_user, un * un * sizeof *jtj);
+            memcpy(opt->best_jtr, opt->g_user, un * sizeof *jtj);
+        }
+        opt->best_lm_lambda = opt->lm_lambda;
         improved = 1;
         opt->checkpoint_dirty = 1;
     } else if (grad != NULL && !opt->best_grad_valid && v == opt->best_loss &&
@@ -566,7 +654,7 @@ hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, doubl
         p.loss = v;
         p.best_loss = opt->best_loss;
         p.new_best = improved;
-        p.gradient_norm = grad != NULL ? projected_gradient_norm(opt, x, grad) : NAN;
+        p.gradient_norm = grad != NULL ? hf_opt_projected_gradient_norm(opt, x, grad) : NAN;
         p.seconds = now - opt->t_start;
         p.evaluations_per_second = p.seconds > 0.0 ? (double)opt->run_evaluations / p.seconds : 0.0;
         if (opt->progress(&p, opt->progress_data) != 0) {
@@ -586,6 +674,16 @@ hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, doubl
     return ret;
 }
 
+hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, double *grad, double *loss)
+{
+    return evaluate(opt, x, grad, NULL, loss);
+}
+
+hf_opt_eval_result hf_opt_evaluate_lsq(hessfit_optimize *opt, const double *x, double *jtj, double *grad, double *loss)
+{
+    return evaluate(opt, x, grad, jtj, loss);
+}
+
 hessfit_status hf_opt_write_checkpoint(hessfit_optimize *opt)
 {
     hessfit_opt_checkpoint cp;
@@ -598,6 +696,7 @@ hessfit_status hf_opt_write_checkpoint(hessfit_optimize *opt)
     cp.best_loss = opt->best_loss;
     cp.evaluations = opt->evaluations;
     cp.cycle = opt->cycles_done;
+    cp.lm_lambda = opt->algorithm == HESSFIT_OPT_LM ? opt->best_lm_lambda : 0.0;
     st = hessfit_optimize_save_checkpoint(opt->checkpoint_path, &cp);
     if (st != HESSFIT_SUCCESS) {
         fail_run(opt, st);
@@ -620,7 +719,7 @@ void hf_opt_report_cycle(hessfit_optimize *opt, const hessfit_opt_cycle *cycle)
     p.evaluations = opt->evaluations;
     p.loss = cycle->loss_after_simplex;
     p.best_loss = opt->best_loss;
-    p.gradient_norm = opt->best_grad_valid ? projected_gradient_norm(opt, opt->best_x, opt->best_grad) : NAN;
+    p.gradient_norm = opt->best_grad_valid ? hf_opt_projected_gradient_norm(opt, opt->best_x, opt->best_grad) : NAN;
     p.seconds = hf_opt_now() - opt->t_start;
     p.evaluations_per_second = p.seconds > 0.0 ? (double)opt->run_evaluations / p.seconds : 0.0;
     p.cycle_info = cycle;
@@ -828,7 +927,10 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
     HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_run");
     if (x == NULL)
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_optimize_run: x is NULL");
-    if (opt->f == NULL)
+    if (opt->algorithm == HESSFIT_OPT_LM && opt->lsq == NULL)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                             "hessfit_optimize_run: LM needs a least-squares objective (hessfit_optimize_set_least_squares)");
+    if (opt->algorithm != HESSFIT_OPT_LM && opt->f == NULL)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_run: no objective (hessfit_optimize_set_objective)");
     for (int i = 0; i < opt->n; i++) {
         if (!isfinite(x[i]))
@@ -866,6 +968,9 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
     }
     opt->have_initial = opt->resume_pending;
     opt->initial_loss = opt->resume_pending ? opt->resume_loss : NAN;
+    opt->best_lsq_valid = 0;
+    opt->lm_lambda = opt->resume_pending ? opt->resume_lm_lambda : 0.0; /* LM: 0 takes its default */
+    opt->best_lm_lambda = opt->lm_lambda;
     opt->resume_pending = 0;
     opt->run_evaluations = 0;
     opt->t_start = hf_opt_now();
@@ -882,6 +987,9 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
 
     if (opt->algorithm == HESSFIT_OPT_GRAD_SIMP) {
         st = hf_opt_run_grad_simp(opt, opt->start_y, &outcome, &last_nlopt);
+    } else if (opt->algorithm == HESSFIT_OPT_LM) {
+        opt->phase = HESSFIT_OPT_PHASE_MAIN;
+        st = hf_opt_run_lm(opt, opt->start_y, &outcome);
     } else {
         opt->phase = HESSFIT_OPT_PHASE_MAIN;
         last_nlopt = hf_opt_nlopt_pass(opt, nlopt_algorithm_of(opt->algorithm), NULL, opt->n, opt->start_y, 0);
@@ -917,6 +1025,7 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
         result->seconds = hf_opt_now() - opt->t_start;
         result->cycles = opt->cycles_done;
         result->last_nlopt_result = last_nlopt;
+        result->lm_lambda = opt->algorithm == HESSFIT_OPT_LM ? opt->lm_lambda : 0.0;
     }
     return HESSFIT_SUCCESS;
 }

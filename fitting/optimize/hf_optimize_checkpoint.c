@@ -36,6 +36,12 @@ static hessfit_status check_checkpoint(const char *what, const hessfit_opt_check
             return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: x[%d] is %g", what, i, cp->x[i]);
     if (!isfinite(cp->best_loss))
         return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: the best loss is %g", what, cp->best_loss);
+    if (!(cp->lm_lambda >= 0.0) || isinf(cp->lm_lambda))
+        return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: the LM damping is %g (finite, >= 0; 0: none)", what,
+                             cp->lm_lambda);
+    if (cp->lm_lambda > 0.0 && cp->algorithm != HESSFIT_OPT_LM)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: an LM damping in a checkpoint of %s", what,
+                             hessfit_opt_algorithm_name(cp->algorithm));
     if (cp->evaluations < 0 || cp->cycle < 0)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: negative count (evaluations %lld, cycle %d)", what,
                         cp->evaluations, cp->cycle);
@@ -57,6 +63,8 @@ hessfit_status hessfit_optimize_save_checkpoint(const char *path, const hessfit_
                           "hessfit-checkpoint %d\nalgorithm %s\nn %d\nevaluations %lld\ncycle %d\nbest_loss %.17g\n",
                           HF_OPT_CHECKPOINT_VERSION, hessfit_opt_algorithm_name(cp->algorithm), cp->n, cp->evaluations,
                           cp->cycle, cp->best_loss);
+    if (cp->lm_lambda > 0.0 && st == HESSFIT_SUCCESS)
+        st = hf_buf_printf(&b, "lm_lambda %.17g\n", cp->lm_lambda);
     for (int i = 0; i < cp->n && st == HESSFIT_SUCCESS; i++)
         st = hf_buf_printf(&b, "x %d %.17g\n", i, cp->x[i]);
     if (st == HESSFIT_SUCCESS)
@@ -67,9 +75,11 @@ hessfit_status hessfit_optimize_save_checkpoint(const char *path, const hessfit_
     return st;
 }
 
-/* The keys of the file, each once, in any order before "end" (x lines after n). */
-enum { KEY_ALGORITHM, KEY_N, KEY_EVALUATIONS, KEY_CYCLE, KEY_BEST_LOSS, NUM_KEYS };
-static const char *const key_names[NUM_KEYS] = {"algorithm", "n", "evaluations", "cycle", "best_loss"};
+/* The keys of the file, each once, in any order before "end" (x lines after n); the required ones
+ * first, then the optional ones (lm_lambda: LM's, absent in older files). */
+enum { KEY_ALGORITHM, KEY_N, KEY_EVALUATIONS, KEY_CYCLE, KEY_BEST_LOSS, NUM_REQUIRED_KEYS, KEY_LM_LAMBDA = NUM_REQUIRED_KEYS,
+       NUM_KEYS };
+static const char *const key_names[NUM_KEYS] = {"algorithm", "n", "evaluations", "cycle", "best_loss", "lm_lambda"};
 
 static hessfit_status expect_fields(const char *path, int line, const char *key, int found, int expected)
 {
@@ -120,6 +130,11 @@ static hessfit_status parse_line(const char *path, int line, char **tok, int nto
         cp->cycle = (int)v;
         return st;
     case KEY_BEST_LOSS: return hf_parse_double(tok[1], path, line, "best loss", &cp->best_loss);
+    case KEY_LM_LAMBDA:
+        st = hf_parse_double(tok[1], path, line, "LM damping", &cp->lm_lambda);
+        if (st == HESSFIT_SUCCESS && !(cp->lm_lambda > 0.0))
+            return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: the LM damping %g is not > 0", path, line, cp->lm_lambda);
+        return st;
     default: break;
     }
     if (strcmp(tok[0], "x") == 0) {
@@ -147,11 +162,14 @@ static hessfit_status parse_line(const char *path, int line, char **tok, int nto
         st = expect_fields(path, line, "end", ntok, 1);
         if (st != HESSFIT_SUCCESS)
             return st;
-        for (int k = 0; k < NUM_KEYS; k++)
+        for (int k = 0; k < NUM_REQUIRED_KEYS; k++)
             if (!seen[k])
                 return hessfit_error(HESSFIT_ERROR_FORMAT, "%s:%d: 'end' without the '%s' line", path, line, key_names[k]);
         if (*next_x != cp->n)
             return hessfit_error(HESSFIT_ERROR_COUNT, "%s:%d: 'end' after %d of n = %d x values", path, line, *next_x, cp->n);
+        if (seen[KEY_LM_LAMBDA] && cp->algorithm != HESSFIT_OPT_LM)
+            return hessfit_error(HESSFIT_ERROR_FORMAT, "%s:%d: an 'lm_lambda' line in a checkpoint of %s", path, line,
+                                 hessfit_opt_algorithm_name(cp->algorithm));
         *ended = 1;
         return HESSFIT_SUCCESS;
     }
@@ -240,6 +258,7 @@ hessfit_status hessfit_optimize_get_checkpoint(const hessfit_optimize *opt, hess
     cp->best_loss = opt->best_loss;
     cp->evaluations = opt->evaluations;
     cp->cycle = opt->cycles_done;
+    cp->lm_lambda = opt->algorithm == HESSFIT_OPT_LM ? opt->best_lm_lambda : 0.0;
     return HESSFIT_SUCCESS;
 }
 
@@ -263,5 +282,6 @@ hessfit_status hessfit_optimize_resume(hessfit_optimize *opt, const hessfit_opt_
     opt->resume_evaluations = cp->evaluations;
     opt->resume_cycle = cp->cycle;
     opt->resume_loss = cp->best_loss;
+    opt->resume_lm_lambda = cp->lm_lambda;
     return HESSFIT_SUCCESS;
 }

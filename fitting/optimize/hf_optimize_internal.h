@@ -23,7 +23,13 @@ struct hessfit_optimize {
     int lbfgs_memory;          /* L-BFGS correction pairs; 0: NLopt's default */
     hessfit_opt_objective f;
     void *f_data;
-    double ftol_rel, xtol_rel, maxtime;
+    hessfit_opt_lsq lsq;       /* LM's least-squares objective */
+    void *lsq_data;
+    long long n_residuals;
+    double *jtj_user;          /* x: n*n, the callback's J^T J (allocated with lsq) */
+    double *best_jtj, *best_jtr; /* x: J^T J, J^T r at best_user when best_lsq_valid */
+    int best_lsq_valid;
+    double ftol_rel, xtol_rel, gtol, maxtime;
     long long maxeval;
     hessfit_opt_grad_simp_options gs;
     hessfit_opt_progress_fn progress;
@@ -36,6 +42,7 @@ struct hessfit_optimize {
     long long resume_evaluations;
     int resume_cycle;
     double resume_loss;
+    double resume_lm_lambda;   /* 0: none */
 
     /* the state of a run */
     double *best_x;            /* y */
@@ -61,6 +68,8 @@ struct hessfit_optimize {
     hessfit_opt_phase phase;
     int cycle;                 /* grad-simp: the current cycle (1-based) */
     int cycles_done;           /* grad-simp: in all, counting a resumed run's */
+    double lm_lambda;          /* LM: the damping of the step being evaluated */
+    double best_lm_lambda;     /* LM: the damping of the step that reached the best point (checkpointed) */
 
     /* grad-simp records of the last run */
     hessfit_opt_cycle *cycles;
@@ -84,6 +93,11 @@ double hf_opt_now(void);
  * caller's values), counts it, checks the loss and gradient, keeps the best, reports progress,
  * writes a due checkpoint, polls the stop flag. */
 hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, double *grad, double *loss);
+/* The same through the least-squares callback with its normal equations: jtj (n*n) gets J^T J in y,
+ * s_i s_j (J^T J)_ij, and grad dL/dy = 2 s_i (J^T r)_i. */
+hf_opt_eval_result hf_opt_evaluate_lsq(hessfit_optimize *opt, const double *x, double *jtj, double *grad, double *loss);
+/* sqrt(sum g_i^2) over the components of g (dL/dy at y) that do not push against an active bound. */
+double hf_opt_projected_gradient_norm(const hessfit_optimize *opt, const double *y, const double *g);
 /* Marks the run as stopping for reason (the first reason wins) and stops the NLopt pass. */
 void hf_opt_request_stop_reason(hessfit_optimize *opt, hessfit_opt_outcome reason);
 /* One NLopt pass with algorithm alg over the parameters idx[0..m) (NULL: all n, m = n), the
@@ -100,5 +114,7 @@ hessfit_status hf_opt_write_checkpoint(hessfit_optimize *opt);
 void hf_opt_report_cycle(hessfit_optimize *opt, const hessfit_opt_cycle *cycle);
 /* The grad-simp cycle loop (hf_optimize_gradsimp.c); x is the start point. */
 hessfit_status hf_opt_run_grad_simp(hessfit_optimize *opt, const double *x, hessfit_opt_outcome *outcome, int *last_nlopt);
+/* The bounded Levenberg-Marquardt run (hf_optimize_lm.c); y is the start point. */
+hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y, hessfit_opt_outcome *outcome);
 
 #endif

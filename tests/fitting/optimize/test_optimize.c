@@ -908,7 +908,7 @@ static void test_checkpoint_round_trip(const char *dir)
 {
     double xs[9] = {0.1, 1.0 / 3.0, -0.0, 4.9406564584124654e-324, 1.7976931348623157e308, -2.2250738585072014e-308,
                     3.141592653589793, -1e-300, 123456789.123456789};
-    hessfit_opt_checkpoint cp = {HESSFIT_OPT_GRAD_SIMP, 9, xs, 0.22144500000000001, 123456789012LL, 7}, back;
+    hessfit_opt_checkpoint cp = {HESSFIT_OPT_GRAD_SIMP, 9, xs, 0.22144500000000001, 123456789012LL, 7, 0.0}, back;
     char path[512], gzpath[512];
     gzFile gz;
     size_t len;
@@ -965,7 +965,7 @@ static void expect_bad(const char *dir, const char *name, const char *text, hess
 static void test_bad_checkpoints(const char *dir)
 {
     double xs[3] = {1.5, -2.25, 3.0};
-    hessfit_opt_checkpoint cp = {HESSFIT_OPT_LBFGS, 3, xs, 0.5, 40, 0}, back;
+    hessfit_opt_checkpoint cp = {HESSFIT_OPT_LBFGS, 3, xs, 0.5, 40, 0, 0.0}, back;
     char path[512], cut_path[512];
     char *text, *mut;
     size_t len;

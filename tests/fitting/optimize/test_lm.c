@@ -1,0 +1,488 @@
+/* The bounded Levenberg-Marquardt optimiser (HESSFIT_OPT_LM, fitting/optimize/hf_optimize_lm.c) on
+ * least-squares problems with known answers: Rosenbrock as residuals, MINPACK's Freudenstein-Roth
+ * (its local minimum) and Powell singular (a Jacobian singular at the solution), an exponential
+ * decay fit to exact data (the generating parameters) and to noisy data (against L-BFGS); active
+ * bounds at the solution (the bound met exactly, the projected gradient zero), with and without
+ * scaling; maxeval, the stop request, a failing and a NaN-returning callback; checkpoints with the
+ * LM damping, resumed to the same minimum, an older checkpoint without it, and the damping's
+ * errors; the normal equations at the best point. */
+#include "hessfit_optimize.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_N 4
+#define MAX_M 40
+
+typedef enum { P_ROSENBROCK, P_FREUDENSTEIN_ROTH, P_POWELL_SINGULAR, P_DECAY } problem_kind;
+
+typedef struct {
+    problem_kind kind;
+    int n, m;
+    double t[MAX_M], y[MAX_M]; /* decay: y_k = a exp(-b t_k) + c + noise */
+    long long calls, jac_calls;
+    long long fail_at, nan_at;  /* this call reports an error / returns a NaN J^T J entry */
+    double last_x[MAX_N];
+} problem;
+
+static problem P;
+
+/* r (m) and J (m x n, row-major) at x. */
+static void residuals(const double *x, double *r, double *J)
+{
+    memset(J, 0, sizeof(double) * (size_t)P.m * (size_t)P.n);
+    switch (P.kind) {
+    case P_ROSENBROCK: /* r = (10 (x2 - x1^2), 1 - x1) */
+        r[0] = 10.0 * (x[1] - x[0] * x[0]);
+        r[1] = 1.0 - x[0];
+        J[0] = -20.0 * x[0], J[1] = 10.0;
+        J[2] = -1.0, J[3] = 0.0;
+        break;
+    case P_FREUDENSTEIN_ROTH: /* More, Garbow, Hillstrom 1981, problem 2 */
+        r[0] = -13.0 + x[0] + ((5.0 - x[1]) * x[1] - 2.0) * x[1];
+        r[1] = -29.0 + x[0] + ((x[1] + 1.0) * x[1] - 14.0) * x[1];
+        J[0] = 1.0, J[1] = 10.0 * x[1] - 3.0 * x[1] * x[1] - 2.0;
+        J[2] = 1.0, J[3] = 3.0 * x[1] * x[1] + 2.0 * x[1] - 14.0;
+        break;
+    case P_POWELL_SINGULAR: /* problem 13 */
+        r[0] = x[0] + 10.0 * x[1];
+        r[1] = sqrt(5.0) * (x[2] - x[3]);
+        r[2] = (x[1] - 2.0 * x[2]) * (x[1] - 2.0 * x[2]);
+        r[3] = sqrt(10.0) * (x[0] - x[3]) * (x[0] - x[3]);
+        J[0] = 1.0, J[1] = 10.0;
+        J[6] = sqrt(5.0), J[7] = -sqrt(5.0);
+        J[9] = 2.0 * (x[1] - 2.0 * x[2]), J[10] = -4.0 * (x[1] - 2.0 * x[2]);
+        J[12] = 2.0 * sqrt(10.0) * (x[0] - x[3]), J[15] = -2.0 * sqrt(10.0) * (x[0] - x[3]);
+        break;
+    case P_DECAY: /* r_k = a exp(-b t_k) + c - y_k */
+        for (int k = 0; k < P.m; k++) {
+            const double e = exp(-x[1] * P.t[k]);
+            r[k] = x[0] * e + x[2] - P.y[k];
+            J[k * 3 + 0] = e;
+            J[k * 3 + 1] = -x[0] * P.t[k] * e;
+            J[k * 3 + 2] = 1.0;
+        }
+        break;
+    }
+}
+
+static double lsq(int n, const double *x, double *jtj, double *jtr, void *data, hessfit_status *status)
+{
+    double r[MAX_M], J[MAX_M * MAX_N], loss = 0.0;
+    (void)data;
+    CHECK(n == P.n, "called with n = %d", n);
+    CHECK((jtj == NULL) == (jtr == NULL), "jtj and jtr not both given or both NULL");
+    P.calls++;
+    memcpy(P.last_x, x, (size_t)n * sizeof *x);
+    if (P.calls == P.fail_at) {
+        *status = hessfit_error(HESSFIT_ERROR_OPENMM, "the residual kernel failed (test failure)");
+        return 0.0;
+    }
+    residuals(x, r, J);
+    for (int k = 0; k < P.m; k++)
+        loss += r[k] * r[k];
+    if (jtj != NULL) {
+        P.jac_calls++;
+        for (int i = 0; i < n; i++) {
+            jtr[i] = 0.0;
+            for (int k = 0; k < P.m; k++)
+                jtr[i] += J[k * n + i] * r[k];
+            for (int j = 0; j < n; j++) {
+                double s = 0.0;
+                for (int k = 0; k < P.m; k++)
+                    s += J[k * n + i] * J[k * n + j];
+                jtj[i * n + j] = s;
+            }
+        }
+        if (P.calls == P.nan_at)
+            jtj[1] = NAN;
+    }
+    return loss;
+}
+
+/* The plain objective of the same problem, for L-BFGS. */
+static double plain(int n, const double *x, double *grad, void *data, hessfit_status *status)
+{
+    double jtj[MAX_N * MAX_N], jtr[MAX_N], loss = lsq(n, x, jtj, jtr, data, status);
+    if (grad != NULL)
+        for (int i = 0; i < n; i++)
+            grad[i] = 2.0 * jtr[i];
+    return loss;
+}
+
+static void problem_reset(problem_kind kind, double noise)
+{
+    memset(&P, 0, sizeof P);
+    P.kind = kind;
+    switch (kind) {
+    case P_ROSENBROCK:
+    case P_FREUDENSTEIN_ROTH: P.n = 2, P.m = 2; break;
+    case P_POWELL_SINGULAR: P.n = 4, P.m = 4; break;
+    case P_DECAY:
+        P.n = 3, P.m = 30;
+        for (int k = 0; k < P.m; k++) { /* a = 2.5, b = 1.3, c = 0.4; a fixed pseudo-noise */
+            P.t[k] = 0.1 * k;
+            P.y[k] = 2.5 * exp(-1.3 * P.t[k]) + 0.4 + noise * sin(7.0 * k + 1.0);
+        }
+        break;
+    }
+}
+
+/* dL/dx at x. */
+static void gradient(const double *x, double *g)
+{
+    double jtj[MAX_N * MAX_N], jtr[MAX_N];
+    hessfit_status st = HESSFIT_SUCCESS;
+    long long calls = P.calls;
+    lsq(P.n, x, jtj, jtr, NULL, &st);
+    P.calls = calls;
+    for (int i = 0; i < P.n; i++)
+        g[i] = 2.0 * jtr[i];
+}
+
+static hessfit_optimize *make_lm(void)
+{
+    hessfit_optimize *opt;
+    HF_CALL(hessfit_optimize_create(HESSFIT_OPT_LM, P.n, &opt));
+    HF_CALL(hessfit_optimize_set_least_squares(opt, lsq, P.m, NULL));
+    return opt;
+}
+
+static hessfit_opt_result run(hessfit_optimize *opt, double *x)
+{
+    hessfit_opt_result res;
+    HF_CALL(hessfit_optimize_run(opt, x, &res));
+    CHECK(res.evaluations == P.calls && P.calls == P.jac_calls, "%lld evaluations, %lld calls, %lld with J^T J",
+          res.evaluations, P.calls, P.jac_calls);
+    return res;
+}
+
+/* ---- known minima ------------------------------------------------------------------------------- */
+
+static void test_known_minima(void)
+{
+    double x[MAX_N], g[MAX_N];
+    hessfit_opt_result res;
+    hessfit_optimize *opt;
+
+    problem_reset(P_ROSENBROCK, 0.0);
+    opt = make_lm();
+    x[0] = -1.2, x[1] = 1.0;
+    res = run(opt, x);
+    CHECK(fabs(x[0] - 1.0) <= 1e-12 && fabs(x[1] - 1.0) <= 1e-12, "Rosenbrock: (%.17g, %.17g)", x[0], x[1]);
+    printf("  Rosenbrock from (-1.2, 1): %lld evaluations, max |x - 1| %.2g, loss %.3g (%s)\n", res.evaluations,
+           fmax(fabs(x[0] - 1.0), fabs(x[1] - 1.0)), res.loss, hessfit_opt_outcome_string(res.outcome));
+    hessfit_optimize_destroy(opt);
+
+    /* Freudenstein-Roth from (0.5, -2): the local minimum L = 48.9842536792400212 at (11.4127789869020939,
+     * -0.8968052532744765) (mpmath, 30 digits); ftol off: it runs until L no longer resolves a step. */
+    problem_reset(P_FREUDENSTEIN_ROTH, 0.0);
+    opt = make_lm();
+    HF_CALL(hessfit_optimize_set_ftol_rel(opt, 0.0));
+    HF_CALL(hessfit_optimize_set_gtol(opt, 1e-9));
+    x[0] = 0.5, x[1] = -2.0;
+    res = run(opt, x);
+    gradient(x, g);
+    CHECK(fabs(res.loss - 48.9842536792400212) <= 1e-14 * 48.98, "Freudenstein-Roth: loss %.17g", res.loss);
+    CHECK(fabs(x[0] - 11.4127789869020939) <= 1e-7 && fabs(x[1] + 0.8968052532744765) <= 1e-8, "Freudenstein-Roth: (%.12g, %.12g)",
+          x[0], x[1]);
+    printf("  Freudenstein-Roth from (0.5, -2): %lld evaluations, loss %.15g (MGH: 48.9842536792400), x off by %.2g, "
+           "|grad| %.2g (%s)\n",
+           res.evaluations, res.loss, fmax(fabs(x[0] - 11.4127789869020939), fabs(x[1] + 0.8968052532744765)), hypot(g[0], g[1]), hessfit_opt_outcome_string(res.outcome));
+    hessfit_optimize_destroy(opt);
+
+    /* Powell singular from (3, -1, 0, 1): the minimum 0 at the origin, J singular there. */
+    problem_reset(P_POWELL_SINGULAR, 0.0);
+    opt = make_lm();
+    HF_CALL(hessfit_optimize_set_ftol_rel(opt, 0.0));
+    HF_CALL(hessfit_optimize_set_maxeval(opt, 150));
+    x[0] = 3.0, x[1] = -1.0, x[2] = 0.0, x[3] = 1.0;
+    res = run(opt, x);
+    CHECK(res.loss <= 1e-40 && test_max_abs(x, 4) <= 1e-9, "Powell singular: loss %g, max |x| %g", res.loss,
+          test_max_abs(x, 4));
+    printf("  Powell singular from (3, -1, 0, 1): %lld evaluations, loss %.3g, max |x| %.2g (%s)\n", res.evaluations,
+           res.loss, test_max_abs(x, 4), hessfit_opt_outcome_string(res.outcome));
+    hessfit_optimize_destroy(opt);
+
+    /* Exponential decay, exact data: the generating parameters. */
+    problem_reset(P_DECAY, 0.0);
+    opt = make_lm();
+    x[0] = 1.0, x[1] = 0.5, x[2] = 0.0;
+    res = run(opt, x);
+    CHECK(fabs(x[0] - 2.5) <= 1e-10 && fabs(x[1] - 1.3) <= 1e-10 && fabs(x[2] - 0.4) <= 1e-10,
+          "decay: (%.17g, %.17g, %.17g)", x[0], x[1], x[2]);
+    printf("  decay a exp(-b t) + c, 30 exact points, from (1, 0.5, 0): %lld evaluations, (a, b, c) off by %.2g, %.2g, "
+           "%.2g (%s)\n",
+           res.evaluations, fabs(x[0] - 2.5), fabs(x[1] - 1.3), fabs(x[2] - 0.4), hessfit_opt_outcome_string(res.outcome));
+    hessfit_optimize_destroy(opt);
+
+    /* Noisy data: LM against L-BFGS run to its end. */
+    {
+        double xl[3] = {1.0, 0.5, 0.0};
+        hessfit_opt_result rl;
+        problem_reset(P_DECAY, 0.05);
+        opt = make_lm();
+        HF_CALL(hessfit_optimize_set_ftol_rel(opt, 1e-14));
+        x[0] = 1.0, x[1] = 0.5, x[2] = 0.0;
+        res = run(opt, x);
+        gradient(x, g);
+        hessfit_optimize_destroy(opt);
+        P.calls = P.jac_calls = 0;
+        HF_CALL(hessfit_optimize_create(HESSFIT_OPT_LBFGS, 3, &opt));
+        HF_CALL(hessfit_optimize_set_objective(opt, plain, NULL));
+        HF_CALL(hessfit_optimize_set_ftol_rel(opt, 1e-15));
+        HF_CALL(hessfit_optimize_run(opt, xl, &rl));
+        hessfit_optimize_destroy(opt);
+        CHECK(res.loss <= rl.loss * (1.0 + 1e-12), "noisy decay: LM %.17g, L-BFGS %.17g", res.loss, rl.loss);
+        CHECK(test_max_abs(g, 3) <= 1e-9, "noisy decay: |grad| %g", test_max_abs(g, 3));
+        CHECK(fabs(x[0] - xl[0]) + fabs(x[1] - xl[1]) + fabs(x[2] - xl[2]) <= 1e-5, "noisy decay: LM and L-BFGS apart");
+        printf("  decay, noisy data: LM %lld evaluations, loss %.15g, max |grad| %.2g; L-BFGS %lld evaluations, loss "
+               "%.15g\n",
+               res.evaluations, res.loss, test_max_abs(g, 3), rl.evaluations, rl.loss);
+    }
+}
+
+/* ---- bounds ----------------------------------------------------------------------------------------- */
+
+/* Rosenbrock with x1 <= 0.5: the minimum (0.5, 0.25) on the bound; and the decay with b <= 1.0 (its
+ * free minimum 1.3 outside), scaled. */
+static void test_active_bounds(void)
+{
+    double x[MAX_N], g[MAX_N], lo[MAX_N], hi[MAX_N];
+    hessfit_opt_result res;
+    hessfit_optimize *opt;
+
+    problem_reset(P_ROSENBROCK, 0.0);
+    opt = make_lm();
+    lo[0] = -2.0, lo[1] = -2.0, hi[0] = 0.5, hi[1] = 2.0;
+    HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hessfit_optimize_set_ftol_rel(opt, 0.0)); /* to the end: L = 0.25 + 100 (x2 - 0.25)^2 no longer
+                                                        resolves |x2 - 0.25| below about 1e-9 */
+    x[0] = -1.2, x[1] = 1.0;
+    res = run(opt, x);
+    gradient(x, g);
+    CHECK(x[0] == 0.5, "bounded Rosenbrock: x1 = %.17g, not exactly the bound 0.5", x[0]);
+    CHECK(fabs(x[1] - 0.25) <= 1e-9 && fabs(g[1]) <= 1e-7 && g[0] < 0.0, "bounded Rosenbrock: x2 %.17g, grad (%g, %g)",
+          x[1], g[0], g[1]);
+    printf("  Rosenbrock, x1 <= 0.5: %lld evaluations, x1 = 0.5 exactly, |x2 - 0.25| %.2g, projected gradient %.2g "
+           "(dL/dx1 = %.3g against the bound; %s)\n",
+           res.evaluations, fabs(x[1] - 0.25), fabs(g[1]), g[0], hessfit_opt_outcome_string(res.outcome));
+    hessfit_optimize_destroy(opt);
+
+    for (int scaled = 0; scaled < 2; scaled++) {
+        const double scale[3] = {0.1, 3.0, 0.7};
+        problem_reset(P_DECAY, 0.0);
+        opt = make_lm();
+        lo[0] = 0.0, lo[1] = 0.1, lo[2] = -1.0, hi[0] = 10.0, hi[1] = 1.0, hi[2] = 1.0;
+        HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
+        HF_CALL(hessfit_optimize_set_ftol_rel(opt, 1e-15));
+        if (scaled)
+            HF_CALL(hessfit_optimize_set_scale(opt, scale));
+        x[0] = 1.0, x[1] = 0.5, x[2] = 0.0;
+        res = run(opt, x);
+        gradient(x, g);
+        CHECK(x[1] == 1.0, "bounded decay%s: b = %.17g, not exactly the bound 1", scaled ? " (scaled)" : "", x[1]);
+        CHECK(hypot(g[0], g[2]) <= 1e-7 && g[1] < 0.0, "bounded decay: gradient (%g, %g, %g)", g[0], g[1], g[2]);
+        printf("  decay, b <= 1 (free minimum 1.3)%s: %lld evaluations, b = 1 exactly, loss %.10g, projected "
+               "gradient %.2g (%s)\n",
+               scaled ? ", scaled by (0.1, 3, 0.7)" : "", res.evaluations, res.loss, hypot(g[0], g[2]),
+               hessfit_opt_outcome_string(res.outcome));
+        hessfit_optimize_destroy(opt);
+    }
+}
+
+/* ---- limits, stop, failures ------------------------------------------------------------------------- */
+
+static int stop_at_5(const hessfit_opt_progress *p, void *data)
+{
+    (void)data;
+    CHECK(p->phase == HESSFIT_OPT_PHASE_MAIN && isfinite(p->gradient_norm), "LM progress: phase %d, gradient norm %g",
+          (int)p->phase, p->gradient_norm);
+    if (p->evaluations == 5)
+        hessfit_optimize_request_stop();
+    return 0;
+}
+
+static void test_limits_and_failures(void)
+{
+    double x[MAX_N];
+    hessfit_opt_result res;
+    hessfit_optimize *opt;
+    hessfit_status st;
+
+    problem_reset(P_POWELL_SINGULAR, 0.0);
+    opt = make_lm();
+    HF_CALL(hessfit_optimize_set_maxeval(opt, 7));
+    x[0] = 3.0, x[1] = -1.0, x[2] = 0.0, x[3] = 1.0;
+    res = run(opt, x);
+    CHECK(res.outcome == HESSFIT_OPT_MAXEVAL_REACHED && res.evaluations == 7, "maxeval 7: %lld evaluations, %s",
+          res.evaluations, hessfit_opt_outcome_string(res.outcome));
+    hessfit_optimize_destroy(opt);
+
+    problem_reset(P_POWELL_SINGULAR, 0.0);
+    opt = make_lm();
+    HF_CALL(hessfit_optimize_set_progress(opt, stop_at_5, NULL));
+    x[0] = 3.0, x[1] = -1.0, x[2] = 0.0, x[3] = 1.0;
+    res = run(opt, x);
+    hessfit_optimize_clear_stop();
+    CHECK(res.outcome == HESSFIT_OPT_STOPPED && res.evaluations == 5, "stop at 5: %lld evaluations, %s",
+          res.evaluations, hessfit_opt_outcome_string(res.outcome));
+    printf("  maxeval 7: 7 evaluations; the stop flag set at evaluation 5: 5 evaluations\n");
+    hessfit_optimize_destroy(opt);
+
+    problem_reset(P_ROSENBROCK, 0.0);
+    P.fail_at = 4;
+    opt = make_lm();
+    x[0] = -1.2, x[1] = 1.0;
+    st = hessfit_optimize_run(opt, x, &res);
+    CHECK(st == HESSFIT_ERROR_OPENMM && strstr(hessfit_last_error(), "evaluation 4") != NULL &&
+              strstr(hessfit_last_error(), "residual kernel failed") != NULL && P.calls == 4,
+          "failing callback: %s (%lld calls)", hessfit_last_error(), P.calls);
+    printf("  expected error: %s\n", hessfit_last_error());
+    HF_CALL(hessfit_optimize_best(opt, x, NULL));
+    hessfit_optimize_destroy(opt);
+
+    problem_reset(P_ROSENBROCK, 0.0);
+    P.nan_at = 3;
+    opt = make_lm();
+    x[0] = -1.2, x[1] = 1.0;
+    st = hessfit_optimize_run(opt, x, &res);
+    CHECK(st == HESSFIT_ERROR_NONFINITE && strstr(hessfit_last_error(), "J^T J entry (0, 1)") != NULL,
+          "NaN in J^T J: %s", hessfit_last_error());
+    printf("  expected error: %s\n", hessfit_last_error());
+    hessfit_optimize_destroy(opt);
+
+    /* LM without a least-squares objective, and a bad residual count */
+    HF_CALL(hessfit_optimize_create(HESSFIT_OPT_LM, 2, &opt));
+    HF_FAILS(hessfit_optimize_run(opt, x, &res), HESSFIT_ERROR_INVALID_ARGUMENT);
+    HF_FAILS(hessfit_optimize_set_least_squares(opt, lsq, 0, NULL), HESSFIT_ERROR_INVALID_ARGUMENT);
+    HF_FAILS(hessfit_optimize_best_normal_equations(opt, NULL, NULL, NULL), HESSFIT_ERROR_INVALID_ARGUMENT);
+    hessfit_optimize_destroy(opt);
+    {
+        hessfit_opt_algorithm a;
+        HF_CALL(hessfit_opt_algorithm_from_name("levenberg-marquardt", &a));
+        CHECK(a == HESSFIT_OPT_LM && strcmp(hessfit_opt_algorithm_name(a), "LM") == 0, "LM's names");
+    }
+}
+
+/* ---- the normal equations at the best point --------------------------------------------------------- */
+
+static void test_best_normal_equations(void)
+{
+    double x[MAX_N], jtj[MAX_N * MAX_N], jtr[MAX_N], want_jtj[MAX_N * MAX_N], want_jtr[MAX_N];
+    long long m = 0;
+    hessfit_status st = HESSFIT_SUCCESS;
+    hessfit_optimize *opt;
+    problem_reset(P_DECAY, 0.05);
+    opt = make_lm();
+    x[0] = 1.0, x[1] = 0.5, x[2] = 0.0;
+    run(opt, x);
+    HF_CALL(hessfit_optimize_best_normal_equations(opt, jtj, jtr, &m));
+    lsq(3, x, want_jtj, want_jtr, NULL, &st);
+    CHECK(m == 30 && memcmp(jtj, want_jtj, sizeof(double) * 9) == 0 && memcmp(jtr, want_jtr, sizeof(double) * 3) == 0,
+          "the best point's normal equations differ from the callback's there");
+    printf("  the best point's J^T J and J^T r: bit-identical to the callback's, m = %lld\n", m);
+    hessfit_optimize_destroy(opt);
+}
+
+/* ---- checkpoints ------------------------------------------------------------------------------------ */
+
+static void test_checkpoint_resume(void)
+{
+    double xa[MAX_N] = {1.0, 0.5, 0.0}, xb[MAX_N] = {1.0, 0.5, 0.0}, xr[MAX_N];
+    const char *path = test_temp_path("lm.checkpoint");
+    hessfit_opt_result ra, rb, rr;
+    hessfit_opt_checkpoint cp;
+    hessfit_optimize *opt;
+    char *text;
+    size_t len;
+
+    problem_reset(P_DECAY, 0.0);
+    opt = make_lm();
+    ra = run(opt, xa);
+    hessfit_optimize_destroy(opt);
+
+    problem_reset(P_DECAY, 0.0);
+    opt = make_lm();
+    HF_CALL(hessfit_optimize_set_maxeval(opt, 6));
+    HF_CALL(hessfit_optimize_set_checkpoint_file(opt, path, 0.0));
+    rb = run(opt, xb);
+    CHECK(rb.outcome == HESSFIT_OPT_MAXEVAL_REACHED, "cut run: %s", hessfit_opt_outcome_string(rb.outcome));
+    hessfit_optimize_destroy(opt);
+    text = test_load_file(path, &len);
+    CHECK(strstr(text, "algorithm LM\n") != NULL && strstr(text, "\nlm_lambda ") != NULL, "LM checkpoint:\n%s", text);
+    HF_CALL(hessfit_optimize_load_checkpoint(path, &cp));
+    CHECK(cp.algorithm == HESSFIT_OPT_LM && cp.evaluations == 6 && cp.lm_lambda > 0.0 && cp.best_loss == rb.loss,
+          "checkpoint: %lld evaluations, lambda %g", cp.evaluations, cp.lm_lambda);
+
+    problem_reset(P_DECAY, 0.0);
+    opt = make_lm();
+    HF_CALL(hessfit_optimize_resume(opt, &cp, xr));
+    HF_CALL(hessfit_optimize_run(opt, xr, &rr));
+    CHECK(rr.evaluations == 6 + rr.run_evaluations && rr.run_evaluations == P.calls, "resumed count %lld", rr.evaluations);
+    CHECK(test_max_abs_diff(xr, xa, 3) <= 1e-12 && rr.loss <= 1e-24, "resumed: loss %.17g vs %.17g, x apart by %g",
+          rr.loss, ra.loss, test_max_abs_diff(xr, xa, 3));
+    printf("  decay (exact data) cut at 6 of %lld evaluations (lambda %.3g saved), resumed: %lld more, loss %.3g "
+           "(uninterrupted %.3g), x apart by %.2g\n",
+           ra.evaluations, cp.lm_lambda, rr.run_evaluations, rr.loss, ra.loss, test_max_abs_diff(xr, xa, 3));
+    hessfit_optimize_destroy(opt);
+    hessfit_opt_checkpoint_free(&cp);
+
+    /* A checkpoint without lm_lambda (as before LM had it) reads, with lambda 0: the default. */
+    {
+        char *old = malloc(len + 1), *at = strstr(text, "lm_lambda "), *eol = strchr(at, '\n');
+        const char *old_path;
+        memcpy(old, text, (size_t)(at - text));
+        strcpy(old + (at - text), eol + 1);
+        old_path = test_write_text("old.checkpoint", old);
+        HF_CALL(hessfit_optimize_load_checkpoint(old_path, &cp));
+        CHECK(cp.lm_lambda == 0.0 && cp.algorithm == HESSFIT_OPT_LM, "old checkpoint: lambda %g", cp.lm_lambda);
+        problem_reset(P_DECAY, 0.0);
+        opt = make_lm();
+        HF_CALL(hessfit_optimize_resume(opt, &cp, xr));
+        HF_CALL(hessfit_optimize_run(opt, xr, &rr));
+        CHECK(test_max_abs_diff(xr, xa, 3) <= 1e-12, "resumed without lambda: x apart by %g", test_max_abs_diff(xr, xa, 3));
+        hessfit_optimize_destroy(opt);
+        hessfit_opt_checkpoint_free(&cp);
+        free(old);
+    }
+    /* lm_lambda errors: not > 0, not a number, in another algorithm's file. */
+    {
+        static const struct {
+            const char *from, *to, *fragment;
+            hessfit_status status;
+        } bad[] = {{"lm_lambda ", "lm_lambda 0\n", "not > 0", HESSFIT_ERROR_PARSE},
+                   {"lm_lambda ", "lm_lambda nan\n", "LM damping", HESSFIT_ERROR_NONFINITE},
+                   {"algorithm LM", "algorithm LD_LBFGS\n", "in a checkpoint of LD_LBFGS", HESSFIT_ERROR_FORMAT}};
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) { /* the line starting with from, replaced */
+            const int line = test_line_of(text, (size_t)(strstr(text, bad[k].from) - text));
+            char *mut = test_replace_lines(text, line, line, bad[k].to);
+            const char *p = test_write_text("bad.checkpoint", mut);
+            hessfit_status st = hessfit_optimize_load_checkpoint(p, &cp);
+            CHECK(st == bad[k].status && strstr(hessfit_last_error(), bad[k].fragment) != NULL &&
+                      strstr(hessfit_last_error(), "bad.checkpoint:") != NULL,
+                  "mutation %zu: %s: %s", k, hessfit_status_string(st), hessfit_last_error());
+            printf("    expected error: %s\n", strstr(hessfit_last_error(), "bad.checkpoint"));
+            free(mut);
+        }
+    }
+    free(text);
+}
+
+int main(void)
+{
+    printf("LM on problems with known minima:\n");
+    test_known_minima();
+    printf("LM with active bounds:\n");
+    test_active_bounds();
+    printf("LM limits and failures:\n");
+    test_limits_and_failures();
+    test_best_normal_equations();
+    printf("LM checkpoints:\n");
+    test_checkpoint_resume();
+    printf("test_lm: OK\n");
+    return 0;
+}
