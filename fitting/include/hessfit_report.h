@@ -16,6 +16,7 @@
  */
 #include "hessfit_atomic_file.h"
 #include "hessfit_status.h"
+#include "hessfit_uncertainty.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -134,6 +135,24 @@ hessfit_status hessfit_report_write_json(const char *path, const hessfit_report 
  * with other outputs or to write into an hessfit_atomic_file of one's own. */
 hessfit_status hessfit_report_text_writer(hessfit_atomic_file *out, void *report);
 hessfit_status hessfit_report_json_writer(hessfit_atomic_file *out, void *report);
+
+/** The parameter uncertainties of a fit (hessfit_uncertainty.h) as a text section: a heading with m,
+ * n, the rank and s^2 (or "s^2 undetermined"), a line per parameter with its standard error ("inf (in
+ * a null direction)", "n/a" when s^2 is undetermined), the strongest correlations ("  -0.8429  a / b"),
+ * and the n_sloppy directions of the smallest singular values, smallest first, each with its
+ * n_components largest components in the scaled parameters ("(null)" marks a null
+ * direction). names[i] names parameter i (NULL, or a NULL entry: "#i"). Written into out; its
+ * first error is returned. */
+hessfit_status hessfit_report_uncertainty_text(hessfit_atomic_file *out, const hessfit_uncertainty *u,
+                                               const char *const *names, int n_sloppy, int n_components);
+/** The same as one JSON object (the value of a member the caller writes, e.g. "uncertainty"):
+ * {"n", "m", "rank", "loss", "sigma2_determined", "sigma2" (null when undetermined), "parameters":
+ * [{"index", "name", "standard_error" (null: infinite or undetermined), "in_null_direction"}],
+ * "correlations": [{"i", "j", "correlation"}], "singular_values": [...] (descending),
+ * "sloppy_directions": [{"singular_value", "null", "components": [{"index", "name", "component"}]}]
+ * (smallest first)}; numbers as %.17g, names null without names. */
+hessfit_status hessfit_report_uncertainty_json(hessfit_atomic_file *out, const hessfit_uncertainty *u,
+                                               const char *const *names, int n_sloppy, int n_components);
 
 /** SVG 1.1 (no scripts) scatter of MM against QM frequency over all molecules: before the fit as
  * open circles (<circle class="before">), after as filled diamonds (<path class="after">), each

@@ -52,6 +52,8 @@ typedef struct hessfit_uncertainty {
     double *singular_values;      /* n, descending: of J D^-1/2 */
     double *directions;           /* n x n, row k: the unit eigenvector of singular value k in the scaled parameters
                                      D^1/2 x, its largest component positive */
+    int *direction_order;         /* n x n, row k: the parameter indices by |directions[k][i]|, largest first
+                                     (ties: lower index), the largest components of a sloppy direction */
     int n_null;                   /* null directions: the last n_null rows of directions */
     int n_pairs;                  /* min(max_pairs, defined correlations) */
     hessfit_uncertainty_pair *pairs; /* the strongest |correlation| first (ties: by i, then j) */
@@ -69,12 +71,6 @@ typedef struct hessfit_uncertainty {
 hessfit_status hessfit_uncertainty_compute(int n, long long m, double loss, const double *jtj, int max_pairs,
                                            hessfit_uncertainty *u);
 void hessfit_uncertainty_free(hessfit_uncertainty *u);
-
-/** The largest components of direction k (0-based row of u->directions): up to max_components
- * parameter indices into index[] and their components into component[] (may be NULL), largest
- * |component| first (ties: lower index); returns how many, or -1 for a bad k or a NULL index. */
-int hessfit_uncertainty_direction_top(const hessfit_uncertainty *u, int k, int max_components, int *index,
-                                      double *component);
 
 #ifdef __cplusplus
 }

@@ -13,8 +13,9 @@ void hessfit_uncertainty_free(hessfit_uncertainty *u)
 {
     if (u == NULL)
         return;
-    free(u->standard_error); /* the block of every array but pairs */
+    free(u->standard_error); /* the block of every array but pairs and direction_order */
     free(u->pairs);
+    free(u->direction_order);
     memset(u, 0, sizeof *u);
 }
 
@@ -47,6 +48,45 @@ static hessfit_status check_input(int n, long long m, double loss, const double 
                                      "= %.17g", i, j, a[i * un + j], j, i, a[j * un + i]);
         }
     }
+    return HESSFIT_SUCCESS;
+}
+
+/* One component of a direction, for sorting. */
+typedef struct {
+    double magnitude;
+    int index;
+} component_rank;
+
+/* By magnitude descending, then index. */
+static int component_order(const void *pa, const void *pb)
+{
+    const component_rank *a = pa, *b = pb;
+    if (a->magnitude != b->magnitude)
+        return a->magnitude > b->magnitude ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+/* u->direction_order: each direction's parameter indices by |component|, largest first. */
+static hessfit_status order_components(hessfit_uncertainty *u)
+{
+    const size_t un = (size_t)u->n;
+    component_rank *tmp = malloc(un * sizeof *tmp);
+    u->direction_order = malloc(un * un * sizeof *u->direction_order);
+    if (tmp == NULL || u->direction_order == NULL) {
+        free(tmp);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "hessfit_uncertainty_compute: no memory for %d directions",
+                             u->n);
+    }
+    for (size_t k = 0; k < un; k++) {
+        for (size_t i = 0; i < un; i++) {
+            tmp[i].magnitude = fabs(u->directions[k * un + i]);
+            tmp[i].index = (int)i;
+        }
+        qsort(tmp, un, sizeof *tmp, component_order);
+        for (size_t i = 0; i < un; i++)
+            u->direction_order[k * un + i] = tmp[i].index;
+    }
+    free(tmp);
     return HESSFIT_SUCCESS;
 }
 
@@ -180,32 +220,9 @@ hessfit_status hessfit_uncertainty_compute(int n, long long m, double loss, cons
         }
     }
     st = strongest_pairs(u, max_pairs);
+    if (st == HESSFIT_SUCCESS)
+        st = order_components(u);
     if (st != HESSFIT_SUCCESS)
         hessfit_uncertainty_free(u);
     return st;
-}
-
-int hessfit_uncertainty_direction_top(const hessfit_uncertainty *u, int k, int max_components, int *index,
-                                      double *component)
-{
-    int count = 0;
-    if (u == NULL || index == NULL || k < 0 || k >= u->n || max_components < 0)
-        return -1;
-    const double *v = u->directions + (size_t)k * (size_t)u->n;
-    /* selection of the largest |v_i| not yet taken (ties: the lower index), max_components times */
-    while (count < max_components && count < u->n) {
-        int best = -1;
-        for (int i = 0; i < u->n; i++) {
-            int taken = 0;
-            for (int c = 0; c < count && !taken; c++)
-                taken = index[c] == i;
-            if (!taken && (best < 0 || fabs(v[i]) > fabs(v[best])))
-                best = i;
-        }
-        index[count] = best;
-        if (component != NULL)
-            component[count] = v[best];
-        count++;
-    }
-    return count;
 }

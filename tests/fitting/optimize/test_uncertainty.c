@@ -95,8 +95,6 @@ static void test_rank_deficient(void)
     double t[M], x[M * 3], a[9], a2[4], loss, sums[3];
     hessfit_uncertainty u, full;
     const double r = sqrt(0.5);
-    int idx[3];
-    double comp[3];
     line_data(t, &loss, sums);
     /* y = a + b t + b' t: the columns of b and b' identical */
     for (int k = 0; k < M; k++)
@@ -117,9 +115,10 @@ static void test_rank_deficient(void)
     CHECK_CLOSE(u.standard_error[0], full.standard_error[0], 1e-12, full.standard_error[0], "se(a) as in the reduced model");
     CHECK(isnan(u.correlation[1]) && isnan(u.correlation[5]) && u.n_pairs == 0, "correlations of undetermined parameters");
     CHECK(u.singular_values[2] <= 1e-7 * u.singular_values[0], "the null singular value %g", u.singular_values[2]);
-    CHECK(hessfit_uncertainty_direction_top(&u, 2, 2, idx, comp) == 2 && idx[0] + idx[1] == 3 && idx[0] * idx[1] == 2 &&
-              fabs(comp[0] + comp[1]) <= 1e-12,
-          "the null direction's components: %d %d", idx[0], idx[1]);
+    CHECK(u.direction_order[6] + u.direction_order[7] == 3 && u.direction_order[6] * u.direction_order[7] == 2 &&
+              u.direction_order[8] == 0,
+          "the null direction's components by size: %d %d %d", u.direction_order[6], u.direction_order[7],
+          u.direction_order[8]);
     printf("  y = a + b t + b' t (identical columns): rank 2, null direction (%.2g, %.15g, %.15g), se(a) %.15g "
            "(reduced model %.15g), se(b) = se(b') = inf\n",
            u.directions[6], u.directions[7], u.directions[8], u.standard_error[0], full.standard_error[0]);
@@ -155,7 +154,6 @@ static void test_undetermined_and_pairs(void)
 {
     double x[12 * 4], a[16];
     hessfit_uncertainty u;
-    int idx[4];
     /* m = n = 2, regular: s^2 undetermined, correlation still defined */
     {
         const double a2[4] = {2.0, 1.0, 1.0, 3.0};
@@ -181,8 +179,11 @@ static void test_undetermined_and_pairs(void)
             CHECK(fabs(q->correlation) <= fabs(u.pairs[p - 1].correlation), "pairs not sorted");
     }
     CHECK(u.pairs[0].i == 0 && u.pairs[0].j == 3, "the strongest pair (%d, %d)", u.pairs[0].i, u.pairs[0].j);
-    CHECK(hessfit_uncertainty_direction_top(&u, 3, 4, idx, NULL) == 4, "all components");
-    CHECK(hessfit_uncertainty_direction_top(&u, 4, 1, idx, NULL) == -1, "k out of range");
+    for (int k = 0; k < 4; k++) /* each direction's components by size */
+        for (int i = 1; i < 4; i++)
+            CHECK(fabs(u.directions[k * 4 + u.direction_order[k * 4 + i]]) <=
+                      fabs(u.directions[k * 4 + u.direction_order[k * 4 + i - 1]]),
+                  "direction %d: components out of order", k);
     printf("  4 parameters: strongest pair (0, 3) rho %.4f, then %.4f, %.4f, %.4f\n", u.pairs[0].correlation,
            u.pairs[1].correlation, u.pairs[2].correlation, u.pairs[3].correlation);
     hessfit_uncertainty_free(&u);
