@@ -1,8 +1,8 @@
 #ifndef HESSFIT_OPTIMIZE_H_
 #define HESSFIT_OPTIMIZE_H_
 /*
- * The optimiser driver of a fit (libhessfit_fitting, fitting/optimize): NLopt's L-BFGS, Nelder-Mead and Subplex, and
- * q2mm's grad-simp cycle, over any objective L(x) of n parameters -- in a fit, the free values of
+ * The optimiser driver of a fit (libhessfit_fitting, fitting/optimize): NLopt's L-BFGS, Nelder-Mead and Subplex,
+ * q2mm's grad-simp cycle and a bounded Levenberg-Marquardt method, over any objective L(x) of n parameters -- in a fit, the free values of
  * a model in canonical units (hessfit_model.h) and the loss of an objective (hessfit_objective.h):
  *
  *     static double fit_loss(int n, const double *x, double *grad, void *data, hessfit_status *status)
@@ -26,7 +26,11 @@
  *     hessfit_optimize_catch_sigint(1);
  *     st = hessfit_optimize_run(opt, x, &result);          (x: start in, best out)
  *
- * The algorithms (L-BFGS, SLSQP, Nelder-Mead, Subplex, q2mm's grad-simp cycle), the objective's
+ * HESSFIT_OPT_LM (a bounded Levenberg-Marquardt method) takes a least-squares objective instead:
+ * hessfit_optimize_set_least_squares(opt, fit_lsq, m, objective), fit_lsq returning
+ * hessfit_objective_normal_equations(data, x, &loss, jtj, jtr) (jtj, jtr NULL: the loss alone).
+ *
+ * The algorithms (L-BFGS, SLSQP, Nelder-Mead, Subplex, q2mm's grad-simp cycle, LM), the objective's
  * contract, stopping, progress, checkpoints and resume, scaling and the L-BFGS memory are described
  * in docs/design.md, section "Optimisers"; each setter below says what it sets.
  *
