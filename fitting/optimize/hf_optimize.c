@@ -576,10 +576,8 @@ static hf_opt_eval_result evaluate(hessfit_optimize *opt, const double *x, doubl
     to_user(opt, x, opt->x_user);
     if (jtj != NULL)
         v = opt->lsq(opt->n, opt->x_user, opt->jtj_user, opt->g_user, opt->lsq_data, &st);
-    else if (opt->f != NULL)
+    else
         v = opt->f(opt->n, opt->x_user, grad != NULL ? opt->g_user : NULL, opt->f_data, &st);
-    else /* the least-squares callback's loss alone */
-        v = opt->lsq(opt->n, opt->x_user, NULL, NULL, opt->lsq_data, &st);
     opt->evaluations++;
     opt->run_evaluations++;
     if (st != HESSFIT_SUCCESS) {
@@ -641,6 +639,11 @@ static hf_opt_eval_result evaluate(hessfit_optimize *opt, const double *x, doubl
                memcmp(x, opt->best_x, (size_t)opt->n * sizeof *x) == 0) {
         memcpy(opt->best_grad, grad, (size_t)opt->n * sizeof *grad); /* the best point again, with its gradient */
         opt->best_grad_valid = 1;
+        if (jtj != NULL && !opt->best_lsq_valid) { /* (a resumed LM run's start) */
+            memcpy(opt->best_jtj, opt->jtj_user, un * un * sizeof *jtj);
+            memcpy(opt->best_jtr, opt->g_user, un * sizeof *jtj);
+            opt->best_lsq_valid = 1;
+        }
     }
     *loss = v;
     now = hf_opt_now();

@@ -37,7 +37,7 @@ static hessfit_status check_checkpoint(const char *what, const hessfit_opt_check
     if (!isfinite(cp->best_loss))
         return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: the best loss is %g", what, cp->best_loss);
     if (!(cp->lm_lambda >= 0.0) || isinf(cp->lm_lambda))
-        return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: the LM damping is %g (finite, >= 0; 0: none)", what,
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: the LM damping is %g (finite, >= 0; 0: none)", what,
                              cp->lm_lambda);
     if (cp->lm_lambda > 0.0 && cp->algorithm != HESSFIT_OPT_LM)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: an LM damping in a checkpoint of %s", what,

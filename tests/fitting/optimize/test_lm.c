@@ -428,6 +428,18 @@ static void test_checkpoint_resume(void)
     printf("  decay (exact data) cut at 6 of %lld evaluations (lambda %.3g saved), resumed: %lld more, loss %.3g "
            "(uninterrupted %.3g), x apart by %.2g\n",
            ra.evaluations, cp.lm_lambda, rr.run_evaluations, rr.loss, ra.loss, test_max_abs_diff(xr, xa, 3));
+    /* resumed again at its end: one evaluation, no improvement, and the best point's normal equations */
+    {
+        hessfit_opt_checkpoint end;
+        hessfit_opt_result re;
+        HF_CALL(hessfit_optimize_get_checkpoint(opt, &end));
+        HF_CALL(hessfit_optimize_resume(opt, &end, xr));
+        HF_CALL(hessfit_optimize_run(opt, xr, &re));
+        CHECK(re.run_evaluations == 1 && re.outcome == HESSFIT_OPT_GTOL_REACHED, "resumed at the end: %lld evaluations, %s",
+              re.run_evaluations, hessfit_opt_outcome_string(re.outcome));
+        HF_CALL(hessfit_optimize_best_normal_equations(opt, NULL, NULL, NULL));
+        hessfit_opt_checkpoint_free(&end);
+    }
     hessfit_optimize_destroy(opt);
     hessfit_opt_checkpoint_free(&cp);
 
