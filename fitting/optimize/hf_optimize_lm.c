@@ -203,6 +203,14 @@ static int finish(hessfit_optimize *opt, hessfit_opt_outcome reason)
     return 1;
 }
 
+/* A rejected step: lambda *= nu, nu *= 2; returns 1 (the run stops, roundoff limited) beyond LM_LAMBDA_MAX. */
+static int raise_damping(hessfit_optimize *opt, double *nu)
+{
+    opt->lm_lambda *= *nu;
+    *nu *= 2.0;
+    return opt->lm_lambda > LM_LAMBDA_MAX ? finish(opt, HESSFIT_OPT_ROUNDOFF_LIMITED) : 0;
+}
+
 hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y0, hessfit_opt_outcome *outcome)
 {
     const int n = opt->n;
@@ -239,13 +247,9 @@ hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y0, hessfit_op
                 done = finish(opt, HESSFIT_OPT_ROUNDOFF_LIMITED);
                 break;
             }
-            if (!(pred > 0.0)) { /* clipped into a step the model does not like: shorter */
-                opt->lm_lambda *= nu;
-                nu *= 2.0;
-                if (opt->lm_lambda > LM_LAMBDA_MAX) {
-                    done = finish(opt, HESSFIT_OPT_ROUNDOFF_LIMITED);
+            if (!(pred > 0.0)) { /* clipped into a step the model does not like: shorter, unevaluated */
+                if ((done = raise_damping(opt, &nu)) != 0)
                     break;
-                }
                 continue;
             }
             if (hf_opt_evaluate_lsq(opt, w.yt, w.at, w.gt, &trial_loss) == HF_OPT_EVAL_REFUSED) {
@@ -271,14 +275,8 @@ hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y0, hessfit_op
                 nu = 2.0;
                 break;
             }
-            if (done)
+            if (done || (done = raise_damping(opt, &nu)) != 0)
                 break;
-            opt->lm_lambda *= nu;
-            nu *= 2.0;
-            if (opt->lm_lambda > LM_LAMBDA_MAX) {
-                done = finish(opt, HESSFIT_OPT_ROUNDOFF_LIMITED);
-                break;
-            }
         }
     }
     lm_work_free(&w);
