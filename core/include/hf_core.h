@@ -292,7 +292,8 @@ typedef struct {
 void hf_cross_scalar(const hf_term *term, const double *table, const double *q, hf_cross_value *out);
 
 /* One evaluated cross term: per coordinate c its atoms (entries), q_c, g_c = dq_c/dx (3 n_c) and,
- * if asked, Hq_c = d2q_c/dx2 ((3 n_c)^2), then the scalar part. */
+ * if asked, Hq_c = d2q_c/dx2 ((3 n_c)^2), then the scalar part. A switched pair's switch distance
+ * lists only its entries of non-zero weight (n_c = 2 to 4). */
 typedef struct {
     int n_entries, n_coords;
     int n[HF_MAX_CROSS_COORDS], entries[HF_MAX_CROSS_COORDS][4];

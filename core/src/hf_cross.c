@@ -52,25 +52,36 @@ int hf_term_uses_cross_path(const hf_term *t, const double *pos)
  * The switch distance r_s of a switched pair over its entries (i, j, u, v): with g, H the gradient
  * and Hessian of |y_j - y_i| in (y_i, y_j) and the weights w = (s_i, s_j, 1 - s_i, 1 - s_j) of the
  * entries on the points (i, u on y_i; j, v on y_j): g_e = w_e g_pt(e), H_ef = w_e w_f H_pt(e)pt(f).
+ * Only the entries of non-zero weight are listed (an anchor that is its particle, s = 1, has none:
+ * 3 entries instead of 4 for a pair with one reduced hydrogen), in entries[0..*n).
  */
-static int switch_coordinate(const hf_term *t, const double *pos, double *q, double *grad, double *hess)
+static int switch_coordinate(const hf_term *t, const double *pos, int *n, int *entries, double *q, double *grad,
+                             double *hess)
 {
     double y[2][3], gy[6], hy[36];
     switch_points(t, pos, y);
     const double *x[4] = {y[0], y[1], NULL, NULL};
     if (hf_coordinate(2, x, q, gy, hess ? hy : NULL) != 0)
         return -1;
-    const double w[4] = {t->r_scale[0], t->r_scale[1], 1.0 - t->r_scale[0], 1.0 - t->r_scale[1]};
-    const int pt[4] = {0, 1, 0, 1};
+    const double all_w[4] = {t->r_scale[0], t->r_scale[1], 1.0 - t->r_scale[0], 1.0 - t->r_scale[1]};
+    double w[4];
+    int pt[4], m = 0;
     for (int e = 0; e < 4; e++)
+        if (all_w[e] != 0.0) {
+            entries[m] = e;
+            w[m] = all_w[e];
+            pt[m++] = e % 2;
+        }
+    *n = m;
+    for (int a = 0; a < m; a++)
         for (int i = 0; i < 3; i++)
-            grad[3 * e + i] = w[e] * gy[3 * pt[e] + i];
+            grad[3 * a + i] = w[a] * gy[3 * pt[a] + i];
     if (hess)
-        for (int e = 0; e < 4; e++)
-            for (int f = 0; f < 4; f++)
+        for (int a = 0; a < m; a++)
+            for (int b = 0; b < m; b++)
                 for (int i = 0; i < 3; i++)
                     for (int j = 0; j < 3; j++)
-                        hess[(3 * e + i) * 12 + 3 * f + j] = w[e] * w[f] * hy[(3 * pt[e] + i) * 6 + 3 * pt[f] + j];
+                        hess[(3 * a + i) * (3 * m) + 3 * b + j] = w[a] * w[b] * hy[(3 * pt[a] + i) * 6 + 3 * pt[b] + j];
     return 0;
 }
 
@@ -242,15 +253,18 @@ int hf_evaluate_cross_term(const hf_term *t, const double *table, const double *
     ev->n_entries = hf_term_atom_entries(t->kind);
     ev->n_coords = cross_layouts[t->kind - HF_TERM_MM3_STRETCH_BEND].n_coords;
     for (int c = 0; c < ev->n_coords; c++) {
+        double *hess = want_hess ? ev->hess[c] : NULL;
+        if (t->kind == HF_TERM_MM3_PAIR_SWITCHED && c == 1) {
+            if (switch_coordinate(t, pos, &ev->n[c], ev->entries[c], &ev->q[c], ev->grad[c], hess) != 0)
+                return -1;
+            continue;
+        }
         const int n = hf_cross_coordinate_atoms(t->kind, c, ev->entries[c]);
         const double *x[4] = {NULL, NULL, NULL, NULL};
         for (int a = 0; a < n; a++)
             x[a] = pos + 3 * (ptrdiff_t)t->atoms[ev->entries[c][a]];
         ev->n[c] = n;
-        const int rc = (t->kind == HF_TERM_MM3_PAIR_SWITCHED && c == 1)
-                           ? switch_coordinate(t, pos, &ev->q[c], ev->grad[c], want_hess ? ev->hess[c] : NULL)
-                           : hf_coordinate(n, x, &ev->q[c], ev->grad[c], want_hess ? ev->hess[c] : NULL);
-        if (rc != 0)
+        if (hf_coordinate(n, x, &ev->q[c], ev->grad[c], hess) != 0)
             return -1;
     }
     hf_cross_scalar(t, table, ev->q, &ev->v);
