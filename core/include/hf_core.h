@@ -47,6 +47,12 @@ typedef enum {
     HF_TERM_MM3_BEND_BEND,       /* atoms a,c,b,d,e; slots k, theta01, theta02; E = k dtheta1 dtheta2, angles a-c-b and
                                     d-c-e (d or e may be a or b: 4 or 5 distinct particles) */
     HF_TERM_MM3_TORSION_STRETCH, /* atoms i,j,k,l;   slots k, r0;            E = k (s r_jk - r0) (1 + cos 3 phi) */
+    HF_TERM_MM3_PAIR_SWITCHED,   /* atoms i,j,u,v;   slots R, eps, qq;       E = eps S(r_s) B(r_ij) + C qq / r_ij: the MM3*
+                                    pair with its switch on another distance r_s = |y_i - y_j|, y_i = x_u + s_i (x_i - x_u),
+                                    y_j = x_v + s_j (x_j - x_v), s = r_scale (> 0; u = i or s = 1: y = x). A reduced
+                                    particle i (factor f, partner p) with u = p, s_i = 1/f: y_i is i's TRUE position,
+                                    MacroModel's switch distance. Two coordinates only for on < r_s < off; otherwise
+                                    the one-coordinate MM3* pair on (i, j) with S = 1 or 0 (hf_term_uses_cross_path) */
     HF_NUM_TERM_KINDS
 } hf_term_kind;
 
@@ -91,8 +97,9 @@ typedef enum {
  * at distance r (nm), R = R*_i + R*_j (nm), eps = sqrt(eps_i eps_j) (kJ/mol):
  *   E = eps S(r) (A exp(-b r / R) - c (R / r)^6),  A = 184000, b = 12, c = 2.25,
  *   S(r) = 1 (r <= on), (off^2 - r^2) / (off^2 - on^2) (on < r < off), 0 (r >= off), on = 0.6 nm,
- *   off = 0.8 nm (MacroModel: on the true distance; here on the distance the term is given). S is only
- *   continuous: S' jumps at on and off, and so do the forces (MacroModel's form).
+ *   off = 0.8 nm (MacroModel: on the TRUE distance of the atoms; HF_TERM_MM3_PAIR takes it on its own
+ *   distance, HF_TERM_MM3_PAIR_SWITCHED on another one, e.g. that of the reduced hydrogens' true
+ *   positions). S is only continuous: S' jumps at on and off, and so do the forces (MacroModel's form).
  * The term adds the Coulomb energy HF_ONE_4PI_EPS0 qq / r (constant dielectric, no cutoff).
  */
 #define HF_MM3_BUCKINGHAM_A 184000.0
@@ -111,7 +118,8 @@ typedef struct {
     double scale_coulomb;        /* HF_TERM_PAIR_COMBINED */
     double scale_lj;             /* HF_TERM_PAIR_COMBINED */
     double r_scale[2];           /* distance scales s (r_eff = s r): HF_TERM_MM3_BOND, HF_TERM_MM3_TORSION_STRETCH [0];
-                                    HF_TERM_MM3_STRETCH_BEND [0] bond i-j, [1] bond k-j; 1 otherwise */
+                                    HF_TERM_MM3_STRETCH_BEND [0] bond i-j, [1] bond k-j; HF_TERM_MM3_PAIR_SWITCHED s_i,
+                                    s_j of its switch points; 1 otherwise */
 } hf_term;
 
 typedef enum { HF_COMBINE_GEOMETRIC = 0, HF_COMBINE_LORENTZ_BERTHELOT = 1 } hf_combining;
@@ -239,7 +247,9 @@ typedef struct {
 
 /* The term's coordinate q with its gradient (3n, if want_grad) and Hessian (3n x 3n, if want_hess)
  * in the cache, then its f, f', f'' and slot derivatives in *value. Returns the number of atoms
- * n, or -1 when the geometry is undefined (or the kind unknown). */
+ * n, or -1 when the geometry is undefined (or the kind is unknown or a cross kind). A switched
+ * MM3* pair is evaluated here as the pair on its atoms i, j (n = 2) with S of its switch distance
+ * and S' = 0: its value wherever hf_term_uses_cross_path is 0. */
 int hf_evaluate_term(const hf_model *model, const hf_term *term, const double *table, const double *pos,
                      int want_grad, int want_hess, hf_coordinate_cache *cache, hf_term_value *value);
 
@@ -253,15 +263,22 @@ int hf_plain_pair_term(const hf_model *model, int pa, int pb, hf_term *pair);
 #define HF_MAX_CROSS_COORDS 3
 #define HF_MAX_CROSS_SLOTS 4
 
-/* 1 for the kinds evaluated as cross terms (HF_TERM_MM3_STRETCH_BEND .. _TORSION_STRETCH). */
+/* 1 for the kinds with a cross-term layout (HF_TERM_MM3_STRETCH_BEND .. _PAIR_SWITCHED). */
 int hf_is_cross_kind(int kind);
+
+/* 1 when the term takes the cross-term path at these positions: always for a cross kind, except
+ * HF_TERM_MM3_PAIR_SWITCHED, which takes it only inside its switch range (on < r_s < off) and is
+ * otherwise a one-coordinate term on its atoms i, j (hf_evaluate_term: S = 1, or 0 with the
+ * Coulomb part alone; the same numbers as HF_TERM_MM3_PAIR with that S). */
+int hf_term_uses_cross_path(const hf_term *term, const double *pos);
 
 /* The atom entries of a term kind (2 to HF_MAX_TERM_ATOMS; a bend-bend's 5 entries may name one
  * particle twice); 0 for an unknown kind. */
 int hf_term_atom_entries(int kind);
 
-/* Coordinate c of a cross kind: its number of atoms n_c (2 distance, 3 angle, 4 dihedral) with the
- * term's atom entries it uses in entries[0..n_c-1]; 0 when c is beyond the kind's coordinates. */
+/* Coordinate c of a cross kind: its number of atoms n_c (2 distance, 3 angle, 4 dihedral; 4 for the
+ * switch distance of HF_TERM_MM3_PAIR_SWITCHED, a distance between two points of its 4 entries)
+ * with the term's atom entries it uses in entries[0..n_c-1]; 0 when c is beyond the kind's coordinates. */
 int hf_cross_coordinate_atoms(int kind, int c, int *entries);
 
 /* The scalar part of a cross term at coordinates q: E, f_c = dE/dq_c, f_cd = d2E/dq_c dq_d and
@@ -275,7 +292,8 @@ typedef struct {
 void hf_cross_scalar(const hf_term *term, const double *table, const double *q, hf_cross_value *out);
 
 /* One evaluated cross term: per coordinate c its atoms (entries), q_c, g_c = dq_c/dx (3 n_c) and,
- * if asked, Hq_c = d2q_c/dx2 ((3 n_c)^2), then the scalar part. */
+ * if asked, Hq_c = d2q_c/dx2 ((3 n_c)^2), then the scalar part. A switched pair's switch distance
+ * lists only its entries of non-zero weight (n_c = 2 to 4). */
 typedef struct {
     int n_entries, n_coords;
     int n[HF_MAX_CROSS_COORDS], entries[HF_MAX_CROSS_COORDS][4];

@@ -10,6 +10,7 @@
  * with w_m = 1, or the caller's weight of the term's molecule m; E_m += f.
  */
 #include "hf_core.h"
+#include "hf_mm3_pair.h"
 #include "hf_pair.h"
 #include "hf_reduction.h"
 
@@ -40,7 +41,8 @@ int hf_term_atom_entries(int kind)
     case HF_TERM_PERIODIC:
     case HF_TERM_RB:
     case HF_TERM_HARMONIC_DIHEDRAL:
-    case HF_TERM_MM3_TORSION_STRETCH: return 4;
+    case HF_TERM_MM3_TORSION_STRETCH:
+    case HF_TERM_MM3_PAIR_SWITCHED: return 4;
     case HF_TERM_MM3_BEND_BEND: return 5;
     default: return 0;
     }
@@ -55,8 +57,10 @@ int hf_term_atom_entries(int kind)
 int hf_evaluate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                      int want_grad, int want_hess, hf_coordinate_cache *c, hf_term_value *v)
 {
-    const int n = hf_term_atom_entries(t->kind);
-    if (n == 0 || hf_is_cross_kind(t->kind))
+    /* a switched MM3* pair outside its switch range: the pair on its atoms i, j with S constant */
+    const int switched = t->kind == HF_TERM_MM3_PAIR_SWITCHED;
+    const int n = switched ? 2 : hf_term_atom_entries(t->kind);
+    if (n == 0 || (hf_is_cross_kind(t->kind) && !switched))
         return -1;
     int same = c->n == n && c->has_grad >= want_grad && c->has_hess >= want_hess;
     for (int k = 0; k < n && same; k++)
@@ -74,7 +78,14 @@ int hf_evaluate_term(const hf_model *model, const hf_term *t, const double *tabl
         c->has_grad = want_grad;
         c->has_hess = want_hess;
     }
-    hf_term_scalar(model, t, table, c->q, v);
+    if (switched) {
+        double sw[3];
+        hf_mm3_switch(hf_mm3_switch_distance(t, pos), sw);
+        sw[1] = sw[2] = 0.0; /* S' = S'' = 0 outside (on, off), where this path is taken */
+        hf_mm3_pair_scalar(t, table, c->q, sw, v);
+    } else {
+        hf_term_scalar(model, t, table, c->q, v);
+    }
     return n;
 }
 
@@ -201,7 +212,7 @@ static int accumulate_cross_term(const hf_model *model, const hf_term *t, const 
 static int accumulate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                            accumulator *acc, hf_coordinate_cache *cache)
 {
-    if (hf_is_cross_kind(t->kind))
+    if (hf_term_uses_cross_path(t, pos))
         return accumulate_cross_term(model, t, table, pos, acc);
     hf_term_value v;
     const int want_grad = acc->forces != NULL || acc->blocks != NULL;

@@ -148,7 +148,7 @@ static int contract_cross_term(const hf_model *model, const hf_term *t, const do
 static int contract_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                          const contraction *c, hf_coordinate_cache *cache)
 {
-    if (hf_is_cross_kind(t->kind))
+    if (hf_term_uses_cross_path(t, pos))
         return contract_cross_term(model, t, table, pos, c);
     hf_term_value v;
     const int n = hf_evaluate_term(model, t, table, pos, 1, c->adjoint != NULL, cache, &v);

@@ -4,6 +4,7 @@
  * the value 0 and gets derivative entries 0.
  */
 #include "hf_core.h"
+#include "hf_mm3_pair.h"
 #include "hf_pair.h"
 
 #include <math.h>
@@ -199,38 +200,20 @@ static void pair(const hf_term *t, const double *table, double r, hf_term_value 
 }
 
 /*
- * MacroModel's MM3* pair (slots R, eps, qq): E = eps S(r) B(r) + C qq / r with the Buckingham
- * B = A u - c R^6 / r^6, u = exp(-b r / R), and the switch S (hf_core.h). In r:
- *     B' = -(A b / R) u + 6 c R^6 / r^7,     B'' = (A b^2 / R^2) u - 42 c R^6 / r^8;
- * in R:
- *     dB/dR = A b r u / R^2 - 6 c R^5 / r^6,  dB'/dR = A b u (R - b r) / R^3 + 36 c R^5 / r^7,
- *     dB''/dR = A b^2 u (b r - 2 R) / R^4 - 252 c R^5 / r^8;
- * S = (off^2 - r^2) / (off^2 - on^2), S' = -2 r / (off^2 - on^2), S'' = -2 / (off^2 - on^2) inside
- * the switch. Beyond off the vdW part is exactly 0 (B is not evaluated); R must be > 0 below off.
+ * MacroModel's MM3* pair (slots R, eps, qq): E = eps S B + C qq / r with the Buckingham B and the
+ * switch S (hf_mm3_pair.h), so f^(m) = eps (S B)^(m) + qq C (1/r)^(m), m = 0, 1, 2, and the same
+ * with B's R-derivatives for d/dR. With S = 0 the vdW part and its R/eps derivatives are exactly 0
+ * (B is not evaluated); R must be > 0 otherwise.
  */
-static void mm3_pair(double r, double R, double eps, double qq, hf_term_value *out)
+void hf_mm3_pair_scalar(const hf_term *t, const double *table, double r, const double sw[3], hf_term_value *out)
 {
+    const double R = slot_value(t, table, 0), eps = slot_value(t, table, 1), qq = slot_value(t, table, 2);
     const double inv_r = 1.0 / r, cc = HF_ONE_4PI_EPS0;
     const double coul[3] = {cc * inv_r, -cc * inv_r * inv_r, 2.0 * cc * inv_r * inv_r * inv_r};
     double vdw[3] = {0.0, 0.0, 0.0}, d_r[3] = {0.0, 0.0, 0.0}, d_eps[3] = {0.0, 0.0, 0.0};
-    if (r < HF_MM3_SWITCH_OFF) {
-        const double A = HF_MM3_BUCKINGHAM_A, b = HF_MM3_BUCKINGHAM_B, c = HF_MM3_BUCKINGHAM_C;
-        const double on2 = HF_MM3_SWITCH_ON * HF_MM3_SWITCH_ON, off2 = HF_MM3_SWITCH_OFF * HF_MM3_SWITCH_OFF;
-        const double inv_R = 1.0 / R, u = exp(-b * r * inv_R);
-        const double x = R * inv_r, x2 = x * x, x6 = x2 * x2 * x2; /* (R / r)^6 */
-        const double bb[3] = {A * u - c * x6, -A * b * inv_R * u + 6.0 * c * x6 * inv_r,
-                              A * b * b * inv_R * inv_R * u - 42.0 * c * x6 * inv_r * inv_r};
-        const double bR[3] = {A * b * r * inv_R * inv_R * u - 6.0 * c * x6 * inv_R,
-                              A * b * u * (R - b * r) * inv_R * inv_R * inv_R + 36.0 * c * x6 * inv_R * inv_r,
-                              A * b * b * u * (b * r - 2.0 * R) * inv_R * inv_R * inv_R * inv_R -
-                                  252.0 * c * x6 * inv_R * inv_r * inv_r};
-        double sw[3] = {1.0, 0.0, 0.0};
-        if (r > HF_MM3_SWITCH_ON) {
-            const double inv_w = 1.0 / (off2 - on2);
-            sw[0] = (off2 - r * r) * inv_w;
-            sw[1] = -2.0 * r * inv_w;
-            sw[2] = -2.0 * inv_w;
-        }
+    if (sw[0] != 0.0) {
+        double bb[3], bR[3];
+        hf_mm3_buckingham(r, R, bb, bR);
         /* (S B)^(m), m = 0, 1, 2, and the same with B's R-derivatives */
         d_eps[0] = sw[0] * bb[0];
         d_eps[1] = sw[1] * bb[0] + sw[0] * bb[1];
@@ -241,6 +224,7 @@ static void mm3_pair(double r, double R, double eps, double qq, hf_term_value *o
         for (int i = 0; i < 3; i++)
             vdw[i] = eps * d_eps[i];
     }
+    out->q = r;
     out->e = vdw[0] + qq * coul[0];
     out->de = vdw[1] + qq * coul[1];
     out->d2e = vdw[2] + qq * coul[2];
@@ -250,6 +234,7 @@ static void mm3_pair(double r, double R, double eps, double qq, hf_term_value *o
         out->dde_dp[s] = d[s][1];
         out->d2de_dp[s] = d[s][2];
     }
+    clear_unused(t, 3, out);
 }
 
 /* Slots q_i, q_j, sigma_i, sigma_j, eps_i, eps_j; qq = q_i q_j, eps = sqrt(eps_i eps_j),
@@ -331,10 +316,12 @@ void hf_term_scalar(const hf_model *model, const hf_term *term, const double *ta
         pair_combined(model, term, table, q, out);
         n_used = 6;
         break;
-    case HF_TERM_MM3_PAIR:
-        mm3_pair(q, slot_value(term, table, 0), slot_value(term, table, 1), slot_value(term, table, 2), out);
-        n_used = 3;
-        break;
+    case HF_TERM_MM3_PAIR: {
+        double sw[3];
+        hf_mm3_switch(q, sw);
+        hf_mm3_pair_scalar(term, table, q, sw, out);
+        return;
+    }
     default:
         break; /* unknown kind: contributes nothing */
     }

@@ -188,14 +188,15 @@ int hessfit_mm3_count(const hessfit_mm3_model *model, hessfit_mm3_kind kind);
 void hessfit_mm3_reduce(const hessfit_mm3_model *model, const double *coords, double *out);
 
 /**
- * The van der Waals pair's kink at the switch's inner edge (6 A): dE/dr(6+) - dE/dr(6-) =
- * eps S'(6+) B(6), S'(6+) = -12/28 per A, B(6) = 184000 exp(-72/R) - 2.25 (R/6)^6, per A in eps's
- * unit for R in A. S is continuous there but S' jumps from 0, so E has a corner; where B(6) < 0 (R
- * below about 9.8 A, every real pair) the jump is positive, a convex corner, at which a minimum of
+ * The van der Waals pair's kink at the switch's inner edge, where its true distance r is 6 A:
+ * dE/dr(6+) - dE/dr(6-) = eps S'(6+) B(r'), S'(6+) = -12/28 per A, B(r') = 184000 exp(-12 r'/R) -
+ * 2.25 (R/r')^6 at the pair's reduced distance r' (= r when neither atom is reduced), per A in
+ * eps's unit for R, r' in A. S is continuous there but S' jumps from 0, so E has a corner; where
+ * B(r') < 0 (every real pair near 6 A) the jump is positive, a convex corner, at which a minimum of
  * the whole energy can sit (hf_geometry_kinks.c). The outer edge (8 A) is a concave corner, never
  * a minimum.
  */
-double hessfit_mm3_vdw_switch_kink(double r_star_sum, double eps);
+double hessfit_mm3_vdw_switch_kink(double r_star_sum, double eps, double r_reduced);
 
 /**
  * The energy of model at coords (3 n_atoms, Angstrom), kJ/mol: totals[k] for each kind (may be

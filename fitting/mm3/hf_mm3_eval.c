@@ -158,10 +158,10 @@ double hessfit_mm3_evaluate(const hessfit_mm3_model *m, const double *coords, do
     return total;
 }
 
-double hessfit_mm3_vdw_switch_kink(double r_star_sum, double eps)
+double hessfit_mm3_vdw_switch_kink(double r_star_sum, double eps, double r_reduced)
 {
     const double on = HF_MM3_SWITCH_ON, off = HF_MM3_SWITCH_OFF;
-    const double q = r_star_sum / on, q2 = q * q;
-    const double b = HF_MM3_BUCK_A * exp(-HF_MM3_BUCK_B * on / r_star_sum) - HF_MM3_BUCK_C * q2 * q2 * q2;
+    const double q = r_star_sum / r_reduced, q2 = q * q;
+    const double b = HF_MM3_BUCK_A * exp(-HF_MM3_BUCK_B * r_reduced / r_star_sum) - HF_MM3_BUCK_C * q2 * q2 * q2;
     return eps * (-2.0 * on / (off * off - on * on)) * b;
 }

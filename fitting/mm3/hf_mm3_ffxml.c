@@ -31,8 +31,9 @@
 #define STRETCH_ENERGY "k*d^2*(1 - 25.5*d + 379.3125*d^2); d = s*r - r0"
 #define BEND_ENERGY                                                                                                    \
     "k*d^2*(1 - 0.014*D + 5.6e-5*D^2 - 7.0e-7*D^3 + 2.2e-8*D^4); D = d*57.295779513082320876; d = theta - theta0"
-/* the switch S(r) = 1, (0.8^2 - r^2) / (0.8^2 - 0.6^2), 0 on the particles' (reduced) distance; the
- * special pairs (.fld code 6) from tables indexed by the particles' pair classes c */
+/* the switch S(r) = 1, (0.8^2 - r^2) / (0.8^2 - 0.6^2), 0 on the particles' (reduced) distance (the
+ * Script's "pair-switch" terms move it to the true distance within a molecule); the special pairs
+ * (.fld code 6) from tables indexed by the particles' pair classes c */
 #define PAIR_ENERGY_FORMAT                                                                                             \
     "eps*S*(184000*exp(-12*r/R) - 2.25*(R/r)^6) + %s*q1*q2/r;"                                                         \
     " S = select(step(r - 0.8), 0, select(step(r - 0.6), (0.64 - r^2)/0.28, 1));"                                      \
@@ -52,7 +53,13 @@ static const char script_code[] =
     "     ('k', 'r0a', 'r0b', 'theta0', 'sa', 'sb')),\n"
     "    ('bend-bend', 5, 'k*(angle(p1,p2,p3) - t1)*(angle(p4,p2,p5) - t2)', ('k', 't1', 't2')),\n"
     "    ('bend-bend-shared', 4, 'k*(angle(p1,p2,p3) - t1)*(angle(p1,p2,p4) - t2)', ('k', 't1', 't2')),\n"
-    "    ('torsion-stretch', 4, 'k*(s*distance(p2,p3) - r0)*(1 + cos(3*dihedral(p1,p2,p3,p4)))', ('k', 'r0', 's')))\n"
+    "    ('torsion-stretch', 4, 'k*(s*distance(p2,p3) - r0)*(1 + cos(3*dihedral(p1,p2,p3,p4)))', ('k', 'r0', 's')),\n"
+    "    # a pair with a reduced hydrogen (p1, p2 its particles, p3, p4 its atoms): MacroModel's switch is on\n"
+    "    # the atoms' true distance rt, the pair force's on the particles' rr; this adds the difference\n"
+    "    ('pair-switch', 4, 'eps*(St - Sr)*(184000*exp(-12*rr/R) - 2.25*(R/rr)^6);'\n"
+    "     ' St = select(step(rt - 0.8), 0, select(step(rt - 0.6), (0.64 - rt^2)/0.28, 1));'\n"
+    "     ' Sr = select(step(rr - 0.8), 0, select(step(rr - 0.6), (0.64 - rr^2)/0.28, 1));'\n"
+    "     ' rt = distance(p3, p4); rr = distance(p1, p2)', ('R', 'eps')))\n"
     "hessfit_forces = []\n"
     "for key, n, energy, names in HESSFIT_MM3_FORMS:\n"
     "    force = openmm.CustomCompoundBondForce(n, energy)\n"
@@ -443,6 +450,22 @@ static hessfit_status render_terms(const renderer *r, template_text *t)
             st = put_script_values(b, r, "torsion-stretch", e->atoms, v, 3);
     }
     if (st == HESSFIT_SUCCESS)
+        st = hf_buf_printf(b, "     ],\n     \"pair-switch\": [\n");
+    for (int i = 0; i < x->n_pairs && st == HESSFIT_SUCCESS; i++) { /* (sites or atoms, atoms, R, eps) */
+        const hessfit_mm3_pair *e = &x->pairs[i];
+        if (r->site[e->atoms[0]] < 0 && r->site[e->atoms[1]] < 0)
+            continue;
+        const double v[2] = {e->r * nm, F->vdw * e->eps};
+        char name[16];
+        st = put_script_types(b, r, e->atoms, 2);
+        for (int k = 0; k < 2 && st == HESSFIT_SUCCESS; k++) {
+            atom_name(r, e->atoms[k], 0, name);
+            st = hf_buf_printf(b, "\"%s-%s\", ", r->tmpl, name);
+        }
+        if (st == HESSFIT_SUCCESS)
+            st = put_script_values(b, r, "pair-switch", e->atoms, v, 2);
+    }
+    if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(b, "     ],\n     \"out-of-plane\": [\n");
     for (int i = 0; i < x->n_out_of_plane && st == HESSFIT_SUCCESS; i++) {
         const hessfit_mm3_out_of_plane *e = &x->out_of_plane[i];
@@ -659,8 +682,11 @@ hessfit_status hessfit_mm3_ffxml_write(const char *xml_path, const char *const *
              "Written by hessfit (hessfit_mm3_ffxml_write) from the MM3* force field %s: the MM3* model of %d "
              "structure(s) in %d residue template(s) (docs/mm3.md, \"Export to OpenMM\"). One atom type per atom "
              "(class = its MM3* type); each reduced hydrogen's terms act on a virtual site E<n>. Units nm, rad, "
-             "kJ/mol, e. The van der Waals switch (0.6-0.8 nm) acts on the distance of the reduced particles, as in "
-             "HessianForce. The cross terms and out-of-plane terms are added by the Script at the end. Templates:",
+             "kJ/mol, e. The van der Waals switch (0.6-0.8 nm) acts on the true distance of the atoms within a molecule, "
+             "as in MacroModel and HessianForce (the pair force's switch is on the distance of its particles; the "
+             "Script's pair-switch terms add the difference for the pairs with a reduced hydrogen), between "
+             "molecules on the particles' distance. The cross terms, out-of-plane and pair-switch terms are added by "
+             "the Script at the end. Templates:",
              ff->path != NULL ? ff->path : "(unnamed)", n_mols, n_t);
     st = hf_buf_printf(&doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- ");
     if (st == HESSFIT_SUCCESS)

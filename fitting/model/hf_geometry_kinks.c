@@ -1,15 +1,18 @@
 /*
  * The corners of the MM3* form's energy that a minimum can sit on (hf_objective_internal.h): the
- * van der Waals switch S of an MM3* pair is continuous at its inner edge, r' = 0.6 nm (r' the
- * reduced distance the plugin's term is given), but S' jumps there from 0 to -2 on / (off^2 - on^2),
- * so dE/dr' jumps by j = eps S'(on+) B(on) (hessfit_mm3_vdw_switch_kink), positive for every real
- * pair: near the edge E = E_in + j (r' - on)_+ + O((r' - on)^2), a convex corner. The minimum of a
- * molecule may sit on it (rh-enamide structure 9 does, its C22-C43 pair at 0.6 nm to 1e-8 nm: the
- * Newton steps cross it back and forth and the gradient never falls below 0.01 kJ/mol/nm), and
- * there it is the minimum of E under the constraint r' = on with a multiplier in the corner's
- * subgradient: g_in + lambda grad r' = 0, lambda in [0, j] (on the switched side, whose gradient
- * already holds j grad r', lambda in [-j, 0]). hf_objective_geometry.c keeps such corners as
- * equality constraints of its Newton steps and of its adjoint solve.
+ * van der Waals switch S of an MM3* pair is continuous at its inner edge, r_s = 0.6 nm (r_s the
+ * switch distance: MacroModel's true distance of the two atoms, the points y the model's term
+ * gives, hf_model_mm3.c), but S' jumps there from 0 to -2 on / (off^2 - on^2), so dE/dr_s jumps by
+ * j = eps S'(on+) B(r') (hessfit_mm3_vdw_switch_kink, B at the pair's reduced distance r'),
+ * positive for every real pair: near the edge E = E_in + j (r_s - on)_+ + O((r_s - on)^2), a
+ * convex corner. The minimum of a molecule may sit on it (rh-enamide structure 9 did with the
+ * switch on r', its C22-C43 pair at 0.6 nm to 1e-8 nm: the Newton steps cross it back and forth and
+ * the gradient never falls below 0.01 kJ/mol/nm), and there it is the minimum of E under the
+ * constraint r_s = on with a multiplier in the corner's subgradient: g_in + lambda grad r_s = 0,
+ * lambda in [0, j] (on the switched side, whose gradient already holds j grad r_s, lambda in
+ * [-j, 0]). hf_objective_geometry.c keeps such corners as equality constraints of its Newton steps
+ * and of its adjoint solve. r_s is linear in the true positions through y = x'_u + s (x'_a - x'_u)
+ * and the reduction x' = f x + (1 - f) x_partner (a reduced hydrogen's y is its own x).
  *
  * The outer edge (0.8 nm) is a concave corner (the jump is -j there) and holds no minimum: the
  * steps cross it.
@@ -104,40 +107,56 @@ static void reduced_position(const hf_kink_pairs *kp, const double *x, int first
         out[c] = xp[c] + f * (xi[c] - xp[c]);
 }
 
+/* Adds w x'_i to the linear combination (atom, coef) of true positions, merging equal atoms. */
+static void add_reduced(const hf_kink_pairs *kp, int i, double w, int mol_first, hf_kink *k)
+{
+    const int p = kp->partner[i], atoms[2] = {i, p};
+    const double f = kp->factor[i], coefs[2] = {w * f, w * (1.0 - f)};
+    for (int e = 0; e < (p >= 0 ? 2 : 1); e++) {
+        int j = 0;
+        while (j < k->n && k->atom[j] != atoms[e] - mol_first)
+            j++;
+        if (j == k->n) {
+            k->atom[k->n] = atoms[e] - mol_first;
+            k->coef[k->n++] = 0.0;
+        }
+        k->coef[j] += coefs[e];
+    }
+}
+
 void hf_kink_measure(const hf_kink_pairs *kp, const hessfit_model *m, int pair, const double *x, int first_particle,
                      hf_kink *k)
 {
     const hf_model_term *t = &m->terms[kp->term[pair]];
-    const int a = t->particles[0], b = t->particles[1], mol_first = m->mol_first[t->mol];
-    double xa[3], xb[3];
-    reduced_position(kp, x, first_particle, a, xa);
-    reduced_position(kp, x, first_particle, b, xb);
-    double r2 = 0.0;
+    const int mol_first = m->mol_first[t->mol];
+    /* the switch points y_e = x'_u + s (x'_p - x'_u) of the ends p (particles 0, 1; anchors u 2, 3) */
+    double xp[2][3], xu[2][3], y[2][3], r2 = 0.0, rp2 = 0.0;
+    k->n = 0;
+    for (int e = 0; e < 2; e++) {
+        const double s = t->scale[e], sign = e == 0 ? 1.0 : -1.0;
+        reduced_position(kp, x, first_particle, t->particles[e], xp[e]);
+        reduced_position(kp, x, first_particle, t->particles[2 + e], xu[e]);
+        for (int c = 0; c < 3; c++)
+            y[e][c] = xu[e][c] + s * (xp[e][c] - xu[e][c]);
+        /* dr_s/dx: +u through y_0, -u through y_1, each through the reduction */
+        add_reduced(kp, t->particles[e], sign * s, mol_first, k);
+        add_reduced(kp, t->particles[2 + e], sign * (1.0 - s), mol_first, k);
+    }
     for (int c = 0; c < 3; c++) {
-        k->u[c] = xa[c] - xb[c];
+        k->u[c] = y[0][c] - y[1][c];
         r2 += k->u[c] * k->u[c];
+        rp2 += (xp[0][c] - xp[1][c]) * (xp[0][c] - xp[1][c]);
     }
     k->pair = pair;
     k->r = sqrt(r2);
     for (int c = 0; c < 3; c++)
         k->u[c] /= k->r;
     k->c = k->r - HF_KINK_EDGE;
-    k->right = k->r > HF_KINK_EDGE; /* the plugin switches for r' > on */
-    /* slots R (nm) and eps (kJ/mol); the jump per A becomes per nm */
-    k->jump = hessfit_mm3_vdw_switch_kink(m->table[t->slots[0]] * HESSFIT_NM_TO_ANGSTROM, m->table[t->slots[1]]) *
+    k->right = k->r > HF_KINK_EDGE; /* the plugin switches for r_s > on */
+    /* slots R (nm) and eps (kJ/mol), B at r' (A); the jump per A becomes per nm */
+    k->jump = hessfit_mm3_vdw_switch_kink(m->table[t->slots[0]] * HESSFIT_NM_TO_ANGSTROM, m->table[t->slots[1]],
+                                          sqrt(rp2) * HESSFIT_NM_TO_ANGSTROM) *
               HESSFIT_NM_TO_ANGSTROM;
-    /* dr'/dx: +u through x'_a = f x_a + (1 - f) x_partner, -u through x'_b */
-    k->n = 0;
-    const int ends[2] = {a, b};
-    for (int e = 0; e < 2; e++) {
-        const double sign = e == 0 ? 1.0 : -1.0, f = kp->factor[ends[e]];
-        k->atom[k->n] = ends[e] - mol_first;
-        k->coef[k->n++] = sign * f;
-        if (kp->partner[ends[e]] >= 0) {
-            k->atom[k->n] = kp->partner[ends[e]] - mol_first;
-            k->coef[k->n++] = sign * (1.0 - f);
-        }
-    }
 }
 
 double hf_kink_dot(const hf_kink *k, const double *v)
@@ -157,7 +176,7 @@ void hf_kink_row(const hf_kink *k, int dim, double *row)
             row[3 * k->atom[i] + c] += k->coef[i] * k->u[c];
 }
 
-/* m += w d2r'/dx2 = w sum_ij coef_i coef_j (I - u u^T) / r' over the blocks (atom_i, atom_j). */
+/* m += w d2r_s/dx2 = w sum_ij coef_i coef_j (I - u u^T) / r_s over the blocks (atom_i, atom_j). */
 void hf_kink_add_curvature(const hf_kink *k, double w, int dim, double *m)
 {
     double blk[9];

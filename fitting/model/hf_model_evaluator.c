@@ -84,7 +84,12 @@ hessfit_status hf_model_evaluator_add_term(const hessfit_model *m, hf_model_eval
                      "add_mm3_torsion_stretch");
         break;
     case HF_MODEL_TERM_MM3_PAIR:
-        HESSFIT_CALL(hessfit_force_add_mm3_pair(ev->force, p[0], p[1], s[0], s[1], s[2], NULL), "add_mm3_pair");
+        if (p[2] == p[0] && p[3] == p[1])
+            HESSFIT_CALL(hessfit_force_add_mm3_pair(ev->force, p[0], p[1], s[0], s[1], s[2], NULL), "add_mm3_pair");
+        else
+            HESSFIT_CALL(hessfit_force_add_mm3_switched_pair(ev->force, p[0], p[1], p[2], p[3], s[0], s[1], s[2],
+                                                             t->scale[0], t->scale[1], NULL),
+                         "add_mm3_switched_pair");
         break;
     default:
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: internal term kind %d", (int)t->kind);

@@ -18,7 +18,10 @@ typedef enum {
     HF_MODEL_TERM_MM3_STRETCH_BEND,  /* slots k, r0a, r0b, theta0; scale[0..1] the bonds' distance scales */
     HF_MODEL_TERM_MM3_BEND_BEND,     /* particles p1, centre, p3, p4, p5; slots k, theta01, theta02 */
     HF_MODEL_TERM_MM3_TORSION_STRETCH, /* slots k, r0; scale[0] the central bond's distance scale */
-    HF_MODEL_TERM_MM3_PAIR           /* slots R, eps, qq */
+    HF_MODEL_TERM_MM3_PAIR           /* particles a, b, then the switch anchors u, v; slots R, eps, qq; scale[0..1] the
+                                        switch scales (an MM3* switched pair where a or b is reduced: anchor its
+                                        partner, scale 1/f, S on the true distance; else anchors a, b, scales 1: an
+                                        MM3* pair) */
 } hf_model_term_kind;
 
 #define HF_MODEL_TERM_PARTICLES 5

@@ -22,8 +22,9 @@
  *   out-of-plane   F_IMP k (1 - cos 2 phi)          periodic improper n = 2, phase pi, k = F_IMP k
  *   vdW + charge   F_VDW eps S B(R) + F_ELE qq / r_A     MM3 pair: R nm, eps kJ/mol,
  *                                                   qq_slot = F_ELE / (10 ONE_4PI_EPS0) q_a q_b
- * and the reduced hydrogens as reduced particles. The one known difference from MacroModel: the
- * plugin's pair switch S is on the reduced distance, MacroModel's on the true one (docs/mm3.md).
+ * and the reduced hydrogens as reduced particles. A pair with a reduced hydrogen is an MM3*
+ * switched pair whose switch points are the hydrogens' true positions (anchor the partner, scale
+ * 1/f): S on the true distance, MacroModel's (docs/mm3.md); the other pairs are MM3* pairs.
  */
 #include "hf_model_internal.h"
 
@@ -225,6 +226,19 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
     }
     if (st == HESSFIT_SUCCESS)
         st = add_charges(m, ff, &x, first);
+    /* per atom: the anchor and scale of its switch point (a reduced hydrogen: its partner, 1/f) */
+    int *anchor = st == HESSFIT_SUCCESS ? malloc((size_t)(mol->n_atoms > 0 ? mol->n_atoms : 1) * sizeof *anchor) : NULL;
+    double *switch_scale = anchor ? malloc((size_t)(mol->n_atoms > 0 ? mol->n_atoms : 1) * sizeof *switch_scale) : NULL;
+    if (st == HESSFIT_SUCCESS && switch_scale == NULL)
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: out of memory for the pairs' switch points");
+    for (int a = 0; a < mol->n_atoms && st == HESSFIT_SUCCESS; a++) {
+        anchor[a] = a;
+        switch_scale[a] = 1.0;
+    }
+    for (int i = 0; i < x.n_reduced && st == HESSFIT_SUCCESS; i++) {
+        anchor[x.reduced[i].atom] = x.reduced[i].partner;
+        switch_scale[x.reduced[i].atom] = 1.0 / x.reduced[i].f;
+    }
     for (int i = 0; i < x.n_pairs && st == HESSFIT_SUCCESS; i++) {
         const hessfit_mm3_pair *e = &x.pairs[i];
         hf_model_mm3_derived *c = &m->mm3;
@@ -252,8 +266,11 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
             break;
         q->qq_slot = s[2];
         c->n_pairs++;
-        st = append(m, HF_MODEL_TERM_MM3_PAIR, mi, first, e->atoms, 2, s, 3, 0, 1.0, 1.0);
+        const int a = e->atoms[0], b = e->atoms[1], atoms[4] = {a, b, anchor[a], anchor[b]};
+        st = append(m, HF_MODEL_TERM_MM3_PAIR, mi, first, atoms, 4, s, 3, 0, switch_scale[a], switch_scale[b]);
     }
+    free(anchor);
+    free(switch_scale);
     hessfit_mm3_model_free(&x);
     return st;
 }

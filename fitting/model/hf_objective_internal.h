@@ -64,17 +64,18 @@ void hf_energy_part_values(const hf_energy_part *part, double *qm, double *mm);
 
 /* The MM3* pairs of the molecules [mol_lo, mol_hi) with the reduced-particle maps. */
 typedef struct hf_kink_pairs hf_kink_pairs;
-/* One pair at the switch's inner edge, measured at some positions: r' - on and dr'/dx. */
+/* One pair at the switch's inner edge, measured at some positions: r_s - on and dr_s/dx (r_s the
+ * pair's switch distance, |y_a - y_b| of its term's switch points: the true distance). */
 typedef struct {
     int pair;        /* index into the hf_kink_pairs list */
-    int n;           /* atoms r' depends on (2 to 4: the ends and their partners when reduced) */
-    int atom[4];     /* molecule-local */
-    double coef[4];  /* dr'/dx_atom = coef u */
-    double u[3], r;  /* unit vector x'_a - x'_b, r' (nm) */
-    double c;        /* r' - on (nm) */
-    double jump;     /* the jump of dE/dr' there (kJ/mol/nm; > 0: a convex corner) */
-    int right;       /* r' > on: the plugin evaluates the switched side */
-    double lambda;   /* the multiplier of r' = on against the evaluated side's gradient */
+    int n;           /* atoms r_s depends on (2 to 8: the ends, anchors and their partners; merged) */
+    int atom[8];     /* molecule-local */
+    double coef[8];  /* dr_s/dx_atom = coef u */
+    double u[3], r;  /* unit vector y_a - y_b, r_s (nm) */
+    double c;        /* r_s - on (nm) */
+    double jump;     /* the jump of dE/dr_s there (kJ/mol/nm; > 0: a convex corner) */
+    int right;       /* r_s > on: the plugin evaluates the switched side */
+    double lambda;   /* the multiplier of r_s = on against the evaluated side's gradient */
 } hf_kink;
 hessfit_status hf_kink_pairs_build(const hessfit_model *m, int mol_lo, int mol_hi, hf_kink_pairs **out);
 void hf_kink_pairs_free(hf_kink_pairs *kp);
@@ -83,11 +84,11 @@ void hf_kink_pairs_range(const hf_kink_pairs *kp, int mol, int *begin, int *end)
 /* Pair `pair` at positions x (indexed by System particle - first_particle) into *k (not lambda). */
 void hf_kink_measure(const hf_kink_pairs *kp, const hessfit_model *m, int pair, const double *x, int first_particle,
                      hf_kink *k);
-/* dr'/dx . v for a molecule-local vector v. */
+/* dr_s/dx . v for a molecule-local vector v. */
 double hf_kink_dot(const hf_kink *k, const double *v);
-/* dr'/dx as a dense row of the molecule's dim = 3 n coordinates. */
+/* dr_s/dx as a dense row of the molecule's dim = 3 n coordinates. */
 void hf_kink_row(const hf_kink *k, int dim, double *row);
-/* m += w d2r'/dx2 (dense dim x dim, row-major, both triangles). */
+/* m += w d2r_s/dx2 (dense dim x dim, row-major, both triangles). */
 void hf_kink_add_curvature(const hf_kink *k, double w, int dim, double *m);
 /* How far lambda lies outside the corner's subgradient range ([0, j], or [-j, 0] on the switched side). */
 double hf_kink_violation(const hf_kink *k, double lambda);

@@ -97,7 +97,7 @@ public:
     enum TermKind {
         Bond = 0, UreyBradley, Angle, PeriodicTorsion, OPLSTorsion, RBTorsion,
         PeriodicImproper, HarmonicImproper, Exclusion, Pair14, ExplicitPair, MM3Bond, MM3Angle, MM3Pair,
-        MM3StretchBend, MM3BendBend, MM3TorsionStretch, NumTermKinds
+        MM3StretchBend, MM3BendBend, MM3TorsionStretch, MM3SwitchedPair, NumTermKinds
     };
     /** The most particles a term joins (a bend-bend lists five: its angles' outer atoms and centre). */
     static constexpr int MaxTermParticles = 5;
@@ -920,6 +920,69 @@ public:
      * Get the number of MM3* pairs.
      */
     int getNumMM3Pairs() const;
+    /**
+     * Add an MM3* pair whose 6-8 Angstrom switch is taken on another distance (MacroModel's MM3*,
+     * which switches on the TRUE distance of two atoms while the pair itself acts on the reduced
+     * hydrogens). Like an MM3* pair it is excluded from the plain sum; with r the p1-p2 distance
+     * and r_s = |y_1 - y_2|, y_k = x_anchor_k + s_k (x_p_k - x_anchor_k):
+     * E = eps S(r_s) (184000 exp(-12 r / R) - 2.25 (R / r)^6) + ONE_4PI_EPS0 qq / r, S as in
+     * addMM3Pair. For a particle that is not reduced, anchor = the particle itself (y = its
+     * position, any s); for a reduced particle (addReducedParticle, factor f, partner p), anchor = p
+     * and s = 1 / f make y its true position, the distance MacroModel switches on. With r_s <= 0.6
+     * nm it equals addMM3Pair's term exactly, beyond 0.8 nm only the Coulomb part is left; between,
+     * S depends on the anchors too (forces and Hessian on all four particles).
+     *
+     * @param p1              the index of the first particle
+     * @param p2              the index of the second particle
+     * @param anchor1         the anchor of the first switch point (p1, or the partner of a reduced p1)
+     * @param anchor2         the anchor of the second switch point
+     * @param radiusSlot      the slot of R (nm, the pair's R*_i + R*_j; must be > 0)
+     * @param epsilonSlot     the slot of eps (kJ/mol)
+     * @param chargeProdSlot  the slot of the charge product qq (e^2)
+     * @param switchScale1    s_1 (finite, > 0; 1 / f for a reduced p1)
+     * @param switchScale2    s_2 (finite, > 0)
+     * @return the index of the MM3* switched pair that was added
+     */
+    int addMM3SwitchedPair(int p1, int p2, int anchor1, int anchor2, int radiusSlot, int epsilonSlot,
+                           int chargeProdSlot, double switchScale1 = 1.0, double switchScale2 = 1.0);
+    /**
+     * Get the particles, slots and switch scales of an MM3* switched pair.
+     *
+     * @param index               the index of the MM3* switched pair
+     * @param[out] p1             the index of the first particle
+     * @param[out] p2             the index of the second particle
+     * @param[out] anchor1        the anchor of the first switch point
+     * @param[out] anchor2        the anchor of the second switch point
+     * @param[out] radiusSlot     the slot of R
+     * @param[out] epsilonSlot    the slot of eps
+     * @param[out] chargeProdSlot the slot of the charge product
+     * @param[out] switchScale1   s_1
+     * @param[out] switchScale2   s_2
+     */
+    void getMM3SwitchedPairParameters(int index, int& p1, int& p2, int& anchor1, int& anchor2, int& radiusSlot,
+                                      int& epsilonSlot, int& chargeProdSlot, double& switchScale1,
+                                      double& switchScale2) const;
+    /**
+     * Set the particles, slots and switch scales of an MM3* switched pair.
+     *
+     * @param index           the index of the MM3* switched pair
+     * @param p1              the index of the first particle
+     * @param p2              the index of the second particle
+     * @param anchor1         the anchor of the first switch point
+     * @param anchor2         the anchor of the second switch point
+     * @param radiusSlot      the slot of R (nm; must be > 0)
+     * @param epsilonSlot     the slot of eps (kJ/mol)
+     * @param chargeProdSlot  the slot of the charge product qq (e^2)
+     * @param switchScale1    s_1 (finite, > 0)
+     * @param switchScale2    s_2 (finite, > 0)
+     */
+    void setMM3SwitchedPairParameters(int index, int p1, int p2, int anchor1, int anchor2, int radiusSlot,
+                                      int epsilonSlot, int chargeProdSlot, double switchScale1 = 1.0,
+                                      double switchScale2 = 1.0);
+    /**
+     * Get the number of MM3* switched pairs.
+     */
+    int getNumMM3SwitchedPairs() const;
     /**
      * Exclude the 1-2 and 1-3 pairs of a bond graph and add its 1-4 pairs (each pair once, the
      * nearest relation wins, so pairs in rings closer than 1-4 are never 1-4).

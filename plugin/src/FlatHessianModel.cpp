@@ -139,6 +139,9 @@ void FlatHessianModel::build(const HessianForce& force) {
             case HessianForce::MM3TorsionStretch:
                 terms.push_back(makeTerm(HF_TERM_MM3_TORSION_STRETCH, t));
                 break;
+            case HessianForce::MM3SwitchedPair:
+                terms.push_back(makeTerm(HF_TERM_MM3_PAIR_SWITCHED, t));
+                break;
             default:
                 continue;
             }

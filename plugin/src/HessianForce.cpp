@@ -37,6 +37,7 @@ const KindShape kindShapes[HessianForce::NumTermKinds] = {
     {3, 4, false, 2},  // MM3StretchBend: k, r0a, r0b, theta0; sa, sb
     {5, 3, false, 0},  // MM3BendBend: k, theta01, theta02
     {4, 2, false, 1},  // MM3TorsionStretch: k, r0; s
+    {4, 3, false, 2},  // MM3SwitchedPair: R, epsilon, chargeProd; s1, s2 (particles p1, p2, anchor1, anchor2)
 };
 
 [[noreturn]] void fail(HessianForceException::Code code, const std::string& message) {
@@ -60,7 +61,7 @@ const char* HessianForce::termKindName(TermKind kind) {
     static const char* names[NumTermKinds] = {"bond", "Urey-Bradley term", "angle", "periodic torsion",
         "OPLS torsion", "RB torsion", "periodic improper", "harmonic improper", "exclusion", "1-4 pair",
         "explicit pair", "MM3* bond", "MM3* angle", "MM3* pair", "MM3* stretch-bend", "MM3* bend-bend",
-        "MM3* torsion-stretch"};
+        "MM3* torsion-stretch", "MM3* switched pair"};
     return (kind >= 0 && kind < NumTermKinds) ? names[kind] : "unknown term";
 }
 
@@ -224,10 +225,13 @@ bool HessianForce::hasExplicitMolecules() const {
 // ---- terms: one storage, one checker for every kind ---------------------------------------------
 
 /**
- * Whether particle entries i > j of a term of this kind may name one particle: only a bend-bend's
- * second angle may reuse one outer particle of the first (entries 3, 4 against 0, 2), once.
+ * Whether particle entries i > j of a term of this kind may name one particle: a bend-bend's
+ * second angle may reuse one outer particle of the first (entries 3, 4 against 0, 2), once; a
+ * switched pair's anchors (entries 2, 3) may be any of its particles.
  */
 static bool mayRepeat(HessianForce::TermKind kind, int i, int j, int repeatsSoFar) {
+    if (kind == HessianForce::MM3SwitchedPair)
+        return i >= 2;
     return kind == HessianForce::MM3BendBend && (i == 3 || i == 4) && (j == 0 || j == 2) && repeatsSoFar == 0;
 }
 
@@ -445,6 +449,30 @@ void HessianForce::setMM3TorsionStretchParameters(int index, int p1, int p2, int
     setTerm(MM3TorsionStretch, index, p, 4, s, 2, 0, &distanceScale);
 }
 int HessianForce::getNumMM3TorsionStretches() const { return (int) terms[MM3TorsionStretch].size(); }
+
+int HessianForce::addMM3SwitchedPair(int p1, int p2, int anchor1, int anchor2, int radiusSlot, int epsilonSlot,
+                                     int chargeProdSlot, double switchScale1, double switchScale2) {
+    int p[4] = {p1, p2, anchor1, anchor2}, s[3] = {radiusSlot, epsilonSlot, chargeProdSlot};
+    double scales[2] = {switchScale1, switchScale2};
+    return addTerm(MM3SwitchedPair, p, 4, s, 3, 0, scales);
+}
+void HessianForce::getMM3SwitchedPairParameters(int index, int& p1, int& p2, int& anchor1, int& anchor2,
+                                                int& radiusSlot, int& epsilonSlot, int& chargeProdSlot,
+                                                double& switchScale1, double& switchScale2) const {
+    const Term& t = getTerm(MM3SwitchedPair, index);
+    p1 = t.particles[0]; p2 = t.particles[1]; anchor1 = t.particles[2]; anchor2 = t.particles[3];
+    radiusSlot = t.slots[0]; epsilonSlot = t.slots[1]; chargeProdSlot = t.slots[2];
+    switchScale1 = t.distanceScales[0]; switchScale2 = t.distanceScales[1];
+}
+void HessianForce::setMM3SwitchedPairParameters(int index, int p1, int p2, int anchor1, int anchor2, int radiusSlot,
+                                                int epsilonSlot, int chargeProdSlot, double switchScale1,
+                                                double switchScale2) {
+    checkTermIndex(index, terms[MM3SwitchedPair].size(), MM3SwitchedPair);
+    int p[4] = {p1, p2, anchor1, anchor2}, s[3] = {radiusSlot, epsilonSlot, chargeProdSlot};
+    double scales[2] = {switchScale1, switchScale2};
+    setTerm(MM3SwitchedPair, index, p, 4, s, 3, 0, scales);
+}
+int HessianForce::getNumMM3SwitchedPairs() const { return (int) terms[MM3SwitchedPair].size(); }
 
 // Four-particle periodic terms (torsions and impropers share the form).
 #define HF_PERIODIC_TERM_METHODS(Name, Kind)                                                              \

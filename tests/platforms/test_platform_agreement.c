@@ -3,7 +3,8 @@
  * on a realistic training set -- the nine rh-enamide structures (468 atoms) typed with mm3.fld,
  * through the fit model with Lennard-Jones + Coulomb on (bonds, angles, torsions, impropers, 1-4
  * pairs and every plain nonbonded pair of each molecule), plus MM3* stretch-bends, bend-bends and
- * torsion-stretches on its angles and torsions (add_cross_terms) -- one Context per platform and
+ * torsion-stretches on its angles and torsions (add_cross_terms) and MM3* switched pairs
+ * (add_switched_pairs) -- one Context per platform and
  * precision, every quantity the kernels compute, all molecules in each call:
  *
  *   energy and forces (OpenMM State), Hessian blocks, dE/dslot, tr(G^T dH/dslot) for a random G,
@@ -172,6 +173,66 @@ static void add_cross_terms(const training_set *t, hessfit_force *f, OpenMM_Cont
                counts[2]);
 }
 
+/* The nearest atom of atom h (the partner add_reduced_hydrogens reduces a hydrogen towards). */
+static int nearest_atom(const hessfit_molecule *mol, int h) {
+    int nearest = -1;
+    double best = INFINITY;
+    for (int a = 0; a < mol->n_atoms; a++) {
+        const double d = a == h ? INFINITY : test_distance(mol->coords, h, a);
+        if (d < best) {
+            best = d;
+            nearest = a;
+        }
+    }
+    return nearest;
+}
+
+/*
+ * MM3* switched pairs in the first two molecules (those with reduced hydrogens): every pair at
+ * least 5 bonds apart (so no exclusion or 1-4 pair of the fit model), switched on the true distance
+ * (a hydrogen's anchor its partner with scale 1/0.923); they leave the plain sum. Three slots shared.
+ */
+static void add_switched_pairs(const training_set *t, hessfit_force *f, OpenMM_Context *c) {
+    int s[3], first = 0, counts[3] = {0, 0, 0};
+    static const double values[3] = {0.36, 0.25, 0.04};
+    for (int i = 0; i < 3; i++)
+        HF_OK(hessfit_force_add_parameter(f, values[i], &s[i]));
+    for (int m = 0; m < 2; m++) {
+        const hessfit_molecule *mol = &t->mmo.items[m];
+        const int n = mol->n_atoms;
+        int *hops = malloc((size_t) n * n * sizeof *hops);
+        CHECK(hops != NULL, "out of memory");
+        for (int i = 0; i < n * n; i++) /* bond distances by relaxation (n is small) */
+            hops[i] = i / n == i % n ? 0 : 1000;
+        for (int b = 0; b < mol->n_bonds; b++)
+            hops[mol->bonds[2 * b] * n + mol->bonds[2 * b + 1]] = hops[mol->bonds[2 * b + 1] * n + mol->bonds[2 * b]] = 1;
+        for (int k = 0; k < n; k++)
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++)
+                    if (hops[i * n + k] + hops[k * n + j] < hops[i * n + j])
+                        hops[i * n + j] = hops[i * n + k] + hops[k * n + j];
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) {
+                if (hops[i * n + j] < 5)
+                    continue;
+                const int hi = mol->atomic_numbers[i] == 1, hj = mol->atomic_numbers[j] == 1;
+                HF_OK(hessfit_force_add_mm3_switched_pair(f, first + i, first + j, first + (hi ? nearest_atom(mol, i) : i),
+                                                          first + (hj ? nearest_atom(mol, j) : j), s[0], s[1], s[2],
+                                                          hi ? 1.0 / 0.923 : 1.0, hj ? 1.0 / 0.923 : 1.0, NULL));
+                const double r = test_distance(mol->coords, i, j); /* Angstrom */
+                counts[r <= 6.0 ? 0 : r < 8.0 ? 1 : 2]++;
+            }
+        free(hops);
+        first += n;
+    }
+    HF_OK(hessfit_force_update_parameters_in_context(f, c));
+    static int printed = 0;
+    if (!printed++)
+        printf("MM3* switched pairs added: %d inside 6 A, %d in the switch, %d beyond 8 A\n", counts[0], counts[1],
+               counts[2]);
+    CHECK(counts[0] > 0 && counts[1] > 0, "switched pairs: %d inside 6 A, %d in the switch", counts[0], counts[1]);
+}
+
 static void evaluate(training_set *t, const char *platform, const char *precision, results *r) {
     const double start = test_now_s();
     hessfit_model_options opt = hessfit_model_default_options();
@@ -184,6 +245,7 @@ static void evaluate(training_set *t, const char *platform, const char *precisio
     OpenMM_Context *c = hessfit_model_context(model);
     add_reduced_hydrogens(t, f, c);
     add_cross_terms(t, f, c);
+    add_switched_pairs(t, f, c);
     if (t->n == 0) {
         t->n = hessfit_model_n_particles(model);
         HF_OK(hessfit_force_get_num_parameters(f, &t->n_slots));

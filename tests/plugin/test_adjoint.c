@@ -778,6 +778,15 @@ static int geometry_mm3_pair(int k, double *pos, char *label, size_t len) {
     return 1;
 }
 
+/* MM3* switched pairs (term_cases.h): switch distances inside 0.6 nm, in the switch and beyond */
+static int geometry_mm3_switched_pair(int k, double *pos, char *label, size_t len) {
+    if (k >= NRANDOM)
+        return 0;
+    mm3_switched_pair_positions(pos);
+    snprintf(label, len, "random %d", k);
+    return 1;
+}
+
 static int geometry_star5(int k, double *pos, char *label, size_t len) {
     if (k >= NRANDOM)
         return 0;
@@ -821,6 +830,8 @@ int main(int argc, char **argv) {
     run_case(&explicit_pairs);
     const TermCase mm3_pairs = {"MM3* pairs", 5, build_mm3_pair, geometry_mm3_pair};
     run_case(&mm3_pairs);
+    const TermCase switched = {"MM3* switched pairs", 6, build_mm3_switched_pair, geometry_mm3_switched_pair};
+    run_case(&switched);
 
     run_two_molecules();
     run_big_molecule();

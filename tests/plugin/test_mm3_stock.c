@@ -29,6 +29,7 @@
  * exactly); set/get and both update paths.
  */
 #include "stock_molecules.h"
+#include <string.h>
 #include "term_cases.h"
 
 #define FD_STEP 1e-5
@@ -386,6 +387,126 @@ static void check_pairs_against_stock(const char *platform) {
     sm_pair_destroy(&s);
 }
 
+/* The partner of hydrogen h (its one bond), -1 for another element. */
+static int hydrogen_partner(const sm_mol *m, int h) {
+    if (m->element[h] != 'H')
+        return -1;
+    for (int b = 0; b < m->n_bonds; b++)
+        if (m->bonds[b][0] == h || m->bonds[b][1] == h)
+            return m->bonds[b][0] == h ? m->bonds[b][1] : m->bonds[b][0];
+    return -1;
+}
+
+/*
+ * MacroModel's pair as it treats reduced hydrogens: every hydrogen reduced towards its partner
+ * (f = 0.923) on our side (a reduced particle, then an MM3* switched pair with the partner as anchor
+ * and scale 1/f, so the switch sees the true distance); on the stock side a CustomCompoundBondForce
+ * of (i, j, u, v) computing the reduced positions x' = x_u + f (x_i - x_u) itself (f = 1 and any
+ * other particle u for an atom that is not reduced) and the switch on distance(p1, p2).
+ */
+static void add_mm3_switched_pairs(sm_pair *s, const sm_mol *m, int n_zone[3], int *n_reduced_pairs) {
+    char expression[1024];
+    snprintf(expression, sizeof expression,
+             "eps*S*(184000*exp(-12*rA/RA) - 2.25*(RA/rA)^6) + %.17g*qq/rA;"
+             " S = select(step(rsA - 8), 0, select(step(rsA - 6), (64 - rsA^2)/(64 - 36), 1));"
+             " rsA = 10*distance(p1, p2); rA = 10*sqrt(dx^2 + dy^2 + dz^2); RA = 10*R;"
+             " dx = (x3 + fi*(x1 - x3)) - (x4 + fj*(x2 - x4)); dy = (y3 + fi*(y1 - y3)) - (y4 + fj*(y2 - y4));"
+             " dz = (z3 + fi*(z1 - z3)) - (z4 + fj*(z2 - z4))",
+             10.0 * COULOMB);
+    static const char *names[] = {"R", "eps", "qq", "fi", "fj", NULL};
+    OpenMM_CustomCompoundBondForce *f = compound_force(4, expression, names);
+    const double fh = 0.923;
+    for (int i = 0; i < m->n; i++)
+        if (hydrogen_partner(m, i) >= 0)
+            HF_OK(hessfit_force_add_reduced_particle(s->hf, i, hydrogen_partner(m, i), fh, NULL));
+    n_zone[0] = n_zone[1] = n_zone[2] = 0;
+    *n_reduced_pairs = 0;
+    for (int i = 0; i < m->n; i++)
+        for (int j = i + 1; j < m->n; j++) {
+            if (m->molecule[i] != m->molecule[j] || m->dist[i][j] < 3)
+                continue;
+            const int pi = hydrogen_partner(m, i), pj = hydrogen_partner(m, j);
+            const double fi = pi >= 0 ? fh : 1.0, fj = pj >= 0 ? fh : 1.0;
+            const double v[5] = {sm_uniform(0.32, 0.42), sm_uniform(0.1, 0.5), sm_uniform(-0.1, 0.1), fi, fj};
+            const int stock[4] = {i, j, pi >= 0 ? pi : j, pj >= 0 ? pj : i};
+            add_compound_bond(f, 4, stock, 5, v);
+            HF_OK(hessfit_force_add_mm3_switched_pair(s->hf, i, j, pi >= 0 ? pi : i, pj >= 0 ? pj : j, sm_slot(s, v[0]),
+                                                      sm_slot(s, v[1]), sm_slot(s, v[2]), 1.0 / fi, 1.0 / fj, NULL));
+            const double r = sm_distance(m->pos, i, j);
+            n_zone[r <= 0.6 ? 0 : r < 0.8 ? 1 : 2]++;
+            *n_reduced_pairs += pi >= 0 || pj >= 0;
+        }
+    sm_add_stock(s, (OpenMM_Force *) f);
+}
+
+static void check_switched_pairs_against_stock(const char *platform) {
+    sm_mol m;
+    sm_init(&m);
+    const double octane_dihedrals[5] = {180.0, 180.0, 180.0, 180.0, 180.0}, propanol_dihedral[1] = {178.0};
+    sm_add_chain(&m, "CCCCCCCC", octane_dihedrals, 0.0);
+    sm_add_chain(&m, "CCCO", propanol_dihedral, 1.5);
+    sm_perturb(&m, 0.004);
+    sm_pair s;
+    sm_pair_create(&s, &m);
+    sm_add_hf_particles(&s, &m, 0, 1);
+    int n_zone[3], n_reduced_pairs;
+    add_mm3_switched_pairs(&s, &m, n_zone, &n_reduced_pairs);
+    sm_pair_open(&s, platform, m.pos, 0.001);
+    printf("MM3* switched pairs with reduced hydrogens (%d pairs with one) against a CustomCompoundBondForce: "
+           "%d inside 0.6 nm, %d in the switch, %d beyond 0.8 nm (true distance)\n",
+           n_reduced_pairs, n_zone[0], n_zone[1], n_zone[2]);
+    CHECK(n_zone[0] >= 20 && n_zone[1] >= 10 && n_zone[2] >= 10 && n_reduced_pairs >= 100,
+          "too few pairs: %d %d %d, %d reduced", n_zone[0], n_zone[1], n_zone[2], n_reduced_pairs);
+    sm_check_poses(&s, &m, 4, FD_STEP, FD_TOL, EF_TOL);
+    sm_pair_destroy(&s);
+}
+
+/* Energy, forces, Hessian and dE/dslot of one pair (particles 0, 1 at distance r along a skew
+ * axis): an MM3* pair (switched = 0) or a switched pair on itself (anchors = the particles, s = 1). */
+static void one_pair(const char *platform, int switched, double r, double *out) {
+    hessfit_force *f;
+    HF_OK(hessfit_force_create(&f));
+    const int R = add_slot(f, 0.41), eps = add_slot(f, 0.3), qq = add_slot(f, -0.07);
+    for (int i = 0; i < 2; i++)
+        HF_OK(hessfit_force_add_particle(f, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, NULL));
+    if (switched)
+        HF_OK(hessfit_force_add_mm3_switched_pair(f, 0, 1, 0, 1, R, eps, qq, 1.0, 1.0, NULL));
+    else
+        HF_OK(hessfit_force_add_mm3_pair(f, 0, 1, R, eps, qq, NULL));
+    const double u[3] = {0.48, -0.6, 0.64}; /* unit */
+    const double pos[6] = {0.1, 0.2, 0.3, 0.1 + r * u[0], 0.2 + r * u[1], 0.3 + r * u[2]};
+    OpenMM_System *system;
+    OpenMM_Integrator *integrator;
+    OpenMM_Context *context = open_by_hand(f, 2, pos, platform, &system, &integrator);
+    out[0] = test_energy_forces(context, -1, out + 1, 2);
+    HF_OK(hessfit_force_get_hessian_blocks(f, context, out + 7, 36));
+    HF_OK(hessfit_force_get_parameter_derivatives(f, context, out + 43, 3));
+    close_by_hand(f, system, context, integrator);
+}
+
+/* A switched pair on itself is the MM3* pair: bit for bit (energy, forces, Hessian, dE/dslot) with
+ * the distance inside 0.6 nm or beyond 0.8 nm (the same code path on Reference), to rounding in the
+ * switch (the two-coordinate path; the GPU kernels take it at every distance). */
+static void check_switched_equals_pair(const char *platform) {
+    const double r[3] = {0.45, 0.7, 0.9};
+    const int exact = strcmp(platform, "Reference") == 0 || strcmp(platform, "CPU") == 0;
+    for (int k = 0; k < 3; k++) {
+        double a[46], b[46], worst = 0.0, scale = 0.0;
+        one_pair(platform, 0, r[k], a);
+        one_pair(platform, 1, r[k], b);
+        for (int i = 0; i < 46; i++) {
+            worst = fmax(worst, fabs(a[i] - b[i]));
+            scale = fmax(scale, fabs(a[i]));
+        }
+        printf("switched pair on itself vs MM3* pair at %.2f nm: max |difference| %.3g (of max %.3g)\n", r[k], worst,
+               scale);
+        if (exact && k != 1)
+            CHECK(worst == 0.0, "r = %.2f nm: switched pair differs from the MM3* pair by %.3g", r[k], worst);
+        else
+            CHECK(worst <= 1e-12 * scale, "r = %.2f nm: switched pair differs from the MM3* pair by %.3g", r[k], worst);
+    }
+}
+
 /*
  * By hand, R = 0.4 nm (4 A), eps = 0.2 kJ/mol, C = ONE_4PI_EPS0 = 138.935457644382 kJ nm/(mol e^2):
  *  r = 0.35 nm, qq = -0.1 (S = 1): 184000 exp(-12 x 3.5 / 4) = 184000 exp(-10.5)
@@ -472,6 +593,8 @@ int main(int argc, char **argv) {
     check_cross_against_stock(platform);
     check_pairs_against_stock(platform);
     check_pairs_by_hand(platform);
+    check_switched_pairs_against_stock(platform);
+    check_switched_equals_pair(platform);
     printf("test_mm3_stock: OK\n");
     return 0;
 }

@@ -18,7 +18,8 @@
  *    version knew it: version 1 without the MM3* bonds and angles that version 2 added, version 2
  *    without the MM3* pair that version 3 added, version 3 without the reduced particles that
  *    version 4 added, version 4 without the MM3* cross terms and bond distance scale that version 5
- *    added, each appended last with its own slots) reads
+ *    added, version 5 with an MM3* pair where version 6 has an MM3* switched pair, each appended
+ *    last with its own slots) reads
  *    back, through hessfit_system_deserialize, as the same force with the same numbers as above;
  *  - a newer version (the current number + 1) and version 0 are refused with
  *    HESSFIT_ERROR_UNSUPPORTED naming the version, and malformed XML with HESSFIT_ERROR_OPENMM,
@@ -31,7 +32,7 @@
 #define FORCE_GROUP 3
 #define FORCE_NAME "hessfit round trip"
 /* The HessianForce serialization versions this build reads: 1 .. CURRENT_XML_VERSION. */
-#define CURRENT_XML_VERSION 5
+#define CURRENT_XML_VERSION 6
 
 static int slot(hessfit_force *f, double value) {
     int s;
@@ -44,7 +45,7 @@ static const int bonds_a[6][2] = {{0, 1}, {1, 2}, {2, 3}, {1, 4}, {2, 5}, {3, 6}
 
 /* The test's force as serialization version `version` knows it (2: with the MM3* bonds and
  * angles; 3: with the MM3* pair; 4: with reduced particles; 5: with an MM3* bond distance scale and
- * the MM3* cross terms). */
+ * the MM3* cross terms; 6: the MM3* pair 4-6 as an MM3* switched pair on the true distance). */
 static hessfit_force *build_force(int version) {
     hessfit_force *f;
     HF_OK(hessfit_force_create(&f));
@@ -104,9 +105,14 @@ static hessfit_force *build_force(int version) {
         HF_OK(hessfit_force_add_mm3_angle(f, 1, 2, 5, s[2][0], s[2][1], NULL));
         HF_OK(hessfit_force_add_mm3_angle(f, 8, 7, 9, s[3][0], s[3][1], NULL));
     }
-    if (version >= 3) { /* the MM3* pair, after everything of version 2; slots R, eps, qq in that order */
+    if (version >= 3) { /* the MM3* pair, after everything of version 2; slots R, eps, qq in that order; from
+                           * version 6 a switched pair on 4's true position (4 is reduced towards 1) */
         const int radius = slot(f, 0.362), epsilon = slot(f, 0.24), charge_prod = slot(f, -0.0078);
-        HF_OK(hessfit_force_add_mm3_pair(f, 4, 6, radius, epsilon, charge_prod, NULL));
+        if (version >= 6)
+            HF_OK(hessfit_force_add_mm3_switched_pair(f, 4, 6, 1, 6, radius, epsilon, charge_prod, 1.0 / 0.923, 1.0,
+                                                      NULL));
+        else
+            HF_OK(hessfit_force_add_mm3_pair(f, 4, 6, radius, epsilon, charge_prod, NULL));
     }
     if (version >= 4) { /* reduced particles: two hydrogens of A towards their carbons, one of B */
         HF_OK(hessfit_force_add_reduced_particle(f, 4, 1, 0.923, NULL));
@@ -311,19 +317,29 @@ int main(void) {
         HF_OK(hessfit_system_deserialize(stored, &old));
         hessfit_force *h, *written;
         HF_OK(hessfit_force_create_from_openmm(OpenMM_System_getForce(old, force_index), &h));
-        int mm3_bonds = -1, mm3_angles = -1, mm3_pairs = -1, reduced = -1, cross[3] = {-1, -1, -1};
+        int mm3_bonds = -1, mm3_angles = -1, mm3_pairs = -1, switched = -1, reduced = -1, cross[3] = {-1, -1, -1};
         double bond_scale = 0.0;
         HF_OK(hessfit_force_get_num_reduced_particles(h, &reduced));
         CHECK(reduced == (version >= 4 ? 3 : 0), "%s: %d reduced particles", relative, reduced);
         HF_OK(hessfit_force_get_num_mm3_bonds(h, &mm3_bonds));
         HF_OK(hessfit_force_get_num_mm3_angles(h, &mm3_angles));
         HF_OK(hessfit_force_get_num_mm3_pairs(h, &mm3_pairs));
+        HF_OK(hessfit_force_get_num_mm3_switched_pairs(h, &switched));
         HF_OK(hessfit_force_get_num_mm3_stretch_bends(h, &cross[0]));
         HF_OK(hessfit_force_get_num_mm3_bend_bends(h, &cross[1]));
         HF_OK(hessfit_force_get_num_mm3_torsion_stretches(h, &cross[2]));
         CHECK(mm3_bonds == (version >= 2 ? 2 : 0) && mm3_angles == (version >= 2 ? 2 : 0) &&
-                  mm3_pairs == (version >= 3 ? 1 : 0),
-              "%s: %d MM3* bonds, %d MM3* angles and %d MM3* pairs", relative, mm3_bonds, mm3_angles, mm3_pairs);
+                  mm3_pairs == (version >= 3 && version < 6 ? 1 : 0) && switched == (version >= 6 ? 1 : 0),
+              "%s: %d MM3* bonds, %d MM3* angles, %d MM3* pairs and %d switched pairs", relative, mm3_bonds,
+              mm3_angles, mm3_pairs, switched);
+        if (version >= 6) {
+            int p[4], sl[3];
+            double sc[2];
+            HF_OK(hessfit_force_get_mm3_switched_pair(h, 0, &p[0], &p[1], &p[2], &p[3], &sl[0], &sl[1], &sl[2], &sc[0],
+                                                      &sc[1]));
+            CHECK(p[0] == 4 && p[1] == 6 && p[2] == 1 && p[3] == 6 && sc[0] == 1.0 / 0.923 && sc[1] == 1.0,
+                  "%s: switched pair (%d %d | %d %d) scales %.17g %.17g", relative, p[0], p[1], p[2], p[3], sc[0], sc[1]);
+        }
         for (int kind = 0; kind < 3; kind++)
             CHECK(cross[kind] == (version >= 5 ? 2 : 0), "%s: %d MM3* cross terms of kind %d", relative, cross[kind], kind);
         if (version >= 2) { /* a file older than version 5 gives its MM3* bonds the distance scale 1 */

@@ -737,6 +737,16 @@ static int geometry_mm3_pair(int k, Geometry *g) {
     return 1;
 }
 
+/* MM3* switched pairs: random geometries with switch distances in every band */
+static int geometry_mm3_switched_pair(int k, Geometry *g) {
+    if (k >= NRANDOM)
+        return 0;
+    g->dlen = 0.0;
+    mm3_switched_pair_positions(g->pos);
+    snprintf(g->label, sizeof g->label, "random %d", k);
+    return 1;
+}
+
 /* MM3* bend-bend: random stars of 5 */
 static int geometry_star5(int k, Geometry *g) {
     if (k >= NRANDOM)
@@ -921,6 +931,9 @@ int main(int argc, char **argv) {
     run_case(&explicit_pairs);
     const TermCase mm3_pairs = {"MM3* pairs", 5, build_mm3_pair, mm3_pairs_energy, geometry_mm3_pair};
     run_case(&mm3_pairs);
+    const TermCase switched = {"MM3* switched pairs", 6, build_mm3_switched_pair, mm3_switched_pairs_energy,
+                               geometry_mm3_switched_pair};
+    run_case(&switched);
 
     run_two_molecules();
 

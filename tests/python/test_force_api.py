@@ -58,6 +58,7 @@ def test_every_term_kind_round_trips():
         ("MM3Bond", "MM3Bonds", (0, 1), (s[0], s[1], 1.0 / 0.923)),
         ("ExplicitPair", "ExplicitPairs", (0, 5), (s[5], s[6], s[7])),
         ("MM3Pair", "MM3Pairs", (1, 5), (s[5], s[6], s[7])),
+        ("MM3SwitchedPair", "MM3SwitchedPairs", (2, 4, 1, 4), (s[5], s[6], s[7], 1.0 / 0.923, 1.0)),
     ]
     for kind, plural, particles, rest in cases:
         index = getattr(force, "add" + kind)(*particles, *rest)

@@ -322,9 +322,11 @@ void build_mm3_pair(hessfit_force *f) {
         HF_OK(hessfit_force_add_exclusion(f, excl[i][0], excl[i][1], NULL));
 }
 
-double mm3_pair_energy(double r, double R, double eps, double qq) {
-    const double ra = 10.0 * r, Ra = 10.0 * R; /* Angstrom */
-    const double s = ra <= 6.0 ? 1.0 : ra >= 8.0 ? 0.0 : (64.0 - ra * ra) / (64.0 - 36.0);
+double mm3_pair_energy(double r, double R, double eps, double qq) { return mm3_switched_pair_energy(r, r, R, eps, qq); }
+
+double mm3_switched_pair_energy(double r, double rs, double R, double eps, double qq) {
+    const double ra = 10.0 * r, Ra = 10.0 * R, rsa = 10.0 * rs; /* Angstrom */
+    const double s = rsa <= 6.0 ? 1.0 : rsa >= 8.0 ? 0.0 : (64.0 - rsa * rsa) / (64.0 - 36.0);
     const double coulomb = 1.0 / (4.0 * PI * (1e-6 * 8.8541878128e-12 / (1.602176634e-19 * 1.602176634e-19 * 6.02214076e23)));
     return eps * s * (184000.0 * exp(-12.0 * ra / Ra) - 2.25 * pow(Ra / ra, 6)) + coulomb * qq / r;
 }
@@ -371,4 +373,71 @@ void mm3_pair_positions(double *pos) {
             break;
     }
     test_random_pose(pos, 5);
+}
+
+/* ---- MM3* switched pairs ------------------------------------------------------------------------ */
+
+/* (particles, anchors, scales, slots, switch-distance band in nm) of build_mm3_switched_pair's pairs */
+static const struct {
+    int i, j, u, v;
+    double si, sj;
+    int slots[3];
+    double lo, hi;
+} switched_pairs[5] = {
+    {0, 1, 2, 1, MM3_REDUCED_H_SCALE, 1.0, {0, 1, 2}, 0.62, 0.78},
+    {3, 4, 3, 5, 1.0, 1.08, {3, 4, 5}, 0.0, 0.58},
+    {1, 5, 1, 5, 1.0, 1.0, {0, 4, 2}, 0.82, 10.0},
+    {0, 4, 2, 5, MM3_REDUCED_H_SCALE, 0.9, {3, 1, 5}, 0.62, 0.78},
+    {2, 3, 1, 0, 1.2, 0.7, {0, 4, 5}, 0.62, 0.78},
+};
+
+void build_mm3_switched_pair(hessfit_force *f) {
+    const double v[6] = {0.40, 0.2, -0.1, 0.48, 0.35, 0.15}; /* R (nm), eps (kJ/mol), qq (e^2) */
+    add_slots(f, v, 6);
+    add_bare_particles(f, 6);
+    for (int t = 0; t < 5; t++)
+        HF_OK(hessfit_force_add_mm3_switched_pair(f, switched_pairs[t].i, switched_pairs[t].j, switched_pairs[t].u,
+                                                  switched_pairs[t].v, switched_pairs[t].slots[0],
+                                                  switched_pairs[t].slots[1], switched_pairs[t].slots[2],
+                                                  switched_pairs[t].si, switched_pairs[t].sj, NULL));
+}
+
+/* pair t's switch distance |y_i - y_j|, y = x_anchor + s (x - x_anchor) */
+static double switch_distance(const double *x, int t) {
+    double d2 = 0.0;
+    for (int c = 0; c < 3; c++) {
+        const double *xi = x + 3 * switched_pairs[t].i, *xu = x + 3 * switched_pairs[t].u;
+        const double *xj = x + 3 * switched_pairs[t].j, *xv = x + 3 * switched_pairs[t].v;
+        const double d = (xv[c] + switched_pairs[t].sj * (xj[c] - xv[c])) - (xu[c] + switched_pairs[t].si * (xi[c] - xu[c]));
+        d2 += d * d;
+    }
+    return sqrt(d2);
+}
+
+double mm3_switched_pairs_energy(const double *x, const double *p, double *scale) {
+    double e = 0.0;
+    *scale = 0.0;
+    for (int t = 0; t < 5; t++) {
+        const int *sl = switched_pairs[t].slots;
+        const double et = mm3_switched_pair_energy(test_distance(x, switched_pairs[t].i, switched_pairs[t].j),
+                                                   switch_distance(x, t), p[sl[0]], p[sl[1]], p[sl[2]]);
+        e += et;
+        *scale += fabs(et);
+    }
+    return e;
+}
+
+void mm3_switched_pair_positions(double *pos) {
+    for (;;) {
+        for (int k = 0; k < 18; k++)
+            pos[k] = test_uniform(0.0, 0.9);
+        int ok = test_min_pair_distance(pos, 6) >= 0.2;
+        for (int t = 0; t < 5 && ok; t++) {
+            const double rs = switch_distance(pos, t);
+            ok = rs > switched_pairs[t].lo && rs < switched_pairs[t].hi;
+        }
+        if (ok)
+            break;
+    }
+    test_random_pose(pos, 6);
 }

@@ -96,6 +96,20 @@ void build_mm3_pair(hessfit_force *f);
 double mm3_pair_energy(double r, double R, double eps, double qq);
 /* build_mm3_pair's energy at x with the slot values p; *scale: the sum of |pair energies| */
 double mm3_pairs_energy(const double *x, const double *p, double *scale);
+/* The same with the switch S taken at rs instead of r (an MM3* switched pair). */
+double mm3_switched_pair_energy(double r, double rs, double R, double eps, double qq);
+/* MM3* switched pairs on 6 bare particles, slots 0 RA, 1 epsA, 2 qq1, 3 RB, 4 epsB, 5 qq2:
+ * (0,1) anchors (2,1) scales (MM3_REDUCED_H_SCALE, 1) {RA, epsA, qq1}, switch distance in 0.6-0.8 nm;
+ * (3,4) anchors (3,5) scales (1, 1.08) {RB, epsB, qq2}, switch distance inside 0.6 nm;
+ * (1,5) anchors (1,5) {RA, epsB, qq1}, switch distance beyond 0.8 nm (Coulomb only);
+ * (0,4) anchors (2,5) scales (MM3_REDUCED_H_SCALE, 0.9) {RB, epsA, qq2}, in 0.6-0.8 nm;
+ * (2,3) anchors (1,0) scales (1.2, 0.7) {RA, epsB, qq2}, in 0.6-0.8 nm (anchors are other pair's atoms). */
+void build_mm3_switched_pair(hessfit_force *f);
+/* build_mm3_switched_pair's energy at x with the slot values p; *scale: the sum of |pair energies| */
+double mm3_switched_pairs_energy(const double *x, const double *p, double *scale);
+/* Random positions of build_mm3_switched_pair's 6 particles, each switch distance in its band (at
+ * least 0.02 nm from 0.6 and 0.8 nm), every pair >= 0.2 nm apart, in a random pose. */
+void mm3_switched_pair_positions(double *pos);
 /* Random positions of build_mm3_pair's 5 particles, each MM3* pair in its distance band (at least
  * 0.03 nm from 0.6 and 0.8 nm), every pair >= 0.25 nm apart, in a random pose. */
 void mm3_pair_positions(double *pos);

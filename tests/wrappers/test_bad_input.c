@@ -200,6 +200,19 @@ static void test_add_time_errors(void) {
     EXPECT_MSG("MM3* pair");
     HF_FAILS(hessfit_force_add_mm3_pair(f, 0, 3, r0, k, HESSFIT_NO_SLOT, NULL), HESSFIT_ERROR_INDEX); /* every slot needed */
     HF_FAILS(hessfit_force_add_mm3_pair(f, 1, 1, r0, k, k, NULL), HESSFIT_ERROR_INDEX);
+    /* a switched pair: its two particles distinct (anchors may repeat them), every slot, scales > 0 */
+    HF_FAILS(hessfit_force_add_mm3_switched_pair(f, 1, 1, 0, 2, r0, k, k, 1.0, 1.0, NULL), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("MM3* switched pair");
+    HF_FAILS(hessfit_force_add_mm3_switched_pair(f, 0, 3, 0, -1, r0, k, k, 1.0, 1.0, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_mm3_switched_pair(f, 0, 3, 1, 3, r0, HESSFIT_NO_SLOT, k, 1.0, 1.0, NULL),
+             HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_mm3_switched_pair(f, 0, 3, 1, 3, r0, k, k, 0.0, 1.0, NULL), HESSFIT_ERROR_VALUE);
+    EXPECT_MSG("distance scale");
+    HF_FAILS(hessfit_force_add_mm3_switched_pair(f, 0, 3, 1, 3, r0, k, k, 1.0, INFINITY, NULL), HESSFIT_ERROR_VALUE);
+    HF_FAILS(hessfit_force_get_mm3_switched_pair(f, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+             HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_set_mm3_switched_pair(f, 0, 0, 3, 0, 3, r0, k, k, 1.0, 1.0), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_get_num_mm3_switched_pairs(f, NULL), HESSFIT_ERROR_NULL_ARGUMENT);
     HF_FAILS(hessfit_force_add_mm3_stretch_bend(f, 0, 1, 2, k, r0, r0, 5, 1.0, 1.0, NULL), HESSFIT_ERROR_INDEX);
     EXPECT_MSG("MM3* stretch-bend");
     HF_FAILS(hessfit_force_add_mm3_stretch_bend(f, 0, 1, 2, k, r0, HESSFIT_NO_SLOT, k, 1.0, 1.0, NULL), HESSFIT_ERROR_INDEX);
@@ -581,8 +594,9 @@ static void test_validate(void) {
     EXPECT_MSG("particle 9");
     hessfit_force_destroy(f);
 
-    for (int term = 0; term < 3; term++) { /* a term spans two molecules: an angle, an MM3* pair, a bend-bend */
-        static const char *names[3] = {"angle 0", "MM3* pair 0", "MM3* bend-bend 0"};
+    for (int term = 0; term < 4; term++) { /* a term spans two molecules: an angle, an MM3* pair, a bend-bend, a
+                                            * switched pair whose anchor lies in the other molecule */
+        static const char *names[4] = {"angle 0", "MM3* pair 0", "MM3* bend-bend 0", "MM3* switched pair 0"};
         f = bare_force(4);
         HF_OK(hessfit_force_add_molecule(f, m01, 2, NULL));
         HF_OK(hessfit_force_add_molecule(f, m23, 2, NULL));
@@ -590,8 +604,10 @@ static void test_validate(void) {
             HF_OK(hessfit_force_add_angle(f, 0, 1, 2, 0, 1, NULL));
         else if (term == 1)
             HF_OK(hessfit_force_add_mm3_pair(f, 1, 2, 1, 0, 0, NULL));
-        else
+        else if (term == 2)
             HF_OK(hessfit_force_add_mm3_bend_bend(f, 0, 1, 2, 0, 3, 0, 1, 1, NULL)); /* 2, 3 in molecule 1 */
+        else
+            HF_OK(hessfit_force_add_mm3_switched_pair(f, 0, 1, 0, 2, 1, 0, 0, 1.0, 1.0, NULL));
         HF_FAILS(hessfit_force_validate(f, s4), HESSFIT_ERROR_TOPOLOGY);
         EXPECT_MSG(names[term]);
         hessfit_force_destroy(f);
@@ -612,18 +628,22 @@ static void test_validate(void) {
     EXPECT_MSG("particle 3");
     hessfit_force_destroy(f);
 
-    for (int twice = 0; twice < 2; twice++) { /* one pair defined twice: excluded and 1-4; explicit and MM3* */
+    for (int twice = 0; twice < 3; twice++) { /* one pair defined twice: excluded and 1-4; explicit and MM3*;
+                                               * MM3* and switched */
         f = bare_force(4);
         if (twice == 0) {
             HF_OK(hessfit_force_add_exclusion(f, 0, 3, NULL));
             HF_OK(hessfit_force_add_pair14(f, 3, 0, NULL));
-        } else {
+        } else if (twice == 1) {
             HF_OK(hessfit_force_add_explicit_pair(f, 0, 3, 0, 1, 0, NULL));
             HF_OK(hessfit_force_add_mm3_pair(f, 3, 0, 1, 0, 0, NULL));
+        } else {
+            HF_OK(hessfit_force_add_mm3_pair(f, 3, 0, 1, 0, 0, NULL));
+            HF_OK(hessfit_force_add_mm3_switched_pair(f, 0, 3, 1, 2, 1, 0, 0, 1.0, 1.0, NULL));
         }
         HF_FAILS(hessfit_force_validate(f, s4), HESSFIT_ERROR_TOPOLOGY);
         EXPECT_MSG("(0, 3)");
-        EXPECT_MSG(twice == 0 ? "1-4 pair 0" : "MM3* pair 0");
+        EXPECT_MSG(twice == 0 ? "1-4 pair 0" : twice == 1 ? "MM3* pair 0" : "MM3* switched pair 0");
         hessfit_force_destroy(f);
     }
 

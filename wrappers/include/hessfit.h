@@ -697,6 +697,77 @@ hessfit_status hessfit_force_set_mm3_pair(hessfit_force *force, int index, int p
  */
 hessfit_status hessfit_force_get_num_mm3_pairs(const hessfit_force *force, int *n);
 /**
+ * Add an MM3* pair whose switch is taken on another distance (HessianForce::addMM3SwitchedPair):
+ * E = eps S(r_s) (184000 exp(-12 r / R) - 2.25 (R / r)^6) + C qq / r, r the p1-p2 distance,
+ * r_s = |y1 - y2|, y_k = x_anchor_k + s_k (x_p_k - x_anchor_k). A particle that is not reduced:
+ * anchor = itself; a reduced particle (factor f, partner p): anchor = p, s = 1/f (its true
+ * position: MacroModel's switch distance).
+ *
+ * @param force             the handle
+ * @param p1                the first particle
+ * @param p2                the second particle
+ * @param anchor1           the anchor of the first switch point
+ * @param anchor2           the anchor of the second switch point
+ * @param radius_slot       the slot of R (nm; must be > 0)
+ * @param epsilon_slot      the slot of eps (kJ/mol)
+ * @param charge_prod_slot  the slot of the charge product qq (e^2)
+ * @param switch_scale1     s_1 (finite, > 0)
+ * @param switch_scale2     s_2 (finite, > 0)
+ * @param[out] index        the pair's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
+hessfit_status hessfit_force_add_mm3_switched_pair(hessfit_force *force, int p1, int p2, int anchor1, int anchor2,
+                                                   int radius_slot, int epsilon_slot, int charge_prod_slot,
+                                                   double switch_scale1, double switch_scale2, int *index);
+/**
+ * Get the particles, slots and switch scales of an MM3* switched pair (each output may be NULL).
+ *
+ * @param force                  the handle
+ * @param index                  the pair's index
+ * @param[out] p1                the first particle
+ * @param[out] p2                the second particle
+ * @param[out] anchor1           the anchor of the first switch point
+ * @param[out] anchor2           the anchor of the second switch point
+ * @param[out] radius_slot       the slot of R
+ * @param[out] epsilon_slot      the slot of eps
+ * @param[out] charge_prod_slot  the slot of the charge product
+ * @param[out] switch_scale1     s_1
+ * @param[out] switch_scale2     s_2
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index
+ */
+hessfit_status hessfit_force_get_mm3_switched_pair(const hessfit_force *force, int index, int *p1, int *p2,
+                                                   int *anchor1, int *anchor2, int *radius_slot, int *epsilon_slot,
+                                                   int *charge_prod_slot, double *switch_scale1,
+                                                   double *switch_scale2);
+/**
+ * Set the particles, slots and switch scales of an MM3* switched pair (push them into a Context
+ * with hessfit_force_update_parameters_in_context).
+ *
+ * @param force             the handle
+ * @param index             the pair's index
+ * @param p1                the first particle
+ * @param p2                the second particle
+ * @param anchor1           the anchor of the first switch point
+ * @param anchor2           the anchor of the second switch point
+ * @param radius_slot       the slot of R (nm; must be > 0)
+ * @param epsilon_slot      the slot of eps (kJ/mol)
+ * @param charge_prod_slot  the slot of the charge product qq (e^2)
+ * @param switch_scale1     s_1 (finite, > 0)
+ * @param switch_scale2     s_2 (finite, > 0)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index or an error (see above)
+ */
+hessfit_status hessfit_force_set_mm3_switched_pair(hessfit_force *force, int index, int p1, int p2, int anchor1,
+                                                   int anchor2, int radius_slot, int epsilon_slot,
+                                                   int charge_prod_slot, double switch_scale1, double switch_scale2);
+/**
+ * Get the number of MM3* switched pairs.
+ *
+ * @param force   the handle
+ * @param[out] n  the count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
+hessfit_status hessfit_force_get_num_mm3_switched_pairs(const hessfit_force *force, int *n);
+/**
  * Exclude the 1-2 and 1-3 pairs of a bond graph and add its 1-4 pairs.
  *
  * @param force    the handle

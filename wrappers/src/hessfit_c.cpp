@@ -661,6 +661,52 @@ hessfit_status hessfit_force_get_num_mm3_pairs(const hessfit_force *force, int *
     });
 }
 
+hessfit_status hessfit_force_add_mm3_switched_pair(hessfit_force *force, int p1, int p2, int anchor1, int anchor2,
+                                                   int radius_slot, int epsilon_slot, int charge_prod_slot,
+                                                   double switch_scale1, double switch_scale2, int *index) {
+    return guarded(__func__, [&]() {
+        setOptional(index, forceOf(force).addMM3SwitchedPair(p1, p2, anchor1, anchor2, radius_slot, epsilon_slot,
+                                                             charge_prod_slot, switch_scale1, switch_scale2));
+    });
+}
+
+hessfit_status hessfit_force_get_mm3_switched_pair(const hessfit_force *force, int index, int *p1, int *p2,
+                                                   int *anchor1, int *anchor2, int *radius_slot, int *epsilon_slot,
+                                                   int *charge_prod_slot, double *switch_scale1,
+                                                   double *switch_scale2) {
+    return guarded(__func__, [&]() {
+        int q1, q2, a1, a2, r, e, qq;
+        double s1, s2;
+        forceOf(force).getMM3SwitchedPairParameters(index, q1, q2, a1, a2, r, e, qq, s1, s2);
+        setOptional(p1, q1);
+        setOptional(p2, q2);
+        setOptional(anchor1, a1);
+        setOptional(anchor2, a2);
+        setOptional(radius_slot, r);
+        setOptional(epsilon_slot, e);
+        setOptional(charge_prod_slot, qq);
+        setOptional(switch_scale1, s1);
+        setOptional(switch_scale2, s2);
+    });
+}
+
+hessfit_status hessfit_force_set_mm3_switched_pair(hessfit_force *force, int index, int p1, int p2, int anchor1,
+                                                   int anchor2, int radius_slot, int epsilon_slot,
+                                                   int charge_prod_slot, double switch_scale1, double switch_scale2) {
+    return guarded(__func__, [&]() {
+        forceOf(force).setMM3SwitchedPairParameters(index, p1, p2, anchor1, anchor2, radius_slot, epsilon_slot,
+                                                    charge_prod_slot, switch_scale1, switch_scale2);
+    });
+}
+
+hessfit_status hessfit_force_get_num_mm3_switched_pairs(const hessfit_force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumMM3SwitchedPairs();
+    });
+}
+
 hessfit_status hessfit_force_create_exclusions_from_bonds(hessfit_force *force, const int *bonds, int n_bonds) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);

@@ -24,7 +24,7 @@ public:
      * The terms of one kind, in index order.
      *
      * @param force  the force
-     * @param kind   the term kind (Bond ... MM3TorsionStretch)
+     * @param kind   the term kind (Bond ... MM3SwitchedPair)
      * @return the force's list of that kind
      */
     static const std::vector<Term>& getTerms(const HessianForce& force, HessianForce::TermKind kind) {
@@ -32,14 +32,14 @@ public:
     }
     /**
      * Whether a kind defines a nonbonded pair: the pair is then excluded from the plain sum and
-     * may be defined only once (Exclusion, Pair14, ExplicitPair, MM3Pair).
+     * may be defined only once (Exclusion, Pair14, ExplicitPair, MM3Pair, MM3SwitchedPair: its p1, p2).
      *
      * @param kind  the term kind
      * @return true for the pair kinds
      */
     static bool isPairKind(HessianForce::TermKind kind) {
         return kind == HessianForce::Exclusion || kind == HessianForce::Pair14 || kind == HessianForce::ExplicitPair ||
-               kind == HessianForce::MM3Pair;
+               kind == HessianForce::MM3Pair || kind == HessianForce::MM3SwitchedPair;
     }
     /**
      * The particles' charge, sigma and epsilon slots: three entries per particle, in that order.

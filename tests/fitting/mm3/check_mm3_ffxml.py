@@ -51,12 +51,14 @@ def make_context(openmm, app, forcefield, pdb, switch=True, platform="Reference"
     system = forcefield.createSystem(pdb.topology, nonbondedMethod=app.NoCutoff, constraints=None,
                                      removeCMMotion=False,
                                      residueTemplates={r: r.name for r in pdb.topology.residues()})
-    if not switch:
+    if not switch:  # S = 1 in the pair force, and its true-distance correction (St - Sr) gone
         for force in system.getForces():
             if isinstance(force, openmm.CustomNonbondedForce):
                 energy = force.getEnergyFunction()
                 start = energy.index(" S = ")
                 force.setEnergyFunction(energy[:start] + " S = 1;" + energy[energy.index(";", start + 1) + 1:])
+            elif isinstance(force, openmm.CustomCompoundBondForce) and " St = " in force.getEnergyFunction():
+                force.setEnergyFunction("0")
     integrator = openmm.VerletIntegrator(0.0005)
     return system, openmm.Context(system, integrator, openmm.Platform.getPlatformByName(platform))
 

@@ -5,11 +5,11 @@
  *  1. Energy per structure: the model (one HessianForce with MM3* terms and reduced particles, on
  *     the Reference platform) against the plain reference evaluator of the same MM3* model
  *     (hessfit_mm3_evaluate, tests/fitting/mm3/test_mm3_mmo.c checks it against every energy
- *     MacroModel printed). They differ by construction only in the van der Waals switch, which the
- *     plugin takes on the reduced distance and MacroModel on the true one: that difference is
- *     computed here pair by pair (0.016 to 0.056 kJ/mol), and model = evaluator + it to 1e-10
- *     relative. The model's total is also compared with MacroModel's printed total: within 0.12
- *     kJ/mol (test_mm3_mmo's largest deviation, the C6-H18 stretch) plus that switch difference.
+ *     MacroModel printed). The same energy: the pairs with a reduced hydrogen are MM3* switched pairs
+ *     whose switch sees the true distance, as MacroModel's (and the evaluator's), so model =
+ *     evaluator to 1e-13 relative with nothing added. The model's total is also compared with
+ *     MacroModel's printed total: within 0.12 kJ/mol (test_mm3_mmo's largest deviation, the C6-H18
+ *     stretch).
  *  2. d(total energy)/dx for every free value of every kind the MM3* form fits (bond k and r0,
  *     the latter also through the bond-moment charges; angle k and theta0; torsion V; out-of-plane
  *     k; vdW R* and eps through every pair's R and eps) against central differences of the
@@ -30,36 +30,6 @@
 /* MacroModel's printed totals (kJ/mol), structure by structure (the .mmo's energy breakdown). */
 static const double PRINTED_TOTAL[TEST_RH_MOLECULES] = {403.9263, 374.1862, 365.1741, 600.3800, 580.8061,
                                                         555.8428, 573.2705, 536.2500, 542.6508};
-
-static double distance(const double *x, int a, int b)
-{
-    const double d[3] = {x[3 * a] - x[3 * b], x[3 * a + 1] - x[3 * b + 1], x[3 * a + 2] - x[3 * b + 2]};
-    return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-}
-
-static double mm3_switch(double r)
-{
-    return r <= 6.0 ? 1.0 : r >= 8.0 ? 0.0 : (64.0 - r * r) / 28.0;
-}
-
-/* sum over the pairs of F_VDW eps B(r') (S(r') - S(r)): the plugin's switch minus MacroModel's. */
-static double switch_difference(const hessfit_mm3_model *x, const double *coords)
-{
-    double *red = malloc(3 * (size_t)x->n_atoms * sizeof *red), d = 0.0;
-    CHECK(red != NULL, "no memory");
-    hessfit_mm3_reduce(x, coords, red);
-    for (int i = 0; i < x->n_pairs; i++) {
-        const hessfit_mm3_pair *p = &x->pairs[i];
-        const double r = distance(coords, p->atoms[0], p->atoms[1]), rr = distance(red, p->atoms[0], p->atoms[1]);
-        const double ds = mm3_switch(rr) - mm3_switch(r);
-        if (ds != 0.0) {
-            const double u = p->r / rr, u6 = u * u * u * u * u * u;
-            d += x->factor.vdw * p->eps * ds * (184000.0 * exp(-12.0 * rr / p->r) - 2.25 * u6);
-        }
-    }
-    free(red);
-    return d;
-}
 
 typedef struct {
     hessfit_forcefield ff;
@@ -96,30 +66,26 @@ static hessfit_model *create(rh_set *s)
 
 static void test_energies(rh_set *s, hessfit_model *model)
 {
-    double worst_plugin = 0.0, worst_printed = 0.0, worst_switch = 0.0;
+    double worst_plugin = 0.0, worst_printed = 0.0;
     for (int m = 0; m < TEST_RH_MOLECULES; m++) {
         hessfit_mm3_model x;
         double e_kcal;
         HF_CALL(hessfit_mm3_build(&s->mmo.items[m], &s->typed[m], &s->ff, &x));
         const double reference = hessfit_mm3_evaluate(&x, s->mmo.items[m].coords, NULL, NULL);
-        const double dswitch = switch_difference(&x, s->mmo.items[m].coords);
         HF_CALL(hessfit_model_energy(model, m, &e_kcal));
         const double e = e_kcal * HESSFIT_KCAL_TO_KJ;
-        const double rel = fabs(e - (reference + dswitch)) / fabs(reference);
-        printf("  structure %d: model %.6f kJ/mol, evaluator %.6f + switch on r' %+.6f (rel. diff %.2g), printed %.4f "
-               "(diff %+.4f)\n",
-               m + 1, e, reference, dswitch, rel, PRINTED_TOTAL[m], e - PRINTED_TOTAL[m]);
+        const double rel = fabs(e - reference) / fabs(reference);
+        printf("  structure %d: model %.9f kJ/mol, evaluator %.9f (rel. diff %.2g), printed %.4f (diff %+.4f)\n", m + 1, e,
+               reference, rel, PRINTED_TOTAL[m], e - PRINTED_TOTAL[m]);
         worst_plugin = fmax(worst_plugin, rel);
         worst_printed = fmax(worst_printed, fabs(e - PRINTED_TOTAL[m]));
-        worst_switch = fmax(worst_switch, fabs(dswitch));
-        CHECK(rel <= 1e-10, "structure %d: model %.12g vs evaluator %.12g + %.3g", m + 1, e, reference, dswitch);
-        CHECK(fabs(e - PRINTED_TOTAL[m]) <= 0.12 + fabs(dswitch), "structure %d: model %.4f vs MacroModel's %.4f", m + 1, e,
+        CHECK(rel <= 1e-13, "structure %d: model %.15g vs evaluator %.15g", m + 1, e, reference);
+        CHECK(fabs(e - PRINTED_TOTAL[m]) <= 0.12, "structure %d: model %.4f vs MacroModel's %.4f", m + 1, e,
               PRINTED_TOTAL[m]);
         hessfit_mm3_model_free(&x);
     }
-    printf("  energies: model vs evaluator %.2g relative; largest switch difference %.2g kJ/mol; vs MacroModel %.4f "
-           "kJ/mol at most\n",
-           worst_plugin, worst_switch, worst_printed);
+    printf("  energies: model vs evaluator %.2g relative; vs MacroModel %.4f kJ/mol at most\n", worst_plugin,
+           worst_printed);
 }
 
 /* Central differences of f at x along every free value i listed; f(model) -> value. */

@@ -1,5 +1,5 @@
 /*
- * The MM3* cross terms on the GPU (stretch-bend, bend-bend, torsion-stretch): functions of two or
+ * The MM3* cross terms on the GPU (stretch-bend, bend-bend, torsion-stretch, switched pair): functions of two or
  * three coordinates q_c of one term, the same formulas in the same order as the math core's
  * hf_cross.c (see there):
  *     grad E = sum_c f_c g_c,   H = sum_cd f_cd g_c g_d^T + sum_c f_c Hq_c,
@@ -24,6 +24,11 @@ DEVICE int hfCrossCoordinateAtoms(int kind, int c, int* e) {
         e[2] = c == 0 ? 2 : 4;
         return 3;
     }
+    if (kind == HF_TERM_MM3_PAIR_SWITCHED) { /* r_ij, r_s over i j u v */
+        for (int a = 0; a < 4; a++)
+            e[a] = a;
+        return c == 0 ? 2 : 4;
+    }
     /* torsion-stretch: r_jk, phi_ijkl */
     for (int a = 0; a < 4; a++)
         e[a] = c == 0 ? a + 1 : a;
@@ -34,35 +39,68 @@ DEVICE int hfCrossNumCoordinates(int kind) {
     return kind == HF_TERM_MM3_STRETCH_BEND ? 3 : 2;
 }
 
-/* Coordinate c of cross term t: q, gv, and (wantHess) hv with respect to its difference vectors,
- * its atom entries in e. Returns its atom count, or -1 when it is undefined. */
+/*
+ * Coordinate c of cross term t: q, gv, and (wantHess) hv with respect to the difference vectors of
+ * its geometry of *nGeom points, its atom entries in e, and per entry k the point pt[k] it moves and
+ * its weight w[k] (dq/dx_e[k] = w[k] dq/dy_pt[k]). The points are the entries' particles (w = 1),
+ * except for the switched MM3* pair's switch distance (hf_cross.c's switch_coordinate): the points
+ * y_0 = x_u + s_0 (x_i - x_u), y_1 = x_v + s_1 (x_j - x_v), entries i j u v on points 0 1 0 1 with
+ * weights s_0, s_1, 1 - s_0, 1 - s_1. Returns its entry count, or -1 when it is undefined.
+ */
 DEVICE int hfCrossCoordinate(int kind, int c, int t, GLOBAL const int* RESTRICT termAtoms,
-                             GLOBAL const real* RESTRICT posq, GLOBAL const real* RESTRICT posqCorrection,
-                             GLOBAL const int* RESTRICT atomPos, int wantHess, real* q, real* gv, real* hv, int* e) {
+                             GLOBAL const double* RESTRICT termScalars, GLOBAL const real* RESTRICT posq,
+                             GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos, int wantHess,
+                             real* q, real* gv, real* hv, int* e, int* nGeom, int* pt, real* w) {
     const int n = hfCrossCoordinateAtoms(kind, c, e);
     int particles[4];
     real v[9];
-    for (int a = 0; a < n; a++)
+    for (int a = 0; a < n; a++) {
         particles[a] = termAtoms[HF_ATOMS * t + e[a]];
-    hfVectors(n, particles, posq, posqCorrection, atomPos, v);
-    return hfCoordinate(n, v, wantHess, q, gv, hv) == 0 ? n : -1;
+        pt[a] = a;
+        w[a] = 1;
+    }
+    *nGeom = n;
+    if (kind == HF_TERM_MM3_PAIR_SWITCHED && c == 1) {
+        mixed x[4][3];
+        for (int a = 0; a < 4; a++)
+            hfLoadPosition(posq, posqCorrection, atomPos, particles[a], x[a]);
+        const real s0 = (real) termScalars[HF_SCALARS * t + 4], s1 = (real) termScalars[HF_SCALARS * t + 5];
+        for (int i = 0; i < 3; i++) /* v = y_0 - y_1 (a distance's x0 - x1) */
+            v[i] = (real) ((x[2][i] + s0 * (x[0][i] - x[2][i])) - (x[3][i] + s1 * (x[1][i] - x[3][i])));
+        *nGeom = 2;
+        pt[2] = 0;
+        pt[3] = 1;
+        w[0] = s0;
+        w[1] = s1;
+        w[2] = 1 - s0;
+        w[3] = 1 - s1;
+    } else {
+        hfVectors(n, particles, posq, posqCorrection, atomPos, v);
+    }
+    return hfCoordinate(*nGeom, v, wantHess, q, gv, hv) == 0 ? n : -1;
 }
 
 /* Every coordinate's q_c and g_c = dq_c/dx over the atom entries (g: HF_FORCE_STRIDE per
  * coordinate, 0 at entries the coordinate does not use). Returns 0, or 1 when one is undefined. */
-DEVICE int hfCrossGradients(int kind, int t, GLOBAL const int* RESTRICT termAtoms, GLOBAL const real* RESTRICT posq,
+DEVICE int hfCrossGradients(int kind, int t, GLOBAL const int* RESTRICT termAtoms,
+                            GLOBAL const double* RESTRICT termScalars, GLOBAL const real* RESTRICT posq,
                             GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos, real* q,
                             real* g) {
     for (int i = 0; i < HF_CROSS_COORDS * HF_FORCE_STRIDE; i++)
         g[i] = 0;
     for (int c = 0; c < hfCrossNumCoordinates(kind); c++) {
-        real gv[9], hv[1];
-        int e[4];
-        const int n = hfCrossCoordinate(kind, c, t, termAtoms, posq, posqCorrection, atomPos, 0, &q[c], gv, hv, e);
+        real gv[9], hv[1], w[4];
+        int e[4], pt[4], nGeom;
+        const int n = hfCrossCoordinate(kind, c, t, termAtoms, termScalars, posq, posqCorrection, atomPos, 0, &q[c], gv,
+                                        hv, e, &nGeom, pt, w);
         if (n < 0)
             return 1;
-        for (int a = 0; a < n; a++)
-            hfAtomGradient(n, gv, a, g + c * HF_FORCE_STRIDE + 3 * e[a]);
+        for (int a = 0; a < n; a++) {
+            real ga[3];
+            hfAtomGradient(nGeom, gv, pt[a], ga);
+            for (int i = 0; i < 3; i++)
+                g[c * HF_FORCE_STRIDE + 3 * e[a] + i] += w[a] * ga[i];
+        }
     }
     return 0;
 }
@@ -96,7 +134,38 @@ DEVICE void hfCrossScalar(int kind, const real* sv, const int* slots, real sa, r
     for (int i = 0; i < 9 * HF_CROSS_SLOTS; i++)
         out->d2fdp[i] = 0;
     const real k = sv[0];
-    if (kind == HF_TERM_MM3_STRETCH_BEND) { /* E = k S t, S = (sa r_ij - r0a) + (sb r_kj - r0b), t = theta - theta0 */
+    if (kind == HF_TERM_MM3_PAIR_SWITCHED) { /* E = eps S(r_s) B(r) + qq C / r (hf_cross.c's mm3_pair_switched) */
+        const real inv_r = 1 / q[0], cc = (real) HF_ONE_4PI_EPS0, eps = sv[1], qq = sv[2];
+        real coul[3], sw[3], bb[3], bR[3];
+        coul[0] = cc * inv_r;
+        coul[1] = -cc * inv_r * inv_r;
+        coul[2] = 2 * cc * inv_r * inv_r * inv_r;
+        hfMM3Switch(q[1], sw);
+        for (int i = 0; i < 3; i++)
+            bb[i] = bR[i] = 0;
+        if (sw[0] != 0)
+            hfMM3Buckingham(q[0], sv[0], bb, bR);
+        for (int m = 0; m < 2; m++) { /* m = 0: d/deps (slot 1) from B; m = 1: d/dR (slot 0) from eps dB/dR */
+            const real* b = m == 0 ? bb : bR;
+            const int s = m == 0 ? 1 : 0;
+            const real fac = m == 0 ? (real) 1 : eps;
+            out->dp[s] = fac * sw[0] * b[0];
+            out->dfdp[3 * s] = fac * sw[0] * b[1];
+            out->dfdp[3 * s + 1] = fac * sw[1] * b[0];
+            out->d2fdp[9 * s] = fac * sw[0] * b[2];
+            hfSetPair(out->d2fdp + 9 * s, 0, 1, fac * sw[1] * b[1]);
+            out->d2fdp[9 * s + 4] = fac * sw[2] * b[0];
+        }
+        out->e = eps * out->dp[1] + qq * coul[0];
+        out->f[0] = eps * out->dfdp[3] + qq * coul[1];
+        out->f[1] = eps * out->dfdp[4];
+        out->f2[0] = eps * out->d2fdp[9] + qq * coul[2];
+        hfSetPair(out->f2, 0, 1, eps * out->d2fdp[10]);
+        out->f2[4] = eps * out->d2fdp[13];
+        out->dp[2] = coul[0];
+        out->dfdp[6] = coul[1];
+        out->d2fdp[18] = coul[2];
+    } else if (kind == HF_TERM_MM3_STRETCH_BEND) { /* E = k S t, S = (sa r_ij - r0a) + (sb r_kj - r0b), t = theta - theta0 */
         const real S = (sa * q[0] - sv[1]) + (sb * q[1] - sv[2]), dt = q[2] - sv[3];
         out->e = k * S * dt;
         out->f[0] = k * sa * dt;
@@ -163,7 +232,7 @@ DEVICE int hfCrossEvaluate(int t, int kind, const real* sv, const int* slots, GL
                            GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos, real* g,
                            HfCrossValue* value) {
     real q[3];
-    if (hfCrossGradients(kind, t, termAtoms, posq, posqCorrection, atomPos, q, g) != 0)
+    if (hfCrossGradients(kind, t, termAtoms, termScalars, posq, posqCorrection, atomPos, q, g) != 0)
         return 1;
     hfCrossScalar(kind, sv, slots, (real) termScalars[HF_SCALARS * t + 4], (real) termScalars[HF_SCALARS * t + 5], q,
                   value);
@@ -185,7 +254,8 @@ DEVICE void hfCoordinateHessianBlock(int n, const real* hv, int k, int l, real* 
 
 /* The term's Hessian blocks (a, b), a <= b over its n atom entries, in computeTermHessians' order. */
 DEVICE void hfCrossHessian(int t, int kind, int n, const real* g, const HfCrossValue* value,
-                           GLOBAL const int* RESTRICT termAtoms, GLOBAL const real* RESTRICT posq,
+                           GLOBAL const int* RESTRICT termAtoms, GLOBAL const double* RESTRICT termScalars,
+                           GLOBAL const real* RESTRICT posq,
                            GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos,
                            GLOBAL real* RESTRICT out) {
     const int nc = hfCrossNumCoordinates(kind);
@@ -201,26 +271,28 @@ DEVICE void hfCrossHessian(int t, int kind, int n, const real* g, const HfCrossV
                     out[9 * block + 3 * i + j] = sum;
                 }
     for (int c = 0; c < nc; c++) { /* + f_c Hq_c, one coordinate at a time */
-        real q, gv[9], hv[81];
-        int e[4];
-        const int m = hfCrossCoordinate(kind, c, t, termAtoms, posq, posqCorrection, atomPos, 1, &q, gv, hv, e);
+        real q, gv[9], hv[81], w[4];
+        int e[4], pt[4], nGeom;
+        const int m = hfCrossCoordinate(kind, c, t, termAtoms, termScalars, posq, posqCorrection, atomPos, 1, &q, gv, hv,
+                                        e, &nGeom, pt, w);
         for (int k = 0; k < m; k++)
             for (int l = 0; l < m; l++) {
                 const int a = e[k], b = e[l];
                 if (a > b)
                     continue; /* the block (b, a) is the transpose: added as (l, k) */
                 real blk[9];
-                hfCoordinateHessianBlock(m, hv, k, l, blk);
+                hfCoordinateHessianBlock(nGeom, hv, pt[k], pt[l], blk);
                 GLOBAL real* dst = out + 9 * (a * n - a * (a - 1) / 2 + (b - a));
                 for (int i = 0; i < 9; i++)
-                    dst[i] += value->f[c] * blk[i];
+                    dst[i] += value->f[c] * w[k] * w[l] * blk[i];
             }
     }
 }
 
 /* Per slot s < HF_CROSS_SLOTS, computeTermSlotValues' mode value of a cross term (the rest 0). */
 DEVICE void hfCrossSlotValues(int t, int kind, int mode, int n, const real* g, const HfCrossValue* value,
-                              GLOBAL const int* RESTRICT termAtoms, GLOBAL const real* RESTRICT posq,
+                              GLOBAL const int* RESTRICT termAtoms, GLOBAL const double* RESTRICT termScalars,
+                              GLOBAL const real* RESTRICT posq,
                               GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos,
                               GLOBAL const int* RESTRICT termLocal, GLOBAL const int* RESTRICT termMolecule,
                               GLOBAL const mm_long* RESTRICT molBlockOffset, GLOBAL const int* RESTRICT molDim,
@@ -251,19 +323,21 @@ DEVICE void hfCrossSlotValues(int t, int kind, int mode, int n, const real* g, c
                     }
             }
         for (int c = 0; c < nc; c++) {
-            real q, gv[9], hv[81];
-            int e[4];
-            const int cm = hfCrossCoordinate(kind, c, t, termAtoms, posq, posqCorrection, atomPos, 1, &q, gv, hv, e);
+            real q, gv[9], hv[81], w[4];
+            int e[4], pt[4], nGeom;
+            const int cm = hfCrossCoordinate(kind, c, t, termAtoms, termScalars, posq, posqCorrection, atomPos, 1, &q, gv,
+                                             hv, e, &nGeom, pt, w);
             gh[c] = 0.0;
             for (int k = 0; k < cm; k++)
                 for (int l = 0; l < cm; l++) {
                     real blk[9];
-                    hfCoordinateHessianBlock(cm, hv, k, l, blk);
+                    hfCoordinateHessianBlock(nGeom, hv, pt[k], pt[l], blk);
                     GLOBAL const double* gkl = block + (mm_long) termLocal[HF_ATOMS * t + e[k]] * dim +
                                                termLocal[HF_ATOMS * t + e[l]];
+                    const double wkl = (double) (w[k] * w[l]);
                     for (int i = 0; i < 3; i++)
                         for (int j = 0; j < 3; j++)
-                            gh[c] += gkl[(mm_long) i * dim + j] * (double) blk[3 * i + j];
+                            gh[c] += gkl[(mm_long) i * dim + j] * wkl * (double) blk[3 * i + j];
                 }
         }
         for (int s = 0; s < HF_CROSS_SLOTS; s++) {

@@ -90,7 +90,7 @@ KERNEL void computeTermHessians(int numTerms, GLOBAL const int* RESTRICT termInf
                 for (int i = 0; i < 9 * numBlocks; i++)
                     out[i] = 0;
             } else {
-                hfCrossHessian(t, kind, n, g, &crossValue, termAtoms, posq, posqCorrection, atomPos, out);
+                hfCrossHessian(t, kind, n, g, &crossValue, termAtoms, termScalars, posq, posqCorrection, atomPos, out);
             }
             continue;
         }
@@ -162,7 +162,7 @@ KERNEL void computeTermSlotValues(int numTerms, int mode, GLOBAL const int* REST
                                 &crossValue) != 0)
                 hfFlagUndefined(errorFlag, numTerms, t);
             else
-                hfCrossSlotValues(t, kind, mode, n, g, &crossValue, termAtoms, posq, posqCorrection, atomPos, termLocal,
+                hfCrossSlotValues(t, kind, mode, n, g, &crossValue, termAtoms, termScalars, posq, posqCorrection, atomPos, termLocal,
                                   termMolecule, molBlockOffset, molDim, adjoint, yVector, molWeights, out);
             for (int s = 0; s < HF_SLOTS; s++)
                 slotValues[HF_SLOTS * t + s] = (real) out[s];

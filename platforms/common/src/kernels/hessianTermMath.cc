@@ -18,7 +18,7 @@
  * slots, (kind, periodicity), HF_SCALARS doubles (scale, phase, scale_coulomb, scale_lj and the
  * distance scales r_scale[0], r_scale[1]), HF_ATOMS local rows (3 x the atom's index in its
  * molecule), the term's HF_FORCE_STRIDE force values f' dq/dx and its HF_SLOTS per-slot values;
- * the cross-term kinds HF_TERM_MM3_STRETCH_BEND .. _TORSION_STRETCH with HF_CROSS_COORDS and
+ * the cross-term kinds HF_TERM_MM3_STRETCH_BEND .. _PAIR_SWITCHED with HF_CROSS_COORDS and
  * HF_CROSS_SLOTS (hf_core.h's HF_MAX_CROSS_COORDS / _SLOTS); HF_POSITION_CORRECTION (mixed precision: positions are
  * posq + posqCorrection, in double).
  */
@@ -36,16 +36,18 @@ DEVICE int hfTermAtomCount(int kind) {
     if (kind == HF_TERM_ANGLE || kind == HF_TERM_MM3_ANGLE || kind == HF_TERM_MM3_STRETCH_BEND)
         return 3;
     if (kind == HF_TERM_PERIODIC || kind == HF_TERM_RB || kind == HF_TERM_HARMONIC_DIHEDRAL ||
-        kind == HF_TERM_MM3_TORSION_STRETCH)
+        kind == HF_TERM_MM3_TORSION_STRETCH || kind == HF_TERM_MM3_PAIR_SWITCHED)
         return 4;
     if (kind == HF_TERM_MM3_BEND_BEND)
         return 5;
     return 2;
 }
 
-/* The kinds with their own evaluation path (hessianCrossTerms.cc). */
+/* The kinds with their own evaluation path (hessianCrossTerms.cc; the switched MM3* pair takes it
+ * at every distance here, its switch S evaluated as it is). */
 DEVICE int hfIsCrossKind(int kind) {
-    return kind == HF_TERM_MM3_STRETCH_BEND || kind == HF_TERM_MM3_BEND_BEND || kind == HF_TERM_MM3_TORSION_STRETCH;
+    return kind == HF_TERM_MM3_STRETCH_BEND || kind == HF_TERM_MM3_BEND_BEND || kind == HF_TERM_MM3_TORSION_STRETCH ||
+           kind == HF_TERM_MM3_PAIR_SWITCHED;
 }
 
 /* The coordinate is a function of n - 1 difference vectors v_k = x[plus_k] - x[minus_k]:
@@ -353,36 +355,48 @@ DEVICE void hfAnharmonic(real k, real d, real c3, real c4, real c5, real c6, HfT
     out->d2dp[1] = -k * g3;
 }
 
+/* sw = (S, S', S'') of the MM3* 6-8 Angstrom switch at r (hf_mm3_pair.h's hf_mm3_switch) */
+DEVICE void hfMM3Switch(real r, real* sw) {
+    sw[0] = 1;
+    sw[1] = sw[2] = 0;
+    if (r >= (real) HF_MM3_SWITCH_OFF) {
+        sw[0] = 0;
+    } else if (r > (real) HF_MM3_SWITCH_ON) {
+        const real on = (real) HF_MM3_SWITCH_ON, off = (real) HF_MM3_SWITCH_OFF, inv_w = 1 / (off * off - on * on);
+        sw[0] = (off * off - r * r) * inv_w;
+        sw[1] = -2 * r * inv_w;
+        sw[2] = -2 * inv_w;
+    }
+}
+
+/* The Buckingham B = A exp(-b r / R) - c (R / r)^6: bb = (B, B', B'') in r, bR = their R-derivatives
+ * (hf_mm3_pair.h's hf_mm3_buckingham) */
+DEVICE void hfMM3Buckingham(real r, real R, real* bb, real* bR) {
+    const real A = (real) HF_MM3_BUCKINGHAM_A, b = (real) HF_MM3_BUCKINGHAM_B, c = (real) HF_MM3_BUCKINGHAM_C;
+    const real inv_r = 1 / r, inv_R = 1 / R, u = exp(-b * r * inv_R);
+    const real x = R * inv_r, x2 = x * x, x6 = x2 * x2 * x2;
+    bb[0] = A * u - c * x6;
+    bb[1] = -A * b * inv_R * u + 6 * c * x6 * inv_r;
+    bb[2] = A * b * b * inv_R * inv_R * u - 42 * c * x6 * inv_r * inv_r;
+    bR[0] = A * b * r * inv_R * inv_R * u - 6 * c * x6 * inv_R;
+    bR[1] = A * b * u * (R - b * r) * inv_R * inv_R * inv_R + 36 * c * x6 * inv_R * inv_r;
+    bR[2] = A * b * b * u * (b * r - 2 * R) * inv_R * inv_R * inv_R * inv_R - 252 * c * x6 * inv_R * inv_r * inv_r;
+}
+
 /* E = eps S(r) (A exp(-b r / R) - c (R / r)^6) + C qq / r: MacroModel's MM3* pair (slots R, eps,
- * qq; the 6-8 Angstrom switch S; hf_terms.c's mm3_pair) */
+ * qq; the 6-8 Angstrom switch S; hf_terms.c's hf_mm3_pair_scalar) */
 DEVICE void hfMM3Pair(real r, real R, real eps, real qq, HfTermValue* out) {
     const real inv_r = 1 / r, cc = (real) HF_ONE_4PI_EPS0;
-    real coul[3], vdw[3], dR[3], dEps[3];
+    real coul[3], vdw[3], dR[3], dEps[3], sw[3];
     coul[0] = cc * inv_r;
     coul[1] = -cc * inv_r * inv_r;
     coul[2] = 2 * cc * inv_r * inv_r * inv_r;
     for (int i = 0; i < 3; i++)
         vdw[i] = dR[i] = dEps[i] = 0;
-    if (r < (real) HF_MM3_SWITCH_OFF) {
-        const real A = (real) HF_MM3_BUCKINGHAM_A, b = (real) HF_MM3_BUCKINGHAM_B, c = (real) HF_MM3_BUCKINGHAM_C;
-        const real on = (real) HF_MM3_SWITCH_ON, off = (real) HF_MM3_SWITCH_OFF, on2 = on * on, off2 = off * off;
-        const real inv_R = 1 / R, u = exp(-b * r * inv_R);
-        const real x = R * inv_r, x2 = x * x, x6 = x2 * x2 * x2;
-        real bb[3], bR[3], sw[3];
-        bb[0] = A * u - c * x6;
-        bb[1] = -A * b * inv_R * u + 6 * c * x6 * inv_r;
-        bb[2] = A * b * b * inv_R * inv_R * u - 42 * c * x6 * inv_r * inv_r;
-        bR[0] = A * b * r * inv_R * inv_R * u - 6 * c * x6 * inv_R;
-        bR[1] = A * b * u * (R - b * r) * inv_R * inv_R * inv_R + 36 * c * x6 * inv_R * inv_r;
-        bR[2] = A * b * b * u * (b * r - 2 * R) * inv_R * inv_R * inv_R * inv_R - 252 * c * x6 * inv_R * inv_r * inv_r;
-        sw[0] = 1;
-        sw[1] = sw[2] = 0;
-        if (r > (real) HF_MM3_SWITCH_ON) {
-            const real inv_w = 1 / (off2 - on2);
-            sw[0] = (off2 - r * r) * inv_w;
-            sw[1] = -2 * r * inv_w;
-            sw[2] = -2 * inv_w;
-        }
+    hfMM3Switch(r, sw);
+    if (sw[0] != 0) {
+        real bb[3], bR[3];
+        hfMM3Buckingham(r, R, bb, bR);
         dEps[0] = sw[0] * bb[0];
         dEps[1] = sw[1] * bb[0] + sw[0] * bb[1];
         dEps[2] = sw[2] * bb[0] + 2 * sw[1] * bb[1] + sw[0] * bb[2];

@@ -1,0 +1,58 @@
+#ifndef HESSFIT_HF_MM3_PAIR_H_
+#define HESSFIT_HF_MM3_PAIR_H_
+/*
+ * The pieces of MacroModel's MM3* pair (hf_core.h, HF_TERM_MM3_PAIR and HF_TERM_MM3_PAIR_SWITCHED)
+ * shared by the one-coordinate term path (hf_terms.c) and the switched pair's two-coordinate path
+ * (hf_cross.c): the 6-8 Angstrom switch S and the Buckingham B with their derivatives.
+ */
+#include "hf_core.h"
+
+#include <math.h>
+
+/* sw = (S, S', S'') at distance r: 1, 0, 0 (r <= on); (off^2 - r^2) / w, -2 r / w, -2 / w with
+ * w = off^2 - on^2 (on < r < off); 0, 0, 0 (r >= off). */
+static inline void hf_mm3_switch(double r, double sw[3])
+{
+    sw[0] = 1.0;
+    sw[1] = sw[2] = 0.0;
+    if (r >= HF_MM3_SWITCH_OFF) {
+        sw[0] = 0.0;
+    } else if (r > HF_MM3_SWITCH_ON) {
+        const double inv_w = 1.0 / (HF_MM3_SWITCH_OFF * HF_MM3_SWITCH_OFF - HF_MM3_SWITCH_ON * HF_MM3_SWITCH_ON);
+        sw[0] = (HF_MM3_SWITCH_OFF * HF_MM3_SWITCH_OFF - r * r) * inv_w;
+        sw[1] = -2.0 * r * inv_w;
+        sw[2] = -2.0 * inv_w;
+    }
+}
+
+/*
+ * B = A u - c R^6 / r^6, u = exp(-b r / R) (A, b, c = HF_MM3_BUCKINGHAM_A/B/C): bb = (B, B', B'')
+ * in r and bR = (dB/dR, dB'/dR, dB''/dR):
+ *     B' = -(A b / R) u + 6 c R^6 / r^7,     B'' = (A b^2 / R^2) u - 42 c R^6 / r^8,
+ *     dB/dR = A b r u / R^2 - 6 c R^5 / r^6,  dB'/dR = A b u (R - b r) / R^3 + 36 c R^5 / r^7,
+ *     dB''/dR = A b^2 u (b r - 2 R) / R^4 - 252 c R^5 / r^8.
+ */
+static inline void hf_mm3_buckingham(double r, double R, double bb[3], double bR[3])
+{
+    const double A = HF_MM3_BUCKINGHAM_A, b = HF_MM3_BUCKINGHAM_B, c = HF_MM3_BUCKINGHAM_C;
+    const double inv_r = 1.0 / r, inv_R = 1.0 / R, u = exp(-b * r * inv_R);
+    const double x = R * inv_r, x2 = x * x, x6 = x2 * x2 * x2; /* (R / r)^6 */
+    bb[0] = A * u - c * x6;
+    bb[1] = -A * b * inv_R * u + 6.0 * c * x6 * inv_r;
+    bb[2] = A * b * b * inv_R * inv_R * u - 42.0 * c * x6 * inv_r * inv_r;
+    bR[0] = A * b * r * inv_R * inv_R * u - 6.0 * c * x6 * inv_R;
+    bR[1] = A * b * u * (R - b * r) * inv_R * inv_R * inv_R + 36.0 * c * x6 * inv_R * inv_r;
+    bR[2] = A * b * b * u * (b * r - 2.0 * R) * inv_R * inv_R * inv_R * inv_R - 252.0 * c * x6 * inv_R * inv_r * inv_r;
+}
+
+/* The MM3* pair's f, f', f'' in r and their slot derivatives (slots R, eps, qq of t), given the
+ * switch sw = (S, dS/dr, d2S/dr2): hf_mm3_switch(r) for HF_TERM_MM3_PAIR; for an
+ * HF_TERM_MM3_PAIR_SWITCHED outside its switch range, S of its switch distance with dS/dr = d2S/dr2
+ * = 0 (hf_terms.c). With S = 0 the van der Waals part is exactly 0 (B is not evaluated). */
+void hf_mm3_pair_scalar(const hf_term *t, const double *table, double r, const double sw[3], hf_term_value *out);
+
+/* The switch distance of an HF_TERM_MM3_PAIR_SWITCHED term, |y_0 - y_1| with
+ * y_k = x_{atoms[2+k]} + r_scale[k] (x_{atoms[k]} - x_{atoms[2+k]}) (hf_cross.c). */
+double hf_mm3_switch_distance(const hf_term *t, const double *pos);
+
+#endif
