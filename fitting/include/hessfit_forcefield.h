@@ -139,6 +139,13 @@ const char *hessfit_param_kind_name(hessfit_param_kind kind);
  * reports such a line as the parameter's FF line; that parameter's own .line stays 114. */
 int hessfit_forcefield_param_at_line(const hessfit_forcefield *ff, int line);
 
+/** The vdw parameter of an atom type, as the fit model's nonbonded terms and the ForceField XML
+ * export both take it: the last main-table (not substructure) vdw line of that exact type, else
+ * the one equivalent type (.fld atom-type equivalences) that has one. *param gets its index.
+ * HESSFIT_ERROR_INVALID_ARGUMENT names the type and the file when there is none, or when two
+ * equivalent types have one. */
+hessfit_status hessfit_forcefield_vdw_param(const hessfit_forcefield *ff, const char *type, int *param);
+
 /** A force-field file by its extension: .fld (MM3*) or .frcmod (AMBER), optionally .gz;
  * HESSFIT_ERROR_UNSUPPORTED names the file otherwise. */
 hessfit_status hessfit_forcefield_read(const char *path, hessfit_forcefield *ff);

@@ -107,6 +107,9 @@ typedef struct hessfit_model_options {
 
 /** The defaults above. */
 hessfit_model_options hessfit_model_default_options(void);
+/** The options the model was created with (the defaults for a NULL model); platform and precision
+ * point into the model. */
+hessfit_model_options hessfit_model_get_options(const hessfit_model *model);
 
 /** Builds the model of n_mols molecules (mols[m] typed as typed[m] against ff); opt may be NULL
  * (defaults). Copies what it needs: ff, mols and typed may be freed afterwards. */

@@ -32,6 +32,11 @@ hessfit_model_options hessfit_model_default_options(void)
     return o;
 }
 
+hessfit_model_options hessfit_model_get_options(const hessfit_model *model)
+{
+    return model != NULL ? model->opt : hessfit_model_default_options();
+}
+
 hessfit_status hf_model_hessfit_error(hessfit_status st, const char *what)
 {
     return hessfit_error(st, "fit model: %s: %s: %s", what, hessfit_status_string(st), hessfit_last_error());
@@ -489,54 +494,14 @@ static hessfit_status build_molecule_terms(hessfit_model *md, const hessfit_mole
     return st;
 }
 
-/* The vdw parameter of an atom type: the last main-table line of that exact type, else the one
- * equivalent type (.fld equivalences) that has one. */
-static hessfit_status vdw_param_of_type(const hessfit_model *md, const hessfit_forcefield *ff, const char *type, int *param)
-{
-    int found = -1, via = -1;
-    for (int p = 0; p < md->n_params; p++)
-        if (md->params[p].kind == HESSFIT_PARAM_VDW && md->params[p].substructure < 0 &&
-            strcmp(md->params[p].types[0], type) == 0)
-            found = p;
-    if (found >= 0) {
-        *param = found;
-        return HESSFIT_SUCCESS;
-    }
-    for (int e = 0; e < ff->n_equivalences; e++) {
-        const hessfit_ff_equivalence *q = &ff->equivalences[e];
-        int here = -1;
-        if (strcmp(q->type, type) != 0)
-            continue;
-        for (int p = 0; p < md->n_params; p++)
-            if (md->params[p].kind == HESSFIT_PARAM_VDW && md->params[p].substructure < 0 &&
-                strcmp(md->params[p].types[0], q->equivalent) == 0)
-                here = p;
-        if (here < 0 || here == found)
-            continue;
-        if (found >= 0)
-            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
-                            "fit model: atom type %s has no vdw line of its own in %s and two equivalent types with "
-                            "one: %s (line %d) and %s (line %d)",
-                            type, md->ff_path, ff->equivalences[via].equivalent, md->params[found].line, q->equivalent,
-                            md->params[here].line);
-        found = here;
-        via = e;
-    }
-    if (found < 0)
-        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: atom type %s has no vdw parameter in %s (nor an "
-                        "equivalent type)", type, md->ff_path);
-    *param = found;
-    return HESSFIT_SUCCESS;
-}
-
 static hessfit_status build_nonbonded(hessfit_model *md, const hessfit_forcefield *ff, const hessfit_molecule *mol, int m, int first)
 {
     for (int a = 0; a < mol->n_atoms; a++) {
         int p = -1, *s = &md->particle_slots[3 * (size_t)(first + a)];
-        hessfit_status st = vdw_param_of_type(md, ff, mol->atom_types[a], &p);
+        hessfit_status st = hessfit_forcefield_vdw_param(ff, mol->atom_types[a], &p);
         if (st != HESSFIT_SUCCESS) {
-            return hessfit_error(st, "%s (molecule %d ('%s'), atom %d)", hessfit_last_error(), m + 1, mol_label(mol),
-                                 a + 1);
+            return hessfit_error(st, "fit model: %s (molecule %d ('%s'), atom %d)", hessfit_last_error(), m + 1,
+                                 mol_label(mol), a + 1);
         }
         if (md->params[p].n_values < 2) {
             char name[160];
