@@ -439,12 +439,16 @@ int hf_cmd_fit(int argc, char **argv)
         goto done;
     }
     const int is_fld = set.ff.format == HESSFIT_FF_MM3_FLD;
-    join(path, sizeof path, dir, is_fld ? "fitted.fld" : "fitted.frcmod");
-    if (hessfit_forcefield_write(&set.ff, path) != HESSFIT_SUCCESS) {
-        fprintf(stderr, "hessfit fit: the fitted force field: %s\n", hessfit_last_error());
-        goto done;
+    if (set.ff.format == HESSFIT_FF_FFXML) {
+        printf("  the fitted values of the OpenMM ForceField XML start are in fitted.xml (the training molecules' model)\n");
+    } else {
+        join(path, sizeof path, dir, is_fld ? "fitted.fld" : "fitted.frcmod");
+        if (hessfit_forcefield_write(&set.ff, path) != HESSFIT_SUCCESS) {
+            fprintf(stderr, "hessfit fit: the fitted force field: %s\n", hessfit_last_error());
+            goto done;
+        }
+        printf("  wrote %s\n", path);
     }
-    printf("  wrote %s\n", path);
     if (set.settings.form == HESSFIT_MODEL_FORM_MM3) {
         /* the harmonic frcmod would hold another model than the one fitted */
         printf("  fitted.frcmod not written: it holds the harmonic model, and this fit is of the MM3* form\n");

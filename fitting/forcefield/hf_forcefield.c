@@ -107,7 +107,10 @@ hessfit_status hessfit_forcefield_read(const char *path, hessfit_forcefield *ff)
         return hessfit_fld_read(path, ff);
     if (hessfit_path_has_extension(path, ".frcmod"))
         return hessfit_frcmod_read(path, ff);
-    return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: not a force-field file hessfit reads (.fld MM3*, .frcmod AMBER)", path);
+    if (hessfit_path_has_extension(path, ".xml"))
+        return hessfit_ffxml_read(path, ff);
+    return hessfit_error(HESSFIT_ERROR_UNSUPPORTED,
+                         "%s: not a force-field file hessfit reads (.fld MM3*, .frcmod AMBER, .xml OpenMM ForceField)", path);
 }
 
 hessfit_status hessfit_forcefield_write(const hessfit_forcefield *ff, const char *path)
@@ -119,6 +122,9 @@ hessfit_status hessfit_forcefield_write(const hessfit_forcefield *ff, const char
         return hessfit_fld_write(ff, path);
     case HESSFIT_FF_FRCMOD:
         return hessfit_frcmod_write(ff, path);
+    case HESSFIT_FF_FFXML:
+        return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: an OpenMM ForceField XML is not written back as such (the "
+                             "fit exports the fitted model as fitted.xml, hessfit_ffxml_write)", path);
     default:
         return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: the force field has no file format to write it in", path);
     }
