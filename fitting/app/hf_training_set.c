@@ -876,7 +876,8 @@ static hessfit_status free_entry(hf_training_set *set, const hessfit_config_entr
  * The harmonic form's nonbonded terms (`nonbonded = on`): Lennard-Jones from the force field's vdW
  * parameters and Coulomb from the structures' partial charges, 1-2 and 1-3 pairs excluded, 1-4 pairs
  * scaled by `scale14` (default by the force field's family: AMBER frcmod 1/1.2 and 1/2, MM3 .fld
- * unscaled, an OpenMM ForceField XML its NonbondedForce's coulomb14scale and lj14scale), `combining` Lorentz-Berthelot (AMBER, MM3) or geometric (OPLS-AA).
+ * unscaled, an OpenMM ForceField XML its NonbondedForce's coulomb14scale and lj14scale),
+ * `combining` Lorentz-Berthelot (AMBER, MM3) or geometric (OPLS-AA).
  */
 static hessfit_status nonbonded_options(const hessfit_config *c, const hf_training_set *set, hessfit_model_options *o)
 {

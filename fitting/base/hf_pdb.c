@@ -12,8 +12,8 @@ static hessfit_status put_atom_record(hf_buf *b, int serial, const char *res, co
     char field[24];
     size_t symbol_len = strlen(a->element);
     snprintf(field, sizeof field, strlen(a->name) < 4 && symbol_len == 1 ? " %-3s" : "%-4s", a->name);
-    return hf_buf_printf(b, "HETATM%5d %4s %-3.3s A   1    %8.3f%8.3f%8.3f  1.00  0.00          %2s\n", serial, field, res,
-                         a->xyz[0], a->xyz[1], a->xyz[2], a->element);
+    return hf_buf_printf(b, "HETATM%5d %4s %-3.3s A   1    %8.3f%8.3f%8.3f  1.00  0.00          %2s\n", serial, field,
+                         res, a->xyz[0], a->xyz[1], a->xyz[2], a->element);
 }
 
 hessfit_status hf_pdb_put(hf_buf *b, const char *res, const hf_pdb_atom *atoms, int n, const int *pairs, int n_pairs)

@@ -440,7 +440,8 @@ int hf_cmd_fit(int argc, char **argv)
     }
     const int is_fld = set.ff.format == HESSFIT_FF_MM3_FLD;
     if (set.ff.format == HESSFIT_FF_FFXML) {
-        printf("  the fitted values of the OpenMM ForceField XML start are in fitted.xml (the training molecules' model)\n");
+        printf("  the fitted values of the OpenMM ForceField XML start are in fitted.xml (the training "
+               "molecules' model)\n");
     } else {
         join(path, sizeof path, dir, is_fld ? "fitted.fld" : "fitted.frcmod");
         if (hessfit_forcefield_write(&set.ff, path) != HESSFIT_SUCCESS) {

@@ -233,8 +233,8 @@ static hessfit_status term_param(const char *path, const hessfit_forcefield *ff,
 
 /* The NonbondedForce <Atom> of atom i: its charge, and the LJ sigma and epsilon of its type's vdw
  * parameter, converted as the fit model converts R* and eps (hessfit_model.h, "Slots"). */
-static hessfit_status put_nonbonded_atom(const char *path, const hessfit_forcefield *ff, const hessfit_molecule *mol, int m,
-                                         const char *name, int i, hf_buf *b)
+static hessfit_status put_nonbonded_atom(const char *path, const hessfit_forcefield *ff, const hessfit_molecule *mol,
+                                         int m, const char *name, int i, hf_buf *b)
 {
     int p = -1;
     hessfit_status st = hessfit_forcefield_vdw_param(ff, mol->atom_types[i], &p);
@@ -242,8 +242,9 @@ static hessfit_status put_nonbonded_atom(const char *path, const hessfit_forcefi
     if (st != HESSFIT_SUCCESS)
         return hessfit_error(st, "%s: molecule %d (%s) atom %d: %s", path, m, name, i, hessfit_last_error());
     if (ff->params[p].n_values < 2 || !isfinite(ff->params[p].values[0]) || !isfinite(ff->params[p].values[1]))
-        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: molecule %d (%s) atom %d: vdw parameter %d (line %d) is "
-                             "not two finite values {R*, eps}", path, m, name, i, p, ff->params[p].line);
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                             "%s: molecule %d (%s) atom %d: vdw parameter %d (line %d) is not two finite values {R*, eps}",
+                             path, m, name, i, p, ff->params[p].line);
     if (!isfinite(q))
         return hessfit_error(mol->partial_charges == NULL ? HESSFIT_ERROR_INVALID_ARGUMENT : HESSFIT_ERROR_NONFINITE,
                              "%s: molecule %d (%s) atom %d: %s", path, m, name, i,
@@ -264,7 +265,8 @@ static hessfit_status put_nonbonded_atom(const char *path, const hessfit_forcefi
 /* The PDB of one molecule: its atoms named as the template's (the element alone where that name
  * is longer than a PDB's 4 characters), residue = the template's name cut to 3 characters, and
  * the template's bonds. */
-static hessfit_status put_pdb(const hessfit_molecule *mol, int m, const char *name, const int *pairs, int n_pairs, hf_buf *b)
+static hessfit_status put_pdb(const hessfit_molecule *mol, int m, const char *name, const int *pairs, int n_pairs,
+                              hf_buf *b)
 {
     hf_pdb_atom *atoms = malloc((size_t)mol->n_atoms * sizeof *atoms);
     char text[16];
@@ -435,7 +437,9 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
         term_text(t, name, what, sizeof what);
         if (t->rule == HESSFIT_MATCH_NO_TERM) {
             char text[320];
-            b = t->kind == HESSFIT_TERM_BOND ? &o->part[PART_BONDS] : t->kind == HESSFIT_TERM_ANGLE ? &o->part[PART_ANGLES] : &o->part[PART_TORSIONS];
+            b = &o->part[t->kind == HESSFIT_TERM_BOND    ? PART_BONDS
+                         : t->kind == HESSFIT_TERM_ANGLE ? PART_ANGLES
+                                                         : PART_TORSIONS];
             snprintf(text, sizeof text, "no term (the user chose none): %s%s%s", what, t->detail[0] ? ": " : "",
                      t->detail);
             st = put_comment(b, "  ", text);
@@ -451,8 +455,8 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
             if (st == HESSFIT_SUCCESS)
                 st = put_type_attrs(&o->part[PART_BONDS], name, t->atoms, 2);
             if (st == HESSFIT_SUCCESS) /* OpenMM: E = k/2 (r - r0)^2 */
-                st = hf_buf_printf(&o->part[PART_BONDS], " length=\"%s\" k=\"%s\"/>\n", hf_num(p->values[1] * HESSFIT_ANGSTROM_TO_NM).s,
-                                      hf_num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2).s);
+                st = hf_buf_printf(&o->part[PART_BONDS], " length=\"%s\" k=\"%s\"/>\n",
+                                   hf_num(p->values[1] * HESSFIT_ANGSTROM_TO_NM).s, hf_num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2).s);
             o->n_bonds++;
             break;
         case HESSFIT_TERM_ANGLE:
@@ -460,8 +464,8 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
             if (st == HESSFIT_SUCCESS)
                 st = put_type_attrs(&o->part[PART_ANGLES], name, t->atoms, 3);
             if (st == HESSFIT_SUCCESS)
-                st = hf_buf_printf(&o->part[PART_ANGLES], " angle=\"%s\" k=\"%s\"/>\n", hf_num(p->values[1] * HESSFIT_DEG_TO_RAD).s,
-                                      hf_num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
+                st = hf_buf_printf(&o->part[PART_ANGLES], " angle=\"%s\" k=\"%s\"/>\n",
+                                   hf_num(p->values[1] * HESSFIT_DEG_TO_RAD).s, hf_num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
             o->n_angles++;
             break;
         default: {
@@ -517,10 +521,10 @@ static const char geometric_script[] =
     "epsilon = sqrt(epsilon1*epsilon2)')\n"
     "hessfit_lj.addPerParticleParameter('sigma')\n"
     "hessfit_lj.addPerParticleParameter('epsilon')\n"
-    "hessfit_method = hessfit_nb.getNonbondedMethod()\n"
-    "hessfit_lj.setNonbondedMethod(openmm.CustomNonbondedForce.NoCutoff if hessfit_method == openmm.NonbondedForce.NoCutoff\n"
-    "    else openmm.CustomNonbondedForce.CutoffNonPeriodic if hessfit_method == openmm.NonbondedForce.CutoffNonPeriodic\n"
-    "    else openmm.CustomNonbondedForce.CutoffPeriodic)\n"
+    "hessfit_method = {openmm.NonbondedForce.NoCutoff: openmm.CustomNonbondedForce.NoCutoff,\n"
+    "                  openmm.NonbondedForce.CutoffNonPeriodic: openmm.CustomNonbondedForce.CutoffNonPeriodic}\n"
+    "hessfit_lj.setNonbondedMethod(hessfit_method.get(hessfit_nb.getNonbondedMethod(),\n"
+    "                                                 openmm.CustomNonbondedForce.CutoffPeriodic))\n"
     "hessfit_lj.setCutoffDistance(hessfit_nb.getCutoffDistance())\n"
     "hessfit_sigma = []\n"
     "for i in range(hessfit_nb.getNumParticles()):\n"
