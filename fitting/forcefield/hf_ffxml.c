@@ -158,7 +158,17 @@ static void term_text(const hessfit_typed_term *t, const char *mol, char *out, s
 /* ---- the writer ----------------------------------------------------------------------------------- */
 
 /* The parts of the file one molecule's template adds, in file order, and its entry counts. */
-enum { PART_TYPES, PART_RESIDUE, PART_BONDS, PART_ANGLES, PART_TORSIONS, PART_HARMONIC, PART_NONBONDED, N_PARTS };
+enum {
+    PART_TYPES,
+    PART_RESIDUE,
+    PART_BONDS,
+    PART_ANGLES,
+    PART_TORSIONS,
+    PART_AMBER_IMPROPERS, /* impropers in OpenMM's "amber" order (a2, a3, centre, a4): from an XML start */
+    PART_HARMONIC,
+    PART_NONBONDED,
+    N_PARTS
+};
 
 typedef struct ffxml_out {
     hf_buf part[N_PARTS];
@@ -192,6 +202,17 @@ static hessfit_status put_type_attrs(hf_buf *b, const char *mol, const int *atom
             st = hf_buf_printf(b, "-%d\"", atoms[k]);
     }
     return st;
+}
+
+/* A Fourier parameter's triples as periodicityN, phaseN [rad], kN [kJ/mol], and the end of the entry. */
+static hessfit_status put_fourier(hf_buf *b, const hessfit_ff_param *p)
+{
+    hessfit_status st = HESSFIT_SUCCESS;
+    for (int k = 0; k < p->n_values / 3 && st == HESSFIT_SUCCESS; k++)
+        st = hf_buf_printf(b, " periodicity%d=\"%d\" phase%d=\"%s\" k%d=\"%s\"", k + 1, (int)p->values[3 * k + 2], k + 1,
+                           hf_num(p->values[3 * k + 1] * HESSFIT_DEG_TO_RAD).s, k + 1,
+                           hf_num(p->values[3 * k] * HESSFIT_KCAL_TO_KJ).s);
+    return st == HESSFIT_SUCCESS ? hf_buf_printf(b, "/>\n") : st;
 }
 
 /* Check the parameter of a term and return it. */
@@ -364,7 +385,7 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
                     if (j != k && !bonded(pairs, n_pairs, a[k], a[j]))
                         ok[k] = 0;
             }
-            centre[i] = ok[0] ? a[0] : ok[3] ? a[3] : -1;
+            centre[i] = ok[0] ? a[0] : ok[3] ? a[3] : ff->format == HESSFIT_FF_FFXML && ok[2] ? a[2] : -1;
             if (centre[i] < 0) {
                 st = hessfit_error(ok[1] || ok[2] ? HESSFIT_ERROR_UNSUPPORTED : HESSFIT_ERROR_INVALID_ARGUMENT,
                               ok[1] || ok[2] ? "%s: term %d (%s): its central atom is listed %s; OpenMM's improper "
@@ -471,6 +492,20 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
         default: {
             int order[4];
             int is_improper = t->kind == HESSFIT_TERM_IMPROPER;
+            if (is_improper && centre[i] == t->atoms[2]) {
+                /* (a2, a3, c, a4), typed against an OpenMM XML: OpenMM's "amber" ordering of
+                 * <Improper type1=c type2=a2 type3=a3 type4=a4> gives that dihedral back (per-atom types,
+                 * so no two are equal and nothing is swapped) */
+                const int amber[4] = {t->atoms[2], t->atoms[0], t->atoms[1], t->atoms[3]};
+                b = &o->part[PART_AMBER_IMPROPERS];
+                st = hf_buf_printf(b, "  <Improper");
+                if (st == HESSFIT_SUCCESS)
+                    st = put_type_attrs(b, name, amber, 4);
+                if (st == HESSFIT_SUCCESS)
+                    st = put_fourier(b, p);
+                o->n_torsions++;
+                break;
+            }
             for (int k = 0; k < 4; k++) /* an improper with its centre last is written reversed */
                 order[k] = is_improper && centre[i] != t->atoms[0] ? t->atoms[3 - k] : t->atoms[k];
             if (is_improper && p->improper_form == HESSFIT_IMPROPER_HARMONIC) {
@@ -488,12 +523,8 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
             st = hf_buf_printf(b, is_improper ? "  <Improper" : "  <Proper");
             if (st == HESSFIT_SUCCESS)
                 st = put_type_attrs(b, name, order, 4);
-            for (int k = 0; k < p->n_values / 3 && st == HESSFIT_SUCCESS; k++)
-                st = hf_buf_printf(b, " periodicity%d=\"%d\" phase%d=\"%s\" k%d=\"%s\"", k + 1,
-                                      (int)p->values[3 * k + 2], k + 1, hf_num(p->values[3 * k + 1] * HESSFIT_DEG_TO_RAD).s,
-                                      k + 1, hf_num(p->values[3 * k] * HESSFIT_KCAL_TO_KJ).s);
             if (st == HESSFIT_SUCCESS)
-                st = hf_buf_printf(b, "/>\n");
+                st = put_fourier(b, p);
             o->n_torsions++;
             break;
         }
@@ -672,6 +703,7 @@ hessfit_status hessfit_ffxml_write(const char *path, const hessfit_forcefield *f
                             {" <HarmonicBondForce>\n", " </HarmonicBondForce>\n", 1},
                             {" <HarmonicAngleForce>\n", " </HarmonicAngleForce>\n", 1},
                             {" <PeriodicTorsionForce ordering=\"charmm\">\n", " </PeriodicTorsionForce>\n", 1},
+                            {" <PeriodicTorsionForce ordering=\"amber\">\n", " </PeriodicTorsionForce>\n", 0},
                             {" <CustomTorsionForce energy=\"" FFXML_HARMONIC_IMPROPER_ENERGY "\" ordering=\"charmm\">\n"
                              "  <PerTorsionParameter name=\"k\"/>\n  <PerTorsionParameter name=\"theta0\"/>\n",
                              " </CustomTorsionForce>\n", 0},

@@ -40,6 +40,7 @@ typedef struct ffxml_reader {
     char (*type_names)[XML_NAME_LEN];
     char (*type_classes)[HESSFIT_FF_TYPE_LEN];
     size_t type_cap;
+    char ordering[16]; /* the enclosing PeriodicTorsionForce's: "default" or "amber" */
 } ffxml_reader;
 
 static const char *attr(const xml_element *e, const char *name)
@@ -305,6 +306,8 @@ static hessfit_status add_param(ffxml_reader *r, const xml_element *e, hessfit_p
     p.line = e->line;
     p.substructure = -1;
     p.improper_form = HESSFIT_IMPROPER_FOURIER;
+    if (kind == HESSFIT_PARAM_IMPROPER) /* the atom order OpenMM gives its dihedral (hessfit_typing.h) */
+        snprintf(p.label, sizeof p.label, "%s", r->ordering);
     memcpy(p.values, values, (size_t)n_values * sizeof *values);
     if (kind == HESSFIT_PARAM_VDW) { /* an <Atom> names one class or type */
         st = entry_class(r, e, "class", "type", p.types[0]);
@@ -370,6 +373,8 @@ static hessfit_status on_element(ffxml_reader *r, const xml_element *e)
                 const char *ordering = attr(e, "ordering");
                 if (k == n_containers - 1 && ordering != NULL && strcmp(ordering, "default") != 0 && strcmp(ordering, "amber") != 0)
                     return bad(r, e, HESSFIT_ERROR_UNSUPPORTED, "torsion ordering other than \"default\" and \"amber\"");
+                if (k == n_containers - 1)
+                    snprintf(r->ordering, sizeof r->ordering, "%s", ordering != NULL ? ordering : "default");
                 return HESSFIT_SUCCESS;
             }
         if (strcmp(e->name, "NonbondedForce") == 0) {

@@ -175,7 +175,9 @@ hessfit_status hessfit_fld_write(const hessfit_forcefield *ff, const char *path)
  *   HarmonicAngleForce <Angle>   angle [rad], k [kJ/mol/rad^2, E = k/2]            -> {k/2, theta0}
  *   PeriodicTorsionForce <Proper> periodicityN, phaseN [rad], kN [kJ/mol] -> one torsion of Fourier
  *                                triples; <Improper> the same as a Fourier improper, the central
- *                                atom first (class1), as OpenMM names it
+ *                                atom first (class1), as OpenMM names it, with label = its
+ *                                PeriodicTorsionForce's ordering ("default" or "amber"): the
+ *                                typing gives such an improper OpenMM's atom order (hessfit_typing.h)
  *   NonbondedForce <Atom>        sigma [nm], epsilon [kJ/mol] -> vdw {R* = sigma 2^(1/6) / 2 [A],
  *                                eps}; coulomb14scale, lj14scale -> has_14_scales; charges come from
  *                                the structures (a <UseAttributeFromResidue>, residue templates and
@@ -185,10 +187,7 @@ hessfit_status hessfit_fld_write(const hessfit_forcefield *ff, const char *path)
  * OPLS-AA files as LigParGen writes them use for geometric combining; Custom*, CMAP, AMOEBA, GBSA),
  * <Script>, and PeriodicTorsionForce orderings other than "default" and "amber". Errors name
  * file:line and the element: malformed XML, a missing or non-numeric attribute, an undefined type,
- * a class or type longer than HESSFIT_FF_TYPE_LEN - 1 characters. Limitation: impropers are
- * evaluated by the fit model as the dihedral of the centre and the other three atoms in index order
- * (hessfit_model.h), not in OpenMM's "amber" order of the outer atoms, so an improper's energy away
- * from planarity may differ from OpenMM's createSystem on the same file.
+ * a class or type longer than HESSFIT_FF_TYPE_LEN - 1 characters.
  */
 hessfit_status hessfit_ffxml_read(const char *path, hessfit_forcefield *ff);
 

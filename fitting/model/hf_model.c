@@ -356,9 +356,10 @@ static int bonded(const int *pairs, int n, int a, int b)
 }
 
 /* The improper's dihedral: its centre first, then the other three in the term's order; a term
- * with its centre last is kept as is (the same dihedral read backwards). */
-static hessfit_status improper_order(const hessfit_typed_term *t, const int *pairs, int n_pairs, int out[4], const char *mname,
-                                int m, int i)
+ * with its centre last is kept as is (the same dihedral read backwards), and so is every term typed
+ * against an OpenMM ForceField XML (as_is: OpenMM's order, the centre third; hessfit_typing.h). */
+static hessfit_status improper_order(const hessfit_typed_term *t, const int *pairs, int n_pairs, int as_is, int out[4],
+                                     const char *mname, int m, int i)
 {
     int centre = -1;
     for (int c = 0; c < 4 && centre < 0; c++) {
@@ -376,7 +377,7 @@ static hessfit_status improper_order(const hessfit_typed_term *t, const int *pai
                         "molecule's bond terms",
                         m + 1, mname, i + 1, term_text(t, what, sizeof what));
     }
-    if (centre == 0 || centre == 3) {
+    if (as_is || centre == 0 || centre == 3) {
         memcpy(out, t->atoms, 4 * sizeof(int));
         return HESSFIT_SUCCESS;
     }
@@ -471,7 +472,7 @@ static hessfit_status build_molecule_terms(hessfit_model *md, const hessfit_mole
             st = add_fourier_terms(md, m, atoms, tt->param, 0);
             break;
         default: /* improper */
-            if ((st = improper_order(tt, pairs, n_pairs, atoms, mol_label(mol), m, i)) != HESSFIT_SUCCESS)
+            if ((st = improper_order(tt, pairs, n_pairs, md->ff_format == HESSFIT_FF_FFXML, atoms, mol_label(mol), m, i)) != HESSFIT_SUCCESS)
                 break;
             for (int k = 0; k < 4; k++)
                 atoms[k] += first;
@@ -609,6 +610,7 @@ hessfit_status hessfit_model_create(const hessfit_forcefield *ff, const hessfit_
     md->platform = strdup(o.platform);
     md->precision = dup_or_null(o.precision);
     md->ff_path = strdup(ff->path != NULL ? ff->path : "(force field)");
+    md->ff_format = ff->format;
     md->opt.platform = md->platform;
     md->opt.precision = md->precision;
     md->n_params = ff->n_params;

@@ -14,6 +14,7 @@
  *  4. Errors naming file:line and the element: an unsupported force (LennardJonesForce, as OPLS-AA
  *     XML uses), a missing attribute, an unknown type, a non-numeric value, unbalanced tags.
  */
+#include "hessfit_elements.h"
 #include "hessfit_ffxml.h"
 #include "hessfit_units.h"
 #include "hf_training_set.h"
@@ -56,6 +57,81 @@ static int run_python(const char *python, const char *script, const char *a, con
     printf("%s", r.out);
     free(r.out);
     return r.status;
+}
+
+static void write_molecule_txt(const hessfit_molecule *mol, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    for (int i = 0; i < mol->n_atoms; i++)
+        fprintf(f, "atom A%d %s %s %.17g\n", i, hessfit_element_symbol(mol->atomic_numbers[i]), mol->atom_types[i],
+                mol->partial_charges[i]);
+    for (int k = 0; k < mol->n_bonds; k++)
+        fprintf(f, "bond %d %d\n", mol->bonds[2 * k], mol->bonds[2 * k + 1]);
+    CHECK(fclose(f) == 0, "cannot write %s", path);
+}
+
+/* Impropers in OpenMM's order: acetic acid (the specific c-c3-o-oh improper, "amber" ordering without
+ * wildcards) and acetate (c-*-o-o, with a wildcard), not planar at the carboxyl carbon, typed from the
+ * XML and built into a fit model (nonbonded on, the XML's 1-4 scales), against OpenMM's createSystem
+ * on the same XML; then the model's export, loaded by OpenMM (check_ffxml_md.py). */
+static void test_impropers(const char *python, const char *script, const char *md_script, const char *gaff)
+{
+    hessfit_forcefield ff;
+    hessfit_molecule_list list;
+    HF_CALL(hessfit_forcefield_read(gaff, &ff));
+    HF_CALL(hessfit_mol2_read(test_source_path("tests/data/ffxml/acetic-gaff.mol2"), &list));
+    CHECK(list.n == 2, "%d molecules in acetic-gaff.mol2", list.n);
+    for (int m = 0; m < list.n; m++) {
+        hessfit_molecule *mol = &list.items[m];
+        hessfit_topology topo;
+        hessfit_typed_molecule typed;
+        hessfit_topology_options to = hessfit_topology_default_options();
+        HF_CALL(hessfit_topology_build(mol, &to, &topo));
+        HF_CALL(hessfit_assign_parameters(mol, &topo, &ff, NULL, &typed));
+        int n_impropers = 0;
+        for (int i = 0; i < typed.n_terms; i++)
+            if (typed.terms[i].kind == HESSFIT_TERM_IMPROPER && typed.terms[i].param >= 0) {
+                const hessfit_typed_term *t = &typed.terms[i];
+                printf("  %s: improper %d-%d-%d-%d (OpenMM's order, centre third), parameter line %d (%s %s %s %s)\n",
+                       mol->name, t->atoms[0], t->atoms[1], t->atoms[2], t->atoms[3], ff.params[t->param].line,
+                       ff.params[t->param].types[0], ff.params[t->param].types[1], ff.params[t->param].types[2],
+                       ff.params[t->param].types[3]);
+                n_impropers++;
+            }
+        CHECK(n_impropers == 1, "%s: %d impropers", mol->name, n_impropers);
+        hessfit_model_options mo = hessfit_model_default_options();
+        mo.nonbonded = 1;
+        mo.coulomb14_scale = ff.coulomb14_scale;
+        mo.lj14_scale = ff.lj14_scale;
+        hessfit_model *model = NULL;
+        HF_CALL(hessfit_model_create(&ff, mol, &typed, 1, &mo, &model));
+        char dir[1024], path[1200], xml[1200], pdb_name[1200], qs[1200], qd[1200], args[4096];
+        snprintf(dir, sizeof dir, "%s-%d", test_temp_path("improper"), m);
+        CHECK(mkdir(dir, 0777) == 0, "mkdir %s", dir);
+        snprintf(path, sizeof path, "%s/molecule.txt", dir);
+        write_molecule_txt(mol, path);
+        snprintf(path, sizeof path, "%s/reference.txt", dir);
+        write_reference(model, mol, 1, path);
+        CHECK(run_python(python, script, gaff, dir) == 0, "%s: hessfit's impropers differ from OpenMM's", mol->name);
+        snprintf(xml, sizeof xml, "%s/fitted.xml", dir);
+        snprintf(pdb_name, sizeof pdb_name, "%s/fitted-1.pdb", dir);
+        const char *pdb[1] = {pdb_name};
+        const hessfit_ffxml_options xo = {1, 0, ff.coulomb14_scale, ff.lj14_scale, pdb};
+        HF_CALL(hessfit_ffxml_write(xml, &ff, mol, &typed, 1, &xo, NULL));
+        test_shell_quote(qs, sizeof qs, md_script);
+        test_shell_quote(qd, sizeof qd, dir);
+        snprintf(args, sizeof args, "%s %s 2>&1", qs, qd);
+        test_run_result r = test_run_program(python, args);
+        printf("%s", r.out);
+        free(r.out);
+        CHECK(r.status == 0, "%s: check_ffxml_md.py on the export (status %d)", mol->name, r.status);
+        hessfit_model_destroy(model);
+        hessfit_typed_molecule_free(&typed);
+        hessfit_topology_free(&topo);
+    }
+    hessfit_molecule_list_free(&list);
+    hessfit_forcefield_free(&ff);
 }
 
 static const hessfit_ff_param *find(const hessfit_forcefield *ff, hessfit_param_kind kind, const char *t0, const char *t1)
@@ -167,18 +243,12 @@ int main(int argc, char **argv)
     snprintf(dir, sizeof dir, "%s", test_temp_path("start"));
     CHECK(mkdir(dir, 0777) == 0, "mkdir %s", dir);
     snprintf(path, sizeof path, "%s/molecule.txt", dir);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "cannot write %s", path);
-    const hessfit_molecule *mol = &set.mols[0];
-    for (int i = 0; i < mol->n_atoms; i++)
-        fprintf(f, "atom A%d %s %s %.17g\n", i, mol->atomic_numbers[i] == 6 ? "C" : "H", mol->atom_types[i],
-                mol->partial_charges[i]);
-    for (int k = 0; k < mol->n_bonds; k++)
-        fprintf(f, "bond %d %d\n", mol->bonds[2 * k], mol->bonds[2 * k + 1]);
-    CHECK(fclose(f) == 0, "cannot write %s", path);
+    write_molecule_txt(&set.mols[0], path);
     snprintf(path, sizeof path, "%s/reference.txt", dir);
     write_reference(set.model, set.mols, set.n_mols, path);
     CHECK(run_python(python, script, gaff, dir) == 0, "check_ffxml_read.py: hessfit's GAFF differs from OpenMM's");
+
+    test_impropers(python, script, md_script, gaff);
 
     /* 3. write-back: values off GAFF, the export reproduces the model */
     double *x = malloc((size_t)set.n_free * sizeof *x);
