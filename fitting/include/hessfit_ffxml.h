@@ -27,7 +27,11 @@
  *     (type1, type2, type3, type4) with type1 the central atom, which the writer uses to reproduce
  *     the term's own atom order. An improper term must list its central atom (the one bonded to
  *     the other three) first or last: (c, a, b, d) is written as is, (a, b, d, c) as (c, d, b, a),
- *     the same dihedral; a term with the centre second or third is HESSFIT_ERROR_UNSUPPORTED.
+ *     the same dihedral; a term with the centre second or third is HESSFIT_ERROR_UNSUPPORTED, except
+ *     that with a force field read from OpenMM ForceField XML a Fourier improper (a2, a3, c, a4) --
+ *     OpenMM's order, which the typing gives it (hessfit_typing.h) -- is written as <Improper type1=c
+ *     type2=a2 type3=a3 type4=a4> in a PeriodicTorsionForce with ordering="amber", which gives that
+ *     dihedral back (the per-atom types are all different, so OpenMM swaps nothing).
  *   - terms with HESSFIT_MATCH_NO_TERM are left out, with an XML comment naming each;
  *   - with options->nonbonded (the fit model's nonbonded = on; hessfit_model.h), the model's
  *     nonbonded terms: a NonbondedForce with coulomb14scale and lj14scale the model's 1-4 scales
