@@ -877,7 +877,8 @@ static hessfit_status free_entry(hf_training_set *set, const hessfit_config_entr
  * parameters and Coulomb from the structures' partial charges, 1-2 and 1-3 pairs excluded, 1-4 pairs
  * scaled by `scale14` (default by the force field's family: AMBER frcmod 1/1.2 and 1/2, MM3 .fld
  * unscaled, an OpenMM ForceField XML its NonbondedForce's coulomb14scale and lj14scale),
- * `combining` Lorentz-Berthelot (AMBER, MM3) or geometric (OPLS-AA).
+ * `combining` Lorentz-Berthelot (AMBER, MM3) or geometric (OPLS-AA; the default for an OPLS-AA
+ * ForceField XML, hessfit_forcefield.geometric_combining).
  */
 static hessfit_status nonbonded_options(const hessfit_config *c, const hf_training_set *set, hessfit_model_options *o)
 {
@@ -909,7 +910,8 @@ static hessfit_status nonbonded_options(const hessfit_config *c, const hf_traini
             (st = hf_parse_double(w1, c->path, e->line, "scale14", &o->lj14_scale)) != HESSFIT_SUCCESS)
             return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: scale14 '%s'", c->path, e->line, e->value);
     }
-    o->combining = strcmp(hessfit_config_get(c, "combining", "lorentz-berthelot"), "geometric") == 0
+    const char *rule_default = set->ff.geometric_combining ? "geometric" : "lorentz-berthelot";
+    o->combining = strcmp(hessfit_config_get(c, "combining", rule_default), "geometric") == 0
                        ? HESSFIT_COMBINE_GEOMETRIC
                        : HESSFIT_COMBINE_LORENTZ_BERTHELOT;
     for (int m = 0; m < set->n_mols; m++)

@@ -289,6 +289,8 @@ static hessfit_status add_type(ffxml_reader *r, const xml_element *e)
         r->type_classes = b;
         r->type_cap = cap;
     }
+    if (strncmp(name, "opls_", 5) == 0)
+        r->ff->geometric_combining = 1; /* OPLS-AA (LigParGen, foyer) */
     snprintf(r->type_names[r->n_types], XML_NAME_LEN, "%s", name);
     snprintf(r->type_classes[r->n_types++], HESSFIT_FF_TYPE_LEN, "%s", cls);
     return HESSFIT_SUCCESS;
@@ -363,8 +365,11 @@ static hessfit_status on_element(ffxml_reader *r, const xml_element *e)
                                              "HarmonicAngleForce", "PeriodicTorsionForce"};
     const size_t n_containers = sizeof containers / sizeof containers[0];
     if (strcmp(parent, "") == 0) {
+        const char *rule = attr(e, "combining_rule");
         if (strcmp(e->name, "ForceField") != 0)
             return bad(r, e, HESSFIT_ERROR_PARSE, "not an OpenMM ForceField file (its root element is not <ForceField>)");
+        if (rule != NULL && strcmp(rule, "geometric") == 0)
+            r->ff->geometric_combining = 1;
         return HESSFIT_SUCCESS;
     }
     if (strcmp(parent, "ForceField") == 0) {
@@ -386,9 +391,9 @@ static hessfit_status on_element(ffxml_reader *r, const xml_element *e)
         }
         return bad(r, e, HESSFIT_ERROR_UNSUPPORTED,
                    strcmp(e->name, "LennardJonesForce") == 0 || strcmp(e->name, "CustomNonbondedForce") == 0
-                       ? "not supported: hessfit reads NonbondedForce only (OPLS-AA's geometric combining as LigParGen "
-                         "writes it is a CustomNonbondedForce or LennardJonesForce; use an frcmod with `combining = "
-                         "geometric` and `scale14 = 0.5 0.5` instead)"
+                       ? "not supported: hessfit reads the Lennard-Jones parameters of a NonbondedForce only (an "
+                         "OPLS-AA file whose NonbondedForce holds them, with \"opls_\" types as LigParGen writes, is read "
+                         "with geometric combining; else an frcmod with `combining = geometric` and `scale14 = 0.5 0.5`)"
                        : "not supported: hessfit reads AtomTypes, HarmonicBondForce, HarmonicAngleForce, "
                          "PeriodicTorsionForce and NonbondedForce");
     }

@@ -130,6 +130,11 @@ typedef struct hessfit_forcefield {
      * 1 when the file has a NonbondedForce), the fit's default `scale14`. */
     int has_14_scales;
     double coulomb14_scale, lj14_scale;
+    /** OpenMM ForceField XML only: 1 for an OPLS-AA file (the root's combining_rule="geometric", as
+     * foyer writes it, or atom types named "opls_...", as LigParGen and foyer name them), whose
+     * Lennard-Jones combines geometrically although its NonbondedForce says nothing: the fit's
+     * `combining` default. */
+    int geometric_combining;
     /** The file's text, kept so that writing changes only the fitted values. */
     int n_lines;
     char **lines;
@@ -181,7 +186,9 @@ hessfit_status hessfit_fld_write(const hessfit_forcefield *ff, const char *path)
  *   NonbondedForce <Atom>        sigma [nm], epsilon [kJ/mol] -> vdw {R* = sigma 2^(1/6) / 2 [A],
  *                                eps}; coulomb14scale, lj14scale -> has_14_scales; charges come from
  *                                the structures (a <UseAttributeFromResidue>, residue templates and
- *                                per-type charges are not read)
+ *                                per-type charges are not read); an OPLS-AA file (root
+ *                                combining_rule="geometric", or "opls_" type names) sets
+ *                                geometric_combining
  * Ignored: <Info>, <Residues> (templates), <Patches>. Refused with HESSFIT_ERROR_UNSUPPORTED naming
  * file:line and the element: every other force (LennardJonesForce and CustomNonbondedForce, which
  * OPLS-AA files as LigParGen writes them use for geometric combining; Custom*, CMAP, AMOEBA, GBSA),

@@ -148,6 +148,26 @@ static void close_rel(double got, double want, const char *what)
     CHECK(fabs(got - want) <= 1e-14 * fabs(want), "%s: %.17g, expected %.17g", what, got, want);
 }
 
+/* An OPLS-AA file as LigParGen writes one (types "opls_...", a NonbondedForce with 0.5/0.5 and no
+ * word on combining): read, and marked geometric for the fit's `combining` default. */
+static void test_opls(void)
+{
+    hessfit_forcefield ff;
+    const char *path = test_write_text(
+        "opls.xml", "<ForceField>\n <AtomTypes>\n  <Type name=\"opls_800\" class=\"C800\" element=\"C\" mass=\"12.011\"/>\n"
+                    "  <Type name=\"opls_801\" class=\"H801\" element=\"H\" mass=\"1.008\"/>\n </AtomTypes>\n"
+                    " <HarmonicBondForce>\n  <Bond class1=\"C800\" class2=\"H801\" length=\"0.109\" k=\"284512.0\"/>\n"
+                    " </HarmonicBondForce>\n <NonbondedForce coulomb14scale=\"0.5\" lj14scale=\"0.5\">\n"
+                    "  <Atom type=\"opls_800\" charge=\"-0.18\" sigma=\"0.35\" epsilon=\"0.276144\"/>\n"
+                    "  <Atom type=\"opls_801\" charge=\"0.06\" sigma=\"0.25\" epsilon=\"0.12552\"/>\n"
+                    " </NonbondedForce>\n</ForceField>\n");
+    HF_CALL(hessfit_forcefield_read(path, &ff));
+    CHECK(ff.n_params == 3 && ff.geometric_combining && ff.coulomb14_scale == 0.5 &&
+              strcmp(ff.params[1].types[0], "C800") == 0,
+          "OPLS-AA XML: %d parameters, geometric %d", ff.n_params, ff.geometric_combining);
+    hessfit_forcefield_free(&ff);
+}
+
 static void test_errors(void)
 {
     static const struct {
@@ -186,6 +206,7 @@ int main(int argc, char **argv)
     const char *script = test_source_path_dup("tests/fitting/forcefield/check_ffxml_read.py");
     const char *md_script = test_source_path_dup("tests/fitting/forcefield/check_ffxml_md.py");
     test_errors();
+    test_opls();
     if (access(python, X_OK) != 0) {
         printf("SKIP: %s is missing (run scripts/setup-and-test to create the venv with openmm)\n", python);
         return 77;
