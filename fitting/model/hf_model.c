@@ -472,7 +472,8 @@ static hessfit_status build_molecule_terms(hessfit_model *md, const hessfit_mole
             st = add_fourier_terms(md, m, atoms, tt->param, 0);
             break;
         default: /* improper */
-            if ((st = improper_order(tt, pairs, n_pairs, md->ff_format == HESSFIT_FF_FFXML, atoms, mol_label(mol), m, i)) != HESSFIT_SUCCESS)
+            st = improper_order(tt, pairs, n_pairs, md->ff_format == HESSFIT_FF_FFXML, atoms, mol_label(mol), m, i);
+            if (st != HESSFIT_SUCCESS)
                 break;
             for (int k = 0; k < 4; k++)
                 atoms[k] += first;
