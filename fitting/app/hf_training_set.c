@@ -876,7 +876,9 @@ static hessfit_status free_entry(hf_training_set *set, const hessfit_config_entr
  * The harmonic form's nonbonded terms (`nonbonded = on`): Lennard-Jones from the force field's vdW
  * parameters and Coulomb from the structures' partial charges, 1-2 and 1-3 pairs excluded, 1-4 pairs
  * scaled by `scale14` (default by the force field's family: AMBER frcmod 1/1.2 and 1/2, MM3 .fld
- * unscaled), `combining` Lorentz-Berthelot (AMBER, MM3) or geometric (OPLS-AA).
+ * unscaled, an OpenMM ForceField XML its NonbondedForce's coulomb14scale and lj14scale),
+ * `combining` Lorentz-Berthelot (AMBER, MM3) or geometric (OPLS-AA; the default for an OPLS-AA
+ * ForceField XML, hessfit_forcefield.geometric_combining).
  */
 static hessfit_status nonbonded_options(const hessfit_config *c, const hf_training_set *set, hessfit_model_options *o)
 {
@@ -896,8 +898,8 @@ static hessfit_status nonbonded_options(const hessfit_config *c, const hf_traini
                              "(`form = harmonic` for Lennard-Jones and the structures' charges)",
                              c->path, on->line);
     const int amber = set->ff.format == HESSFIT_FF_FRCMOD;
-    o->coulomb14_scale = amber ? 1.0 / 1.2 : 1.0;
-    o->lj14_scale = amber ? 0.5 : 1.0;
+    o->coulomb14_scale = set->ff.has_14_scales ? set->ff.coulomb14_scale : amber ? 1.0 / 1.2 : 1.0;
+    o->lj14_scale = set->ff.has_14_scales ? set->ff.lj14_scale : amber ? 0.5 : 1.0;
     if ((e = hessfit_config_entry_at(c, "scale14", 0)) != NULL) { /* the config checked its form */
         char text[256], *save = NULL;
         snprintf(text, sizeof text, "%s", e->value);
@@ -908,7 +910,8 @@ static hessfit_status nonbonded_options(const hessfit_config *c, const hf_traini
             (st = hf_parse_double(w1, c->path, e->line, "scale14", &o->lj14_scale)) != HESSFIT_SUCCESS)
             return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: scale14 '%s'", c->path, e->line, e->value);
     }
-    o->combining = strcmp(hessfit_config_get(c, "combining", "lorentz-berthelot"), "geometric") == 0
+    const char *rule_default = set->ff.geometric_combining ? "geometric" : "lorentz-berthelot";
+    o->combining = strcmp(hessfit_config_get(c, "combining", rule_default), "geometric") == 0
                        ? HESSFIT_COMBINE_GEOMETRIC
                        : HESSFIT_COMBINE_LORENTZ_BERTHELOT;
     for (int m = 0; m < set->n_mols; m++)

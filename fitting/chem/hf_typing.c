@@ -61,7 +61,9 @@
  * first in .fld files and third in AMBER frcmod (centre_slot below) and the three others match in
  * any order. A reported improper absent from the topology (MacroModel ignores zero-order metal
  * bonds when it counts the neighbours of an out-of-plane centre) is kept as an extra FF_LINE term
- * when one of its atoms is bonded to the other three; other reported terms absent from the
+ * when one of its atoms is bonded to the other three. With an OpenMM ForceField XML, an improper
+ * gets the atom order OpenMM gives its dihedral (openmm_improper_order below: (a2, a3, centre,
+ * a4)), which the fit model and hessfit_ffxml_write use as it is; other reported terms absent from the
  * topology (a bond, angle or torsion) mean the connectivity disagrees with the MM program's and
  * are an error naming the report line.
  */
@@ -1062,6 +1064,62 @@ static hessfit_status reported_extra(typing_context *c, const hessfit_reported_t
                     mol_label(c->mol), hessfit_term_kind_name(r->kind), at, ty, r->line);
 }
 
+/* An improper matched to an OpenMM ForceField XML parameter, in the atom order OpenMM gives its
+ * dihedral (openmm/app/forcefield.py, _matchImproper, for a one-residue molecule whose template
+ * lists the atoms in the molecule's order): the topology's (n1, n2, n3, c), n1 < n2 < n3, is laid
+ * on the parameter's (centre, t2, t3, t4) by the first permutation of (n1, n2, n3) whose types fit
+ * (t2, t3, t4) -> (a2, a3, a4); then, the parameter's PeriodicTorsionForce ordering (its label):
+ *   "amber"   without wildcards: a2 <-> a4 where their types are equal and a2 > a4, a3 <-> a4
+ *             likewise, a2 <-> a3 likewise; with a wildcard: the same on equal elements, and a2 <->
+ *             a3 whenever a2 > a3; the dihedral (a2, a3, c, a4);
+ *   "default" a2 <-> a3 when their elements are equal and a2 > a3, or else when a2 is not a carbon
+ *             and a3 is one or is heavier (standard atomic weights); the dihedral (a2, a3, c, a4). */
+static void openmm_improper_order(const hessfit_molecule *mol, const hessfit_ff_param *p, int atoms[4])
+{
+    static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    const int c = atoms[3], *z = mol->atomic_numbers;
+    int a[3] = {-1, -1, -1}, wild = 0;
+    for (int k = 0; k < 4; k++)
+        wild |= strcmp(p->types[k], HESSFIT_FF_WILDCARD) == 0;
+    for (int q = 0; q < 6 && a[0] < 0; q++) {
+        int ok = 1;
+        for (int k = 0; k < 3; k++)
+            ok &= strcmp(p->types[k + 1], HESSFIT_FF_WILDCARD) == 0 ||
+                  strcmp(p->types[k + 1], mol->atom_types[atoms[perms[q][k]]]) == 0;
+        for (int k = 0; k < 3 && ok; k++)
+            a[k] = atoms[perms[q][k]];
+    }
+    if (a[0] < 0)
+        return; /* matched through an equivalence: keep the topology's order */
+#define SWAP_IF(i, j, cond)                                                                                            \
+    do {                                                                                                               \
+        if (cond) {                                                                                                    \
+            int s_ = a[i];                                                                                             \
+            a[i] = a[j];                                                                                               \
+            a[j] = s_;                                                                                                 \
+        }                                                                                                              \
+    } while (0)
+    if (strcmp(p->label, "amber") == 0 && !wild) {
+        SWAP_IF(0, 2, strcmp(mol->atom_types[a[0]], mol->atom_types[a[2]]) == 0 && a[0] > a[2]);
+        SWAP_IF(1, 2, strcmp(mol->atom_types[a[1]], mol->atom_types[a[2]]) == 0 && a[1] > a[2]);
+        SWAP_IF(0, 1, strcmp(mol->atom_types[a[0]], mol->atom_types[a[1]]) == 0 && a[0] > a[1]);
+    } else if (strcmp(p->label, "amber") == 0) {
+        SWAP_IF(0, 2, z[a[0]] == z[a[2]] && a[0] > a[2]);
+        SWAP_IF(1, 2, z[a[1]] == z[a[2]] && a[1] > a[2]);
+        SWAP_IF(0, 1, a[0] > a[1]);
+    } else if (z[a[0]] == z[a[1]]) {
+        SWAP_IF(0, 1, a[0] > a[1]);
+    } else {
+        SWAP_IF(0, 1, z[a[0]] != 6 && (z[a[1]] == 6 || hessfit_element_average_mass(z[a[0]]) <
+                                                          hessfit_element_average_mass(z[a[1]])));
+    }
+#undef SWAP_IF
+    atoms[0] = a[0];
+    atoms[1] = a[1];
+    atoms[2] = c;
+    atoms[3] = a[2];
+}
+
 hessfit_status hessfit_assign_parameters(const hessfit_molecule *mol, const hessfit_topology *topo, const hessfit_forcefield *ff,
                                const hessfit_typing_options *options, hessfit_typed_molecule *typed)
 {
@@ -1175,6 +1233,9 @@ hessfit_status hessfit_assign_parameters(const hessfit_molecule *mol, const hess
             goto done;
         n_terms += added;
     }
+    for (int i = 0; i < n_terms && ff->format == HESSFIT_FF_FFXML && mol->atom_types != NULL; i++)
+        if (terms[i].kind == HESSFIT_TERM_IMPROPER && terms[i].param >= 0 && terms[i].rule != HESSFIT_MATCH_FF_LINE)
+            openmm_improper_order(mol, &ff->params[terms[i].param], terms[i].atoms);
     typed->terms = terms;
     typed->n_terms = n_terms;
     terms = NULL;

@@ -257,30 +257,42 @@ done:
     hf_buf_free(&list);
 }
 
-/* The MM3* model with the fitted values for stock OpenMM: fitted.xml and fitted-<k>.pdb per
- * structure (hessfit_mm3_ffxml.h). A failure is reported and the fit goes on. */
-static void write_mm3_openmm(const hf_training_set *set, const char *dir)
+/* The fitted model for stock OpenMM: fitted.xml and fitted-<k>.pdb per structure, the MM3* model
+ * (hessfit_mm3_ffxml.h) or the harmonic one with the model's nonbonded terms (hessfit_ffxml.h). A
+ * failure is reported and the fit goes on. */
+static void write_openmm(const hf_training_set *set, const char *dir)
 {
     const size_t size = strlen(dir) + 32; /* "/fitted-<int>.pdb" */
     char xml[size], *names = malloc((size_t)set->n_mols * size);
     const char **pdb = malloc((size_t)set->n_mols * sizeof *pdb);
+    const int mm3 = set->settings.form == HESSFIT_MODEL_FORM_MM3;
     int n_templates = 0;
+    hessfit_status st;
     join(xml, size, dir, "fitted.xml");
     if (names == NULL || pdb == NULL) {
         printf("  fitted.xml and its PDBs (OpenMM) not written: no memory\n");
-    } else {
-        for (int m = 0; m < set->n_mols; m++) {
-            snprintf(names + (size_t)m * size, size, "%s/fitted-%d.pdb", dir, m + 1);
-            pdb[m] = names + (size_t)m * size;
-        }
-        if (hessfit_mm3_ffxml_write(xml, pdb, &set->ff, set->mols, set->typed, set->n_mols, &n_templates) !=
-            HESSFIT_SUCCESS)
-            printf("  fitted.xml and its PDBs (OpenMM) not written: %s\n", hessfit_last_error());
-        else
-            printf("  wrote %s\n  wrote %s/fitted-1.pdb .. fitted-%d.pdb (OpenMM ForceField with %d residue template%s "
-                   "and a PDB per structure, docs/mm3.md \"Export to OpenMM\")\n",
-                   xml, dir, set->n_mols, n_templates, n_templates == 1 ? "" : "s");
+        goto done;
     }
+    for (int m = 0; m < set->n_mols; m++) {
+        snprintf(names + (size_t)m * size, size, "%s/fitted-%d.pdb", dir, m + 1);
+        pdb[m] = names + (size_t)m * size;
+    }
+    if (mm3) {
+        st = hessfit_mm3_ffxml_write(xml, pdb, &set->ff, set->mols, set->typed, set->n_mols, &n_templates);
+    } else {
+        const hessfit_model_options mo = hessfit_model_get_options(set->model);
+        const hessfit_ffxml_options xo = {mo.nonbonded, mo.combining == HESSFIT_COMBINE_GEOMETRIC, mo.coulomb14_scale,
+                                          mo.lj14_scale, pdb};
+        st = hessfit_ffxml_write(xml, &set->ff, set->mols, set->typed, set->n_mols, &xo, &n_templates);
+    }
+    if (st != HESSFIT_SUCCESS)
+        printf("  fitted.xml and its PDBs (OpenMM) not written: %s\n", hessfit_last_error());
+    else
+        printf("  wrote %s\n  wrote %s/fitted-1.pdb .. fitted-%d.pdb (OpenMM ForceField with %d residue template%s "
+               "and a PDB per structure, %s)\n",
+               xml, dir, set->n_mols, n_templates, n_templates == 1 ? "" : "s",
+               mm3 ? "docs/mm3.md \"Export to OpenMM\"" : "docs/openmm.md");
+done:
     free(names);
     free(pdb);
 }
@@ -427,27 +439,25 @@ int hf_cmd_fit(int argc, char **argv)
         goto done;
     }
     const int is_fld = set.ff.format == HESSFIT_FF_MM3_FLD;
-    join(path, sizeof path, dir, is_fld ? "fitted.fld" : "fitted.frcmod");
-    if (hessfit_forcefield_write(&set.ff, path) != HESSFIT_SUCCESS) {
-        fprintf(stderr, "hessfit fit: the fitted force field: %s\n", hessfit_last_error());
-        goto done;
+    if (set.ff.format == HESSFIT_FF_FFXML) {
+        printf("  the fitted values of the OpenMM ForceField XML start are in fitted.xml (the training "
+               "molecules' model)\n");
+    } else {
+        join(path, sizeof path, dir, is_fld ? "fitted.fld" : "fitted.frcmod");
+        if (hessfit_forcefield_write(&set.ff, path) != HESSFIT_SUCCESS) {
+            fprintf(stderr, "hessfit fit: the fitted force field: %s\n", hessfit_last_error());
+            goto done;
+        }
+        printf("  wrote %s\n", path);
     }
-    printf("  wrote %s\n", path);
     if (set.settings.form == HESSFIT_MODEL_FORM_MM3) {
         /* the harmonic frcmod would hold another model than the one fitted */
         printf("  fitted.frcmod not written: it holds the harmonic model, and this fit is of the MM3* form\n");
-        write_mm3_openmm(&set, dir);
-    } else {
-        if (is_fld) {
-            int written, omitted;
-            write_frcmod_part(&set, dir, &written, &omitted);
-        }
-        join(path, sizeof path, dir, "fitted.xml");
-        if (hessfit_ffxml_write(path, &set.ff, set.mols, set.typed, set.n_mols) != HESSFIT_SUCCESS)
-            printf("  fitted.xml (OpenMM ForceField) not written: %s\n", hessfit_last_error());
-        else
-            printf("  wrote %s\n", path);
+    } else if (is_fld) {
+        int written, omitted;
+        write_frcmod_part(&set, dir, &written, &omitted);
     }
+    write_openmm(&set, dir);
 
     char status[512];
     snprintf(status, sizeof status, "%s%s", interrupted ? "stopped by Ctrl-C (SIGINT): " : "",

@@ -4,6 +4,7 @@
 #include "hessfit_elements.h"
 #include "hessfit_units.h"
 #include "hf_ff_internal.h"
+#include "hf_pdb.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -156,19 +157,38 @@ static void term_text(const hessfit_typed_term *t, const char *mol, char *out, s
 
 /* ---- the writer ----------------------------------------------------------------------------------- */
 
+/* The parts of the file one molecule's template adds, in file order, and its entry counts. */
+enum {
+    PART_TYPES,
+    PART_RESIDUE,
+    PART_BONDS,
+    PART_ANGLES,
+    PART_TORSIONS,
+    PART_AMBER_IMPROPERS, /* impropers in OpenMM's "amber" order (a2, a3, centre, a4): from an XML start */
+    PART_HARMONIC,
+    PART_NONBONDED,
+    N_PARTS
+};
+
 typedef struct ffxml_out {
-    hf_buf types, residues, bonds, angles, torsions, harmonic;
+    hf_buf part[N_PARTS];
     int n_bonds, n_angles, n_torsions, n_harmonic, n_omitted;
 } ffxml_out;
 
 static void out_free(ffxml_out *o)
 {
-    hf_buf_free(&o->types);
-    hf_buf_free(&o->residues);
-    hf_buf_free(&o->bonds);
-    hf_buf_free(&o->angles);
-    hf_buf_free(&o->torsions);
-    hf_buf_free(&o->harmonic);
+    for (int k = 0; k < N_PARTS; k++)
+        hf_buf_free(&o->part[k]);
+}
+
+/* Same text in every part: the same atoms, types, bonds and parameters. */
+static int same_text(const ffxml_out *a, const ffxml_out *b, int n_parts)
+{
+    for (int k = 0; k < n_parts; k++)
+        if (a->part[k].len != b->part[k].len ||
+            (a->part[k].len > 0 && memcmp(a->part[k].data, b->part[k].data, a->part[k].len) != 0))
+            return 0;
+    return 1;
 }
 
 static hessfit_status put_type_attrs(hf_buf *b, const char *mol, const int *atoms, int n)
@@ -182,6 +202,17 @@ static hessfit_status put_type_attrs(hf_buf *b, const char *mol, const int *atom
             st = hf_buf_printf(b, "-%d\"", atoms[k]);
     }
     return st;
+}
+
+/* A Fourier parameter's triples as periodicityN, phaseN [rad], kN [kJ/mol], and the end of the entry. */
+static hessfit_status put_fourier(hf_buf *b, const hessfit_ff_param *p)
+{
+    hessfit_status st = HESSFIT_SUCCESS;
+    for (int k = 0; k < p->n_values / 3 && st == HESSFIT_SUCCESS; k++)
+        st = hf_buf_printf(b, " periodicity%d=\"%d\" phase%d=\"%s\" k%d=\"%s\"", k + 1, (int)p->values[3 * k + 2], k + 1,
+                           hf_num(p->values[3 * k + 1] * HESSFIT_DEG_TO_RAD).s, k + 1,
+                           hf_num(p->values[3 * k] * HESSFIT_KCAL_TO_KJ).s);
+    return st == HESSFIT_SUCCESS ? hf_buf_printf(b, "/>\n") : st;
 }
 
 /* Check the parameter of a term and return it. */
@@ -221,8 +252,69 @@ static hessfit_status term_param(const char *path, const hessfit_forcefield *ff,
     return HESSFIT_SUCCESS;
 }
 
+/* The NonbondedForce <Atom> of atom i: its charge, and the LJ sigma and epsilon of its type's vdw
+ * parameter, converted as the fit model converts R* and eps (hessfit_model.h, "Slots"). */
+static hessfit_status put_nonbonded_atom(const char *path, const hessfit_forcefield *ff, const hessfit_molecule *mol,
+                                         int m, const char *name, int i, hf_buf *b)
+{
+    int p = -1;
+    hessfit_status st = hessfit_forcefield_vdw_param(ff, mol->atom_types[i], &p);
+    const double q = mol->partial_charges != NULL ? mol->partial_charges[i] : NAN;
+    if (st != HESSFIT_SUCCESS)
+        return hessfit_error(st, "%s: molecule %d (%s) atom %d: %s", path, m, name, i, hessfit_last_error());
+    if (ff->params[p].n_values < 2 || !isfinite(ff->params[p].values[0]) || !isfinite(ff->params[p].values[1]))
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                             "%s: molecule %d (%s) atom %d: vdw parameter %d (line %d) is not two finite values {R*, eps}",
+                             path, m, name, i, p, ff->params[p].line);
+    if (!isfinite(q))
+        return hessfit_error(mol->partial_charges == NULL ? HESSFIT_ERROR_INVALID_ARGUMENT : HESSFIT_ERROR_NONFINITE,
+                             "%s: molecule %d (%s) atom %d: %s", path, m, name, i,
+                             mol->partial_charges == NULL ? "no partial charges (needed for the nonbonded force)"
+                                                          : "its charge is not finite");
+    st = hf_buf_printf(b, "  <Atom type=\"");
+    if (st == HESSFIT_SUCCESS)
+        st = hf_buf_put_xml(b, name);
+    if (st == HESSFIT_SUCCESS)
+        st = hf_buf_printf(b, "-%d\" charge=\"%s\"", i, hf_num(q).s);
+    if (st == HESSFIT_SUCCESS)
+        st = hf_buf_printf(b, " sigma=\"%s\"", hf_num(ff->params[p].values[0] * HESSFIT_RSTAR_A_TO_LJ_SIGMA_NM).s);
+    if (st == HESSFIT_SUCCESS)
+        st = hf_buf_printf(b, " epsilon=\"%s\"/>\n", hf_num(ff->params[p].values[1] * HESSFIT_KCAL_TO_KJ).s);
+    return st;
+}
+
+/* The PDB of one molecule: its atoms named as the template's (the element alone where that name
+ * is longer than a PDB's 4 characters), residue = the template's name cut to 3 characters, and
+ * the template's bonds. */
+static hessfit_status put_pdb(const hessfit_molecule *mol, int m, const char *name, const int *pairs, int n_pairs,
+                              hf_buf *b)
+{
+    hf_pdb_atom *atoms = malloc((size_t)mol->n_atoms * sizeof *atoms);
+    char text[16];
+    hessfit_status st;
+    if (atoms == NULL)
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "molecule %d: no memory for the PDB", m);
+    for (int i = 0; i < mol->n_atoms; i++) {
+        const char *symbol = hessfit_element_symbol(mol->atomic_numbers[i]);
+        snprintf(text, sizeof text, "%s%d", symbol, i);
+        snprintf(atoms[i].name, sizeof atoms[i].name, "%s", strlen(text) <= 4 ? text : symbol);
+        atoms[i].element = symbol;
+        for (int c = 0; c < 3; c++)
+            atoms[i].xyz[c] = mol->coords[3 * i + c];
+    }
+    st = hf_buf_printf(b, "REMARK   1 hessfit ForceField XML export: molecule %d, residue template ", m + 1);
+    if (st == HESSFIT_SUCCESS)
+        st = hf_buf_printf(b, "%s\n", name);
+    if (st == HESSFIT_SUCCESS)
+        st = hf_pdb_put(b, name, atoms, mol->n_atoms, pairs, n_pairs);
+    free(atoms);
+    return st;
+}
+
+/* Molecule m's template named `name` into o (and its PDB into pdb, when not NULL). */
 static hessfit_status write_molecule(const char *path, const hessfit_forcefield *ff, const hessfit_molecule *mol,
-                                const hessfit_typed_molecule *typed, int m, const char *name, ffxml_out *o)
+                                     const hessfit_typed_molecule *typed, int m, const char *name,
+                                     const hessfit_ffxml_options *opt, ffxml_out *o, hf_buf *pdb)
 {
     int *pairs = NULL, n_pairs = 0;
     term_key *keys = NULL;
@@ -293,7 +385,7 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
                     if (j != k && !bonded(pairs, n_pairs, a[k], a[j]))
                         ok[k] = 0;
             }
-            centre[i] = ok[0] ? a[0] : ok[3] ? a[3] : -1;
+            centre[i] = ok[0] ? a[0] : ok[3] ? a[3] : ff->format == HESSFIT_FF_FFXML && ok[2] ? a[2] : -1;
             if (centre[i] < 0) {
                 st = hessfit_error(ok[1] || ok[2] ? HESSFIT_ERROR_UNSUPPORTED : HESSFIT_ERROR_INVALID_ARGUMENT,
                               ok[1] || ok[2] ? "%s: term %d (%s): its central atom is listed %s; OpenMM's improper "
@@ -317,11 +409,11 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
             goto done;
         }
     /* Atom types and the residue template. */
-    st = hf_buf_printf(&o->residues, "  <Residue name=\"");
+    st = hf_buf_printf(&o->part[PART_RESIDUE], "  <Residue name=\"");
     if (st == HESSFIT_SUCCESS)
-        st = hf_buf_put_xml(&o->residues, name);
+        st = hf_buf_put_xml(&o->part[PART_RESIDUE], name);
     if (st == HESSFIT_SUCCESS)
-        st = hf_buf_printf(&o->residues, "\">\n");
+        st = hf_buf_printf(&o->part[PART_RESIDUE], "\">\n");
     for (int i = 0; i < mol->n_atoms && st == HESSFIT_SUCCESS; i++) {
         const char *symbol = hessfit_element_symbol(mol->atomic_numbers[i]);
         if (symbol == NULL || mol->atom_types[i] == NULL) {
@@ -329,29 +421,35 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
                           symbol == NULL ? "unknown element" : "no atom type");
             goto done;
         }
-        st = hf_buf_printf(&o->types, "  <Type name=\"");
+        st = hf_buf_printf(&o->part[PART_TYPES], "  <Type name=\"");
         if (st == HESSFIT_SUCCESS)
-            st = hf_buf_put_xml(&o->types, name);
+            st = hf_buf_put_xml(&o->part[PART_TYPES], name);
         if (st == HESSFIT_SUCCESS)
-            st = hf_buf_printf(&o->types, "-%d\" class=\"", i);
+            st = hf_buf_printf(&o->part[PART_TYPES], "-%d\" class=\"", i);
         if (st == HESSFIT_SUCCESS)
-            st = hf_buf_put_xml(&o->types, mol->atom_types[i]);
+            st = hf_buf_put_xml(&o->part[PART_TYPES], mol->atom_types[i]);
         if (st == HESSFIT_SUCCESS)
-            st = hf_buf_printf(&o->types, "\" element=\"%s\" mass=\"%s\"/>\n", symbol,
+            st = hf_buf_printf(&o->part[PART_TYPES], "\" element=\"%s\" mass=\"%s\"/>\n", symbol,
                                   hf_num(hessfit_element_average_mass(mol->atomic_numbers[i])).s);
         if (st == HESSFIT_SUCCESS)
-            st = hf_buf_printf(&o->residues, "   <Atom name=\"%s%d\" type=\"", symbol, i);
+            st = hf_buf_printf(&o->part[PART_RESIDUE], "   <Atom name=\"%s%d\" type=\"", symbol, i);
         if (st == HESSFIT_SUCCESS)
-            st = hf_buf_put_xml(&o->residues, name);
+            st = hf_buf_put_xml(&o->part[PART_RESIDUE], name);
         if (st == HESSFIT_SUCCESS)
-            st = hf_buf_printf(&o->residues, "-%d\"/>\n", i);
+            st = hf_buf_printf(&o->part[PART_RESIDUE], "-%d\"/>\n", i);
     }
     for (int b = 0; b < n_pairs && st == HESSFIT_SUCCESS; b++)
-        st = hf_buf_printf(&o->residues, "   <Bond atomName1=\"%s%d\" atomName2=\"%s%d\"/>\n",
+        st = hf_buf_printf(&o->part[PART_RESIDUE], "   <Bond atomName1=\"%s%d\" atomName2=\"%s%d\"/>\n",
                               hessfit_element_symbol(mol->atomic_numbers[pairs[2 * b]]), pairs[2 * b],
                               hessfit_element_symbol(mol->atomic_numbers[pairs[2 * b + 1]]), pairs[2 * b + 1]);
     if (st == HESSFIT_SUCCESS)
-        st = hf_buf_printf(&o->residues, "  </Residue>\n");
+        st = hf_buf_printf(&o->part[PART_RESIDUE], "  </Residue>\n");
+    for (int i = 0; i < mol->n_atoms && st == HESSFIT_SUCCESS && opt->nonbonded; i++)
+        st = put_nonbonded_atom(path, ff, mol, m, name, i, &o->part[PART_NONBONDED]);
+    if (st == HESSFIT_SUCCESS && pdb != NULL)
+        st = put_pdb(mol, m, name, pairs, n_pairs, pdb);
+    if (st != HESSFIT_SUCCESS)
+        goto done;
     /* One entry per term. */
     for (int i = 0; i < typed->n_terms && st == HESSFIT_SUCCESS; i++) {
         const hessfit_typed_term *t = &typed->terms[i];
@@ -360,7 +458,9 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
         term_text(t, name, what, sizeof what);
         if (t->rule == HESSFIT_MATCH_NO_TERM) {
             char text[320];
-            b = t->kind == HESSFIT_TERM_BOND ? &o->bonds : t->kind == HESSFIT_TERM_ANGLE ? &o->angles : &o->torsions;
+            b = &o->part[t->kind == HESSFIT_TERM_BOND    ? PART_BONDS
+                         : t->kind == HESSFIT_TERM_ANGLE ? PART_ANGLES
+                                                         : PART_TORSIONS];
             snprintf(text, sizeof text, "no term (the user chose none): %s%s%s", what, t->detail[0] ? ": " : "",
                      t->detail);
             st = put_comment(b, "  ", text);
@@ -372,30 +472,44 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
             goto done;
         switch (t->kind) {
         case HESSFIT_TERM_BOND:
-            st = hf_buf_printf(&o->bonds, "  <Bond");
+            st = hf_buf_printf(&o->part[PART_BONDS], "  <Bond");
             if (st == HESSFIT_SUCCESS)
-                st = put_type_attrs(&o->bonds, name, t->atoms, 2);
+                st = put_type_attrs(&o->part[PART_BONDS], name, t->atoms, 2);
             if (st == HESSFIT_SUCCESS) /* OpenMM: E = k/2 (r - r0)^2 */
-                st = hf_buf_printf(&o->bonds, " length=\"%s\" k=\"%s\"/>\n", hf_num(p->values[1] * HESSFIT_ANGSTROM_TO_NM).s,
-                                      hf_num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2).s);
+                st = hf_buf_printf(&o->part[PART_BONDS], " length=\"%s\" k=\"%s\"/>\n",
+                                   hf_num(p->values[1] * HESSFIT_ANGSTROM_TO_NM).s, hf_num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2).s);
             o->n_bonds++;
             break;
         case HESSFIT_TERM_ANGLE:
-            st = hf_buf_printf(&o->angles, "  <Angle");
+            st = hf_buf_printf(&o->part[PART_ANGLES], "  <Angle");
             if (st == HESSFIT_SUCCESS)
-                st = put_type_attrs(&o->angles, name, t->atoms, 3);
+                st = put_type_attrs(&o->part[PART_ANGLES], name, t->atoms, 3);
             if (st == HESSFIT_SUCCESS)
-                st = hf_buf_printf(&o->angles, " angle=\"%s\" k=\"%s\"/>\n", hf_num(p->values[1] * HESSFIT_DEG_TO_RAD).s,
-                                      hf_num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
+                st = hf_buf_printf(&o->part[PART_ANGLES], " angle=\"%s\" k=\"%s\"/>\n",
+                                   hf_num(p->values[1] * HESSFIT_DEG_TO_RAD).s, hf_num(2.0 * p->values[0] * HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2).s);
             o->n_angles++;
             break;
         default: {
             int order[4];
             int is_improper = t->kind == HESSFIT_TERM_IMPROPER;
+            if (is_improper && centre[i] == t->atoms[2]) {
+                /* (a2, a3, c, a4), typed against an OpenMM XML: OpenMM's "amber" ordering of
+                 * <Improper type1=c type2=a2 type3=a3 type4=a4> gives that dihedral back (per-atom types,
+                 * so no two are equal and nothing is swapped) */
+                const int amber[4] = {t->atoms[2], t->atoms[0], t->atoms[1], t->atoms[3]};
+                b = &o->part[PART_AMBER_IMPROPERS];
+                st = hf_buf_printf(b, "  <Improper");
+                if (st == HESSFIT_SUCCESS)
+                    st = put_type_attrs(b, name, amber, 4);
+                if (st == HESSFIT_SUCCESS)
+                    st = put_fourier(b, p);
+                o->n_torsions++;
+                break;
+            }
             for (int k = 0; k < 4; k++) /* an improper with its centre last is written reversed */
                 order[k] = is_improper && centre[i] != t->atoms[0] ? t->atoms[3 - k] : t->atoms[k];
             if (is_improper && p->improper_form == HESSFIT_IMPROPER_HARMONIC) {
-                b = &o->harmonic;
+                b = &o->part[PART_HARMONIC];
                 st = hf_buf_printf(b, "  <Improper");
                 if (st == HESSFIT_SUCCESS)
                     st = put_type_attrs(b, name, order, 4);
@@ -405,16 +519,12 @@ static hessfit_status write_molecule(const char *path, const hessfit_forcefield 
                 o->n_harmonic++;
                 break;
             }
-            b = &o->torsions;
+            b = &o->part[PART_TORSIONS];
             st = hf_buf_printf(b, is_improper ? "  <Improper" : "  <Proper");
             if (st == HESSFIT_SUCCESS)
                 st = put_type_attrs(b, name, order, 4);
-            for (int k = 0; k < p->n_values / 3 && st == HESSFIT_SUCCESS; k++)
-                st = hf_buf_printf(b, " periodicity%d=\"%d\" phase%d=\"%s\" k%d=\"%s\"", k + 1,
-                                      (int)p->values[3 * k + 2], k + 1, hf_num(p->values[3 * k + 1] * HESSFIT_DEG_TO_RAD).s,
-                                      k + 1, hf_num(p->values[3 * k] * HESSFIT_KCAL_TO_KJ).s);
             if (st == HESSFIT_SUCCESS)
-                st = hf_buf_printf(b, "/>\n");
+                st = put_fourier(b, p);
             o->n_torsions++;
             break;
         }
@@ -427,77 +537,219 @@ done:
     return st;
 }
 
+/* Geometric combining (the fit model's HESSFIT_COMBINE_GEOMETRIC): ForceField's NonbondedForce
+ * combines by Lorentz-Berthelot, so the <Script> (run by createSystem after every generator, with
+ * `sys` its System) moves the Lennard-Jones part to a CustomNonbondedForce with
+ * sigma_ij = sqrt(sigma_i sigma_j), eps_ij = sqrt(eps_i eps_j) and one exclusion per exception of the
+ * NonbondedForce, and gives each 1-4 exception the geometric sigma (its epsilon, lj14scale
+ * sqrt(eps_i eps_j), is already the rule's). Free of '<', '>' and '&': no escaping as XML text. */
+static const char geometric_script[] =
+    "import math\n"
+    "import openmm\n"
+    "from openmm import unit\n"
+    "hessfit_nb = [f for f in sys.getForces() if isinstance(f, openmm.NonbondedForce)][0]\n"
+    "hessfit_lj = openmm.CustomNonbondedForce('4*epsilon*((sigma/r)^12 - (sigma/r)^6); sigma = sqrt(sigma1*sigma2); "
+    "epsilon = sqrt(epsilon1*epsilon2)')\n"
+    "hessfit_lj.addPerParticleParameter('sigma')\n"
+    "hessfit_lj.addPerParticleParameter('epsilon')\n"
+    "hessfit_method = {openmm.NonbondedForce.NoCutoff: openmm.CustomNonbondedForce.NoCutoff,\n"
+    "                  openmm.NonbondedForce.CutoffNonPeriodic: openmm.CustomNonbondedForce.CutoffNonPeriodic}\n"
+    "hessfit_lj.setNonbondedMethod(hessfit_method.get(hessfit_nb.getNonbondedMethod(),\n"
+    "                                                 openmm.CustomNonbondedForce.CutoffPeriodic))\n"
+    "hessfit_lj.setCutoffDistance(hessfit_nb.getCutoffDistance())\n"
+    "hessfit_sigma = []\n"
+    "for i in range(hessfit_nb.getNumParticles()):\n"
+    "    q, s, e = hessfit_nb.getParticleParameters(i)\n"
+    "    hessfit_sigma.append(s.value_in_unit(unit.nanometer))\n"
+    "    hessfit_lj.addParticle([s, e])\n"
+    "    hessfit_nb.setParticleParameters(i, q, s, 0.0)\n"
+    "for k in range(hessfit_nb.getNumExceptions()):\n"
+    "    i, j, qq, s, e = hessfit_nb.getExceptionParameters(k)\n"
+    "    hessfit_lj.addExclusion(i, j)\n"
+    "    hessfit_nb.setExceptionParameters(k, i, j, qq, math.sqrt(hessfit_sigma[i] * hessfit_sigma[j]), e)\n"
+    "sys.addForce(hessfit_lj)\n";
+
+typedef struct ffxml_template {
+    int first;      /* the molecule that made it */
+    ffxml_out text;
+    hf_buf members; /* "1, 2" (1-based molecule numbers) */
+} ffxml_template;
+
 hessfit_status hessfit_ffxml_write(const char *path, const hessfit_forcefield *ff, const hessfit_molecule *mols,
-                         const hessfit_typed_molecule *typed, int n_mols)
+                                   const hessfit_typed_molecule *typed, int n_mols, const hessfit_ffxml_options *options,
+                                   int *n_templates)
 {
-    ffxml_out o;
-    hf_buf doc = {0};
+    const hessfit_ffxml_options none = {0, 0, 1.0, 1.0, NULL};
+    const hessfit_ffxml_options *opt = options != NULL ? options : &none;
+    ffxml_template *tm = NULL;
+    ffxml_out mine;
+    hf_buf doc = {0}, *pdb = NULL, notes = {0};
     char (*names)[FFXML_NAME_LEN] = NULL;
     hessfit_status st;
-    char text[1024];
+    int n_t = 0, n_bonds = 0, n_angles = 0, n_torsions = 0, n_harmonic = 0, n_omitted = 0;
     if (path == NULL || ff == NULL || mols == NULL || typed == NULL)
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_ffxml_write: %s is NULL",
                         path == NULL ? "path" : ff == NULL ? "ff" : mols == NULL ? "mols" : "typed");
     if (n_mols <= 0)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_ffxml_write(%s): %d molecules", path, n_mols);
-    memset(&o, 0, sizeof o);
+    if (opt->nonbonded && (!(opt->coulomb14_scale >= 0.0 && opt->coulomb14_scale <= 1.0) ||
+                           !(opt->lj14_scale >= 0.0 && opt->lj14_scale <= 1.0)))
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: 1-4 scales %g and %g are not in [0, 1]", path,
+                             opt->coulomb14_scale, opt->lj14_scale);
+    memset(&mine, 0, sizeof mine);
     names = calloc((size_t)n_mols, sizeof *names);
-    if (names == NULL)
-        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for %d molecule names", path, n_mols);
+    tm = calloc((size_t)n_mols, sizeof *tm);
+    pdb = calloc((size_t)n_mols, sizeof *pdb);
+    if (names == NULL || tm == NULL || pdb == NULL) {
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "%s: no memory for %d molecules", path, n_mols);
+        goto done;
+    }
     st = molecule_names(mols, n_mols, names);
-    for (int m = 0; m < n_mols && st == HESSFIT_SUCCESS; m++)
-        st = write_molecule(path, ff, &mols[m], &typed[m], m, names[m], &o);
+    for (int m = 0; m < n_mols && st == HESSFIT_SUCCESS; m++) {
+        hf_buf *my_pdb = opt->pdb_paths != NULL && opt->pdb_paths[m] != NULL ? &pdb[m] : NULL;
+        int t = 0, same_graph = -1;
+        /* an earlier template with the same text (atoms, types, bonds and every parameter) */
+        for (; t < n_t && st == HESSFIT_SUCCESS; t++) {
+            out_free(&mine);
+            memset(&mine, 0, sizeof mine);
+            if (my_pdb != NULL)
+                hf_buf_free(my_pdb);
+            st = write_molecule(path, ff, &mols[m], &typed[m], m, names[tm[t].first], opt, &mine, my_pdb);
+            if (st == HESSFIT_SUCCESS && same_text(&mine, &tm[t].text, N_PARTS))
+                break;
+            if (st == HESSFIT_SUCCESS && same_graph < 0 && same_text(&mine, &tm[t].text, PART_RESIDUE + 1))
+                same_graph = t;
+        }
+        if (st != HESSFIT_SUCCESS)
+            break;
+        if (t < n_t) { /* a conformer of template t */
+            st = hf_buf_printf(&tm[t].members, ", %d", m + 1);
+            continue;
+        }
+        out_free(&mine);
+        memset(&mine, 0, sizeof mine);
+        if (my_pdb != NULL)
+            hf_buf_free(my_pdb);
+        tm[n_t].first = m;
+        st = write_molecule(path, ff, &mols[m], &typed[m], m, names[m], opt, &tm[n_t].text, my_pdb);
+        if (st == HESSFIT_SUCCESS)
+            st = hf_buf_printf(&tm[n_t].members, "%d", m + 1);
+        if (st == HESSFIT_SUCCESS && same_graph >= 0) {
+            st = hf_buf_printf(&notes, " Templates %s and %s have the same atoms and bonds but not the same parameters: "
+                                       "createSystem needs residueTemplates={residue: name} for their residues.",
+                               names[tm[same_graph].first], names[m]);
+        }
+        n_bonds += tm[n_t].text.n_bonds;
+        n_angles += tm[n_t].text.n_angles;
+        n_torsions += tm[n_t].text.n_torsions;
+        n_harmonic += tm[n_t].text.n_harmonic;
+        n_omitted += tm[n_t].text.n_omitted;
+        n_t++;
+    }
     if (st != HESSFIT_SUCCESS)
         goto done;
     st = hf_buf_printf(&doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    snprintf(text, sizeof text,
-             "Written by hessfit (hessfit_ffxml_write) from the force field %s for %d training molecule(s): %d bond, "
-             "%d angle, %d periodic torsion (proper or Fourier improper) and %d harmonic improper entries, %d terms without parameters left out. "
-             "One atom type per atom (<molecule>-<atom index>, class = its force-field type) and one residue "
-             "template per molecule: these templates fit only the training molecules. Units nm, rad, kJ/mol; "
-             "OpenMM's harmonic k = 2 x hessfit's k (E = k/2 (x - x0)^2). Harmonic impropers: CustomTorsionForce "
-             "E = k d^2 (no 1/2), d = |theta - theta0| wrapped to [0, pi]. No nonbonded force.",
-             ff->path != NULL ? ff->path : "(unnamed)", n_mols, o.n_bonds, o.n_angles, o.n_torsions, o.n_harmonic,
-             o.n_omitted);
-    if (st == HESSFIT_SUCCESS)
-        st = put_comment(&doc, "", text);
+    {
+        hf_buf comment = {0};
+        if (st == HESSFIT_SUCCESS)
+            st = hf_buf_printf(
+                &comment,
+                "Written by hessfit (hessfit_ffxml_write) from the force field %s for %d training molecule(s) in %d "
+                "residue template(s): %d bond, %d angle, %d periodic torsion (proper or Fourier improper) and %d harmonic "
+                "improper entries, %d terms without parameters left out. One atom type per atom (<template>-<atom index>, "
+                "class = its force-field type) and one residue template per distinct molecule (molecules with the same "
+                "atoms, types, bonds and parameters share one): these templates fit only the training molecules. Units "
+                "nm, rad, kJ/mol, e; OpenMM's harmonic k = 2 x hessfit's k (E = k/2 (x - x0)^2). Harmonic impropers: "
+                "CustomTorsionForce E = k d^2 (no 1/2), d = |theta - theta0| wrapped to [0, pi]. ",
+                ff->path != NULL ? ff->path : "(unnamed)", n_mols, n_t, n_bonds, n_angles, n_torsions, n_harmonic,
+                n_omitted);
+        if (st == HESSFIT_SUCCESS && opt->nonbonded)
+            st = hf_buf_printf(&comment,
+                               "NonbondedForce: the fit model's Lennard-Jones (sigma = 2 R* / 2^(1/6), epsilon of the "
+                               "atom type's vdw parameter) and charges, 1-2 and 1-3 pairs of the template bonds excluded, "
+                               "1-4 pairs scaled by coulomb14scale %s and lj14scale %s, %s combining%s.",
+                               hf_num(opt->coulomb14_scale).s, hf_num(opt->lj14_scale).s,
+                               opt->geometric ? "geometric" : "Lorentz-Berthelot",
+                               opt->geometric ? " (the Script at the end moves the Lennard-Jones part to a "
+                                                "CustomNonbondedForce with sigma_ij = sqrt(sigma_i sigma_j) and sets the "
+                                                "1-4 exceptions' sigma likewise; it converts every NonbondedForce particle "
+                                                "of the System)"
+                                              : "");
+        else if (st == HESSFIT_SUCCESS)
+            st = hf_buf_printf(&comment, "No nonbonded force (the fit model had nonbonded = off).");
+        for (int t = 0; t < n_t && st == HESSFIT_SUCCESS; t++)
+            st = hf_buf_printf(&comment, " %s = molecule%s %s;", names[tm[t].first],
+                               strchr(tm[t].members.data, ',') ? "s" : "", tm[t].members.data);
+        if (st == HESSFIT_SUCCESS && notes.len > 0)
+            st = hf_buf_append(&comment, notes.data, notes.len);
+        if (st == HESSFIT_SUCCESS)
+            st = put_comment(&doc, "", comment.data);
+        hf_buf_free(&comment);
+    }
     if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(&doc, "<ForceField>\n");
     {
-        /* each element with the entries written into its own buffer */
+        /* each element with the entries of every template */
+        char nonbonded_open[160];
+        snprintf(nonbonded_open, sizeof nonbonded_open, " <NonbondedForce coulomb14scale=\"%s\"",
+                 hf_num(opt->coulomb14_scale).s);
+        snprintf(nonbonded_open + strlen(nonbonded_open), sizeof nonbonded_open - strlen(nonbonded_open),
+                 " lj14scale=\"%s\">\n", hf_num(opt->lj14_scale).s);
         const struct {
-            const char *open;
-            const hf_buf *body;
-            const char *close;
-        } parts[] = {{" <AtomTypes>\n", &o.types, " </AtomTypes>\n"},
-                     {" <Residues>\n", &o.residues, " </Residues>\n"},
-                     {" <HarmonicBondForce>\n", &o.bonds, " </HarmonicBondForce>\n"},
-                     {" <HarmonicAngleForce>\n", &o.angles, " </HarmonicAngleForce>\n"},
-                     {" <PeriodicTorsionForce ordering=\"charmm\">\n", &o.torsions, " </PeriodicTorsionForce>\n"}};
-        for (size_t k = 0; k < sizeof parts / sizeof parts[0] && st == HESSFIT_SUCCESS; k++) {
+            const char *open, *close;
+            int needed; /* written when 1, or when a template has entries */
+        } parts[N_PARTS] = {{" <AtomTypes>\n", " </AtomTypes>\n", 1},
+                            {" <Residues>\n", " </Residues>\n", 1},
+                            {" <HarmonicBondForce>\n", " </HarmonicBondForce>\n", 1},
+                            {" <HarmonicAngleForce>\n", " </HarmonicAngleForce>\n", 1},
+                            {" <PeriodicTorsionForce ordering=\"charmm\">\n", " </PeriodicTorsionForce>\n", 1},
+                            {" <PeriodicTorsionForce ordering=\"amber\">\n", " </PeriodicTorsionForce>\n", 0},
+                            {" <CustomTorsionForce energy=\"" FFXML_HARMONIC_IMPROPER_ENERGY "\" ordering=\"charmm\">\n"
+                             "  <PerTorsionParameter name=\"k\"/>\n  <PerTorsionParameter name=\"theta0\"/>\n",
+                             " </CustomTorsionForce>\n", 0},
+                            {nonbonded_open, " </NonbondedForce>\n", opt->nonbonded}};
+        for (int k = 0; k < N_PARTS && st == HESSFIT_SUCCESS; k++) {
+            int any = parts[k].needed;
+            for (int t = 0; t < n_t; t++)
+                any |= tm[t].text.part[k].len > 0;
+            if (!any)
+                continue;
             st = hf_buf_printf(&doc, "%s", parts[k].open);
-            if (st == HESSFIT_SUCCESS && parts[k].body->len > 0)
-                st = hf_buf_append(&doc, parts[k].body->data, parts[k].body->len);
+            for (int t = 0; t < n_t && st == HESSFIT_SUCCESS; t++)
+                if (tm[t].text.part[k].len > 0)
+                    st = hf_buf_append(&doc, tm[t].text.part[k].data, tm[t].text.part[k].len);
             if (st == HESSFIT_SUCCESS)
                 st = hf_buf_printf(&doc, "%s", parts[k].close);
         }
     }
-    if (st == HESSFIT_SUCCESS && o.n_harmonic > 0) {
-        st = hf_buf_printf(&doc,
-                              " <CustomTorsionForce energy=\"" FFXML_HARMONIC_IMPROPER_ENERGY "\" ordering=\"charmm\">\n"
-                              "  <PerTorsionParameter name=\"k\"/>\n  <PerTorsionParameter name=\"theta0\"/>\n");
-        if (st == HESSFIT_SUCCESS)
-            st = hf_buf_append(&doc, o.harmonic.data, o.harmonic.len);
-        if (st == HESSFIT_SUCCESS)
-            st = hf_buf_printf(&doc, " </CustomTorsionForce>\n");
-    }
+    if (st == HESSFIT_SUCCESS && opt->nonbonded && opt->geometric)
+        st = hf_buf_printf(&doc, " <Script>\n# hessfit: geometric combining, as the fit model evaluated it\n%s </Script>\n",
+                           geometric_script);
     if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(&doc, "</ForceField>\n");
     if (st == HESSFIT_SUCCESS)
         st = hessfit_atomic_write_buffer(path, doc.data, doc.len);
+    for (int m = 0; m < n_mols && st == HESSFIT_SUCCESS; m++)
+        if (opt->pdb_paths != NULL && opt->pdb_paths[m] != NULL)
+            st = hessfit_atomic_write_buffer(opt->pdb_paths[m], pdb[m].data, pdb[m].len);
+    if (st == HESSFIT_SUCCESS && n_templates != NULL)
+        *n_templates = n_t;
 done:
+    out_free(&mine);
+    for (int t = 0; tm != NULL && t < n_t; t++) {
+        out_free(&tm[t].text);
+        hf_buf_free(&tm[t].members);
+    }
+    if (tm != NULL && n_t < n_mols) { /* a template being made when an error came */
+        out_free(&tm[n_t].text);
+        hf_buf_free(&tm[n_t].members);
+    }
+    for (int m = 0; pdb != NULL && m < n_mols; m++)
+        hf_buf_free(&pdb[m]);
     free(names);
-    out_free(&o);
+    free(tm);
+    free(pdb);
     hf_buf_free(&doc);
+    hf_buf_free(&notes);
     return st;
 }

@@ -54,6 +54,49 @@ int hessfit_forcefield_param_at_line(const hessfit_forcefield *ff, int line)
     return ff->format == HESSFIT_FF_MM3_FLD ? hf_fld_param_continued_at(ff, line) : -1;
 }
 
+static int vdw_line_of(const hessfit_forcefield *ff, const char *type)
+{
+    int found = -1;
+    for (int p = 0; p < ff->n_params; p++)
+        if (ff->params[p].kind == HESSFIT_PARAM_VDW && ff->params[p].substructure < 0 &&
+            strcmp(ff->params[p].types[0], type) == 0)
+            found = p;
+    return found;
+}
+
+hessfit_status hessfit_forcefield_vdw_param(const hessfit_forcefield *ff, const char *type, int *param)
+{
+    const char *path;
+    int found, via = -1;
+    if (ff == NULL || type == NULL || param == NULL)
+        return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_forcefield_vdw_param: %s is NULL",
+                             ff == NULL ? "ff" : type == NULL ? "type" : "param");
+    path = ff->path != NULL ? ff->path : "(force field)";
+    if ((found = vdw_line_of(ff, type)) >= 0) {
+        *param = found;
+        return HESSFIT_SUCCESS;
+    }
+    for (int e = 0; e < ff->n_equivalences; e++) {
+        const hessfit_ff_equivalence *q = &ff->equivalences[e];
+        int here;
+        if (strcmp(q->type, type) != 0 || (here = vdw_line_of(ff, q->equivalent)) < 0 || here == found)
+            continue;
+        if (found >= 0)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                                 "atom type %s has no vdw line of its own in %s and two equivalent types with one: %s "
+                                 "(line %d) and %s (line %d)",
+                                 type, path, ff->equivalences[via].equivalent, ff->params[found].line, q->equivalent,
+                                 ff->params[here].line);
+        found = here;
+        via = e;
+    }
+    if (found < 0)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                             "atom type %s has no vdw parameter in %s (nor an equivalent type)", type, path);
+    *param = found;
+    return HESSFIT_SUCCESS;
+}
+
 hessfit_status hessfit_forcefield_read(const char *path, hessfit_forcefield *ff)
 {
     if (ff != NULL)
@@ -64,7 +107,10 @@ hessfit_status hessfit_forcefield_read(const char *path, hessfit_forcefield *ff)
         return hessfit_fld_read(path, ff);
     if (hessfit_path_has_extension(path, ".frcmod"))
         return hessfit_frcmod_read(path, ff);
-    return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: not a force-field file hessfit reads (.fld MM3*, .frcmod AMBER)", path);
+    if (hessfit_path_has_extension(path, ".xml"))
+        return hessfit_ffxml_read(path, ff);
+    return hessfit_error(HESSFIT_ERROR_UNSUPPORTED,
+                         "%s: not a force-field file hessfit reads (.fld MM3*, .frcmod AMBER, .xml OpenMM ForceField)", path);
 }
 
 hessfit_status hessfit_forcefield_write(const hessfit_forcefield *ff, const char *path)
@@ -76,6 +122,9 @@ hessfit_status hessfit_forcefield_write(const hessfit_forcefield *ff, const char
         return hessfit_fld_write(ff, path);
     case HESSFIT_FF_FRCMOD:
         return hessfit_frcmod_write(ff, path);
+    case HESSFIT_FF_FFXML:
+        return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: an OpenMM ForceField XML is not written back as such (the "
+                             "fit exports the fitted model as fitted.xml, hessfit_ffxml_write)", path);
     default:
         return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: the force field has no file format to write it in", path);
     }

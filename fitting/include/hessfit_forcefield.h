@@ -39,7 +39,8 @@ typedef enum hessfit_improper_form { HESSFIT_IMPROPER_HARMONIC = 0, HESSFIT_IMPR
 typedef enum hessfit_ff_format {
     HESSFIT_FF_MM3_FLD = 0,  /* MacroModel MM3* .fld */
     HESSFIT_FF_FRCMOD = 1,   /* AMBER frcmod */
-    HESSFIT_FF_FORMAT_NONE = 2
+    HESSFIT_FF_FORMAT_NONE = 2,
+    HESSFIT_FF_FFXML = 3     /* OpenMM ForceField XML (read only; the fit exports fitted.xml) */
 } hessfit_ff_format;
 
 #define HESSFIT_FF_TYPE_LEN 8       /* type labels up to 7 characters */
@@ -125,6 +126,15 @@ typedef struct hessfit_forcefield {
      * order (hessfit_fld_row). Not written back: the lines below are. */
     int n_fld_rows;
     hessfit_fld_row *fld_rows;
+    /** OpenMM ForceField XML only: its NonbondedForce's coulomb14scale and lj14scale (has_14_scales
+     * 1 when the file has a NonbondedForce), the fit's default `scale14`. */
+    int has_14_scales;
+    double coulomb14_scale, lj14_scale;
+    /** OpenMM ForceField XML only: 1 for an OPLS-AA file (the root's combining_rule="geometric", as
+     * foyer writes it, or atom types named "opls_...", as LigParGen and foyer name them), whose
+     * Lennard-Jones combines geometrically although its NonbondedForce says nothing: the fit's
+     * `combining` default. */
+    int geometric_combining;
     /** The file's text, kept so that writing changes only the fitted values. */
     int n_lines;
     char **lines;
@@ -139,8 +149,15 @@ const char *hessfit_param_kind_name(hessfit_param_kind kind);
  * reports such a line as the parameter's FF line; that parameter's own .line stays 114. */
 int hessfit_forcefield_param_at_line(const hessfit_forcefield *ff, int line);
 
-/** A force-field file by its extension: .fld (MM3*) or .frcmod (AMBER), optionally .gz;
- * HESSFIT_ERROR_UNSUPPORTED names the file otherwise. */
+/** The vdw parameter of an atom type, as the fit model's nonbonded terms and the ForceField XML
+ * export both take it: the last main-table (not substructure) vdw line of that exact type, else
+ * the one equivalent type (.fld atom-type equivalences) that has one. *param gets its index.
+ * HESSFIT_ERROR_INVALID_ARGUMENT names the type and the file when there is none, or when two
+ * equivalent types have one. */
+hessfit_status hessfit_forcefield_vdw_param(const hessfit_forcefield *ff, const char *type, int *param);
+
+/** A force-field file by its extension: .fld (MM3*), .frcmod (AMBER) or .xml (OpenMM ForceField),
+ * optionally .gz; HESSFIT_ERROR_UNSUPPORTED names the file otherwise. */
 hessfit_status hessfit_forcefield_read(const char *path, hessfit_forcefield *ff);
 /** Write ff in the format it was read from (hessfit_fld_write or hessfit_frcmod_write). */
 hessfit_status hessfit_forcefield_write(const hessfit_forcefield *ff, const char *path);
@@ -152,6 +169,34 @@ hessfit_status hessfit_fld_read(const char *path, hessfit_forcefield *ff);
  * the numeric fields of parameters whose values changed, rewritten in the file's own fixed
  * columns and precision. Written atomically (temporary file + rename). */
 hessfit_status hessfit_fld_write(const hessfit_forcefield *ff, const char *path);
+
+/**
+ * OpenMM ForceField XML (the files openmm.app.ForceField reads: openmmforcefields' GAFF, AMBER),
+ * read into hessfit's canonical units (hessfit_units.h). Parameters are by atom class: an entry
+ * naming typeN is stored under that type's class (AtomTypes: name, class, element, mass), "" (any
+ * class) is the wildcard; molecules are typed by their atom types read as class names (a typed
+ * mol2 with GAFF types, for which type and class are the same name).
+ *   HarmonicBondForce <Bond>     length [nm], k [kJ/mol/nm^2, E = k/2 (r - r0)^2] -> {k/2, r0}
+ *   HarmonicAngleForce <Angle>   angle [rad], k [kJ/mol/rad^2, E = k/2]            -> {k/2, theta0}
+ *   PeriodicTorsionForce <Proper> periodicityN, phaseN [rad], kN [kJ/mol] -> one torsion of Fourier
+ *                                triples; <Improper> the same as a Fourier improper, the central
+ *                                atom first (class1), as OpenMM names it, with label = its
+ *                                PeriodicTorsionForce's ordering ("default" or "amber"): the
+ *                                typing gives such an improper OpenMM's atom order (hessfit_typing.h)
+ *   NonbondedForce <Atom>        sigma [nm], epsilon [kJ/mol] -> vdw {R* = sigma 2^(1/6) / 2 [A],
+ *                                eps}; coulomb14scale, lj14scale -> has_14_scales; charges come from
+ *                                the structures (a <UseAttributeFromResidue>, residue templates and
+ *                                per-type charges are not read); an OPLS-AA file (root
+ *                                combining_rule="geometric", or "opls_" type names) sets
+ *                                geometric_combining
+ * Ignored: <Info>, <Residues> (templates), <Patches>. Refused with HESSFIT_ERROR_UNSUPPORTED naming
+ * file:line and the element: every other force (LennardJonesForce and CustomNonbondedForce, which
+ * OPLS-AA files as LigParGen writes them use for geometric combining; Custom*, CMAP, AMOEBA, GBSA),
+ * <Script>, and PeriodicTorsionForce orderings other than "default" and "amber". Errors name
+ * file:line and the element: malformed XML, a missing or non-numeric attribute, an undefined type,
+ * a class or type longer than HESSFIT_FF_TYPE_LEN - 1 characters.
+ */
+hessfit_status hessfit_ffxml_read(const char *path, hessfit_forcefield *ff);
 
 /** AMBER frcmod (MASS, BOND, ANGL, DIHE, IMPR, NONB) read and write. */
 hessfit_status hessfit_frcmod_read(const char *path, hessfit_forcefield *ff);

@@ -40,7 +40,8 @@
  *   HESSFIT_MATCH_NO_TERM terms are left out. An improper is the dihedral of its central atom (the one
  *   bonded to the other three) and the other three in the term's order: (c, a, b, d) as is,
  *   (a, b, d, c) as is (the same dihedral as (c, d, b, a)), a centre listed second or third moved
- *   to the front -- the dihedral hessfit_ffxml_write writes. Freeing the k or phase of a triple whose
+ *   to the front -- the dihedral hessfit_ffxml_write writes; with an OpenMM ForceField XML every
+ *   improper as is, in the order the typing gave it (OpenMM's, the centre third). Freeing the k or phase of a triple whose
  *   k is 0 adds its terms then (one full updateParametersInContext).
  *
  * Nonbonded (option, off by default): per atom Lennard-Jones from the force field's vdw
@@ -107,6 +108,9 @@ typedef struct hessfit_model_options {
 
 /** The defaults above. */
 hessfit_model_options hessfit_model_default_options(void);
+/** The options the model was created with (the defaults for a NULL model); platform and precision
+ * point into the model. */
+hessfit_model_options hessfit_model_get_options(const hessfit_model *model);
 
 /** Builds the model of n_mols molecules (mols[m] typed as typed[m] against ff); opt may be NULL
  * (defaults). Copies what it needs: ff, mols and typed may be freed afterwards. */

@@ -21,6 +21,7 @@
 #include "hessfit_units.h"
 #include "hf_buf.h"
 #include "hf_mm3_internal.h"
+#include "hf_pdb.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -486,86 +487,57 @@ static hessfit_status render(renderer *r, template_text *t)
 
 /* ---- the PDB ----------------------------------------------------------------------------------- */
 
-/* One HETATM record: name left-justified from column 14 (column 13 for a 4-character name or a
- * two-letter element, as the PDB format puts them). */
-static hessfit_status put_atom_record(hf_buf *b, int serial, const char *name, const char *symbol, const char *res,
-                                      const double *xyz, const char *element)
-{
-    char field[24];
-    snprintf(field, sizeof field, strlen(name) < 4 && strlen(symbol) == 1 ? " %-3s" : "%-4s", name);
-    return hf_buf_printf(b, "HETATM%5d %4s %-3s A   1    %8.3f%8.3f%8.3f  1.00  0.00          %2s\n", serial, field, res,
-                         xyz[0], xyz[1], xyz[2], element);
-}
-
 static hessfit_status render_pdb(const renderer *r, int structure, hf_buf *b)
 {
     const hessfit_molecule *mol = r->mol;
     const hessfit_mm3_model *x = r->x;
-    const int n = mol->n_atoms;
-    char name[16];
+    const int n = mol->n_atoms, n_particles = n + x->n_reduced;
     hessfit_status st = hf_buf_printf(b, "REMARK   1 hessfit MM3* export: structure %d, residue template %s\n", structure,
                                       r->tmpl);
     if (st == HESSFIT_SUCCESS && mol->name != NULL && mol->name[0] != '\0')
         st = hf_buf_printf(b, "REMARK   1 %.68s\n", mol->name);
-    for (int i = 0; i < n && st == HESSFIT_SUCCESS; i++) {
-        const char *symbol = hessfit_element_symbol(mol->atomic_numbers[i]);
-        atom_name(r, i, 0, name);
-        st = put_atom_record(b, i + 1, name, symbol, r->tmpl, &mol->coords[3 * i], symbol);
-    }
-    /* the sites (serials n + 1 ...), at x' = x_P + f (x_H - x_P) */
-    for (int k = 0; k < x->n_reduced && st == HESSFIT_SUCCESS; k++) {
-        const hessfit_mm3_reduced *h = &x->reduced[k];
-        double xyz[3];
-        for (int c = 0; c < 3; c++)
-            xyz[c] = mol->coords[3 * h->partner + c] + h->f * (mol->coords[3 * h->atom + c] - mol->coords[3 * h->partner + c]);
-        atom_name(r, h->atom, 1, name);
-        st = put_atom_record(b, n + k + 1, name, "EP", r->tmpl, xyz, "EP");
-    }
-    /* CONECT: every template bond, listed from both ends, at most four partners a record */
-    const int n_particles = n + x->n_reduced;
-    int *serial = malloc((size_t)n * sizeof *serial), *pairs = malloc((size_t)(4 * mol->n_bonds + 2 * n + 1) * sizeof *pairs),
-        *others = malloc((size_t)(2 * mol->n_bonds + n + 1) * sizeof *others);
-    if (serial == NULL || pairs == NULL || others == NULL) {
+    hf_pdb_atom *atoms = malloc((size_t)n_particles * sizeof *atoms);
+    int *serial = malloc((size_t)n * sizeof *serial), *pairs = malloc((size_t)(4 * mol->n_bonds + 2 * n + 1) * sizeof *pairs);
+    if (atoms == NULL || serial == NULL || pairs == NULL) {
+        free(atoms);
         free(serial);
         free(pairs);
-        free(others);
-        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "structure %d: no memory for the PDB's bonds", structure);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "structure %d: no memory for the PDB", structure);
     }
-    for (int i = 0; i < n; i++)
-        serial[i] = i + 1;
-    for (int k = 0; k < x->n_reduced; k++)
-        serial[x->reduced[k].atom] = n + k + 1; /* the site's serial, for the bonds from a site */
+    for (int i = 0; i < n; i++) {
+        atom_name(r, i, 0, atoms[i].name);
+        atoms[i].element = hessfit_element_symbol(mol->atomic_numbers[i]);
+        memcpy(atoms[i].xyz, &mol->coords[3 * i], sizeof atoms[i].xyz);
+        serial[i] = i;
+    }
+    /* the sites (after the atoms), at x' = x_P + f (x_H - x_P) */
     int n_pairs = 0;
     for (int k = 0; k < x->n_reduced; k++) {
-        pairs[2 * n_pairs] = x->reduced[k].atom + 1;
-        pairs[2 * n_pairs++ + 1] = n + k + 1;
+        const hessfit_mm3_reduced *h = &x->reduced[k];
+        hf_pdb_atom *a = &atoms[n + k];
+        for (int c = 0; c < 3; c++)
+            a->xyz[c] = mol->coords[3 * h->partner + c] + h->f * (mol->coords[3 * h->atom + c] - mol->coords[3 * h->partner + c]);
+        atom_name(r, h->atom, 1, a->name);
+        a->element = "EP";
+        serial[h->atom] = n + k; /* the site, for the bonds from a site */
+        pairs[2 * n_pairs] = h->atom;
+        pairs[2 * n_pairs++ + 1] = n + k;
     }
+    /* every template bond: the atoms' and, where a reduced hydrogen is in it, the site's */
     for (int k = 0; k < mol->n_bonds; k++) {
         const int i = mol->bonds[2 * k], j = mol->bonds[2 * k + 1];
-        pairs[2 * n_pairs] = i + 1;
-        pairs[2 * n_pairs++ + 1] = j + 1;
+        pairs[2 * n_pairs] = i;
+        pairs[2 * n_pairs++ + 1] = j;
         if (r->site[i] >= 0 || r->site[j] >= 0) {
             pairs[2 * n_pairs] = serial[i];
             pairs[2 * n_pairs++ + 1] = serial[j];
         }
     }
-    for (int s = 1; s <= n_particles && st == HESSFIT_SUCCESS; s++) {
-        int m = 0;
-        for (int p = 0; p < n_pairs; p++)
-            if (pairs[2 * p] == s || pairs[2 * p + 1] == s)
-                others[m++] = pairs[2 * p] == s ? pairs[2 * p + 1] : pairs[2 * p];
-        for (int k = 0; k < m && st == HESSFIT_SUCCESS; k++) {
-            if (k % 4 == 0)
-                st = hf_buf_printf(b, "CONECT%5d", s);
-            if (st == HESSFIT_SUCCESS)
-                st = hf_buf_printf(b, "%5d%s", others[k], k % 4 == 3 || k + 1 == m ? "\n" : "");
-        }
-    }
+    if (st == HESSFIT_SUCCESS)
+        st = hf_pdb_put(b, r->tmpl, atoms, n_particles, pairs, n_pairs);
+    free(atoms);
     free(serial);
     free(pairs);
-    free(others);
-    if (st == HESSFIT_SUCCESS)
-        st = hf_buf_printf(b, "END\n");
     return st;
 }
 

@@ -32,6 +32,11 @@ hessfit_model_options hessfit_model_default_options(void)
     return o;
 }
 
+hessfit_model_options hessfit_model_get_options(const hessfit_model *model)
+{
+    return model != NULL ? model->opt : hessfit_model_default_options();
+}
+
 hessfit_status hf_model_hessfit_error(hessfit_status st, const char *what)
 {
     return hessfit_error(st, "fit model: %s: %s: %s", what, hessfit_status_string(st), hessfit_last_error());
@@ -351,9 +356,10 @@ static int bonded(const int *pairs, int n, int a, int b)
 }
 
 /* The improper's dihedral: its centre first, then the other three in the term's order; a term
- * with its centre last is kept as is (the same dihedral read backwards). */
-static hessfit_status improper_order(const hessfit_typed_term *t, const int *pairs, int n_pairs, int out[4], const char *mname,
-                                int m, int i)
+ * with its centre last is kept as is (the same dihedral read backwards), and so is every term typed
+ * against an OpenMM ForceField XML (as_is: OpenMM's order, the centre third; hessfit_typing.h). */
+static hessfit_status improper_order(const hessfit_typed_term *t, const int *pairs, int n_pairs, int as_is, int out[4],
+                                     const char *mname, int m, int i)
 {
     int centre = -1;
     for (int c = 0; c < 4 && centre < 0; c++) {
@@ -371,7 +377,7 @@ static hessfit_status improper_order(const hessfit_typed_term *t, const int *pai
                         "molecule's bond terms",
                         m + 1, mname, i + 1, term_text(t, what, sizeof what));
     }
-    if (centre == 0 || centre == 3) {
+    if (as_is || centre == 0 || centre == 3) {
         memcpy(out, t->atoms, 4 * sizeof(int));
         return HESSFIT_SUCCESS;
     }
@@ -466,7 +472,8 @@ static hessfit_status build_molecule_terms(hessfit_model *md, const hessfit_mole
             st = add_fourier_terms(md, m, atoms, tt->param, 0);
             break;
         default: /* improper */
-            if ((st = improper_order(tt, pairs, n_pairs, atoms, mol_label(mol), m, i)) != HESSFIT_SUCCESS)
+            st = improper_order(tt, pairs, n_pairs, md->ff_format == HESSFIT_FF_FFXML, atoms, mol_label(mol), m, i);
+            if (st != HESSFIT_SUCCESS)
                 break;
             for (int k = 0; k < 4; k++)
                 atoms[k] += first;
@@ -489,54 +496,14 @@ static hessfit_status build_molecule_terms(hessfit_model *md, const hessfit_mole
     return st;
 }
 
-/* The vdw parameter of an atom type: the last main-table line of that exact type, else the one
- * equivalent type (.fld equivalences) that has one. */
-static hessfit_status vdw_param_of_type(const hessfit_model *md, const hessfit_forcefield *ff, const char *type, int *param)
-{
-    int found = -1, via = -1;
-    for (int p = 0; p < md->n_params; p++)
-        if (md->params[p].kind == HESSFIT_PARAM_VDW && md->params[p].substructure < 0 &&
-            strcmp(md->params[p].types[0], type) == 0)
-            found = p;
-    if (found >= 0) {
-        *param = found;
-        return HESSFIT_SUCCESS;
-    }
-    for (int e = 0; e < ff->n_equivalences; e++) {
-        const hessfit_ff_equivalence *q = &ff->equivalences[e];
-        int here = -1;
-        if (strcmp(q->type, type) != 0)
-            continue;
-        for (int p = 0; p < md->n_params; p++)
-            if (md->params[p].kind == HESSFIT_PARAM_VDW && md->params[p].substructure < 0 &&
-                strcmp(md->params[p].types[0], q->equivalent) == 0)
-                here = p;
-        if (here < 0 || here == found)
-            continue;
-        if (found >= 0)
-            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
-                            "fit model: atom type %s has no vdw line of its own in %s and two equivalent types with "
-                            "one: %s (line %d) and %s (line %d)",
-                            type, md->ff_path, ff->equivalences[via].equivalent, md->params[found].line, q->equivalent,
-                            md->params[here].line);
-        found = here;
-        via = e;
-    }
-    if (found < 0)
-        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: atom type %s has no vdw parameter in %s (nor an "
-                        "equivalent type)", type, md->ff_path);
-    *param = found;
-    return HESSFIT_SUCCESS;
-}
-
 static hessfit_status build_nonbonded(hessfit_model *md, const hessfit_forcefield *ff, const hessfit_molecule *mol, int m, int first)
 {
     for (int a = 0; a < mol->n_atoms; a++) {
         int p = -1, *s = &md->particle_slots[3 * (size_t)(first + a)];
-        hessfit_status st = vdw_param_of_type(md, ff, mol->atom_types[a], &p);
+        hessfit_status st = hessfit_forcefield_vdw_param(ff, mol->atom_types[a], &p);
         if (st != HESSFIT_SUCCESS) {
-            return hessfit_error(st, "%s (molecule %d ('%s'), atom %d)", hessfit_last_error(), m + 1, mol_label(mol),
-                                 a + 1);
+            return hessfit_error(st, "fit model: %s (molecule %d ('%s'), atom %d)", hessfit_last_error(), m + 1,
+                                 mol_label(mol), a + 1);
         }
         if (md->params[p].n_values < 2) {
             char name[160];
@@ -644,6 +611,7 @@ hessfit_status hessfit_model_create(const hessfit_forcefield *ff, const hessfit_
     md->platform = strdup(o.platform);
     md->precision = dup_or_null(o.precision);
     md->ff_path = strdup(ff->path != NULL ? ff->path : "(force field)");
+    md->ff_format = ff->format;
     md->opt.platform = md->platform;
     md->opt.precision = md->precision;
     md->n_params = ff->n_params;

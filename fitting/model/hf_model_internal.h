@@ -100,6 +100,7 @@ struct hessfit_model {
     hessfit_model_options opt;
     char *platform, *precision; /* copies of the option strings */
     char *ff_path;              /* for messages */
+    hessfit_ff_format ff_format; /* an OpenMM ForceField XML's impropers keep their typed atom order */
 
     /* the force field's parameters (copies); values are the current canonical values */
     int n_params;

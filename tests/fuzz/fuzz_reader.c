@@ -74,6 +74,16 @@ static void read_forcefield(hessfit_status (*reader)(const char *, hessfit_force
     unlink(output_path);
 }
 
+/* OpenMM ForceField XML: read only (the fit exports its model with hessfit_ffxml_write instead). */
+static void read_ffxml(void)
+{
+    hessfit_forcefield ff;
+    if (hessfit_ffxml_read(input_path, &ff) == HESSFIT_SUCCESS) {
+        require(ff.n_params > 0, "an OpenMM ForceField XML read without error has no parameters");
+        hessfit_forcefield_free(&ff);
+    }
+}
+
 static void read_config(void)
 {
     hessfit_config c;
@@ -132,6 +142,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         read_forcefield(hessfit_fld_read, hessfit_fld_write);
     else if (!strcmp(fmt, "frcmod"))
         read_forcefield(hessfit_frcmod_read, hessfit_frcmod_write);
+    else if (!strcmp(fmt, "ffxml"))
+        read_ffxml();
     else
         require(0, "unknown HF_FUZZ_FORMAT");
     unlink(input_path);

@@ -389,7 +389,8 @@ static void test_ch3f(void)
               "the frequency-only fit should move the minimum away from the QM geometry");
         CHECK(strstr(r.out, "warning: structure 1") != NULL && strstr(r.out, "`geometry = 1`") != NULL,
               "no stationarity warning on the terminal: %s", r.out);
-        CHECK(strstr(r.out, "fitted.xml\n") != NULL && strstr(r.out, "wrote ") != NULL, "fitted.xml not in the wrote lines");
+        CHECK(strstr(r.out, "fitted.xml\n") != NULL && strstr(r.out, "fitted-1.pdb .. fitted-1.pdb") != NULL,
+              "fitted.xml and fitted-1.pdb not in the wrote lines: %s", r.out);
     }
     gj_free(rep);
     free(r.out);

@@ -282,7 +282,7 @@ int main(void)
         mols[m].atom_types = types;
         build_terms(&typed[m], 1.0 + 0.5 * m);
     }
-    HF_CALL(hessfit_ffxml_write(xml, &ff, mols, typed, N_MOLS));
+    HF_CALL(hessfit_ffxml_write(xml, &ff, mols, typed, N_MOLS, NULL, NULL));
     {
         char *text = test_load_file(xml, NULL);
         CHECK(strstr(text, "<Residue name=\"ethane\">") && strstr(text, "<Residue name=\"ethane_1\">"),
@@ -456,7 +456,7 @@ int main(void)
                 add_term(&typed[0], HESSFIT_TERM_TORSION, 7, 3, 1, 4, typed[0].terms[typed[0].n_terms - 3].param);
             else
                 ff.params[0].values[1] = NAN;
-            st = hessfit_ffxml_write(bad, &ff, mols, typed, N_MOLS);
+            st = hessfit_ffxml_write(bad, &ff, mols, typed, N_MOLS, NULL, NULL);
             printf("  %s: %s\n", cases[c].what, hessfit_last_error());
             CHECK(st == cases[c].status, "%s: status %s (%s)", cases[c].what, hessfit_status_string(st), hessfit_last_error());
             CHECK(strstr(hessfit_last_error(), bad) != NULL, "%s: the message does not name the file", cases[c].what);
@@ -467,7 +467,7 @@ int main(void)
         }
         /* An unwritable place: an I/O error and nothing written. */
         bad = test_temp_path("no/such/dir/x.xml");
-        CHECK(hessfit_ffxml_write(bad, &ff, mols, typed, N_MOLS) == HESSFIT_ERROR_IO, "writing into a missing directory");
+        CHECK(hessfit_ffxml_write(bad, &ff, mols, typed, N_MOLS, NULL, NULL) == HESSFIT_ERROR_IO, "writing into a missing directory");
         printf("  missing directory: %s\n", hessfit_last_error());
     }
     /* Nothing but the two files of the test is left in the directory (no temporary files). */
