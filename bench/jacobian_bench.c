@@ -7,7 +7,9 @@
  *   ./build/bin/jacobian_bench [--repeats N] A.fit [B.fit ...]
  *
  * Per input: residuals, free values, and the medians of N runs (default 5) of each call, with the
- * ratios to the gradient's. The dense Jacobian is skipped when it would exceed 2 GiB.
+ * ratios to the gradient's, for the input's objective and for the eigenmatrix objective (every
+ * structure, hessfit_objective.h's defaults) on the same model. The dense Jacobian is skipped
+ * (n/a) when it would exceed 2 GiB.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_util.h"
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 {
     int repeats = 5, first = 1;
     if (argc > 2 && strcmp(argv[1], "--repeats") == 0) {
-        if (bench_parse_int(argv[2], 1, MAX_REPEATS, &repeats) != 0) {
+        if (!bench_parse_int(argv[2], 1, MAX_REPEATS, &repeats)) {
             fprintf(stderr, "jacobian_bench: --repeats %s: a whole number 1..%d\n", argv[2], MAX_REPEATS);
             return 2;
         }
@@ -69,8 +71,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: jacobian_bench [--repeats N] A.fit [B.fit ...]\n");
         return 2;
     }
-    printf("| input | residuals | free values | loss + gradient (ms) | Jacobian (ms) | ratio | normal equations (ms) | "
-           "ratio |\n|---|---|---|---|---|---|---|---|\n");
+    printf("| input | objective | residuals | free values | loss + gradient (ms) | Jacobian (ms) | ratio | "
+           "normal equations (ms) | ratio |\n|---|---|---|---|---|---|---|---|---|\n");
     for (int a = first; a < argc; a++) {
         hf_training_set set;
         hf_training_set_options topt = {NULL, NULL, "-out"};
@@ -79,16 +81,38 @@ int main(int argc, char **argv)
             fprintf(stderr, "jacobian_bench: %s: %s\n", argv[a], hessfit_last_error());
             return 1;
         }
-        const long long n_res = hessfit_objective_n_residuals(set.objective);
-        const int n_free = set.n_free;
-        const double g = time_call(set.objective, set.x_start, n_free, n_res, CALL_GRADIENT, repeats);
-        const double j = (double)n_res * n_free * sizeof(double) <= DENSE_LIMIT_BYTES
-                             ? time_call(set.objective, set.x_start, n_free, n_res, CALL_JACOBIAN, repeats)
-                             : NAN;
-        const double ne = time_call(set.objective, set.x_start, n_free, n_res, CALL_NORMAL, repeats);
-        printf("| %s | %lld | %d | %.2f | %.2f | %.1f | %.2f | %.1f |\n", argv[a], n_res, n_free, 1e3 * g, 1e3 * j, j / g,
-               1e3 * ne, ne / g);
-        fflush(stdout);
+        for (int k = 0; k < 2; k++) {
+            hessfit_objective *obj = set.objective;
+            if (k == 1) { /* the eigenmatrix of every structure on the same model */
+                hessfit_objective_options *o = malloc((size_t)set.n_mols * sizeof *o);
+                if (o == NULL || hessfit_model_set_free(set.model, set.x_start) != HESSFIT_SUCCESS)
+                    return 1;
+                for (int m = 0; m < set.n_mols; m++) {
+                    o[m] = hessfit_objective_default_options();
+                    o[m].frequencies = HESSFIT_OBJ_FREQUENCIES_NONE;
+                    o[m].eigenmatrix = 1;
+                }
+                const hessfit_status st = hessfit_objective_create(set.model, set.mols, set.n_mols, o, &obj);
+                free(o);
+                if (st != HESSFIT_SUCCESS) {
+                    fprintf(stderr, "jacobian_bench: %s: eigenmatrix: %s\n", argv[a], hessfit_last_error());
+                    return 1;
+                }
+            }
+            const long long n_res = hessfit_objective_n_residuals(obj);
+            const int n_free = set.n_free;
+            const double g = time_call(obj, set.x_start, n_free, n_res, CALL_GRADIENT, repeats);
+            const double j = (double)n_res * n_free * sizeof(double) <= DENSE_LIMIT_BYTES
+                                 ? time_call(obj, set.x_start, n_free, n_res, CALL_JACOBIAN, repeats)
+                                 : NAN;
+            const double ne = time_call(obj, set.x_start, n_free, n_res, CALL_NORMAL, repeats);
+            printf("| %s | %s | %lld | %d | %.2f | %.2f | %.1f | %.2f | %.1f |\n", argv[a],
+                   k == 0 ? set.settings.objective_name : "eigenmatrix", n_res, n_free, 1e3 * g, 1e3 * j, j / g, 1e3 * ne,
+                   ne / g);
+            fflush(stdout);
+            if (k == 1)
+                hessfit_objective_destroy(obj);
+        }
         hf_training_set_free(&set);
     }
     return 0;

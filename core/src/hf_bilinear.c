@@ -24,10 +24,11 @@
 static inline double weighted(double d, double w) { return w == 0.0 ? 0.0 : d * w; }
 
 typedef struct {
-    int dim, n_vectors, n_pairs, n_slots;
+    int dim, n_vectors, n_pairs;
     const double *vectors;    /* n_vectors x dim */
     const int *pairs;         /* 2 per pair */
-    double *out;              /* n_slots x n_pairs */
+    const int *slot_row;      /* per slot: its row of out, -1: not wanted; NULL: row = slot */
+    double *out;              /* rows x n_pairs */
     /* per term scratch: each vector's entries on the term's coordinates, g . v, Hq v, nonzero flag
      * (cross terms: per coordinate) */
     double *vloc, *gv, *hv;
@@ -35,6 +36,18 @@ typedef struct {
 } bilinear;
 
 #define LOC_STRIDE (3 * HF_MAX_TERM_ATOMS)
+
+/* The row of out that slot s goes to (-1: not wanted). */
+static inline int row_of(const bilinear *b, int s) { return b->slot_row != NULL ? b->slot_row[s] : s; }
+
+/* Whether any of the term's slots is wanted (else the term is skipped unevaluated). */
+static int term_wanted(const bilinear *b, const hf_term *t, int n_slots)
+{
+    for (int s = 0; s < n_slots; s++)
+        if (t->slots[s] != HF_NO_SLOT && row_of(b, t->slots[s]) >= 0)
+            return 1;
+    return 0;
+}
 
 /* Gathers every vector's entries at the term's atom entries (k of them, local rows lrow) and flags
  * the vectors that are not zero there. */
@@ -58,6 +71,8 @@ static int bilinear_term(const hf_model *model, const hf_term *t, const double *
                          bilinear *b, hf_coordinate_cache *cache)
 {
     hf_term_value val;
+    if (!term_wanted(b, t, HF_MAX_TERM_SLOTS))
+        return 0;
     const int n = hf_evaluate_term(model, t, table, pos, 1, 1, cache, &val);
     if (n < 0)
         return -1;
@@ -84,8 +99,8 @@ static int bilinear_term(const hf_model *model, const hf_term *t, const double *
     int slot[HF_MAX_TERM_SLOTS], ns = 0;
     double d2[HF_MAX_TERM_SLOTS], d1[HF_MAX_TERM_SLOTS];
     for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
-        if (t->slots[s] != HF_NO_SLOT) {
-            slot[ns] = t->slots[s];
+        if (t->slots[s] != HF_NO_SLOT && row_of(b, t->slots[s]) >= 0) {
+            slot[ns] = row_of(b, t->slots[s]);
             d2[ns] = val.d2de_dp[s];
             d1[ns++] = val.dde_dp[s];
         }
@@ -109,6 +124,8 @@ static int bilinear_cross_term(const hf_model *model, const hf_term *t, const do
                                bilinear *b)
 {
     hf_cross_eval ev;
+    if (!term_wanted(b, t, HF_MAX_CROSS_SLOTS))
+        return 0;
     if (hf_evaluate_cross_term(t, table, pos, 1, &ev) != 0)
         return -1;
     const int nc = ev.n_coords, ne = ev.n_entries;
@@ -153,32 +170,32 @@ static int bilinear_cross_term(const hf_model *model, const hf_term *t, const do
                     q[c] += hu[3 * a + i] * xw[3 * ev.entries[c][a] + i];
         }
         for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
-            if (t->slots[s] != HF_NO_SLOT) {
+            if (t->slots[s] != HF_NO_SLOT && row_of(b, t->slots[s]) >= 0) {
                 double sum = 0.0;
                 for (int c = 0; c < nc; c++) {
                     sum += weighted(ev.v.df_dp[s][c], q[c]);
                     for (int e = 0; e < nc; e++)
                         sum += weighted(ev.v.df2_dp[s][c][e], gu[c] * gw[e]);
                 }
-                b->out[(size_t)t->slots[s] * b->n_pairs + r] += sum;
+                b->out[(size_t)row_of(b, t->slots[s]) * b->n_pairs + r] += sum;
             }
     }
     return 0;
 }
 
 int hf_bilinear_hessian_derivatives(const hf_model *model, const double *table, const double *pos, int m,
-                                    int n_vectors, const double *vectors, int n_pairs, const int *pairs, double *out,
-                                    int *bad_term)
+                                    int n_vectors, const double *vectors, int n_pairs, const int *pairs,
+                                    const int *slot_row, int n_rows, double *out, int *bad_term)
 {
     if (model->n_reduced > 0)
-        return hf_reduced_bilinear_hessian_derivatives(model, table, pos, m, n_vectors, vectors, n_pairs, pairs, out,
-                                                       bad_term);
-    memset(out, 0, (size_t)model->n_slots * (size_t)n_pairs * sizeof(double));
+        return hf_reduced_bilinear_hessian_derivatives(model, table, pos, m, n_vectors, vectors, n_pairs, pairs,
+                                                       slot_row, n_rows, out, bad_term);
+    memset(out, 0, (size_t)(slot_row != NULL ? n_rows : model->n_slots) * (size_t)n_pairs * sizeof(double));
     bilinear b;
     b.dim = 3 * (model->mol_offset[m + 1] - model->mol_offset[m]);
     b.n_vectors = n_vectors;
     b.n_pairs = n_pairs;
-    b.n_slots = model->n_slots;
+    b.slot_row = slot_row;
     b.vectors = vectors;
     b.pairs = pairs;
     b.out = out;

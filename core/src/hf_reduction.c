@@ -254,16 +254,17 @@ int hf_reduced_gradient_contraction_derivatives(const hf_model *model, const dou
 }
 
 static int bilinear_at_reduced(const hf_model *model, const double *table, const double *pos, int m, int n_vectors,
-                               const double *vectors, int n_pairs, const int *pairs, double *out, int *bad_term)
+                               const double *vectors, int n_pairs, const int *pairs, const int *slot_row, int n_rows,
+                               double *out, int *bad_term)
 {
-    HF_AT_REDUCED_POSITIONS(
-        hf_bilinear_hessian_derivatives(&plain, table, x, m, n_vectors, vectors, n_pairs, pairs, out, bad_term));
+    HF_AT_REDUCED_POSITIONS(hf_bilinear_hessian_derivatives(&plain, table, x, m, n_vectors, vectors, n_pairs, pairs,
+                                                            slot_row, n_rows, out, bad_term));
 }
 
 /* u^T dH/dp w = (M u)^T dH'/dp (M w): every vector of molecule m mapped (its local rows). */
 int hf_reduced_bilinear_hessian_derivatives(const hf_model *model, const double *table, const double *pos, int m,
                                             int n_vectors, const double *vectors, int n_pairs, const int *pairs,
-                                            double *out, int *bad_term)
+                                            const int *slot_row, int n_rows, double *out, int *bad_term)
 {
     const size_t dim = 3 * (size_t)(model->mol_offset[m + 1] - model->mol_offset[m]);
     const size_t size = dim * (size_t)(n_vectors > 0 ? n_vectors : 0);
@@ -281,7 +282,8 @@ int hf_reduced_bilinear_hessian_derivatives(const hf_model *model, const double 
                 vh[c] = rp->factor * vh[c] + (1.0 - rp->factor) * vp[c];
         }
     }
-    const int rc = bilinear_at_reduced(model, table, pos, m, n_vectors, mv, n_pairs, pairs, out, bad_term);
+    const int rc = bilinear_at_reduced(model, table, pos, m, n_vectors, mv, n_pairs, pairs, slot_row, n_rows, out,
+                                       bad_term);
     free(mv);
     return rc;
 }

@@ -24,6 +24,6 @@ int hf_reduced_gradient_contraction_derivatives(const hf_model *model, const dou
                                                 const double *y, double *out, int *bad_term);
 int hf_reduced_bilinear_hessian_derivatives(const hf_model *model, const double *table, const double *pos, int m,
                                             int n_vectors, const double *vectors, int n_pairs, const int *pairs,
-                                            double *out, int *bad_term);
+                                            const int *slot_row, int n_rows, double *out, int *bad_term);
 
 #endif

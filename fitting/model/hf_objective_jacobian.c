@@ -12,7 +12,8 @@
  * and the chain to the free values, J_free = J_slot C with C[s][j] = d slot_s / d x_j. The chain is
  * linear in the slot gradient (hessfit_model_slot_gradient_to_free, the MM3* derived slots
  * included), so C's row s is that map applied to the unit vector e_s; C is sparse (a slot follows
- * one free value, a derived one a few), kept as lists per slot. Each block's J^T (free-major) is
+ * one free value, a derived one a few), kept as lists per slot; the kernel computes the rows of the
+ * slots with any entry alone (a fit of bonded values skips every nonbonded pair). Each block's J^T (free-major) is
  * then copied into J, or accumulated into J^T J (dsyrk) and J^T r, so that the normal equations never
  * hold more than one molecule's block (~10^4 eigenmatrix rows of a 50-atom molecule).
  */
@@ -23,10 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* C = d slot / d x as sparse rows: slot s's entries at [begin[s], begin[s + 1]) of free / coef. */
+/* C = d slot / d x as sparse rows: slot s's entries at [begin[s], begin[s + 1]) of free / coef; the
+ * slots with any entry (the only ones whose rows the kernel needs to compute) in used[0..n_used). */
 typedef struct {
-    int n_slots, n_free;
-    int *begin, *free;
+    int n_slots, n_free, n_used;
+    int *begin, *free, *used;
     double *coef;
 } slot_chain;
 
@@ -34,6 +36,7 @@ static void slot_chain_free(slot_chain *c)
 {
     free(c->begin);
     free(c->free);
+    free(c->used);
     free(c->coef);
 }
 
@@ -47,9 +50,10 @@ static hessfit_status slot_chain_build(const hessfit_model *model, slot_chain *c
     double *unit = calloc(ns > 0 ? ns : 1, sizeof *unit), *row = malloc((nf > 0 ? nf : 1) * sizeof *row);
     size_t cap = ns + nf + 16, nnz = 0;
     c->begin = malloc((ns + 1) * sizeof *c->begin);
+    c->used = malloc((ns > 0 ? ns : 1) * sizeof *c->used);
     c->free = malloc(cap * sizeof *c->free);
     c->coef = malloc(cap * sizeof *c->coef);
-    if (!unit || !row || !c->begin || !c->free || !c->coef) {
+    if (!unit || !row || !c->begin || !c->used || !c->free || !c->coef) {
         st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: Jacobian: no memory for the slot chain");
         goto done;
     }
@@ -80,6 +84,9 @@ static hessfit_status slot_chain_build(const hessfit_model *model, slot_chain *c
     }
     if (st == HESSFIT_SUCCESS)
         c->begin[ns] = (int)nnz;
+    for (size_t s = 0; s < ns && st == HESSFIT_SUCCESS; s++)
+        if (c->begin[s + 1] > c->begin[s])
+            c->used[c->n_used++] = (int)s;
 done:
     free(unit);
     free(row);
@@ -88,13 +95,16 @@ done:
     return st;
 }
 
-/* jf (n_free x n, free-major, overwritten) = C^T js for js slot-major (n_slots x n). */
-static void chain_block(const slot_chain *c, const double *js, long long n, double *jf)
+/* jf (n_free x n, free-major, overwritten) = C^T js for js slot-major: every slot's row (used 0),
+ * or the used slots' rows in their order (used 1). */
+static void chain_block(const slot_chain *c, const double *js, int used, long long n, double *jf)
 {
     memset(jf, 0, (size_t)c->n_free * (size_t)n * sizeof *jf);
-    for (int s = 0; s < c->n_slots; s++)
+    for (int k = 0; k < (used ? c->n_used : c->n_slots); k++) {
+        const int s = used ? c->used[k] : k;
         for (int e = c->begin[s]; e < c->begin[s + 1]; e++)
-            cblas_daxpy((int)n, c->coef[e], js + (size_t)s * n, 1, jf + (size_t)c->free[e] * n, 1);
+            cblas_daxpy((int)n, c->coef[e], js + (size_t)k * n, 1, jf + (size_t)c->free[e] * n, 1);
+    }
 }
 
 /* Where the blocks go: a dense J, or the normal equations. */
@@ -156,14 +166,17 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
             (st = reserve(&jf, &cap_jf, n_free * (size_t)n)) != HESSFIT_SUCCESS ||
             (st = reserve(&r, &cap_r, (size_t)n)) != HESSFIT_SUCCESS)
             break;
-        const hessfit_status hs = hessfit_force_compute_hessian_objective_jacobian(force, context, m, r, n, js,
-                                                                                   (long long)n_slots * n);
+        /* only the slots a free value moves: the kernel skips the terms of the others */
+        const hessfit_status hs = chain.n_used == 0 ? HESSFIT_SUCCESS
+                                                    : hessfit_force_compute_hessian_objective_jacobian(
+                                                          force, context, m, chain.used, chain.n_used, r, n, js,
+                                                          (long long)chain.n_used * n);
         if (hs != HESSFIT_SUCCESS) {
             st = hessfit_error(hs, "objective: Jacobian: hessfit_force_compute_hessian_objective_jacobian: %s: %s",
                                hessfit_status_string(hs), hessfit_last_error());
             break;
         }
-        chain_block(&chain, js, n, jf);
+        chain_block(&chain, js, 1, n, jf);
         sink_block(sink, first, n, res + first, jf);
     }
     for (int part = 0; part < 2 && st == HESSFIT_SUCCESS; part++) {
@@ -178,7 +191,7 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
                        : hf_geometry_part_jacobian(obj->geometry, obj->model, js);
         if (st != HESSFIT_SUCCESS)
             break;
-        chain_block(&chain, js, n, jf);
+        chain_block(&chain, js, 0, n, jf);
         sink_block(sink, first, n, res + first, jf);
     }
     free(js);

@@ -1124,11 +1124,14 @@ public:
      *
      * @param context         a Context whose System holds this force
      * @param molecule        the molecule (0-based)
+     * @param slots           the slots wanted (distinct, in range; empty: all); terms with none of them
+     *                        are skipped
      * @param[out] residuals  the molecule's residuals (its slice of computeHessianObjective's)
-     * @param[out] jacobian   slot-major: jacobian[s * residuals.size() + i] = d r_i / d slot_s
+     * @param[out] jacobian   slot-major: jacobian[k * residuals.size() + i] = d r_i / d slot_{slots[k]}
+     *                        (all slots: k = s)
      */
-    void computeHessianObjectiveJacobian(OpenMM::Context& context, int molecule, std::vector<double>& residuals,
-                                         std::vector<double>& jacobian) const;
+    void computeHessianObjectiveJacobian(OpenMM::Context& context, int molecule, const std::vector<int>& slots,
+                                         std::vector<double>& residuals, std::vector<double>& jacobian) const;
 
     /**
      * Get whether this force uses periodic boundary conditions: never (isolated molecules).

@@ -157,10 +157,12 @@ public:
      *
      * @param context         the Context's implementation
      * @param molecule        the molecule
+     * @param slots           the slots wanted, distinct and in range (checked by the caller); empty: all
      * @param[out] residuals  its residuals (Molecule::numResiduals), as computeHessianObjective's
-     * @param[out] jacobian   slot-major, jacobian[s * n_res + i] = d r_i / d slot_s (n_slots x n_res)
+     * @param[out] jacobian   slot-major, jacobian[k * n_res + i] = d r_i / d slot_{slots[k]}
+     *                        (slots.size() x n_res; all slots: k = s)
      */
-    virtual void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule,
+    virtual void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, const std::vector<int>& slots,
                                                  std::vector<double>& residuals, std::vector<double>& jacobian) = 0;
 };
 

@@ -83,15 +83,17 @@ double FlatHessianObjective::compute(const FlatHessianModel& model, const vector
 }
 
 void FlatHessianObjective::jacobian(const FlatHessianModel& model, const vector<double>& table, const double* positions,
-                                    int molecule, const int* paired, vector<double>& residuals, vector<double>& jacobian) {
+                                    int molecule, const int* paired, const vector<int>& slots, vector<double>& residuals,
+                                    vector<double>& jacobian) {
     if (!state)
         throw HessianForceException(HessianForceException::Value, "HessianForce: no Hessian objective is set in this Context");
     const long long n = hf_objective_state_molecule_residuals(state.get(), molecule, nullptr);
     residuals.assign((size_t) n, 0.0);
-    jacobian.assign((size_t) n * table.size(), 0.0);
+    jacobian.assign((size_t) n * (slots.empty() ? table.size() : slots.size()), 0.0);
     hf_objective_error error = {0, 0, 0};
     const int status = hf_objective_jacobian(&model.model(), table.data(), positions, &flat, state.get(), molecule, paired,
-                                             residuals.data(), jacobian.data(), &error);
+                                             slots.empty() ? nullptr : slots.data(), (int) slots.size(), residuals.data(),
+                                             jacobian.data(), &error);
     check(model, status, error);
 }
 

@@ -697,7 +697,7 @@ void HessianForce::getHessianObjectivePairing(Context& context, vector<int>& mod
     getImpl(context).getHessianObjectivePairing(getContextImpl(context), modes);
 }
 
-void HessianForce::computeHessianObjectiveJacobian(Context& context, int molecule, vector<double>& residuals,
-                                                   vector<double>& jacobian) const {
-    getImpl(context).computeHessianObjectiveJacobian(getContextImpl(context), molecule, residuals, jacobian);
+void HessianForce::computeHessianObjectiveJacobian(Context& context, int molecule, const vector<int>& slots,
+                                                   vector<double>& residuals, vector<double>& jacobian) const {
+    getImpl(context).computeHessianObjectiveJacobian(getContextImpl(context), molecule, slots, residuals, jacobian);
 }

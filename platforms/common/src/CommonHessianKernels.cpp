@@ -406,7 +406,8 @@ void CommonCalcHessianForceKernel::getHessianObjectivePairing(ContextImpl&, vect
 }
 
 void CommonCalcHessianForceKernel::computeHessianObjectiveJacobian(ContextImpl& context, int molecule,
-                                                                   vector<double>& residuals, vector<double>& jacobian) {
+                                                                   const vector<int>& slots, vector<double>& residuals,
+                                                                   vector<double>& jacobian) {
     if (!objective)
         throw HessianForceException(HessianForceException::Value, "HessianForce: no Hessian objective is set in this Context");
     ContextSelector selector(cc);
@@ -425,5 +426,5 @@ void CommonCalcHessianForceKernel::computeHessianObjectiveJacobian(ContextImpl& 
         for (int c = 0; c < 3; c++)
             pos[3 * i + c] = positions[i][c];
     hostObjective.jacobian(flat, hostTable, pos.empty() ? nullptr : pos.data(), molecule,
-                           modes.empty() ? nullptr : modes.data() + first, residuals, jacobian);
+                           modes.empty() ? nullptr : modes.data() + first, slots, residuals, jacobian);
 }

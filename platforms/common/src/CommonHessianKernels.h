@@ -56,7 +56,8 @@ public:
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) override;
     /** On the host (exact): the math core's hf_objective_jacobian on the downloaded table and the
      *  Context's positions, with the device evaluation's pairing. */
-    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, std::vector<double>& residuals,
+    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, const std::vector<int>& slots,
+                                         std::vector<double>& residuals,
                                          std::vector<double>& jacobian) override;
 
 private:

@@ -151,7 +151,8 @@ void ReferenceCalcHessianForceKernel::getHessianObjectivePairing(ContextImpl&, v
 }
 
 void ReferenceCalcHessianForceKernel::computeHessianObjectiveJacobian(ContextImpl& context, int molecule,
-                                                                      vector<double>& residuals, vector<double>& jacobian) {
+                                                                      const vector<int>& slots, vector<double>& residuals,
+                                                                      vector<double>& jacobian) {
     objective.jacobian(model, table, model.model().n_particles > 0 ? positionsOf(context) : nullptr, molecule, nullptr,
-                       residuals, jacobian);
+                       slots, residuals, jacobian);
 }

@@ -30,7 +30,8 @@ public:
     double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
                                    std::vector<double>* residuals) override;
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) override;
-    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, std::vector<double>& residuals,
+    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, const std::vector<int>& slots,
+                                         std::vector<double>& residuals,
                                          std::vector<double>& jacobian) override;
 private:
     /** Throws HessianForceException(Geometry) naming the term when the core returned an error. */

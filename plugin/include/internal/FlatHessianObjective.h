@@ -26,14 +26,15 @@ public:
     double compute(const FlatHessianModel& model, const std::vector<double>& table, const double* positions,
                    std::vector<double>* dLdslot, std::vector<double>* residuals);
     /**
-     * hf_objective_jacobian for one molecule: its residuals and jacobian (slot-major, n_slots x
-     * n_res: jacobian[s * n_res + i] = d r_i / d slot_s), resized.
+     * hf_objective_jacobian for one molecule: its residuals and jacobian (slot-major, slots x
+     * n_res: jacobian[k * n_res + i] = d r_i / d slot_{slots[k]}; slots empty: all, k = s), resized.
      *
      * @param paired  the mode of each of the molecule's frequency targets (NULL: as an evaluation
      *                pairs them now)
      */
     void jacobian(const FlatHessianModel& model, const std::vector<double>& table, const double* positions, int molecule,
-                  const int* paired, std::vector<double>& residuals, std::vector<double>& jacobian);
+                  const int* paired, const std::vector<int>& slots, std::vector<double>& residuals,
+                  std::vector<double>& jacobian);
     /** The last evaluation's pairing of every frequency target (-1: none). */
     void pairing(std::vector<int>& modes) const;
 

@@ -310,6 +310,36 @@ static void test_rh(rh_set *s, int mm3)
     const char *label = mm3 ? "rh-enamide x2, MM3* form, all parts" : "rh-enamide x2, LJ + Coulomb, all parts";
     /* every 7th column: the geometry part re-minimises at each stencil point */
     expect(check_jacobian(obj, model, x, 1e-5, 7, label), 3e-6, label);
+    if (platform != NULL) { /* the same Jacobian on Reference */
+        hessfit_model_options ro = mo;
+        ro.platform = "Reference";
+        ro.precision = NULL;
+        hessfit_model *ref;
+        HF_CALL(hessfit_model_create(&s->ff, s->mols, s->typed_pair, PAIR, &ro, &ref));
+        for (int i = 0; i < n; i++) {
+            int p, v;
+            HF_CALL(hessfit_model_free_parameter(model, i, &p, &v, NULL, NULL));
+            HF_CALL(hessfit_model_add_free(ref, p, v));
+        }
+        hessfit_objective *robj = rh_objective(s, ref);
+        const long long nr = hessfit_objective_n_residuals(obj);
+        CHECK(nr == hessfit_objective_n_residuals(robj), "%s: residual counts differ", label);
+        double *ja = alloc_doubles((size_t)nr * n), *jb = alloc_doubles((size_t)nr * n), *r = alloc_doubles((size_t)nr);
+        HF_CALL(hessfit_objective_jacobian(obj, x, NULL, r, ja));
+        HF_CALL(hessfit_objective_jacobian(robj, x, NULL, r, jb));
+        double jmax = 0.0, diff = 0.0;
+        for (size_t i = 0; i < (size_t)nr * n; i++) {
+            jmax = fmax(jmax, fabs(jb[i]));
+            diff = fmax(diff, fabs(ja[i] - jb[i]));
+        }
+        printf("  %s: J on %s vs Reference: %.2g of max |J|\n", label, platform, diff / jmax);
+        CHECK(diff <= 1e-10 * jmax, "%s: J on %s differs from Reference's by %.3g of max |J|", label, platform, diff / jmax);
+        free(ja);
+        free(jb);
+        free(r);
+        hessfit_objective_destroy(robj);
+        hessfit_model_destroy(ref);
+    }
     free(x);
     hessfit_objective_destroy(obj);
     hessfit_model_destroy(model);
