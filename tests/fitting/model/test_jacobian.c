@@ -7,8 +7,9 @@
  *     on CH3F at a generic point (one H moved, parameters off the start), and geometry; on two
  *     rh-enamide structures (the two DMPE conformers, mm3.fld, Lennard-Jones + Coulomb, bond, angle,
  *     torsion and vdW values free) all parts at once: overlap frequencies + eigenmatrix + Hessian
- *     elements on one, q2mm frequencies (TS kept) + eigenmatrix (TS replaced) on the other,
- *     relative energies and geometry targets; and the MM3* form (derived slots) on the same pair.
+ *     elements on one, q2mm frequencies + eigenmatrix (TS replaced) on the other, relative
+ *     energies and geometry targets (bonds, angles, torsions: the per-coordinate route; CH3F's
+ *     take the per-target adjoints); and the MM3* form (derived slots) on the same pair.
  *   - 2 J^T r = evaluate's gradient (to ~1e-12 of its largest component); the residuals equal
  *     evaluate's; normal_equations = J^T J and J^T r of the dense J.
  * Argument: a platform name (default Reference), so that the GPU platforms' route is checked too;
@@ -282,9 +283,13 @@ static hessfit_objective *rh_objective(rh_set *s, hessfit_model *model)
     static const double w[3] = {HESSFIT_OBJ_BOND_WEIGHT, HESSFIT_OBJ_ANGLE_WEIGHT, HESSFIT_OBJ_TORSION_WEIGHT};
     hessfit_geometry_target *t = NULL;
     int nt = 0;
+    /* bonds, angles and torsions: more targets than coordinates, so the geometry part takes its
+     * per-coordinate route here (CH3F's 10 bonds and angles of 15 coordinates take the adjoints) */
     HF_CALL(hessfit_objective_geometry_targets_of_terms(&s->typed_pair[0], &s->mols[0], 0,
-                                                        HESSFIT_OBJ_GEOMETRY_BONDS | HESSFIT_OBJ_GEOMETRY_ANGLES, w, &t,
-                                                        &nt));
+                                                        HESSFIT_OBJ_GEOMETRY_BONDS | HESSFIT_OBJ_GEOMETRY_ANGLES |
+                                                            HESSFIT_OBJ_GEOMETRY_TORSIONS,
+                                                        w, &t, &nt));
+    CHECK(nt > 3 * s->mols[0].n_atoms, "%d geometry targets for %d coordinates", nt, 3 * s->mols[0].n_atoms);
     HF_CALL(hessfit_objective_set_geometry(obj, s->mols, PAIR, t, nt));
     free(t);
     return obj;
