@@ -322,3 +322,25 @@ void HessianForceImpl::getHessianObjectivePairing(ContextImpl& context, vector<i
         fail(HessianForceException::Value, "no Hessian objective is set in this Context (call setHessianObjective first)");
     kernel.getAs<CalcHessianForceKernel>().getHessianObjectivePairing(context, modes);
 }
+
+void HessianForceImpl::computeHessianObjectiveJacobian(ContextImpl& context, int molecule, const vector<int>& slots,
+                                                       vector<double>& residuals, vector<double>& jacobian) {
+    if (!hasObjective)
+        fail(HessianForceException::Value, "no Hessian objective is set in this Context (call setHessianObjective first)");
+    const int n = (int) kernelMoleculeParticles(context).size();
+    if (molecule < 0 || molecule >= n)
+        fail(HessianForceException::Size, "the Hessian objective's Jacobian: molecule " + std::to_string(molecule) +
+                                              " is outside 0.." + std::to_string(n - 1));
+    const int numSlots = owner.getNumParameters();
+    vector<char> seen((size_t) numSlots, 0);
+    for (size_t k = 0; k < slots.size(); k++) {
+        if (slots[k] < 0 || slots[k] >= numSlots)
+            fail(HessianForceException::Size, "the Hessian objective's Jacobian: slot " + std::to_string(slots[k]) +
+                                                  " (entry " + std::to_string(k) + ") is outside 0.." +
+                                                  std::to_string(numSlots - 1));
+        if (seen[(size_t) slots[k]]++)
+            fail(HessianForceException::Value, "the Hessian objective's Jacobian: slot " + std::to_string(slots[k]) +
+                                                   " is listed twice (entry " + std::to_string(k) + ")");
+    }
+    kernel.getAs<CalcHessianForceKernel>().computeHessianObjectiveJacobian(context, molecule, slots, residuals, jacobian);
+}
