@@ -795,8 +795,8 @@ static hessfit_status free_line(hf_training_set *set, const hessfit_config_entry
         hf_param_value_name(q, v, name, sizeof name, NULL);
         if (is_fourier(q) && v % 3 == 2)
             continue; /* a periodicity is never free */
-        if (what == NULL)
-            take = 1;
+        if (what == NULL) /* k and equilibrium (a bond moment only by name: line N mu) */
+            take = !(q->kind == HESSFIT_PARAM_BOND && v == 2);
         else if (strcmp(what, "value") == 0)
             take = n_tok == 4 && atoi(tok[3]) == v + 1;
         else if (is_fourier(q))
@@ -870,6 +870,9 @@ static hessfit_status free_entry(hf_training_set *set, const hessfit_config_entr
             return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: free = '%s' frees nothing: %s", path, e->line, e->value,
                             kinds[k].param == HESSFIT_PARAM_VDW
                                 ? "no term uses a vdw parameter (the fit model has no nonbonded terms)"
+                            : set->settings.form != HESSFIT_MODEL_FORM_MM3 &&
+                                    (kinds[k].what == HESSFIT_MODEL_FREE_MU || kinds[k].param == HESSFIT_PARAM_STRETCH_BEND)
+                                ? "bond moments and stretch-bend constants are values of the MM3* form only (form = mm3)"
                             : !any ? "no term of the training set uses such a parameter"
                                    : "every such value is already free (an earlier free entry), or 0 in the MM3* form "
                                      "(free a zero torsion V, stretch-bend k or bond moment by its line: free = line N)");

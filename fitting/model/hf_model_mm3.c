@@ -117,8 +117,8 @@ static hessfit_status add_charges(hessfit_model *m, const hessfit_forcefield *ff
         c->vdw_param[first + a] = param;
         m->param_uses[param]++;
     }
-    /* each oriented stretch (zero moments too): + on atoms[0], - on atoms[1] (hessfit_mm3.h),
-     * q = mu / (4.803 r0) */
+    /* each oriented stretch (zero moments too): + on its plus atom, - on the other (hessfit_mm3.h),
+     * q = mu / (4.803 r0); an unoriented one (a zero moment) is listed, so freeing its moment fails */
     for (int i = 0; i < x->n_stretches; i++) {
         const hessfit_mm3_stretch *s = &x->stretches[i];
         const int p = s->src_r0.index;
