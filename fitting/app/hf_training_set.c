@@ -998,8 +998,8 @@ static hessfit_status seminario_start(hf_training_set *set)
     for (int i = 0; i < set->n_fit; i++) { /* parameters with a free bond or angle value */
         int p, v;
         hessfit_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
-        if (set->ff.params[p].kind == HESSFIT_PARAM_BOND || set->ff.params[p].kind == HESSFIT_PARAM_ANGLE)
-            chosen[p] = 1;
+        if ((set->ff.params[p].kind == HESSFIT_PARAM_BOND || set->ff.params[p].kind == HESSFIT_PARAM_ANGLE) && v < 2)
+            chosen[p] = 1; /* k or the equilibrium (not a bond moment) */
     }
     for (int m = 0; m < set->n_mols && st == HESSFIT_SUCCESS; m++) {
         if ((st = hessfit_seminario_create(&set->mols[m], &opt, &est[m])) != HESSFIT_SUCCESS) {
