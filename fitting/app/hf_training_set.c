@@ -135,8 +135,8 @@ void hf_param_value_name(const hessfit_ff_param *p, int v, char *name, size_t si
         const char *n = "value";
         switch (p->kind) {
         case HESSFIT_PARAM_BOND:
-            n = v == 0 ? "k" : "r0";
-            u = v == 0 ? "kcal/mol/A^2" : "A";
+            n = v == 0 ? "k" : v == 1 ? "r0" : "mu";
+            u = v == 0 ? "kcal/mol/A^2" : v == 1 ? "A" : "D";
             break;
         case HESSFIT_PARAM_ANGLE:
             n = v == 0 ? "k" : "theta0";
@@ -153,6 +153,10 @@ void hf_param_value_name(const hessfit_ff_param *p, int v, char *name, size_t si
         case HESSFIT_PARAM_CHARGE:
             n = "q";
             u = "e";
+            break;
+        case HESSFIT_PARAM_STRETCH_BEND:
+            n = "k";
+            u = "mdyn/rad";
             break;
         default: break;
         }
@@ -719,7 +723,8 @@ static hessfit_status type_structures(const hessfit_config *c, hf_training_set *
     return st;
 }
 
-/* used[p] = 1 when some typed term uses parameter p. */
+/* used[p] = 1 when some typed term or the model uses parameter p (the MM3* form's stretch-bend lines
+ * and van der Waals lines are used by no typed term). */
 static unsigned char *used_parameters(const hf_training_set *set)
 {
     unsigned char *used = calloc((size_t)set->ff.n_params + 1, 1);
@@ -729,6 +734,8 @@ static unsigned char *used_parameters(const hf_training_set *set)
         for (int t = 0; t < set->typed[m].n_terms; t++)
             if (set->typed[m].terms[t].param >= 0 && set->typed[m].terms[t].param < set->ff.n_params)
                 used[set->typed[m].terms[t].param] = 1;
+    for (int p = 0; p < set->ff.n_params; p++)
+        used[p] |= hessfit_model_param_uses(set->model, p) > 0;
     return used;
 }
 
@@ -756,8 +763,8 @@ static hessfit_status free_value(hf_training_set *set, int param, int value, int
 }
 
 #define FREE_SYNTAX                                                                                                    \
-    "bond k, bond r0, angle k, angle theta0, torsion k, torsion phase, improper k, improper phase, vdw r, vdw eps, "   \
-    "line N [k|r0|theta0|phase|r|eps|value I]"
+    "bond k, bond r0, bond mu, angle k, angle theta0, stretch-bend k, torsion k, torsion phase, improper k, "          \
+    "improper phase, vdw r, vdw eps, line N [k|r0|mu|theta0|phase|r|eps|value I]"
 
 /* "line N [what]": the values of the parameter on line N. */
 static hessfit_status free_line(hf_training_set *set, const hessfit_config_entry *e, char **tok, int n_tok,
@@ -788,8 +795,8 @@ static hessfit_status free_line(hf_training_set *set, const hessfit_config_entry
         hf_param_value_name(q, v, name, sizeof name, NULL);
         if (is_fourier(q) && v % 3 == 2)
             continue; /* a periodicity is never free */
-        if (what == NULL)
-            take = 1;
+        if (what == NULL) /* k and equilibrium (a bond moment only by name: line N mu) */
+            take = !(q->kind == HESSFIT_PARAM_BOND && v == 2);
         else if (strcmp(what, "value") == 0)
             take = n_tok == 4 && atoi(tok[3]) == v + 1;
         else if (is_fourier(q))
@@ -803,7 +810,7 @@ static hessfit_status free_line(hf_training_set *set, const hessfit_config_entry
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                         "%s:%d: free = '%s': the %s parameter %s on line %d has no such value (it has %s)", path,
                         e->line, e->value, hessfit_param_kind_name(q->kind), types, q->line,
-                        q->kind == HESSFIT_PARAM_BOND    ? "k, r0"
+                        q->kind == HESSFIT_PARAM_BOND    ? (q->n_values > 2 ? "k, r0, mu" : "k, r0")
                         : q->kind == HESSFIT_PARAM_ANGLE ? "k, theta0"
                         : is_fourier(q)             ? "k, phase per Fourier term; value I"
                         : q->kind == HESSFIT_PARAM_VDW   ? "r, eps"
@@ -825,6 +832,8 @@ static hessfit_status free_entry(hf_training_set *set, const hessfit_config_entr
     } kinds[] = {
         {"bond", "k", HESSFIT_PARAM_BOND, HESSFIT_MODEL_FREE_K},
         {"bond", "r0", HESSFIT_PARAM_BOND, HESSFIT_MODEL_FREE_X0},
+        {"bond", "mu", HESSFIT_PARAM_BOND, HESSFIT_MODEL_FREE_MU},
+        {"stretch-bend", "k", HESSFIT_PARAM_STRETCH_BEND, HESSFIT_MODEL_FREE_K},
         {"angle", "k", HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_K},
         {"angle", "theta0", HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_X0},
         {"torsion", "k", HESSFIT_PARAM_TORSION, HESSFIT_MODEL_FREE_K},
@@ -861,8 +870,12 @@ static hessfit_status free_entry(hf_training_set *set, const hessfit_config_entr
             return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: free = '%s' frees nothing: %s", path, e->line, e->value,
                             kinds[k].param == HESSFIT_PARAM_VDW
                                 ? "no term uses a vdw parameter (the fit model has no nonbonded terms)"
+                            : set->settings.form != HESSFIT_MODEL_FORM_MM3 &&
+                                    (kinds[k].what == HESSFIT_MODEL_FREE_MU || kinds[k].param == HESSFIT_PARAM_STRETCH_BEND)
+                                ? "bond moments and stretch-bend constants are values of the MM3* form only (form = mm3)"
                             : !any ? "no term of the training set uses such a parameter"
-                                   : "every such value is already free (an earlier free entry)");
+                                   : "every such value is already free (an earlier free entry), or 0 in the MM3* form "
+                                     "(free a zero torsion V, stretch-bend k or bond moment by its line: free = line N)");
         }
     }
     if (st == HESSFIT_SUCCESS && added == 0)
@@ -962,6 +975,7 @@ static hessfit_status add_comparison(hf_training_set *set, const char *path, con
             continue;
         for (int v = 0; v < a->n_values; v++)
             if (!(is_fourier(a) && v % 3 == 2) && a->values[v] != b->values[v] &&
+                !(a->kind == HESSFIT_PARAM_BOND && v == 2 && set->settings.form != HESSFIT_MODEL_FORM_MM3) &&
                 (st = free_value(set, p, v, &added)) != HESSFIT_SUCCESS)
                 return prefixed(st, "--forcefield %s", path);
     }
@@ -987,8 +1001,8 @@ static hessfit_status seminario_start(hf_training_set *set)
     for (int i = 0; i < set->n_fit; i++) { /* parameters with a free bond or angle value */
         int p, v;
         hessfit_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
-        if (set->ff.params[p].kind == HESSFIT_PARAM_BOND || set->ff.params[p].kind == HESSFIT_PARAM_ANGLE)
-            chosen[p] = 1;
+        if ((set->ff.params[p].kind == HESSFIT_PARAM_BOND || set->ff.params[p].kind == HESSFIT_PARAM_ANGLE) && v < 2)
+            chosen[p] = 1; /* k or the equilibrium (not a bond moment) */
     }
     for (int m = 0; m < set->n_mols && st == HESSFIT_SUCCESS; m++) {
         if ((st = hessfit_seminario_create(&set->mols[m], &opt, &est[m])) != HESSFIT_SUCCESS) {
@@ -1165,11 +1179,6 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
         (st = molecule_objectives(c, set, requests, n_requests)) != HESSFIT_SUCCESS ||
         (st = type_structures(c, set)) != HESSFIT_SUCCESS || (st = build_geometry(c, set, requests, n_requests)) != HESSFIT_SUCCESS)
         goto fail;
-    if ((used = used_parameters(set)) == NULL) {
-        st = no_memory("the parameters");
-        goto fail;
-    }
-
     if ((st = hf_cli_load_plugins()) != HESSFIT_SUCCESS)
         goto fail;
     hessfit_model_options model_options = hessfit_model_default_options();
@@ -1179,6 +1188,10 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
     if ((st = hessfit_model_create(&set->ff, set->mols, set->typed, set->n_mols, &model_options, &set->model)) !=
         HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the fit model", c->path);
+        goto fail;
+    }
+    if ((used = used_parameters(set)) == NULL) {
+        st = no_memory("the parameters");
         goto fail;
     }
     for (int f = 0; f < hessfit_config_count(c, "free"); f++)

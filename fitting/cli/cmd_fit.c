@@ -216,7 +216,10 @@ static void write_frcmod_part(const hf_training_set *set, const char *dir, int *
             continue;
         n_used++;
         if (frcmod_expressible(q, why, sizeof why)) {
-            params[(*n_written)++] = *q;
+            params[*n_written] = *q;
+            if (q->kind == HESSFIT_PARAM_BOND) /* the harmonic model's {k, r0}: an .fld's bond moment is not in it */
+                params[*n_written].n_values = 2;
+            (*n_written)++;
             continue;
         }
         hf_param_types_text(q, types, sizeof types);

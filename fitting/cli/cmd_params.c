@@ -62,8 +62,9 @@ static void usage(FILE *out)
             "                          charge and van der Waals line, and the pairs' count, each constant with\n"
             "                          its .fld line or the rule that derives it\n"
             "\n"
-            "Units of the values: bond k kcal/mol/A^2, r0 A; angle k kcal/mol/rad^2, theta0 deg; torsion\n"
-            "(k kcal/mol, phase deg, n) per Fourier term; improper k kcal/mol/rad^2 (harmonic) or Fourier terms.\n"
+            "Units of the values: bond k kcal/mol/A^2, r0 A (.fld: mu D, the bond moment); angle k kcal/mol/rad^2,\n"
+            "theta0 deg; torsion (k kcal/mol, phase deg, n) per Fourier term; improper k kcal/mol/rad^2 (harmonic)\n"
+            "or Fourier terms; stretch-bend k mdyn/rad (MacroModel's: E = 601.99392 k (dr1 + dr2) dtheta kJ/mol).\n"
             "Energies E = k (x - x0)^2, no factor 1/2.\n");
 }
 
@@ -96,6 +97,11 @@ static void print_values(FILE *out, const hessfit_ff_param *p)
     switch (p->kind) {
     case HESSFIT_PARAM_BOND:
         fprintf(out, "k=%.4f r0=%.4f", p->n_values > 0 ? p->values[0] : NAN, p->n_values > 1 ? p->values[1] : NAN);
+        if (p->n_values > 2) /* an .fld's bond moment */
+            fprintf(out, " mu=%.4f", p->values[2]);
+        break;
+    case HESSFIT_PARAM_STRETCH_BEND:
+        fprintf(out, "k=%.4f", p->n_values > 0 ? p->values[0] : NAN);
         break;
     case HESSFIT_PARAM_ANGLE:
         fprintf(out, "k=%.4f theta0=%.4f", p->n_values > 0 ? p->values[0] : NAN, p->n_values > 1 ? p->values[1] : NAN);
@@ -538,7 +544,8 @@ int hf_cmd_params(int argc, char **argv)
     }
     for (int i = 0; i < ff.n_params; i++)
         n_unused += uses[i].n_terms == 0 && (int)ff.params[i].kind < HESSFIT_NUM_TERM_KINDS;
-    printf("\n# bonded parameters used by no term: %d (vdW and charge parameters are not bonded terms)\n", n_unused);
+    printf("\n# bonded parameters used by no term: %d (vdW, charge and stretch-bend parameters are not typed terms)\n",
+           n_unused);
     for (int i = 0; i < ff.n_params; i++)
         if (uses[i].n_terms == 0 && (int)ff.params[i].kind < HESSFIT_NUM_TERM_KINDS) {
             print_param(stdout, &ff, i);

@@ -232,7 +232,7 @@ static hessfit_status term_param(const char *path, const hessfit_forcefield *ff,
             return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: %s: parameter %d value %d is %g", path, what, t->param, k + 1,
                             p->values[k]);
     if (t->kind == HESSFIT_TERM_BOND || t->kind == HESSFIT_TERM_ANGLE) {
-        if (p->n_values != 2)
+        if (p->n_values != 2 && !(t->kind == HESSFIT_TERM_BOND && p->n_values == 3)) /* .fld bonds: {k, r0, mu} */
             return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %s: parameter %d holds %d values, not {k, x0}", path, what,
                             t->param, p->n_values);
     } else if (t->kind == HESSFIT_TERM_IMPROPER && p->improper_form == HESSFIT_IMPROPER_HARMONIC) {

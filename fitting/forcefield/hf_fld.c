@@ -18,7 +18,7 @@
  * formats, so positions matter, not whitespace):
  *   [0]      ' ', or 'a' for an alternative parameter (read like the others)
  *   [1]      interaction code: 1 stretch, 2 bend, 3 stretch-bend, 4 torsion, 5 out-of-plane,
- *            6 special vdW pair, 7 hydrogen bond, 8 torsion-stretch (1 2 4 5 are parameters here;
+ *            6 special vdW pair, 7 hydrogen bond, 8 torsion-stretch (1 to 5 are parameters here;
  *            every code 1-8 line is also an hessfit_fld_row with its three fields in file units,
  *            blank ones 0; a code letter ('A') is kept as text only)
  *   types    main tables [4,6) [9,11) [14,16) [19,21) with a bond mark between consecutive types
@@ -36,8 +36,10 @@
  *            condition). Stored as written in hessfit_ff_param.descriptor ("O200 0000", "1C200 0000"),
  *            "" when there is no condition; what it means is the matcher's business (hf_typing.c)
  *   then     selections and alternatives, and from column 88 the comment (the label)
- *   stretch: r0 [A], k [mdyn/A] (bond moment)        bend: theta0 [deg], k [mdyn A/rad^2] (bend-bend)
- *   torsion: V1 V2 V3 [kcal/mol]                      out-of-plane: angle (must be 0), k [mdyn A/rad^2]
+ *   stretch: r0 [A], k [mdyn/A], bond moment [D]    bend: theta0 [deg], k [mdyn A/rad^2] (bend-bend)
+ *   stretch-bend: k_sb [mdyn/rad]                     torsion: V1 V2 V3 [kcal/mol]
+ *   out-of-plane: angle (must be 0), k [mdyn A/rad^2]
+ * A blank bond moment or k_sb is 0; written back blank while unchanged.
  * A line with blank type columns continues the descriptors of the line above ("1C200 0000" on
  * line 114 of mm3.fld, " O200 0000" on 115); it is kept as text, and hessfit_forcefield_param_at_line
  * maps it to the parameter it continues (MacroModel's .mmo names such a line as the FF line).
@@ -47,7 +49,7 @@
  *
  * Canonical values (hessfit_forcefield.h): k_bond = k_mdyn * 71.96631, k_angle = k_mdyn * 71.94
  * (also for out-of-plane constants, which share the bend units), torsion Fourier triples
- * {V1/2, 0, 1}, {V2/2, 180, 2}, {V3/2, 0, 3}.
+ * {V1/2, 0, 1}, {V2/2, 180, 2}, {V3/2, 0, 3}, bonds {k, r0, mu}, stretch-bends {k_sb} (mdyn/rad).
  */
 #include "hessfit_forcefield.h"
 #include "hessfit_units.h"
@@ -75,13 +77,14 @@ static const int MAIN_TYPE_COL[4] = {4, 9, 14, 19};
 static const int SUB_TYPE_COL[4] = {4, 8, 12, 16};
 
 /* How the file fields of a parameter kind map to canonical values: values[value[i]] =
- * file field field[i] * scale[i]. */
+ * file field field[i] * scale[i]; a field whose bit is set in optional may be blank (0). */
 typedef struct fld_map {
     int n;
     int field[3];
     int value[3];
     double scale[3];
     int n_values; /* values a parameter of this kind holds */
+    unsigned optional;
 } fld_map;
 
 static fld_map fld_map_for(hessfit_param_kind kind)
@@ -89,20 +92,23 @@ static fld_map fld_map_for(hessfit_param_kind kind)
     fld_map m;
     memset(&m, 0, sizeof m);
     switch (kind) {
-    case HESSFIT_PARAM_BOND:
-        m = (fld_map){2, {0, 1, 0}, {1, 0, 0}, {1.0, HESSFIT_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2, 0.0}, 2};
+    case HESSFIT_PARAM_BOND: /* the bond moment (field 3) may be blank */
+        m = (fld_map){3, {0, 1, 2}, {1, 0, 2}, {1.0, HESSFIT_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2, 1.0}, 3, 4u};
         break;
     case HESSFIT_PARAM_ANGLE:
-        m = (fld_map){2, {0, 1, 0}, {1, 0, 0}, {1.0, HESSFIT_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.0}, 2};
+        m = (fld_map){2, {0, 1, 0}, {1, 0, 0}, {1.0, HESSFIT_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.0}, 2, 0u};
         break;
     case HESSFIT_PARAM_TORSION: /* V_n / 2 */
-        m = (fld_map){3, {0, 1, 2}, {0, 3, 6}, {0.5, 0.5, 0.5}, 9};
+        m = (fld_map){3, {0, 1, 2}, {0, 3, 6}, {0.5, 0.5, 0.5}, 9, 0u};
         break;
     case HESSFIT_PARAM_IMPROPER: /* field 0 is the out-of-plane angle, required to be 0 */
-        m = (fld_map){1, {1, 0, 0}, {0, 0, 0}, {HESSFIT_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.0, 0.0}, 1};
+        m = (fld_map){1, {1, 0, 0}, {0, 0, 0}, {HESSFIT_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2, 0.0, 0.0}, 1, 0u};
         break;
     case HESSFIT_PARAM_VDW:
-        m = (fld_map){2, {0, 1, 0}, {0, 1, 0}, {1.0, 1.0, 0.0}, 2};
+        m = (fld_map){2, {0, 1, 0}, {0, 1, 0}, {1.0, 1.0, 0.0}, 2, 0u};
+        break;
+    case HESSFIT_PARAM_STRETCH_BEND: /* k_sb as written; fields 2 and 3 are not used by MM3* */
+        m = (fld_map){1, {0, 0, 0}, {0, 0, 0}, {1.0, 0.0, 0.0}, 1, 1u};
         break;
     default:
         break;
@@ -143,6 +149,7 @@ static const char *kind_word(hessfit_param_kind kind)
     case HESSFIT_PARAM_TORSION: return "torsion";
     case HESSFIT_PARAM_IMPROPER: return "out-of-plane";
     case HESSFIT_PARAM_VDW: return "van der Waals";
+    case HESSFIT_PARAM_STRETCH_BEND: return "stretch-bend";
     default: return "parameter";
     }
 }
@@ -218,6 +225,7 @@ static int atoms_of_code(char code)
     switch (code) {
     case '1': return 2;
     case '2': return 3;
+    case '3': return 3;
     case '4': return 4;
     case '5': return 4;
     default: return 0;
@@ -229,6 +237,7 @@ static hessfit_param_kind kind_of_code(char code)
     switch (code) {
     case '1': return HESSFIT_PARAM_BOND;
     case '2': return HESSFIT_PARAM_ANGLE;
+    case '3': return HESSFIT_PARAM_STRETCH_BEND;
     case '4': return HESSFIT_PARAM_TORSION;
     default: return HESSFIT_PARAM_IMPROPER;
     }
@@ -334,6 +343,8 @@ static hessfit_status fld_parse_table_line(const char *path, int line_no, const 
         int f = m.field[i];
         char what[64];
         snprintf(what, sizeof what, "%s field %d", kind_word(p->kind), f + 1);
+        if ((m.optional & (1u << f)) && span_is_blank(text, len, (size_t)TABLE_FIELD_START[f], (size_t)TABLE_FIELD_END[f]))
+            continue; /* blank: 0, decimals -1 */
         st = fld_number(path, line_no, text, TABLE_FIELD_START[f], TABLE_FIELD_END[f], what, &file_value[f],
                         &out->decimals[f]);
         if (st != HESSFIT_SUCCESS)
@@ -863,6 +874,16 @@ static hessfit_status put_field(char *line, int start, int end, int decimals, do
     return HESSFIT_SUCCESS;
 }
 
+/* The decimals a blank field gets when a fitted value fills it: those of the line's first written
+ * field (its F10.4 format), else 4. */
+static int blank_decimals(const fld_line *orig)
+{
+    for (int f = 0; f < 3; f++)
+        if (orig->decimals[f] >= 0)
+            return orig->decimals[f];
+    return 4;
+}
+
 hessfit_status hessfit_fld_write(const hessfit_forcefield *ff, const char *path)
 {
     char **edited = NULL; /* per line: NULL = unchanged, else the rewritten line */
@@ -970,7 +991,8 @@ hessfit_status hessfit_fld_write(const hessfit_forcefield *ff, const char *path)
                 grown[fe[f]] = '\0';
                 edited[L - 1] = grown;
             }
-            st = put_field(edited[L - 1], fs[f], fe[f], orig.decimals[f], p->values[v] / m.scale[k], who, path, f);
+            st = put_field(edited[L - 1], fs[f], fe[f], orig.decimals[f] >= 0 ? orig.decimals[f] : blank_decimals(&orig),
+                           p->values[v] / m.scale[k], who, path, f);
             if (st != HESSFIT_SUCCESS)
                 goto done;
         }

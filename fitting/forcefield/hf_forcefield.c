@@ -39,6 +39,7 @@ const char *hessfit_param_kind_name(hessfit_param_kind kind)
     case HESSFIT_PARAM_IMPROPER: return "improper";
     case HESSFIT_PARAM_VDW: return "vdw";
     case HESSFIT_PARAM_CHARGE: return "charge";
+    case HESSFIT_PARAM_STRETCH_BEND: return "stretch-bend";
     default: return "unknown";
     }
 }

@@ -415,6 +415,9 @@ static hessfit_status check_writable(const hessfit_ff_param *p, int index, const
     if (p->substructure >= 0)
         return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: %s is a substructure parameter (pattern positions), which an frcmod "
                         "cannot express", path, who);
+    if (p->kind == HESSFIT_PARAM_BOND && p->n_values == 3)
+        return hessfit_error(HESSFIT_ERROR_UNSUPPORTED, "%s: %s holds a bond moment (an MM3* .fld value), which an frcmod "
+                             "cannot express", path, who);
     if (p->n_types != want_types)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: %s has %d types, not %d", path, who, p->n_types, want_types);
     for (int k = 0; k < p->n_types; k++) {

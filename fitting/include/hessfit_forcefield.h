@@ -6,6 +6,7 @@
  *
  * Canonical units and energy forms (q2mm's; the same "no 1/2" convention as HessianForce):
  *   bond      values = {k [kcal/mol/A^2], r0 [A]}                  E = k (r - r0)^2
+ *             (an MM3* .fld adds mu [D], the line's bond moment: values = {k, r0, mu})
  *   angle     values = {k [kcal/mol/rad^2], theta0 [deg]}          E = k (theta - theta0)^2
  *   torsion   values = Fourier triples {k_1, phase_1, n_1, k_2, ...}: k [kcal/mol], phase [deg],
  *             n periodicity (integer valued)                       E = sum k (1 + cos(n phi - phase))
@@ -14,6 +15,9 @@
  *             (AMBER IMPR); improper_form says which
  *   vdw       values = {r* [A] (half the minimum distance of a like pair), eps [kcal/mol]}
  *   charge    values = {q [e]}
+ *   stretch-bend (MM3* .fld S-B table, code 3) values = {k_sb [mdyn/rad]}, MacroModel's own unit
+ *             (E = F_SB k_sb (dr_1 + dr_2) dtheta, F_SB the .fld header's factor, 601.99392
+ *             kJ/mol per mdyn A), so that the MM3* model's constant keeps the file's bits
  * Conversions from file units (MM3 mdyn/A x 71.96631, mdyn*A/rad^2 x 71.94) live in
  * hessfit_units.h.
  */
@@ -31,6 +35,7 @@ typedef enum hessfit_param_kind {
     HESSFIT_PARAM_IMPROPER = HESSFIT_TERM_IMPROPER,
     HESSFIT_PARAM_VDW,
     HESSFIT_PARAM_CHARGE,
+    HESSFIT_PARAM_STRETCH_BEND, /* MM3* .fld only; no typed term has this kind (hessfit_mm3_build finds it) */
     HESSFIT_NUM_PARAM_KINDS
 } hessfit_param_kind;
 
@@ -141,7 +146,7 @@ typedef struct hessfit_forcefield {
 } hessfit_forcefield;
 
 void hessfit_forcefield_free(hessfit_forcefield *ff);
-/** "bond", "angle", "torsion", "improper", "vdw", "charge". */
+/** "bond", "angle", "torsion", "improper", "vdw", "charge", "stretch-bend". */
 const char *hessfit_param_kind_name(hessfit_param_kind kind);
 /** Index of the parameter read from that line, or -1. For an MM3 .fld, a descriptor continuation
  * line (blank type columns below a parameter line of the same interaction code, e.g. mm3.fld

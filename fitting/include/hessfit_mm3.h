@@ -28,10 +28,14 @@ extern "C" {
  * strtorunit = -11.995 / 2). */
 #define HESSFIT_MM3_BEND_BEND_UNIT (-0.02191418)
 #define HESSFIT_MM3_TORSION_STRETCH_UNIT (-5.9975)
+/** A bond moment's charges: q = +-mu / (HESSFIT_MM3_DEBYE_PER_E_A r0) (mu in D, r0 in A), MacroModel's
+ * factor (4.803, not 1/0.2081943: fitted to its printed charges, docs/mm3.md). */
+#define HESSFIT_MM3_DEBYE_PER_E_A 4.803
 
 /** Where a constant comes from. */
 typedef enum hessfit_mm3_origin {
-    HESSFIT_MM3_FROM_PARAM = 0, /**< ff->params[index].values[value] * scale (a value the fit may change) */
+    HESSFIT_MM3_FROM_PARAM = 0, /**< ff->params[index].values[value] * scale (a value the fit may change:
+                                     stretch k, r0, mu; bend k, theta0; k_sb; torsion V; out-of-plane k) */
     HESSFIT_MM3_FROM_ROW = 1,   /**< ff->fld_rows[index].values[value] * scale (an .fld value not fitted) */
     HESSFIT_MM3_DERIVED = 2     /**< computed from other constants or fixed by a rule (rule says which) */
 } hessfit_mm3_origin;
@@ -47,8 +51,12 @@ typedef struct hessfit_mm3_source {
 
 /** Stretch: E = 1/2 F_STR k dr^2 (1 - 2.55 dr + 3.793125 dr^2), dr = r_eff - r0, r_eff = |x_a' - x_b'| / f. */
 typedef struct hessfit_mm3_stretch {
-    int atoms[2];      /**< atoms[0] is the end a positive bond moment makes positive */
-    double r0, k, mu;  /**< A, mdyn/A, Debye */
+    int atoms[2];      /**< where mu is not 0, atoms[0] is plus; else the typed term's order */
+    double r0, k, mu;  /**< A, mdyn/A, Debye (values 1, 0, 2 of the stretch parameter) */
+    /** The atom a positive moment makes positive (the line's first column); -1 only for a zero
+     * moment whose line fits the bond both ways or neither (MacroModel cannot charge such a bond:
+     * a non-zero moment there is an error). */
+    int plus;
     double f;          /**< effective-length divisor: f of a reduced H in the bond, else 1 */
     hessfit_mm3_source src_r0, src_k, src_mu;
     int term;          /**< index of the typed term */

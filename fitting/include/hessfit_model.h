@@ -139,16 +139,23 @@ hessfit_status hessfit_model_get_slots(const hessfit_model *model, double *slots
 /* ---- free parameters --------------------------------------------------------------------- */
 /** Frees ff->params[param].values[value]. The parameter must be used by some term (a vdw
  * parameter by some atom when nonbonded terms are on); value must be a k, equilibrium, phase,
- * R* or eps (never a periodicity); freeing it twice is an error. */
+ * R*, eps or (MM3* form) a bond moment, never a periodicity; freeing it twice is an error. A bond
+ * moment on a stretch line that does not orient one of its bonds (hessfit_mm3_stretch.plus -1)
+ * is an error naming the bond. */
 hessfit_status hessfit_model_add_free(hessfit_model *model, int param, int value);
+/** Terms (vdW parameters in the MM3* form or with nonbonded terms: atoms) that use parameter
+ * param; 0 for an index out of range. */
+int hessfit_model_param_uses(const hessfit_model *model, int param);
 
 /* Which values hessfit_model_add_free_kind frees, or-ed: */
-#define HESSFIT_MODEL_FREE_K 1u     /* bond/angle/harmonic improper k; Fourier k; vdw eps */
+#define HESSFIT_MODEL_FREE_K 1u     /* bond/angle/harmonic improper k; Fourier k; vdw eps; stretch-bend k */
 #define HESSFIT_MODEL_FREE_X0 2u    /* bond r0, angle theta0; vdw R* */
 #define HESSFIT_MODEL_FREE_PHASE 4u /* Fourier phases */
-/** Frees those values of every used parameter of one kind (Fourier triples: only those whose k
- * is not 0; free a zero triple with hessfit_model_add_free). Values already free are skipped;
- * *n_added (may be NULL) counts the new ones. */
+#define HESSFIT_MODEL_FREE_MU 8u    /* bond moments (MM3* form: the charges follow) */
+/** Frees those values of every used parameter of one kind (in the MM3* form, Fourier triples,
+ * stretch-bend k and bond moments only where they are not 0; free a zero one with
+ * hessfit_model_add_free). Values already free are skipped; *n_added (may be NULL) counts the new
+ * ones. */
 hessfit_status hessfit_model_add_free_kind(hessfit_model *model, hessfit_param_kind kind, unsigned what, int *n_added);
 
 int hessfit_model_n_free(const hessfit_model *model);

@@ -293,6 +293,8 @@ typedef enum hessfit_opt_value_kind {
     HESSFIT_OPT_IMPROPER_K,      /* harmonic out-of-plane k, kcal/mol/rad^2 */
     HESSFIT_OPT_VDW_RSTAR,       /* A */
     HESSFIT_OPT_VDW_EPS,         /* kcal/mol */
+    HESSFIT_OPT_STRETCH_BEND_K,  /* MM3* stretch-bend k_sb, mdyn/rad (hessfit_forcefield.h) */
+    HESSFIT_OPT_BOND_MOMENT,     /* MM3* bond moment, D */
     HESSFIT_NUM_OPT_VALUE_KINDS
 } hessfit_opt_value_kind;
 

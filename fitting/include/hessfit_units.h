@@ -76,6 +76,10 @@ extern "C" {
  * 71.96631 for stretches (half of 143.9326) and MM3's historical 71.94 for bends. */
 #define HESSFIT_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2          71.96631
 #define HESSFIT_MM3_MDYN_A_PER_RAD2_TO_KCAL_PER_MOL_PER_RAD2   71.94
+/* An MM3 stretch-bend constant (E = F_SB k_sb (dr_1 + dr_2) dtheta, k_sb in mdyn/rad, no 1/2) in
+ * kcal/mol/A/rad (q2mm's unit for it): 1 mdyn A = 143.93262 kcal/mol (the stretch's 71.96631,
+ * doubled). hessfit keeps k_sb in mdyn/rad (hessfit_forcefield.h); q2mm's bounds convert. */
+#define HESSFIT_MM3_MDYN_PER_RAD_TO_KCAL_PER_MOL_PER_A_PER_RAD (2.0 * HESSFIT_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2)
 
 /** The full conversion 1 mdyn/A = 100 N/m -> kcal/mol/A^2 (and, the same number, 1 mdyn*A/rad^2
  * -> kcal/mol/rad^2), from N_A: about 143.9325. No factor 1/2 here. */

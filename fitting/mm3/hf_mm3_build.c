@@ -230,30 +230,33 @@ static hessfit_status add_stretch(builder *b, int term)
                              atoms_text(b, t->atoms, 2, text, sizeof text), t->param);
     s->src_r0 = from_param(ff, t->param, 1, 1.0, "");
     s->src_k = from_param(ff, t->param, 0, 1.0 / HESSFIT_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2, "");
-    s->src_mu = from_row(ff, row, 2, (ff->fld_rows[row].blank & 4u) ? "blank field: 0" : "");
+    s->src_mu = from_param(ff, t->param, 2, 1.0, (ff->fld_rows[row].blank & 4u) ? "blank field: 0" : "");
     s->r0 = source_value(ff, s->src_r0);
     s->k = source_value(ff, s->src_k);
     s->mu = source_value(ff, s->src_mu);
     s->term = term;
-    if (s->mu != 0.0) { /* which end the line's first column names */
-        const hessfit_fld_row *r = &ff->fld_rows[row];
-        if (r->substructure >= 0) {
-            if ((st = hf_mm3_substructure_first(&b->g, r, t->atoms[0], t->atoms[1], &first)) != HESSFIT_SUCCESS)
-                return st;
-        } else {
-            const int fwd = hf_mm3_type_fits(&b->g, r->types[0], t->atoms[0]) &&
-                            hf_mm3_type_fits(&b->g, r->types[1], t->atoms[1]);
-            const int bwd = hf_mm3_type_fits(&b->g, r->types[0], t->atoms[1]) &&
-                            hf_mm3_type_fits(&b->g, r->types[1], t->atoms[0]);
-            if (fwd == bwd)
-                return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
-                                     "%s:%d: bond moment %g on stretch %s: the line's types %s %s fit %s, so the "
-                                     "moment's direction is undetermined",
-                                     ff->path, r->line, s->mu, atoms_text(b, t->atoms, 2, text, sizeof text),
-                                     r->types[0], r->types[1], fwd ? "both ways" : "neither way");
-            first = fwd ? t->atoms[0] : t->atoms[1];
-        }
+    /* which end the line's first column names: needed for a moment; for a zero one only known or not */
+    const hessfit_fld_row *r = &ff->fld_rows[row];
+    if (r->substructure >= 0) {
+        st = hf_mm3_substructure_first(&b->g, r, t->atoms[0], t->atoms[1], &first);
+    } else {
+        const int fwd =
+            hf_mm3_type_fits(&b->g, r->types[0], t->atoms[0]) && hf_mm3_type_fits(&b->g, r->types[1], t->atoms[1]);
+        const int bwd =
+            hf_mm3_type_fits(&b->g, r->types[0], t->atoms[1]) && hf_mm3_type_fits(&b->g, r->types[1], t->atoms[0]);
+        st = fwd == bwd ? hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                                        "%s:%d: bond moment %g on stretch %s: the line's types %s %s fit %s, so the "
+                                        "moment's direction is undetermined",
+                                        ff->path, r->line, s->mu, atoms_text(b, t->atoms, 2, text, sizeof text),
+                                        r->types[0], r->types[1], fwd ? "both ways" : "neither way")
+                        : HESSFIT_SUCCESS;
+        first = fwd ? t->atoms[0] : t->atoms[1];
     }
+    if (st != HESSFIT_SUCCESS && s->mu != 0.0)
+        return st;
+    s->plus = st == HESSFIT_SUCCESS ? first : -1;
+    if (s->mu == 0.0) /* the typed order (a term's atom order shows in the last bits of its derivatives) */
+        first = t->atoms[0];
     s->atoms[0] = first;
     s->atoms[1] = first == t->atoms[0] ? t->atoms[1] : t->atoms[0];
     if ((st = bond_f(b, s->atoms[0], s->atoms[1], &s->f)) != HESSFIT_SUCCESS)
@@ -314,7 +317,8 @@ static hessfit_status add_stretch_bend(builder *b, int bend)
         x->src_k_sb = derived(ordered ? "no S-B line: not a carbon centre" : "no S-B line: an order-0 bond");
         return HESSFIT_SUCCESS;
     }
-    x->src_k_sb = from_row(b->ff, row, 0, "");
+    const int param = b->ff->fld_rows[row].param; /* every S-B line is a parameter (hessfit_fld_read) */
+    x->src_k_sb = param >= 0 ? from_param(b->ff, param, 0, 1.0, "") : from_row(b->ff, row, 0, "");
     x->k_sb = source_value(b->ff, x->src_k_sb);
     for (int k = 0; k < 2; k++) {
         int s = b->stretch_of[e->atoms[2 * k] * b->m->n_atoms + e->atoms[1]];

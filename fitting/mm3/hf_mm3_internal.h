@@ -24,7 +24,7 @@
 #define HF_MM3_BUCK_C 2.25
 #define HF_MM3_SWITCH_ON 6.0                   /* A, MacroModel's 7 +- 1 A van der Waals cutoff */
 #define HF_MM3_SWITCH_OFF 8.0
-#define HF_MM3_DEBYE_PER_E_A 4.803             /* q = mu / (4.803 r0), MacroModel's factor */
+#define HF_MM3_DEBYE_PER_E_A HESSFIT_MM3_DEBYE_PER_E_A  /* hessfit_mm3.h */
 
 /* The molecule's bonds as adjacency lists with their orders (every bond, order 0 included). */
 typedef struct hf_mm3_graph {

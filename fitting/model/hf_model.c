@@ -58,9 +58,9 @@ int hf_model_value_factor(const hessfit_ff_param *p, int v, double *factor)
     if (v < 0 || v >= p->n_values)
         return 0;
     switch (p->kind) {
-    case HESSFIT_PARAM_BOND:
-        *factor = v == 0 ? HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2 : HESSFIT_ANGSTROM_TO_NM;
-        return v < 2;
+    case HESSFIT_PARAM_BOND: /* v 2: an .fld's bond moment (D), which only the MM3* form's charges use */
+        *factor = v == 0 ? HESSFIT_KCAL_PER_MOL_PER_A2_TO_KJ_PER_MOL_PER_NM2 : v == 1 ? HESSFIT_ANGSTROM_TO_NM : 1.0;
+        return v < 3;
     case HESSFIT_PARAM_ANGLE:
         *factor = v == 0 ? HESSFIT_KCAL_PER_MOL_PER_RAD2_TO_KJ_PER_MOL_PER_RAD2 : HESSFIT_DEG_TO_RAD;
         return v < 2;
@@ -79,6 +79,9 @@ int hf_model_value_factor(const hessfit_ff_param *p, int v, double *factor)
     case HESSFIT_PARAM_VDW:
         *factor = v == 0 ? HESSFIT_RSTAR_A_TO_LJ_SIGMA_NM : HESSFIT_KCAL_TO_KJ;
         return v < 2;
+    case HESSFIT_PARAM_STRETCH_BEND: /* k_sb, mdyn/rad: only the MM3* form has the term, with its F_SB */
+        *factor = 1.0;
+        return v == 0;
     default:
         return 0;
     }
@@ -321,7 +324,8 @@ static hessfit_status check_term(const hessfit_model *md, const hessfit_molecule
     int fourier = t->kind == HESSFIT_TERM_TORSION ||
                   (t->kind == HESSFIT_TERM_IMPROPER && p->improper_form == HESSFIT_IMPROPER_FOURIER);
     if (t->kind == HESSFIT_TERM_BOND || t->kind == HESSFIT_TERM_ANGLE) {
-        if (p->n_values != 2)
+        /* an .fld's bond also holds its moment, {k, r0, mu} */
+        if (p->n_values != 2 && !(t->kind == HESSFIT_TERM_BOND && p->n_values == 3))
             return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: %s holds %d values, not {k, x0}", name, p->n_values);
     } else if (!fourier) {
         if (p->improper_form != HESSFIT_IMPROPER_HARMONIC || p->n_values != 1)

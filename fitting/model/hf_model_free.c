@@ -89,11 +89,17 @@ hessfit_status hessfit_model_add_free(hessfit_model *m, int param, int value)
         m->free_value = fv;
         m->cap_free = cap;
     }
+    int derived = 0; /* the MM3* form's vdW values and bond moments feed derived slots only */
+    if ((st = hf_model_mm3_derived_value(m, param, value, &derived)) != HESSFIT_SUCCESS)
+        return st;
     if (is_fourier(p) && m->slot_of[at] < 0 && (st = activate_triple(m, param, value / 3)) != HESSFIT_SUCCESS)
         return st;
-    if (m->slot_of[at] < 0 && !(m->opt.form == HESSFIT_MODEL_FORM_MM3 && p->kind == HESSFIT_PARAM_VDW))
-        /* cannot happen for a used parameter (the MM3* form's vdW values feed derived slots only) */
-        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s: value index %d has no slot", name, value);
+    if (m->slot_of[at] < 0 && !derived)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free parameter %s: value index %d has no slot%s", name,
+                             value,
+                             p->kind == HESSFIT_PARAM_BOND && value == 2
+                                 ? " (a bond moment is free only in the MM3* form, whose charges it makes)"
+                                 : "");
     m->free_param[m->n_free] = param;
     m->free_value[m->n_free] = value;
     m->n_free++;
@@ -108,13 +114,15 @@ hessfit_status hessfit_model_add_free_kind(hessfit_model *m, hessfit_param_kind 
         *n_added = 0;
     if (m == NULL)
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "fit model: model is NULL");
-    if (what == 0 || (what & ~(HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0 | HESSFIT_MODEL_FREE_PHASE)) != 0)
-        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free kind: selection 0x%x (HESSFIT_MODEL_FREE_K, _X0, _PHASE)",
-                        what);
+    if (what == 0 ||
+        (what & ~(HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0 | HESSFIT_MODEL_FREE_PHASE | HESSFIT_MODEL_FREE_MU)) != 0)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                             "fit model: free kind: selection 0x%x (HESSFIT_MODEL_FREE_K, _X0, _PHASE, _MU)", what);
     if (kind != HESSFIT_PARAM_BOND && kind != HESSFIT_PARAM_ANGLE && kind != HESSFIT_PARAM_TORSION && kind != HESSFIT_PARAM_IMPROPER &&
-        kind != HESSFIT_PARAM_VDW)
+        kind != HESSFIT_PARAM_VDW && kind != HESSFIT_PARAM_STRETCH_BEND)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: free kind: %s parameters cannot be freed (charges come "
                         "from the molecules)", hessfit_param_kind_name(kind));
+    const int mm3 = m->opt.form == HESSFIT_MODEL_FORM_MM3;
     for (int p = 0; p < m->n_params; p++) {
         const hessfit_ff_param *q = &m->params[p];
         int values[HESSFIT_FF_MAX_VALUES], n = 0;
@@ -135,11 +143,17 @@ hessfit_status hessfit_model_add_free_kind(hessfit_model *m, hessfit_param_kind 
                 values[n++] = 0;
             if (what & HESSFIT_MODEL_FREE_K)
                 values[n++] = 1;
+        } else if (kind == HESSFIT_PARAM_STRETCH_BEND) {
+            if ((what & HESSFIT_MODEL_FREE_K) && !(mm3 && q->values[0] == 0.0)) /* a zero k_sb only by name */
+                values[n++] = 0;
         } else {
             if (what & HESSFIT_MODEL_FREE_K)
                 values[n++] = 0;
             if ((what & HESSFIT_MODEL_FREE_X0) && q->n_values > 1)
                 values[n++] = 1;
+            /* bond moments: the MM3* form's, not 0 (a zero moment only by name) */
+            if ((what & HESSFIT_MODEL_FREE_MU) && kind == HESSFIT_PARAM_BOND && mm3 && q->n_values > 2 && q->values[2] != 0.0)
+                values[n++] = 2;
         }
         for (int i = 0; i < n; i++) {
             hessfit_status st;
@@ -153,6 +167,11 @@ hessfit_status hessfit_model_add_free_kind(hessfit_model *m, hessfit_param_kind 
         }
     }
     return HESSFIT_SUCCESS;
+}
+
+int hessfit_model_param_uses(const hessfit_model *m, int param)
+{
+    return m != NULL && param >= 0 && param < m->n_params ? m->param_uses[param] : 0;
 }
 
 int hessfit_model_n_free(const hessfit_model *m)

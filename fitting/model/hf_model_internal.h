@@ -50,14 +50,23 @@ typedef struct {
 } hf_model_reduced;
 
 /* The MM3* form's derived pair constants (hf_model_mm3.c): the charges from the bond moments and the
- * stretches' r0, q_a = formal_a + sum over its moment terms c / r0(param), each pair's slot
- * qq = qq_factor q_a q_b; and, unless a special-pair line fixes them, its slots R = 0.1 (R*_a + R*_b)
- * (nm) and eps = vdw_factor sqrt(eps_a eps_b) from the atoms' vdW parameters (values R*, eps). */
+ * stretches' r0, q_a = formal_a + sum over its moment terms sign mu(param) / (4.803 r0(param)), each
+ * pair's slot qq = qq_factor q_a q_b; and, unless a special-pair line fixes them, its slots
+ * R = 0.1 (R*_a + R*_b) (nm) and eps = vdw_factor sqrt(eps_a eps_b) from the atoms' vdW parameters
+ * (values R*, eps). Every oriented stretch has its two moment terms, also where mu is 0 (so a zero
+ * moment can be freed); a stretch whose line does not orient it (hessfit_mm3_stretch.plus -1) is
+ * listed in unoriented, and its moment cannot be freed. */
 typedef struct {
-    int atom;  /* System particle */
-    int param; /* the stretch parameter whose r0 (value 1, Angstrom) divides */
-    double c;  /* +-mu / 4.803 (e A) */
+    int atom;    /* System particle */
+    int param;   /* the stretch parameter: mu its value 2 (D), r0 its value 1 (A) */
+    double sign; /* +1 on the atom of the line's first column, -1 on the other */
 } hf_model_moment;
+
+typedef struct {
+    int param;     /* the stretch parameter */
+    int mol;       /* molecule index */
+    int atoms[2];  /* System particles */
+} hf_model_unoriented;
 
 typedef struct {
     int a, b;               /* System particles */
@@ -71,6 +80,8 @@ typedef struct {
     int *vdw_param;      /* per System particle: its vdW parameter, -1 outside the MM3* form */
     int n_moments, cap_moments;
     hf_model_moment *moments;
+    int n_unoriented, cap_unoriented;
+    hf_model_unoriented *unoriented;
     int n_pairs, cap_pairs;
     hf_model_mm3_pair *pairs;
     double qq_factor;    /* F_ELE / (10 ONE_4PI_EPS0) */
@@ -165,6 +176,10 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
                                            const hessfit_typed_molecule *typed, int mol_index, int first);
 /* The derived slots (charges, pair R and eps) from the current parameter values. */
 void hf_model_mm3_update_derived(hessfit_model *m);
+/* Whether value v of parameter p can be free in the MM3* form when no slot holds it: vdW R* and eps
+ * (the pairs' R and eps follow) and a stretch's bond moment (the charges follow), the latter an error
+ * naming the bond when some stretch of p has no orientation. *derived = 1 for those values. */
+hessfit_status hf_model_mm3_derived_value(const hessfit_model *m, int p, int v, int *derived);
 /* d_free += the derived slots' part of the chain rule, d_slot per slot unit. */
 hessfit_status hf_model_mm3_derived_gradient(const hessfit_model *m, const double *d_slot, double *d_free);
 void hf_model_mm3_free(hessfit_model *m);

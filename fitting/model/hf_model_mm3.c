@@ -5,11 +5,13 @@
  * Slots. A constant read from a fitted parameter (HESSFIT_MM3_FROM_PARAM: constant =
  * values[v] * scale) becomes a slot factor * values[v], the factor taking the constant to the
  * term's OpenMM units (hf_model_slot_scaled: one (param, value) may feed several slots, e.g. a
- * shared substructure torsion). Constants of other sources (k_sb, k_bb, K_ts, special pairs) are
- * constant slots. The pair constants are derived (hf_model_mm3_update_derived; the chain rule in
- * hf_model_mm3_derived_gradient): q_a = formal + sum c / r0 over the atom's bond moments, with r0
- * the stretch parameters' current values, and each pair's qq = qq_factor q_a q_b; R = R*_a + R*_b
- * and eps = sqrt(eps_a eps_b) from the atoms' vdW parameters, so vdW values can be free.
+ * shared substructure torsion, or the r0 of a stretch in its stretch-bends). Constants of other
+ * sources (k_bb, K_ts, special pairs) are constant slots. The pair constants are derived
+ * (hf_model_mm3_update_derived; the chain rule in hf_model_mm3_derived_gradient): q_a = formal +
+ * sum +-mu / (4.803 r0) over the atom's bond moments, with mu and r0 the stretch parameters'
+ * current values, and each pair's qq = qq_factor q_a q_b; R = R*_a + R*_b and eps = sqrt(eps_a eps_b)
+ * from the atoms' vdW parameters. So bond moments and vdW values can be free, with no slot of
+ * their own.
  *
  * Energies, MacroModel's (hessfit_mm3.h, F the .fld header factors, kJ/mol) against HessianForce's
  * (nm, rad):
@@ -96,7 +98,8 @@ static hessfit_status check_mm3_triples(const hessfit_model *m, int p)
     return HESSFIT_SUCCESS;
 }
 
-static hessfit_status add_charges(hessfit_model *m, const hessfit_forcefield *ff, const hessfit_mm3_model *x, int first)
+static hessfit_status add_charges(hessfit_model *m, const hessfit_forcefield *ff, const hessfit_mm3_model *x, int mi,
+                                  int first)
 {
     hf_model_mm3_derived *c = &m->mm3;
     hessfit_status st;
@@ -115,23 +118,36 @@ static hessfit_status add_charges(hessfit_model *m, const hessfit_forcefield *ff
         c->vdw_param[first + a] = param;
         m->param_uses[param]++;
     }
-    /* each stretch with a moment: + on atoms[0], - on atoms[1] (hessfit_mm3.h), q = mu / (4.803 r0) */
+    /* each oriented stretch (zero moments too): + on its plus atom, - on the other (hessfit_mm3.h),
+     * q = mu / (4.803 r0); an unoriented one (a zero moment) is listed, so freeing its moment fails */
     for (int i = 0; i < x->n_stretches; i++) {
         const hessfit_mm3_stretch *s = &x->stretches[i];
-        if (s->mu == 0.0)
-            continue;
-        if (s->src_r0.origin != HESSFIT_MM3_FROM_PARAM || s->src_r0.scale != 1.0)
+        const int p = s->src_r0.index;
+        if (s->src_r0.origin != HESSFIT_MM3_FROM_PARAM || s->src_r0.scale != 1.0 || s->src_mu.origin != HESSFIT_MM3_FROM_PARAM ||
+            s->src_mu.index != p || s->src_mu.value != 2 || s->src_mu.scale != 1.0)
             return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
-                                 "fit model: stretch %d-%d: its bond moment's r0 is not a force-field value",
+                                 "fit model: stretch %d-%d: its bond moment and r0 are not values 3 and 2 of its "
+                                 "force-field line",
                                  s->atoms[0] + 1, s->atoms[1] + 1);
+        if (s->plus < 0) {
+            if ((st = grow((void **)&c->unoriented, &c->cap_unoriented, c->n_unoriented + 1, sizeof *c->unoriented,
+                           "stretches")) != HESSFIT_SUCCESS)
+                return st;
+            hf_model_unoriented *u = &c->unoriented[c->n_unoriented++];
+            u->param = p;
+            u->mol = mi;
+            u->atoms[0] = first + s->atoms[0];
+            u->atoms[1] = first + s->atoms[1];
+            continue;
+        }
         if ((st = grow((void **)&c->moments, &c->cap_moments, c->n_moments + 2, sizeof *c->moments, "bond moments")) !=
             HESSFIT_SUCCESS)
             return st;
         for (int e = 0; e < 2; e++) {
             hf_model_moment *mo = &c->moments[c->n_moments++];
             mo->atom = first + s->atoms[e];
-            mo->param = s->src_r0.index;
-            mo->c = (e == 0 ? 1.0 : -1.0) * s->mu / 4.803;
+            mo->param = p;
+            mo->sign = s->atoms[e] == s->plus ? 1.0 : -1.0;
         }
     }
     return HESSFIT_SUCCESS;
@@ -174,8 +190,9 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
     }
     for (int i = 0; i < x.n_stretch_bends && st == HESSFIT_SUCCESS; i++) {
         const hessfit_mm3_stretch_bend *e = &x.stretch_bends[i];
-        if (e->k_sb == 0.0)
-            continue; /* MacroModel's 0 (no S-B line, a non-carbon centre, an order-0 bond) */
+        if (e->src_k_sb.origin != HESSFIT_MM3_FROM_PARAM)
+            continue; /* MacroModel's 0 without a line (a non-carbon centre, an order-0 bond) */
+        /* a line's k_sb of 0 (H1*C0*H1) keeps its term, so that it can be freed */
         if ((st = source_slot(m, &e->src_k_sb, e->k_sb, 10.0 * F->sb, &s[0])) == HESSFIT_SUCCESS &&
             (st = source_slot(m, &e->src_r0[0], e->r0[0], HESSFIT_ANGSTROM_TO_NM, &s[1])) == HESSFIT_SUCCESS &&
             (st = source_slot(m, &e->src_r0[1], e->r0[1], HESSFIT_ANGSTROM_TO_NM, &s[2])) == HESSFIT_SUCCESS &&
@@ -225,7 +242,7 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
             st = append(m, HF_MODEL_TERM_PERIODIC_IMPROPER, mi, first, e->atoms, 4, s, 2, 2, 1.0, 1.0);
     }
     if (st == HESSFIT_SUCCESS)
-        st = add_charges(m, ff, &x, first);
+        st = add_charges(m, ff, &x, mi, first);
     /* per atom: the anchor and scale of its switch point (a reduced hydrogen: its partner, 1/f) */
     int *anchor = st == HESSFIT_SUCCESS ? malloc((size_t)(mol->n_atoms > 0 ? mol->n_atoms : 1) * sizeof *anchor) : NULL;
     double *switch_scale = anchor ? malloc((size_t)(mol->n_atoms > 0 ? mol->n_atoms : 1) * sizeof *switch_scale) : NULL;
@@ -281,8 +298,10 @@ void hf_model_mm3_update_derived(hessfit_model *m)
     if (c->charge == NULL)
         return;
     memcpy(c->charge, c->formal, (size_t)m->n_particles * sizeof *c->charge);
-    for (int i = 0; i < c->n_moments; i++)
-        c->charge[c->moments[i].atom] += c->moments[i].c / m->params[c->moments[i].param].values[1];
+    for (int i = 0; i < c->n_moments; i++) {
+        const double *v = m->params[c->moments[i].param].values;
+        c->charge[c->moments[i].atom] += c->moments[i].sign * v[2] / HESSFIT_MM3_DEBYE_PER_E_A / v[1];
+    }
     for (int i = 0; i < c->n_pairs; i++) {
         const hf_model_mm3_pair *q = &c->pairs[i];
         m->table[q->qq_slot] = c->qq_factor * c->charge[q->a] * c->charge[q->b];
@@ -301,11 +320,41 @@ static double dsqrt_product(double x, double y)
     return r > 0.0 ? y / (2.0 * r) : (x == 0.0 && y != 0.0 ? INFINITY : 0.0);
 }
 
+hessfit_status hf_model_mm3_derived_value(const hessfit_model *m, int p, int v, int *derived)
+{
+    const hf_model_mm3_derived *c = &m->mm3;
+    const hessfit_ff_param *q = &m->params[p];
+    *derived = 0;
+    if (m->opt.form != HESSFIT_MODEL_FORM_MM3 || c->charge == NULL)
+        return HESSFIT_SUCCESS;
+    if (q->kind == HESSFIT_PARAM_VDW && v < 2) {
+        *derived = 1;
+        return HESSFIT_SUCCESS;
+    }
+    if (q->kind != HESSFIT_PARAM_BOND || v != 2)
+        return HESSFIT_SUCCESS;
+    for (int i = 0; i < c->n_unoriented; i++)
+        if (c->unoriented[i].param == p) {
+            const hf_model_unoriented *u = &c->unoriented[i];
+            const int first = m->mol_first[u->mol];
+            char name[160];
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                                 "fit model: free parameter %s: its bond moment cannot be free: the line does not say "
+                                 "which atom of bond %d-%d (molecule %d) is its first column, so MacroModel would not "
+                                 "charge that bond (a moment is + on the atom of the line's first column)",
+                                 hf_model_param_name(m, p, name, sizeof name), u->atoms[0] - first + 1,
+                                 u->atoms[1] - first + 1, u->mol + 1);
+        }
+    *derived = 1;
+    return HESSFIT_SUCCESS;
+}
+
 /*
  * The derived slots' chain rule: through the charges, dL/dq_a = sum over a's pairs dL/dqq qq_factor
- * q_b and dq_a/dr0_p = -c / r0_p^2 per moment term; through the vdW constants, dR/dR*_a = 0.1 and
+ * q_b, and per moment term (q_a += sign mu_p / (4.803 r0_p)) dq_a/dmu_p = sign / (4.803 r0_p) and
+ * dq_a/dr0_p = -sign mu_p / (4.803 r0_p^2); through the vdW constants, dR/dR*_a = 0.1 and
  * deps/deps_a = vdw_factor eps_b / (2 sqrt(eps_a eps_b)). Then d_free[i] += that for the free
- * values (stretch r0, vdW R*, vdW eps) they belong to.
+ * values (stretch r0 and mu, vdW R*, vdW eps) they belong to.
  */
 hessfit_status hf_model_mm3_derived_gradient(const hessfit_model *m, const double *d_slot, double *d_free)
 {
@@ -313,7 +362,7 @@ hessfit_status hf_model_mm3_derived_gradient(const hessfit_model *m, const doubl
     int any = 0;
     for (int i = 0; i < m->n_free && !any && c->charge != NULL; i++) {
         const hessfit_param_kind k = m->params[m->free_param[i]].kind;
-        any = k == HESSFIT_PARAM_VDW || (k == HESSFIT_PARAM_BOND && m->free_value[i] == 1 && c->n_moments > 0);
+        any = k == HESSFIT_PARAM_VDW || (k == HESSFIT_PARAM_BOND && m->free_value[i] >= 1 && c->n_moments > 0);
     }
     if (!any)
         return HESSFIT_SUCCESS;
@@ -341,26 +390,22 @@ hessfit_status hf_model_mm3_derived_gradient(const hessfit_model *m, const doubl
             dp[2 * (size_t)pb + 1] += ge * dsqrt_product(eb, ea);
         }
     }
-    double *dr0 = calloc((size_t)m->n_params, sizeof *dr0);
-    if (dr0 == NULL) {
-        free(dq);
-        free(dp);
-        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for the derived slots' chain rule");
-    }
+    /* per stretch parameter: d/dr0 at 2 p, d/dmu at 2 p + 1 (dp's vdW entries are of other parameters) */
     for (int i = 0; i < c->n_moments; i++) {
-        const double r0 = m->params[c->moments[i].param].values[1];
-        dr0[c->moments[i].param] -= dq[c->moments[i].atom] * c->moments[i].c / (r0 * r0);
+        const hf_model_moment *mo = &c->moments[i];
+        const double *v = m->params[mo->param].values, c_mu = mo->sign / HESSFIT_MM3_DEBYE_PER_E_A;
+        dp[2 * (size_t)mo->param] -= dq[mo->atom] * (c_mu * v[2]) / (v[1] * v[1]);
+        dp[2 * (size_t)mo->param + 1] += dq[mo->atom] * c_mu / v[1];
     }
     for (int i = 0; i < m->n_free; i++) {
         const int p = m->free_param[i], v = m->free_value[i];
         if (m->params[p].kind == HESSFIT_PARAM_VDW && v < 2)
             d_free[i] += dp[2 * (size_t)p + (size_t)v];
-        else if (m->params[p].kind == HESSFIT_PARAM_BOND && v == 1)
-            d_free[i] += dr0[p];
+        else if (m->params[p].kind == HESSFIT_PARAM_BOND && (v == 1 || v == 2))
+            d_free[i] += dp[2 * (size_t)p + (size_t)(v - 1)];
     }
     free(dq);
     free(dp);
-    free(dr0);
     return HESSFIT_SUCCESS;
 }
 
@@ -370,6 +415,7 @@ void hf_model_mm3_free(hessfit_model *m)
     free(m->mm3.charge);
     free(m->mm3.vdw_param);
     free(m->mm3.moments);
+    free(m->mm3.unoriented);
     free(m->mm3.pairs);
     free(m->reduced);
     free(m->constant_hash);

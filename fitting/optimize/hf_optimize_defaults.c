@@ -1,7 +1,9 @@
 /* q2mm's default bounds and steps per kind of force-field value (hessfit_optimize.h), and which kind
  * a value of a parameter is. */
 #include "hessfit_optimize.h"
+#include "hessfit_units.h"
 
+#include <math.h>
 #include <stddef.h>
 
 typedef struct {
@@ -9,9 +11,10 @@ typedef struct {
     double lo, hi, step;
 } value_kind_defaults;
 
-/* Canonical units (kcal/mol, A, deg; E = k (x - x0)^2). Bond, angle, Fourier k, vdW: q2mm's
- * _KIND_METADATA (q2mm/models/parameters.py). Harmonic improper k: the angle k's (q2mm has no
- * such kind). Phase: hessfit's (q2mm never fits phases). */
+/* Canonical units (kcal/mol, A, deg; E = k (x - x0)^2). Bond, angle, Fourier k, vdW, stretch-bend
+ * k: q2mm's _KIND_METADATA (q2mm/models/parameters.py). Harmonic improper k: the angle k's (q2mm has
+ * no such kind). Phase: hessfit's (q2mm never fits phases). Bond moment: the MacroModel-era q2mm's
+ * (q2mm/constants.py STEPS 'q' 0.1 D, datatypes.py allowed_range unbounded). */
 static const value_kind_defaults kind_defaults[HESSFIT_NUM_OPT_VALUE_KINDS] = {
     [HESSFIT_OPT_BOND_K] = {"bond k", 0.0, 3600.0, 7.2},
     [HESSFIT_OPT_BOND_R0] = {"bond r0", 0.5, 3.0, 0.02},
@@ -22,6 +25,11 @@ static const value_kind_defaults kind_defaults[HESSFIT_NUM_OPT_VALUE_KINDS] = {
     [HESSFIT_OPT_IMPROPER_K] = {"improper k", 0.0, 720.0, 7.2},
     [HESSFIT_OPT_VDW_RSTAR] = {"vdW R*", 0.5, 5.0, 0.1},
     [HESSFIT_OPT_VDW_EPS] = {"vdW eps", 0.001, 2.0, 0.02},
+    /* q2mm's (-50, 50) and 0.2 kcal/mol/A/rad, in mdyn/rad */
+    [HESSFIT_OPT_STRETCH_BEND_K] = {"stretch-bend k", -50.0 / HESSFIT_MM3_MDYN_PER_RAD_TO_KCAL_PER_MOL_PER_A_PER_RAD,
+                                    50.0 / HESSFIT_MM3_MDYN_PER_RAD_TO_KCAL_PER_MOL_PER_A_PER_RAD,
+                                    0.2 / HESSFIT_MM3_MDYN_PER_RAD_TO_KCAL_PER_MOL_PER_A_PER_RAD},
+    [HESSFIT_OPT_BOND_MOMENT] = {"bond moment", -HUGE_VAL, HUGE_VAL, 0.1},
 };
 
 const char *hessfit_opt_value_kind_name(hessfit_opt_value_kind kind)
@@ -64,12 +72,12 @@ hessfit_status hessfit_optimize_value_kind(const hessfit_ff_param *p, int value,
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s parameter of line %d has %d values; there is no value %d",
                         hessfit_param_kind_name(p->kind), p->line, p->n_values, value);
     switch (p->kind) {
-    case HESSFIT_PARAM_BOND:
-        if (value <= 1) {
-            *kind = value == 0 ? HESSFIT_OPT_BOND_K : HESSFIT_OPT_BOND_R0;
-            return HESSFIT_SUCCESS;
-        }
-        break;
+    case HESSFIT_PARAM_BOND: /* an .fld's value 2: the bond moment */
+        *kind = value == 0 ? HESSFIT_OPT_BOND_K : value == 1 ? HESSFIT_OPT_BOND_R0 : HESSFIT_OPT_BOND_MOMENT;
+        return HESSFIT_SUCCESS;
+    case HESSFIT_PARAM_STRETCH_BEND:
+        *kind = HESSFIT_OPT_STRETCH_BEND_K;
+        return HESSFIT_SUCCESS;
     case HESSFIT_PARAM_ANGLE:
         if (value <= 1) {
             *kind = value == 0 ? HESSFIT_OPT_ANGLE_K : HESSFIT_OPT_ANGLE_THETA0;

@@ -97,6 +97,9 @@ static void test_bad_input(void)
                "has none on line 99");
     snprintf(text, sizeof text, BASE "hessian = %s\nfree = line 6 theta0\n", ff, xyz, npy);
     expect_bad("wrong-value.fit", text, 1, "wrong-value.fit:4", "has no such value (it has k, r0)");
+    snprintf(text, sizeof text, BASE "hessian = %s\nfree = bond mu\n", ff, xyz, npy);
+    expect_bad("harmonic-mu.fit", text, 1, "harmonic-mu.fit:4: free = 'bond mu' frees nothing",
+               "values of the MM3* form only");
     snprintf(text, sizeof text, BASE "hessian = %s\nfree = bond k\nobjective = bogus\n", ff, xyz, npy);
     expect_bad("bogus-objective.fit", text, 1, "bogus-objective.fit:5: objective is one of", "not 'bogus'");
     snprintf(text, sizeof text, BASE "hessian = %s\nfree = bond k\nweight = heavy\n", ff, xyz, npy);

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
     test_expect_output(&r, "# ff-line       500  1050    1198       50", ".mmo ff-line row");
     test_expect_output(&r, "# no-term pattern 1 'torsion * RH * *': 495 terms", ".mmo pattern 1");
     test_expect_output(&r, "# parameters used: 98 ", ".mmo parameters used");
-    test_expect_output(&r, "line 81 bond C3-H1 k=341.1203 r0=1.1120 | 204 terms in 9 structures: 1,2,3,4,5,6,7,8,9",
+    test_expect_output(&r, "line 81 bond C3-H1 k=341.1203 r0=1.1120 mu=0.0000 | 204 terms in 9 structures: 1,2,3,4,5,6,7,8,9",
                        ".mmo C3-H1 summary");
     test_expect_output(&r, "line 1862 bond 2-3 [substructure 17] k=110.0581 r0=2.2886", ".mmo Rh-P substructure line");
     test_expect_output(&r, "1 bond     4-11            N2-H3               -> line 114 bond N2-H3",
@@ -142,10 +142,10 @@ int main(int argc, char **argv)
     terms = count_term_lines(r.out);
     CHECK(terms == 3434, "%d .mol2 term lines", terms);
     test_expect_output(&r, "# summary: 9 structures, 3434 terms", ".mol2 summary");
-    test_expect_output(&r, "line 81 bond C3-H1 k=341.1203 r0=1.1120 | 204 terms in 9 structures",
+    test_expect_output(&r, "line 81 bond C3-H1 k=341.1203 r0=1.1120 mu=0.0000 | 204 terms in 9 structures",
                        ".mol2 C3-H1 summary");
     test_expect_output(&r,
-                       "1 bond     4-11            N2-H3               -> line 116 bond N2-H3 k=487.2119 r0=1.0280 | types | "
+                       "1 bond     4-11            N2-H3               -> line 116 bond N2-H3 k=487.2119 r0=1.0280 mu=-1.5800 | types | "
                        "types N2 H3; 114 ranks below: 1C200 0000 not evaluated",
                        ".mol2 unevaluated condition");
     test_expect_output(&r,

@@ -92,10 +92,10 @@ static char *edit_line(const char *text, int L, const char *repl, int insert, si
 
 /* An independent count of the modelled lines of a .fld: table lines ' '/'a' + code 1 2 4 5 with
  * something in the type columns, after the first "-2"; vdW lines between "-6" and "END". */
-static void scan_fld_counts(char **lines, int n, int counts[5])
+static void scan_fld_counts(char **lines, int n, int counts[HESSFIT_NUM_PARAM_KINDS])
 {
     int tables = 0, vdw = 0;
-    memset(counts, 0, 5 * sizeof(int));
+    memset(counts, 0, HESSFIT_NUM_PARAM_KINDS * sizeof(int));
     for (int i = 0; i < n; i++) {
         const char *s = lines[i];
         size_t len = strlen(s);
@@ -125,6 +125,7 @@ static void scan_fld_counts(char **lines, int n, int counts[5])
         case '2': counts[1]++; break;
         case '4': counts[2]++; break;
         case '5': counts[3]++; break;
+        case '3': counts[HESSFIT_PARAM_STRETCH_BEND]++; break;
         default: break;
         }
     }
@@ -163,13 +164,13 @@ static void test_fld_read(void)
     size_t n;
     char *text = test_load_file(path, &n);
     char **raw;
-    int n_raw = split_lines(text, n, &raw), counts[5] = {0}, scan[5];
+    int n_raw = split_lines(text, n, &raw), counts[HESSFIT_NUM_PARAM_KINDS] = {0}, scan[HESSFIT_NUM_PARAM_KINDS];
     const hessfit_ff_param *p;
     HF_CALL(hessfit_fld_read(path, &ff));
     CHECK(ff.format == HESSFIT_FF_MM3_FLD && ff.n_lines == 1913 && n_raw == 1913, "%d lines", ff.n_lines);
     for (int i = 0; i < ff.n_params; i++) {
         const hessfit_ff_param *q = &ff.params[i];
-        static const char code[5] = {'1', '2', '4', '5', 0};
+        static const char code[HESSFIT_NUM_PARAM_KINDS] = {'1', '2', '4', '5', 0, 0, '3'};
         CHECK(q->line >= 1 && q->line <= ff.n_lines, "parameter %d line %d", i, q->line);
         counts[q->kind]++;
         /* cross-check: the interaction code in column 2 of the parameter's own line */
@@ -179,25 +180,41 @@ static void test_fld_read(void)
         CHECK(hessfit_forcefield_param_at_line(&ff, q->line) == i, "two parameters on line %d", q->line);
     }
     scan_fld_counts(raw, n_raw, scan);
-    printf("mm3.fld: %d parameters: %d stretch, %d bend, %d torsion, %d out-of-plane, %d vdW; %d substructures, "
-           "%d equivalences\n",
-           ff.n_params, counts[0], counts[1], counts[2], counts[3], counts[4], ff.n_substructures, ff.n_equivalences);
-    for (int k = 0; k < 5; k++)
+    printf("mm3.fld: %d parameters: %d stretch, %d bend, %d torsion, %d out-of-plane, %d vdW, %d stretch-bend; %d "
+           "substructures, %d equivalences\n",
+           ff.n_params, counts[0], counts[1], counts[2], counts[3], counts[4], counts[HESSFIT_PARAM_STRETCH_BEND],
+           ff.n_substructures, ff.n_equivalences);
+    for (int k = 0; k < HESSFIT_NUM_PARAM_KINDS; k++)
         CHECK(counts[k] == scan[k], "kind %d: reader %d, raw scan %d", k, counts[k], scan[k]);
-    CHECK(counts[0] == 186 && counts[1] == 529 && counts[2] == 911 && counts[3] == 4 && counts[4] == 36,
+    CHECK(counts[0] == 186 && counts[1] == 529 && counts[2] == 911 && counts[3] == 4 && counts[4] == 36 &&
+              counts[HESSFIT_PARAM_STRETCH_BEND] == 6,
           "counts changed");
     CHECK(ff.n_substructures == 18 && ff.n_equivalences == 25, "substructures %d, equivalences %d",
           ff.n_substructures, ff.n_equivalences);
 
     /* Main-table stretch, line 60: " 1  C3 - C3   1.5177  4.4900 ..." */
     p = param_at(&ff, 60);
-    CHECK(p->kind == HESSFIT_PARAM_BOND && p->substructure == -1 && p->n_values == 2, "line 60");
+    CHECK(p->kind == HESSFIT_PARAM_BOND && p->substructure == -1 && p->n_values == 3, "line 60");
     check_types(p, 2, "C3", "C3", NULL, NULL);
     CHECK(p->values[0] == field(raw[59], 34, 44) * HESSFIT_MM3_MDYN_PER_A_TO_KCAL_PER_MOL_PER_A2 &&
               p->values[0] == 4.49 * 71.96631,
           "line 60 k %.17g", p->values[0]);
     CHECK(p->values[1] == 1.5177, "line 60 r0 %.17g", p->values[1]);
     CHECK(strcmp(p->label, "(O=C-)C(sp3)-C(sp3)") == 0, "line 60 label '%s'", p->label);
+    /* The bond moment (field 3): line 73 -1.0100 D; blank on substructure line 1129 (0) */
+    p = param_at(&ff, 73);
+    CHECK(p->kind == HESSFIT_PARAM_BOND && p->n_values == 3 && p->values[2] == -1.01, "line 73 mu %.17g", p->values[2]);
+    p = param_at(&ff, 1129);
+    CHECK(p->kind == HESSFIT_PARAM_BOND && p->substructure >= 0 && p->n_values == 3 && p->values[2] == 0.0 &&
+              p->values[1] == 1.3887,
+          "line 1129 (blank moment)");
+    /* Stretch-bend, line 438: " 3  00 * C0 * 00  0.1300" -> k_sb 0.13 mdyn/rad (kept in the file's unit) */
+    p = param_at(&ff, 438);
+    check_types(p, 3, "*", "C0", "*", NULL);
+    CHECK(p->kind == HESSFIT_PARAM_STRETCH_BEND && p->n_values == 1 && p->substructure == -1 &&
+              p->values[0] == 0.13 && p->bond_marks[0] == '*' &&
+              p->bond_marks[1] == '*',
+          "line 438: %.17g", p->values[0]);
     /* Bend, line 173 */
     p = param_at(&ff, 173);
     check_types(p, 3, "H1", "C3", "H1", NULL);
@@ -322,7 +339,7 @@ static void test_fld_read(void)
         }
         printf("mm3.fld main tables: %d bond marks, %d conditional lines (%d with continuation lines)\n", marked,
                described, continued);
-        CHECK(marked == 105 + 2 * 258 + 3 * 559 && described == 337 && continued == 2,
+        CHECK(marked == 105 + 2 * (258 + 3) + 3 * 559 && described == 337 && continued == 2,
               "marks %d, conditional %d, continued %d", marked, described, continued);
     }
     /* A continuation line maps to the parameter it continues (MacroModel reports it as the FF line);
@@ -460,6 +477,57 @@ static void test_fld_round_trip(void)
         }
         printf("  re-read: k %.6f (set %.1f, field precision 0.5e-4 x 71.96631), V2/2 %.4f exactly\n",
                again.params[ib].values[0], new_k, again.params[it].values[3]);
+        free_lines(a);
+        free_lines(b);
+        free(out);
+        hessfit_forcefield_free(&again);
+    }
+    hessfit_forcefield_free(&ff);
+    /* The MM3* values a fit may now change besides k and r0: a stretch-bend k (line 438), a bond
+     * moment (line 73) and a blank moment filled (line 1129) -> only those fields, in the line's
+     * format (F10.4), every other byte unchanged. */
+    HF_CALL(hessfit_fld_read(path, &ff));
+    {
+        const int isb = hessfit_forcefield_param_at_line(&ff, 438), imu = hessfit_forcefield_param_at_line(&ff, 73),
+                  iblank = hessfit_forcefield_param_at_line(&ff, 1129);
+        static const struct {
+            int line, start;
+            const char *field;
+        } want[3] = {{438, 23, "    0.1712"}, {73, 45, "   -0.8765"}, {1129, 45, "    0.2500"}};
+        char **a, **b;
+        int na, nb, changed = 0;
+        ff.params[isb].values[0] = 0.1712;
+        ff.params[imu].values[2] = -0.8765;
+        ff.params[iblank].values[2] = 0.25;
+        HF_CALL(hessfit_fld_write(&ff, test_temp_path("mm3free.fld")));
+        out = test_load_file(test_temp_path("mm3free.fld"), &m);
+        na = split_lines(orig, n, &a);
+        nb = split_lines(out, m, &b);
+        CHECK(na == nb, "line count changed: %d -> %d", na, nb);
+        for (int i = 0; i < na && i < nb; i++) {
+            int w = -1;
+            for (int k = 0; k < 3; k++)
+                w = want[k].line == i + 1 ? k : w;
+            if (w < 0) {
+                CHECK(strcmp(a[i], b[i]) == 0, "line %d changed", i + 1);
+                continue;
+            }
+            changed++;
+            const size_t la = strlen(a[i]), lb = strlen(b[i]), s0 = (size_t)want[w].start, s1 = s0 + 10;
+            CHECK(lb == (la > s1 ? la : s1), "line %d: length %zu -> %zu", i + 1, la, lb);
+            for (size_t c = 0; c < lb; c++)
+                CHECK((c >= s0 && c < s1) || (c < la ? a[i][c] : ' ') == b[i][c],
+                      "line %d column %zu changed outside its field", i + 1, c + 1);
+            CHECK(strncmp(b[i] + s0, want[w].field, 10) == 0, "line %d: field '%.10s', expected '%s'", i + 1, b[i] + s0,
+                  want[w].field);
+            printf("  line %d: '%.56s' -> '%.56s'\n", i + 1, a[i], b[i]);
+        }
+        CHECK(changed == 3, "%d lines changed", changed);
+        HF_CALL(hessfit_fld_read(test_temp_path("mm3free.fld"), &again));
+        CHECK(again.params[isb].values[0] == 0.1712 && again.params[imu].values[2] == -0.8765 &&
+                  again.params[iblank].values[2] == 0.25,
+              "re-read k_sb %.17g, mu %.17g, %.17g", again.params[isb].values[0], again.params[imu].values[2],
+              again.params[iblank].values[2]);
         free_lines(a);
         free_lines(b);
         free(out);
@@ -780,8 +848,13 @@ static void test_frcmod(void)
         sub.format = HESSFIT_FF_MM3_FLD;
         sub.params = malloc(sizeof *sub.params * (size_t)mm3.n_params);
         for (int i = 0; i < mm3.n_params; i++)
-            if (mm3.params[i].substructure < 0 && mm3.params[i].kind != HESSFIT_PARAM_IMPROPER)
-                sub.params[kept++] = mm3.params[i];
+            if (mm3.params[i].substructure < 0 && mm3.params[i].kind != HESSFIT_PARAM_IMPROPER &&
+                mm3.params[i].kind != HESSFIT_PARAM_STRETCH_BEND) {
+                sub.params[kept] = mm3.params[i];
+                if (sub.params[kept].kind == HESSFIT_PARAM_BOND) /* {k, r0} without the bond moment */
+                    sub.params[kept].n_values = 2;
+                kept++;
+            }
         sub.n_params = kept;
         HF_CALL(hessfit_frcmod_write(&sub, test_temp_path("mm3.frcmod")));
         HF_CALL(hessfit_frcmod_read(test_temp_path("mm3.frcmod"), &back));

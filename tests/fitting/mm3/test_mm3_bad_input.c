@@ -48,7 +48,8 @@ static void test_rows(void)
     CHECK(str->code == '0' && strcmp(str->types[0], "STR") == 0 && str->values[0] == 3.0 && str->values[1] == 601.99392,
           "header line 10");
     CHECK(sb->code == '3' && strcmp(sb->types[1], "C0") == 0 && sb->bond_marks[0] == '*' && sb->values[0] == 0.13 &&
-              sb->blank == 6u && sb->param < 0,
+              sb->blank == 6u && sb->param >= 0 &&
+              ff.params[sb->param].kind == HESSFIT_PARAM_STRETCH_BEND && ff.params[sb->param].line == 438,
           "S-B line 438");
     const hessfit_fld_row *ts = &ff.fld_rows[row_at(&ff, 1012)];
     CHECK(ts->code == '8' && strcmp(ts->descriptor, "0000 O200 0000 0000") == 0 && ts->values[0] == 0.1, "T-S line 1012: '%s'",
@@ -165,7 +166,7 @@ static void test_reader_errors(void)
         int line;
         bad = test_replace_first(fld, 0, "3  00 * C0 * H1           0.0800", "3  00 * C0 * H1           0.08x0", &line);
         path = test_write_text("bad_sb.fld", bad);
-        test_expect_file_error(hessfit_fld_read(path, &ff), HESSFIT_ERROR_PARSE, path, line, "field 1 of the code-3 line",
+        test_expect_file_error(hessfit_fld_read(path, &ff), HESSFIT_ERROR_PARSE, path, line, "stretch-bend field 1",
                                NULL, "a bad S-B number");
         free(bad);
     }

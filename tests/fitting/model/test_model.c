@@ -686,8 +686,8 @@ static void test_rh_bonded(rh_set *s)
                       "negative parameter index");
     int p0;
     HF_CALL(hessfit_model_free_parameter(model, 0, &p0, NULL, NULL, NULL));
-    test_expect_error(hessfit_model_add_free(model, p0, 2), HESSFIT_ERROR_INVALID_ARGUMENT, "value index 2 outside [0, 2)", NULL,
-                      "value index out of range");
+    test_expect_error(hessfit_model_add_free(model, p0, 3), HESSFIT_ERROR_INVALID_ARGUMENT, "value index 3 outside [0, 3)", NULL,
+                      "value index out of range"); /* an .fld bond: {k, r0, mu} */
     test_expect_error(hessfit_model_add_free(model, p0, 0), HESSFIT_ERROR_INVALID_ARGUMENT, "already free", NULL, "freed twice");
     test_expect_error(hessfit_model_add_free(model, torsion, 2), HESSFIT_ERROR_INVALID_ARGUMENT, "periodicity", NULL,
                       "free a periodicity");

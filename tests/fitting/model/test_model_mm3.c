@@ -11,13 +11,18 @@
  *     MacroModel's printed total: within 0.12 kJ/mol (test_mm3_mmo's largest deviation, the C6-H18
  *     stretch).
  *  2. d(total energy)/dx for every free value of every kind the MM3* form fits (bond k and r0,
- *     the latter also through the bond-moment charges; angle k and theta0; torsion V; out-of-plane
- *     k; vdW R* and eps through every pair's R and eps) against central differences of the
- *     model's energy.
- *  3. The frequency objective's gradient against central differences, for some values of each kind.
+ *     the latter also through the bond-moment charges; bond moments mu, through every charge of
+ *     both atoms of each pair; angle k and theta0; stretch-bend k; torsion V; out-of-plane k; vdW
+ *     R* and eps through every pair's R and eps) against central differences of the model's
+ *     energy; zero values freed by name too (a stretch-bend k of 0, a zero bond moment, each V1-V3
+ *     of a torsion line with a zero V).
+ *  3. The Hessian-element and frequency objectives' gradients against central differences, for
+ *     every 7th free value and every stretch-bend k and bond moment.
  *  4. The same model on OpenCL (double precision): energies to 1e-12, the frequency objective's
  *     loss to 1e-9 and gradient to 1e-8 of Reference's (skipped without OpenCL).
- *  5. Errors: torsion phases are not free in this form; the form needs an .fld and no `nonbonded`.
+ *  5. Errors: torsion phases are not free in this form; the form needs an .fld and no `nonbonded`; a
+ *     bond moment on a line that fits its bond both ways (MacroModel would not charge the bond): an
+ *     error naming the line when it is not 0, and freeing it an error naming the bond.
  */
 #include "hessfit_mm3.h"
 #include "hessfit_model.h"
@@ -136,6 +141,47 @@ static double objective_loss(hessfit_model *model, void *ctx)
     return loss;
 }
 
+/* Zero values the kinds leave fixed, freed by name: the stretch-bend k of line 436 (H1*C0*H1, 0),
+ * the first used zero bond moment whose line orients all its bonds, and every zero V of the first
+ * used torsion line with V's of 0 and not 0 (so that V1, V2 and V3 are all free there). */
+static int free_zero_values(rh_set *s, hessfit_model *model)
+{
+    const int n0 = hessfit_model_n_free(model), sb = hessfit_forcefield_param_at_line(&s->ff, 436);
+    int moment = 0, torsion = 0;
+    CHECK(sb >= 0 && s->ff.params[sb].kind == HESSFIT_PARAM_STRETCH_BEND && s->ff.params[sb].values[0] == 0.0, "line 436");
+    HF_CALL(hessfit_model_add_free(model, sb, 0));
+    for (int p = 0; p < s->ff.n_params && !moment; p++) {
+        const hessfit_ff_param *q = &s->ff.params[p];
+        if (q->kind == HESSFIT_PARAM_BOND && q->values[2] == 0.0 && hessfit_model_param_uses(model, p) > 0 &&
+            strcmp(q->types[0], q->types[1]) != 0 && hessfit_model_add_free(model, p, 2) == HESSFIT_SUCCESS)
+            moment = q->line;
+    }
+    for (int p = 0; p < s->ff.n_params && !torsion; p++) {
+        const hessfit_ff_param *q = &s->ff.params[p];
+        const int zeros = (q->values[0] == 0.0) + (q->values[3] == 0.0) + (q->values[6] == 0.0);
+        if (q->kind != HESSFIT_PARAM_TORSION || hessfit_model_param_uses(model, p) == 0 || zeros == 0 || zeros == 3)
+            continue;
+        for (int t = 0; t < 3; t++)
+            if (q->values[3 * t] == 0.0)
+                HF_CALL(hessfit_model_add_free(model, p, 3 * t));
+        torsion = q->line;
+    }
+    CHECK(moment > 0 && torsion > 0, "no zero bond moment (%d) or torsion V (%d) to free", moment, torsion);
+    printf("  zero values freed by name: stretch-bend k of line 436, bond moment of line %d, the zero V's of torsion "
+           "line %d (%d values)\n",
+           moment, torsion, hessfit_model_n_free(model) - n0);
+    return hessfit_model_n_free(model) - n0;
+}
+
+/* Free value i is one of the values this form fits beyond bond, angle, torsion, out-of-plane and vdW
+ * constants: a stretch-bend k or a bond moment. */
+static int is_new_kind(const rh_set *s, hessfit_model *model, int i)
+{
+    int p, v;
+    HF_CALL(hessfit_model_free_parameter(model, i, &p, &v, NULL, NULL));
+    return s->ff.params[p].kind == HESSFIT_PARAM_STRETCH_BEND || (s->ff.params[p].kind == HESSFIT_PARAM_BOND && v == 2);
+}
+
 static void test_gradients(rh_set *s, hessfit_model *model)
 {
     int n_added;
@@ -144,34 +190,53 @@ static void test_gradients(rh_set *s, hessfit_model *model)
     HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_TORSION, HESSFIT_MODEL_FREE_K, &n_added));
     HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_IMPROPER, HESSFIT_MODEL_FREE_K, &n_added));
     HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_VDW, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, &n_added));
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_BOND, HESSFIT_MODEL_FREE_MU, &n_added));
+    CHECK(n_added > 0, "free kind bond mu: %d", n_added);
+    HF_CALL(hessfit_model_add_free_kind(model, HESSFIT_PARAM_STRETCH_BEND, HESSFIT_MODEL_FREE_K, &n_added));
+    CHECK(n_added > 0, "free kind stretch-bend k: %d", n_added);
+    const int n_by_kind = hessfit_model_n_free(model), n_zero = free_zero_values(s, model);
     const int n = hessfit_model_n_free(model);
     double *x = malloc((size_t)n * sizeof *x), *g = malloc((size_t)n * sizeof *g);
-    int *all = malloc((size_t)n * sizeof *all), kinds[HESSFIT_NUM_PARAM_KINDS] = {0};
-    CHECK(x && g && all, "no memory");
+    int *old = malloc((size_t)n * sizeof *old), *added = malloc((size_t)n * sizeof *added), n_old = 0, n_new = 0,
+        kinds[HESSFIT_NUM_PARAM_KINDS] = {0}, n_mu = 0;
+    CHECK(x && g && old && added, "no memory");
     HF_CALL(hessfit_model_get_free(model, x));
     for (int i = 0; i < n; i++) {
-        int p;
-        all[i] = i;
-        HF_CALL(hessfit_model_free_parameter(model, i, &p, NULL, NULL, NULL));
+        int p, v;
+        HF_CALL(hessfit_model_free_parameter(model, i, &p, &v, NULL, NULL));
         kinds[s->ff.params[p].kind]++;
+        n_mu += s->ff.params[p].kind == HESSFIT_PARAM_BOND && v == 2;
+        if (is_new_kind(s, model, i) || i >= n_by_kind)
+            added[n_new++] = i;
+        else
+            old[n_old++] = i;
     }
-    printf("  free values: %d (bond %d, angle %d, torsion %d, out-of-plane %d, vdW %d)\n", n, kinds[HESSFIT_PARAM_BOND],
-           kinds[HESSFIT_PARAM_ANGLE], kinds[HESSFIT_PARAM_TORSION], kinds[HESSFIT_PARAM_IMPROPER], kinds[HESSFIT_PARAM_VDW]);
+    printf("  free values: %d (bond %d of them %d moments, angle %d, stretch-bend %d, torsion %d, out-of-plane %d, vdW "
+           "%d; %d zero values freed by name)\n",
+           n, kinds[HESSFIT_PARAM_BOND], n_mu, kinds[HESSFIT_PARAM_ANGLE], kinds[HESSFIT_PARAM_STRETCH_BEND],
+           kinds[HESSFIT_PARAM_TORSION], kinds[HESSFIT_PARAM_IMPROPER], kinds[HESSFIT_PARAM_VDW], n_zero);
     CHECK(kinds[HESSFIT_PARAM_BOND] > 0 && kinds[HESSFIT_PARAM_ANGLE] > 0 && kinds[HESSFIT_PARAM_TORSION] > 0 &&
-              kinds[HESSFIT_PARAM_IMPROPER] > 0 && kinds[HESSFIT_PARAM_VDW] > 0,
+              kinds[HESSFIT_PARAM_IMPROPER] > 0 && kinds[HESSFIT_PARAM_VDW] > 0 &&
+              kinds[HESSFIT_PARAM_STRETCH_BEND] > 0 && n_mu > 0,
           "every kind has free values");
     HF_CALL(hessfit_model_energy_gradient(model, g));
-    const double worst_e = fd_check(model, x, g, all, n, total_energy, NULL, 1e-5, 1e-2, "energy gradient");
-    printf("  d(total energy)/dx, all %d free values vs central differences: worst relative error %.2g\n", n, worst_e);
-    CHECK(worst_e <= 1e-5, "energy gradient: %.3g", worst_e);
+    const double worst_e = fd_check(model, x, g, old, n_old, total_energy, NULL, 1e-5, 1e-2, "energy gradient");
+    /* The energy is linear in k_sb and V and quadratic in the moments (q linear in mu, qq bilinear),
+     * so central differences are exact but for rounding: a step of 1e-3 (with 1e-5 the sum of 18000
+     * terms' rounding, ~1e-10 kcal/mol, is 1e-5 of the smallest of these derivatives) */
+    const double worst_new = fd_check(model, x, g, added, n_new, total_energy, NULL, 1e-3, 1e-2, "energy gradient");
+    printf("  d(total energy)/dx vs central differences, worst relative error: %.2g over %d values; %.2g over the %d "
+           "stretch-bend k, bond moments and zero values freed by name\n",
+           worst_e, n_old, worst_new, n_new);
+    CHECK(worst_e <= 1e-5 && worst_new <= 1e-5, "energy gradient: %.3g, %.3g", worst_e, worst_new);
 
-    /* The Hessian-element objective (smooth) and the frequency objective, every 7th free value. The
-     * frequencies' pairing follows the modes, so the loss has kinks where two MM modes swap their
-     * targets: its central differences take a smaller step (1e-6 relative; with 1e-5 two of them
-     * straddle a swap) and a floor of 0.1 for the gradients that are nearly 0. */
+    /* The Hessian-element objective (smooth) and the frequency objective, every 7th free value and
+     * all the new ones. The frequencies' pairing follows the modes, so the loss has kinks where two
+     * MM modes swap their targets: its central differences take a smaller step (1e-6 relative; with
+     * 1e-5 two of them straddle a swap) and a floor of 0.1 for the gradients that are nearly 0. */
     int which[64], n_which = 0;
-    for (int i = 0; i < n && n_which < 64; i += 7)
-        which[n_which++] = i;
+    for (int i = 0; i < n_old && n_which < 64; i += 7)
+        which[n_which++] = old[i];
     for (int kind = 0; kind < 2; kind++) {
         hessfit_objective_options per[TEST_RH_MOLECULES];
         hessfit_objective *obj;
@@ -185,16 +250,20 @@ static void test_gradients(rh_set *s, hessfit_model *model)
         }
         HF_CALL(hessfit_objective_create(model, s->mmo.items, TEST_RH_MOLECULES, per, &obj));
         HF_CALL(hessfit_objective_evaluate(obj, x, &loss, g, NULL));
-        const double worst_o = fd_check(model, x, g, which, n_which, objective_loss, obj, kind ? 1e-6 : 1e-5,
-                                        kind ? 0.1 : 1e-3, kind ? "frequency objective" : "Hessian-element objective");
-        printf("  %s objective %.6g; its gradient, %d free values vs central differences: worst relative error %.2g\n",
-               kind ? "frequency" : "Hessian-element", loss, n_which, worst_o);
-        CHECK(worst_o <= 1e-5, "objective gradient: %.3g", worst_o);
+        const char *what = kind ? "frequency objective" : "Hessian-element objective";
+        const double step = kind ? 1e-6 : 1e-5, floor = kind ? 0.1 : 1e-3;
+        const double worst_o = fd_check(model, x, g, which, n_which, objective_loss, obj, step, floor, what);
+        const double worst_on = fd_check(model, x, g, added, n_new, objective_loss, obj, step, floor, what);
+        printf("  %s %.6g; its gradient vs central differences, worst relative error: %.2g over %d values, %.2g over "
+               "the %d new ones\n",
+               what, loss, worst_o, n_which, worst_on, n_new);
+        CHECK(worst_o <= 1e-5 && worst_on <= 1e-5, "objective gradient: %.3g, %.3g", worst_o, worst_on);
         hessfit_objective_destroy(obj);
     }
     free(x);
     free(g);
-    free(all);
+    free(old);
+    free(added);
 }
 
 static void test_bad_input(rh_set *s, hessfit_model *model)
@@ -219,6 +288,34 @@ static void test_bad_input(rh_set *s, hessfit_model *model)
     test_expect_error(hessfit_model_create(&s->ff, s->mmo.items, s->typed, TEST_RH_MOLECULES, &o, &other),
                       HESSFIT_ERROR_INVALID_ARGUMENT, "needs an MM3* .fld", NULL, "MM3* form of a frcmod");
     s->ff.format = HESSFIT_FF_MM3_FLD;
+
+    /* A bond moment on a line whose two types are the same: the line cannot say which atom is +, so
+     * MacroModel would not charge the bond. A moment of 0 there builds (no charges), freeing it is
+     * an error naming the bond; a non-zero one is an error naming the line. */
+    int same = -1;
+    for (int p = 0; p < s->ff.n_params && same < 0; p++) {
+        const hessfit_ff_param *q = &s->ff.params[p];
+        if (q->kind == HESSFIT_PARAM_BOND && q->substructure < 0 && q->values[2] == 0.0 &&
+            strcmp(q->types[0], q->types[1]) == 0 && hessfit_model_param_uses(model, p) > 0)
+            same = p;
+    }
+    CHECK(same >= 0, "no used stretch line with two equal types");
+    char line[32];
+    snprintf(line, sizeof line, ":%d (bond", s->ff.params[same].line);
+    test_expect_error(hessfit_model_add_free(model, same, 2), HESSFIT_ERROR_INVALID_ARGUMENT, line,
+                      "MacroModel would not charge that bond", "free a bond moment on a line of two equal types");
+    s->ff.params[same].values[2] = 0.5;
+    snprintf(line, sizeof line, ":%d: bond moment 0.5", s->ff.params[same].line);
+    test_expect_error(hessfit_model_create(&s->ff, s->mmo.items, s->typed, TEST_RH_MOLECULES, &o, &other),
+                      HESSFIT_ERROR_INVALID_ARGUMENT, line, "direction is undetermined",
+                      "a bond moment on a line of two equal types");
+    s->ff.params[same].values[2] = 0.0;
+    /* the harmonic form has no charges from bond moments */
+    o.form = HESSFIT_MODEL_FORM_HARMONIC;
+    HF_CALL(hessfit_model_create(&s->ff, s->mmo.items, s->typed, TEST_RH_MOLECULES, &o, &other));
+    test_expect_error(hessfit_model_add_free(other, same, 2),
+                      HESSFIT_ERROR_INVALID_ARGUMENT, "free only in the MM3* form", NULL, "a bond moment in the harmonic form");
+    hessfit_model_destroy(other);
 }
 
 /* The same model on OpenCL (double precision, PoCL here): energies, and the frequency objective's

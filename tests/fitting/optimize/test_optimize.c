@@ -1236,7 +1236,8 @@ static void test_q2mm_defaults(void)
                   {HESSFIT_OPT_ANGLE_K, 0, 720, 7.2},         {HESSFIT_OPT_ANGLE_THETA0, 30, 180, 1.0},
                   {HESSFIT_OPT_FOURIER_K, -20, 20, 0.1},      {HESSFIT_OPT_FOURIER_PHASE, -360, 360, 1.0},
                   {HESSFIT_OPT_IMPROPER_K, 0, 720, 7.2},      {HESSFIT_OPT_VDW_RSTAR, 0.5, 5.0, 0.1},
-                  {HESSFIT_OPT_VDW_EPS, 0.001, 2.0, 0.02}};
+                  {HESSFIT_OPT_VDW_EPS, 0.001, 2.0, 0.02},    {HESSFIT_OPT_STRETCH_BEND_K, -50 / 143.93262, 50 / 143.93262, 0.2 / 143.93262},
+                  {HESSFIT_OPT_BOND_MOMENT, -HUGE_VAL, HUGE_VAL, 0.1}};
     hessfit_forcefield ff;
     int counted[HESSFIT_NUM_OPT_VALUE_KINDS] = {0}, outside[HESSFIT_NUM_OPT_VALUE_KINDS] = {0}, periodicities = 0;
     double lo, hi, step;
@@ -1286,7 +1287,8 @@ static void test_q2mm_defaults(void)
         CHECK(outside[k] == (k == HESSFIT_OPT_FOURIER_K ? 2 : 0), "%d %s values outside q2mm's box",
               outside[k], hessfit_opt_value_kind_name((hessfit_opt_value_kind)k));
     CHECK(counted[HESSFIT_OPT_BOND_K] == 186 && counted[HESSFIT_OPT_ANGLE_K] == 529 && counted[HESSFIT_OPT_FOURIER_K] == 2733 &&
-              counted[HESSFIT_OPT_IMPROPER_K] == 4 && counted[HESSFIT_OPT_VDW_EPS] == 36,
+              counted[HESSFIT_OPT_IMPROPER_K] == 4 && counted[HESSFIT_OPT_VDW_EPS] == 36 &&
+              counted[HESSFIT_OPT_BOND_MOMENT] == 186 && counted[HESSFIT_OPT_STRETCH_BEND_K] == 6,
           "value counts of rh_hyd_enamide_seminario.fld");
     {
         /* A bond's value 0 is its k, value 1 its r0; a periodicity is refused naming the line. */
