@@ -251,6 +251,13 @@ static hessfit_status read_settings(const hessfit_config *c, const hf_training_s
                         v);
     }
     s->max_evaluations = (long long)v;
+    if ((st = hessfit_config_number(c, "blocks", 1, 1e6, 1, &v)) != HESSFIT_SUCCESS)
+        return st;
+    if (v != floor(v)) {
+        const hessfit_config_entry *e = hessfit_config_entry_at(c, "blocks", 0);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: blocks = %g is not a whole number", c->path, e ? e->line : 0, v);
+    }
+    s->blocks = (int)v;
     if ((st = hessfit_config_number(c, "max-time", 0, 1e9, 0, &s->max_time)) != HESSFIT_SUCCESS ||
         (st = hessfit_config_number(c, "ftol", 0, 1, 1e-8, &s->ftol)) != HESSFIT_SUCCESS)
         return st;
@@ -1173,6 +1180,7 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
     model_options.form = set->settings.form;
     if ((st = nonbonded_options(c, set, &model_options)) != HESSFIT_SUCCESS)
         goto fail;
+    set->model_options = model_options;
     if ((st = hessfit_model_create(&set->ff, set->mols, set->typed, set->n_mols, &model_options, &set->model)) !=
         HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the fit model", c->path);
@@ -1209,6 +1217,8 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
         st = prefixed(st, "%s: the start values", c->path);
         goto fail;
     }
+    if (options != NULL && options->no_objective)
+        goto loaded;
     if ((st = hessfit_objective_create(set->model, set->mols, set->n_mols, set->mol_objective, &set->objective)) !=
         HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the %s objective", c->path, set->settings.objective_name);
@@ -1232,6 +1242,7 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
             goto fail;
         }
     }
+loaded:
     free(requests);
     free(from);
     free(used);
