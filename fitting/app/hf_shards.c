@@ -8,10 +8,12 @@
 #include "hf_shards.h"
 
 #include "hf_comm.h"
+#include "hf_file_table.h"
 
 #include <cblas.h>
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,9 +64,43 @@ static hessfit_status no_memory(void)
     return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "MPI blocks: no memory");
 }
 
-void hf_shards_prepare_process(void)
+hessfit_status hf_shards_load(const char *input, const hf_training_set_options *options, hf_training_set *set)
 {
+    const int rank = hf_comm_rank();
+    hf_training_set_options opt = *options;
+    hessfit_status st = HESSFIT_SUCCESS, loaded = HESSFIT_ERROR_INVALID_ARGUMENT;
+    unsigned char *packed = NULL;
+    size_t size = 0;
     openblas_set_num_threads(1);
+    memset(set, 0, sizeof *set);
+    if (hf_comm_size() == 1)
+        return hf_training_set_load(input, &opt, set);
+    opt.no_objective = rank != 0;
+    if (rank == 0) { /* reads each file once, keeping its bytes */
+        hf_files_set_mode(HF_FILES_RECORD);
+        st = loaded = hf_training_set_load(input, &opt, set);
+        hf_files_set_mode(HF_FILES_DISK);
+        if (st == HESSFIT_SUCCESS)
+            st = hf_files_pack(&packed, &size);
+    }
+    if ((st = hf_comm_agree(st)) == HESSFIT_SUCCESS) {
+        uint64_t n = size;
+        if ((st = hf_comm_bcast(&n, sizeof n)) == HESSFIT_SUCCESS && rank != 0 && (packed = malloc(n > 0 ? n : 1)) == NULL)
+            st = no_memory();
+        if (st == HESSFIT_SUCCESS)
+            st = hf_comm_bcast(packed, n);
+        if (st == HESSFIT_SUCCESS && rank != 0 && (st = hf_files_unpack(packed, n)) == HESSFIT_SUCCESS) {
+            hf_files_set_mode(HF_FILES_MEMORY); /* the same bytes; a file rank 0 did not read is an error */
+            st = loaded = hf_training_set_load(input, &opt, set);
+            hf_files_set_mode(HF_FILES_DISK);
+        }
+        st = hf_comm_agree(st);
+    }
+    hf_files_clear();
+    free(packed);
+    if (st != HESSFIT_SUCCESS && loaded == HESSFIT_SUCCESS)
+        hf_training_set_free(set);
+    return st;
 }
 
 /* ---- the cut and the assignment (the same on every rank: a function of the input) ---------------- */
@@ -391,10 +427,10 @@ hessfit_status hf_shards_create(const hf_training_set *set, hf_shards **out)
             if (sh->blocks[b].rank == sh->rank)
                 my_packets += packet_size(&sh->blocks[b], 1, 1);
         }
-        if (all_packets > 0x7fffffff)
+        if (all_packets + sh->size > 0x7fffffff)
             st = hessfit_error(HESSFIT_ERROR_OVERFLOW, "MPI blocks: %lld doubles per evaluation", all_packets);
         else if ((sh->send = malloc((size_t)(my_packets + 1) * sizeof *sh->send)) == NULL ||
-                 (sh->rank == 0 && (sh->recv = malloc((size_t)(all_packets + 1) * sizeof *sh->recv)) == NULL))
+                 (sh->rank == 0 && (sh->recv = malloc((size_t)(all_packets + sh->size) * sizeof *sh->recv)) == NULL))
             st = no_memory();
     }
     if ((st = hf_comm_agree(st)) != HESSFIT_SUCCESS) {
@@ -448,14 +484,15 @@ static hessfit_status evaluate_mine(hf_shards *sh, const double *x, int grad, in
     return HESSFIT_SUCCESS;
 }
 
-/* Every rank: the message is in sh->message; evaluate, gather, agree. */
+/* Every rank: the message is in sh->message; evaluate, gather (each rank's packets in block order,
+ * then the seconds its blocks took), agree. */
 static hessfit_status evaluate_collective(hf_shards *sh, int grad, int res)
 {
     const double t0 = now();
     hessfit_status local = evaluate_mine(sh, sh->message + HEADER, grad, res);
-    const double t1 = now();
     long long mine = 0;
-    memset(sh->counts, 0, (size_t)sh->size * sizeof *sh->counts);
+    for (int r = 0; r < sh->size; r++)
+        sh->counts[r] = 1;
     for (int b = 0; b < sh->n_blocks; b++) {
         const long long s = packet_size(&sh->blocks[b], grad, res);
         sh->counts[sh->blocks[b].rank] += (int)s;
@@ -464,10 +501,11 @@ static hessfit_status evaluate_collective(hf_shards *sh, int grad, int res)
     }
     for (int r = 1; r < sh->size; r++)
         sh->displs[r] = sh->displs[r - 1] + sh->counts[r - 1];
-    hessfit_status st = hf_comm_gatherv(sh->send, (int)mine, sh->recv, sh->counts, sh->displs);
+    sh->send[mine] = now() - t0;
+    sh->stats.seconds_compute += sh->send[mine];
+    hessfit_status st = hf_comm_gatherv(sh->send, (int)mine + 1, sh->recv, sh->counts, sh->displs);
     if (st != HESSFIT_SUCCESS)
         local = st; /* an MPI failure: still agree, so that no rank waits */
-    sh->stats.seconds_compute += t1 - t0;
     return hf_comm_agree(local);
 }
 
@@ -519,7 +557,11 @@ hessfit_status hf_shards_evaluate(hf_shards *sh, const double *x, double *loss, 
         }
     }
     free(next);
+    double slowest = 0.0;
+    for (int r = 0; r < sh->size; r++)
+        slowest = fmax(slowest, sh->recv[sh->displs[r] + sh->counts[r] - 1]);
     sh->stats.evaluations++;
+    sh->stats.seconds_slowest += slowest;
     sh->stats.seconds_total += now() - t0;
     return HESSFIT_SUCCESS;
 }

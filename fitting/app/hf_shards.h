@@ -13,7 +13,8 @@
  * the same force field, start values and options as the whole set's; B = 1 is the whole set's own
  * model and objective, today's one-Context evaluation.
  *
- * Ranks. Rank 0 runs the optimiser; hf_shards_evaluate sends the free values to every rank, each
+ * Ranks. Rank 0 reads the input files and sends their bytes to the others (hf_shards_load); it
+ * runs the optimiser; hf_shards_evaluate sends the free values to every rank, each
  * rank evaluates its blocks (assigned by cost, largest first to the least loaded rank), rank 0
  * gathers every block's partial results -- loss, gradient over the block's free values, residuals
  * (and the next partial, J^T J, would be one more array of the packet) -- and sums them in block
@@ -29,10 +30,16 @@
 
 typedef struct hf_shards hf_shards;
 
-/** Makes this process's arithmetic independent of where it runs: OpenBLAS single-threaded (its
- * thread count, which mpirun's binding of a rank to a core changes, changes the last bits of the
- * QM Hessians' analysis when the targets are built). Call before hf_training_set_load. */
-void hf_shards_prepare_process(void);
+/**
+ * hf_training_set_load on every rank, collectively. Rank 0 reads every input file once and loads
+ * the set (with its objective); then it broadcasts the files' bytes (hf_file_table.h) and the
+ * other ranks load the same set from them (without the whole set's objective: options->no_objective
+ * is set there). A failure on any rank fails every rank, with its message (hf_comm_agree); the set
+ * is then freed. First it makes this process's arithmetic independent of where it runs: OpenBLAS
+ * single-threaded (its thread count, which mpirun's binding of a rank to a core changes, changes
+ * the last bits of the QM Hessians' analysis when the targets are built).
+ */
+hessfit_status hf_shards_load(const char *input, const hf_training_set_options *options, hf_training_set *set);
 
 /** The blocks of set (settings.blocks), assigned to the hf_comm_size() ranks, and this rank's
  * blocks' models and objectives at the start values. Collective: every rank calls it with the same
@@ -56,8 +63,10 @@ typedef struct hf_shards_stats {
     int n_blocks, n_ranks;
     int my_blocks;          /* this rank's */
     unsigned long long evaluations;
-    double seconds_compute; /* rank 0: its own blocks */
-    double seconds_total;   /* rank 0: whole evaluations (broadcast, own blocks, gather, agree, sums) */
+    double seconds_compute; /* this rank's own blocks */
+    double seconds_slowest; /* rank 0: the slowest rank's blocks, summed over the evaluations */
+    double seconds_total;   /* rank 0: whole evaluations (broadcast, blocks, gather, agree, sums); the
+                               communication's share is (total - slowest) / total */
     double max_block_cost_share; /* the largest rank's share of the total cost (1/n_ranks: balanced) */
     long long packet_doubles;    /* doubles gathered per evaluation with a gradient */
 } hf_shards_stats;

@@ -335,10 +335,12 @@ static int fit(int argc, char **argv)
         return 2;
 
     topt.output_dir = output;
-    topt.no_objective = rank != 0; /* their blocks' objectives are their own */
-    hf_shards_prepare_process();
-    if (hf_comm_agree(hf_training_set_load(input, &topt, &set)) != HESSFIT_SUCCESS ||
-        hf_shards_create(&set, &shards) != HESSFIT_SUCCESS) {
+    if (hf_shards_load(input, &topt, &set) != HESSFIT_SUCCESS) { /* rank 0 reads, every rank loads */
+        if (rank == 0)
+            fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
+        return 1;
+    }
+    if (hf_shards_create(&set, &shards) != HESSFIT_SUCCESS) {
         if (rank == 0)
             fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
         hf_training_set_free(&set);
@@ -438,11 +440,13 @@ static int fit(int argc, char **argv)
            result.seconds > 0 ? (double)result.run_evaluations / result.seconds : 0.0);
     printf("  outcome: %s\n", hessfit_opt_outcome_string(result.outcome));
     hf_shards_get_stats(shards, &ss);
-    if (ss.n_ranks > 1 && ss.evaluations > 0)
-        printf("  per evaluation: %.3f ms, of which rank 0's blocks %.3f ms and the rest (broadcast, waiting for the "
-               "other ranks, gather, sums) %.3f ms\n",
-               1e3 * ss.seconds_total / (double)ss.evaluations, 1e3 * ss.seconds_compute / (double)ss.evaluations,
-               1e3 * (ss.seconds_total - ss.seconds_compute) / (double)ss.evaluations);
+    if ((ss.n_ranks > 1 || ss.n_blocks > 1) && ss.evaluations > 0)
+        printf("  per evaluation: %.3f ms; blocks of the slowest rank %.3f ms, rank 0's %.3f ms; the rest "
+               "(broadcast, gather, agreement, sums) %.3f ms = %.1f %%\n",
+               1e3 * ss.seconds_total / (double)ss.evaluations, 1e3 * ss.seconds_slowest / (double)ss.evaluations,
+               1e3 * ss.seconds_compute / (double)ss.evaluations,
+               1e3 * (ss.seconds_total - ss.seconds_slowest) / (double)ss.evaluations,
+               100.0 * (ss.seconds_total - ss.seconds_slowest) / ss.seconds_total);
 
     /* the outputs: before = the start values, after = the best point (x) */
     if ((st = hf_fit_compare(&set, set.x_start, x, n, &cmp)) != HESSFIT_SUCCESS) {
