@@ -13,7 +13,10 @@
 
 #include <stddef.h>
 
-/** MPI_Init (a no-op without MPI, or when MPI is initialised already); call once, before any other. */
+/** MPI_Init when a launcher started this process (mpirun / mpiexec / srun: their environment
+ * variables), else nothing: a plain run is one process that never starts MPI. A no-op without MPI
+ * or when MPI is initialised already. An srun of several tasks that MPI does not connect is an
+ * error. Call once, before any other. */
 hessfit_status hf_comm_init(int *argc, char ***argv);
 /** MPI_Finalize when hf_comm_init initialised it. */
 void hf_comm_finalize(void);
