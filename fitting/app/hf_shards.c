@@ -10,7 +10,6 @@
 #include "hf_comm.h"
 #include "hf_file_table.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -71,7 +70,6 @@ hessfit_status hf_shards_load(const char *input, const hf_training_set_options *
     hessfit_status st = HESSFIT_SUCCESS, loaded = HESSFIT_ERROR_INVALID_ARGUMENT;
     unsigned char *packed = NULL;
     size_t size = 0;
-    openblas_set_num_threads(1);
     memset(set, 0, sizeof *set);
     if (hf_comm_size() == 1)
         return hf_training_set_load(input, &opt, set);
@@ -410,7 +408,6 @@ hessfit_status hf_shards_create(const hf_training_set *set, hf_shards **out)
         else
             st = block_targets(set, k);
         if (st == HESSFIT_SUCCESS && k->rank == sh->rank) {
-            sh->stats.my_blocks++;
             if ((st = build_block(sh, b)) != HESSFIT_SUCCESS)
                 st = block_failure(sh, b, st);
             long long first, count;
@@ -439,6 +436,7 @@ hessfit_status hf_shards_create(const hf_training_set *set, hf_shards **out)
     }
     sh->stats.n_blocks = sh->n_blocks;
     sh->stats.n_ranks = sh->size;
+    sh->stats.packet_doubles = sh->size; /* each rank's seconds */
     for (int b = 0; b < sh->n_blocks; b++)
         sh->stats.packet_doubles += packet_size(&sh->blocks[b], 1, 0);
     *out = sh;

@@ -35,9 +35,7 @@ typedef struct hf_shards hf_shards;
  * the set (with its objective); then it broadcasts the files' bytes (hf_file_table.h) and the
  * other ranks load the same set from them (without the whole set's objective: options->no_objective
  * is set there). A failure on any rank fails every rank, with its message (hf_comm_agree); the set
- * is then freed. First it makes this process's arithmetic independent of where it runs: OpenBLAS
- * single-threaded (its thread count, which mpirun's binding of a rank to a core changes, changes
- * the last bits of the QM Hessians' analysis when the targets are built).
+ * is then freed.
  */
 hessfit_status hf_shards_load(const char *input, const hf_training_set_options *options, hf_training_set *set);
 
@@ -61,14 +59,13 @@ hessfit_status hf_shards_finish(hf_shards *shards, hessfit_status st);
 /** What the blocks are and did (rank 0: the whole run's evaluations). */
 typedef struct hf_shards_stats {
     int n_blocks, n_ranks;
-    int my_blocks;          /* this rank's */
     unsigned long long evaluations;
     double seconds_compute; /* this rank's own blocks */
     double seconds_slowest; /* rank 0: the slowest rank's blocks, summed over the evaluations */
     double seconds_total;   /* rank 0: whole evaluations (broadcast, blocks, gather, agree, sums); the
                                communication's share is (total - slowest) / total */
     double max_block_cost_share; /* the largest rank's share of the total cost (1/n_ranks: balanced) */
-    long long packet_doubles;    /* doubles gathered per evaluation with a gradient */
+    long long packet_doubles;    /* doubles gathered per evaluation with a gradient (rank 0) */
 } hf_shards_stats;
 void hf_shards_get_stats(const hf_shards *shards, hf_shards_stats *stats);
 

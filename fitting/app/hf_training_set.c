@@ -9,6 +9,7 @@
 #include "hf_lines.h"
 #include "hf_vec3.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1131,6 +1132,7 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
     geometry_request *requests = NULL;
     int n_requests = 0;
 
+    openblas_set_num_threads(1); /* the same bits under any process binding (hf_training_set.h) */
     memset(set, 0, sizeof *set);
     memset(&other, 0, sizeof other);
     if ((st = hessfit_config_read(input, &set->config)) != HESSFIT_SUCCESS)

@@ -103,7 +103,11 @@ typedef struct hf_training_set {
     hessfit_geometry_target *geometry;
 } hf_training_set;
 
-/* Load everything (above). On failure the set is freed and zeroed, nothing was written. */
+/* Load everything (above). On failure the set is freed and zeroed, nothing was written. It sets
+ * OpenBLAS single-threaded for the process first: OpenBLAS's thread count (which mpirun's binding
+ * of a process to a core changes) changes the last bits of the QM Hessians' analysis, and with it
+ * every later result; so `hessfit fit` (on any number of MPI ranks), `report` and `check` compute
+ * alike wherever they run. */
 hessfit_status hf_training_set_load(const char *input, const hf_training_set_options *options, hf_training_set *set);
 void hf_training_set_free(hf_training_set *set);
 

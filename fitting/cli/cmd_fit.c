@@ -416,9 +416,10 @@ static int fit(int argc, char **argv)
     hf_shards_stats ss;
     hf_shards_get_stats(shards, &ss);
     if (ss.n_blocks > 1 || ss.n_ranks > 1)
-        printf("  %d block%s of structures on %d rank%s (MPI: %s); the busiest rank has %.1f %% of the cost\n",
+        printf("  %d block%s of structures on %d rank%s (MPI: %s); the busiest rank has %.1f %% of the cost; %lld "
+               "doubles gathered per evaluation\n",
                ss.n_blocks, ss.n_blocks == 1 ? "" : "s", ss.n_ranks, ss.n_ranks == 1 ? "" : "s",
-               hf_comm_have_mpi() ? "yes" : "no", 100.0 * ss.max_block_cost_share);
+               hf_comm_have_mpi() ? "yes" : "no", 100.0 * ss.max_block_cost_share, ss.packet_doubles);
     fflush(stdout);
 
     hessfit_optimize_clear_stop();
