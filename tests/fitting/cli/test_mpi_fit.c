@@ -11,7 +11,9 @@
  *      other sums, so to round-off: loss, gradient and residuals to 1e-12 of their largest; measured
  *      3.5e-15, 9e-15, and 92 % of the residuals identical).
  *  (b) `hessfit fit` as one process and under `mpirun -np 2` and `-np 3`: fitted.fld, fitted.xml, a
- *      fitted PDB, checkpoint.txt and targets.txt are byte-identical.
+ *      fitted PDB, checkpoint.txt and targets.txt are byte-identical; the 2-rank checkpoint resumed
+ *      (--resume) on 3 ranks and the one-process checkpoint resumed in one process, to 7
+ *      evaluations, write the same bytes too.
  *  (c) HESSFIT_TEST_FAIL_RANK=1 (test builds: rank 1's first block fails at evaluation 3) under
  *      `timeout`: exit status 1 (not a hang), one message on stderr naming the rank, its host, the
  *      block's structures and the molecule, and the checkpoint holds the best point of the two
@@ -203,6 +205,52 @@ fit:
             same_file(a, b);
         }
         printf("(b) hessfit fit on %d ranks: the fitted files and the checkpoint are byte-identical (%.1f s)\n", k,
+               r.seconds);
+    }
+    /* (b) --resume under another rank count: the 2-rank checkpoint continued on 3 ranks, the one-process
+     * checkpoint in one process, both to 7 evaluations (the input with that limit, its paths absolute) */
+    {
+        char *text = test_load_file(INPUT, NULL), longer[16384], cmd[20000];
+        const char *rel = "../../../examples", *limit = "max-evaluations = 4";
+        size_t at = 0;
+        for (const char *p = text; *p != '\0' && at < sizeof longer - 256;) {
+            if (strncmp(p, rel, strlen(rel)) == 0) {
+                at += (size_t)snprintf(longer + at, sizeof longer - at, "%s/examples", HESSFIT_SOURCE_DIR);
+                p += strlen(rel);
+            } else if (strncmp(p, limit, strlen(limit)) == 0) {
+                at += (size_t)snprintf(longer + at, sizeof longer - at, "max-evaluations = 7");
+                p += strlen(limit);
+            } else
+                longer[at++] = *p++;
+        }
+        longer[at] = '\0';
+        free(text);
+        CHECK(strstr(longer, "max-evaluations = 7") != NULL, "no evaluation limit in %s", INPUT);
+        const char *input7 = test_write_text("mpi-rh-enamide-7.fit", longer), *dir2 = test_temp_path("fit-np2");
+        char q7[4096], qdir[4096];
+        test_shell_quote(q7, sizeof q7, input7);
+        test_shell_quote(qdir, sizeof qdir, dir1);
+        snprintf(args, sizeof args, "fit %s --output %s --resume", q7, qdir);
+        r = test_run_program(hessfit, args);
+        test_expect_exit(&r, 0, NULL, "(b) --resume, one process");
+        test_shell_quote(qdir, sizeof qdir, dir2);
+        snprintf(cmd, sizeof cmd, TIMEOUT_S " %s3 %s fit %s --output %s --resume", MPIRUN, qhessfit, q7, qdir);
+        r = test_run_program("timeout", cmd);
+        test_expect_exit(&r, 0, NULL, "(b) --resume of the 2-rank checkpoint on 3 ranks");
+        test_expect_output(&r, "resuming from", "(b) resumed");
+        for (size_t f = 0; f < sizeof outputs / sizeof outputs[0]; f++) {
+            char a[4096], b[4096];
+            snprintf(a, sizeof a, "%s/%s", dir1, outputs[f]);
+            snprintf(b, sizeof b, "%s/%s", dir2, outputs[f]);
+            same_file(a, b);
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/checkpoint.txt", dir2);
+        char *cp = test_load_file(path, NULL);
+        const char *e = strstr(cp, "\nevaluations ");
+        CHECK(e != NULL && atoi(e + 13) > 4, "(b) the resumed checkpoint did not go on: %.300s", cp);
+        free(cp);
+        printf("(b) a 2-rank checkpoint resumed on 3 ranks: the same bytes as one process resuming its own (%.1f s)\n",
                r.seconds);
     }
 
