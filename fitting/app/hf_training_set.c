@@ -201,6 +201,17 @@ static int has_key(const hessfit_config *c, const char *key)
     return hessfit_config_count(c, key) > 0;
 }
 
+/* The whole number `key` in [1, max] (default def) into *v. */
+static hessfit_status whole_number(const hessfit_config *c, const char *key, double max, double def, double *v)
+{
+    hessfit_status st = hessfit_config_number(c, key, 1, max, def, v);
+    if (st == HESSFIT_SUCCESS && *v != floor(*v)) {
+        const hessfit_config_entry *e = hessfit_config_entry_at(c, key, 0);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s = %g is not a whole number", c->path, e ? e->line : 0, key, *v);
+    }
+    return st;
+}
+
 static hessfit_status read_settings(const hessfit_config *c, const hf_training_set_options *opt, hf_fit_settings *s)
 {
     hessfit_status st;
@@ -244,20 +255,11 @@ static hessfit_status read_settings(const hessfit_config *c, const hf_training_s
                    : strcmp(value, "grad-simp") == 0   ? HESSFIT_OPT_GRAD_SIMP
                                                        : HESSFIT_OPT_LBFGS;
     s->bounds = strcmp(hessfit_config_get(c, "bounds", "q2mm"), "none") != 0;
-    if ((st = hessfit_config_number(c, "max-evaluations", 1, 1e9, 1000, &v)) != HESSFIT_SUCCESS)
+    if ((st = whole_number(c, "max-evaluations", 1e9, 1000, &v)) != HESSFIT_SUCCESS)
         return st;
-    if (v != floor(v)) {
-        const hessfit_config_entry *e = hessfit_config_entry_at(c, "max-evaluations", 0);
-        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: max-evaluations = %g is not a whole number", c->path, e ? e->line : 0,
-                        v);
-    }
     s->max_evaluations = (long long)v;
-    if ((st = hessfit_config_number(c, "blocks", 1, 1e6, 1, &v)) != HESSFIT_SUCCESS)
+    if ((st = whole_number(c, "blocks", 1e6, 1, &v)) != HESSFIT_SUCCESS)
         return st;
-    if (v != floor(v)) {
-        const hessfit_config_entry *e = hessfit_config_entry_at(c, "blocks", 0);
-        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: blocks = %g is not a whole number", c->path, e ? e->line : 0, v);
-    }
     s->blocks = (int)v;
     if ((st = hessfit_config_number(c, "max-time", 0, 1e9, 0, &s->max_time)) != HESSFIT_SUCCESS ||
         (st = hessfit_config_number(c, "ftol", 0, 1, 1e-8, &s->ftol)) != HESSFIT_SUCCESS)
