@@ -412,7 +412,7 @@ static void system_name(const char *input, char *out, size_t size)
 static hessfit_status bench_input(const char *input, const bench_settings *b, record *r)
 {
     hf_training_set set;
-    hf_training_set_options topt = {NULL, NULL, "-out"};
+    hf_training_set_options topt = {NULL, NULL, "-out", 0};
     double *grad = NULL;
     hessfit_objective *other = NULL;
     memset(&set, 0, sizeof set);

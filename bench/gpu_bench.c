@@ -1072,7 +1072,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpu_bench: %s\n", hessfit_last_error());
         return 1;
     }
-    hf_training_set_options topt = {NULL, NULL, "-out"};
+    hf_training_set_options topt = {NULL, NULL, "-out", 0};
     if (hf_training_set_load(b.opt.input, &topt, &b.set) != HESSFIT_SUCCESS) {
         fprintf(stderr, "gpu_bench: %s\n", hessfit_last_error());
         return 1;

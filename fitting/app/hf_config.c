@@ -57,6 +57,7 @@ static const key_rule rules[] = {
     {"max-time", 0, 0, VALUE_NUMBER, NULL, 0, 1e9, NULL, -1},
     {"ftol", 0, 0, VALUE_NUMBER, NULL, 0, 1, NULL, -1},
     {"output", 0, 0, VALUE_PATH, NULL, 0, 0, NULL, -1},
+    {"blocks", 0, 0, VALUE_NUMBER, NULL, 1, 1e6, NULL, -1},
 };
 #define N_RULES (sizeof rules / sizeof rules[0])
 

@@ -9,6 +9,7 @@
 #include "hf_lines.h"
 #include "hf_vec3.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -204,6 +205,17 @@ static int has_key(const hessfit_config *c, const char *key)
     return hessfit_config_count(c, key) > 0;
 }
 
+/* The whole number `key` in [1, max] (default def) into *v. */
+static hessfit_status whole_number(const hessfit_config *c, const char *key, double max, double def, double *v)
+{
+    hessfit_status st = hessfit_config_number(c, key, 1, max, def, v);
+    if (st == HESSFIT_SUCCESS && *v != floor(*v)) {
+        const hessfit_config_entry *e = hessfit_config_entry_at(c, key, 0);
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: %s = %g is not a whole number", c->path, e ? e->line : 0, key, *v);
+    }
+    return st;
+}
+
 static hessfit_status read_settings(const hessfit_config *c, const hf_training_set_options *opt, hf_fit_settings *s)
 {
     hessfit_status st;
@@ -247,14 +259,12 @@ static hessfit_status read_settings(const hessfit_config *c, const hf_training_s
                    : strcmp(value, "grad-simp") == 0   ? HESSFIT_OPT_GRAD_SIMP
                                                        : HESSFIT_OPT_LBFGS;
     s->bounds = strcmp(hessfit_config_get(c, "bounds", "q2mm"), "none") != 0;
-    if ((st = hessfit_config_number(c, "max-evaluations", 1, 1e9, 1000, &v)) != HESSFIT_SUCCESS)
+    if ((st = whole_number(c, "max-evaluations", 1e9, 1000, &v)) != HESSFIT_SUCCESS)
         return st;
-    if (v != floor(v)) {
-        const hessfit_config_entry *e = hessfit_config_entry_at(c, "max-evaluations", 0);
-        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: max-evaluations = %g is not a whole number", c->path, e ? e->line : 0,
-                        v);
-    }
     s->max_evaluations = (long long)v;
+    if ((st = whole_number(c, "blocks", 1e6, 1, &v)) != HESSFIT_SUCCESS)
+        return st;
+    s->blocks = (int)v;
     if ((st = hessfit_config_number(c, "max-time", 0, 1e9, 0, &s->max_time)) != HESSFIT_SUCCESS ||
         (st = hessfit_config_number(c, "ftol", 0, 1, 1e-8, &s->ftol)) != HESSFIT_SUCCESS)
         return st;
@@ -1141,6 +1151,7 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
     geometry_request *requests = NULL;
     int n_requests = 0;
 
+    openblas_set_num_threads(1); /* the same bits under any process binding (hf_training_set.h) */
     memset(set, 0, sizeof *set);
     memset(&other, 0, sizeof other);
     if ((st = hessfit_config_read(input, &set->config)) != HESSFIT_SUCCESS)
@@ -1185,6 +1196,7 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
     model_options.form = set->settings.form;
     if ((st = nonbonded_options(c, set, &model_options)) != HESSFIT_SUCCESS)
         goto fail;
+    set->model_options = model_options;
     if ((st = hessfit_model_create(&set->ff, set->mols, set->typed, set->n_mols, &model_options, &set->model)) !=
         HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the fit model", c->path);
@@ -1225,6 +1237,8 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
         st = prefixed(st, "%s: the start values", c->path);
         goto fail;
     }
+    if (options != NULL && options->no_objective)
+        goto loaded;
     if ((st = hessfit_objective_create(set->model, set->mols, set->n_mols, set->mol_objective, &set->objective)) !=
         HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the %s objective", c->path, set->settings.objective_name);
@@ -1248,6 +1262,7 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
             goto fail;
         }
     }
+loaded:
     free(requests);
     free(from);
     free(used);

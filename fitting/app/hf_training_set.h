@@ -65,6 +65,7 @@ typedef struct hf_fit_settings {
     double max_time;           /* seconds, 0: none */
     double ftol;               /* NLopt's ftol_rel, default 1e-8 */
     int start_seminario;
+    int blocks;       /* `blocks`: the fixed evaluation blocks of the objective (hf_shards.h); default 1 */
     char *output_dir; /* malloc'ed */
 } hf_fit_settings;
 
@@ -72,6 +73,7 @@ typedef struct hf_training_set_options {
     const char *compare_forcefield;    /* hessfit report --forcefield, or NULL */
     const char *output_dir;            /* --output: replaces the input's `output`, or NULL */
     const char *default_output_suffix; /* "<input stem><suffix>" beside the input: "-out" (fit) */
+    int no_objective;                  /* 1: stop after step 9 (no objective: an MPI rank other than 0) */
 } hf_training_set_options;
 
 typedef struct hf_training_set {
@@ -82,8 +84,9 @@ typedef struct hf_training_set {
     hessfit_molecule *mols; /* the structures with their QM Hessians, at the QM geometry */
     char **labels;     /* "structure 2 'name' (path:line)" */
     hessfit_typed_molecule *typed;
+    hessfit_model_options model_options; /* what the model was created with */
     hessfit_model *model;
-    hessfit_objective *objective;
+    hessfit_objective *objective; /* NULL with no_objective */
     int n_free;            /* all free values of the model */
     int n_fit;             /* the first n_fit of them are the fit's (the `free` entries) */
     double *x_start;       /* n_free start values (canonical units) */
@@ -100,7 +103,11 @@ typedef struct hf_training_set {
     hessfit_geometry_target *geometry;
 } hf_training_set;
 
-/* Load everything (above). On failure the set is freed and zeroed, nothing was written. */
+/* Load everything (above). On failure the set is freed and zeroed, nothing was written. It sets
+ * OpenBLAS single-threaded for the process first: OpenBLAS's thread count (which mpirun's binding
+ * of a process to a core changes) changes the last bits of the QM Hessians' analysis, and with it
+ * every later result; so `hessfit fit` (on any number of MPI ranks), `report` and `check` compute
+ * alike wherever they run. */
 hessfit_status hf_training_set_load(const char *input, const hf_training_set_options *options, hf_training_set *set);
 void hf_training_set_free(hf_training_set *set);
 

@@ -1,6 +1,8 @@
 /* The bounded line reader over zlib (plain and gzip files alike) and the token parsers. */
 #include "hf_lines.h"
 
+#include "hf_file_table.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -18,8 +20,12 @@ hessfit_status hf_lines_open(hf_lines *r, const char *path)
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hf_lines_open: %s is NULL", r == NULL ? "reader" : "path");
     memset(r, 0, sizeof *r);
     r->path = path;
+    hessfit_status st = hf_files_open(path, &r->gz); /* held in memory (MPI), else NULL */
+    if (st != HESSFIT_SUCCESS)
+        return st;
     errno = 0;
-    r->gz = gzopen(path, "rb");
+    if (r->gz == NULL)
+        r->gz = gzopen(path, "rb");
     if (r->gz == NULL)
         return hessfit_error(HESSFIT_ERROR_IO, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib could not open it");
     gzbuffer((gzFile)r->gz, 1 << 17);
@@ -111,8 +117,12 @@ hessfit_status hf_read_file(const char *path, size_t max_bytes, unsigned char **
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hf_read_file: an argument is NULL");
     *data = NULL;
     *size = 0;
+    void *held = NULL;
+    hessfit_status opened = hf_files_open(path, &held); /* held in memory (MPI), else NULL */
+    if (opened != HESSFIT_SUCCESS)
+        return opened;
     errno = 0;
-    gz = gzopen(path, "rb");
+    gz = held != NULL ? (gzFile)held : gzopen(path, "rb");
     if (gz == NULL)
         return hessfit_error(HESSFIT_ERROR_IO, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib could not open it");
     for (;;) {

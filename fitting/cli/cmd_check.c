@@ -333,7 +333,7 @@ int hf_cmd_check(int argc, char **argv)
     }
     if (hf_cli_input_operand(argc, argv, "check", usage, &input) != 0)
         return 2;
-    hf_training_set_options topt = {NULL, NULL, "-out"};
+    hf_training_set_options topt = {NULL, NULL, "-out", 0};
     if (hf_training_set_load(input, &topt, &set) != HESSFIT_SUCCESS) {
         fprintf(stderr, "hessfit check: %s\n", hessfit_last_error());
         return 1;

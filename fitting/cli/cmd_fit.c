@@ -31,7 +31,9 @@
 #include "hessfit_report.h"
 #include "hf_buf.h"
 #include "hf_commands.h"
+#include "hf_comm.h"
 #include "hf_fit_report.h"
+#include "hf_shards.h"
 #include "hf_training_set.h"
 
 #include <errno.h>
@@ -158,7 +160,7 @@ static double fit_loss(int n, const double *x, double *grad, void *data, hessfit
 {
     double loss = 0.0;
     (void)n;
-    *status = hessfit_objective_evaluate(data, x, &loss, grad, NULL);
+    *status = hf_shards_evaluate(data, x, &loss, grad, NULL); /* the blocks, on every rank (hf_shards.h) */
     return loss;
 }
 
@@ -302,17 +304,21 @@ done:
 
 /* ---- the command --------------------------------------------------------------------------------- */
 
-int hf_cmd_fit(int argc, char **argv)
+/* The fit on rank 0 (the only process without MPI); the other ranks serve the evaluations of
+ * their blocks (hf_shards.h) and print nothing. */
+static int fit(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL;
     int resume = 0, rc = 1;
     double max_time = -1.0;
     hf_training_set set;
-    hf_training_set_options topt = {NULL, NULL, "-out"};
+    hf_training_set_options topt = {NULL, NULL, "-out", 0};
     hessfit_optimize *opt = NULL;
     hessfit_opt_checkpoint cp;
     hessfit_opt_result result;
     hf_fit_comparison cmp;
+    hf_shards *shards = NULL;
+    const int rank = hf_comm_rank();
     history *hist = NULL;
     double *x = NULL;
     hessfit_status st;
@@ -344,9 +350,22 @@ int hf_cmd_fit(int argc, char **argv)
         return 2;
 
     topt.output_dir = output;
-    if (hf_training_set_load(input, &topt, &set) != HESSFIT_SUCCESS) {
-        fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
+    if (hf_shards_load(input, &topt, &set) != HESSFIT_SUCCESS) { /* rank 0 reads, every rank loads */
+        if (rank == 0)
+            fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
         return 1;
+    }
+    if (hf_shards_create(&set, &shards) != HESSFIT_SUCCESS) {
+        if (rank == 0)
+            fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
+        hf_training_set_free(&set);
+        return 1;
+    }
+    if (rank != 0) {
+        st = hf_shards_serve(shards);
+        hf_shards_destroy(shards);
+        hf_training_set_free(&set);
+        return st == HESSFIT_SUCCESS ? 0 : 1;
     }
     if (max_time > 0.0)
         set.settings.max_time = max_time;
@@ -378,7 +397,7 @@ int hf_cmd_fit(int argc, char **argv)
     memcpy(x, set.x_start, (size_t)n * sizeof *x);
     hist->stride = 1;
     if ((st = hessfit_optimize_create(set.settings.algorithm, n, &opt)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_objective(opt, fit_loss, set.objective)) != HESSFIT_SUCCESS ||
+        (st = hessfit_optimize_set_objective(opt, fit_loss, shards)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_bounds(opt, set.lower, set.upper)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_initial_step(opt, set.step)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_scale(opt, set.step)) != HESSFIT_SUCCESS ||
@@ -409,6 +428,13 @@ int hf_cmd_fit(int argc, char **argv)
     if (resume)
         printf("  resuming from %s: %lld evaluations done, best loss %.10g\n", checkpoint, cp.evaluations,
                cp.best_loss);
+    hf_shards_stats ss;
+    hf_shards_get_stats(shards, &ss);
+    if (ss.n_blocks > 1 || ss.n_ranks > 1)
+        printf("  %d block%s of structures on %d rank%s (MPI: %s); the busiest rank has %.1f %% of the cost; %lld "
+               "doubles gathered per evaluation\n",
+               ss.n_blocks, ss.n_blocks == 1 ? "" : "s", ss.n_ranks, ss.n_ranks == 1 ? "" : "s",
+               hf_comm_have_mpi() ? "yes" : "no", 100.0 * ss.max_block_cost_share, ss.packet_doubles);
     fflush(stdout);
 
     hessfit_optimize_clear_stop();
@@ -429,6 +455,14 @@ int hf_cmd_fit(int argc, char **argv)
            result.run_evaluations, result.seconds,
            result.seconds > 0 ? (double)result.run_evaluations / result.seconds : 0.0);
     printf("  outcome: %s\n", hessfit_opt_outcome_string(result.outcome));
+    hf_shards_get_stats(shards, &ss);
+    if ((ss.n_ranks > 1 || ss.n_blocks > 1) && ss.evaluations > 0)
+        printf("  per evaluation: %.3f ms; blocks of the slowest rank %.3f ms, rank 0's %.3f ms; the rest "
+               "(broadcast, gather, agreement, sums) %.3f ms = %.1f %%\n",
+               1e3 * ss.seconds_total / (double)ss.evaluations, 1e3 * ss.seconds_slowest / (double)ss.evaluations,
+               1e3 * ss.seconds_compute / (double)ss.evaluations,
+               1e3 * (ss.seconds_total - ss.seconds_slowest) / (double)ss.evaluations,
+               100.0 * (ss.seconds_total - ss.seconds_slowest) / ss.seconds_total);
 
     /* the outputs: before = the start values, after = the best point (x) */
     if ((st = hf_fit_compare(&set, set.x_start, x, n, &cmp)) != HESSFIT_SUCCESS) {
@@ -488,11 +522,26 @@ int hf_cmd_fit(int argc, char **argv)
            cmp.n_energies + cmp.n_geometry > 0 ? ",targets.txt,targets.json" : "");
     rc = 0;
 done:
+    hf_shards_finish(shards, rc == 0 ? HESSFIT_SUCCESS : HESSFIT_ERROR_INVALID_ARGUMENT);
+    hf_shards_destroy(shards);
     hf_fit_comparison_free(&cmp);
     hessfit_opt_checkpoint_free(&cp);
     hessfit_optimize_destroy(opt);
     free(hist);
     free(x);
     hf_training_set_free(&set);
+    return rc;
+}
+
+int hf_cmd_fit(int argc, char **argv)
+{
+    if (hf_comm_init(&argc, &argv) != HESSFIT_SUCCESS) {
+        fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
+        return 1;
+    }
+    if (hf_comm_rank() != 0 && freopen("/dev/null", "w", stdout) == NULL) /* rank 0 prints */
+        hf_comm_abort(1);
+    const int rc = fit(argc, argv);
+    hf_comm_finalize();
     return rc;
 }

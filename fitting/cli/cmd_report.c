@@ -64,7 +64,7 @@ int hf_cmd_report(int argc, char **argv)
     if (hf_cli_input_operand(argc, argv, "report", usage, &input) != 0)
         return 2;
 
-    hf_training_set_options topt = {forcefield, output, "-report"};
+    hf_training_set_options topt = {forcefield, output, "-report", 0};
     if (hf_training_set_load(input, &topt, &set) != HESSFIT_SUCCESS)
         return fail();
     if (hf_fit_compare(&set, set.x_start, set.x_compare, set.n_free, &cmp) != HESSFIT_SUCCESS) {

@@ -158,6 +158,10 @@ int hessfit_model_param_uses(const hessfit_model *model, int param);
  * ones. */
 hessfit_status hessfit_model_add_free_kind(hessfit_model *model, hessfit_param_kind kind, unsigned what, int *n_added);
 
+/** 1 when some term of the model (a vdw parameter: some atom) uses parameter param, so that
+ * hessfit_model_add_free may free its values; 0 otherwise (also out of range). */
+int hessfit_model_parameter_used(const hessfit_model *model, int param);
+
 int hessfit_model_n_free(const hessfit_model *model);
 /** What free value i is: its parameter and value index, its slot, and factor = dslot/dx_i
  * (each output may be NULL). */

@@ -45,6 +45,11 @@ static hessfit_status activate_triple(hessfit_model *m, int p, int triple)
     return hf_model_evaluator_sync(m, &m->main);
 }
 
+int hessfit_model_parameter_used(const hessfit_model *m, int param)
+{
+    return m != NULL && param >= 0 && param < m->n_params && m->param_uses[param] > 0;
+}
+
 hessfit_status hessfit_model_add_free(hessfit_model *m, int param, int value)
 {
     char name[160];
