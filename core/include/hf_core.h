@@ -227,6 +227,19 @@ int hf_hessian_contraction_derivatives(const hf_model *model, const double *tabl
 int hf_gradient_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
                                         const double *y, double *out, int *bad_term);
 
+/*
+ * Bilinear forms of the Hessian's slot derivatives (hf_bilinear.c), the rows of a residual Jacobian:
+ * for molecule m, vectors (n_vectors rows of its 3 n_m coordinates, the block's order) and pairs
+ * (2 per pair: the indices u_r, w_r of two vectors; a negative index gives a zero row),
+ *     out[s * n_pairs + r] = u_r^T (dH_m/dp_s) w_r     for every slot s (overwritten; n_slots x n_pairs).
+ * Slot-major, so that each term's update of one slot streams over the pairs. One pass over m's terms
+ * (its plain nonbonded pairs included): per term and vector g . v and Hq v, per pair two scalars.
+ * Errors as hf_hessian_contraction_derivatives (HF_BAD_OUT_OF_MEMORY when scratch is missing).
+ */
+int hf_bilinear_hessian_derivatives(const hf_model *model, const double *table, const double *pos, int m,
+                                    int n_vectors, const double *vectors, int n_pairs, const int *pairs, double *out,
+                                    int *bad_term);
+
 /* ---- the evaluation step shared by the assembly (hf_assemble.c) and the contractions ---------- */
 
 /* The internal coordinate of the last term evaluated: consecutive terms on the same atoms (the
@@ -353,6 +366,27 @@ int hf_objective_compute(const hf_model *model, const double *table, const doubl
 /* For each frequency target (molecules concatenated) the MM mode it was compared with in the last
  * evaluation (ascending eigenvalue order of its mode list), -1 if none; n = the total targets. */
 void hf_objective_state_pairing(const hf_objective_state *state, int *modes, int n);
+
+/* The number of residuals of molecule m and the first one's index in the residual layout. */
+long long hf_objective_state_molecule_residuals(const hf_objective_state *state, int m, long long *first);
+
+/*
+ * The residual Jacobian of molecule m's targets at (table, pos): its residuals (the evaluation's
+ * values, n of them = hf_objective_state_molecule_residuals) and jac_t[s * n + i] = d r_i / d slot_s
+ * (slot-major, n_slots x n; overwritten), exact:
+ *   frequency k paired with mode j: -w_k F / (2 sqrt|l_j|) u_j^T dH/dp u_j, u_j = M^-1/2 v_j (the
+ *       gradient's |l| floor; with the projection P v_j = v_j, so P drops out), 0 when unpaired;
+ *   eigenmatrix (a, b): -w_ab u_a^T dH/dp u_b, u_a = M^-1/2 q_a (the fixed vectors);
+ *   Hessian element (i, j): -w_ij dH_ij/dp,
+ * all in one hf_bilinear_hessian_derivatives pass. paired: the mode of each of m's frequency
+ * targets to use (e.g. a GPU evaluation's pairing); NULL: paired as an evaluation pairs now (the
+ * position-paired selection made first if it is not made yet). Returns 0, an HF_OBJECTIVE_ code, or
+ * HF_OBJECTIVE_MEMORY.
+ */
+#define HF_OBJECTIVE_MEMORY (-4)
+int hf_objective_jacobian(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
+                          hf_objective_state *state, int m, const int *paired, double *residuals, double *jac_t,
+                          hf_objective_error *error);
 
 /* ---- helpers of the objective (hf_rigid_body.c, hf_assignment.c) ------------------------------- */
 

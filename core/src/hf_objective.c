@@ -846,3 +846,137 @@ static int compute(const hf_model *model, const double *table, const double *pos
     }
     return 0;
 }
+
+/* ---- the residual Jacobian of one molecule ------------------------------------------------- */
+
+long long hf_objective_state_molecule_residuals(const hf_objective_state *st, int m, long long *first)
+{
+    const long long begin = st->mols[m].res_offset;
+    const long long end = m + 1 < st->n_molecules ? st->mols[m + 1].res_offset : st->n_res;
+    if (first != NULL)
+        *first = begin;
+    return end - begin;
+}
+
+/* The bilinear pairs of molecule m's residuals (see hf_core.h): the vectors u (rows of dim), the
+ * pair of each residual and the factor that turns u^T dH/dp w into d r / dp. ws holds the
+ * frequency matrix's eigenpairs (n_modes modes) and the inverse square-root masses. */
+static int jacobian_pairs(const hf_objective_molecule *om, const workspace *ws, int dim, int n_modes, double factor,
+                          const int *pairing, double *u, int *pairs, double *coef, double *res)
+{
+    const int nf = om->pairing != HF_PAIR_NONE ? om->n_freq : 0, k = om->n_eig;
+    const double *s = ws->inv_sqrt_mass, l_floor = 1.0 / (factor * factor);
+    int nv = 0;
+    long long r = 0;
+    for (int t = 0; t < nf; t++, r++) {
+        const int j = pairing[t];
+        pairs[2 * r] = pairs[2 * r + 1] = -1;
+        coef[r] = 0.0;
+        if (j < 0 || j >= n_modes) {
+            res[r] = 0.0;
+            continue;
+        }
+        const double l = ws->w[j], wt = om->freq_weight[t];
+        for (int i = 0; i < dim; i++)
+            u[(size_t)nv * dim + i] = ws->z[(size_t)j * dim + i] * s[i];
+        pairs[2 * r] = pairs[2 * r + 1] = nv++;
+        /* d nu / d l = F / (2 sqrt|l|), |l| at least the eigenvalue of 1 cm^-1 (as the gradient) */
+        coef[r] = -wt * factor / (2.0 * sqrt(fmax(fabs(l), l_floor)));
+        res[r] = wt * (om->freq_target[t] - frequency_of(l, factor));
+    }
+    const int eig0 = nv;
+    for (int a = 0; a < k; a++, nv++)
+        for (int i = 0; i < dim; i++)
+            u[(size_t)nv * dim + i] = om->eig_vectors[(size_t)a * dim + i] * s[i];
+    for (int a = 0; a < k; a++)
+        for (int b = 0; b <= a; b++, r++) {
+            pairs[2 * r] = eig0 + a;
+            pairs[2 * r + 1] = eig0 + b;
+            coef[r] = -om->eig_weight[(size_t)a * k + b];
+        }
+    if (om->hess_target != NULL) {
+        const int unit0 = nv;
+        memset(u + (size_t)nv * dim, 0, (size_t)dim * dim * sizeof *u);
+        for (int i = 0; i < dim; i++, nv++)
+            u[(size_t)nv * dim + i] = 1.0;
+        for (int i = 0; i < dim; i++)
+            for (int j = 0; j <= i; j++, r++) {
+                pairs[2 * r] = unit0 + i;
+                pairs[2 * r + 1] = unit0 + j;
+                coef[r] = -om->hess_weight[(size_t)i * dim + j];
+            }
+    }
+    return nv;
+}
+
+int hf_objective_jacobian(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
+                          hf_objective_state *st, int m, const int *paired, double *residuals, double *jac_t,
+                          hf_objective_error *error)
+{
+    mol_state *ms = &st->mols[m];
+    const hf_objective_molecule *om = &spec->molecules[m];
+    long long first = 0;
+    const long long n = hf_objective_state_molecule_residuals(st, m, &first);
+    const size_t n_slots = (size_t)model->n_slots;
+    if (reserve(st, model) != 0)
+        return HF_OBJECTIVE_MEMORY;
+    group_terms(st, model);
+    molecule_view v;
+    make_view(st, model, m, &v);
+    workspace *ws = &st->ws[0];
+    double *h = st->blocks + model->block_offset[m];
+    int bad = 0, info = 0;
+    if (hf_hessian_blocks(&v.model, table, pos, h, &bad) != 0) {
+        error->bad_term = model_term(st, m, bad);
+        return HF_OBJECTIVE_GEOMETRY;
+    }
+    memset(jac_t, 0, n_slots * (size_t)n * sizeof *jac_t);
+    if (!ms->active || n == 0)
+        return 0;
+    const int nf = om->pairing != HF_PAIR_NONE ? om->n_freq : 0, dim = ms->dim;
+    if (paired != NULL && om->pairing == HF_PAIR_BY_POSITION) {
+        memcpy(ms->selected, paired, (size_t)nf * sizeof *paired);
+        ms->selection_done = 1;
+    }
+    /* the residuals as an evaluation has them (and the pairing, the inverse square-root masses) */
+    double loss = 0.0;
+    int status = molecule_targets(model, pos, spec, st, ws, m, h, NULL, &loss, st->res, &info);
+    if (status != 0) {
+        error->molecule = m;
+        error->info = info;
+        return status;
+    }
+    memcpy(residuals, st->res + first, (size_t)n * sizeof *residuals);
+    int n_modes = 0;
+    if (nf > 0) { /* the frequency matrix's eigenpairs, with vectors */
+        n_modes = frequency_matrix(ws, model, m, om, h, pos);
+        if ((info = eigen_all(st, ws, dim, 1)) != 0) {
+            error->molecule = m;
+            error->info = info;
+            return HF_OBJECTIVE_EIGENSOLVER;
+        }
+    }
+    const size_t n_vec_max = (size_t)nf + (size_t)om->n_eig + (om->hess_target != NULL ? (size_t)dim : 0);
+    double *u = malloc((n_vec_max > 0 ? n_vec_max : 1) * (size_t)dim * sizeof *u);
+    int *pairs = malloc(2 * (size_t)n * sizeof *pairs);
+    double *coef = malloc((size_t)n * sizeof *coef);
+    status = HF_OBJECTIVE_MEMORY;
+    if (u != NULL && pairs != NULL && coef != NULL) {
+        const int nv = jacobian_pairs(om, ws, dim, n_modes, spec->frequency_factor, paired ? paired : ms->paired, u,
+                                      pairs, coef, residuals);
+        status = 0;
+        if (hf_bilinear_hessian_derivatives(&v.model, table, pos, 0, nv, u, (int)n, pairs, jac_t, &bad) != 0) {
+            error->bad_term = model_term(st, m, bad);
+            status = bad == HF_BAD_OUT_OF_MEMORY ? HF_OBJECTIVE_MEMORY : HF_OBJECTIVE_GEOMETRY;
+        }
+        for (size_t s = 0; status == 0 && s < n_slots; s++) { /* d r / dp = coef u^T dH/dp w; weight 0: exactly 0 */
+            double *row = jac_t + s * (size_t)n;
+            for (long long r = 0; r < n; r++)
+                row[r] = coef[r] == 0.0 ? 0.0 : coef[r] * row[r];
+        }
+    }
+    free(u);
+    free(pairs);
+    free(coef);
+    return status;
+}

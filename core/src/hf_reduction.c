@@ -252,3 +252,36 @@ int hf_reduced_gradient_contraction_derivatives(const hf_model *model, const dou
     free(my);
     return rc;
 }
+
+static int bilinear_at_reduced(const hf_model *model, const double *table, const double *pos, int m, int n_vectors,
+                               const double *vectors, int n_pairs, const int *pairs, double *out, int *bad_term)
+{
+    HF_AT_REDUCED_POSITIONS(
+        hf_bilinear_hessian_derivatives(&plain, table, x, m, n_vectors, vectors, n_pairs, pairs, out, bad_term));
+}
+
+/* u^T dH/dp w = (M u)^T dH'/dp (M w): every vector of molecule m mapped (its local rows). */
+int hf_reduced_bilinear_hessian_derivatives(const hf_model *model, const double *table, const double *pos, int m,
+                                            int n_vectors, const double *vectors, int n_pairs, const int *pairs,
+                                            double *out, int *bad_term)
+{
+    const size_t dim = 3 * (size_t)(model->mol_offset[m + 1] - model->mol_offset[m]);
+    const size_t size = dim * (size_t)(n_vectors > 0 ? n_vectors : 0);
+    double *mv = malloc((size > 0 ? size : 1) * sizeof *mv);
+    if (mv == NULL)
+        return out_of_memory(bad_term);
+    memcpy(mv, vectors, size * sizeof *mv);
+    for (int v = 0; v < n_vectors; v++) {
+        double *row = mv + (size_t)v * dim;
+        for (int r = model->reduced_offset[m]; r < model->reduced_offset[m + 1]; r++) {
+            const hf_reduced_particle *rp = &model->reduced[r];
+            double *vh = row + 3 * (ptrdiff_t)model->atom_local[rp->particle];
+            const double *vp = row + 3 * (ptrdiff_t)model->atom_local[rp->partner];
+            for (int c = 0; c < 3; c++)
+                vh[c] = rp->factor * vh[c] + (1.0 - rp->factor) * vp[c];
+        }
+    }
+    const int rc = bilinear_at_reduced(model, table, pos, m, n_vectors, mv, n_pairs, pairs, out, bad_term);
+    free(mv);
+    return rc;
+}

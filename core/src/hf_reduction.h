@@ -22,5 +22,8 @@ int hf_reduced_hessian_contraction_derivatives(const hf_model *model, const doub
                                                const double *adjoint, double *out, int *bad_term);
 int hf_reduced_gradient_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
                                                 const double *y, double *out, int *bad_term);
+int hf_reduced_bilinear_hessian_derivatives(const hf_model *model, const double *table, const double *pos, int m,
+                                            int n_vectors, const double *vectors, int n_pairs, const int *pairs,
+                                            double *out, int *bad_term);
 
 #endif

@@ -121,6 +121,25 @@ void hessfit_objective_destroy(hessfit_objective *objective);
 hessfit_status hessfit_objective_evaluate(hessfit_objective *objective, const double *x_free, double *loss, double *grad_free,
                                 double *residuals);
 
+/*
+ * ---- the residual Jacobian and the normal equations ------------------------------------------
+ *
+ * Exact d r_i / d x_j for every part, in the residual layout of hessfit_objective_evaluate
+ * (hessfit_objective_part_range), x the free values in the canonical units (as the gradient):
+ * frequencies -w F/(2 sqrt|l|) u^T dH/dp u (u = M^-1/2 v of the mode the evaluation paired, through
+ * the rigid-body projection where the mode uses it: P v = v), eigenmatrix elements -w u_a^T dH/dp u_b,
+ * Hessian elements -w dH_ij/dp (one kernel pass per molecule: bilinear forms of dH/dslot), relative
+ * energies -w (dE_i/dp - dE_ref/dp), geometry by implicit differentiation at the minima
+ * (hf_objective_geometry.c); then the chain from slots to free values (MM3* derived slots included).
+ * Weight-0 residuals have rows of 0. Each call evaluates first (one hessfit_objective_evaluate
+ * without gradient) at x_free, so the pairing, the minima and the residuals are that evaluation's;
+ * the free values stay at x_free.
+ */
+/** Residuals (as evaluate's) and J, row-major n_residuals x n_free, J[i*n_free+j] = d r_i/d x_j; loss may be NULL. 2 J^T r equals evaluate's gradient to rounding. */
+hessfit_status hessfit_objective_jacobian(hessfit_objective *objective, const double *x_free, double *loss, double *residuals, double *jacobian);
+/** The normal equations without storing J: jtj (n_free x n_free, row-major, both triangles), jtr (n_free) = J^T r; loss required. Use this for big sets (the eigenmatrix of many molecules has ~10^5 residuals): accumulate per molecule. */
+hessfit_status hessfit_objective_normal_equations(hessfit_objective *objective, const double *x_free, double *loss, double *jtj, double *jtr);
+
 long long hessfit_objective_n_residuals(const hessfit_objective *objective);
 int hessfit_objective_n_frequency_targets(const hessfit_objective *objective);
 /** Target frequency (cm^-1), weight, and molecule of frequency target i (outputs may be NULL). */

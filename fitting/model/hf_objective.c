@@ -18,19 +18,6 @@
 /* Largest distance (Angstrom) between a QM coordinate and the model's position of that atom. */
 #define HF_OBJECTIVE_GEOMETRY_TOLERANCE_A 1e-3
 
-struct hessfit_objective {
-    hessfit_model *model;
-    long long n_residuals;
-    int n_freq;
-    int *freq_mol;               /* per frequency target: molecule, target (cm^-1) and weight */
-    double *freq_target, *freq_weight;
-    double *d_slot;              /* dL/dslot, grown with the model's slot table */
-    int cap_slots;
-    unsigned long long kernel_calls;
-    long long n_kernel_residuals; /* the Hessian-space part's, first in the residuals */
-    hf_energy_part *energies;     /* NULL: none */
-    hf_geometry_part *geometry;   /* NULL: none */
-};
 
 static hessfit_status hessfit_failure(hessfit_status st, const char *what)
 {
@@ -189,6 +176,7 @@ void hessfit_objective_destroy(hessfit_objective *obj)
     free(obj->freq_target);
     free(obj->freq_weight);
     free(obj->d_slot);
+    free(obj->mol_res);
     hf_energy_part_destroy(obj->energies);
     hf_geometry_part_destroy(obj->geometry);
     free(obj);
@@ -228,6 +216,11 @@ hessfit_status hessfit_objective_create(hessfit_model *model, const hessfit_mole
         goto done;
     }
     obj->model = model;
+    obj->mol_res = calloc((size_t)n_mols + 1, sizeof *obj->mol_res);
+    if (obj->mol_res == NULL) {
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "hessfit_objective_create: no memory");
+        goto done;
+    }
     state = OpenMM_Context_getState(hessfit_model_context(model), OpenMM_State_Positions, 0);
     const OpenMM_Vec3Array *positions = OpenMM_State_getPositions(state);
     for (int m = 0; m < n_mols && st == HESSFIT_SUCCESS; m++) {
@@ -246,6 +239,11 @@ hessfit_status hessfit_objective_create(hessfit_model *model, const hessfit_mole
             to_kernel(&targets[m], masses[m], &kernel[m]);
             obj->n_freq += targets[m].n_freq;
         }
+    }
+    for (int m = 0; m < n_mols; m++) { /* the kernel's layout: frequencies, eigenmatrix and Hessian lower triangles */
+        const long long dim = 3LL * targets[m].n_atoms, k = targets[m].n_eig;
+        obj->mol_res[m + 1] = obj->mol_res[m] + targets[m].n_freq + k * (k + 1) / 2 +
+                              (targets[m].hessian ? dim * (dim + 1) / 2 : 0);
     }
     if (st != HESSFIT_SUCCESS)
         goto done;
@@ -276,9 +274,9 @@ hessfit_status hessfit_objective_create(hessfit_model *model, const hessfit_mole
         st = hessfit_failure(hst, "hessfit_force_get_hessian_objective_size");
         goto done;
     }
-    if (n_freq_kernel != obj->n_freq) {
-        st = hessfit_error(HESSFIT_ERROR_SIZE, "objective: the kernel holds %d frequency targets, expected %d", n_freq_kernel,
-                      obj->n_freq);
+    if (n_freq_kernel != obj->n_freq || obj->n_residuals != obj->mol_res[n_mols]) {
+        st = hessfit_error(HESSFIT_ERROR_SIZE, "objective: the kernel holds %d frequency targets and %lld residuals, "
+                      "expected %d and %lld", n_freq_kernel, obj->n_residuals, obj->n_freq, obj->mol_res[n_mols]);
         goto done;
     }
     obj->n_kernel_residuals = obj->n_residuals;

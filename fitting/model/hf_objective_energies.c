@@ -212,3 +212,40 @@ void hf_energy_part_values(const hf_energy_part *p, double *qm, double *mm)
             mm[i] = p->mm_relative[i];
     }
 }
+
+hessfit_status hf_energy_part_jacobian(hf_energy_part *p, hessfit_model *model, double *jac_t)
+{
+    const int n_slots = hessfit_model_n_slots(model);
+    memset(jac_t, 0, (size_t)n_slots * (size_t)p->n * sizeof *jac_t);
+    if (n_slots == 0)
+        return HESSFIT_SUCCESS;
+    double *de = malloc((size_t)n_slots * sizeof *de);
+    if (de == NULL)
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: energies: no memory for %d slots", n_slots);
+    hessfit_status st = HESSFIT_SUCCESS;
+    /* per target molecule m: dE_m/dslot, added to the rows of m (-w) and of the targets whose reference m is (+w) */
+    for (int t = 0; t < p->n && st == HESSFIT_SUCCESS; t++) {
+        const int mol = p->targets[t].mol;
+        memset(p->dl_de, 0, (size_t)p->n_mols * sizeof *p->dl_de);
+        p->dl_de[mol] = 1.0;
+        const hessfit_status hs = hessfit_force_get_molecule_energy_derivatives(
+            hessfit_model_force(model), hessfit_model_context(model), p->dl_de, p->n_mols, de, n_slots);
+        if (hs != HESSFIT_SUCCESS) {
+            st = hf_model_hessfit_error(hs, "hessfit_force_get_molecule_energy_derivatives");
+            break;
+        }
+        for (int i = 0; i < p->n; i++) {
+            const int ref = p->reference[i];
+            if (ref == i || (i != t && ref != t))
+                continue;
+            /* r_i = w (dE_qm - (E_i - E_ref) KJ_TO_KCAL): dr_i/dE_i = -w KJ_TO_KCAL, dr_i/dE_ref = +w KJ_TO_KCAL */
+            const double c = (i == t ? -1.0 : 1.0) * p->targets[i].weight * HESSFIT_KJ_TO_KCAL;
+            if (c == 0.0)
+                continue;
+            for (int s = 0; s < n_slots; s++)
+                jac_t[(size_t)s * p->n + i] += c * de[s];
+        }
+    }
+    free(de);
+    return st;
+}

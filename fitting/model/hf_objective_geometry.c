@@ -895,3 +895,129 @@ hessfit_status hessfit_objective_geometry_targets_of_terms(const hessfit_typed_m
     }
     return HESSFIT_SUCCESS;
 }
+
+/* ---- the residual Jacobian -------------------------------------------------------------------- */
+
+/* dr_i/dx of target i (per nm) at p->pos into v (the molecule's 3 n coordinates, zeroed first). */
+static hessfit_status target_row(const hf_geometry_part *p, const hessfit_model *model, int i, int dim, double *v)
+{
+    const hessfit_geometry_target *t = &p->targets[i];
+    const int na = hf_geometry_kind_atoms(t->kind), first = model->mol_first[t->mol] - p->first_particle;
+    double xa[12], grad[12], value;
+    const double *x[4] = {NULL, NULL, NULL, NULL};
+    for (int a = 0; a < na; a++) {
+        for (int c = 0; c < 3; c++)
+            xa[3 * a + c] = p->pos[3 * (size_t)(first + t->atoms[a]) + c] * HESSFIT_NM_TO_ANGSTROM;
+        x[a] = xa + 3 * a;
+    }
+    if (hf_geometry_value(t->kind, x, &value, grad) != 0)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry target %d (%s of molecule %d): undefined "
+                        "at the MM minimum (coincident or collinear atoms)", i + 1, kind_name(t->kind), t->mol + 1);
+    memset(v, 0, (size_t)dim * sizeof *v);
+    for (int a = 0; a < na; a++) /* r = w (target - q): dr/dx = -w dq/dx, per nm = 10 per Angstrom */
+        for (int c = 0; c < 3; c++)
+            v[3 * t->atoms[a] + c] += -t->weight * grad[3 * a + c] * HESSFIT_NM_TO_ANGSTROM;
+    return HESSFIT_SUCCESS;
+}
+
+/* out = y . d(grad E)/dslot for y zero but on molecule [first, first + dim/3) where it is v. */
+static hessfit_status molecule_contraction(hf_geometry_part *p, int first, int dim, const double *v, int n_slots,
+                                           double *out)
+{
+    memset(p->y, 0, 3 * (size_t)p->n_particles * sizeof *p->y);
+    memcpy(p->y + 3 * (size_t)first, v, (size_t)dim * sizeof *v);
+    const hessfit_status hs = hessfit_force_get_gradient_contraction_derivatives(p->ev.force, p->ev.context, p->y,
+                                                                                 3 * p->n_particles, out, n_slots);
+    return hs == HESSFIT_SUCCESS ? HESSFIT_SUCCESS
+                                 : hf_model_hessfit_error(hs, "hessfit_force_get_gradient_contraction_derivatives");
+}
+
+/*
+ * Per molecule, one of two exact routes, whichever needs fewer gradient contractions (each a
+ * kernel pass over the second Context; the solves with the factor are cheap beside them):
+ *   per-residual adjoints: lambda_i for each of its n_t targets, then y = lambda_i: n_t passes;
+ *   per-coordinate rows: D = d(grad E)/dslot by y = e_c for each of its 3 n coordinates (3 n
+ *     passes), then d r_i/dslot = -lambda_i^T D (a torsion-rich target set has n_t > 3 n).
+ * (Per-free-value solves, d x_min / dp = -H^-1 d(grad E)/dp, would need D as well, and then a solve per
+ * slot the molecule uses: never fewer passes than the cheaper of the two.)
+ */
+hessfit_status hf_geometry_part_jacobian(hf_geometry_part *p, hessfit_model *model, double *jac_t)
+{
+    hessfit_status st = HESSFIT_SUCCESS;
+    const int n_slots = hessfit_model_n_slots(model);
+    memset(jac_t, 0, (size_t)n_slots * (size_t)p->n * sizeof *jac_t);
+    if (!p->last_ok)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry: the Jacobian needs a successful evaluation "
+                        "at the same parameters first");
+    if (n_slots == 0)
+        return HESSFIT_SUCCESS;
+    if (n_slots > p->cap_slots) {
+        double *grown = realloc(p->d_slot, (size_t)n_slots * sizeof *grown);
+        if (grown == NULL)
+            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d slots", n_slots);
+        p->d_slot = grown;
+        p->cap_slots = n_slots;
+    }
+    double *lambda = malloc((size_t)p->max_dim * sizeof *lambda), *unit = calloc((size_t)p->max_dim, sizeof *unit);
+    double *d = NULL;
+    if (lambda == NULL || unit == NULL) {
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for the Jacobian");
+        goto done;
+    }
+    for (int k = 0; k < p->n_mols && st == HESSFIT_SUCCESS; k++) {
+        int local, first, n, n_ext = 0, n_t = 0;
+        double scale;
+        const int mol = p->mols[k];
+        molecule_layout(p, model, mol, &local, &first, &n);
+        const int dim = 3 * n;
+        for (int i = 0; i < p->n; i++)
+            n_t += p->targets[i].mol == mol;
+        const int by_coordinate = n_t > dim;
+        if (by_coordinate) {
+            if (d == NULL && (d = malloc((size_t)p->max_dim * (size_t)n_slots * sizeof *d)) == NULL) {
+                st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for the Jacobian");
+                break;
+            }
+            for (int c = 0; c < dim && st == HESSFIT_SUCCESS; c++) {
+                unit[c] = 1.0;
+                st = molecule_contraction(p, first, dim, unit, n_slots, d + (size_t)c * n_slots);
+                unit[c] = 0.0;
+            }
+            if (st != HESSFIT_SUCCESS)
+                break;
+        }
+        const hf_kink *held = p->kinks + (size_t)k * HF_GEOMETRY_MAX_KINKS;
+        const int info = factor_projected(p, model, mol, 0.0, held, p->n_kinks[k], &n_ext, &scale, &st);
+        if (st != HESSFIT_SUCCESS)
+            break;
+        if (info != 0) {
+            st = hessfit_error(HESSFIT_ERROR_LAPACK, "objective: geometry: molecule %d: the MM structure found is not a "
+                          "strict minimum (LAPACKE_dpotrf info %d)", mol + 1, info);
+            break;
+        }
+        for (int i = 0; i < p->n && st == HESSFIT_SUCCESS; i++) {
+            if (p->targets[i].mol != mol)
+                continue;
+            if ((st = target_row(p, model, i, dim, lambda)) != HESSFIT_SUCCESS)
+                break;
+            project_vector(p->basis, n_ext, dim, lambda);
+            if ((st = solve_constrained(p, mol, dim, p->n_kinks[k], scale, NULL, lambda, NULL)) != HESSFIT_SUCCESS)
+                break;
+            if (by_coordinate) { /* d r_i/dslot = -lambda_i^T D */
+                for (int c = 0; c < dim; c++)
+                    for (int s = 0; s < n_slots; s++)
+                        jac_t[(size_t)s * p->n + i] -= lambda[c] * d[(size_t)c * n_slots + s];
+            } else {
+                if ((st = molecule_contraction(p, first, dim, lambda, n_slots, p->d_slot)) != HESSFIT_SUCCESS)
+                    break;
+                for (int s = 0; s < n_slots; s++)
+                    jac_t[(size_t)s * p->n + i] = -p->d_slot[s];
+            }
+        }
+    }
+done:
+    free(lambda);
+    free(unit);
+    free(d);
+    return st;
+}

@@ -26,6 +26,25 @@ hessfit_status hf_objective_targets_build(const hessfit_molecule *qm, int mol, c
                                      const hessfit_objective_options *opt, hf_objective_targets *t);
 void hf_objective_targets_free(hf_objective_targets *t);
 
+typedef struct hf_energy_part hf_energy_part;
+typedef struct hf_geometry_part hf_geometry_part;
+
+/* The objective (hf_objective.c; its Jacobian: hf_objective_jacobian.c). */
+struct hessfit_objective {
+    hessfit_model *model;
+    long long n_residuals;
+    int n_freq;
+    int *freq_mol;               /* per frequency target: molecule, target (cm^-1) and weight */
+    double *freq_target, *freq_weight;
+    double *d_slot;              /* dL/dslot, grown with the model's slot table */
+    int cap_slots;
+    unsigned long long kernel_calls;
+    long long n_kernel_residuals; /* the Hessian-space part's, first in the residuals */
+    long long *mol_res;           /* n_mols + 1: molecule m's Hessian-space residuals at [mol_res[m], mol_res[m + 1]) */
+    hf_energy_part *energies;     /* NULL: none */
+    hf_geometry_part *geometry;   /* NULL: none */
+};
+
 /* ---- internal coordinates (hf_objective_coordinates.c) ---------------------------------------- */
 
 /* Atoms of a geometry target of this kind: 2, 3 or 4 (0 for an unknown kind). */
@@ -45,8 +64,6 @@ double hf_geometry_difference(hessfit_geometry_kind kind, double a, double b);
 
 /* ---- relative conformer energies (hf_objective_energies.c) ----------------------------------- */
 
-typedef struct hf_energy_part hf_energy_part;
-
 /* Checks the targets against the model (molecule range, each molecule once, groups of at least two,
  * finite energies, weights >= 0) and keeps them; every error names the target. */
 hessfit_status hf_energy_part_create(const hessfit_model *model, const hessfit_energy_target *targets, int n, hf_energy_part **part);
@@ -57,6 +74,10 @@ const hessfit_energy_target *hf_energy_part_target(const hf_energy_part *part, i
  * be NULL) and, when d_slot is not NULL, dL/dslot ADDED to d_slot (n_slots entries). */
 hessfit_status hf_energy_part_evaluate(hf_energy_part *part, hessfit_model *model, double *loss, double *d_slot,
                                   double *residuals);
+/* After hf_energy_part_evaluate at the same table: jac_t[s * size + i] = d r_i / d slot_s (slot-major,
+ * overwritten): -w_i (dE_i/dslot - dE_ref/dslot) in kcal/mol, one kernel call per molecule with a
+ * target (its dE_m/dslot: hessfit_force_get_molecule_energy_derivatives with a unit weight). */
+hessfit_status hf_energy_part_jacobian(hf_energy_part *part, hessfit_model *model, double *jac_t);
 /* QM and MM energies (kcal/mol) relative to each group's reference, of the last evaluation. */
 void hf_energy_part_values(const hf_energy_part *part, double *qm, double *mm);
 
@@ -94,8 +115,6 @@ double hf_kink_violation(const hf_kink *k, double lambda);
 
 /* ---- geometry of the MM-minimised structures (hf_objective_geometry.c) ------------------------- */
 
-typedef struct hf_geometry_part hf_geometry_part;
-
 /* Checks the targets (molecule range, coordinates present, atoms in range and distinct, a defined
  * QM value, weights >= 0) and builds the second Context that holds the minimised structures. */
 hessfit_status hf_geometry_part_create(hessfit_model *model, const hessfit_molecule *qm, int n_mols, const hessfit_geometry_target *targets,
@@ -106,6 +125,10 @@ const hessfit_geometry_target *hf_geometry_part_target(const hf_geometry_part *p
 /* Minimise, measure, and (d_slot not NULL) add dL/dslot by implicit differentiation. */
 hessfit_status hf_geometry_part_evaluate(hf_geometry_part *part, hessfit_model *model, double *loss, double *d_slot,
                                     double *residuals);
+/* After a successful hf_geometry_part_evaluate at the same table (the minima x* and their Hessians
+ * in place): jac_t[s * size + i] = d r_i / d slot_s (slot-major, overwritten) by implicit
+ * differentiation, d r_i/dp = -lambda_i . d(grad E)/dp with (P H P + s B^T B) lambda_i = P dr_i/dx. */
+hessfit_status hf_geometry_part_jacobian(hf_geometry_part *part, hessfit_model *model, double *jac_t);
 /* After a whole evaluation: its minima become where the next minimisations start when total_loss
  * is the lowest so far (and the part's evaluation succeeded). */
 void hf_geometry_part_keep(hf_geometry_part *part, double total_loss);

@@ -1113,6 +1113,22 @@ public:
      *                    unpaired or before the first evaluation
      */
     void getHessianObjectivePairing(OpenMM::Context& context, std::vector<int>& modes) const;
+    /**
+     * Compute one molecule's residuals and their exact Jacobian with respect to every slot, at the
+     * Context's positions and parameters: d r_i/dslot = -w_i d value_i/dslot with d value/dslot a
+     * bilinear form u^T (dH/dslot) w of the molecule's Hessian derivative (frequencies: u = w =
+     * M^-1/2 v of the paired mode, times dnu/dl; eigenmatrix: the fixed vectors; Hessian elements:
+     * unit vectors), in one pass over its terms. Frequency targets keep the last evaluation's
+     * pairing (evaluate first at the same parameters). Errors as computeHessianObjective, and Size
+     * for a molecule out of range.
+     *
+     * @param context         a Context whose System holds this force
+     * @param molecule        the molecule (0-based)
+     * @param[out] residuals  the molecule's residuals (its slice of computeHessianObjective's)
+     * @param[out] jacobian   slot-major: jacobian[s * residuals.size() + i] = d r_i / d slot_s
+     */
+    void computeHessianObjectiveJacobian(OpenMM::Context& context, int molecule, std::vector<double>& residuals,
+                                         std::vector<double>& jacobian) const;
 
     /**
      * Get whether this force uses periodic boundary conditions: never (isolated molecules).

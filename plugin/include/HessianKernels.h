@@ -148,6 +148,20 @@ public:
      *                    evaluated yet
      */
     virtual void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) = 0;
+    /**
+     * Compute the residual Jacobian of one molecule's objective at the Context's positions and
+     * parameters (the rows d r_i / d slot of its residuals, exact: bilinear forms u^T dH/dslot w,
+     * hf_objective_jacobian). Frequency targets keep the pairing of the last evaluation (an
+     * evaluation at the same parameters pairs them so). Requires a set objective and a valid
+     * molecule (checked by the caller).
+     *
+     * @param context         the Context's implementation
+     * @param molecule        the molecule
+     * @param[out] residuals  its residuals (Molecule::numResiduals), as computeHessianObjective's
+     * @param[out] jacobian   slot-major, jacobian[s * n_res + i] = d r_i / d slot_s (n_slots x n_res)
+     */
+    virtual void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule,
+                                                 std::vector<double>& residuals, std::vector<double>& jacobian) = 0;
 };
 
 } // namespace HessFit

@@ -696,3 +696,8 @@ long long HessianForce::getHessianObjectiveNumResiduals(Context& context) const 
 void HessianForce::getHessianObjectivePairing(Context& context, vector<int>& modes) const {
     getImpl(context).getHessianObjectivePairing(getContextImpl(context), modes);
 }
+
+void HessianForce::computeHessianObjectiveJacobian(Context& context, int molecule, vector<double>& residuals,
+                                                   vector<double>& jacobian) const {
+    getImpl(context).computeHessianObjectiveJacobian(getContextImpl(context), molecule, residuals, jacobian);
+}

@@ -322,3 +322,14 @@ void HessianForceImpl::getHessianObjectivePairing(ContextImpl& context, vector<i
         fail(HessianForceException::Value, "no Hessian objective is set in this Context (call setHessianObjective first)");
     kernel.getAs<CalcHessianForceKernel>().getHessianObjectivePairing(context, modes);
 }
+
+void HessianForceImpl::computeHessianObjectiveJacobian(ContextImpl& context, int molecule, vector<double>& residuals,
+                                                       vector<double>& jacobian) {
+    if (!hasObjective)
+        fail(HessianForceException::Value, "no Hessian objective is set in this Context (call setHessianObjective first)");
+    const int n = (int) kernelMoleculeParticles(context).size();
+    if (molecule < 0 || molecule >= n)
+        fail(HessianForceException::Size, "the Hessian objective's Jacobian: molecule " + std::to_string(molecule) +
+                                              " is outside 0.." + std::to_string(n - 1));
+    kernel.getAs<CalcHessianForceKernel>().computeHessianObjectiveJacobian(context, molecule, residuals, jacobian);
+}

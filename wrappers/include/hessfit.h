@@ -1034,6 +1034,25 @@ hessfit_status hessfit_force_get_hessian_objective_size(hessfit_force *force, Op
  */
 hessfit_status hessfit_force_get_hessian_objective_pairing(hessfit_force *force, OpenMM_Context *context, int *modes,
                                                            int n);
+/**
+ * One molecule's residuals and their exact Jacobian with respect to every slot
+ * (HessianForce::computeHessianObjectiveJacobian): frequency targets keep the last evaluation's
+ * pairing, so evaluate first at the same parameters.
+ *
+ * @param force           the handle
+ * @param context         a Context whose System holds the force
+ * @param molecule        the molecule (0-based)
+ * @param[out] residuals  its n_res residuals (its slice of the evaluation's)
+ * @param n_res           the molecule's residual count (its frequency targets, eigenmatrix and
+ *                        Hessian lower triangles)
+ * @param[out] jacobian   slot-major: jacobian[s * n_res + i] = d r_i / d slot_s
+ * @param n_jac           the length of jacobian: n_res times the number of slots
+ * @return HESSFIT_SUCCESS, HESSFIT_ERROR_SIZE (a wrong count or molecule), or an error as
+ *         hessfit_force_compute_hessian_objective's
+ */
+hessfit_status hessfit_force_compute_hessian_objective_jacobian(hessfit_force *force, OpenMM_Context *context, int molecule,
+                                                                double *residuals, long long n_res, double *jacobian,
+                                                                long long n_jac);
 
 #ifdef __cplusplus
 }

@@ -978,6 +978,23 @@ hessfit_status hessfit_force_get_hessian_objective_pairing(hessfit_force *force,
     });
 }
 
+hessfit_status hessfit_force_compute_hessian_objective_jacobian(hessfit_force *force, OpenMM_Context *context, int molecule,
+                                                                double *residuals, long long n_res, double *jacobian,
+                                                                long long n_jac) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        requireArray(residuals, n_res, "residuals");
+        requireArray(jacobian, n_jac, "jacobian");
+        vector<double> res, jac;
+        f.computeHessianObjectiveJacobian(c, molecule, res, jac);
+        requireSize(n_res, (long long) res.size(), "residuals", "the molecule's residual count");
+        requireSize(n_jac, (long long) jac.size(), "jacobian", "the molecule's residual count times the number of slots");
+        std::copy(res.begin(), res.end(), residuals);
+        std::copy(jac.begin(), jac.end(), jacobian);
+    });
+}
+
 // ---- checking, Context creation, serialization -----------------------------------------------------
 
 hessfit_status hessfit_force_validate(const hessfit_force *force, const OpenMM_System *system) {

@@ -4,6 +4,7 @@
 #include "HessianForceException.h"
 #include "openmm/common/ComputeForceInfo.h"
 #include "openmm/common/ContextSelector.h"
+#include "openmm/internal/ContextImpl.h"
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -374,6 +375,7 @@ void CommonCalcHessianForceKernel::setHessianObjective(ContextImpl&, const Hessi
     layout.blockOffset.assign(m.block_offset, m.block_offset + m.n_molecules + 1);
     objective.reset();
     objective.reset(new CommonHessianObjective(cc, layout, spec));
+    hostObjective.set(flat, spec);
     objectiveFrequencyTargets = spec.numFrequencyTargets();
 }
 
@@ -401,4 +403,27 @@ void CommonCalcHessianForceKernel::getHessianObjectivePairing(ContextImpl&, vect
     }
     ContextSelector selector(cc);
     objective->getPairing(modes);
+}
+
+void CommonCalcHessianForceKernel::computeHessianObjectiveJacobian(ContextImpl& context, int molecule,
+                                                                   vector<double>& residuals, vector<double>& jacobian) {
+    if (!objective)
+        throw HessianForceException(HessianForceException::Value, "HessianForce: no Hessian objective is set in this Context");
+    ContextSelector selector(cc);
+    vector<Vec3> positions;
+    context.getPositions(positions);
+    vector<double> hostTable((size_t) numSlots);
+    if (numSlots > 0)
+        table.download(hostTable);
+    vector<int> modes;
+    objective->getPairing(modes);
+    size_t first = 0;
+    for (int m = 0; m < molecule; m++)
+        first += hostObjective.spec().molecules[m].frequencyTargets.size();
+    vector<double> pos(3 * positions.size());
+    for (size_t i = 0; i < positions.size(); i++)
+        for (int c = 0; c < 3; c++)
+            pos[3 * i + c] = positions[i][c];
+    hostObjective.jacobian(flat, hostTable, pos.empty() ? nullptr : pos.data(), molecule,
+                           modes.empty() ? nullptr : modes.data() + first, residuals, jacobian);
 }

@@ -21,6 +21,7 @@
 #include "CommonReduction.h"
 #include "CommonTermLists.h"
 #include "internal/FlatHessianModel.h"
+#include "internal/FlatHessianObjective.h"
 #include "HessianKernels.h"
 #include "openmm/common/ComputeArray.h"
 #include "openmm/common/ComputeContext.h"
@@ -53,6 +54,10 @@ public:
     double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
                                    std::vector<double>* residuals) override;
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) override;
+    /** On the host (exact): the math core's hf_objective_jacobian on the downloaded table and the
+     *  Context's positions, with the device evaluation's pairing. */
+    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, std::vector<double>& residuals,
+                                         std::vector<double>& jacobian) override;
 
 private:
     class ForceInfo;
@@ -101,6 +106,7 @@ private:
     Launch termEnergyForces, termHessians, termSlotValues, gatherForces, gatherHessianBlocks, reduceSegments, addTotalEnergy;
     // the Hessian-space objective
     std::unique_ptr<CommonHessianObjective> objective;
+    FlatHessianObjective hostObjective;  // the same spec for the host route to the Jacobian
     int objectiveFrequencyTargets = 0;
 };
 

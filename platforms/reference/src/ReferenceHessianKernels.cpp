@@ -136,73 +136,22 @@ void ReferenceCalcHessianForceKernel::computeMoleculeEnergyDerivatives(ContextIm
 
 // ---- Hessian-space objectives ------------------------------------------------------------------
 
-static const double* dataOrNull(const vector<double>& v) {
-    return v.empty() ? nullptr : v.data();
-}
-
 void ReferenceCalcHessianForceKernel::setHessianObjective(ContextImpl&, const HessianObjectiveSpec& spec) {
-    const hf_model& m = model.model();
-    objectiveState.reset();
-    objective = spec;
-    objectiveMolecules.assign(objective.molecules.size(), hf_objective_molecule());
-    for (size_t i = 0; i < objective.molecules.size(); i++) {
-        const HessianObjectiveSpec::Molecule& src = objective.molecules[i];
-        hf_objective_molecule& dst = objectiveMolecules[i];
-        const int dim = 3 * (m.mol_offset[i + 1] - m.mol_offset[i]);
-        dst.masses = dataOrNull(src.masses);
-        dst.pairing = (int) src.frequencyPairing;
-        dst.project = src.projectExternal ? 1 : 0;
-        dst.n_freq = (int) src.frequencyTargets.size();
-        dst.freq_target = dataOrNull(src.frequencyTargets);
-        dst.freq_weight = dataOrNull(src.frequencyWeights);
-        dst.freq_threshold = src.frequencyThreshold;
-        dst.freq_vectors = dataOrNull(src.frequencyVectors);
-        dst.n_eig = src.numEigenVectors(dim);
-        dst.eig_vectors = dataOrNull(src.eigenVectors);
-        dst.eig_target = dataOrNull(src.eigenTargets);
-        dst.eig_weight = dataOrNull(src.eigenWeights);
-        dst.hess_target = dataOrNull(src.hessianTargets);
-        dst.hess_weight = dataOrNull(src.hessianWeights);
-    }
-    objectiveFlat.n_molecules = (int) objectiveMolecules.size();
-    objectiveFlat.molecules = objectiveMolecules.data();
-    objectiveFlat.frequency_factor = objective.frequencyFactor;
-    objectiveState.reset(hf_objective_state_create(&m, &objectiveFlat));
-    if (!objectiveState)
-        throw std::bad_alloc();
+    objective.set(model, spec);
 }
 
 double ReferenceCalcHessianForceKernel::computeHessianObjective(ContextImpl& context, vector<double>* dLdslot,
                                                                 vector<double>* residuals) {
-    const hf_model& m = model.model();
-    if (!objectiveState)
-        throw HessianForceException(HessianForceException::Value, "HessianForce: no Hessian objective is set in this Context");
-    if (residuals != nullptr)
-        residuals->assign((size_t) objective.numResiduals(), 0.0);
-    if (dLdslot != nullptr)
-        dLdslot->assign(table.size(), 0.0);
-    double loss = 0.0;
-    hf_objective_error error = {0, 0, 0};
-    const int status = hf_objective_compute(&m, table.data(), m.n_particles > 0 ? positionsOf(context) : nullptr,
-                                            &objectiveFlat, objectiveState.get(), &loss,
-                                            dLdslot != nullptr && !table.empty() ? dLdslot->data() : nullptr,
-                                            residuals != nullptr ? residuals->data() : nullptr, &error);
-    if (status == HF_OBJECTIVE_GEOMETRY)
-        check(-1, error.bad_term);
-    if (status == HF_OBJECTIVE_EIGENSOLVER || status == HF_OBJECTIVE_NONFINITE) {
-        std::ostringstream msg;
-        msg << "HessianForce: Hessian objective, molecule " << error.molecule << ": ";
-        if (status == HF_OBJECTIVE_NONFINITE)
-            msg << "the Hessian block or its modes are not finite at these parameters";
-        else
-            msg << "LAPACKE_dsyevd failed (info = " << error.info << ")";
-        throw HessianForceException(HessianForceException::Value, msg.str());
-    }
-    return loss;
+    return objective.compute(model, table, model.model().n_particles > 0 ? positionsOf(context) : nullptr, dLdslot,
+                             residuals);
 }
 
 void ReferenceCalcHessianForceKernel::getHessianObjectivePairing(ContextImpl&, vector<int>& modes) {
-    modes.assign((size_t) objective.numFrequencyTargets(), -1);
-    if (objectiveState && !modes.empty())
-        hf_objective_state_pairing(objectiveState.get(), modes.data(), (int) modes.size());
+    objective.pairing(modes);
+}
+
+void ReferenceCalcHessianForceKernel::computeHessianObjectiveJacobian(ContextImpl& context, int molecule,
+                                                                      vector<double>& residuals, vector<double>& jacobian) {
+    objective.jacobian(model, table, model.model().n_particles > 0 ? positionsOf(context) : nullptr, molecule, nullptr,
+                       residuals, jacobian);
 }

@@ -3,6 +3,7 @@
 
 #include "HessianKernels.h"
 #include "internal/FlatHessianModel.h"
+#include "internal/FlatHessianObjective.h"
 #include <memory>
 #include <vector>
 
@@ -29,6 +30,8 @@ public:
     double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
                                    std::vector<double>* residuals) override;
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) override;
+    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, std::vector<double>& residuals,
+                                         std::vector<double>& jacobian) override;
 private:
     /** Throws HessianForceException(Geometry) naming the term when the core returned an error. */
     void check(int status, int badTerm) const;
@@ -36,14 +39,8 @@ private:
     void checkSize(size_t given, size_t expected, const char* what) const;
     FlatHessianModel model;
     std::vector<double> table;
-    /** The objective as given (owning the arrays) and its flat view for the C core. */
-    HessianObjectiveSpec objective;
-    std::vector<hf_objective_molecule> objectiveMolecules;
-    hf_objective_spec objectiveFlat;
-    struct StateDeleter {
-        void operator()(hf_objective_state* state) const { hf_objective_state_destroy(state); }
-    };
-    std::unique_ptr<hf_objective_state, StateDeleter> objectiveState;
+    /** The objective (a copy of the spec) and its state in the C core. */
+    FlatHessianObjective objective;
 };
 
 } // namespace HessFit

@@ -64,6 +64,9 @@ public:
     long long getHessianObjectiveNumResiduals() const { return objectiveResiduals; }
     /** The MM mode each frequency target was paired with in the last evaluation (-1: none). */
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes);
+    /** One molecule's residuals and residual Jacobian (slot-major; see HessianForce). */
+    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, std::vector<double>& residuals,
+                                         std::vector<double>& jacobian);
     /** Check a Hessian-space objective against the molecules (particles of each, block order):
      *  throws HessianForceException (Size, Value) naming the molecule, the field and the entry. */
     static void validateObjective(const HessianObjectiveSpec& spec, const std::vector<std::vector<int> >& molecules);

@@ -1,0 +1,54 @@
+#ifndef HESSFIT_FLAT_HESSIAN_OBJECTIVE_H_
+#define HESSFIT_FLAT_HESSIAN_OBJECTIVE_H_
+
+#include "HessianObjective.h"
+#include "internal/FlatHessianModel.h"
+#include "internal/windowsExportHessFit.h"
+#include <memory>
+#include <vector>
+
+namespace HessFit {
+
+/**
+ * A HessianObjectiveSpec flattened for the C math core (hf_objective_spec, owning a copy of the
+ * spec) with its evaluation state: the Reference kernel's objective, and the GPU platforms' host
+ * route to the residual Jacobian. Errors are HessianForceExceptions naming the term or molecule.
+ */
+class OPENMM_EXPORT_HESSFIT FlatHessianObjective {
+public:
+    /** Take spec (validated by the caller) for model's molecules; forgets any earlier state. */
+    void set(const FlatHessianModel& model, const HessianObjectiveSpec& spec);
+    /** Whether set was called. */
+    bool isSet() const { return state != nullptr; }
+    /** The spec as given. */
+    const HessianObjectiveSpec& spec() const { return objective; }
+    /** hf_objective_compute: the loss; dLdslot and residuals when not null (resized). */
+    double compute(const FlatHessianModel& model, const std::vector<double>& table, const double* positions,
+                   std::vector<double>* dLdslot, std::vector<double>* residuals);
+    /**
+     * hf_objective_jacobian for one molecule: its residuals and jacobian (slot-major, n_slots x
+     * n_res: jacobian[s * n_res + i] = d r_i / d slot_s), resized.
+     *
+     * @param paired  the mode of each of the molecule's frequency targets (NULL: as an evaluation
+     *                pairs them now)
+     */
+    void jacobian(const FlatHessianModel& model, const std::vector<double>& table, const double* positions, int molecule,
+                  const int* paired, std::vector<double>& residuals, std::vector<double>& jacobian);
+    /** The last evaluation's pairing of every frequency target (-1: none). */
+    void pairing(std::vector<int>& modes) const;
+
+private:
+    /** Throws for a non-zero hf_objective status. */
+    void check(const FlatHessianModel& model, int status, const hf_objective_error& error) const;
+    HessianObjectiveSpec objective;
+    std::vector<hf_objective_molecule> molecules;
+    hf_objective_spec flat{};
+    struct StateDeleter {
+        void operator()(hf_objective_state* s) const { hf_objective_state_destroy(s); }
+    };
+    std::unique_ptr<hf_objective_state, StateDeleter> state;
+};
+
+} // namespace HessFit
+
+#endif
