@@ -27,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench_util.h"
 #include "hessfit_elements.h"
+#include "hf_fit_optimizer.h"
 #include "hf_training_set.h"
 
 #include <cblas.h>
@@ -199,14 +200,6 @@ static hessfit_status time_objective(hessfit_objective *objective, const double 
 
 /* ---- the fit, as `hessfit fit` runs it (fitting/cli/cmd_fit.c): values scaled by q2mm's steps --- */
 
-static double fit_loss(int n, const double *x, double *grad, void *data, hessfit_status *status)
-{
-    double loss = 0.0;
-    (void)n;
-    *status = hessfit_objective_evaluate(data, x, &loss, grad, NULL);
-    return loss;
-}
-
 /* A progress line on stderr every 5 s of a long fit. */
 static int on_progress(const hessfit_opt_progress *p, void *data)
 {
@@ -232,15 +225,8 @@ static hessfit_status run_fit(hf_training_set *set, const bench_settings *b, rec
     }
     memcpy(x, set->x_start, (size_t)n * sizeof *x);
     const hessfit_opt_algorithm algorithm = b->override_optimizer ? b->optimizer : set->settings.algorithm;
-    if ((st = hessfit_optimize_create(algorithm, n, &opt)) != HESSFIT_SUCCESS ||
+    if ((st = hf_fit_optimizer_create(set, algorithm, &opt)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_lbfgs_memory(opt, b->lbfgs_memory)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_objective(opt, fit_loss, set->objective)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_bounds(opt, set->lower, set->upper)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_initial_step(opt, set->step)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_scale(opt, set->step)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_ftol_rel(opt, set->settings.ftol)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_maxeval(opt, set->settings.max_evaluations)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_maxtime(opt, set->settings.max_time)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_progress(opt, on_progress, &next_progress)) != HESSFIT_SUCCESS)
         goto done;
     fprintf(stderr, "  fit: %s, ftol %g, at most %lld evaluations\n", hessfit_opt_algorithm_name(algorithm),

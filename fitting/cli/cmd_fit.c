@@ -31,6 +31,7 @@
 #include "hessfit_report.h"
 #include "hf_buf.h"
 #include "hf_commands.h"
+#include "hf_fit_optimizer.h"
 #include "hf_fit_report.h"
 #include "hf_training_set.h"
 
@@ -150,17 +151,8 @@ static int on_progress(const hessfit_opt_progress *p, void *data)
     return 0;
 }
 
-/* The loss of the free values x (canonical units). The optimiser scales them by q2mm's steps
- * (hessfit_optimize_set_scale: a bond k and its r0 differ by four orders of magnitude in size and in
- * their effect on the loss; in steps they are alike), which are also the simplex methods' initial
- * steps and grad-simp's differences. */
-static double fit_loss(int n, const double *x, double *grad, void *data, hessfit_status *status)
-{
-    double loss = 0.0;
-    (void)n;
-    *status = hessfit_objective_evaluate(data, x, &loss, grad, NULL);
-    return loss;
-}
+/* The strongest correlated pairs the report lists. */
+#define UNCERTAINTY_PAIRS 10
 
 /* ---- outputs ------------------------------------------------------------------------------------- */
 
@@ -298,12 +290,17 @@ int hf_cmd_fit(int argc, char **argv)
     hessfit_opt_checkpoint cp;
     hessfit_opt_result result;
     hf_fit_comparison cmp;
+    hessfit_uncertainty unc;
+    hf_fit_value_names names;
+    int have_unc = 0;
     history *hist = NULL;
     double *x = NULL;
     hessfit_status st;
 
     memset(&cp, 0, sizeof cp);
     memset(&cmp, 0, sizeof cmp);
+    memset(&unc, 0, sizeof unc);
+    memset(&names, 0, sizeof names);
     memset(&result, 0, sizeof result);
     static const struct option options[] = {{"output", required_argument, NULL, 'o'},
                                             {"max-time", required_argument, NULL, 't'},
@@ -362,14 +359,7 @@ int hf_cmd_fit(int argc, char **argv)
     }
     memcpy(x, set.x_start, (size_t)n * sizeof *x);
     hist->stride = 1;
-    if ((st = hessfit_optimize_create(set.settings.algorithm, n, &opt)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_objective(opt, fit_loss, set.objective)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_bounds(opt, set.lower, set.upper)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_initial_step(opt, set.step)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_scale(opt, set.step)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_ftol_rel(opt, set.settings.ftol)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_maxeval(opt, set.settings.max_evaluations)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_maxtime(opt, set.settings.max_time)) != HESSFIT_SUCCESS ||
+    if ((st = hf_fit_optimizer_create(&set, set.settings.algorithm, &opt)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_progress(opt, on_progress, hist)) != HESSFIT_SUCCESS ||
         (resume && (st = hessfit_optimize_resume(opt, &cp, x)) != HESSFIT_SUCCESS)) {
         fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
@@ -421,6 +411,12 @@ int hf_cmd_fit(int argc, char **argv)
         goto done;
     }
     hf_fit_warn_stationarity(&set, &cmp, 1, stdout);
+    /* the uncertainties at the fitted values (a failure is reported; the fit's results are still written) */
+    if (hf_fit_value_names_make(&set, &names) != HESSFIT_SUCCESS ||
+        hf_fit_uncertainty(&set, opt, x, UNCERTAINTY_PAIRS, &unc) != HESSFIT_SUCCESS)
+        printf("  the uncertainties: not computed: %s\n", hessfit_last_error());
+    else
+        have_unc = 1;
     if ((st = hessfit_model_set_free(set.model, x)) != HESSFIT_SUCCESS ||
         (st = hessfit_model_write_back(set.model, &set.ff)) != HESSFIT_SUCCESS) {
         fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
@@ -462,6 +458,8 @@ int hf_cmd_fit(int argc, char **argv)
     report.history.title = report.optimizer;
     report.history.n_points = hist->n;
     report.history.points = hist->points;
+    report.uncertainty = have_unc ? &unc : NULL;
+    report.uncertainty_names = names.names;
     join(path, sizeof path, dir, "convergence.svg");
     if (hf_fit_write_reports(dir, &report, &cmp) != HESSFIT_SUCCESS || hessfit_svg_convergence(path, &report.history) != HESSFIT_SUCCESS) {
         fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
@@ -476,6 +474,8 @@ int hf_cmd_fit(int argc, char **argv)
     rc = 0;
 done:
     hf_fit_comparison_free(&cmp);
+    hessfit_uncertainty_free(&unc);
+    hf_fit_value_names_free(&names);
     hessfit_opt_checkpoint_free(&cp);
     hessfit_optimize_destroy(opt);
     free(hist);
