@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 {
     int repeats = 5, first = 1;
     if (argc > 2 && strcmp(argv[1], "--repeats") == 0) {
-        if (bench_parse_int(argv[2], 1, MAX_REPEATS, &repeats) != 0) {
+        if (!bench_parse_int(argv[2], 1, MAX_REPEATS, &repeats)) {
             fprintf(stderr, "jacobian_bench: --repeats %s: a whole number 1..%d\n", argv[2], MAX_REPEATS);
             return 2;
         }

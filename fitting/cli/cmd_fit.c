@@ -3,7 +3,8 @@
  *
  * Everything is loaded and checked first (hf_training_set.h): a bad input file, a missing file, an
  * unknown parameter, an empty training set or a structure without a Hessian stops before any work,
- * and before the output directory is created. Then the optimiser runs (hessfit_optimize.h) with a
+ * and before the output directory is created. Then the optimiser runs (hessfit_optimize.h; by default
+ * LM on the residual Jacobian, set up by hf_fit_optimizer_create) with a
  * progress line per iteration; Ctrl-C (SIGINT) or the time limit stops it cleanly, keeping the
  * best point so far, and a checkpoint in the output directory lets `--resume` continue. The
  * outputs, each written atomically (temporary file + rename), in the output directory:
@@ -15,7 +16,8 @@
  *                                (hessfit_ffxml.h), or with form = mm3 the MM3* model with Custom forces
  *                                and virtual sites (hessfit_mm3_ffxml.h)
  *   fitted-<k>.pdb               form = mm3: structure k for that XML (virtual sites included)
- *   report.txt, report.json      per molecule and per mode, QM against MM before and after the fit
+ *   report.txt, report.json      per molecule and per mode, QM against MM before and after the fit, and
+ *                                the parameter uncertainties at the fitted values (hf_fit_optimizer.h)
  *   frequencies.svg              QM vs MM frequency scatter, before and after
  *   convergence.svg              loss (and gradient norm) against evaluations
  *   checkpoint.txt               the best point so far, for --resume
