@@ -3,7 +3,7 @@
  * for `hessfit fit` input files (loaded exactly as `hessfit fit` loads them, hf_training_set.h).
  *
  *   ./build/bin/fit_bench [--json FILE] [--min-repeats N] [--min-seconds S] [--threads LIST]
- *                         [--optimizer NAME] [--lbfgs-memory M] [--no-fit] [--eigensolvers] A.fit [B.fit ...]
+ *                         [--optimizer NAME] [--lbfgs-memory M] [--max-evaluations N] [--no-fit] [--eigensolvers] A.fit [B.fit ...]
  *
  * Per input file (one record; the system is the file's stem without a "-q2mm" suffix):
  *   - the input's objective at the start values: the loss alone, and the loss with the exact
@@ -27,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench_util.h"
 #include "hessfit_elements.h"
+#include "hf_fit_optimizer.h"
 #include "hf_training_set.h"
 
 #include <cblas.h>
@@ -56,6 +57,7 @@ typedef struct {
     int override_optimizer;
     hessfit_opt_algorithm optimizer;
     int lbfgs_memory;                          /* 0: NLopt's default */
+    int max_evaluations;                       /* the fit's evaluation budget instead of the input's; 0: the input's */
     int eigensolvers;                          /* time LAPACK's eigensolvers only */
 } bench_settings;
 
@@ -199,14 +201,6 @@ static hessfit_status time_objective(hessfit_objective *objective, const double 
 
 /* ---- the fit, as `hessfit fit` runs it (fitting/cli/cmd_fit.c): values scaled by q2mm's steps --- */
 
-static double fit_loss(int n, const double *x, double *grad, void *data, hessfit_status *status)
-{
-    double loss = 0.0;
-    (void)n;
-    *status = hessfit_objective_evaluate(data, x, &loss, grad, NULL);
-    return loss;
-}
-
 /* A progress line on stderr every 5 s of a long fit. */
 static int on_progress(const hessfit_opt_progress *p, void *data)
 {
@@ -232,15 +226,10 @@ static hessfit_status run_fit(hf_training_set *set, const bench_settings *b, rec
     }
     memcpy(x, set->x_start, (size_t)n * sizeof *x);
     const hessfit_opt_algorithm algorithm = b->override_optimizer ? b->optimizer : set->settings.algorithm;
-    if ((st = hessfit_optimize_create(algorithm, n, &opt)) != HESSFIT_SUCCESS ||
+    if (b->max_evaluations > 0)
+        set->settings.max_evaluations = b->max_evaluations;
+    if ((st = hf_fit_optimizer_create(set, algorithm, &opt)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_lbfgs_memory(opt, b->lbfgs_memory)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_objective(opt, fit_loss, set->objective)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_bounds(opt, set->lower, set->upper)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_initial_step(opt, set->step)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_scale(opt, set->step)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_ftol_rel(opt, set->settings.ftol)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_maxeval(opt, set->settings.max_evaluations)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_maxtime(opt, set->settings.max_time)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_progress(opt, on_progress, &next_progress)) != HESSFIT_SUCCESS)
         goto done;
     fprintf(stderr, "  fit: %s, ftol %g, at most %lld evaluations\n", hessfit_opt_algorithm_name(algorithm),
@@ -715,7 +704,7 @@ static void print_table(const record *recs, int n, const bench_settings *b)
 static int usage(FILE *out, int rc)
 {
     fprintf(out, "usage: fit_bench [--json FILE] [--min-repeats N] [--min-seconds S] [--threads LIST]\n"
-                 "                 [--optimizer NAME] [--lbfgs-memory M] [--no-fit] [--eigensolvers] INPUT.fit ...\n"
+                 "                 [--optimizer NAME] [--lbfgs-memory M] [--max-evaluations N] [--no-fit] [--eigensolvers] INPUT.fit ...\n"
                  "  times each input's objective (alone and with its gradient), one full fit, and the other\n"
                  "  objectives (frequencies-q2mm, eigenmatrix, overlap frequencies) on the same model (Reference\n"
                  "  platform)\n"
@@ -724,6 +713,7 @@ static int usage(FILE *out, int rc)
                  "                     the fit runs with the last\n"
                  "  --optimizer NAME   the fit's optimiser instead of the input's (lbfgs, slsqp, ...)\n"
                  "  --lbfgs-memory M   L-BFGS correction pairs (default 0: NLopt's)\n"
+                 "  --max-evaluations N  the fit's evaluation budget instead of the input's max-evaluations\n"
                  "  --eigensolvers     only time LAPACK's eigensolvers on the inputs' mass-weighted Hessians\n");
     return rc;
 }
@@ -788,6 +778,9 @@ int main(int argc, char **argv)
             b.override_optimizer = 1;
         } else if (strcmp(argv[i], "--lbfgs-memory") == 0 && i + 1 < argc) {
             if (!bench_parse_int(argv[++i], 0, 1000000, &b.lbfgs_memory))
+                return usage(stderr, 2);
+        } else if (strcmp(argv[i], "--max-evaluations") == 0 && i + 1 < argc) {
+            if (!bench_parse_int(argv[++i], 1, 1000000000, &b.max_evaluations))
                 return usage(stderr, 2);
         } else if (strcmp(argv[i], "--no-fit") == 0) {
             b.do_fit = 0;

@@ -252,12 +252,13 @@ static hessfit_status read_settings(const hessfit_config *c, const hf_training_s
                       : strcmp(value, "keep") == 0  ? HESSFIT_OBJ_TS_KEEP
                                                     : HESSFIT_OBJ_TS_SKIP;
     s->start_seminario = strcmp(hessfit_config_get(c, "start", "forcefield"), "seminario") == 0;
-    value = hessfit_config_get(c, "optimizer", "lbfgs");
-    s->algorithm = strcmp(value, "slsqp") == 0         ? HESSFIT_OPT_SLSQP
+    value = hessfit_config_get(c, "optimizer", "lm"); /* every objective is a sum of squares */
+    s->algorithm = strcmp(value, "lbfgs") == 0         ? HESSFIT_OPT_LBFGS
+                   : strcmp(value, "slsqp") == 0       ? HESSFIT_OPT_SLSQP
                    : strcmp(value, "nelder-mead") == 0 ? HESSFIT_OPT_NELDER_MEAD
                    : strcmp(value, "sbplx") == 0       ? HESSFIT_OPT_SUBPLEX
                    : strcmp(value, "grad-simp") == 0   ? HESSFIT_OPT_GRAD_SIMP
-                                                       : HESSFIT_OPT_LBFGS;
+                                                       : HESSFIT_OPT_LM;
     s->bounds = strcmp(hessfit_config_get(c, "bounds", "q2mm"), "none") != 0;
     if ((st = whole_number(c, "max-evaluations", 1e9, 1000, &v)) != HESSFIT_SUCCESS)
         return st;

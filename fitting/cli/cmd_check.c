@@ -22,6 +22,11 @@
  *      pairing of QM and MM modes does not change: a stencil whose points pair differently is not
  *      used, and a value whose pairing switches at all three steps is reported as such and not
  *      counted as a disagreement.
+ *   3. the residual Jacobian J the LM optimiser fits with (hessfit_objective_jacobian): 2 J^T r against
+ *      the analytic gradient (relative to max |dL/dx|, <= CHECK_JACOBIAN_GRADIENT_TOLERANCE: both are
+ *      exact, so they agree to rounding), and CHECK_JACOBIAN_COLUMNS sampled columns against 4-point
+ *      central differences of the residuals (the steps, retries and pairing rule of part 2), each
+ *      column's max |fd - J| / max |J| <= CHECK_GRADIENT_TOLERANCE.
  * At an equilibrium start (a Seminario start puts r0 and theta0 at the structure's own lengths and
  * angles) dE/dq = 0 for those terms, so the part of the Hessian that goes with the second
  * derivatives of the internal coordinates, dE/dq d2q/dx2, is zero and goes unchecked; --perturb F
@@ -31,7 +36,7 @@
  *
  * Test only: the environment variable HESSFIT_TEST_CHECK_PERTURB=hessian adds 1e-3 max|H_ij| to
  * the first molecule's analytic H_11, =gradient adds 1e-3 max|dL/dx| to the first analytic
- * dL/dx, so that the tests (tests/fitting/cli/test_cli_fit.c) see check fail on a wrong derivative. It is not
+ * dL/dx, =jacobian adds 1e-3 max|J| to J_11, so that the tests (tests/fitting/cli/test_cli_fit.c) see check fail on a wrong derivative. It is not
  * for users and not in --help.
  */
 #include "hessfit_units.h"
@@ -48,6 +53,13 @@
 #define CHECK_GRADIENT_STEP 1e-5
 #define CHECK_GRADIENT_TOLERANCE 1e-5
 #define CHECK_TEST_PERTURBATION 1e-3
+/* Part 3 samples this many columns of J (evenly spread over the free values, the first and the last
+ * included); a J larger than CHECK_JACOBIAN_MAX_ENTRIES is not held, and only 2 J^T r is checked
+ * (from the normal equations). */
+#define CHECK_JACOBIAN_COLUMNS 6
+#define CHECK_JACOBIAN_MAX_ENTRIES 50000000LL
+/* 2 J^T r must equal the gradient to rounding: relative to max |dL/dx|. */
+#define CHECK_JACOBIAN_GRADIENT_TOLERANCE 1e-9
 
 /* The test-only wrong derivative (see above): 1 when HESSFIT_TEST_CHECK_PERTURB is `what`. */
 static int test_perturb(const char *what)
@@ -83,12 +95,16 @@ static void usage(FILE *out)
             "     grows near nearly degenerate modes), and so is one whose pairing of QM and MM modes switches\n"
             "     within the stencil; values whose pairing switches at every step are listed (the loss is not\n"
             "     differentiable there) and not counted.\n"
+            "  3. the residual Jacobian (the LM optimiser's): 2 J^T r against the gradient (to rounding, <= %g\n"
+            "     relative to max |dL/dx|) and %d sampled columns against 4-point central differences of the\n"
+            "     residuals (steps and retries as in 2; max |fd - J| / max |J| of a column <= %g).\n"
             "  --perturb F  check at the start values times 1 + F instead (every free value; one of 0 stays 0).\n"
             "     At an equilibrium start (a Seminario start puts r0 and theta0 at the structure's own lengths\n"
             "     and angles) the Hessian's part from the curvature of the internal coordinates, dE/dq d2q/dx2,\n"
             "     is zero and so goes unchecked; away from it, it is checked too. Example: --perturb 0.05.\n"
             "Exit status: 0 all agree, 1 a disagreement or an error, 2 usage error.\n",
-            CHECK_HESSIAN_STEP_NM, CHECK_HESSIAN_TOLERANCE, CHECK_GRADIENT_STEP, CHECK_GRADIENT_TOLERANCE);
+            CHECK_HESSIAN_STEP_NM, CHECK_HESSIAN_TOLERANCE, CHECK_GRADIENT_STEP, CHECK_GRADIENT_TOLERANCE,
+            CHECK_JACOBIAN_GRADIENT_TOLERANCE, CHECK_JACOBIAN_COLUMNS, CHECK_GRADIENT_TOLERANCE);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -315,6 +331,146 @@ done:
     return ok;
 }
 
+
+/* Residuals r(x) of the objective and whether its pairing is p0's (nt frequency targets). */
+static hessfit_status residuals_at(hf_training_set *set, const double *x, double *r, const int *p0, int *p1, int nt,
+                                   int *same_pairing)
+{
+    double loss;
+    hessfit_status st = hessfit_objective_evaluate(set->objective, x, &loss, NULL, r);
+    if (st == HESSFIT_SUCCESS)
+        st = hessfit_objective_pairing(set->objective, p1);
+    *same_pairing = st == HESSFIT_SUCCESS && memcmp(p0, p1, (size_t)nt * sizeof *p0) == 0;
+    return st;
+}
+
+/* Part 3: the residual Jacobian J (hessfit_objective_jacobian), which the LM optimiser fits with:
+ * 2 J^T r against the analytic gradient (both exact: they agree to rounding), and sampled columns
+ * against 4-point central differences of the residuals, with the gradient check's steps, retries
+ * and pairing rule; a column's error is max_i |fd_i - J_ij| / max_i |J_ij|. 1 agree, 0 disagree,
+ * -1 error. */
+static int check_jacobian(hf_training_set *set)
+{
+    const int n = set->n_fit, nt = hessfit_objective_n_frequency_targets(set->objective);
+    const long long m = hessfit_objective_n_residuals(set->objective);
+    const int hold = m * (long long)n <= CHECK_JACOBIAN_MAX_ENTRIES;
+    const size_t mn = hold ? (size_t)m * (size_t)n : 1;
+    double *J = malloc(mn * sizeof *J), *r = malloc((size_t)m * sizeof *r), *g = malloc((size_t)n * sizeof *g);
+    double *jtr = malloc((size_t)n * sizeof *jtr), *jtj = hold ? NULL : malloc((size_t)n * (size_t)n * sizeof *jtj);
+    double *x = malloc((size_t)n * sizeof *x), *rk[4] = {NULL, NULL, NULL, NULL}, loss, max_g = 0.0, max_jtr = 0.0;
+    int *p0 = malloc((size_t)(nt + 1) * sizeof *p0), *p1 = malloc((size_t)(nt + 1) * sizeof *p1);
+    static const double at[4] = {2.0, 1.0, -1.0, -2.0};
+    double max_col = 0.0;
+    int worst_col = -1, n_switching = 0, n_checked = 0, ok = 1;
+    char what[200];
+    for (int k = 0; k < 4; k++)
+        rk[k] = malloc((size_t)m * sizeof *rk[k]);
+    if (!J || !r || !g || !jtr || (!hold && !jtj) || !x || !p0 || !p1 || !rk[0] || !rk[1] || !rk[2] || !rk[3]) {
+        fprintf(stderr, "hessfit check: no memory for the Jacobian (%lld residuals x %d values)\n", m, n);
+        ok = -1;
+        goto done;
+    }
+    printf("3. residual Jacobian (%lld residuals x %d values): 2 J^T r vs the gradient, and %d sampled columns vs "
+           "4-point central differences of the residuals\n",
+           m, n, n < CHECK_JACOBIAN_COLUMNS ? n : CHECK_JACOBIAN_COLUMNS);
+    if (hessfit_objective_evaluate(set->objective, set->x_start, &loss, g, NULL) != HESSFIT_SUCCESS ||
+        hessfit_objective_pairing(set->objective, p0) != HESSFIT_SUCCESS)
+        goto error;
+    if (hold) {
+        if (hessfit_objective_jacobian(set->objective, set->x_start, NULL, r, J) != HESSFIT_SUCCESS)
+            goto error;
+        test_perturb_first("jacobian", J, mn);
+        for (int j = 0; j < n; j++) {
+            jtr[j] = 0.0;
+            for (long long i = 0; i < m; i++)
+                jtr[j] += J[(size_t)i * (size_t)n + (size_t)j] * r[i];
+        }
+    } else {
+        printf("   J is too large to hold: 2 J^T r from the normal equations only, no column check\n");
+        if (hessfit_objective_normal_equations(set->objective, set->x_start, &loss, jtj, jtr) != HESSFIT_SUCCESS)
+            goto error;
+    }
+    for (int j = 0; j < n; j++)
+        max_g = fmax(max_g, fabs(g[j]));
+    for (int j = 0; j < n; j++)
+        max_jtr = fmax(max_jtr, fabs(2.0 * jtr[j] - g[j]));
+    const double rel_jtr = max_g > 0.0 ? max_jtr / max_g : max_jtr;
+    if (rel_jtr > CHECK_JACOBIAN_GRADIENT_TOLERANCE)
+        ok = 0;
+    printf("   max |2 J^T r - dL/dx| / max |dL/dx|: %.3e  %s (tolerance %g)\n", rel_jtr, ok ? "ok" : "DISAGREE",
+           CHECK_JACOBIAN_GRADIENT_TOLERANCE);
+    const int n_cols = !hold ? 0 : n < CHECK_JACOBIAN_COLUMNS ? n : CHECK_JACOBIAN_COLUMNS;
+    for (int c = 0; c < n_cols; c++) {
+        const int j = n_cols > 1 ? (int)((long long)c * (n - 1) / (n_cols - 1)) : 0;
+        double h = CHECK_GRADIENT_STEP * fmax(fabs(set->x_start[j]), 1.0), err = INFINITY, max_j = 0.0;
+        int any_stable = 0;
+        for (long long i = 0; i < m; i++)
+            max_j = fmax(max_j, fabs(J[(size_t)i * (size_t)n + (size_t)j]));
+        for (int attempt = 0; attempt < 3 && err > 0.1 * CHECK_GRADIENT_TOLERANCE; attempt++, h *= 0.1) {
+            int stable = 1;
+            for (int k = 0; k < 4 && stable; k++) {
+                memcpy(x, set->x_start, (size_t)n * sizeof *x);
+                x[j] += at[k] * h;
+                if (residuals_at(set, x, rk[k], p0, p1, nt, &stable) != HESSFIT_SUCCESS)
+                    goto error;
+            }
+            if (!stable)
+                continue;
+            double e = 0.0;
+            for (long long i = 0; i < m; i++) {
+                const double fd = (8.0 * (rk[1][i] - rk[2][i]) - (rk[0][i] - rk[3][i])) / (12.0 * h);
+                e = fmax(e, fabs(fd - J[(size_t)i * (size_t)n + (size_t)j]));
+            }
+            e = max_j > 0.0 ? e / max_j : e;
+            err = any_stable ? fmin(err, e) : e;
+            any_stable = 1;
+        }
+        hf_training_set_describe_free(set, j, what, sizeof what);
+        if (!any_stable) {
+            n_switching++;
+            printf("   column %-40s the pairing switches within 1e-2 of the step: skipped\n", what);
+            continue;
+        }
+        n_checked++;
+        if (err > max_col || worst_col < 0) {
+            max_col = err;
+            worst_col = j;
+        }
+        if (err > CHECK_GRADIENT_TOLERANCE) {
+            printf("   column %-40s max |dr_fd - J| / max |J| %.3e  DISAGREE\n", what, err);
+            ok = 0;
+        }
+    }
+    if (n_cols > 0) {
+        if (worst_col >= 0)
+            hf_training_set_describe_free(set, worst_col, what, sizeof what);
+        printf("   max relative column difference %.3e (%s) over %d columns", max_col, worst_col >= 0 ? what : "-",
+               n_checked);
+        if (n_switching > 0)
+            printf("; %d columns skipped (pairing switches)", n_switching);
+        printf("\n");
+    }
+    printf("   %s (tolerance %g)\n", ok > 0 ? "all within tolerance" : "DISAGREEMENT", CHECK_GRADIENT_TOLERANCE);
+    goto done;
+error:
+    fprintf(stderr, "hessfit check: %s\n", hessfit_last_error());
+    ok = -1;
+done:
+    if (ok >= 0) /* the model back at the start values */
+        hessfit_objective_evaluate(set->objective, set->x_start, &loss, NULL, NULL);
+    free(J);
+    free(r);
+    free(g);
+    free(jtr);
+    free(jtj);
+    free(x);
+    free(p0);
+    free(p1);
+    for (int k = 0; k < 4; k++)
+        free(rk[k]);
+    return ok;
+}
+
 int hf_cmd_check(int argc, char **argv)
 {
     const char *input = NULL;
@@ -352,11 +508,12 @@ int hf_cmd_check(int argc, char **argv)
     }
     const int hessians = check_hessians(&set);
     const int gradient = hessians >= 0 ? check_gradient(&set) : -1;
+    const int jacobian = gradient >= 0 ? check_jacobian(&set) : -1;
     hf_training_set_free(&set);
-    if (hessians < 0 || gradient < 0)
+    if (hessians < 0 || gradient < 0 || jacobian < 0)
         return 1;
-    printf("%s\n", hessians && gradient ? "check passed"
-                                        : "check FAILED: analytic and finite-difference derivatives "
-                                          "disagree beyond the tolerance");
-    return hessians && gradient ? 0 : 1;
+    const int passed = hessians && gradient && jacobian;
+    printf("%s\n", passed ? "check passed"
+                          : "check FAILED: analytic and finite-difference derivatives disagree beyond the tolerance");
+    return passed ? 0 : 1;
 }

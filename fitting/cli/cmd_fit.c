@@ -3,7 +3,8 @@
  *
  * Everything is loaded and checked first (hf_training_set.h): a bad input file, a missing file, an
  * unknown parameter, an empty training set or a structure without a Hessian stops before any work,
- * and before the output directory is created. Then the optimiser runs (hessfit_optimize.h) with a
+ * and before the output directory is created. Then the optimiser runs (hessfit_optimize.h; by default
+ * LM on the residual Jacobian, set up by hf_fit_optimizer_create) with a
  * progress line per iteration; Ctrl-C (SIGINT) or the time limit stops it cleanly, keeping the
  * best point so far, and a checkpoint in the output directory lets `--resume` continue. The
  * outputs, each written atomically (temporary file + rename), in the output directory:
@@ -15,7 +16,8 @@
  *                                (hessfit_ffxml.h), or with form = mm3 the MM3* model with Custom forces
  *                                and virtual sites (hessfit_mm3_ffxml.h)
  *   fitted-<k>.pdb               form = mm3: structure k for that XML (virtual sites included)
- *   report.txt, report.json      per molecule and per mode, QM against MM before and after the fit
+ *   report.txt, report.json      per molecule and per mode, QM against MM before and after the fit, and
+ *                                the parameter uncertainties at the fitted values (hf_fit_optimizer.h)
  *   frequencies.svg              QM vs MM frequency scatter, before and after
  *   convergence.svg              loss (and gradient norm) against evaluations
  *   checkpoint.txt               the best point so far, for --resume
@@ -32,6 +34,7 @@
 #include "hf_buf.h"
 #include "hf_commands.h"
 #include "hf_comm.h"
+#include "hf_fit_optimizer.h"
 #include "hf_fit_report.h"
 #include "hf_shards.h"
 #include "hf_training_set.h"
@@ -152,10 +155,7 @@ static int on_progress(const hessfit_opt_progress *p, void *data)
     return 0;
 }
 
-/* The loss of the free values x (canonical units). The optimiser scales them by q2mm's steps
- * (hessfit_optimize_set_scale: a bond k and its r0 differ by four orders of magnitude in size and in
- * their effect on the loss; in steps they are alike), which are also the simplex methods' initial
- * steps and grad-simp's differences. */
+/* The loss of the free values x (canonical units) and its gradient, over the blocks. */
 static double fit_loss(int n, const double *x, double *grad, void *data, hessfit_status *status)
 {
     double loss = 0.0;
@@ -163,6 +163,9 @@ static double fit_loss(int n, const double *x, double *grad, void *data, hessfit
     *status = hf_shards_evaluate(data, x, &loss, grad, NULL); /* the blocks, on every rank (hf_shards.h) */
     return loss;
 }
+
+/* The strongest correlated pairs the report lists. */
+#define UNCERTAINTY_PAIRS 10
 
 /* ---- outputs ------------------------------------------------------------------------------------- */
 
@@ -319,12 +322,17 @@ static int fit(int argc, char **argv)
     hf_fit_comparison cmp;
     hf_shards *shards = NULL;
     const int rank = hf_comm_rank();
+    hessfit_uncertainty unc;
+    hf_fit_value_names names;
+    int have_unc = 0;
     history *hist = NULL;
     double *x = NULL;
     hessfit_status st;
 
     memset(&cp, 0, sizeof cp);
     memset(&cmp, 0, sizeof cmp);
+    memset(&unc, 0, sizeof unc);
+    memset(&names, 0, sizeof names);
     memset(&result, 0, sizeof result);
     static const struct option options[] = {{"output", required_argument, NULL, 'o'},
                                             {"max-time", required_argument, NULL, 't'},
@@ -396,14 +404,10 @@ static int fit(int argc, char **argv)
     }
     memcpy(x, set.x_start, (size_t)n * sizeof *x);
     hist->stride = 1;
-    if ((st = hessfit_optimize_create(set.settings.algorithm, n, &opt)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_objective(opt, fit_loss, shards)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_bounds(opt, set.lower, set.upper)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_initial_step(opt, set.step)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_scale(opt, set.step)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_ftol_rel(opt, set.settings.ftol)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_maxeval(opt, set.settings.max_evaluations)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_maxtime(opt, set.settings.max_time)) != HESSFIT_SUCCESS ||
+    if ((st = hf_fit_optimizer_create(&set, set.settings.algorithm, &opt)) != HESSFIT_SUCCESS ||
+        /* the loss and gradient over the blocks on every rank (LM: the whole set's normal equations on rank 0) */
+        (set.settings.algorithm != HESSFIT_OPT_LM &&
+         (st = hessfit_optimize_set_objective(opt, fit_loss, shards)) != HESSFIT_SUCCESS) ||
         (st = hessfit_optimize_set_progress(opt, on_progress, hist)) != HESSFIT_SUCCESS ||
         (resume && (st = hessfit_optimize_resume(opt, &cp, x)) != HESSFIT_SUCCESS)) {
         fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
@@ -470,6 +474,12 @@ static int fit(int argc, char **argv)
         goto done;
     }
     hf_fit_warn_stationarity(&set, &cmp, 1, stdout);
+    /* the uncertainties at the fitted values (a failure is reported; the fit's results are still written) */
+    if (hf_fit_value_names_make(&set, &names) != HESSFIT_SUCCESS ||
+        hf_fit_uncertainty(&set, opt, x, UNCERTAINTY_PAIRS, &unc) != HESSFIT_SUCCESS)
+        printf("  the uncertainties: not computed: %s\n", hessfit_last_error());
+    else
+        have_unc = 1;
     if ((st = hessfit_model_set_free(set.model, x)) != HESSFIT_SUCCESS ||
         (st = hessfit_model_write_back(set.model, &set.ff)) != HESSFIT_SUCCESS) {
         fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
@@ -509,6 +519,8 @@ static int fit(int argc, char **argv)
     report.history.title = report.optimizer;
     report.history.n_points = hist->n;
     report.history.points = hist->points;
+    report.uncertainty = have_unc ? &unc : NULL;
+    report.uncertainty_names = names.names;
     join(path, sizeof path, dir, "convergence.svg");
     if (hf_fit_write_reports(dir, &report, &cmp) != HESSFIT_SUCCESS || hessfit_svg_convergence(path, &report.history) != HESSFIT_SUCCESS) {
         fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
@@ -525,6 +537,8 @@ done:
     hf_shards_finish(shards, rc == 0 ? HESSFIT_SUCCESS : HESSFIT_ERROR_INVALID_ARGUMENT);
     hf_shards_destroy(shards);
     hf_fit_comparison_free(&cmp);
+    hessfit_uncertainty_free(&unc);
+    hf_fit_value_names_free(&names);
     hessfit_opt_checkpoint_free(&cp);
     hessfit_optimize_destroy(opt);
     free(hist);

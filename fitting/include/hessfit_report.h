@@ -105,7 +105,16 @@ typedef struct hessfit_report {
     int n_parameters;
     const hessfit_report_parameter *parameters;
     hessfit_report_history history;
+    /* the parameter uncertainties at the fitted values (NULL: no such section), written by
+     * hessfit_report_uncertainty_text / _json with HESSFIT_REPORT_SLOPPY_DIRECTIONS directions of
+     * HESSFIT_REPORT_SLOPPY_COMPONENTS components; uncertainty_names[i] names parameter i (may be NULL) */
+    const hessfit_uncertainty *uncertainty;
+    const char *const *uncertainty_names;
 } hessfit_report;
+
+/** What the report lists of the uncertainties: the sloppiest directions and their largest components. */
+#define HESSFIT_REPORT_SLOPPY_DIRECTIONS 3
+#define HESSFIT_REPORT_SLOPPY_COMPONENTS 4
 
 /** Structure checks every writer makes first: counts >= 0, arrays non-NULL where their count is
  * positive, mode indices >= -1. HESSFIT_ERROR_NULL_ARGUMENT / HESSFIT_ERROR_INVALID_ARGUMENT name the item
@@ -123,12 +132,13 @@ hessfit_status hessfit_report_frequency_rmsd_all(const hessfit_report *report, i
 
 /** Aligned text for a reader: run summary, objectives, per molecule a table (mode, QM mode, QM, MM
  * before, MM after, their differences, weight, overlap, residual; an imaginary frequency shown as
- * "-461.72i"), convergence summary, parameter changes. */
+ * "-461.72i"), convergence summary, parameter changes, and the uncertainties when the report has them. */
 hessfit_status hessfit_report_write_text(const char *path, const hessfit_report *report);
 
 /** JSON (UTF-8, strings escaped, every double as %.17g so it reads back bit for bit). A NaN or
  * infinite value is written as null and listed in "nonfinite" by its JSON path; an unknown
- * overlap or gradient norm is left out of its object. */
+ * overlap or gradient norm is left out of its object. The uncertainties, when the report has them,
+ * are the member "uncertainty" (hessfit_report_uncertainty_json's object). */
 hessfit_status hessfit_report_write_json(const char *path, const hessfit_report *report);
 
 /** The two writers above as hessfit_atomic_writer callbacks (context: const hessfit_report *), to compose

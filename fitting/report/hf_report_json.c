@@ -231,6 +231,12 @@ hessfit_status hessfit_report_json_writer(hessfit_atomic_file *out, void *contex
     write_molecules(&w, r);
     write_parameters(&w, r);
     write_history(&w, &r->history);
+    if (r->uncertainty != NULL && w.st == HESSFIT_SUCCESS) {
+        hessfit_atomic_file_printf(out, "  \"uncertainty\": ");
+        w.st = hessfit_report_uncertainty_json(out, r->uncertainty, r->uncertainty_names,
+                                               HESSFIT_REPORT_SLOPPY_DIRECTIONS, HESSFIT_REPORT_SLOPPY_COMPONENTS);
+        hessfit_atomic_file_printf(out, ",\n");
+    }
     w.where[0] = '\0';
     if (w.st == HESSFIT_SUCCESS)
         write_nonfinite(&w);

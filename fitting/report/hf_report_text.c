@@ -224,6 +224,11 @@ hessfit_status hessfit_report_text_writer(hessfit_atomic_file *out, void *contex
         write_molecule(out, &r->molecules[k], k, r->n_molecules);
     write_history(out, &r->history);
     write_parameters(out, r);
+    if (r->uncertainty != NULL &&
+        (st = hessfit_report_uncertainty_text(out, r->uncertainty, r->uncertainty_names,
+                                              HESSFIT_REPORT_SLOPPY_DIRECTIONS, HESSFIT_REPORT_SLOPPY_COMPONENTS)) !=
+            HESSFIT_SUCCESS)
+        return st;
     return hessfit_atomic_file_status(out); /* writes are sticky: the first failure, if any */
 }
 

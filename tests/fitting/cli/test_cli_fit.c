@@ -268,12 +268,14 @@ static void test_check_failures(const char *input)
     test_expect_exit(&r, 2, "--perturb takes a number F with |F| < 1, not '1.5'", "check --perturb 1.5");
     free(r.out);
     /* a wrong derivative through check's test-only hook (HESSFIT_TEST_CHECK_PERTURB, cmd_check.c):
-     * H_11 or the first dL/dx off by 1e-3 of the largest, 100 times the tolerance: exit 1, the
-     * item named */
+     * H_11, the first dL/dx or J_11 off by 1e-3 of the largest, 100 times the tolerance: exit 1,
+     * the item named */
     static const struct {
         const char *what, *item;
-    } wrong[2] = {{"hessian", "(row 1, column 1), relative to max|H|"}, {"gradient", "line 5 bond C-F k"}};
-    for (int k = 0; k < 2; k++) {
+    } wrong[3] = {{"hessian", "(row 1, column 1), relative to max|H|"},
+                  {"gradient", "line 5 bond C-F k"},
+                  {"jacobian", "column line 5 bond C-F k"}};
+    for (int k = 0; k < 3; k++) {
         CHECK(setenv("HESSFIT_TEST_CHECK_PERTURB", wrong[k].what, 1) == 0, "setenv");
         snprintf(args, sizeof args, "check '%s'", input);
         r = run(args);
