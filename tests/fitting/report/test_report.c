@@ -152,7 +152,7 @@ static void build_report(void)
     history[20].gradient_norm = NAN;
     report = (hessfit_report){"CH3F and SN2 \"test\" <fit>", "LD_LBFGS", "success: relative loss change below ftol_rel",
                          151, 6.4015866, 2, molecules, 2, objectives, 8, parameters,
-                         {"L-BFGS & \"friends\"", N_HISTORY, history}};
+                         {"L-BFGS & \"friends\"", N_HISTORY, history}, NULL, NULL};
 }
 
 /* ---- file helpers ------------------------------------------------------------------------------- */
