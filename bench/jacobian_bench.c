@@ -75,7 +75,7 @@ int main(int argc, char **argv)
            "normal equations (ms) | ratio |\n|---|---|---|---|---|---|---|---|---|\n");
     for (int a = first; a < argc; a++) {
         hf_training_set set;
-        hf_training_set_options topt = {NULL, NULL, "-out"};
+        hf_training_set_options topt = {NULL, NULL, "-out", 0};
         memset(&set, 0, sizeof set);
         if (hf_training_set_load(argv[a], &topt, &set) != HESSFIT_SUCCESS) {
             fprintf(stderr, "jacobian_bench: %s: %s\n", argv[a], hessfit_last_error());

@@ -459,6 +459,9 @@ static int fit(int argc, char **argv)
            result.run_evaluations, result.seconds,
            result.seconds > 0 ? (double)result.run_evaluations / result.seconds : 0.0);
     printf("  outcome: %s\n", hessfit_opt_outcome_string(result.outcome));
+    if (result.undefined_trials > 0)
+        printf("  %lld trial point%s had no objective (a geometry target without an MM minimum there): rejected "
+               "steps\n", result.undefined_trials, result.undefined_trials == 1 ? "" : "s");
     hf_shards_get_stats(shards, &ss);
     if ((ss.n_ranks > 1 || ss.n_blocks > 1) && ss.evaluations > 0)
         printf("  per evaluation: %.3f ms; blocks of the slowest rank %.3f ms, rank 0's %.3f ms; the rest "

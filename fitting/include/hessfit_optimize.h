@@ -100,6 +100,9 @@ typedef struct hessfit_opt_result {
     double initial_loss;       /* the loss at the start point of this run */
     long long evaluations;     /* in all, counting a resumed run's earlier ones */
     long long run_evaluations; /* made by this run */
+    long long undefined_trials; /* LM, this run: trial points where the objective reported HESSFIT_ERROR_GEOMETRY
+                                   (undefined there, e.g. a geometry target without an MM minimum): counted as
+                                   evaluations and rejected as steps; any other error stops the run */
     double seconds;            /* wall time of this run */
     int cycles;                /* grad-simp cycles done in all; 0 for the other algorithms */
     int last_nlopt_result;     /* the last NLopt pass's nlopt_result (0 if none ran, LM) */

@@ -639,7 +639,7 @@ static hessfit_status newton(hf_geometry_part *p, const hessfit_model *model)
         if (iteration == HF_GEOMETRY_NEWTON_MAX_STEPS) {
             for (int k = 0; k < p->n_mols; k++)
                 if (!p->done[k])
-                    return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry: molecule %d: no MM minimum after %d "
+                    return hessfit_error(HESSFIT_ERROR_GEOMETRY, "objective: geometry: molecule %d: no MM minimum after %d "
                                     "Newton steps (largest gradient component %.3g kJ/mol/nm)", p->mols[k] + 1,
                                     iteration, p->gmax[k]);
         }

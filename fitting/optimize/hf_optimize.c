@@ -580,6 +580,12 @@ static hf_opt_eval_result evaluate(hessfit_optimize *opt, const double *x, doubl
         v = opt->f(opt->n, opt->x_user, grad != NULL ? opt->g_user : NULL, opt->f_data, &st);
     opt->evaluations++;
     opt->run_evaluations++;
+    if (st == HESSFIT_ERROR_GEOMETRY && jtj != NULL && opt->have_best) {
+        /* LM's trial point: a step too long for the model (a geometry target's structure has no MM
+         * minimum there); the method shortens it, so this is no failure of the run */
+        opt->undefined_trials++;
+        return HF_OPT_EVAL_UNDEFINED;
+    }
     if (st != HESSFIT_SUCCESS) {
         char message[HESSFIT_ERROR_MESSAGE_SIZE], where[96] = "";
         snprintf(message, sizeof message, "%s", hessfit_last_error()[0] != '\0' ? hessfit_last_error() : hessfit_status_string(st));
@@ -976,6 +982,7 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
     opt->best_lm_lambda = opt->lm_lambda;
     opt->resume_pending = 0;
     opt->run_evaluations = 0;
+    opt->undefined_trials = 0;
     opt->t_start = hf_opt_now();
     opt->last_checkpoint_time = opt->t_start;
     opt->checkpoint_dirty = 0;
@@ -1025,6 +1032,7 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
         result->initial_loss = opt->initial_loss;
         result->evaluations = opt->evaluations;
         result->run_evaluations = opt->run_evaluations;
+        result->undefined_trials = opt->undefined_trials;
         result->seconds = hf_opt_now() - opt->t_start;
         result->cycles = opt->cycles_done;
         result->last_nlopt_result = last_nlopt;

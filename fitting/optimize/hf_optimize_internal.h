@@ -57,6 +57,7 @@ struct hessfit_optimize {
     double *start_y, *start_user; /* the run's start, evaluated at exactly the caller's x */
     long long evaluations;     /* in all */
     long long run_evaluations; /* this run */
+    long long undefined_trials; /* this run: LM trial points where the objective was undefined */
     double t_start;
     double last_checkpoint_time;
     int checkpoint_dirty;      /* the best changed since the last write */
@@ -83,7 +84,9 @@ struct hessfit_optimize {
 typedef enum {
     HF_OPT_EVAL_DONE = 0,      /* evaluated; go on */
     HF_OPT_EVAL_DONE_STOP = 1, /* evaluated, and the run must stop now */
-    HF_OPT_EVAL_REFUSED = 2    /* not evaluated: the run must stop (budget, time, flag, failure) */
+    HF_OPT_EVAL_REFUSED = 2,   /* not evaluated: the run must stop (budget, time, flag, failure) */
+    HF_OPT_EVAL_UNDEFINED = 3  /* LM only: the objective is undefined at this trial point (HESSFIT_ERROR_GEOMETRY:
+                                  e.g. no MM minimum for a geometry target); counted, the step is rejected */
 } hf_opt_eval_result;
 
 /* Monotonic wall time in seconds. */

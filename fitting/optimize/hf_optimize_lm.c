@@ -252,9 +252,15 @@ hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y0, hessfit_op
                     break;
                 continue;
             }
-            if (hf_opt_evaluate_lsq(opt, w.yt, w.at, w.gt, &trial_loss) == HF_OPT_EVAL_REFUSED) {
+            const hf_opt_eval_result trial = hf_opt_evaluate_lsq(opt, w.yt, w.at, w.gt, &trial_loss);
+            if (trial == HF_OPT_EVAL_REFUSED) {
                 done = 1;
                 break;
+            }
+            if (trial == HF_OPT_EVAL_UNDEFINED) { /* no objective there: a rejected step */
+                if ((done = raise_damping(opt, &nu)) != 0)
+                    break;
+                continue;
             }
             actual = loss - trial_loss;
             rho = actual / pred;

@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 
     /* the same training set in this process, J at the fitted values */
     hf_training_set set;
-    hf_training_set_options topt = {NULL, NULL, "-out"};
+    hf_training_set_options topt = {NULL, NULL, "-out", 0};
     HF_CALL(hf_cli_load_plugins());
     HF_CALL(hf_training_set_load(input, &topt, &set));
     CHECK(set.n_fit == n && set.settings.algorithm == HESSFIT_OPT_LM, "n_fit %d, algorithm %d", set.n_fit,

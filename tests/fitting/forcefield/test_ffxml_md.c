@@ -71,7 +71,7 @@ int main(void)
     }
     test_load_plugins();
     hf_training_set set;
-    hf_training_set_options topt = {NULL, test_temp_path("unused-output"), "-out"};
+    hf_training_set_options topt = {NULL, test_temp_path("unused-output"), "-out", 0};
     HF_CALL(hf_training_set_load(input, &topt, &set));
     CHECK(set.n_mols == N_STRUCTURES, "%d structures", set.n_mols);
 

@@ -259,7 +259,7 @@ int main(int argc, char **argv)
     const char *input = test_write_text("ethane-gaff.fit", text);
     test_load_plugins();
     hf_training_set set;
-    hf_training_set_options topt = {NULL, test_temp_path("fit"), "-out"};
+    hf_training_set_options topt = {NULL, test_temp_path("fit"), "-out", 0};
     HF_CALL(hf_training_set_load(input, &topt, &set));
     snprintf(dir, sizeof dir, "%s", test_temp_path("start"));
     CHECK(mkdir(dir, 0777) == 0, "mkdir %s", dir);

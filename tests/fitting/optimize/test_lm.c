@@ -25,6 +25,7 @@ typedef struct {
     double t[MAX_M], y[MAX_M]; /* decay: y_k = a exp(-b t_k) + c + noise */
     long long calls, jac_calls;
     long long fail_at, nan_at;  /* this call reports an error / returns a NaN J^T J entry */
+    long long undefined_from, undefined_to; /* these calls report HESSFIT_ERROR_GEOMETRY (undefined there) */
     double last_x[MAX_N];
 } problem;
 
@@ -77,6 +78,10 @@ static double lsq(int n, const double *x, double *jtj, double *jtr, void *data, 
     CHECK((jtj == NULL) == (jtr == NULL), "jtj and jtr not both given or both NULL");
     P.calls++;
     memcpy(P.last_x, x, (size_t)n * sizeof *x);
+    if (P.calls >= P.undefined_from && P.calls <= P.undefined_to && P.undefined_from > 0) {
+        *status = hessfit_error(HESSFIT_ERROR_GEOMETRY, "no MM minimum there (test)");
+        return 0.0;
+    }
     if (P.calls == P.fail_at) {
         *status = hessfit_error(HESSFIT_ERROR_OPENMM, "the residual kernel failed (test failure)");
         return 0.0;
@@ -343,6 +348,29 @@ static void test_limits_and_failures(void)
           "failing callback: %s (%lld calls)", hessfit_last_error(), P.calls);
     printf("  expected error: %s\n", hessfit_last_error());
     HF_CALL(hessfit_optimize_best(opt, x, NULL));
+    hessfit_optimize_destroy(opt);
+
+    /* trial points where the objective is undefined (HESSFIT_ERROR_GEOMETRY: a geometry target
+     * without an MM minimum): rejected steps, the run goes on to the same minimum */
+    problem_reset(P_ROSENBROCK, 0.0);
+    P.undefined_from = 2, P.undefined_to = 4;
+    opt = make_lm();
+    x[0] = -1.2, x[1] = 1.0;
+    HF_CALL(hessfit_optimize_run(opt, x, &res));
+    CHECK(fabs(x[0] - 1.0) <= 1e-12 && fabs(x[1] - 1.0) <= 1e-12 && res.undefined_trials == 3 &&
+              res.evaluations == P.calls && P.jac_calls == P.calls - 3,
+          "undefined trial points 2-4: (%.17g, %.17g), %lld undefined, %lld evaluations, %lld calls", x[0], x[1],
+          res.undefined_trials, res.evaluations, P.calls);
+    printf("  trial points 2-4 undefined: the minimum in %lld evaluations, 3 of them rejected\n", res.evaluations);
+    hessfit_optimize_destroy(opt);
+    /* ... but not the start point */
+    problem_reset(P_ROSENBROCK, 0.0);
+    P.undefined_from = 1, P.undefined_to = 1;
+    opt = make_lm();
+    x[0] = -1.2, x[1] = 1.0;
+    st = hessfit_optimize_run(opt, x, &res);
+    CHECK(st == HESSFIT_ERROR_GEOMETRY && strstr(hessfit_last_error(), "evaluation 1") != NULL,
+          "undefined start point: %s", hessfit_last_error());
     hessfit_optimize_destroy(opt);
 
     problem_reset(P_ROSENBROCK, 0.0);
