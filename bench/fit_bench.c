@@ -228,7 +228,7 @@ static hessfit_status run_fit(hf_training_set *set, const bench_settings *b, rec
     const hessfit_opt_algorithm algorithm = b->override_optimizer ? b->optimizer : set->settings.algorithm;
     if (b->max_evaluations > 0)
         set->settings.max_evaluations = b->max_evaluations;
-    if ((st = hf_fit_optimizer_create(set, algorithm, &opt)) != HESSFIT_SUCCESS ||
+    if ((st = hf_fit_optimizer_create(set, NULL, algorithm, &opt)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_lbfgs_memory(opt, b->lbfgs_memory)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_progress(opt, on_progress, &next_progress)) != HESSFIT_SUCCESS)
         goto done;

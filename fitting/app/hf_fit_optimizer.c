@@ -25,17 +25,39 @@ static double fit_lsq(int n, const double *x, double *jtj, double *jtr, void *da
     return loss;
 }
 
-hessfit_status hf_fit_optimizer_create(hf_training_set *set, hessfit_opt_algorithm algorithm, hessfit_optimize **opt)
+/* The two above over the MPI blocks (hf_shards.h: every rank evaluates its blocks). */
+static double shards_loss(int n, const double *x, double *grad, void *data, hessfit_status *status)
+{
+    double loss = 0.0;
+    (void)n;
+    *status = hf_shards_evaluate(data, x, &loss, grad, NULL);
+    return loss;
+}
+
+static double shards_lsq(int n, const double *x, double *jtj, double *jtr, void *data, hessfit_status *status)
+{
+    double loss = 0.0;
+    (void)n;
+    *status = jtj != NULL ? hf_shards_normal_equations(data, x, &loss, jtj, jtr)
+                          : hf_shards_evaluate(data, x, &loss, NULL, NULL);
+    return loss;
+}
+
+hessfit_status hf_fit_optimizer_create(hf_training_set *set, hf_shards *shards, hessfit_opt_algorithm algorithm,
+                                       hessfit_optimize **opt)
 {
     hessfit_status st;
     hessfit_optimize *o = NULL;
     *opt = NULL;
     if ((st = hessfit_optimize_create(algorithm, set->n_fit, &o)) != HESSFIT_SUCCESS)
         return st;
+    const long long m = hessfit_objective_n_residuals(set->objective);
     if (algorithm == HESSFIT_OPT_LM)
-        st = hessfit_optimize_set_least_squares(o, fit_lsq, hessfit_objective_n_residuals(set->objective), set->objective);
+        st = shards != NULL ? hessfit_optimize_set_least_squares(o, shards_lsq, m, shards)
+                            : hessfit_optimize_set_least_squares(o, fit_lsq, m, set->objective);
     else
-        st = hessfit_optimize_set_objective(o, fit_loss, set->objective);
+        st = shards != NULL ? hessfit_optimize_set_objective(o, shards_loss, shards)
+                            : hessfit_optimize_set_objective(o, fit_loss, set->objective);
     if (st != HESSFIT_SUCCESS || (st = hessfit_optimize_set_bounds(o, set->lower, set->upper)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_initial_step(o, set->step)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_scale(o, set->step)) != HESSFIT_SUCCESS ||
@@ -49,8 +71,8 @@ hessfit_status hf_fit_optimizer_create(hf_training_set *set, hessfit_opt_algorit
     return HESSFIT_SUCCESS;
 }
 
-hessfit_status hf_fit_uncertainty(hf_training_set *set, const hessfit_optimize *opt, const double *x, int max_pairs,
-                                  hessfit_uncertainty *u)
+hessfit_status hf_fit_uncertainty(hf_training_set *set, hf_shards *shards, const hessfit_optimize *opt, const double *x,
+                                  int max_pairs, hessfit_uncertainty *u)
 {
     const int n = set->n_fit;
     double *jtj = malloc((size_t)n * (size_t)n * sizeof *jtj), *jtr = malloc((size_t)n * sizeof *jtr);
@@ -68,7 +90,9 @@ hessfit_status hf_fit_uncertainty(hf_training_set *set, const hessfit_optimize *
         memcmp(best, x, (size_t)n * sizeof *x) != 0 ||
         hessfit_optimize_best_normal_equations(opt, jtj, jtr, &m) != HESSFIT_SUCCESS) {
         m = hessfit_objective_n_residuals(set->objective);
-        if ((st = hessfit_objective_normal_equations(set->objective, x, &loss, jtj, jtr)) != HESSFIT_SUCCESS)
+        st = shards != NULL ? hf_shards_normal_equations(shards, x, &loss, jtj, jtr)
+                            : hessfit_objective_normal_equations(set->objective, x, &loss, jtj, jtr);
+        if (st != HESSFIT_SUCCESS)
             goto done;
     }
     st = hessfit_uncertainty_compute(n, m, loss, jtj, max_pairs, u);

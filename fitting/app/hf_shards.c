@@ -20,8 +20,11 @@
 
 /* The command rank 0 broadcasts before each evaluation (the first double of the message). */
 enum { CMD_EVALUATE = 1, CMD_FINISH = 2 };
-/* The message: command, gradient wanted, residuals wanted, rank 0's status (CMD_FINISH), then x. */
+/* The message: command, derivatives wanted (below), residuals wanted, rank 0's status (CMD_FINISH), then x. */
 #define HEADER 4
+/* The derivatives of an evaluation: none (the loss alone), the gradient, or the normal equations
+ * J^T r and J^T J (hessfit_objective_normal_equations; LM). */
+enum { WANT_LOSS = 0, WANT_GRADIENT = 1, WANT_NORMAL = 2 };
 
 typedef struct {
     int begin, end;  /* molecules [begin, end) */
@@ -315,10 +318,20 @@ void hf_shards_destroy(hf_shards *sh)
     free(sh);
 }
 
-/* Doubles of block b's packet: loss, gradient (its free values), residuals (all its parts). */
-static long long packet_size(const block *k, int grad, int res)
+/* Doubles of block b's packet: loss; the gradient (its free values), or J^T r and J^T J (n_free +
+ * n_free^2, row-major); residuals (all its parts). */
+static long long packet_size(const block *k, int want, int res)
 {
-    return 1 + (grad ? k->n_free : 0) + (res ? k->n_hessian + k->n_energy + k->n_geometry : 0);
+    const long long n = k->n_free;
+    return 1 + (want == WANT_GRADIENT ? n : want == WANT_NORMAL ? n + n * n : 0) +
+           (res ? k->n_hessian + k->n_energy + k->n_geometry : 0);
+}
+
+/* The largest packet of block b: with gradient and residuals, or with the normal equations. */
+static long long packet_capacity(const block *k)
+{
+    const long long a = packet_size(k, WANT_GRADIENT, 1), b = packet_size(k, WANT_NORMAL, 0);
+    return a > b ? a : b;
 }
 
 /* Rank 0 learns the other ranks' blocks: free-value maps and Hessian-space residual counts. */
@@ -420,9 +433,9 @@ hessfit_status hf_shards_create(const hf_training_set *set, hf_shards **out)
         sh->n_residuals = (long long)set->n_energies + set->n_geometry;
         for (int b = 0; b < sh->n_blocks; b++) {
             sh->n_residuals += sh->blocks[b].n_hessian;
-            all_packets += packet_size(&sh->blocks[b], 1, 1);
+            all_packets += packet_capacity(&sh->blocks[b]);
             if (sh->blocks[b].rank == sh->rank)
-                my_packets += packet_size(&sh->blocks[b], 1, 1);
+                my_packets += packet_capacity(&sh->blocks[b]);
         }
         if (all_packets + sh->size > 0x7fffffff)
             st = hessfit_error(HESSFIT_ERROR_OVERFLOW, "MPI blocks: %lld doubles per evaluation", all_packets);
@@ -436,9 +449,11 @@ hessfit_status hf_shards_create(const hf_training_set *set, hf_shards **out)
     }
     sh->stats.n_blocks = sh->n_blocks;
     sh->stats.n_ranks = sh->size;
-    sh->stats.packet_doubles = sh->size; /* each rank's seconds */
-    for (int b = 0; b < sh->n_blocks; b++)
-        sh->stats.packet_doubles += packet_size(&sh->blocks[b], 1, 0);
+    sh->stats.packet_doubles = sh->stats.packet_doubles_normal = sh->size; /* each rank's seconds */
+    for (int b = 0; b < sh->n_blocks; b++) {
+        sh->stats.packet_doubles += packet_size(&sh->blocks[b], WANT_GRADIENT, 0);
+        sh->stats.packet_doubles_normal += packet_size(&sh->blocks[b], WANT_NORMAL, 0);
+    }
     *out = sh;
     return HESSFIT_SUCCESS;
 }
@@ -458,8 +473,9 @@ static hessfit_status injected_failure(const hf_shards *sh, int b)
 }
 #endif
 
-/* This rank's blocks at x into sh->send, in block order; the first failure (named) is returned. */
-static hessfit_status evaluate_mine(hf_shards *sh, const double *x, int grad, int res)
+/* This rank's blocks at x into sh->send, in block order (packet_size's layout); the first failure
+ * (named) is returned. */
+static hessfit_status evaluate_mine(hf_shards *sh, const double *x, int want, int res)
 {
     double *at = sh->send;
     for (int b = 0; b < sh->n_blocks; b++) {
@@ -472,27 +488,29 @@ static hessfit_status evaluate_mine(hf_shards *sh, const double *x, int grad, in
 #ifdef HESSFIT_TEST_HOOKS
         st = injected_failure(sh, b);
 #endif
-        if (st == HESSFIT_SUCCESS)
-            st = hessfit_objective_evaluate(k->objective, sh->x_block, &at[0], grad ? at + 1 : NULL,
-                                            res ? at + 1 + (grad ? k->n_free : 0) : NULL);
+        if (st == HESSFIT_SUCCESS && want == WANT_NORMAL)
+            st = hessfit_objective_normal_equations(k->objective, sh->x_block, &at[0], at + 1 + k->n_free, at + 1);
+        else if (st == HESSFIT_SUCCESS)
+            st = hessfit_objective_evaluate(k->objective, sh->x_block, &at[0], want == WANT_GRADIENT ? at + 1 : NULL,
+                                            res ? at + 1 + (want == WANT_GRADIENT ? k->n_free : 0) : NULL);
         if (st != HESSFIT_SUCCESS)
             return block_failure(sh, b, st);
-        at += packet_size(k, grad, res);
+        at += packet_size(k, want, res);
     }
     return HESSFIT_SUCCESS;
 }
 
 /* Every rank: the message is in sh->message; evaluate, gather (each rank's packets in block order,
  * then the seconds its blocks took), agree. */
-static hessfit_status evaluate_collective(hf_shards *sh, int grad, int res)
+static hessfit_status evaluate_collective(hf_shards *sh, int want, int res)
 {
     const double t0 = now();
-    hessfit_status local = evaluate_mine(sh, sh->message + HEADER, grad, res);
+    hessfit_status local = evaluate_mine(sh, sh->message + HEADER, want, res);
     long long mine = 0;
     for (int r = 0; r < sh->size; r++)
         sh->counts[r] = 1;
     for (int b = 0; b < sh->n_blocks; b++) {
-        const long long s = packet_size(&sh->blocks[b], grad, res);
+        const long long s = packet_size(&sh->blocks[b], want, res);
         sh->counts[sh->blocks[b].rank] += (int)s;
         if (sh->blocks[b].rank == sh->rank)
             mine += s;
@@ -507,18 +525,21 @@ static hessfit_status evaluate_collective(hf_shards *sh, int grad, int res)
     return hf_comm_agree(local);
 }
 
-hessfit_status hf_shards_evaluate(hf_shards *sh, const double *x, double *loss, double *grad, double *residuals)
+/* Rank 0: one evaluation at x with the derivatives `want` (WANT_GRADIENT: into d; WANT_NORMAL: J^T r
+ * into d, J^T J into jtj) and residuals when not NULL, summed in block order. */
+static hessfit_status evaluate(hf_shards *sh, const double *x, int want, double *loss, double *d, double *jtj,
+                               double *residuals)
 {
     hessfit_status st;
     const double t0 = now();
-    const int want_grad = grad != NULL, want_res = residuals != NULL && sh->n_residuals > 0;
+    const int n = sh->n_free, want_res = residuals != NULL && sh->n_residuals > 0;
     sh->message[0] = CMD_EVALUATE;
-    sh->message[1] = want_grad;
+    sh->message[1] = want;
     sh->message[2] = want_res;
     sh->message[3] = 0;
-    memcpy(sh->message + HEADER, x, (size_t)sh->n_free * sizeof *x);
-    if ((st = hf_comm_bcast(sh->message, (size_t)(HEADER + sh->n_free) * sizeof *sh->message)) != HESSFIT_SUCCESS ||
-        (st = evaluate_collective(sh, want_grad, want_res)) != HESSFIT_SUCCESS) {
+    memcpy(sh->message + HEADER, x, (size_t)n * sizeof *x);
+    if ((st = hf_comm_bcast(sh->message, (size_t)(HEADER + n) * sizeof *sh->message)) != HESSFIT_SUCCESS ||
+        (st = evaluate_collective(sh, want, want_res)) != HESSFIT_SUCCESS) {
         sh->stats.evaluations++;
         return st;
     }
@@ -531,18 +552,27 @@ hessfit_status hf_shards_evaluate(hf_shards *sh, const double *x, double *loss, 
     if (next == NULL)
         return no_memory();
     *loss = 0.0;
-    if (want_grad)
-        memset(grad, 0, (size_t)sh->n_free * sizeof *grad);
+    if (want != WANT_LOSS)
+        memset(d, 0, (size_t)n * sizeof *d);
+    if (want == WANT_NORMAL)
+        memset(jtj, 0, (size_t)n * (size_t)n * sizeof *jtj);
     for (int b = 0; b < sh->n_blocks; b++) {
         const block *k = &sh->blocks[b];
+        const int *g = k->free_global;
         const double *p = sh->recv + sh->displs[k->rank] + next[k->rank];
-        next[k->rank] += (int)packet_size(k, want_grad, want_res);
+        next[k->rank] += (int)packet_size(k, want, want_res);
         *loss += p[0];
         p++;
-        if (want_grad) {
+        if (want != WANT_LOSS) {
             for (int j = 0; j < k->n_free; j++)
-                grad[k->free_global[j]] += p[j];
+                d[g[j]] += p[j];
             p += k->n_free;
+        }
+        if (want == WANT_NORMAL) { /* the block's J^T J onto the global free values */
+            for (int i = 0; i < k->n_free; i++)
+                for (int j = 0; j < k->n_free; j++)
+                    jtj[(size_t)g[i] * (size_t)n + (size_t)g[j]] += p[(size_t)i * (size_t)k->n_free + (size_t)j];
+            p += (size_t)k->n_free * (size_t)k->n_free;
         }
         if (want_res) {
             memcpy(residuals + hessian_at, p, (size_t)k->n_hessian * sizeof *p);
@@ -550,8 +580,8 @@ hessfit_status hf_shards_evaluate(hf_shards *sh, const double *x, double *loss, 
             p += k->n_hessian;
             for (int e = 0; e < k->n_energy; e++)
                 residuals[energy_base + k->energy_global[e]] = *p++;
-            for (int g = 0; g < k->n_geometry; g++)
-                residuals[geometry_base + k->geometry_global[g]] = *p++;
+            for (int q = 0; q < k->n_geometry; q++)
+                residuals[geometry_base + k->geometry_global[q]] = *p++;
         }
     }
     free(next);
@@ -564,6 +594,16 @@ hessfit_status hf_shards_evaluate(hf_shards *sh, const double *x, double *loss, 
     return HESSFIT_SUCCESS;
 }
 
+hessfit_status hf_shards_evaluate(hf_shards *sh, const double *x, double *loss, double *grad, double *residuals)
+{
+    return evaluate(sh, x, grad != NULL ? WANT_GRADIENT : WANT_LOSS, loss, grad, NULL, residuals);
+}
+
+hessfit_status hf_shards_normal_equations(hf_shards *sh, const double *x, double *loss, double *jtj, double *jtr)
+{
+    return evaluate(sh, x, WANT_NORMAL, loss, jtr, jtj, NULL);
+}
+
 hessfit_status hf_shards_serve(hf_shards *sh)
 {
     hessfit_status st;
@@ -574,7 +614,7 @@ hessfit_status hf_shards_serve(hf_shards *sh)
             return st;
         if (sh->message[0] == CMD_FINISH)
             return (hessfit_status)(int)sh->message[3];
-        evaluate_collective(sh, sh->message[1] != 0.0, sh->message[2] != 0.0);
+        evaluate_collective(sh, (int)sh->message[1], sh->message[2] != 0.0);
         sh->stats.evaluations++;
     }
 }

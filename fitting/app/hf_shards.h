@@ -16,9 +16,9 @@
  * Ranks. Rank 0 reads the input files and sends their bytes to the others (hf_shards_load); it
  * runs the optimiser; hf_shards_evaluate sends the free values to every rank, each
  * rank evaluates its blocks (assigned by cost, largest first to the least loaded rank), rank 0
- * gathers every block's partial results -- loss, gradient over the block's free values, residuals
- * (and the next partial, J^T J, would be one more array of the packet) -- and sums them in block
- * order: a block's partials are the same whichever rank computes it, so the sums, and the fit, are
+ * gathers every block's partial results -- loss, gradient over the block's free values, residuals,
+ * or for LM the normal equations J^T r and J^T J over the block's free values -- and sums them in
+ * block order: a block's partials are the same whichever rank computes it, so the sums, and the fit, are
  * bit for bit the same with any number of ranks, one process included. The other ranks wait in
  * hf_shards_serve until rank 0 calls hf_shards_finish.
  *
@@ -50,6 +50,11 @@ void hf_shards_destroy(hf_shards *shards);
  * residuals (hessfit_objective_n_residuals of the whole set, may be NULL) -- the whole set's,
  * summed in block order. */
 hessfit_status hf_shards_evaluate(hf_shards *shards, const double *x, double *loss, double *grad, double *residuals);
+/** Rank 0: the normal equations at x, as hessfit_objective_normal_equations gives them for the whole
+ * set: loss, jtj (n_free x n_free, row-major, both triangles) = J^T J, jtr (n_free) = J^T r; each
+ * block's (hessfit_objective_normal_equations of its objective) mapped onto the set's free values and
+ * summed in block order. With one block, exactly the whole set's call. */
+hessfit_status hf_shards_normal_equations(hf_shards *shards, const double *x, double *loss, double *jtj, double *jtr);
 /** The other ranks: evaluate their blocks whenever rank 0 asks, until hf_shards_finish; returns
  * the status rank 0 finished with (HESSFIT_SUCCESS, or a failure whose message rank 0 printed). */
 hessfit_status hf_shards_serve(hf_shards *shards);
@@ -66,6 +71,7 @@ typedef struct hf_shards_stats {
                                communication's share is (total - slowest) / total */
     double max_block_cost_share; /* the largest rank's share of the total cost (1/n_ranks: balanced) */
     long long packet_doubles;    /* doubles gathered per evaluation with a gradient (rank 0) */
+    long long packet_doubles_normal; /* ... with the normal equations (LM; rank 0) */
 } hf_shards_stats;
 void hf_shards_get_stats(const hf_shards *shards, hf_shards_stats *stats);
 

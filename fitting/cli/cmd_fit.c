@@ -155,15 +155,6 @@ static int on_progress(const hessfit_opt_progress *p, void *data)
     return 0;
 }
 
-/* The loss of the free values x (canonical units) and its gradient, over the blocks. */
-static double fit_loss(int n, const double *x, double *grad, void *data, hessfit_status *status)
-{
-    double loss = 0.0;
-    (void)n;
-    *status = hf_shards_evaluate(data, x, &loss, grad, NULL); /* the blocks, on every rank (hf_shards.h) */
-    return loss;
-}
-
 /* The strongest correlated pairs the report lists. */
 #define UNCERTAINTY_PAIRS 10
 
@@ -404,10 +395,8 @@ static int fit(int argc, char **argv)
     }
     memcpy(x, set.x_start, (size_t)n * sizeof *x);
     hist->stride = 1;
-    if ((st = hf_fit_optimizer_create(&set, set.settings.algorithm, &opt)) != HESSFIT_SUCCESS ||
-        /* the loss and gradient over the blocks on every rank (LM: the whole set's normal equations on rank 0) */
-        (set.settings.algorithm != HESSFIT_OPT_LM &&
-         (st = hessfit_optimize_set_objective(opt, fit_loss, shards)) != HESSFIT_SUCCESS) ||
+    /* the objective over the blocks on every rank (hf_shards.h; LM: their normal equations) */
+    if ((st = hf_fit_optimizer_create(&set, shards, set.settings.algorithm, &opt)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_progress(opt, on_progress, hist)) != HESSFIT_SUCCESS ||
         (resume && (st = hessfit_optimize_resume(opt, &cp, x)) != HESSFIT_SUCCESS)) {
         fprintf(stderr, "hessfit fit: %s\n", hessfit_last_error());
@@ -438,7 +427,8 @@ static int fit(int argc, char **argv)
         printf("  %d block%s of structures on %d rank%s (MPI: %s); the busiest rank has %.1f %% of the cost; %lld "
                "doubles gathered per evaluation\n",
                ss.n_blocks, ss.n_blocks == 1 ? "" : "s", ss.n_ranks, ss.n_ranks == 1 ? "" : "s",
-               hf_comm_have_mpi() ? "yes" : "no", 100.0 * ss.max_block_cost_share, ss.packet_doubles);
+               hf_comm_have_mpi() ? "yes" : "no", 100.0 * ss.max_block_cost_share,
+               set.settings.algorithm == HESSFIT_OPT_LM ? ss.packet_doubles_normal : ss.packet_doubles);
     fflush(stdout);
 
     hessfit_optimize_clear_stop();
@@ -479,7 +469,7 @@ static int fit(int argc, char **argv)
     hf_fit_warn_stationarity(&set, &cmp, 1, stdout);
     /* the uncertainties at the fitted values (a failure is reported; the fit's results are still written) */
     if (hf_fit_value_names_make(&set, &names) != HESSFIT_SUCCESS ||
-        hf_fit_uncertainty(&set, opt, x, UNCERTAINTY_PAIRS, &unc) != HESSFIT_SUCCESS)
+        hf_fit_uncertainty(&set, shards, opt, x, UNCERTAINTY_PAIRS, &unc) != HESSFIT_SUCCESS)
         printf("  the uncertainties: not computed: %s\n", hessfit_last_error());
     else
         have_unc = 1;

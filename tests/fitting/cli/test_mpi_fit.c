@@ -4,16 +4,21 @@
  * tests/data/fit/mpi-rh-enamide.fit, the nine rh-enamide structures with conformer energies
  * (groups {2, 3}, {4, 5}, {6..9}: no block may split them) and `blocks = 4`, a few evaluations.
  *
- *  (a) loss, gradient and residuals of hf_shards_evaluate at the start values and at values moved
- *      by 1 %: this program as one process (no mpirun), and under `mpirun -np K` for K = 1, 2, 3
- *      (`worker` mode: rank 0 writes the three arrays to a file): the files are byte-identical. The
- *      one-process values agree with the whole set's one-Context objective (hessfit_objective_evaluate:
- *      other sums, so to round-off: loss, gradient and residuals to 1e-12 of their largest; measured
- *      3.5e-15, 9e-15, and 92 % of the residuals identical).
- *  (b) `hessfit fit` as one process and under `mpirun -np 2` and `-np 3`: fitted.fld, fitted.xml, a
- *      fitted PDB, checkpoint.txt and targets.txt are byte-identical; the 2-rank checkpoint resumed
+ *  (a) loss, gradient and residuals of hf_shards_evaluate, and LM's normal equations (loss, J^T r,
+ *      J^T J of hf_shards_normal_equations), at the start values and at values moved by 1 %: this
+ *      program as one process (no mpirun), and under `mpirun -np K` for K = 1, 2, 3 (`worker` mode:
+ *      rank 0 writes the arrays to a file): the files are byte-identical. The one-process values
+ *      agree with the whole set's one-Context objective (hessfit_objective_evaluate and
+ *      hessfit_objective_normal_equations: other sums, so to round-off: each array to 1e-12 of its
+ *      largest; measured: loss 2e-16, gradient 3.7e-15, J^T r 9.4e-17, J^T J 1.6e-16, the residuals
+ *      identical), and with `blocks = 1` the blocks' normal equations are the whole set's, bit for
+ *      bit (the same call).
+ *  (b) `hessfit fit` (LM, the default) as one process and under `mpirun -np 2` and `-np 3`:
+ *      fitted.fld, fitted.xml, a fitted PDB, checkpoint.txt, targets.txt and report.json (with the
+ *      uncertainties from LM's normal equations; its wall time aside) are byte-identical; the 2-rank checkpoint resumed
  *      (--resume) on 3 ranks and the one-process checkpoint resumed in one process, to 7
- *      evaluations, write the same bytes too.
+ *      evaluations, write the same bytes too; with `optimizer = lbfgs` (an NLopt method) one process
+ *      and 2 ranks write the same bytes.
  *  (c) HESSFIT_TEST_FAIL_RANK=1 (test builds: rank 1's first block fails at evaluation 3) under
  *      `timeout`: exit status 1 (not a hang), one message on stderr naming the rank, its host, the
  *      block's structures and the molecule, and the checkpoint holds the best point of the two
@@ -44,8 +49,21 @@ int main(void)
 #define MPIRUN HESSFIT_TEST_MPIEXEC " --oversubscribe --allow-run-as-root -np "
 #define TIMEOUT_S "300"
 
-/* (a) on every rank: load, the blocks, two evaluations on rank 0 written to out (loss, gradient,
- * residuals of each). */
+/* Doubles of one pass of (a): loss, gradient, residuals; loss, J^T r, J^T J. */
+static size_t pass_size(int n, long long n_res)
+{
+    return (size_t)(1 + n + n_res) + (size_t)(1 + n + n * n);
+}
+
+/* The free values of pass 0 (the start) and pass 1 (moved by 1 %). */
+static void pass_values(const hf_training_set *set, int pass, double *x)
+{
+    for (int i = 0; i < set->n_free; i++)
+        x[i] = set->x_start[i] * (pass == 0 ? 1.0 : 1.0 + 0.01 * ((i % 3) - 1));
+}
+
+/* (a) on every rank: load, the blocks, two passes on rank 0 written to out (loss, gradient,
+ * residuals; the normal equations). */
 static int worker(int argc, char **argv, const char *out)
 {
     hf_training_set set;
@@ -60,19 +78,18 @@ static int worker(int argc, char **argv, const char *out)
     } else {
         const int n = set.n_free;
         const long long n_res = hessfit_objective_n_residuals(set.objective);
-        double *x = malloc((size_t)n * sizeof *x), *buf = malloc((size_t)(2 * (1 + n + n_res)) * sizeof *buf);
+        const size_t size = 2 * pass_size(n, n_res);
+        double *x = malloc((size_t)n * sizeof *x), *buf = malloc(size * sizeof *buf);
         CHECK(x != NULL && buf != NULL, "no memory");
         for (int pass = 0; pass < 2; pass++) {
-            double *at = buf + pass * (1 + n + n_res);
-            for (int i = 0; i < n; i++)
-                x[i] = set.x_start[i] * (pass == 0 ? 1.0 : 1.0 + 0.01 * ((i % 3) - 1));
+            double *at = buf + pass * pass_size(n, n_res), *ne = at + 1 + n + n_res;
+            pass_values(&set, pass, x);
             HF_OK(hf_shards_evaluate(shards, x, &at[0], at + 1, at + 1 + n));
+            HF_OK(hf_shards_normal_equations(shards, x, &ne[0], ne + 1 + n, ne + 1));
         }
         HF_OK(hf_shards_finish(shards, HESSFIT_SUCCESS));
         FILE *f = fopen(out, "wb");
-        CHECK(f != NULL && fwrite(buf, sizeof *buf, (size_t)(2 * (1 + n + n_res)), f) == (size_t)(2 * (1 + n + n_res)) &&
-                  fclose(f) == 0,
-              "cannot write %s", out);
+        CHECK(f != NULL && fwrite(buf, sizeof *buf, size, f) == size && fclose(f) == 0, "cannot write %s", out);
         free(x);
         free(buf);
     }
@@ -82,7 +99,19 @@ static int worker(int argc, char **argv, const char *out)
     return 0;
 }
 
-/* (a) the one-process values against the whole set's objective. */
+/* The largest |a[i] - b[i]| / the largest |b[i]| of n values. */
+static double max_relative_difference(const double *a, const double *b, long long n)
+{
+    double big = 0.0, worst = 0.0;
+    for (long long i = 0; i < n; i++) {
+        big = fmax(big, fabs(b[i]));
+        worst = fmax(worst, fabs(a[i] - b[i]));
+    }
+    return big > 0.0 ? worst / big : worst;
+}
+
+/* (a) the one-process values against the whole set's objective; with blocks = 1 the blocks' normal
+ * equations are the whole set's bits. */
 static void check_against_whole_set(const char *file)
 {
     hf_training_set set;
@@ -92,54 +121,112 @@ static void check_against_whole_set(const char *file)
     const long long n_res = hessfit_objective_n_residuals(set.objective);
     size_t size = 0;
     double *got = (double *)test_load_file(file, &size);
-    CHECK(size == (size_t)(2 * (1 + n + n_res)) * sizeof(double), "%s: %zu bytes, expected %lld doubles", file, size,
-          2 * (1 + n + n_res));
+    CHECK(size == 2 * pass_size(n, n_res) * sizeof(double), "%s: %zu bytes, expected %zu doubles", file, size,
+          2 * pass_size(n, n_res));
     double *x = malloc((size_t)n * sizeof *x), *grad = malloc((size_t)n * sizeof *grad),
-           *res = malloc((size_t)n_res * sizeof *res);
-    CHECK(x != NULL && grad != NULL && res != NULL, "no memory");
+           *res = malloc((size_t)n_res * sizeof *res), *ne = malloc((size_t)(1 + n + n * n) * sizeof *ne),
+           *one = malloc((size_t)(1 + n + n * n) * sizeof *one);
+    CHECK(x != NULL && grad != NULL && res != NULL && ne != NULL && one != NULL, "no memory");
+    hf_shards *whole = NULL;
+    set.settings.blocks = 1;
+    HF_OK(hf_shards_create(&set, &whole));
     for (int pass = 0; pass < 2; pass++) {
-        const double *at = got + pass * (1 + n + n_res);
-        double loss, gmax = 0.0, worst = 0.0;
-        for (int i = 0; i < n; i++)
-            x[i] = set.x_start[i] * (pass == 0 ? 1.0 : 1.0 + 0.01 * ((i % 3) - 1));
+        const double *at = got + pass * pass_size(n, n_res), *got_ne = at + 1 + n + n_res;
+        double loss;
+        pass_values(&set, pass, x);
         HF_OK(hessfit_objective_evaluate(set.objective, x, &loss, grad, res));
         CHECK_CLOSE(at[0], loss, 1e-12, fabs(loss), "loss");
-        for (int i = 0; i < n; i++)
-            gmax = fmax(gmax, fabs(grad[i]));
-        for (int i = 0; i < n; i++) {
-            CHECK_CLOSE(at[1 + i], grad[i], 1e-12, gmax, "gradient");
-            worst = fmax(worst, fabs(at[1 + i] - grad[i]) / gmax);
-        }
-        long long n_same = 0, where = -1;
-        double rmax = 0.0, rworst = 0.0;
+        const double dg = max_relative_difference(at + 1, grad, n), dr = max_relative_difference(at + 1 + n, res, n_res);
+        long long n_same = 0;
         for (long long i = 0; i < n_res; i++)
-            rmax = fmax(rmax, fabs(res[i]));
-        for (long long i = 0; i < n_res; i++) {
             n_same += at[1 + n + i] == res[i];
-            if (fabs(at[1 + n + i] - res[i]) > rworst) {
-                rworst = fabs(at[1 + n + i] - res[i]);
-                where = i;
-            }
-        }
+        HF_OK(hessfit_objective_normal_equations(set.objective, x, &ne[0], ne + 1 + n, ne + 1));
+        const double djtr = max_relative_difference(got_ne + 1, ne + 1, n),
+                     djtj = max_relative_difference(got_ne + 1 + n, ne + 1 + n, (long long)n * n);
         printf("  pass %d: loss %.17g (whole set %.17g), gradient max |diff| / max |g| %.2g; residuals: %lld of %lld "
-               "identical, max |diff| / max |r| %.2g (residual %lld)\n",
-               pass, at[0], loss, worst, n_same, n_res, rworst / rmax, where);
-        CHECK(rworst <= 1e-12 * rmax, "pass %d: the residuals differ from the whole set's", pass);
+               "identical, max |diff| / max |r| %.2g; normal equations: loss %.17g (whole set %.17g), J^T r %.2g, "
+               "J^T J %.2g\n",
+               pass, at[0], loss, dg, n_same, n_res, dr, got_ne[0], ne[0], djtr, djtj);
+        CHECK(dg <= 1e-12 && dr <= 1e-12, "pass %d: the gradient or the residuals differ from the whole set's", pass);
+        CHECK_CLOSE(got_ne[0], ne[0], 1e-12, fabs(ne[0]), "normal equations' loss");
+        CHECK(djtr <= 1e-12 && djtj <= 1e-12, "pass %d: the normal equations differ from the whole set's", pass);
+        /* blocks = 1: the same call on the same objective */
+        HF_OK(hf_shards_normal_equations(whole, x, &one[0], one + 1 + n, one + 1));
+        CHECK(memcmp(one, ne, (size_t)(1 + n + n * n) * sizeof *ne) == 0,
+              "pass %d: blocks = 1: the normal equations are not the whole set's bits", pass);
     }
+    printf("  blocks = 1: the normal equations are the whole set's, bit for bit\n");
+    hf_shards_destroy(whole);
     free(x);
     free(grad);
     free(res);
+    free(ne);
+    free(one);
     free(got);
     hf_training_set_free(&set);
+}
+
+/* Cuts the line holding "wall_time_s" (report.json's only clock reading) out of text. */
+static void cut_wall_time(char *text, size_t *n)
+{
+    char *at = strstr(text, "\"wall_time_s\"");
+    if (at == NULL)
+        return;
+    char *begin = at, *end = strchr(at, '\n');
+    while (begin > text && begin[-1] != '\n')
+        begin--;
+    end = end != NULL ? end + 1 : text + *n;
+    memmove(begin, end, (size_t)(text + *n - end) + 1);
+    *n -= (size_t)(end - begin);
 }
 
 static void same_file(const char *a, const char *b)
 {
     size_t na = 0, nb = 0;
     char *da = test_load_file(a, &na), *db = test_load_file(b, &nb);
+    cut_wall_time(da, &na);
+    cut_wall_time(db, &nb);
     CHECK(na == nb && memcmp(da, db, na) == 0, "%s and %s differ (%zu and %zu bytes)", a, b, na, nb);
     free(da);
     free(db);
+}
+
+/* Every output of (b) in directories a and b the same bytes (report.json without its wall time). */
+static void same_outputs(const char *a, const char *b)
+{
+    static const char *const outputs[] = {"fitted.fld",  "fitted.xml", "fitted-5.pdb",
+                                          "checkpoint.txt", "targets.txt", "report.json"};
+    for (size_t f = 0; f < sizeof outputs / sizeof outputs[0]; f++) {
+        char pa[4096], pb[4096];
+        snprintf(pa, sizeof pa, "%s/%s", a, outputs[f]);
+        snprintf(pb, sizeof pb, "%s/%s", b, outputs[f]);
+        same_file(pa, pb);
+    }
+}
+
+/* INPUT as test_temp_path(name), its paths absolute, its line `max-evaluations = 4` replaced by
+ * `with`. */
+static const char *input_variant(const char *name, const char *with)
+{
+    char *text = test_load_file(INPUT, NULL), out[16384];
+    const char *rel = "../../../examples", *limit = "max-evaluations = 4";
+    size_t at = 0;
+    int replaced = 0;
+    for (const char *p = text; *p != '\0' && at < sizeof out - 256;) {
+        if (strncmp(p, rel, strlen(rel)) == 0) {
+            at += (size_t)snprintf(out + at, sizeof out - at, "%s/examples", HESSFIT_SOURCE_DIR);
+            p += strlen(rel);
+        } else if (strncmp(p, limit, strlen(limit)) == 0) {
+            at += (size_t)snprintf(out + at, sizeof out - at, "%s", with);
+            p += strlen(limit);
+            replaced = 1;
+        } else
+            out[at++] = *p++;
+    }
+    out[at] = '\0';
+    free(text);
+    CHECK(replaced, "no `%s` line in %s", limit, INPUT);
+    return test_write_text(name, out);
 }
 
 int main(int argc, char **argv)
@@ -173,8 +260,8 @@ int main(int argc, char **argv)
         r = test_run_program("timeout", cmd);
         test_expect_exit(&r, 0, NULL, "(a) under mpirun");
         same_file(plain, test_temp_path(name));
-        printf("(a) %d rank%s: loss, gradient and residuals byte-identical to one process (%.1f s)\n", k, k == 1 ? "" : "s",
-               r.seconds);
+        printf("(a) %d rank%s: loss, gradient, residuals and normal equations byte-identical to one process (%.1f s)\n", k,
+               k == 1 ? "" : "s", r.seconds);
     }
 
 fit:
@@ -183,7 +270,6 @@ fit:
         return 0;
     }
     /* (b) */
-    static const char *const outputs[] = {"fitted.fld", "fitted.xml", "fitted-5.pdb", "checkpoint.txt", "targets.txt"};
     const char *dir1 = test_temp_path("fit-plain");
     test_shell_quote(qout, sizeof qout, dir1);
     snprintf(args, sizeof args, "fit '%s' --output %s", INPUT, qout);
@@ -198,35 +284,16 @@ fit:
         r = test_run_program("timeout", cmd);
         test_expect_exit(&r, 0, NULL, "(b) hessfit fit under mpirun");
         test_expect_output(&r, "blocks of structures on", "(b) the blocks line");
-        for (size_t f = 0; f < sizeof outputs / sizeof outputs[0]; f++) {
-            char a[4096], b[4096];
-            snprintf(a, sizeof a, "%s/%s", dir1, outputs[f]);
-            snprintf(b, sizeof b, "%s/%s", dir, outputs[f]);
-            same_file(a, b);
-        }
-        printf("(b) hessfit fit on %d ranks: the fitted files and the checkpoint are byte-identical (%.1f s)\n", k,
-               r.seconds);
+        test_expect_output(&r, "optimizer LM", "(b) LM");
+        same_outputs(dir1, dir);
+        printf("(b) hessfit fit (LM) on %d ranks: the fitted files, report and checkpoint are byte-identical (%.1f s)\n",
+               k, r.seconds);
     }
     /* (b) --resume under another rank count: the 2-rank checkpoint continued on 3 ranks, the one-process
      * checkpoint in one process, both to 7 evaluations (the input with that limit, its paths absolute) */
     {
-        char *text = test_load_file(INPUT, NULL), longer[16384], cmd[20000];
-        const char *rel = "../../../examples", *limit = "max-evaluations = 4";
-        size_t at = 0;
-        for (const char *p = text; *p != '\0' && at < sizeof longer - 256;) {
-            if (strncmp(p, rel, strlen(rel)) == 0) {
-                at += (size_t)snprintf(longer + at, sizeof longer - at, "%s/examples", HESSFIT_SOURCE_DIR);
-                p += strlen(rel);
-            } else if (strncmp(p, limit, strlen(limit)) == 0) {
-                at += (size_t)snprintf(longer + at, sizeof longer - at, "max-evaluations = 7");
-                p += strlen(limit);
-            } else
-                longer[at++] = *p++;
-        }
-        longer[at] = '\0';
-        free(text);
-        CHECK(strstr(longer, "max-evaluations = 7") != NULL, "no evaluation limit in %s", INPUT);
-        const char *input7 = test_write_text("mpi-rh-enamide-7.fit", longer), *dir2 = test_temp_path("fit-np2");
+        char cmd[20000];
+        const char *input7 = input_variant("mpi-rh-enamide-7.fit", "max-evaluations = 7"), *dir2 = test_temp_path("fit-np2");
         char q7[4096], qdir[4096];
         test_shell_quote(q7, sizeof q7, input7);
         test_shell_quote(qdir, sizeof qdir, dir1);
@@ -238,12 +305,7 @@ fit:
         r = test_run_program("timeout", cmd);
         test_expect_exit(&r, 0, NULL, "(b) --resume of the 2-rank checkpoint on 3 ranks");
         test_expect_output(&r, "resuming from", "(b) resumed");
-        for (size_t f = 0; f < sizeof outputs / sizeof outputs[0]; f++) {
-            char a[4096], b[4096];
-            snprintf(a, sizeof a, "%s/%s", dir1, outputs[f]);
-            snprintf(b, sizeof b, "%s/%s", dir2, outputs[f]);
-            same_file(a, b);
-        }
+        same_outputs(dir1, dir2);
         char path[4096];
         snprintf(path, sizeof path, "%s/checkpoint.txt", dir2);
         char *cp = test_load_file(path, NULL);
@@ -252,6 +314,25 @@ fit:
         free(cp);
         printf("(b) a 2-rank checkpoint resumed on 3 ranks: the same bytes as one process resuming its own (%.1f s)\n",
                r.seconds);
+    }
+
+    /* (b) an NLopt method: L-BFGS over the blocks, one process and 2 ranks */
+    {
+        char cmd[20000], qin[4096], qa[4096], qb[4096];
+        const char *in = input_variant("mpi-rh-enamide-lbfgs.fit", "max-evaluations = 4\noptimizer = lbfgs");
+        const char *da = test_temp_path("lbfgs-plain"), *db = test_temp_path("lbfgs-np2");
+        test_shell_quote(qin, sizeof qin, in);
+        test_shell_quote(qa, sizeof qa, da);
+        test_shell_quote(qb, sizeof qb, db);
+        snprintf(args, sizeof args, "fit %s --output %s", qin, qa);
+        r = test_run_program(hessfit, args);
+        test_expect_exit(&r, 0, NULL, "(b) L-BFGS, one process");
+        test_expect_output(&r, "optimizer LD_LBFGS", "(b) L-BFGS");
+        snprintf(cmd, sizeof cmd, TIMEOUT_S " %s2 %s fit %s --output %s", MPIRUN, qhessfit, qin, qb);
+        r = test_run_program("timeout", cmd);
+        test_expect_exit(&r, 0, NULL, "(b) L-BFGS on 2 ranks");
+        same_outputs(da, db);
+        printf("(b) hessfit fit (L-BFGS) on 2 ranks: byte-identical to one process (%.1f s)\n", r.seconds);
     }
 
     /* (c) */
