@@ -74,7 +74,21 @@ static void gather(bilinear *b, int k, const ptrdiff_t *lrow)
     }
 }
 
-/* Distance coordinate c (of nd) of every vector: d_v = sum_k wa_k v_{ra_k} - sum_k wb_k v_{rb_k}
+/* An ordinary term's wanted slots: their rows of out with df''/dp and df'/dp; returns their count. */
+static int wanted_slots(const bilinear *b, const hf_term *t, const hf_term_value *val, int *slot, double *d2,
+                        double *d1)
+{
+    int ns = 0;
+    for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
+        if (t->slots[s] != HF_NO_SLOT && row_of(b, t->slots[s]) >= 0) {
+            slot[ns] = row_of(b, t->slots[s]);
+            d2[ns] = val->d2de_dp[s];
+            d1[ns++] = val->dde_dp[s];
+        }
+    return ns;
+}
+
+/* Distance coordinate c of every vector: d_v = sum_k wa_k v_{ra_k} - sum_k wb_k v_{rb_k}
  * over its two points (each a weighted sum of two atom entries, weights 1, 0 for a plain atom),
  * g . v = n . d_v into gv[v * HF_MAX_CROSS_COORDS + c]; nz[v] |= d_v != 0. */
 static void distance_differences(bilinear *b, int c, const double n[3], const ptrdiff_t ra[2], const double wa[2],
@@ -111,14 +125,9 @@ static void bilinear_distance_term(const hf_model *model, const hf_term *t, cons
     const double one[2] = {1.0, 0.0}, inv_r = 1.0 / cache->q;
     memset(b->nz, 0, (size_t)b->n_vectors);
     distance_differences(b, 0, cache->grad, ra, one, rb, one);
-    int slot[HF_MAX_TERM_SLOTS], ns = 0;
+    int slot[HF_MAX_TERM_SLOTS];
     double d2[HF_MAX_TERM_SLOTS], d1[HF_MAX_TERM_SLOTS];
-    for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
-        if (t->slots[s] != HF_NO_SLOT && row_of(b, t->slots[s]) >= 0) {
-            slot[ns] = row_of(b, t->slots[s]);
-            d2[ns] = val->d2de_dp[s];
-            d1[ns++] = val->dde_dp[s];
-        }
+    const int ns = wanted_slots(b, t, val, slot, d2, d1);
     for (int r = 0; r < b->n_pairs; r++) {
         const int u = b->pairs[2 * r], w = b->pairs[2 * r + 1];
         if (u < 0 || w < 0 || !b->nz[u] || !b->nz[w])
@@ -164,14 +173,9 @@ static int bilinear_term(const hf_model *model, const hf_term *t, const double *
         }
         b->gv[v] = gx;
     }
-    int slot[HF_MAX_TERM_SLOTS], ns = 0;
+    int slot[HF_MAX_TERM_SLOTS];
     double d2[HF_MAX_TERM_SLOTS], d1[HF_MAX_TERM_SLOTS];
-    for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
-        if (t->slots[s] != HF_NO_SLOT && row_of(b, t->slots[s]) >= 0) {
-            slot[ns] = row_of(b, t->slots[s]);
-            d2[ns] = val.d2de_dp[s];
-            d1[ns++] = val.dde_dp[s];
-        }
+    const int ns = wanted_slots(b, t, &val, slot, d2, d1);
     for (int r = 0; r < b->n_pairs; r++) {
         const int u = b->pairs[2 * r], w = b->pairs[2 * r + 1];
         if (u < 0 || w < 0 || !b->nz[u] || !b->nz[w])
