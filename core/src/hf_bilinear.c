@@ -12,10 +12,17 @@
  * g . v and Hq v once (O(k^2)), then per pair two scalars (O(k)) and one update per slot the term
  * uses. A cross term (hf_cross.c) has sum_cd (df_cd/dp_s) (g_c . u)(g_d . w) + sum_c (df_c/dp_s)
  * u^T Hq_c w over its coordinates c. No dH/dp is ever formed.
+ *
+ * Distances (bonds, pairs, and both distances of a switched MM3* pair) take a closed form, O(1) per
+ * vector and pair: with n the unit vector along the distance r and d_v = v_a - v_b the vector's
+ * difference over its two points, g . v = n . d_v and u^T Hq w = (d_u . d_w - (n . d_u)(n . d_w)) / r
+ * (Hq = [[A, -A], [-A, A]], A = (I - n n^T) / r). A switched pair's switch distance is between the
+ * points y_k = x_u + s_k (x_a - x_u), so its d_v is of the vectors mapped the same way.
  */
 #include "hf_core.h"
 #include "hf_reduction.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +40,7 @@ typedef struct {
      * (cross terms: per coordinate) */
     double *vloc, *gv, *hv;
     unsigned char *nz;
+    double *dv; /* per vector, per distance coordinate (up to 2): its d_v (3) */
 } bilinear;
 
 #define LOC_STRIDE (3 * HF_MAX_TERM_ATOMS)
@@ -66,6 +74,71 @@ static void gather(bilinear *b, int k, const ptrdiff_t *lrow)
     }
 }
 
+/* An ordinary term's wanted slots: their rows of out with df''/dp and df'/dp; returns their count. */
+static int wanted_slots(const bilinear *b, const hf_term *t, const hf_term_value *val, int *slot, double *d2,
+                        double *d1)
+{
+    int ns = 0;
+    for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
+        if (t->slots[s] != HF_NO_SLOT && row_of(b, t->slots[s]) >= 0) {
+            slot[ns] = row_of(b, t->slots[s]);
+            d2[ns] = val->d2de_dp[s];
+            d1[ns++] = val->dde_dp[s];
+        }
+    return ns;
+}
+
+/* Distance coordinate c of every vector: d_v = sum_k wa_k v_{ra_k} - sum_k wb_k v_{rb_k}
+ * over its two points (each a weighted sum of two atom entries, weights 1, 0 for a plain atom),
+ * g . v = n . d_v into gv[v * HF_MAX_CROSS_COORDS + c]; nz[v] |= d_v != 0. */
+static void distance_differences(bilinear *b, int c, const double n[3], const ptrdiff_t ra[2], const double wa[2],
+                                 const ptrdiff_t rb[2], const double wb[2])
+{
+    for (int v = 0; v < b->n_vectors; v++) {
+        const double *x = b->vectors + (size_t)v * b->dim;
+        double *d = b->dv + (size_t)v * 6 + 3 * c, gx = 0.0;
+        int any = 0;
+        for (int i = 0; i < 3; i++) {
+            d[i] = (wa[0] * x[ra[0] + i] + wa[1] * x[ra[1] + i]) - (wb[0] * x[rb[0] + i] + wb[1] * x[rb[1] + i]);
+            gx += n[i] * d[i];
+            any |= d[i] != 0.0;
+        }
+        b->gv[(size_t)v * HF_MAX_CROSS_COORDS + c] = gx;
+        b->nz[v] |= (unsigned char)any;
+    }
+}
+
+/* u^T Hq w of distance coordinate c of length r: (d_u . d_w - (n . d_u)(n . d_w)) / r. */
+static inline double distance_hq(const bilinear *b, int c, int u, int w, double inv_r)
+{
+    const double *du = b->dv + (size_t)u * 6 + 3 * c, *dw = b->dv + (size_t)w * 6 + 3 * c;
+    const double gu = b->gv[(size_t)u * HF_MAX_CROSS_COORDS + c], gw = b->gv[(size_t)w * HF_MAX_CROSS_COORDS + c];
+    return (du[0] * dw[0] + du[1] * dw[1] + du[2] * dw[2] - gu * gw) * inv_r;
+}
+
+/* One term of one distance (2 atoms), the closed form. */
+static void bilinear_distance_term(const hf_model *model, const hf_term *t, const hf_term_value *val,
+                                   const hf_coordinate_cache *cache, bilinear *b)
+{
+    const ptrdiff_t ra[2] = {3 * (ptrdiff_t)model->atom_local[t->atoms[0]], 0};
+    const ptrdiff_t rb[2] = {3 * (ptrdiff_t)model->atom_local[t->atoms[1]], 0};
+    const double one[2] = {1.0, 0.0}, inv_r = 1.0 / cache->q;
+    memset(b->nz, 0, (size_t)b->n_vectors);
+    distance_differences(b, 0, cache->grad, ra, one, rb, one);
+    int slot[HF_MAX_TERM_SLOTS];
+    double d2[HF_MAX_TERM_SLOTS], d1[HF_MAX_TERM_SLOTS];
+    const int ns = wanted_slots(b, t, val, slot, d2, d1);
+    for (int r = 0; r < b->n_pairs; r++) {
+        const int u = b->pairs[2 * r], w = b->pairs[2 * r + 1];
+        if (u < 0 || w < 0 || !b->nz[u] || !b->nz[w])
+            continue;
+        const double q = distance_hq(b, 0, u, w, inv_r);
+        const double p = b->gv[(size_t)u * HF_MAX_CROSS_COORDS] * b->gv[(size_t)w * HF_MAX_CROSS_COORDS];
+        for (int k = 0; k < ns; k++)
+            b->out[(size_t)slot[k] * b->n_pairs + r] += weighted(d2[k], p) + weighted(d1[k], q);
+    }
+}
+
 /* One ordinary term of n atoms. */
 static int bilinear_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                          bilinear *b, hf_coordinate_cache *cache)
@@ -76,6 +149,10 @@ static int bilinear_term(const hf_model *model, const hf_term *t, const double *
     const int n = hf_evaluate_term(model, t, table, pos, 1, 1, cache, &val);
     if (n < 0)
         return -1;
+    if (n == 2) {
+        bilinear_distance_term(model, t, &val, cache, b);
+        return 0;
+    }
     const int d = 3 * n;
     ptrdiff_t lrow[4];
     for (int a = 0; a < n; a++)
@@ -96,14 +173,9 @@ static int bilinear_term(const hf_model *model, const hf_term *t, const double *
         }
         b->gv[v] = gx;
     }
-    int slot[HF_MAX_TERM_SLOTS], ns = 0;
+    int slot[HF_MAX_TERM_SLOTS];
     double d2[HF_MAX_TERM_SLOTS], d1[HF_MAX_TERM_SLOTS];
-    for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
-        if (t->slots[s] != HF_NO_SLOT && row_of(b, t->slots[s]) >= 0) {
-            slot[ns] = row_of(b, t->slots[s]);
-            d2[ns] = val.d2de_dp[s];
-            d1[ns++] = val.dde_dp[s];
-        }
+    const int ns = wanted_slots(b, t, &val, slot, d2, d1);
     for (int r = 0; r < b->n_pairs; r++) {
         const int u = b->pairs[2 * r], w = b->pairs[2 * r + 1];
         if (u < 0 || w < 0 || !b->nz[u] || !b->nz[w])
@@ -119,6 +191,65 @@ static int bilinear_term(const hf_model *model, const hf_term *t, const double *
     return 0;
 }
 
+/* A switched MM3* pair i j u v: r_ij and the switch distance |y_0 - y_1|, both closed-form. */
+static void bilinear_switched_pair(const hf_model *model, const hf_term *t, const double *pos, const hf_cross_eval *ev,
+                                   bilinear *b)
+{
+    ptrdiff_t row[4];
+    double y[2][3], n1[3];
+    for (int a = 0; a < 4; a++)
+        row[a] = 3 * (ptrdiff_t)model->atom_local[t->atoms[a]];
+    for (int k = 0; k < 2; k++) { /* y_k = x_u + s_k (x_a - x_u), as hf_cross.c */
+        const double *xa = pos + 3 * (ptrdiff_t)t->atoms[k], *xu = pos + 3 * (ptrdiff_t)t->atoms[2 + k];
+        for (int c = 0; c < 3; c++)
+            y[k][c] = xu[c] + t->r_scale[k] * (xa[c] - xu[c]);
+    }
+    const double inv_r[2] = {1.0 / ev->q[0], 1.0 / ev->q[1]};
+    for (int c = 0; c < 3; c++)
+        n1[c] = (y[0][c] - y[1][c]) * inv_r[1];
+    const double one[2] = {1.0, 0.0};
+    const ptrdiff_t ri[2] = {row[0], 0}, rj[2] = {row[1], 0}, ru[2] = {row[0], row[2]}, rv[2] = {row[1], row[3]};
+    const double wu[2] = {t->r_scale[0], 1.0 - t->r_scale[0]}, wv[2] = {t->r_scale[1], 1.0 - t->r_scale[1]};
+    memset(b->nz, 0, (size_t)b->n_vectors);
+    distance_differences(b, 0, ev->grad[0], ri, one, rj, one); /* g_0 = (n_ij, -n_ij) */
+    distance_differences(b, 1, n1, ru, wu, rv, wv);
+    /* per wanted slot: its row and coefficients (df_c/dp, df_c0/dp, df_c1/dp per c); all finite: plain
+     * products (a zero weight gives 0 all the same), else the weighted rule */
+    int row_k[HF_MAX_CROSS_SLOTS], ns = 0, finite = 1;
+    double coef[HF_MAX_CROSS_SLOTS][6];
+    for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
+        if (t->slots[s] != HF_NO_SLOT && row_of(b, t->slots[s]) >= 0) {
+            row_k[ns] = row_of(b, t->slots[s]);
+            for (int c = 0; c < 2; c++) {
+                coef[ns][3 * c] = ev->v.df_dp[s][c];
+                coef[ns][3 * c + 1] = ev->v.df2_dp[s][c][0];
+                coef[ns][3 * c + 2] = ev->v.df2_dp[s][c][1];
+            }
+            for (int i = 0; i < 6; i++)
+                finite &= isfinite(coef[ns][i]);
+            ns++;
+        }
+    for (int r = 0; r < b->n_pairs; r++) {
+        const int u = b->pairs[2 * r], w = b->pairs[2 * r + 1];
+        if (u < 0 || w < 0 || !b->nz[u] || !b->nz[w])
+            continue;
+        const double *gu = b->gv + (size_t)u * HF_MAX_CROSS_COORDS, *gw = b->gv + (size_t)w * HF_MAX_CROSS_COORDS;
+        /* per c: u^T Hq_c w, (g_c . u)(g_0 . w), (g_c . u)(g_1 . w) */
+        const double x[6] = {distance_hq(b, 0, u, w, inv_r[0]), gu[0] * gw[0], gu[0] * gw[1],
+                             distance_hq(b, 1, u, w, inv_r[1]), gu[1] * gw[0], gu[1] * gw[1]};
+        for (int k = 0; k < ns; k++) {
+            double sum = 0.0;
+            if (finite)
+                for (int i = 0; i < 6; i++)
+                    sum += coef[k][i] * x[i];
+            else
+                for (int i = 0; i < 6; i++)
+                    sum += weighted(coef[k][i], x[i]);
+            b->out[(size_t)row_k[k] * b->n_pairs + r] += sum;
+        }
+    }
+}
+
 /* One cross term: its atom entries' coordinates, per coordinate c g_c . v and Hq_c v. */
 static int bilinear_cross_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                                bilinear *b)
@@ -126,8 +257,13 @@ static int bilinear_cross_term(const hf_model *model, const hf_term *t, const do
     hf_cross_eval ev;
     if (!term_wanted(b, t, HF_MAX_CROSS_SLOTS))
         return 0;
-    if (hf_evaluate_cross_term(t, table, pos, 1, &ev) != 0)
+    const int switched = t->kind == HF_TERM_MM3_PAIR_SWITCHED; /* closed-form: no Hq */
+    if (hf_evaluate_cross_term(t, table, pos, !switched, &ev) != 0)
         return -1;
+    if (switched) {
+        bilinear_switched_pair(model, t, pos, &ev, b);
+        return 0;
+    }
     const int nc = ev.n_coords, ne = ev.n_entries;
     ptrdiff_t lrow[HF_MAX_TERM_ATOMS];
     for (int a = 0; a < ne; a++)
@@ -204,8 +340,9 @@ int hf_bilinear_hessian_derivatives(const hf_model *model, const double *table, 
     b.hv = malloc(nv * 3 * 12 * sizeof(double));
     b.gv = malloc(nv * HF_MAX_CROSS_COORDS * sizeof(double));
     b.nz = malloc(nv);
+    b.dv = malloc(nv * 6 * sizeof(double));
     int rc = 0;
-    if (!b.vloc || !b.hv || !b.gv || !b.nz) {
+    if (!b.vloc || !b.hv || !b.gv || !b.nz || !b.dv) {
         if (bad_term)
             *bad_term = HF_BAD_OUT_OF_MEMORY;
         rc = -1;
@@ -247,5 +384,6 @@ done:
     free(b.hv);
     free(b.gv);
     free(b.nz);
+    free(b.dv);
     return rc;
 }

@@ -283,3 +283,44 @@ hessfit_status hessfit_model_slot_gradient_to_free(const hessfit_model *m, const
     }
     return hf_model_mm3_derived_gradient(m, d_slot, d_free);
 }
+
+hessfit_status hf_model_slot_chain_init(const hessfit_model *m, hf_model_slot_chain *ch)
+{
+    const size_t n = (size_t)m->n_params * HESSFIT_FF_MAX_VALUES;
+    ch->free_of = malloc((n > 0 ? n : 1) * sizeof *ch->free_of);
+    if (ch->free_of == NULL) {
+        memset(&ch->mm3, 0, sizeof ch->mm3);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for the slot chain");
+    }
+    for (size_t k = 0; k < n; k++)
+        ch->free_of[k] = -1;
+    for (int i = 0; i < m->n_free; i++)
+        ch->free_of[(size_t)m->free_param[i] * HESSFIT_FF_MAX_VALUES + (size_t)m->free_value[i]] = i;
+    const hessfit_status st = hf_model_mm3_chain_init(m, &ch->mm3);
+    if (st != HESSFIT_SUCCESS) {
+        free(ch->free_of);
+        ch->free_of = NULL;
+    }
+    return st;
+}
+
+/* A slot of (param, value) enters d_free of that value with its factor (the list of
+ * hessfit_model_slot_gradient_to_free), then the derived slots' part. */
+void hf_model_slot_chain_row(const hessfit_model *m, hf_model_slot_chain *ch, int s, double *d_free)
+{
+    memset(d_free, 0, (size_t)m->n_free * sizeof *d_free);
+    const hf_model_slot *sl = &m->slots[s];
+    if (sl->param >= 0) {
+        const int i = ch->free_of[(size_t)sl->param * HESSFIT_FF_MAX_VALUES + (size_t)sl->value];
+        if (i >= 0)
+            d_free[i] += sl->factor;
+    }
+    hf_model_mm3_chain_row(m, &ch->mm3, s, d_free);
+}
+
+void hf_model_slot_chain_free(hf_model_slot_chain *ch)
+{
+    free(ch->free_of);
+    ch->free_of = NULL;
+    hf_model_mm3_chain_free(&ch->mm3);
+}

@@ -182,7 +182,32 @@ void hf_model_mm3_update_derived(hessfit_model *m);
 hessfit_status hf_model_mm3_derived_value(const hessfit_model *m, int p, int v, int *derived);
 /* d_free += the derived slots' part of the chain rule, d_slot per slot unit. */
 hessfit_status hf_model_mm3_derived_gradient(const hessfit_model *m, const double *d_slot, double *d_free);
+/* The derived part of the slot chain C[s][j] = d slot_s / d x_j one slot at a time (the Jacobian's
+ * chain, hf_objective_jacobian.c): per slot its pairs, per particle its moment terms, and scratch
+ * that each row leaves zero. Same numbers as hf_model_mm3_derived_gradient of the unit vector e_s. */
+typedef struct {
+    int any;                          /* whether any free value is one the derived slots follow */
+    int *slot_begin, *slot_pairs;     /* per slot (n_slots + 1 offsets): the pairs whose qq, R or eps it is */
+    int *atom_begin, *atom_moments;   /* per particle: its moment terms */
+    double *dq, *dp;                  /* per particle, 2 per parameter: zero between rows */
+    int *touched;
+    unsigned char *seen;
+} hf_model_mm3_chain;
+hessfit_status hf_model_mm3_chain_init(const hessfit_model *m, hf_model_mm3_chain *ch);
+/* d_free += the derived slots' part of the chain rule for d_slot = e_s. */
+void hf_model_mm3_chain_row(const hessfit_model *m, hf_model_mm3_chain *ch, int s, double *d_free);
+void hf_model_mm3_chain_free(hf_model_mm3_chain *ch);
 void hf_model_mm3_free(hessfit_model *m);
+/* C = d slot / d x one row at a time: row s (n_free) is hessfit_model_slot_gradient_to_free of the
+ * unit vector e_s, in O(the slot's uses) rather than O(model) (hf_model_free.c). */
+typedef struct {
+    int *free_of; /* n_params x HESSFIT_FF_MAX_VALUES: the free index of (param, value), -1 */
+    hf_model_mm3_chain mm3;
+} hf_model_slot_chain;
+hessfit_status hf_model_slot_chain_init(const hessfit_model *m, hf_model_slot_chain *ch);
+/* d_free (n_free, overwritten) = row s of C. */
+void hf_model_slot_chain_row(const hessfit_model *m, hf_model_slot_chain *ch, int s, double *d_free);
+void hf_model_slot_chain_free(hf_model_slot_chain *ch);
 /* Appends a term to the model's list. */
 hessfit_status hf_model_append_term(hessfit_model *m, const hf_model_term *t);
 

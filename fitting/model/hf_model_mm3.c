@@ -354,49 +354,53 @@ hessfit_status hf_model_mm3_derived_value(const hessfit_model *m, int p, int v, 
  * q_b, and per moment term (q_a += sign mu_p / (4.803 r0_p)) dq_a/dmu_p = sign / (4.803 r0_p) and
  * dq_a/dr0_p = -sign mu_p / (4.803 r0_p^2); through the vdW constants, dR/dR*_a = 0.1 and
  * deps/deps_a = vdw_factor eps_b / (2 sqrt(eps_a eps_b)). Then d_free[i] += that for the free
- * values (stretch r0 and mu, vdW R*, vdW eps) they belong to.
+ * values (stretch r0 and mu, vdW R*, vdW eps) they belong to. dq is per particle, dp per parameter
+ * (d/d(value 0), d/d(value 1); a stretch's r0 at 2 p, mu at 2 p + 1).
  */
-hessfit_status hf_model_mm3_derived_gradient(const hessfit_model *m, const double *d_slot, double *d_free)
+
+/* Whether any free value is one the derived slots follow. */
+static int any_derived_free(const hessfit_model *m)
+{
+    int any = 0;
+    for (int i = 0; i < m->n_free && !any && m->mm3.charge != NULL; i++) {
+        const hessfit_param_kind k = m->params[m->free_param[i]].kind;
+        any = k == HESSFIT_PARAM_VDW || (k == HESSFIT_PARAM_BOND && m->free_value[i] >= 1 && m->mm3.n_moments > 0);
+    }
+    return any;
+}
+
+/* Pair q's part, given dL/dqq, dL/dR, dL/deps of its slots. */
+static void pair_chain(const hessfit_model *m, const hf_model_mm3_pair *q, double d_qq, double d_r, double d_eps,
+                       double *dq, double *dp)
 {
     const hf_model_mm3_derived *c = &m->mm3;
-    int any = 0;
-    for (int i = 0; i < m->n_free && !any && c->charge != NULL; i++) {
-        const hessfit_param_kind k = m->params[m->free_param[i]].kind;
-        any = k == HESSFIT_PARAM_VDW || (k == HESSFIT_PARAM_BOND && m->free_value[i] >= 1 && c->n_moments > 0);
+    const double g = d_qq * c->qq_factor;
+    dq[q->a] += g * c->charge[q->b];
+    dq[q->b] += g * c->charge[q->a];
+    if (q->r_slot < 0)
+        return;
+    const int pa = c->vdw_param[q->a], pb = c->vdw_param[q->b];
+    const double ea = m->params[pa].values[1], eb = m->params[pb].values[1];
+    const double gr = d_r * HESSFIT_ANGSTROM_TO_NM, ge = d_eps * c->vdw_factor;
+    dp[2 * (size_t)pa] += gr;
+    dp[2 * (size_t)pb] += gr;
+    if (ge != 0.0) { /* a zero weight adds exactly 0, even where the root's derivative is infinite */
+        dp[2 * (size_t)pa + 1] += ge * dsqrt_product(ea, eb);
+        dp[2 * (size_t)pb + 1] += ge * dsqrt_product(eb, ea);
     }
-    if (!any)
-        return HESSFIT_SUCCESS;
-    double *dq = calloc((size_t)m->n_particles, sizeof *dq);
-    double *dp = calloc(2 * (size_t)m->n_params, sizeof *dp); /* per parameter: d/d(value 0), d/d(value 1) */
-    if (dq == NULL || dp == NULL) {
-        free(dq);
-        free(dp);
-        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for the derived slots' chain rule");
-    }
-    for (int i = 0; i < c->n_pairs; i++) {
-        const hf_model_mm3_pair *q = &c->pairs[i];
-        const double g = d_slot[q->qq_slot] * c->qq_factor;
-        dq[q->a] += g * c->charge[q->b];
-        dq[q->b] += g * c->charge[q->a];
-        if (q->r_slot < 0)
-            continue;
-        const int pa = c->vdw_param[q->a], pb = c->vdw_param[q->b];
-        const double ea = m->params[pa].values[1], eb = m->params[pb].values[1];
-        const double gr = d_slot[q->r_slot] * HESSFIT_ANGSTROM_TO_NM, ge = d_slot[q->eps_slot] * c->vdw_factor;
-        dp[2 * (size_t)pa] += gr;
-        dp[2 * (size_t)pb] += gr;
-        if (ge != 0.0) { /* a zero weight adds exactly 0, even where the root's derivative is infinite */
-            dp[2 * (size_t)pa + 1] += ge * dsqrt_product(ea, eb);
-            dp[2 * (size_t)pb + 1] += ge * dsqrt_product(eb, ea);
-        }
-    }
-    /* per stretch parameter: d/dr0 at 2 p, d/dmu at 2 p + 1 (dp's vdW entries are of other parameters) */
-    for (int i = 0; i < c->n_moments; i++) {
-        const hf_model_moment *mo = &c->moments[i];
-        const double *v = m->params[mo->param].values, c_mu = mo->sign / HESSFIT_MM3_DEBYE_PER_E_A;
-        dp[2 * (size_t)mo->param] -= dq[mo->atom] * (c_mu * v[2]) / (v[1] * v[1]);
-        dp[2 * (size_t)mo->param + 1] += dq[mo->atom] * c_mu / v[1];
-    }
+}
+
+/* Moment term mo's part (the stretch's r0 and mu) from dq at its atom. */
+static void moment_chain(const hessfit_model *m, const hf_model_moment *mo, const double *dq, double *dp)
+{
+    const double *v = m->params[mo->param].values, c_mu = mo->sign / HESSFIT_MM3_DEBYE_PER_E_A;
+    dp[2 * (size_t)mo->param] -= dq[mo->atom] * (c_mu * v[2]) / (v[1] * v[1]);
+    dp[2 * (size_t)mo->param + 1] += dq[mo->atom] * c_mu / v[1];
+}
+
+/* d_free[i] += dp of the free values the derived slots follow. */
+static void free_chain(const hessfit_model *m, const double *dp, double *d_free)
+{
     for (int i = 0; i < m->n_free; i++) {
         const int p = m->free_param[i], v = m->free_value[i];
         if (m->params[p].kind == HESSFIT_PARAM_VDW && v < 2)
@@ -404,9 +408,141 @@ hessfit_status hf_model_mm3_derived_gradient(const hessfit_model *m, const doubl
         else if (m->params[p].kind == HESSFIT_PARAM_BOND && (v == 1 || v == 2))
             d_free[i] += dp[2 * (size_t)p + (size_t)(v - 1)];
     }
+}
+
+hessfit_status hf_model_mm3_derived_gradient(const hessfit_model *m, const double *d_slot, double *d_free)
+{
+    const hf_model_mm3_derived *c = &m->mm3;
+    if (!any_derived_free(m))
+        return HESSFIT_SUCCESS;
+    double *dq = calloc((size_t)m->n_particles, sizeof *dq);
+    double *dp = calloc(2 * (size_t)m->n_params, sizeof *dp);
+    if (dq == NULL || dp == NULL) {
+        free(dq);
+        free(dp);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for the derived slots' chain rule");
+    }
+    for (int i = 0; i < c->n_pairs; i++) {
+        const hf_model_mm3_pair *q = &c->pairs[i];
+        pair_chain(m, q, d_slot[q->qq_slot], q->r_slot < 0 ? 0.0 : d_slot[q->r_slot],
+                   q->r_slot < 0 ? 0.0 : d_slot[q->eps_slot], dq, dp);
+    }
+    for (int i = 0; i < c->n_moments; i++)
+        moment_chain(m, &c->moments[i], dq, dp);
+    free_chain(m, dp, d_free);
     free(dq);
     free(dp);
     return HESSFIT_SUCCESS;
+}
+
+hessfit_status hf_model_mm3_chain_init(const hessfit_model *m, hf_model_mm3_chain *ch)
+{
+    const hf_model_mm3_derived *c = &m->mm3;
+    memset(ch, 0, sizeof *ch);
+    ch->any = any_derived_free(m);
+    if (!ch->any)
+        return HESSFIT_SUCCESS;
+    const int ns = m->n_slots, np = m->n_particles;
+    ch->slot_begin = calloc((size_t)ns + 1, sizeof *ch->slot_begin);
+    ch->slot_pairs = malloc((3 * (size_t)c->n_pairs + 1) * sizeof *ch->slot_pairs);
+    ch->atom_begin = calloc((size_t)np + 1, sizeof *ch->atom_begin);
+    ch->atom_moments = malloc(((size_t)c->n_moments + 1) * sizeof *ch->atom_moments);
+    ch->dq = calloc((size_t)np + 1, sizeof *ch->dq);
+    ch->dp = calloc(2 * (size_t)m->n_params + 1, sizeof *ch->dp);
+    ch->touched = malloc(((size_t)np + 1) * sizeof *ch->touched);
+    ch->seen = calloc((size_t)np + 1, 1);
+    if (!ch->slot_begin || !ch->slot_pairs || !ch->atom_begin || !ch->atom_moments || !ch->dq || !ch->dp ||
+        !ch->touched || !ch->seen) {
+        hf_model_mm3_chain_free(ch);
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for the derived slots' chain rule");
+    }
+    /* counting sorts: per slot, the pairs whose qq, R or eps it is (a pair listed once per slot) */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < c->n_pairs; i++) {
+            const hf_model_mm3_pair *q = &c->pairs[i];
+            const int s3[3] = {q->qq_slot, q->r_slot, q->eps_slot};
+            for (int k = 0; k < 3; k++) {
+                if (s3[k] < 0 || (k > 0 && s3[k] == s3[0]) || (k == 2 && s3[2] == s3[1]))
+                    continue;
+                if (pass == 0)
+                    ch->slot_begin[s3[k] + 1]++;
+                else
+                    ch->slot_pairs[ch->slot_begin[s3[k]]++] = i;
+            }
+        }
+        if (pass == 0)
+            for (int s = 0; s < ns; s++)
+                ch->slot_begin[s + 1] += ch->slot_begin[s];
+        else /* the fill moved each begin to the next slot's: shift back */
+            for (int s = ns; s > 0; s--)
+                ch->slot_begin[s] = ch->slot_begin[s - 1];
+    }
+    ch->slot_begin[0] = 0;
+    for (int pass = 0; pass < 2; pass++) { /* per particle, its moment terms in their order */
+        for (int i = 0; i < c->n_moments; i++) {
+            const int a = c->moments[i].atom;
+            if (pass == 0)
+                ch->atom_begin[a + 1]++;
+            else
+                ch->atom_moments[ch->atom_begin[a]++] = i;
+        }
+        if (pass == 0)
+            for (int a = 0; a < np; a++)
+                ch->atom_begin[a + 1] += ch->atom_begin[a];
+        else
+            for (int a = np; a > 0; a--)
+                ch->atom_begin[a] = ch->atom_begin[a - 1];
+    }
+    ch->atom_begin[0] = 0;
+    return HESSFIT_SUCCESS;
+}
+
+/* The unit d_slot = e_s through the pairs of s alone; dq, dp (zero before) are zero again after. */
+void hf_model_mm3_chain_row(const hessfit_model *m, hf_model_mm3_chain *ch, int s, double *d_free)
+{
+    const hf_model_mm3_derived *c = &m->mm3;
+    if (!ch->any || ch->slot_begin[s] == ch->slot_begin[s + 1])
+        return;
+    int n_touched = 0;
+    for (int k = ch->slot_begin[s]; k < ch->slot_begin[s + 1]; k++) {
+        const hf_model_mm3_pair *q = &c->pairs[ch->slot_pairs[k]];
+        pair_chain(m, q, q->qq_slot == s ? 1.0 : 0.0, q->r_slot == s ? 1.0 : 0.0, q->eps_slot == s ? 1.0 : 0.0, ch->dq,
+                   ch->dp);
+        const int ab[2] = {q->a, q->b};
+        for (int e = 0; e < 2; e++)
+            if (!ch->seen[ab[e]]) {
+                ch->seen[ab[e]] = 1;
+                ch->touched[n_touched++] = ab[e];
+            }
+    }
+    for (int t = 0; t < n_touched; t++)
+        for (int k = ch->atom_begin[ch->touched[t]]; k < ch->atom_begin[ch->touched[t] + 1]; k++)
+            moment_chain(m, &c->moments[ch->atom_moments[k]], ch->dq, ch->dp);
+    free_chain(m, ch->dp, d_free);
+    for (int t = 0; t < n_touched; t++) { /* back to zero: the touched particles, their moments' and vdW parameters */
+        const int a = ch->touched[t];
+        for (int k = ch->atom_begin[a]; k < ch->atom_begin[a + 1]; k++) {
+            const int p = c->moments[ch->atom_moments[k]].param;
+            ch->dp[2 * (size_t)p] = ch->dp[2 * (size_t)p + 1] = 0.0;
+        }
+        if (c->vdw_param[a] >= 0)
+            ch->dp[2 * (size_t)c->vdw_param[a]] = ch->dp[2 * (size_t)c->vdw_param[a] + 1] = 0.0;
+        ch->dq[a] = 0.0;
+        ch->seen[a] = 0;
+    }
+}
+
+void hf_model_mm3_chain_free(hf_model_mm3_chain *ch)
+{
+    free(ch->slot_begin);
+    free(ch->slot_pairs);
+    free(ch->atom_begin);
+    free(ch->atom_moments);
+    free(ch->dq);
+    free(ch->dp);
+    free(ch->touched);
+    free(ch->seen);
+    memset(ch, 0, sizeof *ch);
 }
 
 void hf_model_mm3_free(hessfit_model *m)

@@ -11,7 +11,8 @@
  *   energies       hf_energy_part_jacobian;   geometry   hf_geometry_part_jacobian;
  * and the chain to the free values, J_free = J_slot C with C[s][j] = d slot_s / d x_j. The chain is
  * linear in the slot gradient (hessfit_model_slot_gradient_to_free, the MM3* derived slots
- * included), so C's row s is that map applied to the unit vector e_s; C is sparse (a slot follows
+ * included), so C's row s is that map applied to the unit vector e_s (hf_model_slot_chain_row, in
+ * O(the slot's uses)); C is sparse (a slot follows
  * one free value, a derived one a few), kept as lists per slot; the kernel computes the rows of the
  * slots with any entry alone (a fit of bonded values skips every nonbonded pair). Each block's J^T (free-major) is
  * then copied into J, or accumulated into J^T J (dsyrk) and J^T r, so that the normal equations never
@@ -47,21 +48,24 @@ static hessfit_status slot_chain_build(const hessfit_model *model, slot_chain *c
     c->n_slots = hessfit_model_n_slots(model);
     c->n_free = hessfit_model_n_free(model);
     const size_t ns = (size_t)c->n_slots, nf = (size_t)c->n_free;
-    double *unit = calloc(ns > 0 ? ns : 1, sizeof *unit), *row = malloc((nf > 0 ? nf : 1) * sizeof *row);
+    double *row = malloc((nf > 0 ? nf : 1) * sizeof *row);
+    hf_model_slot_chain rows;
+    if ((st = hf_model_slot_chain_init(model, &rows)) != HESSFIT_SUCCESS) {
+        free(row);
+        return st;
+    }
     size_t cap = ns + nf + 16, nnz = 0;
     c->begin = malloc((ns + 1) * sizeof *c->begin);
     c->used = malloc((ns > 0 ? ns : 1) * sizeof *c->used);
     c->free = malloc(cap * sizeof *c->free);
     c->coef = malloc(cap * sizeof *c->coef);
-    if (!unit || !row || !c->begin || !c->used || !c->free || !c->coef) {
+    if (!row || !c->begin || !c->used || !c->free || !c->coef) {
         st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: Jacobian: no memory for the slot chain");
         goto done;
     }
     for (size_t s = 0; s < ns && st == HESSFIT_SUCCESS; s++) {
         c->begin[s] = (int)nnz;
-        unit[s] = 1.0;
-        st = hessfit_model_slot_gradient_to_free(model, unit, row);
-        unit[s] = 0.0;
+        hf_model_slot_chain_row(model, &rows, (int)s, row);
         for (size_t j = 0; j < nf && st == HESSFIT_SUCCESS; j++) {
             if (row[j] == 0.0)
                 continue;
@@ -88,7 +92,7 @@ static hessfit_status slot_chain_build(const hessfit_model *model, slot_chain *c
         if (c->begin[s + 1] > c->begin[s])
             c->used[c->n_used++] = (int)s;
 done:
-    free(unit);
+    hf_model_slot_chain_free(&rows);
     free(row);
     if (st != HESSFIT_SUCCESS)
         slot_chain_free(c);
