@@ -22,6 +22,7 @@
 #include "hessfit_ffxml.h"
 #include "hessfit_units.h"
 #include "hf_training_set.h"
+#include "model_reference.h"
 #include "test_util.h"
 
 #include <string.h>
@@ -29,29 +30,6 @@
 #include <unistd.h>
 
 #define N_STRUCTURES 2
-
-/* reference.txt: per structure "structure k n energy" and n rows "x y z fx fy fz" (nm, kJ/mol/nm). */
-static void write_reference(hessfit_model *model, const hessfit_molecule *mols, int n_mols, const char *path)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "cannot write %s", path);
-    for (int m = 0; m < n_mols; m++) {
-        const hessfit_molecule *mol = &mols[m];
-        double energy, *forces = malloc(3 * (size_t)mol->n_atoms * sizeof *forces);
-        CHECK(forces != NULL, "no memory");
-        HF_CALL(hessfit_model_energy(model, m, &energy));
-        HF_CALL(hessfit_model_forces(model, m, forces));
-        fprintf(f, "structure %d %d %.17g\n", m + 1, mol->n_atoms, energy * HESSFIT_KCAL_TO_KJ);
-        for (int i = 0; i < 3 * mol->n_atoms; i += 3)
-            fprintf(f, "%.17g %.17g %.17g %.17g %.17g %.17g\n", mol->coords[i] * HESSFIT_ANGSTROM_TO_NM,
-                    mol->coords[i + 1] * HESSFIT_ANGSTROM_TO_NM, mol->coords[i + 2] * HESSFIT_ANGSTROM_TO_NM,
-                    forces[i] * HESSFIT_KCAL_TO_KJ / HESSFIT_ANGSTROM_TO_NM,
-                    forces[i + 1] * HESSFIT_KCAL_TO_KJ / HESSFIT_ANGSTROM_TO_NM,
-                    forces[i + 2] * HESSFIT_KCAL_TO_KJ / HESSFIT_ANGSTROM_TO_NM);
-        free(forces);
-    }
-    CHECK(fclose(f) == 0, "cannot write %s", path);
-}
 
 typedef struct export_case {
     const char *name;
@@ -126,7 +104,7 @@ int main(void)
               "%s: nonbonded force, its comment or the Script wrong", e->name);
         free(text);
         snprintf(reference, sizeof reference, "%s/reference.txt", dir);
-        write_reference(model, set.mols, set.n_mols, reference);
+        test_write_model_reference(model, set.mols, set.n_mols, reference);
         hessfit_model_destroy(model);
         test_shell_quote(qs, sizeof qs, script);
         test_shell_quote(qd, sizeof qd, dir);

@@ -18,33 +18,12 @@
 #include "hessfit_ffxml.h"
 #include "hessfit_units.h"
 #include "hf_training_set.h"
+#include "model_reference.h"
 #include "test_util.h"
 
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static void write_reference(hessfit_model *model, const hessfit_molecule *mols, int n_mols, const char *path)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "cannot write %s", path);
-    for (int m = 0; m < n_mols; m++) {
-        const hessfit_molecule *mol = &mols[m];
-        double energy, *forces = malloc(3 * (size_t)mol->n_atoms * sizeof *forces);
-        CHECK(forces != NULL, "no memory");
-        HF_CALL(hessfit_model_energy(model, m, &energy));
-        HF_CALL(hessfit_model_forces(model, m, forces));
-        fprintf(f, "structure %d %d %.17g\n", m + 1, mol->n_atoms, energy * HESSFIT_KCAL_TO_KJ);
-        for (int i = 0; i < 3 * mol->n_atoms; i += 3)
-            fprintf(f, "%.17g %.17g %.17g %.17g %.17g %.17g\n", mol->coords[i] * HESSFIT_ANGSTROM_TO_NM,
-                    mol->coords[i + 1] * HESSFIT_ANGSTROM_TO_NM, mol->coords[i + 2] * HESSFIT_ANGSTROM_TO_NM,
-                    forces[i] * HESSFIT_KCAL_TO_KJ / HESSFIT_ANGSTROM_TO_NM,
-                    forces[i + 1] * HESSFIT_KCAL_TO_KJ / HESSFIT_ANGSTROM_TO_NM,
-                    forces[i + 2] * HESSFIT_KCAL_TO_KJ / HESSFIT_ANGSTROM_TO_NM);
-        free(forces);
-    }
-    CHECK(fclose(f) == 0, "cannot write %s", path);
-}
 
 static int run_python(const char *python, const char *script, const char *a, const char *b)
 {
@@ -112,7 +91,7 @@ static void test_impropers(const char *python, const char *script, const char *m
         snprintf(path, sizeof path, "%s/molecule.txt", dir);
         write_molecule_txt(mol, path);
         snprintf(path, sizeof path, "%s/reference.txt", dir);
-        write_reference(model, mol, 1, path);
+        test_write_model_reference(model, mol, 1, path);
         CHECK(run_python(python, script, gaff, dir) == 0, "%s: hessfit's impropers differ from OpenMM's", mol->name);
         snprintf(xml, sizeof xml, "%s/fitted.xml", dir);
         snprintf(pdb_name, sizeof pdb_name, "%s/fitted-1.pdb", dir);
@@ -266,7 +245,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/molecule.txt", dir);
     write_molecule_txt(&set.mols[0], path);
     snprintf(path, sizeof path, "%s/reference.txt", dir);
-    write_reference(set.model, set.mols, set.n_mols, path);
+    test_write_model_reference(set.model, set.mols, set.n_mols, path);
     CHECK(run_python(python, script, gaff, dir) == 0, "check_ffxml_read.py: hessfit's GAFF differs from OpenMM's");
 
     test_impropers(python, script, md_script, gaff);
@@ -290,7 +269,7 @@ int main(int argc, char **argv)
           "the model's 1-4 scales are not the XML's");
     HF_CALL(hessfit_ffxml_write(xml, &set.ff, set.mols, set.typed, set.n_mols, &xo, NULL));
     snprintf(path, sizeof path, "%s/reference.txt", dir);
-    write_reference(set.model, set.mols, set.n_mols, path);
+    test_write_model_reference(set.model, set.mols, set.n_mols, path);
     test_shell_quote(qs, sizeof qs, md_script);
     char qd[1200];
     test_shell_quote(qd, sizeof qd, dir);

@@ -16,6 +16,7 @@
 #include "hessfit_mm3_ffxml.h"
 #include "hessfit_units.h"
 #include "hf_training_set.h"
+#include "model_reference.h"
 #include "test_util.h"
 
 #include <string.h>
@@ -23,29 +24,6 @@
 #include <unistd.h>
 
 #define N_STRUCTURES 9
-
-/* reference.txt: per structure "structure k n energy" and n rows "x y z fx fy fz" (nm, kJ/mol/nm). */
-static void write_reference(hf_training_set *set, const char *path)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "cannot write %s", path);
-    for (int m = 0; m < set->n_mols; m++) {
-        const hessfit_molecule *mol = &set->mols[m];
-        double energy, *forces = malloc(3 * (size_t)mol->n_atoms * sizeof *forces);
-        CHECK(forces != NULL, "no memory");
-        HF_CALL(hessfit_model_energy(set->model, m, &energy));
-        HF_CALL(hessfit_model_forces(set->model, m, forces));
-        fprintf(f, "structure %d %d %.17g\n", m + 1, mol->n_atoms, energy * HESSFIT_KCAL_TO_KJ);
-        for (int i = 0; i < 3 * mol->n_atoms; i += 3)
-            fprintf(f, "%.17g %.17g %.17g %.17g %.17g %.17g\n", mol->coords[i] * HESSFIT_ANGSTROM_TO_NM,
-                    mol->coords[i + 1] * HESSFIT_ANGSTROM_TO_NM, mol->coords[i + 2] * HESSFIT_ANGSTROM_TO_NM,
-                    forces[i] * HESSFIT_KCAL_TO_KJ / HESSFIT_ANGSTROM_TO_NM,
-                    forces[i + 1] * HESSFIT_KCAL_TO_KJ / HESSFIT_ANGSTROM_TO_NM,
-                    forces[i + 2] * HESSFIT_KCAL_TO_KJ / HESSFIT_ANGSTROM_TO_NM);
-        free(forces);
-    }
-    CHECK(fclose(f) == 0, "cannot write %s", path);
-}
 
 static int count(const char *text, const char *s)
 {
@@ -110,7 +88,7 @@ int main(void)
     /* HessianForce at the same positions, and OpenMM's view of the files */
     char reference[1200], args[4096], qs[1200], qd[1200];
     snprintf(reference, sizeof reference, "%s/reference.txt", dir);
-    write_reference(&set, reference);
+    test_write_model_reference(set.model, set.mols, set.n_mols, reference);
     test_shell_quote(qs, sizeof qs, script);
     test_shell_quote(qd, sizeof qd, dir);
     snprintf(args, sizeof args, "%s %s 2>&1", qs, qd);
