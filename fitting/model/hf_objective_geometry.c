@@ -396,6 +396,19 @@ static int factor_projected(hf_geometry_part *p, const hessfit_model *model, int
 }
 
 /* v <- P v for the molecule's B. */
+/* Grows the per-slot scratch p->d_slot to n_slots entries (freeing a zero triple adds slots). */
+static hessfit_status reserve_slots(hf_geometry_part *p, int n_slots)
+{
+    if (n_slots <= p->cap_slots)
+        return HESSFIT_SUCCESS;
+    double *grown = realloc(p->d_slot, (size_t)n_slots * sizeof *grown);
+    if (grown == NULL)
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d slots", n_slots);
+    p->d_slot = grown;
+    p->cap_slots = n_slots;
+    return HESSFIT_SUCCESS;
+}
+
 static void project_vector(const double *basis, int n_ext, int dim, double *v)
 {
     for (int r = 0; r < n_ext; r++) {
@@ -773,13 +786,8 @@ static hessfit_status minimise_and_measure(hf_geometry_part *p, hessfit_model *m
         if ((st = solve_constrained(p, mol, 3 * n, p->n_kinks[k], scale, NULL, lambda, NULL)) != HESSFIT_SUCCESS)
             return st;
     }
-    if (n_slots > p->cap_slots) {
-        double *grown = realloc(p->d_slot, (size_t)n_slots * sizeof *grown);
-        if (grown == NULL)
-            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d slots", n_slots);
-        p->d_slot = grown;
-        p->cap_slots = n_slots;
-    }
+    if ((st = reserve_slots(p, n_slots)) != HESSFIT_SUCCESS)
+        return st;
     hs = hessfit_force_get_gradient_contraction_derivatives(p->ev.force, p->ev.context, p->y, 3 * p->n_particles,
                                                             p->d_slot, n_slots);
     if (hs != HESSFIT_SUCCESS)
@@ -951,13 +959,8 @@ hessfit_status hf_geometry_part_jacobian(hf_geometry_part *p, hessfit_model *mod
                         "at the same parameters first");
     if (n_slots == 0)
         return HESSFIT_SUCCESS;
-    if (n_slots > p->cap_slots) {
-        double *grown = realloc(p->d_slot, (size_t)n_slots * sizeof *grown);
-        if (grown == NULL)
-            return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d slots", n_slots);
-        p->d_slot = grown;
-        p->cap_slots = n_slots;
-    }
+    if ((st = reserve_slots(p, n_slots)) != HESSFIT_SUCCESS)
+        return st;
     double *lambda = malloc((size_t)p->max_dim * sizeof *lambda), *unit = calloc((size_t)p->max_dim, sizeof *unit);
     double *d = NULL;
     if (lambda == NULL || unit == NULL) {
