@@ -1,7 +1,7 @@
 #ifndef HF_TEST_MODEL_REFERENCE_H_
 #define HF_TEST_MODEL_REFERENCE_H_
 /* The fit model's energies and forces of every structure as a reference file for the Python checks
- * of the OpenMM exports (check_ffxml_md.py, check_ffxml_read.py, check_mm3_ffxml.py). */
+ * of the OpenMM exports (check_ffxml_md.py, check_mm3_ffxml.py; read by model_reference.py). */
 #include "hessfit_model.h"
 #include "hessfit_molecule.h"
 

@@ -121,6 +121,15 @@ char *test_source_path_dup(const char *relative) {
     return c;
 }
 
+char *test_venv_python(void) {
+    char *python = test_source_path_dup(".venv/bin/python");
+    if (access(python, X_OK) != 0) {
+        printf("SKIP: %s is missing (run scripts/setup-and-test to create the venv with openmm)\n", python);
+        exit(TEST_SKIPPED);
+    }
+    return python;
+}
+
 void test_set_positions(OpenMM_Context *context, const double *pos_nm, int n) {
     OpenMM_Vec3Array *positions = OpenMM_Vec3Array_create(n);
     for (int i = 0; i < n; i++) {

@@ -86,6 +86,9 @@ void test_load_plugins(void);
 const char *test_source_path(const char *relative);
 /* The same in a malloc'ed string the caller frees (test_source_path's buffers are reused). */
 char *test_source_path_dup(const char *relative);
+/* The repository's .venv/bin/python (malloc'ed), for the tests that check exports in stock OpenMM;
+ * when it is missing, prints why and exits TEST_SKIPPED. */
+char *test_venv_python(void);
 
 /* A Context on the named platform (double precision where the platform has the property)
  * with a VerletIntegrator(dt_ps) and positions pos_nm (3 n). */

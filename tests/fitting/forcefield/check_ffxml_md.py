@@ -29,28 +29,15 @@ Every structure, Reference platform (double precision):
 Exits 0 when every check passes, 1 when one fails, 77 when openmm cannot be imported.
 """
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
+from model_reference import read_reference  # noqa: E402
 
 DT_PS = 0.0005
 STEPS = 20000
 NVE_BOUND = {"range_factor": 2.0, "drift_over_range_bound": 0.1}
-
-
-def read_reference(path):
-    out = []
-    with open(path) as f:
-        lines = f.read().split("\n")
-    k = 0
-    while k < len(lines):
-        if not lines[k].startswith("structure"):
-            k += 1
-            continue
-        _, index, n, energy = lines[k].split()
-        n = int(n)
-        rows = [[float(v) for v in lines[k + 1 + i].split()] for i in range(n)]
-        out.append((int(index), float(energy), [r[:3] for r in rows], [r[3:] for r in rows]))
-        k += 1 + n
-    return out
 
 
 def graph_pairs(topology):

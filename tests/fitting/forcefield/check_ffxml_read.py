@@ -40,8 +40,8 @@ def main(argv):
     except Exception as exc:
         print("SKIP: cannot import openmm: %s" % exc)
         return 77
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from check_ffxml_md import read_reference
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
+    from model_reference import read_reference
     d = argv[2]
     atoms, bonds = [], []
     with open(d + "/molecule.txt") as f:

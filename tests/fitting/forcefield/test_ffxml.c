@@ -253,16 +253,12 @@ int main(void)
     double coords[N_MOLS][3 * N_ATOMS];
     double want_energy[4] = {0, 0, 0, 0}, scale_energy[4] = {0, 0, 0, 0};
     const char *xml, *pos_path, *bad;
-    const char *python = test_source_path_dup(".venv/bin/python");
+    const char *python = test_venv_python();
     const char *script = test_source_path_dup("tests/fitting/forcefield/check_ffxml.py");
     int n_want[4] = {0, 0, 0, 0}, status;
     char *output;
     FILE *f;
 
-    if (access(python, X_OK) != 0) {
-        printf("SKIP: %s is missing (run scripts/setup-and-test to create the venv with openmm)\n", python);
-        return 77;
-    }
     xml = test_temp_path("ethane.xml");
     pos_path = test_temp_path("positions.txt");
 

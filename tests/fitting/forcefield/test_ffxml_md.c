@@ -40,13 +40,9 @@ typedef struct export_case {
 
 int main(void)
 {
-    const char *python = test_source_path_dup(".venv/bin/python");
+    const char *python = test_venv_python();
     const char *script = test_source_path_dup("tests/fitting/forcefield/check_ffxml_md.py");
     const char *input = test_source_path_dup("tests/data/fit/ethane-nonbonded.fit");
-    if (access(python, X_OK) != 0) {
-        printf("SKIP: %s is missing (run scripts/setup-and-test to create the venv with openmm)\n", python);
-        return 77;
-    }
     test_load_plugins();
     hf_training_set set;
     hf_training_set_options topt = {NULL, test_temp_path("unused-output"), "-out", 0};

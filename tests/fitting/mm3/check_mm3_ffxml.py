@@ -21,30 +21,17 @@ energy and forces of hessfit's HessianForce (the fit model) at those positions.
 Exits 0 when every check passes, 1 when one fails, 77 when openmm cannot be imported.
 """
 import math
+import os
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
+from model_reference import read_reference  # noqa: E402
 
 # The MM3* run against the smooth baseline run the same way (docs/mm3.md, "Export to OpenMM", has
 # the measured numbers): |drift| <= drift_over_baseline_rms x the baseline's rms, rms <=
 # rms_over_baseline x the baseline's rms.
 NVE_BOUNDS = {"drift_over_baseline_rms": 1.0, "rms_over_baseline": 1.5}
-
-
-def read_reference(path):
-    out = []
-    with open(path) as f:
-        lines = f.read().split("\n")
-    k = 0
-    while k < len(lines):
-        if not lines[k].startswith("structure"):
-            k += 1
-            continue
-        _, index, n, energy = lines[k].split()
-        n = int(n)
-        rows = [[float(v) for v in lines[k + 1 + i].split()] for i in range(n)]
-        out.append((int(index), float(energy), [r[:3] for r in rows], [r[3:] for r in rows]))
-        k += 1 + n
-    return out
 
 
 def make_context(openmm, app, forcefield, pdb, switch=True, platform="Reference"):
