@@ -48,8 +48,8 @@ static int count_hbond_entries(const char *text)
 }
 
 /*
- * A constructed case with hydrogen bonds (the nine structures have none): mm3.fld's first 2-atom
- * code-7 line (H1 O3 SX00, C/100 90, D/100 40) read as H1 O2, structures 1, 4 and 5 (the ones with
+ * The constructed case with hydrogen bonds (test_rh_hbond_case; the nine structures have none),
+ * structures 1, 4 and 5 (the ones with
  * a template of their own: conformers with different hydrogen-bond lists cannot share one). The
  * export against a fit model of the same .fld (check_mm3_ffxml.py --no-nve: energy and forces to
  * 1e-10 relative); the Script lists every hydrogen bond once.
@@ -57,14 +57,7 @@ static int count_hbond_entries(const char *text)
 static void check_hbond_case(hf_training_set *set, const char *python, const char *script)
 {
     static const int pick[3] = {0, 3, 4};
-    hessfit_fld_row *line = NULL;
-    for (int r = 0; r < set->ff.n_fld_rows && line == NULL; r++)
-        if (set->ff.fld_rows[r].code == '7' && set->ff.fld_rows[r].n_types == 2)
-            line = &set->ff.fld_rows[r];
-    CHECK(line != NULL && strcmp(line->types[1], "O3") == 0, "mm3.fld's first hydrogen-bond line is not H1 O3");
-    const hessfit_fld_row saved = *line;
-    strcpy(line->types[1], "O2");
-    line->descriptor[0] = '\0';
+    hessfit_fld_row saved, *line = test_rh_hbond_case(&set->ff, &saved);
     hessfit_molecule mols[3];
     hessfit_typed_molecule typed[3];
     int n_bonds = 0;

@@ -96,25 +96,14 @@ static void test_energies(rh_set *s, hessfit_model *model)
 }
 
 /*
- * A constructed case with hydrogen bonds (none of the nine structures has one, as MacroModel's
- * printed 0): mm3.fld's first 2-atom code-7 line (H1 O3, descriptor SX00, C/100 90, D/100 40) read
- * as H1 O2 without the descriptor, so every reduced C-H or Rh-H hydrogen 1-5 or farther from the
- * amide O2 within 4 A is one. Per structure the model's energy with it against the evaluator's
+ * The constructed case with hydrogen bonds (test_rh_hbond_case; none of the nine structures has
+ * one, as MacroModel's printed 0). Per structure the model's energy with it against the evaluator's
  * (1e-13 relative) and the model's energy change against the evaluator's hydrogen-bond total
  * (1e-12 relative); at least one structure has a bond.
  */
 static void test_hbond_case(rh_set *s, hessfit_model *plain)
 {
-    hessfit_fld_row *line = NULL;
-    for (int r = 0; r < s->ff.n_fld_rows && line == NULL; r++)
-        if (s->ff.fld_rows[r].code == '7' && s->ff.fld_rows[r].n_types == 2)
-            line = &s->ff.fld_rows[r];
-    CHECK(line != NULL && strcmp(line->types[0], "H1") == 0 && strcmp(line->types[1], "O3") == 0 &&
-              line->values[0] == 90.0 && line->values[1] == 40.0,
-          "mm3.fld's first hydrogen-bond line is not H1 O3 90 40");
-    const hessfit_fld_row saved = *line;
-    strcpy(line->types[1], "O2");
-    line->descriptor[0] = '\0';
+    hessfit_fld_row saved, *line = test_rh_hbond_case(&s->ff, &saved);
     hessfit_model *model = create(s);
     double worst_total = 0.0, worst_hbond = 0.0;
     int n_bonds = 0;
