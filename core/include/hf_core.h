@@ -53,6 +53,9 @@ typedef enum {
                                     particle i (factor f, partner p) with u = p, s_i = 1/f: y_i is i's TRUE position,
                                     MacroModel's switch distance. Two coordinates only for on < r_s < off; otherwise
                                     the one-coordinate MM3* pair on (i, j) with S = 1 or 0 (hf_term_uses_cross_path) */
+    HF_TERM_HBOND_10_12,         /* atoms i,j;       slots C, D;             E = C / r^12 - D / r^10 (MacroModel's
+                                    angle-independent 10-12 hydrogen bond, AMBER 1984's form; C in kJ/mol nm^12,
+                                    D in kJ/mol nm^10; no cutoff: the caller lists the pairs) */
     HF_NUM_TERM_KINDS
 } hf_term_kind;
 

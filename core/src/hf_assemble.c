@@ -34,7 +34,8 @@ int hf_term_atom_entries(int kind)
     case HF_TERM_MM3_BOND:
     case HF_TERM_MM3_PAIR:
     case HF_TERM_PAIR:
-    case HF_TERM_PAIR_COMBINED: return 2;
+    case HF_TERM_PAIR_COMBINED:
+    case HF_TERM_HBOND_10_12: return 2;
     case HF_TERM_ANGLE:
     case HF_TERM_MM3_ANGLE:
     case HF_TERM_MM3_STRETCH_BEND: return 3;

@@ -237,6 +237,26 @@ void hf_mm3_pair_scalar(const hf_term *t, const double *table, double r, const d
     clear_unused(t, 3, out);
 }
 
+/*
+ * The 10-12 hydrogen bond (slots C, D): E = C r^-12 - D r^-10, linear in C and D, so
+ *     f' = -12 C r^-13 + 10 D r^-11,  f'' = 156 C r^-14 - 110 D r^-12,
+ *     d/dC: r^-12, -12 r^-13, 156 r^-14;  d/dD: -r^-10, 10 r^-11, -110 r^-12.
+ */
+static void hbond_10_12(double c, double d, double r, hf_term_value *out)
+{
+    const double inv_r = 1.0 / r, inv_r2 = inv_r * inv_r, inv_r10 = inv_r2 * inv_r2 * inv_r2 * inv_r2 * inv_r2;
+    const double inv_r12 = inv_r10 * inv_r2;
+    out->de_dp[0] = inv_r12;
+    out->dde_dp[0] = -12.0 * inv_r12 * inv_r;
+    out->d2de_dp[0] = 156.0 * inv_r12 * inv_r2;
+    out->de_dp[1] = -inv_r10;
+    out->dde_dp[1] = 10.0 * inv_r10 * inv_r;
+    out->d2de_dp[1] = -110.0 * inv_r10 * inv_r2;
+    out->e = c * out->de_dp[0] + d * out->de_dp[1];
+    out->de = c * out->dde_dp[0] + d * out->dde_dp[1];
+    out->d2e = c * out->d2de_dp[0] + d * out->d2de_dp[1];
+}
+
 /* Slots q_i, q_j, sigma_i, sigma_j, eps_i, eps_j; qq = q_i q_j, eps = sqrt(eps_i eps_j),
  * sigma = sqrt(sigma_i sigma_j) (geometric) or (sigma_i + sigma_j)/2 (Lorentz-Berthelot). */
 static void pair_combined(const hf_model *model, const hf_term *t, const double *table, double r,
@@ -315,6 +335,10 @@ void hf_term_scalar(const hf_model *model, const hf_term *term, const double *ta
     case HF_TERM_PAIR_COMBINED:
         pair_combined(model, term, table, q, out);
         n_used = 6;
+        break;
+    case HF_TERM_HBOND_10_12:
+        hbond_10_12(slot_value(term, table, 0), slot_value(term, table, 1), q, out);
+        n_used = 2;
         break;
     case HF_TERM_MM3_PAIR: {
         double sw[3];

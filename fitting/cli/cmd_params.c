@@ -59,8 +59,8 @@ static void usage(FILE *out)
             "  --mm3                   (an .fld) also list each structure's MM3* model as MacroModel builds it\n"
             "                          (docs/mm3.md): every stretch, bend, stretch-bend, bend-bend, torsion,\n"
             "                          torsion-stretch and out-of-plane term, the reduced hydrogens, each atom's\n"
-            "                          charge and van der Waals line, and the pairs' count, each constant with\n"
-            "                          its .fld line or the rule that derives it\n"
+            "                          charge and van der Waals line, the pairs' count and the hydrogen bonds,\n"
+            "                          each constant with its .fld line or the rule that derives it\n"
             "\n"
             "Units of the values: bond k kcal/mol/A^2, r0 A (.fld: mu D, the bond moment); angle k kcal/mol/rad^2,\n"
             "theta0 deg; torsion (k kcal/mol, phase deg, n) per Fourier term; improper k kcal/mol/rad^2 (harmonic)\n"
@@ -271,6 +271,17 @@ static hessfit_status print_mm3(const hessfit_molecule *m, const hessfit_typed_m
     }
     printf("%d pairs %d (1-4: %d, unscaled; from a special-pair line: %d): R = R*_i + R*_j, eps = sqrt(eps_i eps_j), "
            "qq = q_i q_j\n", id, x.n_pairs, n14, special);
+    for (int i = 0; i < x.n_hbonds; i++) {
+        const hessfit_mm3_hbond *e = &x.hbonds[i];
+        printf("%d hydrogen-bond", id);
+        print_atoms(e->atoms, 2);
+        printf(" C/100 %.4f D/100 %.4f", e->c, e->d);
+        print_mm3_source(&e->src_c);
+        printf("\n");
+    }
+    printf("%d hydrogen-bonds %d of %d candidates (types of a 2-atom code-7 line; listed: 1-5 or farther, < %g A at "
+           "this geometry; E = F_HBD (C/100 / r^12 - D/100 / r^10))\n",
+           id, x.n_hbonds, x.n_hbond_candidates, HESSFIT_MM3_HBOND_CUTOFF);
     hessfit_mm3_model_free(&x);
     return HESSFIT_SUCCESS;
 }

@@ -484,6 +484,14 @@ static hessfit_status fld_parse_row(const char *path, int line_no, const char *t
         if (st != HESSFIT_SUCCESS)
             return st;
     }
+    /* a hydrogen-bond line: 2 atoms with C/100 and D/100 (the angle-independent 10-12 form), or a
+     * directional line of 3-4 atoms (read, not modelled) */
+    if (row->code == '7' && row->n_types < 2)
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: a hydrogen-bond line (code 7) names %d atom type (2 to 4 expected)",
+                             path, line_no, row->n_types);
+    if (row->code == '7' && row->n_types == 2 && (row->blank & 3u))
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: the hydrogen-bond line (code 7) of %s %s has no %s", path,
+                             line_no, row->types[0], row->types[1], (row->blank & 1u) ? "C/100" : "D/100");
     *has = 1;
     return HESSFIT_SUCCESS;
 }

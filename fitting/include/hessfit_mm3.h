@@ -137,16 +137,39 @@ typedef struct hessfit_mm3_pair {
     int is14;
 } hessfit_mm3_pair;
 
-/** The .fld header factors to kJ/mol. */
+/** MacroModel's "Maximum hydrogen bond distance" (A): a hydrogen bond is listed when its distance
+ * is below it at the geometry the model is built at (hessfit_mm3_build), and then kept whatever
+ * the distance (the list is fixed, so the energy stays smooth in a fit). */
+#define HESSFIT_MM3_HBOND_CUTOFF 4.0
+
+/** A hydrogen bond (MacroModel's "Angle-independent 10,12-Lennard Jones", code-7 lines of two atoms):
+ *   E = F_HBD (C' / r'^12 - D' / r'^10), r' the reduced distance (A), C', D' the line's C/100 and
+ *   D/100 columns (so C = 100 C' kcal/mol A^12 with F_HBD = 418.4 = 4.184 x 100).
+ * Listed for the pairs whose types (and descriptors) fit a 2-atom code-7 line (the first in file
+ * order, either direction) that are 1-5 or farther apart (1-2, 1-3 and 1-4 are not: MacroModel
+ * printed 0 for the one candidate of the rh-enamide set, a 1-4 H-N-C=O pair at 3.17 A, which as
+ * a bond would give -0.023 kJ/mol) and closer than HESSFIT_MM3_HBOND_CUTOFF at the built geometry.
+ * Added to the pair's van der Waals and electrostatic energy (docs/mm3.md). */
+typedef struct hessfit_mm3_hbond {
+    int atoms[2];            /**< the hydrogen (atomic number 1) first where there is one */
+    double c, d;             /**< C', D': kcal/mol A^12 / 100, kcal/mol A^10 / 100 */
+    hessfit_mm3_source src_c, src_d;
+} hessfit_mm3_hbond;
+
+/** The .fld header factors to kJ/mol (hbd: 0 when the .fld has no HBD line, which is an error only
+ * when a hydrogen bond is listed). */
 typedef struct hessfit_mm3_factors {
-    double str, bnd, tor, imp, sb, bb, ts, vdw, ele;
+    double str, bnd, tor, imp, sb, bb, ts, vdw, ele, hbd;
 } hessfit_mm3_factors;
 
 typedef struct hessfit_mm3_model {
     int n_atoms;
     hessfit_mm3_factors factor;
     int n_stretches, n_bends, n_stretch_bends, n_bend_bends, n_torsions, n_torsion_stretches, n_out_of_plane,
-        n_reduced, n_pairs;
+        n_reduced, n_pairs, n_hbonds;
+    /** Pairs not 1-2 or 1-3 whose types fit a 2-atom code-7 line, before the 1-4 and distance
+     * rules: how many hydrogen-bond candidates the rules examined (n_hbonds of them are listed). */
+    int n_hbond_candidates;
     hessfit_mm3_stretch *stretches;
     hessfit_mm3_bend *bends;
     hessfit_mm3_stretch_bend *stretch_bends;   /**< one per bend (k_sb 0 where MacroModel has none) */
@@ -157,6 +180,7 @@ typedef struct hessfit_mm3_model {
     hessfit_mm3_reduced *reduced;
     hessfit_mm3_atom *atoms;                   /**< n_atoms */
     hessfit_mm3_pair *pairs;
+    hessfit_mm3_hbond *hbonds;
 } hessfit_mm3_model;
 
 /**
@@ -183,11 +207,12 @@ typedef enum hessfit_mm3_kind {
     HESSFIT_MM3_TORSION_STRETCH,
     HESSFIT_MM3_VDW,
     HESSFIT_MM3_ELECTROSTATIC,
+    HESSFIT_MM3_HBOND,
     HESSFIT_MM3_NUM_KINDS
 } hessfit_mm3_kind;
 
 /** "stretch", "bend", "torsion", "out-of-plane", "stretch-bend", "bend-bend", "torsion-stretch",
- * "van der Waals", "electrostatic". */
+ * "van der Waals", "electrostatic", "hydrogen bond". */
 const char *hessfit_mm3_kind_name(hessfit_mm3_kind kind);
 /** Interactions of that kind in model (pairs for both vdW and electrostatic). */
 int hessfit_mm3_count(const hessfit_mm3_model *model, hessfit_mm3_kind kind);

@@ -23,6 +23,7 @@
 #include "hessfit_units.h"
 #include "hf_lines.h"
 #include "hf_mm3_internal.h"
+#include "hf_vec3.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -74,6 +75,7 @@ void hessfit_mm3_model_free(hessfit_mm3_model *m)
     free(m->reduced);
     free(m->atoms);
     free(m->pairs);
+    free(m->hbonds);
     memset(m, 0, sizeof *m);
 }
 
@@ -568,6 +570,57 @@ static hessfit_status build_pairs(builder *b)
     return HESSFIT_SUCCESS;
 }
 
+/* ---- hydrogen bonds -------------------------------------------------------------------------------- */
+
+/* The 2-atom code-7 lines (hessfit_mm3.h, hessfit_mm3_hbond): every pair not 1-2 or 1-3 whose types
+ * fit one is a candidate; 1-5 and farther pairs within HESSFIT_MM3_HBOND_CUTOFF at mol's geometry
+ * are listed, the hydrogen first. */
+static hessfit_status build_hbonds(builder *b)
+{
+    hessfit_mm3_model *m = b->m;
+    const hessfit_forcefield *ff = b->ff;
+    size_t cap = 0;
+    hessfit_status st;
+    int any_line = 0;
+    for (int r = 0; r < ff->n_fld_rows && !any_line; r++)
+        any_line = ff->fld_rows[r].code == '7' && ff->fld_rows[r].n_types == 2 && ff->fld_rows[r].substructure < 0;
+    if (!any_line)
+        return HESSFIT_SUCCESS;
+    for (int p = 0; p < m->n_pairs; p++) {
+        const hessfit_mm3_pair *pair = &m->pairs[p];
+        int row, reversed;
+        if ((st = hf_mm3_first_row(&b->g, '7', pair->atoms, 2, &row, &reversed)) != HESSFIT_SUCCESS)
+            return st;
+        if (row < 0)
+            continue;
+        m->n_hbond_candidates++;
+        if (pair->is14)
+            continue;
+        if (b->mol->coords == NULL)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                                 "%s: atoms %d and %d fit the hydrogen-bond line %s:%d, and the molecule has no "
+                                 "coordinates to apply its %g A cutoff to",
+                                 mol_name(b), pair->atoms[0] + 1, pair->atoms[1] + 1, ff->path, ff->fld_rows[row].line,
+                                 HESSFIT_MM3_HBOND_CUTOFF);
+        if (hf_atom_distance(b->mol->coords, pair->atoms[0], pair->atoms[1]) >= HESSFIT_MM3_HBOND_CUTOFF)
+            continue;
+        if (m->n_hbonds == 0 && (st = factor(b, "HBD", 1, &m->factor.hbd)) != HESSFIT_SUCCESS)
+            return st;
+        if ((st = hf_grow((void **)&m->hbonds, &cap, (size_t)m->n_hbonds + 1, sizeof *m->hbonds, "hydrogen bonds")) !=
+            HESSFIT_SUCCESS)
+            return st;
+        hessfit_mm3_hbond *h = &m->hbonds[m->n_hbonds++];
+        const int swap = b->mol->atomic_numbers[pair->atoms[1]] == 1 && b->mol->atomic_numbers[pair->atoms[0]] != 1;
+        h->atoms[0] = pair->atoms[swap];
+        h->atoms[1] = pair->atoms[!swap];
+        h->src_c = from_row(ff, row, 0, "");
+        h->src_d = from_row(ff, row, 1, "");
+        h->c = source_value(ff, h->src_c);
+        h->d = source_value(ff, h->src_d);
+    }
+    return HESSFIT_SUCCESS;
+}
+
 /* ---- the model -------------------------------------------------------------------------------------- */
 
 /* Substructure stretch-bend, special-pair, H-bond and torsion-stretch lines are not applied: an
@@ -675,7 +728,9 @@ static hessfit_status build(builder *b)
         m->atoms[x->atoms[0]].charge += dq;
         m->atoms[x->atoms[1]].charge -= dq;
     }
-    return build_pairs(b);
+    if ((st = build_pairs(b)) != HESSFIT_SUCCESS)
+        return st;
+    return build_hbonds(b);
 }
 
 hessfit_status hessfit_mm3_build(const hessfit_molecule *mol, const hessfit_typed_molecule *typed,

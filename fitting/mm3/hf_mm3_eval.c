@@ -16,7 +16,7 @@
 
 static const char *const kind_names[HESSFIT_MM3_NUM_KINDS] = {
     "stretch", "bend", "torsion", "out-of-plane", "stretch-bend", "bend-bend", "torsion-stretch", "van der Waals",
-    "electrostatic"};
+    "electrostatic", "hydrogen bond"};
 
 const char *hessfit_mm3_kind_name(hessfit_mm3_kind kind)
 {
@@ -35,6 +35,7 @@ int hessfit_mm3_count(const hessfit_mm3_model *m, hessfit_mm3_kind kind)
     case HESSFIT_MM3_TORSION_STRETCH: return m->n_torsion_stretches;
     case HESSFIT_MM3_VDW:
     case HESSFIT_MM3_ELECTROSTATIC: return m->n_pairs;
+    case HESSFIT_MM3_HBOND: return m->n_hbonds;
     default: return 0;
     }
 }
@@ -147,6 +148,11 @@ double hessfit_mm3_evaluate(const hessfit_mm3_model *m, const double *coords, do
         const double evdw = S == 0.0 ? 0.0 : F->vdw * p->eps * S * (HF_MM3_BUCK_A * exp(-HF_MM3_BUCK_B * rr / p->r) - HF_MM3_BUCK_C * q6);
         PUT(HESSFIT_MM3_VDW, i, evdw);
         PUT(HESSFIT_MM3_ELECTROSTATIC, i, F->ele * p->qq / rr);
+    }
+    for (int i = 0; i < m->n_hbonds; i++) { /* F (C' / r'^12 - D' / r'^10) */
+        const hessfit_mm3_hbond *h = &m->hbonds[i];
+        const double r2 = 1.0 / pow(hf_atom_distance(x, h->atoms[0], h->atoms[1]), 2.0), r10 = pow(r2, 5.0);
+        PUT(HESSFIT_MM3_HBOND, i, F->hbd * (h->c * r10 * r2 - h->d * r10));
     }
 #undef PUT
     free(x);

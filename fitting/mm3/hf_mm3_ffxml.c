@@ -13,6 +13,8 @@
  *   out-of-plane     k = F_IMP k, n = 2, phase pi: k (1 - cos 2 phi)
  *   pairs            R = R* / 10 (nm; R = R_i + R_j), eps = F_VDW eps (kJ/mol; sqrt(eps_i eps_j)),
  *                    F_ELE / 10 q_i q_j / r (kJ/mol nm / e^2)
+ *   hydrogen bond    C / r^12 - D / r^10, C = F_HBD C' 1e-12 (kJ/mol nm^12), D = F_HBD D' 1e-10 (kJ/mol nm^10),
+ *                    a CustomCompoundBondForce of the Script on the site (a reduced hydrogen) and the acceptor
  */
 #include "hessfit_mm3_ffxml.h"
 #include "hessfit_atomic_file.h"
@@ -60,7 +62,8 @@ static const char script_code[] =
     "    ('pair-switch', 4, 'eps*(St - Sr)*(184000*exp(-12*rr/R) - 2.25*(R/rr)^6);'\n"
     "     ' St = select(step(rt - 0.8), 0, select(step(rt - 0.6), (0.64 - rt^2)/0.28, 1));'\n"
     "     ' Sr = select(step(rr - 0.8), 0, select(step(rr - 0.6), (0.64 - rr^2)/0.28, 1));'\n"
-    "     ' rt = distance(p3, p4); rr = distance(p1, p2)', ('R', 'eps')))\n"
+    "     ' rt = distance(p3, p4); rr = distance(p1, p2)', ('R', 'eps')),\n"
+    "    ('hydrogen-bond', 2, 'C/r^12 - D/r^10; r = distance(p1, p2)', ('C', 'D')))\n"
     "hessfit_forces = []\n"
     "for key, n, energy, names in HESSFIT_MM3_FORMS:\n"
     "    force = openmm.CustomCompoundBondForce(n, energy)\n"
@@ -465,6 +468,14 @@ static hessfit_status render_terms(const renderer *r, template_text *t)
         }
         if (st == HESSFIT_SUCCESS)
             st = put_script_values(b, r, "pair-switch", e->atoms, v, 2);
+    }
+    if (st == HESSFIT_SUCCESS)
+        st = hf_buf_printf(b, "     ],\n     \"hydrogen-bond\": [\n");
+    for (int i = 0; i < x->n_hbonds && st == HESSFIT_SUCCESS; i++) { /* (site or atom, atom, C, D) */
+        const hessfit_mm3_hbond *e = &x->hbonds[i];
+        const double v[2] = {F->hbd * e->c * 1e-12, F->hbd * e->d * 1e-10};
+        if ((st = put_script_types(b, r, e->atoms, 2)) == HESSFIT_SUCCESS)
+            st = put_script_values(b, r, "hydrogen-bond", e->atoms, v, 2);
     }
     if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(b, "     ],\n     \"out-of-plane\": [\n");

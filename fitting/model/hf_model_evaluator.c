@@ -91,6 +91,9 @@ hessfit_status hf_model_evaluator_add_term(const hessfit_model *m, hf_model_eval
                                                              t->scale[0], t->scale[1], NULL),
                          "add_mm3_switched_pair");
         break;
+    case HF_MODEL_TERM_HBOND:
+        HESSFIT_CALL(hessfit_force_add_hydrogen_bond(ev->force, p[0], p[1], s[0], s[1], NULL), "add_hydrogen_bond");
+        break;
     default:
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "fit model: internal term kind %d", (int)t->kind);
     }

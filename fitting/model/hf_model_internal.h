@@ -21,7 +21,8 @@ typedef enum {
     HF_MODEL_TERM_MM3_PAIR           /* particles a, b, then the switch anchors u, v; slots R, eps, qq; scale[0..1] the
                                         switch scales (an MM3* switched pair where a or b is reduced: anchor its
                                         partner, scale 1/f, S on the true distance; else anchors a, b, scales 1: an
-                                        MM3* pair) */
+                                        MM3* pair) */,
+    HF_MODEL_TERM_HBOND              /* particles hydrogen, acceptor; slots C, D (a 10-12 hydrogen bond) */
 } hf_model_term_kind;
 
 #define HF_MODEL_TERM_PARTICLES 5

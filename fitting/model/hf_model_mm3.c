@@ -24,6 +24,7 @@
  *   out-of-plane   F_IMP k (1 - cos 2 phi)          periodic improper n = 2, phase pi, k = F_IMP k
  *   vdW + charge   F_VDW eps S B(R) + F_ELE qq / r_A     MM3 pair: R nm, eps kJ/mol,
  *                                                   qq_slot = F_ELE / (10 ONE_4PI_EPS0) q_a q_b
+ *   hydrogen bond  F_HBD (C' / r_A^12 - D' / r_A^10)  hydrogen bond: C = F_HBD C' 1e-12, D = F_HBD D' 1e-10
  * and the reduced hydrogens as reduced particles. A pair with a reduced hydrogen is an MM3*
  * switched pair whose switch points are the hydrogens' true positions (anchor the partner, scale
  * 1/f): S on the true distance, MacroModel's (docs/mm3.md); the other pairs are MM3* pairs.
@@ -285,6 +286,13 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
         c->n_pairs++;
         const int a = e->atoms[0], b = e->atoms[1], atoms[4] = {a, b, anchor[a], anchor[b]};
         st = append(m, HF_MODEL_TERM_MM3_PAIR, mi, first, atoms, 4, s, 3, 0, switch_scale[a], switch_scale[b]);
+    }
+    /* F_HBD (C' / r_A^12 - D' / r_A^10) = C / r_nm^12 - D / r_nm^10 with C = F_HBD C' 1e-12, D = F_HBD D' 1e-10 */
+    for (int i = 0; i < x.n_hbonds && st == HESSFIT_SUCCESS; i++) {
+        const hessfit_mm3_hbond *e = &x.hbonds[i];
+        if ((st = source_slot(m, &e->src_c, e->c, F->hbd * 1e-12, &s[0])) == HESSFIT_SUCCESS &&
+            (st = source_slot(m, &e->src_d, e->d, F->hbd * 1e-10, &s[1])) == HESSFIT_SUCCESS)
+            st = append(m, HF_MODEL_TERM_HBOND, mi, first, e->atoms, 2, s, 2, 0, 1.0, 1.0);
     }
     free(anchor);
     free(switch_scale);

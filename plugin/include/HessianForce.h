@@ -97,7 +97,7 @@ public:
     enum TermKind {
         Bond = 0, UreyBradley, Angle, PeriodicTorsion, OPLSTorsion, RBTorsion,
         PeriodicImproper, HarmonicImproper, Exclusion, Pair14, ExplicitPair, MM3Bond, MM3Angle, MM3Pair,
-        MM3StretchBend, MM3BendBend, MM3TorsionStretch, MM3SwitchedPair, NumTermKinds
+        MM3StretchBend, MM3BendBend, MM3TorsionStretch, MM3SwitchedPair, HydrogenBond, NumTermKinds
     };
     /** The most particles a term joins (a bend-bend lists five: its angles' outer atoms and centre). */
     static constexpr int MaxTermParticles = 5;
@@ -983,6 +983,44 @@ public:
      * Get the number of MM3* switched pairs.
      */
     int getNumMM3SwitchedPairs() const;
+    /**
+     * Add a 10-12 hydrogen bond (MacroModel's angle-independent hydrogen bond, AMBER 1984's form),
+     * r the p1-p2 distance: E = C / r^12 - D / r^10. It is added to whatever else acts on the pair
+     * (it is not a nonbonded pair: the plain sum and any MM3* pair of p1, p2 stay); no cutoff.
+     * A .fld's code-7 line with columns C', D' (kcal/mol A^12 / 100, kcal/mol A^10 / 100) gives
+     * C = 418.4 C' * 1e-12 kJ/mol nm^12 and D = 418.4 D' * 1e-10 kJ/mol nm^10.
+     *
+     * @param p1     the index of the first particle (the hydrogen)
+     * @param p2     the index of the second particle (the acceptor)
+     * @param cSlot  the slot of C (kJ/mol nm^12)
+     * @param dSlot  the slot of D (kJ/mol nm^10)
+     * @return the index of the hydrogen bond that was added
+     */
+    int addHydrogenBond(int p1, int p2, int cSlot, int dSlot);
+    /**
+     * Get the particles and slots of a 10-12 hydrogen bond.
+     *
+     * @param index       the index of the hydrogen bond
+     * @param[out] p1     the index of the first particle
+     * @param[out] p2     the index of the second particle
+     * @param[out] cSlot  the slot of C
+     * @param[out] dSlot  the slot of D
+     */
+    void getHydrogenBondParameters(int index, int& p1, int& p2, int& cSlot, int& dSlot) const;
+    /**
+     * Set the particles and slots of a 10-12 hydrogen bond.
+     *
+     * @param index  the index of the hydrogen bond
+     * @param p1     the index of the first particle
+     * @param p2     the index of the second particle
+     * @param cSlot  the slot of C (kJ/mol nm^12)
+     * @param dSlot  the slot of D (kJ/mol nm^10)
+     */
+    void setHydrogenBondParameters(int index, int p1, int p2, int cSlot, int dSlot);
+    /**
+     * Get the number of 10-12 hydrogen bonds.
+     */
+    int getNumHydrogenBonds() const;
     /**
      * Exclude the 1-2 and 1-3 pairs of a bond graph and add its 1-4 pairs (each pair once, the
      * nearest relation wins, so pairs in rings closer than 1-4 are never 1-4).

@@ -48,6 +48,7 @@ const KindLayout kindLayouts[] = {
     {HessianForce::MM3BendBend, "MM3BendBends", "BendBend", {"k", "theta01", "theta02"}, 5, {}},
     {HessianForce::MM3TorsionStretch, "MM3TorsionStretches", "TorsionStretch", {"k", "r0"}, 5, {"s"}},
     {HessianForce::MM3SwitchedPair, "MM3SwitchedPairs", "Pair", {"radius", "epsilon", "chargeProd"}, 6, {"s1", "s2"}},
+    {HessianForce::HydrogenBond, "HydrogenBonds", "HydrogenBond", {"c", "d"}, 7, {}},
 };
 static_assert(sizeof(kindLayouts) / sizeof(kindLayouts[0]) == HessianForce::NumTermKinds,
               "HessianForceProxy: a term kind has no XML layout");
@@ -78,19 +79,21 @@ void addTerm(HessianForce& force, HessianForce::TermKind kind, const int* p, con
     case HessianForce::MM3SwitchedPair:
         force.addMM3SwitchedPair(p[0], p[1], p[2], p[3], s[0], s[1], s[2], d[0], d[1]);
         break;
+    case HessianForce::HydrogenBond: force.addHydrogenBond(p[0], p[1], s[0], s[1]); break;
     case HessianForce::NumTermKinds: break;
     }
 }
 
 /**
- * Versions 1 to 6: the force's settings as attributes, then the nodes Parameters (Slot v),
+ * Versions 1 to 7: the force's settings as attributes, then the nodes Parameters (Slot v),
  * Particles (Particle q sig eps), Molecules (Molecule of Particle p), one list per term kind
  * (kindLayouts) with particles p1..p5, the slot attributes, for periodic kinds periodicity and,
  * since version 5, the distance scales, and since version 4 ReducedParticles (Reduced particle,
  * partner, factor). Version 1 (hessfit 0.1.0) has the lists of the kinds up to ExplicitPair;
  * version 2 adds MM3Bonds and MM3Angles; version 3 adds MM3Pairs; version 4 the reduced particles;
  * version 5 MM3StretchBends, MM3BendBends, MM3TorsionStretches and the MM3* bonds' distance scale s;
- * version 6 MM3SwitchedPairs (p1 p2, switch anchors p3 p4, scales s1 s2).
+ * version 6 MM3SwitchedPairs (p1 p2, switch anchors p3 p4, scales s1 s2); version 7 HydrogenBonds
+ * (p1 p2, slots c d).
  */
 HessianForce* readTerms(const SerializationNode& node, int version) {
     std::unique_ptr<HessianForce> force(new HessianForce());
@@ -144,6 +147,7 @@ HessianForce* readVersion3(const SerializationNode& node) { return readTerms(nod
 HessianForce* readVersion4(const SerializationNode& node) { return readTerms(node, 4); }
 HessianForce* readVersion5(const SerializationNode& node) { return readTerms(node, 5); }
 HessianForce* readVersion6(const SerializationNode& node) { return readTerms(node, 6); }
+HessianForce* readVersion7(const SerializationNode& node) { return readTerms(node, 7); }
 
 /**
  * The reader of every format version, oldest first: readers[v - 1] reads version v, and
@@ -152,7 +156,8 @@ HessianForce* readVersion6(const SerializationNode& node) { return readTerms(nod
  * defaults).
  */
 using Reader = HessianForce* (*)(const SerializationNode& node);
-const Reader readers[] = {readVersion1, readVersion2, readVersion3, readVersion4, readVersion5, readVersion6};
+const Reader readers[] = {readVersion1, readVersion2, readVersion3, readVersion4, readVersion5, readVersion6,
+                          readVersion7};
 const int currentVersion = (int) (sizeof(readers) / sizeof(readers[0]));
 
 } // namespace

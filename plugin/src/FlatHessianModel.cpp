@@ -142,6 +142,9 @@ void FlatHessianModel::build(const HessianForce& force) {
             case HessianForce::MM3SwitchedPair:
                 terms.push_back(makeTerm(HF_TERM_MM3_PAIR_SWITCHED, t));
                 break;
+            case HessianForce::HydrogenBond:
+                terms.push_back(makeTerm(HF_TERM_HBOND_10_12, t));
+                break;
             default:
                 continue;
             }

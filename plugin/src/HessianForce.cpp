@@ -38,6 +38,7 @@ const KindShape kindShapes[HessianForce::NumTermKinds] = {
     {5, 3, false, 0},  // MM3BendBend: k, theta01, theta02
     {4, 2, false, 1},  // MM3TorsionStretch: k, r0; s
     {4, 3, false, 2},  // MM3SwitchedPair: R, epsilon, chargeProd; s1, s2 (particles p1, p2, anchor1, anchor2)
+    {2, 2, false, 0},  // HydrogenBond: C, D
 };
 
 [[noreturn]] void fail(HessianForceException::Code code, const std::string& message) {
@@ -61,7 +62,7 @@ const char* HessianForce::termKindName(TermKind kind) {
     static const char* names[NumTermKinds] = {"bond", "Urey-Bradley term", "angle", "periodic torsion",
         "OPLS torsion", "RB torsion", "periodic improper", "harmonic improper", "exclusion", "1-4 pair",
         "explicit pair", "MM3* bond", "MM3* angle", "MM3* pair", "MM3* stretch-bend", "MM3* bend-bend",
-        "MM3* torsion-stretch", "MM3* switched pair"};
+        "MM3* torsion-stretch", "MM3* switched pair", "hydrogen bond"};
     return (kind >= 0 && kind < NumTermKinds) ? names[kind] : "unknown term";
 }
 
@@ -343,6 +344,8 @@ static void checkTermIndex(int index, size_t size, HessianForce::TermKind kind) 
 
 HF_PAIR_TERM_METHODS(Bond, Bond)
 HF_PAIR_TERM_METHODS(UreyBradley, UreyBradley)
+HF_PAIR_TERM_METHODS(HydrogenBond, HydrogenBond) // slots C, D in place of k, r0
+int HessianForce::getNumHydrogenBonds() const { return (int) terms[HydrogenBond].size(); }
 
 int HessianForce::addMM3Bond(int p1, int p2, int kSlot, int r0Slot, double distanceScale) {
     int p[2] = {p1, p2}, s[2] = {kSlot, r0Slot};

@@ -3,8 +3,8 @@
  * on a realistic training set -- the nine rh-enamide structures (468 atoms) typed with mm3.fld,
  * through the fit model with Lennard-Jones + Coulomb on (bonds, angles, torsions, impropers, 1-4
  * pairs and every plain nonbonded pair of each molecule), plus MM3* stretch-bends, bend-bends and
- * torsion-stretches on its angles and torsions (add_cross_terms) and MM3* switched pairs
- * (add_switched_pairs) -- one Context per platform and
+ * torsion-stretches on its angles and torsions (add_cross_terms), MM3* switched pairs
+ * (add_switched_pairs) and 10-12 hydrogen bonds (add_hbonds) -- one Context per platform and
  * precision, every quantity the kernels compute, all molecules in each call:
  *
  *   energy and forces (OpenMM State), Hessian blocks, dE/dslot, tr(G^T dH/dslot) for a random G,
@@ -187,6 +187,54 @@ static int nearest_atom(const hessfit_molecule *mol, int h) {
     return nearest;
 }
 
+/* The bond distances of every atom pair of mol (n x n, malloc'ed), by relaxation (n is small). */
+static int *bond_hops(const hessfit_molecule *mol) {
+    const int n = mol->n_atoms;
+    int *hops = malloc((size_t) n * n * sizeof *hops);
+    CHECK(hops != NULL, "out of memory");
+    for (int i = 0; i < n * n; i++)
+        hops[i] = i / n == i % n ? 0 : 1000;
+    for (int b = 0; b < mol->n_bonds; b++)
+        hops[mol->bonds[2 * b] * n + mol->bonds[2 * b + 1]] = hops[mol->bonds[2 * b + 1] * n + mol->bonds[2 * b]] = 1;
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (hops[i * n + k] + hops[k * n + j] < hops[i * n + j])
+                    hops[i * n + j] = hops[i * n + k] + hops[k * n + j];
+    return hops;
+}
+
+/*
+ * 10-12 hydrogen bonds in all molecules: every hydrogen with every N, O or P at least 3 bonds
+ * away within 5 A (the rule of the MM3* model is narrower; here only the kernels are compared),
+ * C and D of the .fld's H3-O2 line in two shared slots.
+ */
+static void add_hbonds(const training_set *t, hessfit_force *f, OpenMM_Context *c) {
+    int s[2], first = 0, count = 0;
+    HF_OK(hessfit_force_add_parameter(f, 418.4 * 42.5e-12, &s[0]));
+    HF_OK(hessfit_force_add_parameter(f, 418.4 * 10.0e-10, &s[1]));
+    for (int m = 0; m < RH_MOLS; m++) {
+        const hessfit_molecule *mol = &t->mmo.items[m];
+        int *hops = bond_hops(mol);
+        for (int i = 0; i < mol->n_atoms; i++)
+            for (int j = 0; j < mol->n_atoms; j++) {
+                const int zj = mol->atomic_numbers[j];
+                if (mol->atomic_numbers[i] != 1 || (zj != 7 && zj != 8 && zj != 15) ||
+                    hops[i * mol->n_atoms + j] < 3 || test_distance(mol->coords, i, j) > 5.0)
+                    continue;
+                HF_OK(hessfit_force_add_hydrogen_bond(f, first + i, first + j, s[0], s[1], NULL));
+                count++;
+            }
+        free(hops);
+        first += mol->n_atoms;
+    }
+    HF_OK(hessfit_force_update_parameters_in_context(f, c));
+    static int printed = 0;
+    if (!printed++)
+        printf("10-12 hydrogen bonds added: %d\n", count);
+    CHECK(count >= 50, "only %d hydrogen bonds", count);
+}
+
 /*
  * MM3* switched pairs in the first two molecules (those with reduced hydrogens): every pair at
  * least 5 bonds apart (so no exclusion or 1-4 pair of the fit model), switched on the true distance
@@ -200,17 +248,7 @@ static void add_switched_pairs(const training_set *t, hessfit_force *f, OpenMM_C
     for (int m = 0; m < 2; m++) {
         const hessfit_molecule *mol = &t->mmo.items[m];
         const int n = mol->n_atoms;
-        int *hops = malloc((size_t) n * n * sizeof *hops);
-        CHECK(hops != NULL, "out of memory");
-        for (int i = 0; i < n * n; i++) /* bond distances by relaxation (n is small) */
-            hops[i] = i / n == i % n ? 0 : 1000;
-        for (int b = 0; b < mol->n_bonds; b++)
-            hops[mol->bonds[2 * b] * n + mol->bonds[2 * b + 1]] = hops[mol->bonds[2 * b + 1] * n + mol->bonds[2 * b]] = 1;
-        for (int k = 0; k < n; k++)
-            for (int i = 0; i < n; i++)
-                for (int j = 0; j < n; j++)
-                    if (hops[i * n + k] + hops[k * n + j] < hops[i * n + j])
-                        hops[i * n + j] = hops[i * n + k] + hops[k * n + j];
+        int *hops = bond_hops(mol);
         for (int i = 0; i < n; i++)
             for (int j = i + 1; j < n; j++) {
                 if (hops[i * n + j] < 5)
@@ -246,6 +284,7 @@ static void evaluate(training_set *t, const char *platform, const char *precisio
     add_reduced_hydrogens(t, f, c);
     add_cross_terms(t, f, c);
     add_switched_pairs(t, f, c);
+    add_hbonds(t, f, c);
     if (t->n == 0) {
         t->n = hessfit_model_n_particles(model);
         HF_OK(hessfit_force_get_num_parameters(f, &t->n_slots));

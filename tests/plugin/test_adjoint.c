@@ -778,6 +778,15 @@ static int geometry_mm3_pair(int k, double *pos, char *label, size_t len) {
     return 1;
 }
 
+/* 10-12 hydrogen bonds (term_cases.h): every bond at 0.14-0.4 nm */
+static int geometry_hbond(int k, double *pos, char *label, size_t len) {
+    if (k >= NRANDOM)
+        return 0;
+    hbond_positions(pos);
+    snprintf(label, len, "random %d", k);
+    return 1;
+}
+
 /* MM3* switched pairs (term_cases.h): switch distances inside 0.6 nm, in the switch and beyond */
 static int geometry_mm3_switched_pair(int k, double *pos, char *label, size_t len) {
     if (k >= NRANDOM)
@@ -832,6 +841,8 @@ int main(int argc, char **argv) {
     run_case(&mm3_pairs);
     const TermCase switched = {"MM3* switched pairs", 6, build_mm3_switched_pair, geometry_mm3_switched_pair};
     run_case(&switched);
+    const TermCase hbond = {"10-12 hydrogen bonds", 4, build_hbond, geometry_hbond};
+    run_case(&hbond);
 
     run_two_molecules();
     run_big_molecule();

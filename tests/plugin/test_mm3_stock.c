@@ -27,6 +27,10 @@
  * (energy and forces to 1e-10 relative, the Hessian against FD of the stock forces); by hand at
  * 0.35 nm, at 0.7 nm (the switch value 15/28) and at 0.85 nm (Coulomb only, dE/dR = dE/deps = 0
  * exactly); set/get and both update paths.
+ *
+ * The 10-12 hydrogen bond (HessianForce HydrogenBond) the same way: every pair beyond 1-3 with a
+ * hydrogen of a gauche octane and a gauche 1-butanol against a CustomBondForce with MacroModel's
+ * expression 418.4 (C'/rA^12 - D'/rA^10) in Angstrom and the .fld's columns C', D'.
  */
 #include "stock_molecules.h"
 #include <string.h>
@@ -387,6 +391,50 @@ static void check_pairs_against_stock(const char *platform) {
     sm_pair_destroy(&s);
 }
 
+/* ---- the 10-12 hydrogen bond ---------------------------------------------------------------- */
+
+/*
+ * Every same-molecule pair beyond 1-3 with a hydrogen as a 10-12 hydrogen bond with random .fld
+ * columns C', D' (C/100, D/100 of a code-7 line) as a CustomBondForce in MacroModel's units,
+ * 418.4 (C'/rA^12 - D'/rA^10), and as HessianForce hydrogen bonds with C = 418.4 C' 1e-12,
+ * D = 418.4 D' 1e-10 (kJ/mol nm^12, nm^10); the butanol's O-H...O-H-like pairs span 0.22-0.6 nm.
+ */
+static void check_hbonds_against_stock(const char *platform) {
+    sm_mol m;
+    sm_init(&m);
+    const double octane_dihedrals[5] = {180.0, 60.0, 180.0, -60.0, 180.0}, butanol_dihedrals[2] = {60.0, 60.0};
+    sm_add_chain(&m, "CCCCCCCC", octane_dihedrals, 0.0);
+    sm_add_chain(&m, "CCCCO", butanol_dihedrals, 1.5);
+    sm_perturb(&m, 0.004);
+    sm_pair s;
+    sm_pair_create(&s, &m);
+    sm_add_hf_particles(&s, &m, 0, 1);
+    OpenMM_CustomBondForce *f = OpenMM_CustomBondForce_create("418.4*(Cp/rA^12 - Dp/rA^10); rA = 10*r");
+    OpenMM_CustomBondForce_addPerBondParameter(f, "Cp");
+    OpenMM_CustomBondForce_addPerBondParameter(f, "Dp");
+    int n = 0;
+    double r_min = 1.0;
+    for (int i = 0; i < m.n; i++)
+        for (int j = i + 1; j < m.n; j++) {
+            if (m.molecule[i] != m.molecule[j] || m.dist[i][j] < 3 || (m.element[i] != 'H' && m.element[j] != 'H'))
+                continue;
+            const double cp = sm_uniform(30.0, 90.0), dp = sm_uniform(10.0, 40.0);
+            OpenMM_DoubleArray *p = two_parameters(cp, dp);
+            OpenMM_CustomBondForce_addBond(f, i, j, p);
+            OpenMM_DoubleArray_destroy(p);
+            HF_OK(hessfit_force_add_hydrogen_bond(s.hf, i, j, sm_slot(&s, 418.4 * cp * 1e-12), sm_slot(&s, 418.4 * dp * 1e-10),
+                                                  NULL));
+            r_min = fmin(r_min, sm_distance(m.pos, i, j));
+            n++;
+        }
+    sm_add_stock(&s, (OpenMM_Force *) f);
+    sm_pair_open(&s, platform, m.pos, 0.001);
+    printf("10-12 hydrogen bonds against a CustomBondForce: %d bonds, the closest at %.3f nm\n", n, r_min);
+    CHECK(n >= 100 && r_min < 0.27, "%d hydrogen bonds, closest %.3f nm", n, r_min);
+    sm_check_poses(&s, &m, 4, FD_STEP, FD_TOL, EF_TOL);
+    sm_pair_destroy(&s);
+}
+
 /* The partner of hydrogen h (its one bond), -1 for another element. */
 static int hydrogen_partner(const sm_mol *m, int h) {
     if (m->element[h] != 'H')
@@ -595,6 +643,7 @@ int main(int argc, char **argv) {
     check_pairs_by_hand(platform);
     check_switched_pairs_against_stock(platform);
     check_switched_equals_pair(platform);
+    check_hbonds_against_stock(platform);
     printf("test_mm3_stock: OK\n");
     return 0;
 }

@@ -18,7 +18,8 @@
  *    version knew it: version 1 without the MM3* bonds and angles that version 2 added, version 2
  *    without the MM3* pair that version 3 added, version 3 without the reduced particles that
  *    version 4 added, version 4 without the MM3* cross terms and bond distance scale that version 5
- *    added, version 5 with an MM3* pair where version 6 has an MM3* switched pair, each appended
+ *    added, version 5 with an MM3* pair where version 6 has an MM3* switched pair, version 6 without
+ *    the hydrogen bonds that version 7 added, each appended
  *    last with its own slots) reads
  *    back, through hessfit_system_deserialize, as the same force with the same numbers as above;
  *  - a newer version (the current number + 1) and version 0 are refused with
@@ -32,7 +33,7 @@
 #define FORCE_GROUP 3
 #define FORCE_NAME "hessfit round trip"
 /* The HessianForce serialization versions this build reads: 1 .. CURRENT_XML_VERSION. */
-#define CURRENT_XML_VERSION 6
+#define CURRENT_XML_VERSION 7
 
 static int slot(hessfit_force *f, double value) {
     int s;
@@ -130,6 +131,11 @@ static hessfit_force *build_force(int version) {
         const int k_ts = slot(f, 21.0), r0_ts = slot(f, 0.1529);
         HF_OK(hessfit_force_add_mm3_torsion_stretch(f, 0, 1, 2, 3, k_ts, r0_ts, 0.99, NULL));
         HF_OK(hessfit_force_add_mm3_torsion_stretch(f, 4, 1, 2, 5, k_ts, r0_ts, 1.0, NULL));
+    }
+    if (version >= 7) { /* two 10-12 hydrogen bonds, after everything of version 6 */
+        const int c = slot(f, 418.4 * 42.5e-12), d = slot(f, 418.4 * 10.0e-10);
+        HF_OK(hessfit_force_add_hydrogen_bond(f, 0, 3, c, d, NULL));
+        HF_OK(hessfit_force_add_hydrogen_bond(f, 9, 8, c, d, NULL));
     }
 
     HF_OK(hessfit_force_set_combining_rule(f, HESSFIT_COMBINE_LORENTZ_BERTHELOT));
@@ -340,6 +346,9 @@ int main(void) {
             CHECK(p[0] == 4 && p[1] == 6 && p[2] == 1 && p[3] == 6 && sc[0] == 1.0 / 0.923 && sc[1] == 1.0,
                   "%s: switched pair (%d %d | %d %d) scales %.17g %.17g", relative, p[0], p[1], p[2], p[3], sc[0], sc[1]);
         }
+        int hbonds = -1;
+        HF_OK(hessfit_force_get_num_hydrogen_bonds(h, &hbonds));
+        CHECK(hbonds == (version >= 7 ? 2 : 0), "%s: %d hydrogen bonds", relative, hbonds);
         for (int kind = 0; kind < 3; kind++)
             CHECK(cross[kind] == (version >= 5 ? 2 : 0), "%s: %d MM3* cross terms of kind %d", relative, cross[kind], kind);
         if (version >= 2) { /* a file older than version 5 gives its MM3* bonds the distance scale 1 */

@@ -747,6 +747,16 @@ static int geometry_mm3_switched_pair(int k, Geometry *g) {
     return 1;
 }
 
+/* 10-12 hydrogen bonds: random geometries with every bond at 0.14-0.4 nm */
+static int geometry_hbond(int k, Geometry *g) {
+    if (k >= NRANDOM)
+        return 0;
+    g->dlen = 0.0;
+    hbond_positions(g->pos);
+    snprintf(g->label, sizeof g->label, "random %d", k);
+    return 1;
+}
+
 /* MM3* bend-bend: random stars of 5 */
 static int geometry_star5(int k, Geometry *g) {
     if (k >= NRANDOM)
@@ -934,6 +944,8 @@ int main(int argc, char **argv) {
     const TermCase switched = {"MM3* switched pairs", 6, build_mm3_switched_pair, mm3_switched_pairs_energy,
                                geometry_mm3_switched_pair};
     run_case(&switched);
+    const TermCase hbond = {"10-12 hydrogen bonds", 4, build_hbond, hbonds_energy, geometry_hbond};
+    run_case(&hbond);
 
     run_two_molecules();
 

@@ -59,6 +59,7 @@ def test_every_term_kind_round_trips():
         ("ExplicitPair", "ExplicitPairs", (0, 5), (s[5], s[6], s[7])),
         ("MM3Pair", "MM3Pairs", (1, 5), (s[5], s[6], s[7])),
         ("MM3SwitchedPair", "MM3SwitchedPairs", (2, 4, 1, 4), (s[5], s[6], s[7], 1.0 / 0.923, 1.0)),
+        ("HydrogenBond", "HydrogenBonds", (1, 3), (s[0], s[1])),
     ]
     for kind, plural, particles, rest in cases:
         index = getattr(force, "add" + kind)(*particles, *rest)

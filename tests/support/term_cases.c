@@ -375,6 +375,58 @@ void mm3_pair_positions(double *pos) {
     test_random_pose(pos, 5);
 }
 
+/* ---- 10-12 hydrogen bonds ----------------------------------------------------------------------- */
+
+static const int hbonds[4][4] = {{0, 1, 0, 1}, {2, 3, 2, 3}, {1, 2, 0, 3}, {0, 3, 2, 1}}; /* i, j, C slot, D slot */
+
+void build_hbond(hessfit_force *f) {
+    add_bare_particles(f, 4);
+    const double v[4] = {418.4 * 90.0e-12, 418.4 * 40.0e-10, 418.4 * 42.5e-12, 418.4 * 10.0e-10};
+    add_slots(f, v, 4);
+    for (int t = 0; t < 4; t++)
+        HF_OK(hessfit_force_add_hydrogen_bond(f, hbonds[t][0], hbonds[t][1], hbonds[t][2], hbonds[t][3], NULL));
+}
+
+double hbond_energy(double r, double c, double d) {
+    const double ra = 10.0 * r, cp = c / 418.4e-12, dp = d / 418.4e-10;
+    return 418.4 * (cp / pow(ra, 12) - dp / pow(ra, 10));
+}
+
+double hbonds_energy(const double *x, const double *p, double *scale) {
+    double e = 0.0;
+    *scale = 0.0;
+    for (int t = 0; t < 4; t++) {
+        const double et = hbond_energy(test_distance(x, hbonds[t][0], hbonds[t][1]), p[hbonds[t][2]], p[hbonds[t][3]]);
+        e += et;
+        *scale += fabs(et);
+    }
+    return e;
+}
+
+void hbond_positions(double *pos) {
+    for (;;) {
+        for (int c = 0; c < 3; c++)
+            pos[c] = 0.0;
+        for (int a = 1; a < 4; a++) { /* a chain 0-1-2-3 of random directions */
+            double u[3], n2;
+            do {
+                n2 = 0.0;
+                for (int c = 0; c < 3; c++) {
+                    u[c] = test_uniform(-1.0, 1.0);
+                    n2 += u[c] * u[c];
+                }
+            } while (n2 < 0.01 || n2 > 1.0);
+            const double r = test_uniform(0.14, 0.4) / sqrt(n2);
+            for (int c = 0; c < 3; c++)
+                pos[3 * a + c] = pos[3 * (a - 1) + c] + r * u[c];
+        }
+        const double r03 = test_distance(pos, 0, 3);
+        if (r03 >= 0.14 && r03 <= 0.4 && test_min_pair_distance(pos, 4) >= 0.13)
+            break;
+    }
+    test_random_pose(pos, 4);
+}
+
 /* ---- MM3* switched pairs ------------------------------------------------------------------------ */
 
 /* (particles, anchors, scales, slots, switch-distance band in nm) of build_mm3_switched_pair's pairs */

@@ -110,6 +110,18 @@ double mm3_switched_pairs_energy(const double *x, const double *p, double *scale
 /* Random positions of build_mm3_switched_pair's 6 particles, each switch distance in its band (at
  * least 0.02 nm from 0.6 and 0.8 nm), every pair >= 0.2 nm apart, in a random pose. */
 void mm3_switched_pair_positions(double *pos);
+/* 10-12 hydrogen bonds on 4 bare particles, slots 0 C1, 1 D1, 2 C2, 3 D2 (kJ/mol nm^12, nm^10; the
+ * .fld rows H1-O3 90/40 and H3-O2 42.5/10 as 418.4 C' 1e-12, 418.4 D' 1e-10): (0,1) {C1, D1},
+ * (2,3) {C2, D2}, (1,2) {C1, D2}, (0,3) {C2, D1}. */
+void build_hbond(hessfit_force *f);
+/* MacroModel's energy of one such hydrogen bond written in its own units: 418.4 (C'/r^12 - D'/r^10)
+ * with r in Angstrom and C' = C / (418.4e-12), D' = D / (418.4e-10) (r in nm; C, D as above). */
+double hbond_energy(double r, double c, double d);
+/* build_hbond's energy at x with the slot values p; *scale: the sum of |bond energies| */
+double hbonds_energy(const double *x, const double *p, double *scale);
+/* Random positions of build_hbond's 4 particles, every hydrogen bond at 0.14-0.4 nm (repulsive
+ * wall, minimum near 0.16-0.2 nm and tail), every pair >= 0.13 nm apart, in a random pose. */
+void hbond_positions(double *pos);
 /* Random positions of build_mm3_pair's 5 particles, each MM3* pair in its distance band (at least
  * 0.03 nm from 0.6 and 0.8 nm), every pair >= 0.25 nm apart, in a random pose. */
 void mm3_pair_positions(double *pos);

@@ -959,3 +959,17 @@ double test_min_pair_distance(const double *pos, int n) {
             m = fmin(m, test_distance(pos, i, j));
     return m;
 }
+
+hessfit_fld_row *test_rh_hbond_case(hessfit_forcefield *ff, hessfit_fld_row *saved) {
+    hessfit_fld_row *line = NULL;
+    for (int r = 0; r < ff->n_fld_rows && line == NULL; r++)
+        if (ff->fld_rows[r].code == '7' && ff->fld_rows[r].n_types == 2)
+            line = &ff->fld_rows[r];
+    CHECK(line != NULL && strcmp(line->types[0], "H1") == 0 && strcmp(line->types[1], "O3") == 0 &&
+              line->values[0] == 90.0 && line->values[1] == 40.0,
+          "mm3.fld's first hydrogen-bond line is not H1 O3 90 40");
+    *saved = *line;
+    strcpy(line->types[1], "O2");
+    line->descriptor[0] = '\0';
+    return line;
+}

@@ -285,5 +285,10 @@ void test_type_rh_enamide(hessfit_forcefield *ff, hessfit_molecule_list *mmo, he
 /* The base names of the same structures' Jaguar files, in the .mmo's order:
  * examples/data/rh-enamide/jaguar/<name>.01.in.gz (Hessian, geometry) and <name>.out.gz (energy). */
 extern const char *const test_rh_jaguar[TEST_RH_MOLECULES];
+/* The constructed hydrogen-bond case of the MM3* tests (the nine structures have none): mm3.fld's
+ * first 2-atom hydrogen-bond line (H1 O3, descriptor SX00, C/100 90, D/100 40; CHECKed) read as H1
+ * O2 without the descriptor, so the reduced C-H and Rh-H hydrogens 1-5 or farther from the amide O2
+ * within 4 A bond to it. Returns that row of ff, changed; *saved is the original, to put back. */
+hessfit_fld_row *test_rh_hbond_case(hessfit_forcefield *ff, hessfit_fld_row *saved);
 
 #endif

@@ -200,6 +200,11 @@ static void test_add_time_errors(void) {
     EXPECT_MSG("MM3* pair");
     HF_FAILS(hessfit_force_add_mm3_pair(f, 0, 3, r0, k, HESSFIT_NO_SLOT, NULL), HESSFIT_ERROR_INDEX); /* every slot needed */
     HF_FAILS(hessfit_force_add_mm3_pair(f, 1, 1, r0, k, k, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_add_hydrogen_bond(f, 0, 3, k, 8, NULL), HESSFIT_ERROR_INDEX);
+    EXPECT_MSG("hydrogen bond");
+    HF_FAILS(hessfit_force_add_hydrogen_bond(f, 0, 3, HESSFIT_NO_SLOT, k, NULL), HESSFIT_ERROR_INDEX); /* both slots */
+    HF_FAILS(hessfit_force_add_hydrogen_bond(f, 2, 2, k, k, NULL), HESSFIT_ERROR_INDEX);
+    HF_FAILS(hessfit_force_get_hydrogen_bond(f, 0, NULL, NULL, NULL, NULL), HESSFIT_ERROR_INDEX);
     /* a switched pair: its two particles distinct (anchors may repeat them), every slot, scales > 0 */
     HF_FAILS(hessfit_force_add_mm3_switched_pair(f, 1, 1, 0, 2, r0, k, k, 1.0, 1.0, NULL), HESSFIT_ERROR_INDEX);
     EXPECT_MSG("MM3* switched pair");

@@ -768,6 +768,53 @@ hessfit_status hessfit_force_set_mm3_switched_pair(hessfit_force *force, int ind
  */
 hessfit_status hessfit_force_get_num_mm3_switched_pairs(const hessfit_force *force, int *n);
 /**
+ * Add a 10-12 hydrogen bond (HessianForce::addHydrogenBond), r the p1-p2 distance:
+ * E = C / r^12 - D / r^10, added to whatever else acts on the pair; no cutoff.
+ *
+ * @param force       the handle
+ * @param p1          the first particle (the hydrogen)
+ * @param p2          the second particle (the acceptor)
+ * @param c_slot      the slot of C (kJ/mol nm^12)
+ * @param d_slot      the slot of D (kJ/mol nm^10)
+ * @param[out] index  the hydrogen bond's index (may be NULL)
+ * @return HESSFIT_SUCCESS or an error (see above)
+ */
+hessfit_status hessfit_force_add_hydrogen_bond(hessfit_force *force, int p1, int p2, int c_slot, int d_slot, int *index);
+/**
+ * Get the particles and slots of a 10-12 hydrogen bond (each output may be NULL).
+ *
+ * @param force        the handle
+ * @param index        the hydrogen bond's index
+ * @param[out] p1      the first particle
+ * @param[out] p2      the second particle
+ * @param[out] c_slot  the slot of C
+ * @param[out] d_slot  the slot of D
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index
+ */
+hessfit_status hessfit_force_get_hydrogen_bond(const hessfit_force *force, int index, int *p1, int *p2, int *c_slot,
+                                               int *d_slot);
+/**
+ * Set the particles and slots of a 10-12 hydrogen bond (push them into a Context with
+ * hessfit_force_update_parameters_in_context).
+ *
+ * @param force   the handle
+ * @param index   the hydrogen bond's index
+ * @param p1      the first particle
+ * @param p2      the second particle
+ * @param c_slot  the slot of C (kJ/mol nm^12)
+ * @param d_slot  the slot of D (kJ/mol nm^10)
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INDEX for a bad index or an error (see above)
+ */
+hessfit_status hessfit_force_set_hydrogen_bond(hessfit_force *force, int index, int p1, int p2, int c_slot, int d_slot);
+/**
+ * Get the number of 10-12 hydrogen bonds.
+ *
+ * @param force   the handle
+ * @param[out] n  the count
+ * @return HESSFIT_SUCCESS or HESSFIT_ERROR_NULL_ARGUMENT
+ */
+hessfit_status hessfit_force_get_num_hydrogen_bonds(const hessfit_force *force, int *n);
+/**
  * Exclude the 1-2 and 1-3 pairs of a bond graph and add its 1-4 pairs.
  *
  * @param force    the handle

@@ -707,6 +707,34 @@ hessfit_status hessfit_force_get_num_mm3_switched_pairs(const hessfit_force *for
     });
 }
 
+hessfit_status hessfit_force_add_hydrogen_bond(hessfit_force *force, int p1, int p2, int c_slot, int d_slot, int *index) {
+    return guarded(__func__, [&]() { setOptional(index, forceOf(force).addHydrogenBond(p1, p2, c_slot, d_slot)); });
+}
+
+hessfit_status hessfit_force_get_hydrogen_bond(const hessfit_force *force, int index, int *p1, int *p2, int *c_slot,
+                                               int *d_slot) {
+    return guarded(__func__, [&]() {
+        int q1, q2, c, d;
+        forceOf(force).getHydrogenBondParameters(index, q1, q2, c, d);
+        setOptional(p1, q1);
+        setOptional(p2, q2);
+        setOptional(c_slot, c);
+        setOptional(d_slot, d);
+    });
+}
+
+hessfit_status hessfit_force_set_hydrogen_bond(hessfit_force *force, int index, int p1, int p2, int c_slot, int d_slot) {
+    return guarded(__func__, [&]() { forceOf(force).setHydrogenBondParameters(index, p1, p2, c_slot, d_slot); });
+}
+
+hessfit_status hessfit_force_get_num_hydrogen_bonds(const hessfit_force *force, int *n) {
+    return guarded(__func__, [&]() {
+        const HessianForce& f = forceOf(force);
+        requireArg(n, "n");
+        *n = f.getNumHydrogenBonds();
+    });
+}
+
 hessfit_status hessfit_force_create_exclusions_from_bonds(hessfit_force *force, const int *bonds, int n_bonds) {
     return guarded(__func__, [&]() {
         HessianForce& f = forceOf(force);

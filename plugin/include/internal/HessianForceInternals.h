@@ -24,7 +24,7 @@ public:
      * The terms of one kind, in index order.
      *
      * @param force  the force
-     * @param kind   the term kind (Bond ... MM3SwitchedPair)
+     * @param kind   the term kind (Bond ... HydrogenBond)
      * @return the force's list of that kind
      */
     static const std::vector<Term>& getTerms(const HessianForce& force, HessianForce::TermKind kind) {

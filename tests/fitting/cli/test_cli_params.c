@@ -97,6 +97,7 @@ int main(int argc, char **argv)
     test_expect_output(&r, "1 atom 1 charge +0.04601 (formal +1) R* 2.0000 eps 0.6300 [line 1063, RH takes the Z0",
                        "--mm3 RH vdW exception");
     test_expect_output(&r, "1 reduced-H 9 -> 6 f 0.923", "--mm3 reduced hydrogen");
+    test_expect_output(&r, "1 hydrogen-bonds 0 of 1 candidates", "--mm3 hydrogen bonds (the amide H...O is 1-4)");
     free(r.out);
 
     /* without the patterns: exit 1 naming the first torsion MacroModel left out */

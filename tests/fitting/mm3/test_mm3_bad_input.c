@@ -6,8 +6,9 @@
  *     with their values in file units; the .fld still writes back byte for byte;
  *   - a type with no van der Waals line, a .fld missing the S-B line a carbon bend needs, a .fld
  *     missing a header factor: hessfit_mm3_build fails naming the atom/bend and the table;
- *   - a truncated S-B table, a van der Waals line without its epsilon, a truncated .mmo: the
- *     readers fail naming file:line.
+ *   - a listed hydrogen bond without the HBD header factor: the builder fails naming the table;
+ *   - a truncated S-B table, a van der Waals line without its epsilon, an H-bond line without D/100
+ *     or with one type, a truncated .mmo: the readers fail naming file:line.
  * Lines are blanked to comments (" C"), not deleted, so that the .mmo's FF lines still point where
  * they did.
  */
@@ -60,6 +61,20 @@ static void test_rows(void)
           "vdW line 1044");
     CHECK(strcmp(ff.fld_rows[row_at(&ff, 1043)].descriptor, "SX00") == 0, "vdW line 1043 descriptor");
     CHECK(rh->values[3] == 1.0 && strcmp(rh->types[0], "RH") == 0, "vdW line 1064");
+    /* H-bond lines: 13 of 2 atoms (the angle-independent form), 22 of 3 and 2 of 4 (directional, not modelled) */
+    int hb_atoms[5] = {0};
+    for (int r = 0; r < ff.n_fld_rows; r++)
+        if (ff.fld_rows[r].code == '7' && ff.fld_rows[r].substructure < 0)
+            hb_atoms[ff.fld_rows[r].n_types]++;
+    CHECK(hb_atoms[2] == 13 && hb_atoms[3] == 22 && hb_atoms[4] == 2, "H-bond rows: %d, %d, %d of 2, 3, 4 atoms",
+          hb_atoms[2], hb_atoms[3], hb_atoms[4]);
+    const hessfit_fld_row *hb = &ff.fld_rows[row_at(&ff, 1084)], *hb3 = &ff.fld_rows[row_at(&ff, 1115)];
+    CHECK(hb->code == '7' && hb->n_types == 2 && strcmp(hb->types[0], "H1") == 0 && strcmp(hb->types[1], "O3") == 0 &&
+              hb->values[0] == 90.0 && hb->values[1] == 40.0 && strncmp(hb->descriptor, "SX00", 4) == 0,
+          "H-bond line 1084: %s %s %g %g '%s'", hb->types[0], hb->types[1], hb->values[0], hb->values[1], hb->descriptor);
+    CHECK(hb3->code == '7' && hb3->n_types == 3 && strcmp(hb3->types[1], "O2") == 0 && hb3->bond_marks[0] == '=' &&
+              hb3->values[0] == 120.0 && hb3->values[1] == 0.01,
+          "H-bond line 1115 (C2 = O2 H2)");
     const hessfit_fld_row *mu = &ff.fld_rows[row_at(&ff, 1867)];
     CHECK(mu->code == '1' && mu->substructure >= 0 && mu->values[2] == -1.534 && strcmp(mu->types[0], "5") == 0 &&
               mu->param >= 0,
@@ -125,6 +140,18 @@ static void test_builder_errors(void)
     test_expect_error(build_with(bad, &mmo, 0), HESSFIT_ERROR_FORMAT, "no ' 0  ELE' line", "-1 header", "no ELE factor");
     free(bad);
 
+    /* a hydrogen bond listed (the H1 O3 line read as H1 O2: H9...O2 is 1-5 at 3.1 A) and no HBD factor */
+    {
+        char *hb = test_replace_first(fld, 0, " 7  H1   O3               90.0000    40.0000             SX00",
+                                      " 7  H1   O2               90.0000    40.0000             0000", NULL);
+        HF_CALL(build_with(hb, &mmo, 0));
+        bad = blank_line(hb, " 0    HBD     1");
+        test_expect_error(build_with(bad, &mmo, 0), HESSFIT_ERROR_FORMAT, "no ' 0  HBD' line", "-1 header",
+                          "a hydrogen bond without the HBD factor");
+        free(bad);
+        free(hb);
+    }
+
     bad = blank_line(fld, "  RH     2.6900");
     test_expect_error(build_with(bad, &mmo, 0), HESSFIT_ERROR_INVALID_ARGUMENT, "atom 1 (RH)", "van der Waals",
                       "no RH vdW line");
@@ -168,6 +195,21 @@ static void test_reader_errors(void)
         path = test_write_text("bad_sb.fld", bad);
         test_expect_file_error(hessfit_fld_read(path, &ff), HESSFIT_ERROR_PARSE, path, line, "stretch-bend field 1",
                                NULL, "a bad S-B number");
+        free(bad);
+    }
+    /* a hydrogen-bond line of two atoms without its D/100, and one naming a single type */
+    {
+        int line;
+        bad = test_replace_first(fld, 0, " 7  H3   O2               42.5000    10.0000",
+                                 " 7  H3   O2               42.5000           ", &line);
+        path = test_write_text("hbond_no_d.fld", bad);
+        test_expect_file_error(hessfit_fld_read(path, &ff), HESSFIT_ERROR_PARSE, path, line, "hydrogen-bond line",
+                               "has no D/100", "an H-bond line without D");
+        free(bad);
+        bad = test_replace_first(fld, 0, " 7  H3   O2               42.5000", " 7  H3                    42.5000", &line);
+        path = test_write_text("hbond_one_type.fld", bad);
+        test_expect_file_error(hessfit_fld_read(path, &ff), HESSFIT_ERROR_PARSE, path, line, "names 1 atom type",
+                               NULL, "an H-bond line of one type");
         free(bad);
     }
     /* a truncated .mmo: cut inside the first nonbonded table */

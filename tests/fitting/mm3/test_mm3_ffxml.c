@@ -9,10 +9,12 @@
  *     openmm.app.ForceField and PDBFile and compares energy and forces on the Reference platform with
  *     the fit model's HessianForce at the same positions (reference.txt, written here) to 1e-10
  *     relative, then runs 10 ps of NVE of structure 1 against a smooth-switch baseline.
- *  3. Errors: two structures with the same atoms and bonds but different MM3* terms cannot share a
+ *  3. A constructed case with hydrogen bonds (check_hbond_case): the same comparison, without NVE.
+ *  4. Errors: two structures with the same atoms and bonds but different MM3* terms cannot share a
  *     template (nothing is written); NULL arguments.
  * Exits 77 (skipped) when the venv's python or openmm is missing.
  */
+#include "hessfit_mm3.h"
 #include "hessfit_mm3_ffxml.h"
 #include "hessfit_units.h"
 #include "hf_training_set.h"
@@ -31,6 +33,74 @@ static int count(const char *text, const char *s)
     for (const char *p = text; (p = strstr(p, s)) != NULL; p++)
         n++;
     return n;
+}
+
+/* The entries of the Script's "hydrogen-bond" lists (one "(" line each, up to the list's "]"). */
+static int count_hbond_entries(const char *text)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, "\"hydrogen-bond\": [\n")) != NULL;) {
+        p = strchr(p, '\n') + 1;
+        for (; strncmp(p, "        (", 9) == 0; p = strchr(p, '\n') + 1)
+            n++;
+    }
+    return n;
+}
+
+/*
+ * The constructed case with hydrogen bonds (test_rh_hbond_case; the nine structures have none),
+ * structures 1, 4 and 5 (the ones with
+ * a template of their own: conformers with different hydrogen-bond lists cannot share one). The
+ * export against a fit model of the same .fld (check_mm3_ffxml.py --no-nve: energy and forces to
+ * 1e-10 relative); the Script lists every hydrogen bond once.
+ */
+static void check_hbond_case(hf_training_set *set, const char *python, const char *script)
+{
+    static const int pick[3] = {0, 3, 4};
+    hessfit_fld_row saved, *line = test_rh_hbond_case(&set->ff, &saved);
+    hessfit_molecule mols[3];
+    hessfit_typed_molecule typed[3];
+    int n_bonds = 0;
+    for (int k = 0; k < 3; k++) {
+        hessfit_mm3_model x;
+        mols[k] = set->mols[pick[k]];
+        typed[k] = set->typed[pick[k]];
+        HF_CALL(hessfit_mm3_build(&mols[k], &typed[k], &set->ff, &x));
+        n_bonds += x.n_hbonds;
+        hessfit_mm3_model_free(&x);
+    }
+    hessfit_model_options o = hessfit_model_default_options();
+    o.form = HESSFIT_MODEL_FORM_MM3;
+    hessfit_model *model;
+    HF_CALL(hessfit_model_create(&set->ff, mols, typed, 3, &o, &model));
+
+    test_temp_clear();
+    char dir[1024], xml[1100], pdb_names[3][1100], reference[1200], args[4096], qs[1200], qd[1200];
+    const char *pdb[3];
+    snprintf(dir, sizeof dir, "%s", test_temp_dir());
+    snprintf(xml, sizeof xml, "%s/fitted.xml", dir);
+    for (int k = 0; k < 3; k++) {
+        snprintf(pdb_names[k], sizeof pdb_names[k], "%s/fitted-%d.pdb", dir, k + 1);
+        pdb[k] = pdb_names[k];
+    }
+    HF_CALL(hessfit_mm3_ffxml_write(xml, pdb, &set->ff, mols, typed, 3, NULL));
+    char *text = test_load_file(xml, NULL);
+    const int n_entries = count_hbond_entries(text);
+    printf("hydrogen-bond case (H1 O3 line read as H1 O2), structures 1, 4, 5: %d hydrogen bonds, %d in the Script\n",
+           n_bonds, n_entries);
+    CHECK(n_bonds >= 3 && n_entries == n_bonds, "%d hydrogen bonds, %d Script entries", n_bonds, n_entries);
+    free(text);
+    snprintf(reference, sizeof reference, "%s/reference.txt", dir);
+    test_write_model_reference(model, mols, 3, reference);
+    test_shell_quote(qs, sizeof qs, script);
+    test_shell_quote(qd, sizeof qd, dir);
+    snprintf(args, sizeof args, "%s %s --no-nve 2>&1", qs, qd);
+    test_run_result r = test_run_program(python, args);
+    printf("%s", r.out);
+    CHECK(r.status == 0, "check_mm3_ffxml.py on the hydrogen-bond case failed (status %d)", r.status);
+    free(r.out);
+    hessfit_model_destroy(model);
+    *line = saved;
 }
 
 int main(void)
@@ -96,6 +166,7 @@ int main(void)
     }
     CHECK(r.status == 0, "check_mm3_ffxml.py failed (status %d)", r.status);
     free(r.out);
+    check_hbond_case(&set, python, script);
 
     /* one template cannot hold two different models: structure 7 with one stretch of another parameter */
     test_temp_clear();

@@ -15,12 +15,15 @@
  *     0.001 kJ/mol); dE/dx by central differences (h = 1e-5 A) of the evaluator; electrostatic
  *     rows add 2e-4 |E|: the charges' Debye factor 1/4.803 is MacroModel's to 4 digits only
  *     (fitted, docs/mm3.md), 1e-4 relative per charge;
- *   - every per-term total of the breakdown and the total energy within
+ *   - every per-term total of the breakdown (hydrogen bonding included: 0.0000 in all nine) and the
+ *     total energy within
  *         bound = sum over coordinates |dE_total/dx| * 1.5e-4 A + 0.0005 kJ/mol;
  *   - the printed constants the builder derives (not read from a typed line): KSBnd (to 0.0005),
  *     KBBnd = k_bb1 k_bb2 (to 0.00005), the torsion V's after sharing and the out-of-plane k (to
  *     0.0005), K(t-s) (to 0.0005), CHARGE* = q_i q_j (to 0.00005 + 2e-4 |qq|), CONST1 = R (to 0.0005, where the
  *     switch is not 0) and CONST2 = eps S (relative 1e-3: 4 significant digits).
+ *   - the hydrogen-bond rule (check_hbond_rule): the one candidate per structure is a 1-4 pair, which
+ *     as a bond would print about -0.023 kJ/mol, so 1-4 pairs are not hydrogen bonds.
  * Prints the deviations per term kind (rows, max |calc - printed|, rms, worst deviation / bound) and
  * per structure (printed total, calculated, difference): the tables of docs/mm3.md.
  */
@@ -328,8 +331,6 @@ static void compare_structure(int s, const hessfit_molecule *mol, const hessfit_
         SOFT_CHECK(fabs(d) <= bound, "structure %d: %s total %.4f, printed %.4f (diff %.4f > bound %.4f)", s + 1,
                    hessfit_mm3_kind_name((hessfit_mm3_kind)k), ev.totals[k], printed->totals[k], d, bound);
     }
-    SOFT_CHECK(printed->totals[HESSFIT_MMO_TOTAL_HBOND] == 0.0, "structure %d: hydrogen bonding %.4f (not modelled)",
-               s + 1, printed->totals[HESSFIT_MMO_TOTAL_HBOND]);
     {
         const double bound = ev.total_grad[HESSFIT_MM3_NUM_KINDS] * COORD_ERROR + PRINT_HALF_UNIT;
         const double d = ev.total - printed->totals[HESSFIT_MMO_TOTAL_ENERGY];
@@ -345,6 +346,48 @@ static void compare_structure(int s, const hessfit_molecule *mol, const hessfit_
     evaluation_free(&ev);
 }
 
+/*
+ * The hydrogen-bond rule (hessfit_mm3.h, docs/mm3.md) against MacroModel's "Hydrogen bonding: 0.0000"
+ * of every structure: the candidates (pairs whose types fit a 2-atom code-7 line) are exactly the
+ * 1-4 pairs of the H3-O2 line's types (the amide H-N-C=O), counted here independently; none is
+ * listed, so the total is 0 as printed; and each, were it a hydrogen bond, would give more than the
+ * print's half unit, so a rule that kept 1-4 pairs would contradict the printed 0.0000.
+ */
+static void check_hbond_rule(int s, const hessfit_molecule *mol, const hessfit_mm3_model *m, const hessfit_forcefield *ff,
+                             const double *coords, const hessfit_mmo_energies *printed, int *n_examined)
+{
+    const hessfit_fld_row *line = NULL;
+    for (int r = 0; r < ff->n_fld_rows && line == NULL; r++) {
+        const hessfit_fld_row *row = &ff->fld_rows[r];
+        if (row->code == '7' && row->n_types == 2 && strcmp(row->types[0], "H3") == 0 && strcmp(row->types[1], "O2") == 0)
+            line = row;
+    }
+    CHECK(line != NULL, "the .fld has no H3 O2 hydrogen-bond line");
+    int n14 = 0;
+    for (int i = 0; i < m->n_pairs; i++) {
+        const int a = m->pairs[i].atoms[0], b = m->pairs[i].atoms[1];
+        const char *ta = mol->atom_types[a], *tb = mol->atom_types[b];
+        if (!((strcmp(ta, "H3") == 0 && strcmp(tb, "O2") == 0) || (strcmp(ta, "O2") == 0 && strcmp(tb, "H3") == 0)))
+            continue;
+        CHECK(m->pairs[i].is14, "structure %d: H3...O2 pair %d-%d is not 1-4", s + 1, a + 1, b + 1);
+        const double r = dist(coords, a, b), e = 418.4 * (line->values[0] / pow(r, 12) - line->values[1] / pow(r, 10));
+        printf("  structure %d: hydrogen-bond candidate %d-%d (H3...O2, 1-4) at %.4f A: as a bond %.4f kJ/mol; printed "
+               "hydrogen bonding %.4f\n", s + 1, a + 1, b + 1, r, e, printed->totals[HESSFIT_MMO_TOTAL_HBOND]);
+        CHECK(r < HESSFIT_MM3_HBOND_CUTOFF && fabs(e) > 10.0 * PRINT_HALF_UNIT,
+              "structure %d: the 1-4 candidate would not show in the print (%.4f kJ/mol at %.3f A)", s + 1, e, r);
+        n14++;
+    }
+    CHECK(m->n_hbond_candidates == n14 && n14 == 1 && m->n_hbonds == 0,
+          "structure %d: %d hydrogen-bond candidates (%d 1-4 H3...O2 pairs), %d listed", s + 1, m->n_hbond_candidates,
+          n14, m->n_hbonds);
+    double totals[HESSFIT_MM3_NUM_KINDS];
+    hessfit_mm3_evaluate(m, coords, totals, NULL);
+    CHECK(printed->totals[HESSFIT_MMO_TOTAL_HBOND] == 0.0 && totals[HESSFIT_MM3_HBOND] == 0.0,
+          "structure %d: hydrogen bonding printed %.4f, calculated %.4f", s + 1, printed->totals[HESSFIT_MMO_TOTAL_HBOND],
+          totals[HESSFIT_MM3_HBOND]);
+    *n_examined += m->n_hbond_candidates;
+}
+
 int main(void)
 {
     hessfit_forcefield ff;
@@ -355,6 +398,7 @@ int main(void)
     HF_CALL(hessfit_mmo_energies_read(test_source_path("examples/data/rh-enamide/rh_enamide_training_set.mmo.gz"),
                                       &printed));
     CHECK(printed.n == TEST_RH_MOLECULES, "%d structures of printed energies", printed.n);
+    int n_hbond_examined = 0;
     printf("  # | atoms | printed total | calc | diff | bound | per-term diffs (calc - printed), breakdown order\n");
     for (int s = 0; s < TEST_RH_MOLECULES; s++) {
         char path[512];
@@ -374,6 +418,7 @@ int main(void)
         }
         HF_CALL(hessfit_mm3_build(&mmo.items[s], &typed[s], &ff, &model));
         compare_structure(s, &mmo.items[s], &model, jag.coords, &printed.items[s], &calc);
+        check_hbond_rule(s, &mmo.items[s], &model, &ff, jag.coords, &printed.items[s], &n_hbond_examined);
         hessfit_mm3_model_free(&model);
         hessfit_molecule_free(&jag);
     }
@@ -383,6 +428,9 @@ int main(void)
         printf("  %s | %d | %.4f | %.4f | %.2f\n", hessfit_mm3_kind_name((hessfit_mm3_kind)k), st->rows, st->max_abs,
                st->rows ? sqrt(st->sum_sq / st->rows) : 0.0, st->worst_ratio);
     }
+    printf("hydrogen bonds: %d candidate pairs examined in the nine structures, all 1-4, none listed (printed 0.0000)\n",
+           n_hbond_examined);
+    CHECK(n_hbond_examined == TEST_RH_MOLECULES, "%d hydrogen-bond candidates examined", n_hbond_examined);
     hessfit_mmo_energies_list_free(&printed);
     for (int s = 0; s < TEST_RH_MOLECULES; s++)
         hessfit_typed_molecule_free(&typed[s]);

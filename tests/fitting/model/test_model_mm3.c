@@ -10,6 +10,8 @@
  *     evaluator to 1e-13 relative with nothing added. The model's total is also compared with
  *     MacroModel's printed total: within 0.12 kJ/mol (test_mm3_mmo's largest deviation, the C6-H18
  *     stretch).
+ *     A constructed case with hydrogen bonds (test_hbond_case): the same comparison, and the
+ *     hydrogen bonds' energy alone to 1e-12 relative.
  *  2. d(total energy)/dx for every free value of every kind the MM3* form fits (bond k and r0,
  *     the latter also through the bond-moment charges; bond moments mu, through every charge of
  *     both atoms of each pair; angle k and theta0; stretch-bend k; torsion V; out-of-plane k; vdW
@@ -91,6 +93,45 @@ static void test_energies(rh_set *s, hessfit_model *model)
     }
     printf("  energies: model vs evaluator %.2g relative; vs MacroModel %.4f kJ/mol at most\n", worst_plugin,
            worst_printed);
+}
+
+/*
+ * The constructed case with hydrogen bonds (test_rh_hbond_case; none of the nine structures has
+ * one, as MacroModel's printed 0). Per structure the model's energy with it against the evaluator's
+ * (1e-13 relative) and the model's energy change against the evaluator's hydrogen-bond total
+ * (1e-12 relative); at least one structure has a bond.
+ */
+static void test_hbond_case(rh_set *s, hessfit_model *plain)
+{
+    hessfit_fld_row saved, *line = test_rh_hbond_case(&s->ff, &saved);
+    hessfit_model *model = create(s);
+    double worst_total = 0.0, worst_hbond = 0.0;
+    int n_bonds = 0;
+    for (int m = 0; m < TEST_RH_MOLECULES; m++) {
+        hessfit_mm3_model x;
+        double totals[HESSFIT_MM3_NUM_KINDS], e_kcal, e_plain_kcal;
+        HF_CALL(hessfit_mm3_build(&s->mmo.items[m], &s->typed[m], &s->ff, &x));
+        const double reference = hessfit_mm3_evaluate(&x, s->mmo.items[m].coords, totals, NULL);
+        HF_CALL(hessfit_model_energy(model, m, &e_kcal));
+        HF_CALL(hessfit_model_energy(plain, m, &e_plain_kcal));
+        const double e = e_kcal * HESSFIT_KCAL_TO_KJ, de = (e_kcal - e_plain_kcal) * HESSFIT_KCAL_TO_KJ;
+        const double rel_total = fabs(e - reference) / fabs(reference);
+        const double rel_hbond = x.n_hbonds ? fabs(de - totals[HESSFIT_MM3_HBOND]) / fabs(totals[HESSFIT_MM3_HBOND]) : fabs(de);
+        printf("  structure %d: %d hydrogen bonds of %d candidates, %.9f kJ/mol (model's change %.9f, rel. diff %.2g); "
+               "total rel. diff %.2g\n",
+               m + 1, x.n_hbonds, x.n_hbond_candidates, totals[HESSFIT_MM3_HBOND], de, rel_hbond, rel_total);
+        CHECK(rel_total <= 1e-13 && rel_hbond <= 1e-12, "structure %d: hydrogen bonds %.15g vs %.15g, total %.15g vs %.15g",
+              m + 1, de, totals[HESSFIT_MM3_HBOND], e, reference);
+        worst_total = fmax(worst_total, rel_total);
+        worst_hbond = fmax(worst_hbond, rel_hbond);
+        n_bonds += x.n_hbonds;
+        hessfit_mm3_model_free(&x);
+    }
+    CHECK(n_bonds >= 3, "the constructed case has %d hydrogen bonds", n_bonds);
+    printf("  hydrogen-bond case (H1...O2): %d bonds; model vs evaluator %.2g (hydrogen-bond energy), %.2g (total)\n",
+           n_bonds, worst_hbond, worst_total);
+    hessfit_model_destroy(model);
+    *line = saved;
 }
 
 /* Central differences of f at x along every free value i listed; f(model) -> value. */
@@ -380,6 +421,7 @@ int main(void)
     hessfit_model *model = create(&s);
     printf("MM3* form: %d terms, %d slots\n", hessfit_model_n_terms(model), hessfit_model_n_slots(model));
     test_energies(&s, model);
+    test_hbond_case(&s, model);
     test_gradients(&s, model);
     test_opencl(&s, model);
     test_bad_input(&s, model);

@@ -6,7 +6,7 @@
  * evaluated in `real` (float in single and mixed precision, double in double precision).
  *
  * Defines from the host (CommonHessianProgram.cpp, hessianProgramDefines; the host's values are the
- * only definitions): from the math core's hf_core.h the term kinds HF_TERM_BOND .. HF_TERM_MM3_PAIR,
+ * only definitions): from the math core's hf_core.h the term kinds HF_TERM_BOND .. HF_TERM_HBOND_10_12,
  * HF_NO_SLOT (the parameter is zero), HF_COMBINE_LORENTZ_BERTHELOT, HF_MIN_SINE (below it an angle
  * or dihedral is undefined), HF_TWO_PI, HF_ONE_4PI_EPS0 (Coulomb constant) and the MM3* stretch
  * and bend coefficients HF_MM3_BOND_CUBIC .. HF_MM3_ANGLE_SEXTIC (per nm, per rad), the MM3* vdW
@@ -492,6 +492,21 @@ DEVICE real hfChain(real outer, real inner) {
     return outer == 0 ? (real) 0 : outer * inner;
 }
 
+/* The 10-12 hydrogen bond E = C r^-12 - D r^-10 (slots C, D; hf_terms.c's hbond_10_12). */
+DEVICE void hfHBond1012(real c, real d, real r, HfTermValue* out) {
+    const real invR = 1 / r, invR2 = invR * invR, invR10 = invR2 * invR2 * invR2 * invR2 * invR2;
+    const real invR12 = invR10 * invR2;
+    out->dp[0] = invR12;
+    out->ddp[0] = -12 * invR12 * invR;
+    out->d2dp[0] = 156 * invR12 * invR2;
+    out->dp[1] = -invR10;
+    out->ddp[1] = 10 * invR10 * invR;
+    out->d2dp[1] = -110 * invR10 * invR2;
+    out->e = c * out->dp[0] + d * out->dp[1];
+    out->de = c * out->ddp[0] + d * out->ddp[1];
+    out->d2e = c * out->d2dp[0] + d * out->d2dp[1];
+}
+
 /*
  * f, f', f'' and slot derivatives of one term at coordinate q. sv: the 6 slot values (0 for
  * HF_NO_SLOT); phase, scale, scales, rScale (the MM3* bond's distance scale): the term's
@@ -533,6 +548,8 @@ DEVICE void hfTermScalar(int kind, int periodicity, const real* sv, int phaseSlo
         }
     } else if (kind == HF_TERM_MM3_PAIR) {
         hfMM3Pair(q, sv[0], sv[1], sv[2], out);
+    } else if (kind == HF_TERM_HBOND_10_12) {
+        hfHBond1012(sv[0], sv[1], q, out);
     } else {
         /* combined pair: slots q_i, q_j, sigma_i, sigma_j, eps_i, eps_j */
         const real qi = sv[0], qj = sv[1], si = sv[2], sj = sv[3], ei = sv[4], ej = sv[5];
