@@ -273,6 +273,8 @@ static hessfit_status print_mm3(const hessfit_molecule *m, const hessfit_typed_m
            "qq = q_i q_j\n", id, x.n_pairs, n14, special);
     for (int i = 0; i < x.n_hbonds; i++) {
         const hessfit_mm3_hbond *e = &x.hbonds[i];
+        if (!e->listed)
+            continue;
         printf("%d hydrogen-bond", id);
         print_atoms(e->atoms, 2);
         printf(" C/100 %.4f D/100 %.4f", e->c, e->d);
@@ -281,7 +283,7 @@ static hessfit_status print_mm3(const hessfit_molecule *m, const hessfit_typed_m
     }
     printf("%d hydrogen-bonds %d of %d candidates (types of a 2-atom code-7 line; listed: 1-5 or farther, < %g A at "
            "this geometry; E = F_HBD (C/100 / r^12 - D/100 / r^10))\n",
-           id, x.n_hbonds, x.n_hbond_candidates, HESSFIT_MM3_HBOND_CUTOFF);
+           id, x.n_hbonds_listed, x.n_hbond_candidates, HESSFIT_MM3_HBOND_CUTOFF);
     hessfit_mm3_model_free(&x);
     return HESSFIT_SUCCESS;
 }

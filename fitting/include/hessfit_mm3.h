@@ -145,13 +145,15 @@ typedef struct hessfit_mm3_pair {
 /** A hydrogen bond (MacroModel's "Angle-independent 10,12-Lennard Jones", code-7 lines of two atoms):
  *   E = F_HBD (C' / r'^12 - D' / r'^10), r' the reduced distance (A), C', D' the line's C/100 and
  *   D/100 columns (so C = 100 C' kcal/mol A^12 with F_HBD = 418.4 = 4.184 x 100).
- * Listed for the pairs whose types (and descriptors) fit a 2-atom code-7 line (the first in file
- * order, either direction) that are 1-5 or farther apart (1-2, 1-3 and 1-4 are not: MacroModel
+ * One for every pair whose types (and descriptors) fit a 2-atom code-7 line (the first in file
+ * order, either direction) that is 1-5 or farther apart (1-2, 1-3 and 1-4 are not: MacroModel
  * printed 0 for the one candidate of the rh-enamide set, a 1-4 H-N-C=O pair at 3.17 A, which as
- * a bond would give -0.023 kJ/mol) and closer than HESSFIT_MM3_HBOND_CUTOFF at the built geometry.
+ * a bond would give -0.023 kJ/mol); listed (it has energy in the model) when its atoms are closer
+ * than HESSFIT_MM3_HBOND_CUTOFF at the built geometry. The export takes the cutoff at run time.
  * Added to the pair's van der Waals and electrostatic energy (docs/mm3.md). */
 typedef struct hessfit_mm3_hbond {
     int atoms[2];            /**< the hydrogen (atomic number 1) first where there is one */
+    int listed;              /**< true distance < HESSFIT_MM3_HBOND_CUTOFF at the built geometry */
     double c, d;             /**< C', D': kcal/mol A^12 / 100, kcal/mol A^10 / 100 */
     hessfit_mm3_source src_c, src_d;
 } hessfit_mm3_hbond;
@@ -166,9 +168,10 @@ typedef struct hessfit_mm3_model {
     int n_atoms;
     hessfit_mm3_factors factor;
     int n_stretches, n_bends, n_stretch_bends, n_bend_bends, n_torsions, n_torsion_stretches, n_out_of_plane,
-        n_reduced, n_pairs, n_hbonds;
+        n_reduced, n_pairs, n_hbonds; /**< n_hbonds: the 1-5-or-farther candidates, listed or not */
+    int n_hbonds_listed;
     /** Pairs not 1-2 or 1-3 whose types fit a 2-atom code-7 line, before the 1-4 and distance
-     * rules: how many hydrogen-bond candidates the rules examined (n_hbonds of them are listed). */
+     * rules: how many hydrogen-bond candidates the rules examined (n_hbonds_listed of them are listed). */
     int n_hbond_candidates;
     hessfit_mm3_stretch *stretches;
     hessfit_mm3_bend *bends;

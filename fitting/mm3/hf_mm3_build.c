@@ -573,8 +573,8 @@ static hessfit_status build_pairs(builder *b)
 /* ---- hydrogen bonds -------------------------------------------------------------------------------- */
 
 /* The 2-atom code-7 lines (hessfit_mm3.h, hessfit_mm3_hbond): every pair not 1-2 or 1-3 whose types
- * fit one is a candidate; 1-5 and farther pairs within HESSFIT_MM3_HBOND_CUTOFF at mol's geometry
- * are listed, the hydrogen first. */
+ * fit one is a candidate; the 1-5 and farther ones are kept (the hydrogen first), and listed when
+ * within HESSFIT_MM3_HBOND_CUTOFF at mol's geometry. */
 static hessfit_status build_hbonds(builder *b)
 {
     hessfit_mm3_model *m = b->m;
@@ -602,8 +602,6 @@ static hessfit_status build_hbonds(builder *b)
                                  "coordinates to apply its %g A cutoff to",
                                  mol_name(b), pair->atoms[0] + 1, pair->atoms[1] + 1, ff->path, ff->fld_rows[row].line,
                                  HESSFIT_MM3_HBOND_CUTOFF);
-        if (hf_atom_distance(b->mol->coords, pair->atoms[0], pair->atoms[1]) >= HESSFIT_MM3_HBOND_CUTOFF)
-            continue;
         if (m->n_hbonds == 0 && (st = factor(b, "HBD", 1, &m->factor.hbd)) != HESSFIT_SUCCESS)
             return st;
         if ((st = hf_grow((void **)&m->hbonds, &cap, (size_t)m->n_hbonds + 1, sizeof *m->hbonds, "hydrogen bonds")) !=
@@ -613,6 +611,8 @@ static hessfit_status build_hbonds(builder *b)
         const int swap = b->mol->atomic_numbers[pair->atoms[1]] == 1 && b->mol->atomic_numbers[pair->atoms[0]] != 1;
         h->atoms[0] = pair->atoms[swap];
         h->atoms[1] = pair->atoms[!swap];
+        h->listed = hf_atom_distance(b->mol->coords, pair->atoms[0], pair->atoms[1]) < HESSFIT_MM3_HBOND_CUTOFF;
+        m->n_hbonds_listed += h->listed;
         h->src_c = from_row(ff, row, 0, "");
         h->src_d = from_row(ff, row, 1, "");
         h->c = source_value(ff, h->src_c);

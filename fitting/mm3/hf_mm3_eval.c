@@ -35,7 +35,7 @@ int hessfit_mm3_count(const hessfit_mm3_model *m, hessfit_mm3_kind kind)
     case HESSFIT_MM3_TORSION_STRETCH: return m->n_torsion_stretches;
     case HESSFIT_MM3_VDW:
     case HESSFIT_MM3_ELECTROSTATIC: return m->n_pairs;
-    case HESSFIT_MM3_HBOND: return m->n_hbonds;
+    case HESSFIT_MM3_HBOND: return m->n_hbonds;   /* the ones not listed put 0 */
     default: return 0;
     }
 }
@@ -151,6 +151,10 @@ double hessfit_mm3_evaluate(const hessfit_mm3_model *m, const double *coords, do
     }
     for (int i = 0; i < m->n_hbonds; i++) { /* F (C' / r'^12 - D' / r'^10) */
         const hessfit_mm3_hbond *h = &m->hbonds[i];
+        if (!h->listed) {
+            PUT(HESSFIT_MM3_HBOND, i, 0.0);
+            continue;
+        }
         const double r2 = 1.0 / pow(hf_atom_distance(x, h->atoms[0], h->atoms[1]), 2.0), r10 = pow(r2, 5.0);
         PUT(HESSFIT_MM3_HBOND, i, F->hbd * (h->c * r10 * r2 - h->d * r10));
     }

@@ -14,7 +14,9 @@
  *   pairs            R = R* / 10 (nm; R = R_i + R_j), eps = F_VDW eps (kJ/mol; sqrt(eps_i eps_j)),
  *                    F_ELE / 10 q_i q_j / r (kJ/mol nm / e^2)
  *   hydrogen bond    C / r^12 - D / r^10, C = F_HBD C' 1e-12 (kJ/mol nm^12), D = F_HBD D' 1e-10 (kJ/mol nm^10),
- *                    a CustomCompoundBondForce of the Script on the site (a reduced hydrogen) and the acceptor
+ *                    a CustomCompoundBondForce of the Script on the site (a reduced hydrogen) and the acceptor,
+ *                    for every 1-5-or-farther candidate pair, cut off (hard, as MacroModel) at 4 A true distance:
+ *                    conformers share one template, and in MD a pair enters and leaves the list as it moves
  */
 #include "hessfit_mm3_ffxml.h"
 #include "hessfit_atomic_file.h"
@@ -63,7 +65,9 @@ static const char script_code[] =
     "     ' St = select(step(rt - 0.8), 0, select(step(rt - 0.6), (0.64 - rt^2)/0.28, 1));'\n"
     "     ' Sr = select(step(rr - 0.8), 0, select(step(rr - 0.6), (0.64 - rr^2)/0.28, 1));'\n"
     "     ' rt = distance(p3, p4); rr = distance(p1, p2)', ('R', 'eps')),\n"
-    "    ('hydrogen-bond', 2, 'C/r^12 - D/r^10; r = distance(p1, p2)', ('C', 'D')))\n"
+    "    # a hydrogen bond (p1, p2 its particles, p3, p4 its atoms): 0 from the cutoff on the atoms' distance rt on\n"
+    "    ('hydrogen-bond', 4, '(1 - step(rt - cut))*(C/r^12 - D/r^10); r = distance(p1, p2); rt = distance(p3, p4)',\n"
+    "     ('C', 'D', 'cut')))\n"
     "hessfit_forces = []\n"
     "for key, n, energy, names in HESSFIT_MM3_FORMS:\n"
     "    force = openmm.CustomCompoundBondForce(n, energy)\n"
@@ -241,6 +245,18 @@ static hessfit_status put_script_types(hf_buf *b, const renderer *r, const int *
     char name[16];
     for (int k = 0; k < n && st == HESSFIT_SUCCESS; k++) {
         atom_name(r, atoms[k], 1, name);
+        st = hf_buf_printf(b, "\"%s-%s\", ", r->tmpl, name);
+    }
+    return st;
+}
+
+/* The two atoms' own names (not their sites'), continuing a Python tuple. */
+static hessfit_status put_atom_names(hf_buf *b, const renderer *r, const int *atoms)
+{
+    hessfit_status st = HESSFIT_SUCCESS;
+    char name[16];
+    for (int k = 0; k < 2 && st == HESSFIT_SUCCESS; k++) {
+        atom_name(r, atoms[k], 0, name);
         st = hf_buf_printf(b, "\"%s-%s\", ", r->tmpl, name);
     }
     return st;
@@ -460,22 +476,21 @@ static hessfit_status render_terms(const renderer *r, template_text *t)
         if (r->site[e->atoms[0]] < 0 && r->site[e->atoms[1]] < 0)
             continue;
         const double v[2] = {e->r * nm, F->vdw * e->eps};
-        char name[16];
-        st = put_script_types(b, r, e->atoms, 2);
-        for (int k = 0; k < 2 && st == HESSFIT_SUCCESS; k++) {
-            atom_name(r, e->atoms[k], 0, name);
-            st = hf_buf_printf(b, "\"%s-%s\", ", r->tmpl, name);
-        }
+        if ((st = put_script_types(b, r, e->atoms, 2)) == HESSFIT_SUCCESS)
+            st = put_atom_names(b, r, e->atoms);
         if (st == HESSFIT_SUCCESS)
             st = put_script_values(b, r, "pair-switch", e->atoms, v, 2);
     }
     if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(b, "     ],\n     \"hydrogen-bond\": [\n");
-    for (int i = 0; i < x->n_hbonds && st == HESSFIT_SUCCESS; i++) { /* (site or atom, atom, C, D) */
+    /* every candidate, listed at this geometry or not: the cutoff is the Script's (sites or atoms, atoms, C, D, cut) */
+    for (int i = 0; i < x->n_hbonds && st == HESSFIT_SUCCESS; i++) {
         const hessfit_mm3_hbond *e = &x->hbonds[i];
-        const double v[2] = {F->hbd * e->c * 1e-12, F->hbd * e->d * 1e-10};
+        const double v[3] = {F->hbd * e->c * 1e-12, F->hbd * e->d * 1e-10, HESSFIT_MM3_HBOND_CUTOFF * nm};
         if ((st = put_script_types(b, r, e->atoms, 2)) == HESSFIT_SUCCESS)
-            st = put_script_values(b, r, "hydrogen-bond", e->atoms, v, 2);
+            st = put_atom_names(b, r, e->atoms);
+        if (st == HESSFIT_SUCCESS)
+            st = put_script_values(b, r, "hydrogen-bond", e->atoms, v, 3);
     }
     if (st == HESSFIT_SUCCESS)
         st = hf_buf_printf(b, "     ],\n     \"out-of-plane\": [\n");

@@ -290,6 +290,8 @@ hessfit_status hf_model_mm3_build_molecule(hessfit_model *m, const hessfit_force
     /* F_HBD (C' / r_A^12 - D' / r_A^10) = C / r_nm^12 - D / r_nm^10 with C = F_HBD C' 1e-12, D = F_HBD D' 1e-10 */
     for (int i = 0; i < x.n_hbonds && st == HESSFIT_SUCCESS; i++) {
         const hessfit_mm3_hbond *e = &x.hbonds[i];
+        if (!e->listed)
+            continue;
         if ((st = source_slot(m, &e->src_c, e->c, F->hbd * 1e-12, &s[0])) == HESSFIT_SUCCESS &&
             (st = source_slot(m, &e->src_d, e->d, F->hbd * 1e-10, &s[1])) == HESSFIT_SUCCESS)
             st = append(m, HF_MODEL_TERM_HBOND, mi, first, e->atoms, 2, s, 2, 0, 1.0, 1.0);

@@ -9,7 +9,8 @@
  *     openmm.app.ForceField and PDBFile and compares energy and forces on the Reference platform with
  *     the fit model's HessianForce at the same positions (reference.txt, written here) to 1e-10
  *     relative, then runs 10 ps of NVE of structure 1 against a smooth-switch baseline.
- *  3. A constructed case with hydrogen bonds (check_hbond_case): the same comparison, without NVE.
+ *  3. A constructed case with hydrogen bonds (check_hbond_case): the same comparison, without NVE,
+ *     all nine structures (candidates beyond the 4 A cutoff in the templates, 0 at these geometries).
  *  4. Errors: two structures with the same atoms and bonds but different MM3* terms cannot share a
  *     template (nothing is written); NULL arguments.
  * Exits 77 (skipped) when the venv's python or openmm is missing.
@@ -48,50 +49,49 @@ static int count_hbond_entries(const char *text)
 }
 
 /*
- * The constructed case with hydrogen bonds (test_rh_hbond_case; the nine structures have none),
- * structures 1, 4 and 5 (the ones with
- * a template of their own: conformers with different hydrogen-bond lists cannot share one). The
- * export against a fit model of the same .fld (check_mm3_ffxml.py --no-nve: energy and forces to
- * 1e-10 relative); the Script lists every hydrogen bond once.
+ * The constructed case with hydrogen bonds (test_rh_hbond_case; the nine structures have none), all
+ * nine structures: conformers share a template, which lists every 1-5-or-farther candidate with the
+ * cutoff in its expression, so stock OpenMM drops the candidates beyond 4 A as the fit model does.
+ * The export against a fit model of the same .fld (check_mm3_ffxml.py --no-nve: energy and forces to
+ * 1e-10 relative); the Script holds each template's candidates once.
  */
 static void check_hbond_case(hf_training_set *set, const char *python, const char *script)
 {
-    static const int pick[3] = {0, 3, 4};
+    static const int first_of_template[N_STRUCTURES] = {1, 1, 0, 1, 1, 1, 0, 1, 0}; /* 1, 2-3, 4, 5, 6-7, 8-9 */
     hessfit_fld_row saved, *line = test_rh_hbond_case(&set->ff, &saved);
-    hessfit_molecule mols[3];
-    hessfit_typed_molecule typed[3];
-    int n_bonds = 0;
-    for (int k = 0; k < 3; k++) {
+    int n_candidates = 0, n_listed = 0, n_beyond = 0;
+    for (int m = 0; m < N_STRUCTURES; m++) {
         hessfit_mm3_model x;
-        mols[k] = set->mols[pick[k]];
-        typed[k] = set->typed[pick[k]];
-        HF_CALL(hessfit_mm3_build(&mols[k], &typed[k], &set->ff, &x));
-        n_bonds += x.n_hbonds;
+        HF_CALL(hessfit_mm3_build(&set->mols[m], &set->typed[m], &set->ff, &x));
+        n_candidates += first_of_template[m] ? x.n_hbonds : 0;
+        n_listed += x.n_hbonds_listed;
+        n_beyond += x.n_hbonds - x.n_hbonds_listed;
         hessfit_mm3_model_free(&x);
     }
     hessfit_model_options o = hessfit_model_default_options();
     o.form = HESSFIT_MODEL_FORM_MM3;
     hessfit_model *model;
-    HF_CALL(hessfit_model_create(&set->ff, mols, typed, 3, &o, &model));
+    HF_CALL(hessfit_model_create(&set->ff, set->mols, set->typed, N_STRUCTURES, &o, &model));
 
     test_temp_clear();
-    char dir[1024], xml[1100], pdb_names[3][1100], reference[1200], args[4096], qs[1200], qd[1200];
-    const char *pdb[3];
+    char dir[1024], xml[1100], pdb_names[N_STRUCTURES][1100], reference[1200], args[4096], qs[1200], qd[1200];
+    const char *pdb[N_STRUCTURES];
     snprintf(dir, sizeof dir, "%s", test_temp_dir());
     snprintf(xml, sizeof xml, "%s/fitted.xml", dir);
-    for (int k = 0; k < 3; k++) {
-        snprintf(pdb_names[k], sizeof pdb_names[k], "%s/fitted-%d.pdb", dir, k + 1);
-        pdb[k] = pdb_names[k];
+    for (int m = 0; m < N_STRUCTURES; m++) {
+        snprintf(pdb_names[m], sizeof pdb_names[m], "%s/fitted-%d.pdb", dir, m + 1);
+        pdb[m] = pdb_names[m];
     }
-    HF_CALL(hessfit_mm3_ffxml_write(xml, pdb, &set->ff, mols, typed, 3, NULL));
+    HF_CALL(hessfit_mm3_ffxml_write(xml, pdb, &set->ff, set->mols, set->typed, N_STRUCTURES, NULL));
     char *text = test_load_file(xml, NULL);
     const int n_entries = count_hbond_entries(text);
-    printf("hydrogen-bond case (H1 O3 line read as H1 O2), structures 1, 4, 5: %d hydrogen bonds, %d in the Script\n",
-           n_bonds, n_entries);
-    CHECK(n_bonds >= 3 && n_entries == n_bonds, "%d hydrogen bonds, %d Script entries", n_bonds, n_entries);
+    printf("hydrogen-bond case (H1 O3 line read as H1 O2): %d listed in the nine structures, %d candidates beyond "
+           "4 A; %d candidates in the templates, %d Script entries\n", n_listed, n_beyond, n_candidates, n_entries);
+    CHECK(n_listed >= 3 && n_beyond > 0 && n_entries == n_candidates, "%d listed, %d beyond, %d candidates, %d entries",
+          n_listed, n_beyond, n_candidates, n_entries);
     free(text);
     snprintf(reference, sizeof reference, "%s/reference.txt", dir);
-    test_write_model_reference(model, mols, 3, reference);
+    test_write_model_reference(model, set->mols, N_STRUCTURES, reference);
     test_shell_quote(qs, sizeof qs, script);
     test_shell_quote(qd, sizeof qd, dir);
     snprintf(args, sizeof args, "%s %s --no-nve 2>&1", qs, qd);

@@ -377,7 +377,7 @@ static void check_hbond_rule(int s, const hessfit_molecule *mol, const hessfit_m
               "structure %d: the 1-4 candidate would not show in the print (%.4f kJ/mol at %.3f A)", s + 1, e, r);
         n14++;
     }
-    CHECK(m->n_hbond_candidates == n14 && n14 == 1 && m->n_hbonds == 0,
+    CHECK(m->n_hbond_candidates == n14 && n14 == 1 && m->n_hbonds == 0 && m->n_hbonds_listed == 0,
           "structure %d: %d hydrogen-bond candidates (%d 1-4 H3...O2 pairs), %d listed", s + 1, m->n_hbond_candidates,
           n14, m->n_hbonds);
     double totals[HESSFIT_MM3_NUM_KINDS];

@@ -116,15 +116,15 @@ static void test_hbond_case(rh_set *s, hessfit_model *plain)
         HF_CALL(hessfit_model_energy(plain, m, &e_plain_kcal));
         const double e = e_kcal * HESSFIT_KCAL_TO_KJ, de = (e_kcal - e_plain_kcal) * HESSFIT_KCAL_TO_KJ;
         const double rel_total = fabs(e - reference) / fabs(reference);
-        const double rel_hbond = x.n_hbonds ? fabs(de - totals[HESSFIT_MM3_HBOND]) / fabs(totals[HESSFIT_MM3_HBOND]) : fabs(de);
+        const double rel_hbond = x.n_hbonds_listed ? fabs(de - totals[HESSFIT_MM3_HBOND]) / fabs(totals[HESSFIT_MM3_HBOND]) : fabs(de);
         printf("  structure %d: %d hydrogen bonds of %d candidates, %.9f kJ/mol (model's change %.9f, rel. diff %.2g); "
                "total rel. diff %.2g\n",
-               m + 1, x.n_hbonds, x.n_hbond_candidates, totals[HESSFIT_MM3_HBOND], de, rel_hbond, rel_total);
+               m + 1, x.n_hbonds_listed, x.n_hbond_candidates, totals[HESSFIT_MM3_HBOND], de, rel_hbond, rel_total);
         CHECK(rel_total <= 1e-13 && rel_hbond <= 1e-12, "structure %d: hydrogen bonds %.15g vs %.15g, total %.15g vs %.15g",
               m + 1, de, totals[HESSFIT_MM3_HBOND], e, reference);
         worst_total = fmax(worst_total, rel_total);
         worst_hbond = fmax(worst_hbond, rel_hbond);
-        n_bonds += x.n_hbonds;
+        n_bonds += x.n_hbonds_listed;
         hessfit_mm3_model_free(&x);
     }
     CHECK(n_bonds >= 3, "the constructed case has %d hydrogen bonds", n_bonds);
