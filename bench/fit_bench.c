@@ -3,7 +3,8 @@
  * for `hessfit fit` input files (loaded exactly as `hessfit fit` loads them, hf_training_set.h).
  *
  *   ./build/bin/fit_bench [--json FILE] [--min-repeats N] [--min-seconds S] [--threads LIST]
- *                         [--optimizer NAME] [--lbfgs-memory M] [--max-evaluations N] [--no-fit] [--eigensolvers] A.fit [B.fit ...]
+ *                         [--optimizer NAME] [--lbfgs-memory M] [--max-evaluations N] [--trace] [--no-fit] [--eigensolvers]
+ *                         A.fit [B.fit ...]
  *
  * Per input file (one record; the system is the file's stem without a "-q2mm" suffix):
  *   - the input's objective at the start values: the loss alone, and the loss with the exact
@@ -13,7 +14,8 @@
  *     the loss and gradient are bit-identical over those counts;
  *   - one full fit as `hessfit fit` runs it (same optimiser unless --optimizer, values scaled by
  *     q2mm's steps, bounds, ftol and evaluation budget; no output files), with the last thread
- *     count: wall time, evaluations, final loss and frequency RMSD, outcome;
+ *     count: wall time, evaluations, final loss and frequency RMSD, outcome; with --trace a line per
+ *     evaluation on stderr (LM: its trial step's damping, length, predicted gain and gain ratio);
  *   - the same timings for the other objectives among frequencies-q2mm, the eigenmatrix and the
  *     overlap frequency objective (hessfit_objective.h defaults) on the same model, made after the
  *     fit (a second objective replaces the first's targets in the Context).
@@ -59,6 +61,7 @@ typedef struct {
     int lbfgs_memory;                          /* 0: NLopt's default */
     int max_evaluations;                       /* the fit's evaluation budget instead of the input's; 0: the input's */
     int eigensolvers;                          /* time LAPACK's eigensolvers only */
+    int trace;                                 /* a line per fit evaluation on stderr */
 } bench_settings;
 
 typedef struct {
@@ -201,13 +204,27 @@ static hessfit_status time_objective(hessfit_objective *objective, const double 
 
 /* ---- the fit, as `hessfit fit` runs it (fitting/cli/cmd_fit.c): values scaled by q2mm's steps --- */
 
-/* A progress line on stderr every 5 s of a long fit. */
+typedef struct {
+    double next; /* run time of the next 5 s progress line */
+    int trace;   /* every evaluation */
+} fit_progress;
+
+/* A progress line on stderr every 5 s of a long fit; with --trace one per evaluation, with LM's step. */
 static int on_progress(const hessfit_opt_progress *p, void *data)
 {
-    double *next = data;
-    if (p->event == HESSFIT_OPT_EVENT_EVALUATION && p->seconds >= *next) {
+    fit_progress *f = data;
+    if (p->event != HESSFIT_OPT_EVENT_EVALUATION)
+        return 0;
+    if (f->trace) {
+        fprintf(stderr, "  eval %lld: loss %.10g, best %.10g", p->evaluations, p->loss, p->best_loss);
+        if (p->lm_free > 0)
+            fprintf(stderr, "; LM step: lambda %.3g, |p| %.3g, free %d, predicted %.3g, gain ratio %.3g",
+                    p->lm_lambda, p->lm_step_norm, p->lm_free, p->lm_predicted, p->lm_gain_ratio);
+        fputc('\n', stderr);
+    }
+    if (p->seconds >= f->next) {
         fprintf(stderr, "  fit: %.0f s, %lld evaluations, best loss %.6g\n", p->seconds, p->evaluations, p->best_loss);
-        *next = p->seconds + 5.0;
+        f->next = p->seconds + 5.0;
     }
     return 0;
 }
@@ -219,7 +236,7 @@ static hessfit_status run_fit(hf_training_set *set, const bench_settings *b, rec
     hessfit_optimize *opt = NULL;
     hessfit_opt_result res;
     hessfit_status st = HESSFIT_SUCCESS;
-    double next_progress = 5.0;
+    fit_progress progress = {5.0, b->trace};
     if (x == NULL) {
         st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit_bench: no memory for the fit");
         goto done;
@@ -230,7 +247,7 @@ static hessfit_status run_fit(hf_training_set *set, const bench_settings *b, rec
         set->settings.max_evaluations = b->max_evaluations;
     if ((st = hf_fit_optimizer_create(set, NULL, algorithm, &opt)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_lbfgs_memory(opt, b->lbfgs_memory)) != HESSFIT_SUCCESS ||
-        (st = hessfit_optimize_set_progress(opt, on_progress, &next_progress)) != HESSFIT_SUCCESS)
+        (st = hessfit_optimize_set_progress(opt, on_progress, &progress)) != HESSFIT_SUCCESS)
         goto done;
     fprintf(stderr, "  fit: %s, ftol %g, at most %lld evaluations\n", hessfit_opt_algorithm_name(algorithm),
             set->settings.ftol, set->settings.max_evaluations);
@@ -704,7 +721,8 @@ static void print_table(const record *recs, int n, const bench_settings *b)
 static int usage(FILE *out, int rc)
 {
     fprintf(out, "usage: fit_bench [--json FILE] [--min-repeats N] [--min-seconds S] [--threads LIST]\n"
-                 "                 [--optimizer NAME] [--lbfgs-memory M] [--max-evaluations N] [--no-fit] [--eigensolvers] INPUT.fit ...\n"
+                 "                 [--optimizer NAME] [--lbfgs-memory M] [--max-evaluations N] [--trace] [--no-fit]\n"
+                 "                 [--eigensolvers] INPUT.fit ...\n"
                  "  times each input's objective (alone and with its gradient), one full fit, and the other\n"
                  "  objectives (frequencies-q2mm, eigenmatrix, overlap frequencies) on the same model (Reference\n"
                  "  platform)\n"
@@ -714,6 +732,8 @@ static int usage(FILE *out, int rc)
                  "  --optimizer NAME   the fit's optimiser instead of the input's (lbfgs, slsqp, ...)\n"
                  "  --lbfgs-memory M   L-BFGS correction pairs (default 0: NLopt's)\n"
                  "  --max-evaluations N  the fit's evaluation budget instead of the input's max-evaluations\n"
+                 "  --trace            a line per fit evaluation on stderr (LM: the trial step's damping, length,\n"
+                 "                     free variables, predicted gain and gain ratio)\n"
                  "  --eigensolvers     only time LAPACK's eigensolvers on the inputs' mass-weighted Hessians\n");
     return rc;
 }
@@ -782,6 +802,8 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--max-evaluations") == 0 && i + 1 < argc) {
             if (!bench_parse_int(argv[++i], 1, 1000000000, &b.max_evaluations))
                 return usage(stderr, 2);
+        } else if (strcmp(argv[i], "--trace") == 0) {
+            b.trace = 1;
         } else if (strcmp(argv[i], "--no-fit") == 0) {
             b.do_fit = 0;
         } else if (strcmp(argv[i], "--eigensolvers") == 0) {

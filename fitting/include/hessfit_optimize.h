@@ -170,6 +170,13 @@ typedef struct hessfit_opt_progress {
     double evaluations_per_second; /* this run's evaluations / this run's wall time */
     double seconds;                /* wall time of this run so far */
     const hessfit_opt_cycle *cycle_info;/* the cycle just done (HESSFIT_OPT_EVENT_CYCLE), else NULL */
+    /* LM's trial step (HESSFIT_OPT_LM, an evaluation event at a trial point; NaN, and lm_free 0, for
+       the run's start, the other algorithms and the cycle events): what its damping and progress were */
+    double lm_lambda;              /* the damping the step was solved with (relative to More's D) */
+    double lm_step_norm;           /* |p|, the step after the projection into the box, in y */
+    double lm_predicted;           /* the Gauss-Newton model's gain pred = L - |r + J p|^2 */
+    double lm_gain_ratio;          /* rho = (L at the accepted point - this loss) / pred: > 0 accepts */
+    int lm_free;                   /* the variables the step moved freely (not held on a bound) */
 } hessfit_opt_progress;
 
 /** Return 0 to go on, nonzero to stop the run (outcome HESSFIT_OPT_STOPPED). */

@@ -666,6 +666,14 @@ static hf_opt_eval_result evaluate(hessfit_optimize *opt, const double *x, doubl
         p.gradient_norm = grad != NULL ? hf_opt_projected_gradient_norm(opt, x, grad) : NAN;
         p.seconds = now - opt->t_start;
         p.evaluations_per_second = p.seconds > 0.0 ? (double)opt->run_evaluations / p.seconds : 0.0;
+        p.lm_lambda = p.lm_step_norm = p.lm_predicted = p.lm_gain_ratio = NAN;
+        if (opt->lm_trial.valid) {
+            p.lm_lambda = opt->lm_lambda;
+            p.lm_step_norm = opt->lm_trial.step_norm;
+            p.lm_predicted = opt->lm_trial.predicted;
+            p.lm_gain_ratio = (opt->lm_trial.from_loss - v) / opt->lm_trial.predicted;
+            p.lm_free = opt->lm_trial.n_free;
+        }
         if (opt->progress(&p, opt->progress_data) != 0) {
             hf_opt_request_stop_reason(opt, HESSFIT_OPT_STOPPED);
             ret = HF_OPT_EVAL_DONE_STOP;
@@ -732,6 +740,7 @@ void hf_opt_report_cycle(hessfit_optimize *opt, const hessfit_opt_cycle *cycle)
     p.seconds = hf_opt_now() - opt->t_start;
     p.evaluations_per_second = p.seconds > 0.0 ? (double)opt->run_evaluations / p.seconds : 0.0;
     p.cycle_info = cycle;
+    p.lm_lambda = p.lm_step_norm = p.lm_predicted = p.lm_gain_ratio = NAN;
     if (opt->progress(&p, opt->progress_data) != 0)
         hf_opt_request_stop_reason(opt, HESSFIT_OPT_STOPPED);
 }
@@ -979,6 +988,7 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
     opt->initial_loss = opt->resume_pending ? opt->resume_loss : NAN;
     opt->best_lsq_valid = 0;
     opt->lm_lambda = opt->resume_pending ? opt->resume_lm_lambda : 0.0; /* LM: 0 takes its default */
+    opt->lm_trial.valid = 0;
     opt->best_lm_lambda = opt->lm_lambda;
     opt->resume_pending = 0;
     opt->run_evaluations = 0;

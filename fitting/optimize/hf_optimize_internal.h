@@ -71,6 +71,12 @@ struct hessfit_optimize {
     int cycles_done;           /* grad-simp: in all, counting a resumed run's */
     double lm_lambda;          /* LM: the damping of the step being evaluated */
     double best_lm_lambda;     /* LM: the damping of the step that reached the best point (checkpointed) */
+    struct {                   /* LM: the trial step being evaluated, for its progress report */
+        int valid;             /* the evaluation under way is a trial step */
+        double from_loss;      /* the loss at the accepted point the step starts from */
+        double step_norm, predicted;
+        int n_free;
+    } lm_trial;
 
     /* grad-simp records of the last run */
     hessfit_opt_cycle *cycles;

@@ -5,7 +5,8 @@
  * bounds at the solution (the bound met exactly, the projected gradient zero), with and without
  * scaling; maxeval, the stop request, a failing and a NaN-returning callback; checkpoints with the
  * LM damping, resumed to the same minimum, an older checkpoint without it, and the damping's
- * errors; the normal equations at the best point. */
+ * errors; the normal equations at the best point; the trial steps in the progress reports (damping,
+ * length, free count, predicted gain, gain ratio). */
 #include "hessfit_optimize.h"
 #include "test_util.h"
 
@@ -512,12 +513,79 @@ static void test_checkpoint_resume(void)
     free(text);
 }
 
+/* ---- the trial steps in the progress reports ------------------------------------------------------ */
+
+typedef struct {
+    double accepted_loss, accepted_x[MAX_N];
+    int reports, trials, accepted, bound_held;
+} step_log;
+
+/* Every report after the start is a trial step: its damping, length (the distance from the accepted point
+ * to the point just evaluated), free count and predicted gain, and the gain ratio that decides it. */
+static int check_step(const hessfit_opt_progress *p, void *data)
+{
+    step_log *s = data;
+    s->reports++;
+    if (p->evaluations == 1) {
+        CHECK(p->lm_free == 0 && isnan(p->lm_lambda) && isnan(p->lm_step_norm) && isnan(p->lm_predicted) &&
+                  isnan(p->lm_gain_ratio),
+              "the start is reported as an LM step");
+    } else {
+        double d = 0.0;
+        for (int i = 0; i < P.n; i++)
+            d += (P.last_x[i] - s->accepted_x[i]) * (P.last_x[i] - s->accepted_x[i]);
+        const double rho = (s->accepted_loss - p->loss) / p->lm_predicted;
+        s->trials++;
+        CHECK(p->lm_free >= 1 && p->lm_free <= P.n && p->lm_lambda > 0.0 && p->lm_predicted > 0.0,
+              "evaluation %lld: free %d, lambda %g, predicted %g", p->evaluations, p->lm_free, p->lm_lambda,
+              p->lm_predicted);
+        CHECK(fabs(p->lm_step_norm - sqrt(d)) <= 1e-12 * sqrt(d) && sqrt(d) > 0.0,
+              "evaluation %lld: step length %.17g, moved %.17g", p->evaluations, p->lm_step_norm, sqrt(d));
+        CHECK(fabs(p->lm_gain_ratio - rho) <= 1e-12 * fabs(rho), "evaluation %lld: gain ratio %.17g, expected %.17g",
+              p->evaluations, p->lm_gain_ratio, rho);
+        CHECK((p->lm_gain_ratio > 0.0) == (p->new_best != 0), "evaluation %lld: gain ratio %g but new best %d",
+              p->evaluations, p->lm_gain_ratio, p->new_best);
+        s->accepted += p->new_best != 0;
+        s->bound_held += p->lm_free < P.n;
+    }
+    if (p->new_best) {
+        s->accepted_loss = p->loss;
+        memcpy(s->accepted_x, P.last_x, sizeof s->accepted_x);
+    }
+    return 0;
+}
+
+/* Rosenbrock with x1 <= 0.5 (test_active_bounds): every trial step reported, the bound held in some. */
+static void test_step_reports(void)
+{
+    double x[MAX_N], lo[MAX_N] = {-2.0, -2.0}, hi[MAX_N] = {0.5, 2.0};
+    step_log log;
+    hessfit_opt_result res;
+    hessfit_optimize *opt;
+    memset(&log, 0, sizeof log);
+    problem_reset(P_ROSENBROCK, 0.0);
+    opt = make_lm();
+    HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hessfit_optimize_set_progress(opt, check_step, &log));
+    x[0] = -1.2, x[1] = 1.0;
+    res = run(opt, x);
+    CHECK(log.reports == res.evaluations && log.trials == res.evaluations - 1, "%d reports, %d trials, %lld evaluations",
+          log.reports, log.trials, res.evaluations);
+    CHECK(log.accepted > 0 && log.accepted < log.trials && log.bound_held > 0,
+          "%d trials, %d accepted, %d with the bound held", log.trials, log.accepted, log.bound_held);
+    printf("  bounded Rosenbrock: %d trial steps reported (%d accepted, %d with x1 held on its bound), each with "
+           "its damping, length, predicted gain and gain ratio\n",
+           log.trials, log.accepted, log.bound_held);
+    hessfit_optimize_destroy(opt);
+}
+
 int main(void)
 {
     printf("LM on problems with known minima:\n");
     test_known_minima();
     printf("LM with active bounds:\n");
     test_active_bounds();
+    test_step_reports();
     printf("LM limits and failures:\n");
     test_limits_and_failures();
     test_best_normal_equations();
