@@ -208,12 +208,51 @@ static int accumulate_cross_term(const hf_model *model, const hf_term *t, const 
     return 0;
 }
 
+/* A switched MM3* pair inside its switch range, in closed form (hf_switched_pair.c): the same
+ * contributions as accumulate_cross_term over its distinct particles. Returns 0 or -1. */
+static int accumulate_switched_pair(const hf_model *model, const hf_term *t, const double *table, const double *pos,
+                                    accumulator *acc)
+{
+    hf_switched_pair sp;
+    if (hf_switched_pair_evaluate(t, table, pos, &sp) != 0)
+        return -1;
+    const int mol = model->atom_mol[t->atoms[0]];
+    acc->energy += sp.v.e;
+    if (acc->mol_energies)
+        acc->mol_energies[mol] += sp.v.e;
+    if (acc->forces) {
+        double grad[4][3];
+        hf_switched_pair_gradient(&sp, grad);
+        for (int p = 0; p < sp.n; p++)
+            for (int c = 0; c < 3; c++)
+                acc->forces[3 * (ptrdiff_t)sp.particle[p] + c] -= grad[p][c];
+    }
+    if (acc->blocks) {
+        const ptrdiff_t bdim = 3 * (ptrdiff_t)(model->mol_offset[mol + 1] - model->mol_offset[mol]);
+        double *block = acc->blocks + model->block_offset[mol];
+        for (int p = 0; p < sp.n; p++)
+            for (int q = p; q < sp.n; q++) {
+                double k[9];
+                hf_switched_pair_block(&sp, p, q, k);
+                add_upper_block(k, 3 * (ptrdiff_t)model->atom_local[sp.particle[p]],
+                                3 * (ptrdiff_t)model->atom_local[sp.particle[q]], bdim, block);
+            }
+    }
+    const double w = molecule_weight(acc, mol);
+    if (acc->dedp && w != 0.0)
+        for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
+            if (t->slots[s] != HF_NO_SLOT)
+                acc->dedp[t->slots[s]] += w * sp.v.de_dp[s];
+    return 0;
+}
+
 /* Evaluate one term and add what acc asks for. Returns 0 or -1 (undefined geometry). */
 static int accumulate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                            accumulator *acc, hf_coordinate_cache *cache)
 {
     if (hf_term_uses_cross_path(t, pos))
-        return accumulate_cross_term(model, t, table, pos, acc);
+        return t->kind == HF_TERM_MM3_PAIR_SWITCHED ? accumulate_switched_pair(model, t, table, pos, acc)
+                                                    : accumulate_cross_term(model, t, table, pos, acc);
     hf_term_value v;
     const int want_grad = acc->forces != NULL || acc->blocks != NULL;
     const int n = hf_evaluate_term(model, t, table, pos, want_grad, acc->blocks != NULL, cache, &v);

@@ -13,6 +13,7 @@
  * So each term costs two scalars of O((3n)^2) and one update per slot it uses.
  */
 #include "hf_core.h"
+#include "hf_mm3_pair.h"
 #include "hf_reduction.h"
 
 #include <stddef.h>
@@ -144,12 +145,49 @@ static int contract_cross_term(const hf_model *model, const hf_term *t, const do
     return 0;
 }
 
+/* A switched MM3* pair inside its switch range, in closed form (hf_switched_pair.c): the same sums
+ * as contract_cross_term over its distinct particles. Returns 0 or -1 (undefined geometry). */
+static int contract_switched_pair(const hf_model *model, const hf_term *t, const double *table, const double *pos,
+                                  const contraction *c)
+{
+    hf_switched_pair sp;
+    if (hf_switched_pair_evaluate(t, table, pos, &sp) != 0)
+        return -1;
+    if (c->adjoint) {
+        const int mol = model->atom_mol[t->atoms[0]];
+        const ptrdiff_t dim = 3 * (ptrdiff_t)(model->mol_offset[mol + 1] - model->mol_offset[mol]);
+        ptrdiff_t lrow[4];
+        for (int p = 0; p < sp.n; p++)
+            lrow[p] = 3 * (ptrdiff_t)model->atom_local[sp.particle[p]];
+        double x[5];
+        hf_switched_pair_adjoint(&sp, c->adjoint + model->block_offset[mol], lrow, dim, x);
+        for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
+            if (t->slots[s] != HF_NO_SLOT)
+                c->dhdp[t->slots[s]] += sp.v.df2_dp[s][0][0] * x[0] + sp.v.df_dp[s][0] * x[1] +
+                                        sp.v.df2_dp[s][1][1] * x[2] + sp.v.df_dp[s][1] * x[3] +
+                                        sp.v.df2_dp[s][0][1] * x[4];
+    }
+    if (c->y) {
+        double gr = 0.0, gs = 0.0; /* g_r . y, g_s . y */
+        for (int p = 0; p < sp.n; p++) {
+            const double *yp = c->y + 3 * (ptrdiff_t)sp.particle[p];
+            gr += sp.a[p] * (sp.n_r[0] * yp[0] + sp.n_r[1] * yp[1] + sp.n_r[2] * yp[2]);
+            gs += sp.b[p] * (sp.n_s[0] * yp[0] + sp.n_s[1] * yp[1] + sp.n_s[2] * yp[2]);
+        }
+        for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
+            if (t->slots[s] != HF_NO_SLOT)
+                c->dgdp[t->slots[s]] += sp.v.df_dp[s][0] * gr + sp.v.df_dp[s][1] * gs;
+    }
+    return 0;
+}
+
 /* One term's contributions. Returns 0 or -1 (undefined geometry). */
 static int contract_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                          const contraction *c, hf_coordinate_cache *cache)
 {
     if (hf_term_uses_cross_path(t, pos))
-        return contract_cross_term(model, t, table, pos, c);
+        return t->kind == HF_TERM_MM3_PAIR_SWITCHED ? contract_switched_pair(model, t, table, pos, c)
+                                                    : contract_cross_term(model, t, table, pos, c);
     hf_term_value v;
     const int n = hf_evaluate_term(model, t, table, pos, 1, c->adjoint != NULL, cache, &v);
     if (n < 0)
