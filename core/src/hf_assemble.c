@@ -230,13 +230,12 @@ static int accumulate_switched_pair(const hf_model *model, const hf_term *t, con
     if (acc->blocks) {
         const ptrdiff_t bdim = 3 * (ptrdiff_t)(model->mol_offset[mol + 1] - model->mol_offset[mol]);
         double *block = acc->blocks + model->block_offset[mol];
+        double k[4][4][9];
+        hf_switched_pair_blocks(&sp, k);
         for (int p = 0; p < sp.n; p++)
-            for (int q = p; q < sp.n; q++) {
-                double k[9];
-                hf_switched_pair_block(&sp, p, q, k);
-                add_upper_block(k, 3 * (ptrdiff_t)model->atom_local[sp.particle[p]],
+            for (int q = p; q < sp.n; q++)
+                add_upper_block(k[p][q], 3 * (ptrdiff_t)model->atom_local[sp.particle[p]],
                                 3 * (ptrdiff_t)model->atom_local[sp.particle[q]], bdim, block);
-            }
     }
     const double w = molecule_weight(acc, mol);
     if (acc->dedp && w != 0.0)

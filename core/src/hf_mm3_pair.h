@@ -71,8 +71,8 @@ int hf_switched_pair_evaluate(const hf_term *t, const double *table, const doubl
 /* grad[p] = dE/dx of particle p (p < sp->n). */
 void hf_switched_pair_gradient(const hf_switched_pair *sp, double grad[][3]);
 
-/* The 3x3 Hessian block (p, q), row-major. */
-void hf_switched_pair_block(const hf_switched_pair *sp, int p, int q, double block[9]);
+/* blocks[p][q] = the 3x3 Hessian block (p, q), row-major, for p <= q < sp->n. */
+void hf_switched_pair_blocks(const hf_switched_pair *sp, double blocks[4][4][9]);
 
 /* The five sums tr(G^T dH/dslot) is made of, given the adjoint block (leading dimension dim) and the
  * particles' local rows lrow[p]: tr(G^T dH/ds) = df2_dp[s][0][0] x[0] + df_dp[s][0] x[1] +

@@ -71,18 +71,25 @@ void hf_switched_pair_gradient(const hf_switched_pair *sp, double grad[][3])
             grad[p][c] = sp->v.f[0] * sp->a[p] * sp->n_r[c] + sp->v.f[1] * sp->b[p] * sp->n_s[c];
 }
 
-void hf_switched_pair_block(const hf_switched_pair *sp, int p, int q, double block[9])
+void hf_switched_pair_blocks(const hf_switched_pair *sp, double blocks[4][4][9])
 {
     const double *nr = sp->n_r, *ns = sp->n_s;
     const double tr = sp->v.f[0] / sp->q[0], ts = sp->v.f[1] / sp->q[1];
-    const double aa = sp->a[p] * sp->a[q], bb = sp->b[p] * sp->b[q];
-    const double ab = sp->a[p] * sp->b[q] * sp->v.f2[0][1], ba = sp->b[p] * sp->a[q] * sp->v.f2[0][1];
+    double kr[9], ks[9], c[9]; /* K_r, K_s, C */
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             const double id = i == j ? 1.0 : 0.0;
-            const double kr = (sp->v.f2[0][0] - tr) * nr[i] * nr[j] + tr * id;
-            const double ks = (sp->v.f2[1][1] - ts) * ns[i] * ns[j] + ts * id;
-            block[3 * i + j] = aa * kr + bb * ks + ab * nr[i] * ns[j] + ba * ns[i] * nr[j];
+            kr[3 * i + j] = (sp->v.f2[0][0] - tr) * nr[i] * nr[j] + tr * id;
+            ks[3 * i + j] = (sp->v.f2[1][1] - ts) * ns[i] * ns[j] + ts * id;
+            c[3 * i + j] = sp->v.f2[0][1] * nr[i] * ns[j];
+        }
+    for (int p = 0; p < sp->n; p++)
+        for (int q = p; q < sp->n; q++) {
+            const double aa = sp->a[p] * sp->a[q], bb = sp->b[p] * sp->b[q];
+            const double ab = sp->a[p] * sp->b[q], ba = sp->b[p] * sp->a[q];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    blocks[p][q][3 * i + j] = aa * kr[3 * i + j] + bb * ks[3 * i + j] + ab * c[3 * i + j] + ba * c[3 * j + i];
         }
 }
 
