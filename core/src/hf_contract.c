@@ -28,7 +28,20 @@ typedef struct {
     double *dhdp;          /* out: tr(G^T dH/dp_s) */
     const double *y;       /* 3 n_particles */
     double *dgdp;          /* out: y . d(grad E)/dp_s */
+    const unsigned char *wanted; /* per slot: wanted (NULL: all; a slot >= n_wanted is wanted) */
+    int n_wanted;
 } contraction;
+
+/* Whether any of the term's slots is wanted (else it is skipped). */
+static inline int term_wanted(const contraction *c, const hf_term *t)
+{
+    if (c->wanted == NULL)
+        return 1;
+    for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
+        if (t->slots[s] != HF_NO_SLOT && (t->slots[s] >= c->n_wanted || c->wanted[t->slots[s]]))
+            return 1;
+    return 0;
+}
 
 /* d w, except that a zero weight gives exactly 0 even where a slot derivative d is infinite. */
 static inline double weighted(double d, double w) { return w == 0.0 ? 0.0 : d * w; }
@@ -185,6 +198,8 @@ static int contract_switched_pair(const hf_model *model, const hf_term *t, const
 static int contract_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                          const contraction *c, hf_coordinate_cache *cache)
 {
+    if (!term_wanted(c, t))
+        return 0;
     if (hf_term_uses_cross_path(t, pos))
         return t->kind == HF_TERM_MM3_PAIR_SWITCHED ? contract_switched_pair(model, t, table, pos, c)
                                                     : contract_cross_term(model, t, table, pos, c);
@@ -268,10 +283,17 @@ static int contract(const hf_model *model, const double *table, const double *po
 int hf_hessian_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
                                        const double *adjoint, double *out, int *bad_term)
 {
+    return hf_hessian_contraction_derivatives_of(model, table, pos, adjoint, NULL, 0, out, bad_term);
+}
+
+int hf_hessian_contraction_derivatives_of(const hf_model *model, const double *table, const double *pos,
+                                          const double *adjoint, const unsigned char *wanted, int n_wanted,
+                                          double *out, int *bad_term)
+{
     if (model->n_reduced > 0)
-        return hf_reduced_hessian_contraction_derivatives(model, table, pos, adjoint, out, bad_term);
+        return hf_reduced_hessian_contraction_derivatives(model, table, pos, adjoint, wanted, n_wanted, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
-    const contraction c = {adjoint, out, NULL, NULL};
+    const contraction c = {adjoint, out, NULL, NULL, wanted, n_wanted};
     return contract(model, table, pos, &c, bad_term);
 }
 
@@ -281,6 +303,6 @@ int hf_gradient_contraction_derivatives(const hf_model *model, const double *tab
     if (model->n_reduced > 0)
         return hf_reduced_gradient_contraction_derivatives(model, table, pos, y, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
-    const contraction c = {NULL, NULL, y, out};
+    const contraction c = {NULL, NULL, y, out, NULL, 0};
     return contract(model, table, pos, &c, bad_term);
 }

@@ -726,6 +726,10 @@ void HessianForce::getHessianObjectivePairing(Context& context, vector<int>& mod
     getImpl(context).getHessianObjectivePairing(getContextImpl(context), modes);
 }
 
+void HessianForce::setHessianObjectiveGradientSlots(Context& context, const vector<int>& slots) const {
+    getImpl(context).setHessianObjectiveGradientSlots(getContextImpl(context), slots);
+}
+
 void HessianForce::computeHessianObjectiveJacobian(Context& context, int molecule, const vector<int>& slots,
                                                    vector<double>& residuals, vector<double>& jacobian) const {
     getImpl(context).computeHessianObjectiveJacobian(getContextImpl(context), molecule, slots, residuals, jacobian);
