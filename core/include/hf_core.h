@@ -300,6 +300,20 @@ int hf_term_uses_cross_path(const hf_term *term, const double *pos);
  * particle twice); 0 for an unknown kind. */
 int hf_term_atom_entries(int kind);
 
+/* 1 when the term's coordinate (hf_evaluate_term's) is a distance: its Hessian is [[K, -K], [-K, K]]
+ * with K_ij = hf_distance_hessian_entry, so callers skip the 6x6 (want_hess = 0). */
+static inline int hf_term_is_distance(const hf_term *t)
+{
+    return t->kind == HF_TERM_MM3_PAIR_SWITCHED || hf_term_atom_entries(t->kind) == 2;
+}
+
+/* K_ij = (delta_ij - u_i u_j) / r of a distance r with gradient u on its first atom (inv_r = 1/r):
+ * the same numbers as hf_coordinate's Hessian. */
+static inline double hf_distance_hessian_entry(const double *u, double inv_r, int i, int j)
+{
+    return ((i == j ? 1.0 : 0.0) - u[i] * u[j]) * inv_r;
+}
+
 /* Coordinate c of a cross kind: its number of atoms n_c (2 distance, 3 angle, 4 dihedral; 4 for the
  * switch distance of HF_TERM_MM3_PAIR_SWITCHED, a distance between two points of its 4 entries)
  * with the term's atom entries it uses in entries[0..n_c-1]; 0 when c is beyond the kind's coordinates. */

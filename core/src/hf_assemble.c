@@ -119,16 +119,18 @@ static inline void add_upper_block(const double *restrict k, ptrdiff_t ra, ptrdi
 }
 
 static inline void add_term_hessian(int n, const ptrdiff_t *restrict lrow, ptrdiff_t dim, double d2e, double de,
-                                    const double *restrict g, const double *restrict hq, double *restrict block)
+                                    double q, const double *restrict g, const double *restrict hq,
+                                    double *restrict block)
 {
     const int d = 3 * n;
     double k[9]; /* one 3x3 block (a, b) of the term's Hessian */
     if (n == 2) {
-        /* A function of x0 - x1 has the Hessian [[K, -K], [-K, K]] (translation invariance; the
-         * geometry layer returns exactly that structure), so only K is computed. */
+        /* A distance has the Hessian [[K, -K], [-K, K]] (hf_term_is_distance; hq is not formed),
+         * so only K is computed. */
+        const double inv_r = 1.0 / q;
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
-                k[3 * i + j] = d2e * g[i] * g[j] + de * hq[i * d + j];
+                k[3 * i + j] = d2e * g[i] * g[j] + de * hf_distance_hessian_entry(g, inv_r, i, j);
         add_upper_block(k, lrow[0], lrow[0], dim, block);
         add_upper_block(k, lrow[1], lrow[1], dim, block);
         for (int i = 0; i < 9; i++)
@@ -254,7 +256,8 @@ static int accumulate_term(const hf_model *model, const hf_term *t, const double
                                                     : accumulate_cross_term(model, t, table, pos, acc);
     hf_term_value v;
     const int want_grad = acc->forces != NULL || acc->blocks != NULL;
-    const int n = hf_evaluate_term(model, t, table, pos, want_grad, acc->blocks != NULL, cache, &v);
+    const int n = hf_evaluate_term(model, t, table, pos, want_grad, acc->blocks != NULL && !hf_term_is_distance(t),
+                                   cache, &v);
     if (n < 0)
         return -1;
     const double *grad = cache->grad, *hess = cache->hess;
@@ -277,9 +280,9 @@ static int accumulate_term(const hf_model *model, const hf_term *t, const double
         for (int a = 0; a < n; a++)
             lrow[a] = 3 * (ptrdiff_t)model->atom_local[t->atoms[a]];
         switch (n) {
-        case 2: add_term_hessian(2, lrow, dim, v.d2e, v.de, grad, hess, block); break;
-        case 3: add_term_hessian(3, lrow, dim, v.d2e, v.de, grad, hess, block); break;
-        default: add_term_hessian(4, lrow, dim, v.d2e, v.de, grad, hess, block); break;
+        case 2: add_term_hessian(2, lrow, dim, v.d2e, v.de, cache->q, grad, hess, block); break;
+        case 3: add_term_hessian(3, lrow, dim, v.d2e, v.de, cache->q, grad, hess, block); break;
+        default: add_term_hessian(4, lrow, dim, v.d2e, v.de, cache->q, grad, hess, block); break;
         }
     }
     if (acc->dedp) {

@@ -53,14 +53,16 @@ static inline double weighted(double d, double w) { return w == 0.0 ? 0.0 : d * 
  * exactly as sum_ij G_ij dH_ij.
  */
 static inline void contract_adjoint(int n, const ptrdiff_t *restrict lrow, ptrdiff_t dim, const double *restrict block,
-                                    const double *restrict g, const double *restrict hq, double *gGg, double *gh)
+                                    double q, const double *restrict g, const double *restrict hq, double *gGg,
+                                    double *gh)
 {
     const int d = 3 * n;
     double s1 = 0.0, s2 = 0.0;
     if (n == 2) {
-        /* A function of x0 - x1 has g = (g0, -g0) and Hq = [[K, -K], [-K, K]] (exactly so from the
-         * geometry layer), hence with D = G_00 + G_11 - G_01 - G_10 (3x3 blocks of G):
+        /* A distance has g = (g0, -g0) and Hq = [[K, -K], [-K, K]] (hf_term_is_distance; hq is not
+         * formed), hence with D = G_00 + G_11 - G_01 - G_10 (3x3 blocks of G):
          * g^T G g = g0^T D g0 and <G, Hq> = <D, K>. */
+        const double inv_r = 1.0 / q;
         const double *b00 = block + lrow[0] * dim + lrow[0], *b11 = block + lrow[1] * dim + lrow[1];
         const double *b01 = block + lrow[0] * dim + lrow[1], *b10 = block + lrow[1] * dim + lrow[0];
         for (int i = 0; i < 3; i++)
@@ -68,7 +70,7 @@ static inline void contract_adjoint(int n, const ptrdiff_t *restrict lrow, ptrdi
                 const ptrdiff_t o = i * dim + j;
                 const double dij = (b00[o] + b11[o]) - (b01[o] + b10[o]);
                 s1 += g[i] * dij * g[j];
-                s2 += dij * hq[i * d + j];
+                s2 += dij * hf_distance_hessian_entry(g, inv_r, i, j);
             }
     } else {
         for (int a = 0; a < n; a++)
@@ -204,7 +206,7 @@ static int contract_term(const hf_model *model, const hf_term *t, const double *
         return t->kind == HF_TERM_MM3_PAIR_SWITCHED ? contract_switched_pair(model, t, table, pos, c)
                                                     : contract_cross_term(model, t, table, pos, c);
     hf_term_value v;
-    const int n = hf_evaluate_term(model, t, table, pos, 1, c->adjoint != NULL, cache, &v);
+    const int n = hf_evaluate_term(model, t, table, pos, 1, c->adjoint != NULL && !hf_term_is_distance(t), cache, &v);
     if (n < 0)
         return -1;
     const double *g = cache->grad;
@@ -218,9 +220,9 @@ static int contract_term(const hf_model *model, const hf_term *t, const double *
             lrow[a] = 3 * (ptrdiff_t)model->atom_local[t->atoms[a]];
         double gGg, gh;
         switch (n) { /* constant n at each call: the loops unroll */
-        case 2: contract_adjoint(2, lrow, dim, block, g, cache->hess, &gGg, &gh); break;
-        case 3: contract_adjoint(3, lrow, dim, block, g, cache->hess, &gGg, &gh); break;
-        default: contract_adjoint(4, lrow, dim, block, g, cache->hess, &gGg, &gh); break;
+        case 2: contract_adjoint(2, lrow, dim, block, cache->q, g, cache->hess, &gGg, &gh); break;
+        case 3: contract_adjoint(3, lrow, dim, block, cache->q, g, cache->hess, &gGg, &gh); break;
+        default: contract_adjoint(4, lrow, dim, block, cache->q, g, cache->hess, &gGg, &gh); break;
         }
         for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
             if (t->slots[s] != HF_NO_SLOT)
