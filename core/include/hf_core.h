@@ -238,6 +238,15 @@ int hf_hessian_contraction_derivatives(const hf_model *model, const double *tabl
 int hf_gradient_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
                                         const double *y, double *out, int *bad_term);
 
+/* hf_hessian_contraction_derivatives for the wanted slots only: wanted[s] != 0 for the slots wanted
+ * (n_wanted entries; a slot s >= n_wanted counts as wanted; wanted NULL: all). A term none of whose
+ * slots is wanted is skipped, unevaluated, so the other slots' out[s] are 0 or partial; the wanted
+ * ones are exactly hf_hessian_contraction_derivatives'. A skipped term's undefined geometry is not
+ * reported. */
+int hf_hessian_contraction_derivatives_of(const hf_model *model, const double *table, const double *pos,
+                                          const double *adjoint, const unsigned char *wanted, int n_wanted,
+                                          double *out, int *bad_term);
+
 /*
  * Bilinear forms of the Hessian's slot derivatives (hf_bilinear.c), the rows of a residual Jacobian:
  * for molecule m, vectors (n_vectors rows of its 3 n_m coordinates, the block's order) and pairs
@@ -293,6 +302,20 @@ int hf_term_uses_cross_path(const hf_term *term, const double *pos);
 /* The atom entries of a term kind (2 to HF_MAX_TERM_ATOMS; a bend-bend's 5 entries may name one
  * particle twice); 0 for an unknown kind. */
 int hf_term_atom_entries(int kind);
+
+/* 1 when the term's coordinate (hf_evaluate_term's) is a distance: its Hessian is [[K, -K], [-K, K]]
+ * with K_ij = hf_distance_hessian_entry, so callers skip the 6x6 (want_hess = 0). */
+static inline int hf_term_is_distance(const hf_term *t)
+{
+    return t->kind == HF_TERM_MM3_PAIR_SWITCHED || hf_term_atom_entries(t->kind) == 2;
+}
+
+/* K_ij = (delta_ij - u_i u_j) / r of a distance r with gradient u on its first atom (inv_r = 1/r):
+ * the same numbers as hf_coordinate's Hessian. */
+static inline double hf_distance_hessian_entry(const double *u, double inv_r, int i, int j)
+{
+    return ((i == j ? 1.0 : 0.0) - u[i] * u[j]) * inv_r;
+}
 
 /* Coordinate c of a cross kind: its number of atoms n_c (2 distance, 3 angle, 4 dihedral; 4 for the
  * switch distance of HF_TERM_MM3_PAIR_SWITCHED, a distance between two points of its 4 entries)
@@ -358,6 +381,10 @@ typedef struct {
     int n_molecules;                          /* = the model's */
     const hf_objective_molecule *molecules;
     double frequency_factor;                  /* cm^-1 per sqrt(kJ/mol/nm^2/amu) */
+    const unsigned char *gradient_slots;      /* the slots whose dL/dslot is wanted (n_gradient_slots
+                                                 entries, as hf_hessian_contraction_derivatives_of's
+                                                 wanted); NULL: every slot */
+    int n_gradient_slots;
 } hf_objective_spec;
 
 /* Workspace and memory between evaluations (the position-paired selection, the last pairing). */
@@ -380,7 +407,8 @@ typedef struct {
 
 /*
  * One evaluation at (table, pos): *loss; dldslot (n_slots, overwritten; NULL: no gradient, no
- * contraction); residuals (NULL: not wanted). Returns 0 or one of the codes above.
+ * contraction; with spec->gradient_slots only the wanted slots' entries are exact, the others 0 or
+ * partial); residuals (NULL: not wanted). Returns 0 or one of the codes above.
  */
 int hf_objective_compute(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
                          hf_objective_state *state, double *loss, double *dldslot, double *residuals,

@@ -120,16 +120,18 @@ static inline void add_upper_block(const double *restrict k, ptrdiff_t ra, ptrdi
 }
 
 static inline void add_term_hessian(int n, const ptrdiff_t *restrict lrow, ptrdiff_t dim, double d2e, double de,
-                                    const double *restrict g, const double *restrict hq, double *restrict block)
+                                    double q, const double *restrict g, const double *restrict hq,
+                                    double *restrict block)
 {
     const int d = 3 * n;
     double k[9]; /* one 3x3 block (a, b) of the term's Hessian */
     if (n == 2) {
-        /* A function of x0 - x1 has the Hessian [[K, -K], [-K, K]] (translation invariance; the
-         * geometry layer returns exactly that structure), so only K is computed. */
+        /* A distance has the Hessian [[K, -K], [-K, K]] (hf_term_is_distance; hq is not formed),
+         * so only K is computed. */
+        const double inv_r = 1.0 / q;
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
-                k[3 * i + j] = d2e * g[i] * g[j] + de * hq[i * d + j];
+                k[3 * i + j] = d2e * g[i] * g[j] + de * hf_distance_hessian_entry(g, inv_r, i, j);
         add_upper_block(k, lrow[0], lrow[0], dim, block);
         add_upper_block(k, lrow[1], lrow[1], dim, block);
         for (int i = 0; i < 9; i++)
@@ -209,15 +211,54 @@ static int accumulate_cross_term(const hf_model *model, const hf_term *t, const 
     return 0;
 }
 
+/* A switched MM3* pair inside its switch range, in closed form (hf_switched_pair.c): the same
+ * contributions as accumulate_cross_term over its distinct particles. Returns 0 or -1. */
+static int accumulate_switched_pair(const hf_model *model, const hf_term *t, const double *table, const double *pos,
+                                    accumulator *acc)
+{
+    hf_switched_pair sp;
+    if (hf_switched_pair_evaluate(t, table, pos, &sp) != 0)
+        return -1;
+    const int mol = model->atom_mol[t->atoms[0]];
+    acc->energy += sp.v.e;
+    if (acc->mol_energies)
+        acc->mol_energies[mol] += sp.v.e;
+    if (acc->forces) {
+        double grad[4][3];
+        hf_switched_pair_gradient(&sp, grad);
+        for (int p = 0; p < sp.n; p++)
+            for (int c = 0; c < 3; c++)
+                acc->forces[3 * (ptrdiff_t)sp.particle[p] + c] -= grad[p][c];
+    }
+    if (acc->blocks) {
+        const ptrdiff_t bdim = 3 * (ptrdiff_t)(model->mol_offset[mol + 1] - model->mol_offset[mol]);
+        double *block = acc->blocks + model->block_offset[mol];
+        double k[4][4][9];
+        hf_switched_pair_blocks(&sp, k);
+        for (int p = 0; p < sp.n; p++)
+            for (int q = p; q < sp.n; q++)
+                add_upper_block(k[p][q], 3 * (ptrdiff_t)model->atom_local[sp.particle[p]],
+                                3 * (ptrdiff_t)model->atom_local[sp.particle[q]], bdim, block);
+    }
+    const double w = molecule_weight(acc, mol);
+    if (acc->dedp && w != 0.0)
+        for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
+            if (t->slots[s] != HF_NO_SLOT)
+                acc->dedp[t->slots[s]] += w * sp.v.de_dp[s];
+    return 0;
+}
+
 /* Evaluate one term and add what acc asks for. Returns 0 or -1 (undefined geometry). */
 static int accumulate_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                            accumulator *acc, hf_coordinate_cache *cache)
 {
     if (hf_term_uses_cross_path(t, pos))
-        return accumulate_cross_term(model, t, table, pos, acc);
+        return t->kind == HF_TERM_MM3_PAIR_SWITCHED ? accumulate_switched_pair(model, t, table, pos, acc)
+                                                    : accumulate_cross_term(model, t, table, pos, acc);
     hf_term_value v;
     const int want_grad = acc->forces != NULL || acc->blocks != NULL;
-    const int n = hf_evaluate_term(model, t, table, pos, want_grad, acc->blocks != NULL, cache, &v);
+    const int n = hf_evaluate_term(model, t, table, pos, want_grad, acc->blocks != NULL && !hf_term_is_distance(t),
+                                   cache, &v);
     if (n < 0)
         return -1;
     const double *grad = cache->grad, *hess = cache->hess;
@@ -240,9 +281,9 @@ static int accumulate_term(const hf_model *model, const hf_term *t, const double
         for (int a = 0; a < n; a++)
             lrow[a] = 3 * (ptrdiff_t)model->atom_local[t->atoms[a]];
         switch (n) {
-        case 2: add_term_hessian(2, lrow, dim, v.d2e, v.de, grad, hess, block); break;
-        case 3: add_term_hessian(3, lrow, dim, v.d2e, v.de, grad, hess, block); break;
-        default: add_term_hessian(4, lrow, dim, v.d2e, v.de, grad, hess, block); break;
+        case 2: add_term_hessian(2, lrow, dim, v.d2e, v.de, cache->q, grad, hess, block); break;
+        case 3: add_term_hessian(3, lrow, dim, v.d2e, v.de, cache->q, grad, hess, block); break;
+        default: add_term_hessian(4, lrow, dim, v.d2e, v.de, cache->q, grad, hess, block); break;
         }
     }
     if (acc->dedp) {

@@ -146,7 +146,7 @@ static int bilinear_term(const hf_model *model, const hf_term *t, const double *
     hf_term_value val;
     if (!term_wanted(b, t, HF_MAX_TERM_SLOTS))
         return 0;
-    const int n = hf_evaluate_term(model, t, table, pos, 1, 1, cache, &val);
+    const int n = hf_evaluate_term(model, t, table, pos, 1, !hf_term_is_distance(t), cache, &val);
     if (n < 0)
         return -1;
     if (n == 2) {

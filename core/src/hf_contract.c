@@ -13,6 +13,7 @@
  * So each term costs two scalars of O((3n)^2) and one update per slot it uses.
  */
 #include "hf_core.h"
+#include "hf_mm3_pair.h"
 #include "hf_reduction.h"
 
 #include <stddef.h>
@@ -27,7 +28,20 @@ typedef struct {
     double *dhdp;          /* out: tr(G^T dH/dp_s) */
     const double *y;       /* 3 n_particles */
     double *dgdp;          /* out: y . d(grad E)/dp_s */
+    const unsigned char *wanted; /* per slot: wanted (NULL: all; a slot >= n_wanted is wanted) */
+    int n_wanted;
 } contraction;
+
+/* Whether any of the term's slots is wanted (else it is skipped). */
+static inline int term_wanted(const contraction *c, const hf_term *t)
+{
+    if (c->wanted == NULL)
+        return 1;
+    for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
+        if (t->slots[s] != HF_NO_SLOT && (t->slots[s] >= c->n_wanted || c->wanted[t->slots[s]]))
+            return 1;
+    return 0;
+}
 
 /* d w, except that a zero weight gives exactly 0 even where a slot derivative d is infinite. */
 static inline double weighted(double d, double w) { return w == 0.0 ? 0.0 : d * w; }
@@ -39,14 +53,16 @@ static inline double weighted(double d, double w) { return w == 0.0 ? 0.0 : d * 
  * exactly as sum_ij G_ij dH_ij.
  */
 static inline void contract_adjoint(int n, const ptrdiff_t *restrict lrow, ptrdiff_t dim, const double *restrict block,
-                                    const double *restrict g, const double *restrict hq, double *gGg, double *gh)
+                                    double q, const double *restrict g, const double *restrict hq, double *gGg,
+                                    double *gh)
 {
     const int d = 3 * n;
     double s1 = 0.0, s2 = 0.0;
     if (n == 2) {
-        /* A function of x0 - x1 has g = (g0, -g0) and Hq = [[K, -K], [-K, K]] (exactly so from the
-         * geometry layer), hence with D = G_00 + G_11 - G_01 - G_10 (3x3 blocks of G):
+        /* A distance has g = (g0, -g0) and Hq = [[K, -K], [-K, K]] (hf_term_is_distance; hq is not
+         * formed), hence with D = G_00 + G_11 - G_01 - G_10 (3x3 blocks of G):
          * g^T G g = g0^T D g0 and <G, Hq> = <D, K>. */
+        const double inv_r = 1.0 / q;
         const double *b00 = block + lrow[0] * dim + lrow[0], *b11 = block + lrow[1] * dim + lrow[1];
         const double *b01 = block + lrow[0] * dim + lrow[1], *b10 = block + lrow[1] * dim + lrow[0];
         for (int i = 0; i < 3; i++)
@@ -54,7 +70,7 @@ static inline void contract_adjoint(int n, const ptrdiff_t *restrict lrow, ptrdi
                 const ptrdiff_t o = i * dim + j;
                 const double dij = (b00[o] + b11[o]) - (b01[o] + b10[o]);
                 s1 += g[i] * dij * g[j];
-                s2 += dij * hq[i * d + j];
+                s2 += dij * hf_distance_hessian_entry(g, inv_r, i, j);
             }
     } else {
         for (int a = 0; a < n; a++)
@@ -144,14 +160,53 @@ static int contract_cross_term(const hf_model *model, const hf_term *t, const do
     return 0;
 }
 
+/* A switched MM3* pair inside its switch range, in closed form (hf_switched_pair.c): the same sums
+ * as contract_cross_term over its distinct particles. Returns 0 or -1 (undefined geometry). */
+static int contract_switched_pair(const hf_model *model, const hf_term *t, const double *table, const double *pos,
+                                  const contraction *c)
+{
+    hf_switched_pair sp;
+    if (hf_switched_pair_evaluate(t, table, pos, &sp) != 0)
+        return -1;
+    if (c->adjoint) {
+        const int mol = model->atom_mol[t->atoms[0]];
+        const ptrdiff_t dim = 3 * (ptrdiff_t)(model->mol_offset[mol + 1] - model->mol_offset[mol]);
+        ptrdiff_t lrow[4];
+        for (int p = 0; p < sp.n; p++)
+            lrow[p] = 3 * (ptrdiff_t)model->atom_local[sp.particle[p]];
+        double x[5];
+        hf_switched_pair_adjoint(&sp, c->adjoint + model->block_offset[mol], lrow, dim, x);
+        for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
+            if (t->slots[s] != HF_NO_SLOT)
+                c->dhdp[t->slots[s]] += sp.v.df2_dp[s][0][0] * x[0] + sp.v.df_dp[s][0] * x[1] +
+                                        sp.v.df2_dp[s][1][1] * x[2] + sp.v.df_dp[s][1] * x[3] +
+                                        sp.v.df2_dp[s][0][1] * x[4];
+    }
+    if (c->y) {
+        double gr = 0.0, gs = 0.0; /* g_r . y, g_s . y */
+        for (int p = 0; p < sp.n; p++) {
+            const double *yp = c->y + 3 * (ptrdiff_t)sp.particle[p];
+            gr += sp.a[p] * (sp.n_r[0] * yp[0] + sp.n_r[1] * yp[1] + sp.n_r[2] * yp[2]);
+            gs += sp.b[p] * (sp.n_s[0] * yp[0] + sp.n_s[1] * yp[1] + sp.n_s[2] * yp[2]);
+        }
+        for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
+            if (t->slots[s] != HF_NO_SLOT)
+                c->dgdp[t->slots[s]] += sp.v.df_dp[s][0] * gr + sp.v.df_dp[s][1] * gs;
+    }
+    return 0;
+}
+
 /* One term's contributions. Returns 0 or -1 (undefined geometry). */
 static int contract_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                          const contraction *c, hf_coordinate_cache *cache)
 {
+    if (!term_wanted(c, t))
+        return 0;
     if (hf_term_uses_cross_path(t, pos))
-        return contract_cross_term(model, t, table, pos, c);
+        return t->kind == HF_TERM_MM3_PAIR_SWITCHED ? contract_switched_pair(model, t, table, pos, c)
+                                                    : contract_cross_term(model, t, table, pos, c);
     hf_term_value v;
-    const int n = hf_evaluate_term(model, t, table, pos, 1, c->adjoint != NULL, cache, &v);
+    const int n = hf_evaluate_term(model, t, table, pos, 1, c->adjoint != NULL && !hf_term_is_distance(t), cache, &v);
     if (n < 0)
         return -1;
     const double *g = cache->grad;
@@ -165,9 +220,9 @@ static int contract_term(const hf_model *model, const hf_term *t, const double *
             lrow[a] = 3 * (ptrdiff_t)model->atom_local[t->atoms[a]];
         double gGg, gh;
         switch (n) { /* constant n at each call: the loops unroll */
-        case 2: contract_adjoint(2, lrow, dim, block, g, cache->hess, &gGg, &gh); break;
-        case 3: contract_adjoint(3, lrow, dim, block, g, cache->hess, &gGg, &gh); break;
-        default: contract_adjoint(4, lrow, dim, block, g, cache->hess, &gGg, &gh); break;
+        case 2: contract_adjoint(2, lrow, dim, block, cache->q, g, cache->hess, &gGg, &gh); break;
+        case 3: contract_adjoint(3, lrow, dim, block, cache->q, g, cache->hess, &gGg, &gh); break;
+        default: contract_adjoint(4, lrow, dim, block, cache->q, g, cache->hess, &gGg, &gh); break;
         }
         for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
             if (t->slots[s] != HF_NO_SLOT)
@@ -230,10 +285,17 @@ static int contract(const hf_model *model, const double *table, const double *po
 int hf_hessian_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
                                        const double *adjoint, double *out, int *bad_term)
 {
+    return hf_hessian_contraction_derivatives_of(model, table, pos, adjoint, NULL, 0, out, bad_term);
+}
+
+int hf_hessian_contraction_derivatives_of(const hf_model *model, const double *table, const double *pos,
+                                          const double *adjoint, const unsigned char *wanted, int n_wanted,
+                                          double *out, int *bad_term)
+{
     if (model->n_reduced > 0)
-        return hf_reduced_hessian_contraction_derivatives(model, table, pos, adjoint, out, bad_term);
+        return hf_reduced_hessian_contraction_derivatives(model, table, pos, adjoint, wanted, n_wanted, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
-    const contraction c = {adjoint, out, NULL, NULL};
+    const contraction c = {adjoint, out, NULL, NULL, wanted, n_wanted};
     return contract(model, table, pos, &c, bad_term);
 }
 
@@ -243,6 +305,6 @@ int hf_gradient_contraction_derivatives(const hf_model *model, const double *tab
     if (model->n_reduced > 0)
         return hf_reduced_gradient_contraction_derivatives(model, table, pos, y, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
-    const contraction c = {NULL, NULL, y, out};
+    const contraction c = {NULL, NULL, y, out, NULL, 0};
     return contract(model, table, pos, &c, bad_term);
 }

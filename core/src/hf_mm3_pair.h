@@ -8,6 +8,7 @@
 #include "hf_core.h"
 
 #include <math.h>
+#include <stddef.h>
 
 /* sw = (S, S', S'') at distance r: 1, 0, 0 (r <= on); (off^2 - r^2) / w, -2 r / w, -2 / w with
  * w = off^2 - on^2 (on < r < off); 0, 0, 0 (r >= off). */
@@ -54,5 +55,29 @@ void hf_mm3_pair_scalar(const hf_term *t, const double *table, double r, const d
 /* The switch distance of an HF_TERM_MM3_PAIR_SWITCHED term, |y_0 - y_1| with
  * y_k = x_{atoms[2+k]} + r_scale[k] (x_{atoms[k]} - x_{atoms[2+k]}) (hf_cross.c). */
 double hf_mm3_switch_distance(const hf_term *t, const double *pos);
+
+/* A switched MM3* pair inside its switch range, in closed form (hf_switched_pair.c): its distinct
+ * particles with the weights of r and r_s on them (dr/dx_p = a[p] n_r, dr_s/dx_p = b[p] n_s), the
+ * two unit vectors, q = (r, r_s) and the scalar part at q (hf_cross_scalar). */
+typedef struct {
+    int n, particle[4];
+    double a[4], b[4], n_r[3], n_s[3], q[2];
+    hf_cross_value v;
+} hf_switched_pair;
+
+/* Returns 0, or -1 when a distance is 0 (undefined). */
+int hf_switched_pair_evaluate(const hf_term *t, const double *table, const double *pos, hf_switched_pair *out);
+
+/* grad[p] = dE/dx of particle p (p < sp->n). */
+void hf_switched_pair_gradient(const hf_switched_pair *sp, double grad[][3]);
+
+/* blocks[p][q] = the 3x3 Hessian block (p, q), row-major, for p <= q < sp->n. */
+void hf_switched_pair_blocks(const hf_switched_pair *sp, double blocks[4][4][9]);
+
+/* The five sums tr(G^T dH/dslot) is made of, given the adjoint block (leading dimension dim) and the
+ * particles' local rows lrow[p]: tr(G^T dH/ds) = df2_dp[s][0][0] x[0] + df_dp[s][0] x[1] +
+ * df2_dp[s][1][1] x[2] + df_dp[s][1] x[3] + df2_dp[s][0][1] x[4]. */
+void hf_switched_pair_adjoint(const hf_switched_pair *sp, const double *block, const ptrdiff_t *lrow, ptrdiff_t dim,
+                              double x[5]);
 
 #endif

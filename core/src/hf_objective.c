@@ -704,8 +704,8 @@ static void molecule_task(const hf_model *model, const double *table, const doub
         memset(g, 0, (size_t)st->mols[m].dim * (size_t)st->mols[m].dim * sizeof *g);
     }
     if (gradient &&
-        hf_hessian_contraction_derivatives(&v.model, table, pos, g, st->mol_dldslot + (size_t)m * model->n_slots,
-                                           &bad) != 0) {
+        hf_hessian_contraction_derivatives_of(&v.model, table, pos, g, spec->gradient_slots, spec->n_gradient_slots,
+                                              st->mol_dldslot + (size_t)m * model->n_slots, &bad) != 0) {
         st->mol_status[m] = HF_OBJECTIVE_GEOMETRY;
         st->mol_bad[m] = model_term(st, m, bad);
         return;
@@ -777,7 +777,8 @@ static int compute_whole(const hf_model *model, const double *table, const doubl
             return status;
         }
     }
-    if (dldslot != NULL && hf_hessian_contraction_derivatives(model, table, pos, st->adjoint, dldslot, &bad) != 0) {
+    if (dldslot != NULL && hf_hessian_contraction_derivatives_of(model, table, pos, st->adjoint, spec->gradient_slots,
+                                                                 spec->n_gradient_slots, dldslot, &bad) != 0) {
         error->bad_term = bad;
         return HF_OBJECTIVE_GEOMETRY;
     }

@@ -212,9 +212,11 @@ int hf_reduced_molecule_energy_derivatives(const hf_model *model, const double *
 
 /* The contractions at x' with an adjoint or a vector already mapped. */
 static int hessian_contraction_at_reduced(const hf_model *model, const double *table, const double *pos,
-                                          const double *adjoint, double *out, int *bad_term)
+                                          const double *adjoint, const unsigned char *wanted, int n_wanted,
+                                          double *out, int *bad_term)
 {
-    HF_AT_REDUCED_POSITIONS(hf_hessian_contraction_derivatives(&plain, table, x, adjoint, out, bad_term));
+    HF_AT_REDUCED_POSITIONS(
+        hf_hessian_contraction_derivatives_of(&plain, table, x, adjoint, wanted, n_wanted, out, bad_term));
 }
 
 static int gradient_contraction_at_reduced(const hf_model *model, const double *table, const double *pos,
@@ -224,7 +226,8 @@ static int gradient_contraction_at_reduced(const hf_model *model, const double *
 }
 
 int hf_reduced_hessian_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
-                                               const double *adjoint, double *out, int *bad_term)
+                                               const double *adjoint, const unsigned char *wanted, int n_wanted,
+                                               double *out, int *bad_term)
 {
     const size_t size = (size_t)model->block_offset[model->n_molecules];
     double *g = malloc((size > 0 ? size : 1) * sizeof *g);
@@ -234,7 +237,7 @@ int hf_reduced_hessian_contraction_derivatives(const hf_model *model, const doub
     for (int m = 0; m < model->n_molecules; m++) /* G' = M G M^T */
         if (model->reduced_offset[m + 1] > model->reduced_offset[m])
             map_block(model, m, g + model->block_offset[m], 0);
-    const int rc = hessian_contraction_at_reduced(model, table, pos, g, out, bad_term);
+    const int rc = hessian_contraction_at_reduced(model, table, pos, g, wanted, n_wanted, out, bad_term);
     free(g);
     return rc;
 }

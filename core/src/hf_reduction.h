@@ -19,7 +19,8 @@ int hf_reduced_molecule_energies(const hf_model *model, const double *table, con
 int hf_reduced_molecule_energy_derivatives(const hf_model *model, const double *table, const double *pos,
                                            const double *weights, double *out, int *bad_term);
 int hf_reduced_hessian_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
-                                               const double *adjoint, double *out, int *bad_term);
+                                               const double *adjoint, const unsigned char *wanted, int n_wanted,
+                                               double *out, int *bad_term);
 int hf_reduced_gradient_contraction_derivatives(const hf_model *model, const double *table, const double *pos,
                                                 const double *y, double *out, int *bad_term);
 int hf_reduced_bilinear_hessian_derivatives(const hf_model *model, const double *table, const double *pos, int m,

@@ -318,6 +318,30 @@ void hf_model_slot_chain_row(const hessfit_model *m, hf_model_slot_chain *ch, in
     hf_model_mm3_chain_row(m, &ch->mm3, s, d_free);
 }
 
+hessfit_status hf_model_gradient_slots(const hessfit_model *m, int **slots, int *n)
+{
+    const size_t ns = (size_t)m->n_slots;
+    unsigned char *wanted = calloc(ns > 0 ? ns : 1, 1);
+    *slots = malloc((ns > 0 ? ns : 1) * sizeof **slots);
+    *n = 0;
+    if (wanted == NULL || *slots == NULL) {
+        free(wanted);
+        free(*slots);
+        *slots = NULL;
+        return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "fit model: no memory for the gradient's slots");
+    }
+    for (int i = 0; i < m->n_free; i++)
+        for (int s = m->slot_of[(size_t)m->free_param[i] * HESSFIT_FF_MAX_VALUES + (size_t)m->free_value[i]]; s >= 0;
+             s = m->slots[s].next)
+            wanted[s] = 1;
+    hf_model_mm3_mark_gradient_slots(m, wanted);
+    for (size_t s = 0; s < ns; s++)
+        if (wanted[s])
+            (*slots)[(*n)++] = (int)s;
+    free(wanted);
+    return HESSFIT_SUCCESS;
+}
+
 void hf_model_slot_chain_free(hf_model_slot_chain *ch)
 {
     free(ch->free_of);

@@ -198,6 +198,9 @@ hessfit_status hf_model_mm3_chain_init(const hessfit_model *m, hf_model_mm3_chai
 /* d_free += the derived slots' part of the chain rule for d_slot = e_s. */
 void hf_model_mm3_chain_row(const hessfit_model *m, hf_model_mm3_chain *ch, int s, double *d_free);
 void hf_model_mm3_chain_free(hf_model_mm3_chain *ch);
+/* wanted[s] = 1 for the derived slots a free value feeds (as the chain rule does): the pairs' qq
+ * when a bond r0 or moment is free (q = moment / r0), their R and eps when a vdW value is. */
+void hf_model_mm3_mark_gradient_slots(const hessfit_model *m, unsigned char *wanted);
 void hf_model_mm3_free(hessfit_model *m);
 /* C = d slot / d x one row at a time: row s (n_free) is hessfit_model_slot_gradient_to_free of the
  * unit vector e_s, in O(the slot's uses) rather than O(model) (hf_model_free.c). */
@@ -209,6 +212,10 @@ hessfit_status hf_model_slot_chain_init(const hessfit_model *m, hf_model_slot_ch
 /* d_free (n_free, overwritten) = row s of C. */
 void hf_model_slot_chain_row(const hessfit_model *m, hf_model_slot_chain *ch, int s, double *d_free);
 void hf_model_slot_chain_free(hf_model_slot_chain *ch);
+/* The slots whose dL/dslot reaches a free value (hessfit_model_slot_gradient_to_free reads no other
+ * slot): each free value's slots, and the MM3* derived slots when a free value feeds them; decided
+ * by structure, not by the current values. *slots (malloc'ed, ascending, the caller frees) and *n. */
+hessfit_status hf_model_gradient_slots(const hessfit_model *m, int **slots, int *n);
 /* Appends a term to the model's list. */
 hessfit_status hf_model_append_term(hessfit_model *m, const hf_model_term *t);
 

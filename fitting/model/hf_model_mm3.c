@@ -379,6 +379,25 @@ static int any_derived_free(const hessfit_model *m)
     return any;
 }
 
+void hf_model_mm3_mark_gradient_slots(const hessfit_model *m, unsigned char *wanted)
+{
+    if (!any_derived_free(m))
+        return;
+    int vdw = 0, charges = 0; /* R, eps follow the vdW values; the charges the bond moments and r0 */
+    for (int i = 0; i < m->n_free; i++) {
+        const hessfit_param_kind k = m->params[m->free_param[i]].kind;
+        vdw |= k == HESSFIT_PARAM_VDW;
+        charges |= k == HESSFIT_PARAM_BOND && m->free_value[i] >= 1;
+    }
+    for (int i = 0; i < m->mm3.n_pairs; i++) {
+        const hf_model_mm3_pair *q = &m->mm3.pairs[i];
+        if (charges && q->qq_slot >= 0)
+            wanted[q->qq_slot] = 1;
+        if (vdw && q->r_slot >= 0)
+            wanted[q->r_slot] = wanted[q->eps_slot] = 1;
+    }
+}
+
 /* Pair q's part, given dL/dqq, dL/dR, dL/deps of its slots. */
 static void pair_chain(const hessfit_model *m, const hf_model_mm3_pair *q, double d_qq, double d_r, double d_eps,
                        double *dq, double *dp)

@@ -6,6 +6,7 @@
  * (hf_objective_energies.c, hf_objective_geometry.c: each adds its loss and dL/dslot), chain to
  * the free values.
  */
+#include "hf_model_internal.h"
 #include "hf_objective_internal.h"
 #include "hessfit_elements.h"
 #include "hessfit_units.h"
@@ -207,6 +208,8 @@ hessfit_status hessfit_objective_create(hessfit_model *model, const hessfit_mole
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_objective_create: qm is NULL");
 
     hessfit_objective *obj = calloc(1, sizeof *obj);
+    if (obj != NULL)
+        obj->grad_free = obj->grad_slots = -1;
     hf_objective_targets *targets = calloc((size_t)n_mols, sizeof *targets);
     hessfit_molecule_objective *kernel = calloc((size_t)n_mols, sizeof *kernel);
     double **masses = calloc((size_t)n_mols, sizeof *masses);
@@ -301,6 +304,27 @@ done:
     return st;
 }
 
+/* Tells the kernel which slots' dL/dslot the free values need (it skips the terms of the others:
+ * a fit of bonded values skips every nonbonded pair), again whenever values were freed since. */
+static hessfit_status gradient_slots(hessfit_objective *obj, int n_slots)
+{
+    const int n_free = hessfit_model_n_free(obj->model);
+    if (n_free == obj->grad_free && n_slots == obj->grad_slots)
+        return HESSFIT_SUCCESS;
+    int *slots = NULL, n = 0;
+    hessfit_status st = hf_model_gradient_slots(obj->model, &slots, &n);
+    if (st != HESSFIT_SUCCESS)
+        return st;
+    const hessfit_status hst = hessfit_force_set_hessian_objective_gradient_slots(
+        hessfit_model_force(obj->model), hessfit_model_context(obj->model), slots, n);
+    free(slots);
+    if (hst != HESSFIT_SUCCESS)
+        return hessfit_failure(hst, "hessfit_force_set_hessian_objective_gradient_slots");
+    obj->grad_free = n_free;
+    obj->grad_slots = n_slots;
+    return HESSFIT_SUCCESS;
+}
+
 hessfit_status hessfit_objective_evaluate(hessfit_objective *obj, const double *x_free, double *loss, double *grad_free,
                                 double *residuals)
 {
@@ -325,6 +349,8 @@ hessfit_status hessfit_objective_evaluate(hessfit_objective *obj, const double *
     if (d_slot != NULL)
         memset(d_slot, 0, (size_t)n_slots * sizeof *d_slot);
     if (obj->n_kernel_residuals > 0) { /* no Hessian-space target: no kernel call */
+        if (d_slot != NULL && (st = gradient_slots(obj, n_slots)) != HESSFIT_SUCCESS)
+            return st;
         obj->kernel_calls++;
         hst = hessfit_force_compute_hessian_objective(hessfit_model_force(obj->model), hessfit_model_context(obj->model), loss,
                                                       d_slot, d_slot != NULL ? n_slots : 0, residuals,

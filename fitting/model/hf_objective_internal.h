@@ -39,6 +39,7 @@ struct hessfit_objective {
     double *d_slot;              /* dL/dslot, grown with the model's slot table */
     int cap_slots;
     unsigned long long kernel_calls;
+    int grad_free, grad_slots;    /* n_free and n_slots when the kernel was told the gradient's slots (-1: never) */
     long long n_kernel_residuals; /* the Hessian-space part's, first in the residuals */
     long long *mol_res;           /* n_mols + 1: molecule m's Hessian-space residuals at [mol_res[m], mol_res[m + 1]) */
     hf_energy_part *energies;     /* NULL: none */

@@ -140,6 +140,19 @@ public:
     virtual double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
                                            std::vector<double>* residuals) = 0;
     /**
+     * Say which slots' dL/dslot computeHessianObjective must give exactly from now on (a fit's
+     * free values move only those); the others may then come out 0 or partial. This default
+     * keeps computing every slot; the Reference platform skips the terms none of whose slots is
+     * listed. Kept across setHessianObjective.
+     *
+     * @param context  the Context's implementation
+     * @param slots    distinct slots in range (checked by the caller); empty: every slot
+     */
+    virtual void setHessianObjectiveGradientSlots(OpenMM::ContextImpl& context, const std::vector<int>& slots) {
+        (void) context;
+        (void) slots;
+    }
+    /**
      * Get which MM mode each frequency target was compared with in the last evaluation.
      *
      * @param context     the Context's implementation

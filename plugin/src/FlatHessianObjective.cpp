@@ -42,6 +42,8 @@ void FlatHessianObjective::set(const FlatHessianModel& model, const HessianObjec
     flat.n_molecules = (int) molecules.size();
     flat.molecules = molecules.data();
     flat.frequency_factor = objective.frequencyFactor;
+    flat.gradient_slots = dataOrNull(gradientSlots);
+    flat.n_gradient_slots = (int) gradientSlots.size();
     state.reset(hf_objective_state_create(&m, &flat));
     if (!state)
         throw std::bad_alloc();
@@ -95,6 +97,17 @@ void FlatHessianObjective::jacobian(const FlatHessianModel& model, const vector<
                                              slots.empty() ? nullptr : slots.data(), (int) slots.size(), residuals.data(),
                                              jacobian.data(), &error);
     check(model, status, error);
+}
+
+void FlatHessianObjective::setGradientSlots(const vector<int>& slots, int numSlots) {
+    gradientSlots.clear();
+    if (!slots.empty()) {
+        gradientSlots.assign((size_t) numSlots, 0);
+        for (int s : slots)
+            gradientSlots[(size_t) s] = 1;
+    }
+    flat.gradient_slots = dataOrNull(gradientSlots);
+    flat.n_gradient_slots = (int) gradientSlots.size();
 }
 
 void FlatHessianObjective::pairing(vector<int>& modes) const {

@@ -123,11 +123,12 @@ void HessianForce::setParameters(const vector<double>& values) {
         m << "setParameters got " << values.size() << " values for a table of " << parameters.size() << " slots";
         fail(HessianForceException::Size, m.str());
     }
-    for (size_t i = 0; i < values.size(); i++) {
-        std::ostringstream what;
-        what << "parameter slot " << i;
-        checkFinite(values[i], what.str().c_str());
-    }
+    for (size_t i = 0; i < values.size(); i++)
+        if (!std::isfinite(values[i])) { // the message only on failure: a stream per slot cost a third of an evaluation
+            std::ostringstream what;
+            what << "parameter slot " << i;
+            checkFinite(values[i], what.str().c_str());
+        }
     parameters = values;
 }
 
@@ -726,6 +727,10 @@ long long HessianForce::getHessianObjectiveNumResiduals(Context& context) const 
 
 void HessianForce::getHessianObjectivePairing(Context& context, vector<int>& modes) const {
     getImpl(context).getHessianObjectivePairing(getContextImpl(context), modes);
+}
+
+void HessianForce::setHessianObjectiveGradientSlots(Context& context, const vector<int>& slots) const {
+    getImpl(context).setHessianObjectiveGradientSlots(getContextImpl(context), slots);
 }
 
 void HessianForce::computeHessianObjectiveJacobian(Context& context, int molecule, const vector<int>& slots,

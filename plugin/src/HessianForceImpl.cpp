@@ -323,6 +323,24 @@ void HessianForceImpl::getHessianObjectivePairing(ContextImpl& context, vector<i
     kernel.getAs<CalcHessianForceKernel>().getHessianObjectivePairing(context, modes);
 }
 
+/** Throws (Size, Value) unless slots are distinct and in 0..numSlots-1; what names the caller. */
+static void checkSlotList(const vector<int>& slots, int numSlots, const char* what) {
+    vector<char> seen((size_t) numSlots, 0);
+    for (size_t k = 0; k < slots.size(); k++) {
+        if (slots[k] < 0 || slots[k] >= numSlots)
+            fail(HessianForceException::Size, std::string(what) + ": slot " + std::to_string(slots[k]) + " (entry " +
+                                                  std::to_string(k) + ") is outside 0.." + std::to_string(numSlots - 1));
+        if (seen[(size_t) slots[k]]++)
+            fail(HessianForceException::Value, std::string(what) + ": slot " + std::to_string(slots[k]) +
+                                                   " is listed twice (entry " + std::to_string(k) + ")");
+    }
+}
+
+void HessianForceImpl::setHessianObjectiveGradientSlots(ContextImpl& context, const vector<int>& slots) {
+    checkSlotList(slots, owner.getNumParameters(), "the Hessian objective's gradient slots");
+    kernel.getAs<CalcHessianForceKernel>().setHessianObjectiveGradientSlots(context, slots);
+}
+
 void HessianForceImpl::computeHessianObjectiveJacobian(ContextImpl& context, int molecule, const vector<int>& slots,
                                                        vector<double>& residuals, vector<double>& jacobian) {
     if (!hasObjective)
@@ -331,16 +349,6 @@ void HessianForceImpl::computeHessianObjectiveJacobian(ContextImpl& context, int
     if (molecule < 0 || molecule >= n)
         fail(HessianForceException::Size, "the Hessian objective's Jacobian: molecule " + std::to_string(molecule) +
                                               " is outside 0.." + std::to_string(n - 1));
-    const int numSlots = owner.getNumParameters();
-    vector<char> seen((size_t) numSlots, 0);
-    for (size_t k = 0; k < slots.size(); k++) {
-        if (slots[k] < 0 || slots[k] >= numSlots)
-            fail(HessianForceException::Size, "the Hessian objective's Jacobian: slot " + std::to_string(slots[k]) +
-                                                  " (entry " + std::to_string(k) + ") is outside 0.." +
-                                                  std::to_string(numSlots - 1));
-        if (seen[(size_t) slots[k]]++)
-            fail(HessianForceException::Value, "the Hessian objective's Jacobian: slot " + std::to_string(slots[k]) +
-                                                   " is listed twice (entry " + std::to_string(k) + ")");
-    }
+    checkSlotList(slots, owner.getNumParameters(), "the Hessian objective's Jacobian");
     kernel.getAs<CalcHessianForceKernel>().computeHessianObjectiveJacobian(context, molecule, slots, residuals, jacobian);
 }

@@ -13,6 +13,8 @@
  *  (b) dL/dslot against central differences over every slot (4-point stencil, the analytic
  *      Hessian at p +- h): A with overlap-paired, projected frequencies; B with position-paired,
  *      unprojected ones; eigenmatrix; Hessian elements; all together;
+ *  (b') the gradient of every other slot alone (hessfit_force_set_hessian_objective_gradient_slots):
+ *      the listed slots' dL/dslot bit for bit as with every slot;
  *  (c) bad specs and calls: clear HESSFIT_ERROR_* naming the molecule, the field and the entry.
  */
 #include "hessfit_fitting.h"
@@ -420,6 +422,24 @@ static void check_objective(Setup *s, const Targets t[2], const char *label)
         HF_OK(hessfit_force_get_hessian_objective_pairing(s->force, s->context, after, n_freq));
         CHECK(l2 == loss && memcmp(after, pairing, sizeof(int) * (size_t)n_freq) == 0, "%s: not reproducible: %.17g vs %.17g, pairing %s", label, l2, loss, memcmp(after, pairing, sizeof(int) * (size_t)n_freq) ? "changed" : "same");
     }
+    /* (b') the gradient of the listed slots alone (every other slot): the same numbers, bit for bit */
+    int listed[MAXSLOTS], n_listed = 0;
+    for (int i = 0; i < s->n_slots; i += 2)
+        listed[n_listed++] = i;
+    double l3, g3[MAXSLOTS];
+    HF_OK(hessfit_force_set_hessian_objective_gradient_slots(s->force, s->context, listed, n_listed));
+    HF_OK(hessfit_force_compute_hessian_objective(s->force, s->context, &l3, g3, s->n_slots, NULL, 0));
+    CHECK(l3 == loss, "%s: the loss changed with the gradient slots: %.17g vs %.17g", label, l3, loss);
+    for (int k = 0; k < n_listed; k++)
+        CHECK(memcmp(&g3[listed[k]], &g[listed[k]], sizeof(double)) == 0, "%s: listed slot %d: %.17g vs %.17g", label,
+              listed[k], g3[listed[k]], g[listed[k]]);
+    HF_FAILS(hessfit_force_set_hessian_objective_gradient_slots(s->force, s->context, (const int[]){0, s->n_slots}, 2),
+             HESSFIT_ERROR_SIZE);
+    HF_FAILS(hessfit_force_set_hessian_objective_gradient_slots(s->force, s->context, (const int[]){1, 1}, 2),
+             HESSFIT_ERROR_VALUE);
+    HF_OK(hessfit_force_set_hessian_objective_gradient_slots(s->force, s->context, NULL, 0)); /* every slot again */
+    HF_OK(hessfit_force_compute_hessian_objective(s->force, s->context, &l3, g3, s->n_slots, NULL, 0));
+    CHECK(memcmp(g3, g, sizeof(double) * (size_t)s->n_slots) == 0, "%s: every slot again: not the same", label);
     printf("  %-44s loss %-12.6g %3lld residuals: vs independent %.2g (rel), dL/dslot vs FD max rel. error %.3g "
            "(max |g| %.3g)\n",
            label, loss, n_res, fabs(loss - ref) / ref, err, scale);

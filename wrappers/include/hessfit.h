@@ -1130,6 +1130,21 @@ hessfit_status hessfit_force_set_hessian_objective(hessfit_force *force, OpenMM_
 hessfit_status hessfit_force_compute_hessian_objective(hessfit_force *force, OpenMM_Context *context, double *loss,
                                                        double *dLdslot, int n, double *residuals, long long n_res);
 /**
+ * Say which slots' dL/dslot hessfit_force_compute_hessian_objective must give exactly from now on
+ * (e.g. those a fit's free values move); the other entries may then come out 0 or partial (the
+ * Reference platform skips the terms none of whose slots is listed). Slots added later count as
+ * listed; kept when the objective is set again.
+ *
+ * @param force    the handle
+ * @param context  a Context whose System holds the force
+ * @param slots    distinct slots in range, or NULL with n = 0 for every slot (the default)
+ * @param n        the length of slots
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_SIZE (a slot out of range), HESSFIT_ERROR_VALUE (a slot
+ *         listed twice), naming the entry
+ */
+hessfit_status hessfit_force_set_hessian_objective_gradient_slots(hessfit_force *force, OpenMM_Context *context,
+                                                                  const int *slots, int n);
+/**
  * Get the sizes of the Context's objective (0 and 0 when none is set).
  *
  * @param force                     the handle

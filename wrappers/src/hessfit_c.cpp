@@ -1022,6 +1022,18 @@ hessfit_status hessfit_force_compute_hessian_objective(hessfit_force *force, Ope
     });
 }
 
+hessfit_status hessfit_force_set_hessian_objective_gradient_slots(hessfit_force *force, OpenMM_Context *context,
+                                                                  const int *slots, int n) {
+    return guarded(__func__, [&]() {
+        HessianForce& f = forceOf(force);
+        OpenMM::Context& c = contextOf(context);
+        requireArray(slots, n, "slots");
+        if (n < 0)
+            throwError(HESSFIT_ERROR_SIZE, "wrong size of 'slots': " + std::to_string(n) + " is negative");
+        f.setHessianObjectiveGradientSlots(c, vector<int>(slots, slots + (slots != nullptr ? n : 0)));
+    });
+}
+
 hessfit_status hessfit_force_get_hessian_objective_size(hessfit_force *force, OpenMM_Context *context,
                                                         long long *n_residuals, int *n_frequency_targets) {
     return guarded(__func__, [&]() {

@@ -146,6 +146,10 @@ double ReferenceCalcHessianForceKernel::computeHessianObjective(ContextImpl& con
                              residuals);
 }
 
+void ReferenceCalcHessianForceKernel::setHessianObjectiveGradientSlots(ContextImpl&, const vector<int>& slots) {
+    objective.setGradientSlots(slots, (int) table.size());
+}
+
 void ReferenceCalcHessianForceKernel::getHessianObjectivePairing(ContextImpl&, vector<int>& modes) {
     objective.pairing(modes);
 }

@@ -30,6 +30,7 @@ public:
     double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
                                    std::vector<double>* residuals) override;
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) override;
+    void setHessianObjectiveGradientSlots(OpenMM::ContextImpl& context, const std::vector<int>& slots) override;
     void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, const std::vector<int>& slots,
                                          std::vector<double>& residuals,
                                          std::vector<double>& jacobian) override;

@@ -37,6 +37,9 @@ public:
                   std::vector<double>& jacobian);
     /** The last evaluation's pairing of every frequency target (-1: none). */
     void pairing(std::vector<int>& modes) const;
+    /** compute's dLdslot is exact for these slots (in range) only, of a table of numSlots (slots
+     *  added later count as listed; hf_objective_spec's gradient_slots); empty: every slot. Kept across set. */
+    void setGradientSlots(const std::vector<int>& slots, int numSlots);
 
 private:
     /** Throws for a non-zero hf_objective status. */
@@ -44,6 +47,7 @@ private:
     HessianObjectiveSpec objective;
     std::vector<hf_objective_molecule> molecules;
     hf_objective_spec flat{};
+    std::vector<unsigned char> gradientSlots; /* per slot 0/1; empty: every slot */
     struct StateDeleter {
         void operator()(hf_objective_state* s) const { hf_objective_state_destroy(s); }
     };

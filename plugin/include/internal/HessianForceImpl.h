@@ -62,6 +62,8 @@ public:
                                    std::vector<double>* residuals);
     /** Residuals of the objective set on this Context (0 when none). */
     long long getHessianObjectiveNumResiduals() const { return objectiveResiduals; }
+    /** Check the slots and hand them to the kernel (see HessianForce). */
+    void setHessianObjectiveGradientSlots(OpenMM::ContextImpl& context, const std::vector<int>& slots);
     /** The MM mode each frequency target was paired with in the last evaluation (-1: none). */
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes);
     /** One molecule's residuals and residual Jacobian (slot-major; see HessianForce). */
