@@ -1200,9 +1200,9 @@ public:
     double computeHessianObjective(OpenMM::Context& context, std::vector<double>* residuals = nullptr) const;
     /**
      * Say which slots' dL/dslot computeHessianObjective must give exactly from now on in this
-     * Context, e.g. those a fit's free values move; the other slots' entries may then come out 0
-     * or partial (the Reference platform skips the terms none of whose slots is listed; the GPU
-     * platforms compute every slot). Slots added to the table later count as listed. Kept across
+     * Context, e.g. those a fit's free values move; the other slots' entries are then 0 (the
+     * Reference platform skips the terms none of whose slots is listed; the GPU platforms compute
+     * every slot). Slots added to the table later count as listed. Kept across
      * setHessianObjective. Throws HessianForceException Size for a slot out of range, Value for
      * one listed twice.
      *

@@ -314,7 +314,12 @@ void HessianForceImpl::setHessianObjective(ContextImpl& context, const HessianOb
 double HessianForceImpl::computeHessianObjective(ContextImpl& context, vector<double>* dLdslot, vector<double>* residuals) {
     if (!hasObjective)
         fail(HessianForceException::Value, "no Hessian objective is set in this Context (call setHessianObjective first)");
-    return kernel.getAs<CalcHessianForceKernel>().computeHessianObjective(context, dLdslot, residuals);
+    const double loss = kernel.getAs<CalcHessianForceKernel>().computeHessianObjective(context, dLdslot, residuals);
+    if (dLdslot != nullptr) /* the slots not listed: 0, whatever the platform left there */
+        for (size_t s = 0; s < objectiveGradientSlots.size() && s < dLdslot->size(); s++)
+            if (!objectiveGradientSlots[s])
+                (*dLdslot)[s] = 0.0;
+    return loss;
 }
 
 void HessianForceImpl::getHessianObjectivePairing(ContextImpl& context, vector<int>& modes) {
@@ -339,6 +344,9 @@ static void checkSlotList(const vector<int>& slots, int numSlots, const char* wh
 void HessianForceImpl::setHessianObjectiveGradientSlots(ContextImpl& context, const vector<int>& slots) {
     checkSlotList(slots, owner.getNumParameters(), "the Hessian objective's gradient slots");
     kernel.getAs<CalcHessianForceKernel>().setHessianObjectiveGradientSlots(context, slots);
+    objectiveGradientSlots.assign(slots.empty() ? 0 : (size_t) owner.getNumParameters(), 0);
+    for (int s : slots)
+        objectiveGradientSlots[(size_t) s] = 1;
 }
 
 void HessianForceImpl::computeHessianObjectiveJacobian(ContextImpl& context, int molecule, const vector<int>& slots,

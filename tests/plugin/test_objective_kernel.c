@@ -13,7 +13,7 @@
  *  (b) dL/dslot against central differences over every slot (4-point stencil, the analytic
  *      Hessian at p +- h): A with overlap-paired, projected frequencies; B with position-paired,
  *      unprojected ones; eigenmatrix; Hessian elements; all together;
- *  (b') the gradient of every other slot alone (hessfit_force_set_hessian_objective_gradient_slots):
+ *  (b') the gradient of every other slot alone (hessfit_force_set_hessian_objective_gradient_slots; the others 0):
  *      the listed slots' dL/dslot bit for bit as with every slot;
  *  (c) bad specs and calls: clear HESSFIT_ERROR_* naming the molecule, the field and the entry.
  */
@@ -433,6 +433,8 @@ static void check_objective(Setup *s, const Targets t[2], const char *label)
     for (int k = 0; k < n_listed; k++)
         CHECK(memcmp(&g3[listed[k]], &g[listed[k]], sizeof(double)) == 0, "%s: listed slot %d: %.17g vs %.17g", label,
               listed[k], g3[listed[k]], g[listed[k]]);
+    for (int i = 1; i < s->n_slots; i += 2)
+        CHECK(g3[i] == 0.0, "%s: slot %d is not listed and has %.17g, not 0", label, i, g3[i]);
     HF_FAILS(hessfit_force_set_hessian_objective_gradient_slots(s->force, s->context, (const int[]){0, s->n_slots}, 2),
              HESSFIT_ERROR_SIZE);
     HF_FAILS(hessfit_force_set_hessian_objective_gradient_slots(s->force, s->context, (const int[]){1, 1}, 2),

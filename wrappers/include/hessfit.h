@@ -1131,8 +1131,8 @@ hessfit_status hessfit_force_compute_hessian_objective(hessfit_force *force, Ope
                                                        double *dLdslot, int n, double *residuals, long long n_res);
 /**
  * Say which slots' dL/dslot hessfit_force_compute_hessian_objective must give exactly from now on
- * (e.g. those a fit's free values move); the other entries may then come out 0 or partial (the
- * Reference platform skips the terms none of whose slots is listed). Slots added later count as
+ * (e.g. those a fit's free values move); the other entries are then 0 (the Reference platform
+ * skips the terms none of whose slots is listed). Slots added later count as
  * listed; kept when the objective is set again.
  *
  * @param force    the handle

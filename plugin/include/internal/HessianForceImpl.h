@@ -80,6 +80,9 @@ private:
     /** Particles of each molecule as the kernel holds them (the implicit one: all, in order). */
     std::vector<std::vector<int> > kernelMoleculeParticles(const OpenMM::ContextImpl& context) const;
     const HessianForce& owner;
+    /** setHessianObjectiveGradientSlots's list as flags per slot (empty: every slot): the other
+     *  slots' entries of the objective's gradient are set to 0 on every platform. */
+    std::vector<unsigned char> objectiveGradientSlots;
     std::vector<HessianForceInternals::Term> kernelTerms[HessianForce::NumTermKinds];
     std::vector<int> kernelParticleSlots;
     std::vector<std::vector<int> > kernelMolecules;
