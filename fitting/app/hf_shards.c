@@ -51,8 +51,12 @@ struct hf_shards {
     double *send, *recv;            /* this rank's packets; rank 0: everyone's */
     int *counts, *displs;           /* rank 0: doubles per rank */
     double *x_block;                /* a block's free values */
+    char *devices;                  /* rank 0: every rank's device, DEVICE_TEXT bytes each */
     hf_shards_stats stats;
 };
+
+/* Bytes of a rank's device description (hf_shards_device). */
+#define DEVICE_TEXT 192
 
 static double now(void)
 {
@@ -315,6 +319,7 @@ void hf_shards_destroy(hf_shards *sh)
     free(sh->counts);
     free(sh->displs);
     free(sh->x_block);
+    free(sh->devices);
     free(sh);
 }
 
@@ -394,6 +399,44 @@ done:
     return st;
 }
 
+/* OpenMM's value of a platform property of the Context, "" when the platform has no such property. */
+static const char *property(OpenMM_Context *context, const char *name)
+{
+    const OpenMM_Platform *platform = OpenMM_Context_getPlatform(context);
+    const OpenMM_StringArray *names = OpenMM_Platform_getPropertyNames(platform);
+    for (int i = 0; i < OpenMM_StringArray_getSize(names); i++)
+        if (strcmp(OpenMM_StringArray_get(names, i), name) == 0)
+            return OpenMM_Platform_getPropertyValue(platform, context, name);
+    return "";
+}
+
+/* Rank 0 learns every rank's device: "rank R (host H): OpenCL device 0 'name'", from the Context of
+ * the rank's first block (its platform's DeviceIndex and DeviceName properties). */
+static hessfit_status exchange_devices(hf_shards *sh)
+{
+    char mine[DEVICE_TEXT];
+    int n = snprintf(mine, sizeof mine, "rank %d (host %s): ", sh->rank, hf_comm_host());
+    const block *k = NULL;
+    for (int b = 0; b < sh->n_blocks && k == NULL; b++)
+        if (sh->blocks[b].rank == sh->rank)
+            k = &sh->blocks[b];
+    OpenMM_Context *context = k != NULL ? hessfit_model_context(k->model) : NULL;
+    if (context == NULL)
+        snprintf(mine + n, sizeof mine - (size_t)n, "no blocks");
+    else {
+        const char *index = property(context, "DeviceIndex");
+        snprintf(mine + n, sizeof mine - (size_t)n, "%s%s%s%s%s%s", OpenMM_Platform_getName(OpenMM_Context_getPlatform(context)),
+                 index[0] != '\0' ? " device " : "", index, index[0] != '\0' ? " '" : "", property(context, "DeviceName"),
+                 index[0] != '\0' ? "'" : "");
+    }
+    return hf_comm_gather_bytes(mine, DEVICE_TEXT, sh->devices);
+}
+
+const char *hf_shards_device(const hf_shards *sh, int rank)
+{
+    return sh->rank == 0 && rank >= 0 && rank < sh->size ? sh->devices + (size_t)rank * DEVICE_TEXT : "";
+}
+
 hessfit_status hf_shards_create(const hf_training_set *set, hf_shards **out)
 {
     hessfit_status st;
@@ -411,7 +454,8 @@ hessfit_status hf_shards_create(const hf_training_set *set, hf_shards **out)
     sh->x_block = malloc((size_t)(sh->n_free + 1) * sizeof *sh->x_block);
     sh->counts = calloc((size_t)sh->size, sizeof *sh->counts);
     sh->displs = calloc((size_t)sh->size, sizeof *sh->displs);
-    if (st == HESSFIT_SUCCESS && (!sh->message || !sh->x_block || !sh->counts || !sh->displs))
+    sh->devices = malloc((size_t)(sh->rank == 0 ? sh->size : 1) * DEVICE_TEXT); /* rank 0: everyone's */
+    if (st == HESSFIT_SUCCESS && (!sh->message || !sh->x_block || !sh->counts || !sh->displs || !sh->devices))
         st = no_memory();
     long long my_packets = 0, all_packets = 0;
     for (int b = 0; b < sh->n_blocks && st == HESSFIT_SUCCESS; b++) {
@@ -429,7 +473,8 @@ hessfit_status hf_shards_create(const hf_training_set *set, hf_shards **out)
                 k->n_hessian = count;
         }
     }
-    if ((st = hf_comm_agree(st)) == HESSFIT_SUCCESS && (st = exchange_layout(sh)) == HESSFIT_SUCCESS) {
+    if ((st = hf_comm_agree(st)) == HESSFIT_SUCCESS && (st = exchange_layout(sh)) == HESSFIT_SUCCESS &&
+        (st = exchange_devices(sh)) == HESSFIT_SUCCESS) {
         sh->n_residuals = (long long)set->n_energies + set->n_geometry;
         for (int b = 0; b < sh->n_blocks; b++) {
             sh->n_residuals += sh->blocks[b].n_hessian;

@@ -61,6 +61,10 @@ hessfit_status hf_shards_serve(hf_shards *shards);
 /** Rank 0: ends hf_shards_serve on every other rank, passing st (0: the fit succeeded). */
 hessfit_status hf_shards_finish(hf_shards *shards, hessfit_status st);
 
+/** Rank 0: the device of rank r's Contexts, as "rank R (host H): OpenCL device 0 'its name'"
+ * (Reference, CPU: the platform's name alone; "no blocks" for a rank without blocks); "" elsewhere. */
+const char *hf_shards_device(const hf_shards *shards, int r);
+
 /** What the blocks are and did (rank 0: the whole run's evaluations). */
 typedef struct hf_shards_stats {
     int n_blocks, n_ranks;

@@ -66,6 +66,9 @@ typedef struct hf_fit_settings {
     double ftol;               /* NLopt's ftol_rel, default 1e-8 */
     int start_seminario;
     int blocks;       /* `blocks`: the fixed evaluation blocks of the objective (hf_shards.h); default 1 */
+    const char *platform;  /* `platform`: OpenMM's Reference (default), CPU, OpenCL or CUDA (into config) */
+    const char *precision; /* `precision`: single, mixed or double (default; GPU platforms) */
+    int device;            /* `device`: -1 auto (default), else the device index on every rank */
     char *output_dir; /* malloc'ed */
 } hf_fit_settings;
 
@@ -121,6 +124,11 @@ void hf_param_types_text(const hessfit_ff_param *p, char *out, size_t size);
 /* Load the hessfit OpenMM plugins (once): $HESSFIT_PLUGIN_DIR, else the directory beside the
  * program (<bin>/../lib/plugins, build and install trees alike), else the build tree's. */
 hessfit_status hf_cli_load_plugins(void);
+/* OpenMM's own plugins ($OPENMM_PLUGIN_DIR, else the OpenMM this build found) unless the platform is
+ * registered already; an error when the platform is still missing then, with its plugin's failure.
+ * Call it before hf_cli_load_plugins: hessfit's GPU kernels register with the platforms that exist
+ * when they load. */
+hessfit_status hf_cli_load_platform(const char *platform);
 /* mkdir -p: path and its missing parents; an existing directory is fine. */
 hessfit_status hf_cli_make_directory(const char *path);
 

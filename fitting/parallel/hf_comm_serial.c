@@ -59,6 +59,13 @@ hessfit_status hf_comm_gatherv(const double *send, int n_send, double *recv, con
     return HESSFIT_SUCCESS;
 }
 
+hessfit_status hf_comm_gather_bytes(const void *send, size_t bytes, void *recv)
+{
+    if (bytes > 0 && recv != send)
+        memmove(recv, send, bytes);
+    return HESSFIT_SUCCESS;
+}
+
 hessfit_status hf_comm_agree(hessfit_status st)
 {
     return st; /* one rank: its own status and message */

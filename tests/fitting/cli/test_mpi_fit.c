@@ -19,11 +19,13 @@
  *      (--resume) on 3 ranks and the one-process checkpoint resumed in one process, to 7
  *      evaluations, write the same bytes too; with `optimizer = lbfgs` (an NLopt method) one process
  *      and 2 ranks write the same bytes.
+ *  (d) `platform = OpenCL`, `device = auto` (PoCL's one device: every rank takes device 0): the
+ *      objective's loss, gradient and residuals from one process and from 2 ranks are byte-identical.
  *  (c) HESSFIT_TEST_FAIL_RANK=1 (test builds: rank 1's first block fails at evaluation 3) under
  *      `timeout`: exit status 1 (not a hang), one message on stderr naming the rank, its host, the
  *      block's structures and the molecule, and the checkpoint holds the best point of the two
  *      evaluations before.
- * Two CTest entries: test_mpi_fit (a), test_mpi_fit_cli (b, c). Skipped (77) in a build
+ * Three CTest entries: test_mpi_fit (a), test_mpi_fit_cli (b, c), test_mpi_fit_opencl (d). Skipped (77) in a build
  * without MPI (HESSFIT_WITH_MPI off).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -62,19 +64,42 @@ static void pass_values(const hf_training_set *set, int pass, double *x)
         x[i] = set->x_start[i] * (pass == 0 ? 1.0 : 1.0 + 0.01 * ((i % 3) - 1));
 }
 
+/* (d) on rank 0 of the OpenCL worker: pass 0's loss, gradient and residuals alone into out, and every
+ * rank's device: OpenCL device 0, the only one of PoCL, whatever the local rank. */
+static void opencl_pass(hf_shards *shards, const hf_training_set *set, const char *out)
+{
+    const int n = set->n_free;
+    const long long n_res = hessfit_objective_n_residuals(set->objective);
+    const size_t size = (size_t)(1 + n + n_res);
+    double *buf = malloc(size * sizeof *buf);
+    CHECK(buf != NULL, "no memory");
+    for (int r = 0; r < hf_comm_size(); r++) {
+        printf("  %s\n", hf_shards_device(shards, r));
+        CHECK(strstr(hf_shards_device(shards, r), "OpenCL device 0 '") != NULL, "rank %d: %s", r,
+              hf_shards_device(shards, r));
+    }
+    HF_OK(hf_shards_evaluate(shards, set->x_start, &buf[0], buf + 1, buf + 1 + n));
+    FILE *f = fopen(out, "wb");
+    CHECK(f != NULL && fwrite(buf, sizeof *buf, size, f) == size && fclose(f) == 0, "cannot write %s", out);
+    free(buf);
+}
+
 /* (a) on every rank: load, the blocks, two passes on rank 0 written to out (loss, gradient,
- * residuals; the normal equations). */
-static int worker(int argc, char **argv, const char *out)
+ * residuals; the normal equations). With input (d): that input, opencl_pass. */
+static int worker(int argc, char **argv, const char *out, const char *input)
 {
     hf_training_set set;
     hf_training_set_options topt = {NULL, NULL, "-out", 0};
     hf_shards *shards = NULL;
     CHECK(hf_comm_init(&argc, &argv) == HESSFIT_SUCCESS, "MPI_Init: %s", hessfit_last_error());
     const int rank = hf_comm_rank();
-    HF_OK(hf_shards_load(INPUT, &topt, &set));
+    HF_OK(hf_shards_load(input != NULL ? input : INPUT, &topt, &set));
     HF_OK(hf_shards_create(&set, &shards));
     if (rank != 0) {
         HF_OK(hf_shards_serve(shards));
+    } else if (input != NULL) {
+        opencl_pass(shards, &set, out);
+        HF_OK(hf_shards_finish(shards, HESSFIT_SUCCESS));
     } else {
         const int n = set.n_free;
         const long long n_res = hessfit_objective_n_residuals(set.objective);
@@ -229,11 +254,52 @@ static const char *input_variant(const char *name, const char *with)
     return test_write_text(name, out);
 }
 
+/* (d) platform = OpenCL (PoCL's one device here): the objective's loss, gradient and residuals from one
+ * process and from 2 ranks (each rank on device 0, its local rank modulo the one device) are
+ * byte-identical. The input without its geometry targets: OpenMM's minimiser crashes inside PoCL. */
+static int opencl(const char *self, const char *qself)
+{
+#ifndef HESSFIT_TEST_HAVE_OPENCL
+    (void)self;
+    (void)qself;
+    printf("test_mpi_fit opencl: skipped (built without the OpenCL platform)\n");
+    return TEST_SKIPPED;
+#else
+    char qin[4096], qout[4096], args[16384], cmd[20000];
+    const char *in = input_variant("mpi-rh-enamide-opencl.fit", "max-evaluations = 4\nplatform = OpenCL\ndevice = auto");
+    char *text = test_load_file(in, NULL), *g = strstr(text, "\ngeometry = ");
+    CHECK(g != NULL, "no geometry line in %s", in);
+    memmove(g + 1, strchr(g + 1, '\n') + 1, strlen(strchr(g + 1, '\n') + 1) + 1);
+    in = test_write_text("mpi-rh-enamide-opencl.fit", text);
+    free(text);
+    test_shell_quote(qin, sizeof qin, in);
+    const char *plain = test_temp_path("opencl-plain.bin");
+    test_shell_quote(qout, sizeof qout, plain);
+    snprintf(args, sizeof args, "worker %s %s", qout, qin);
+    test_run_result r = test_run_program(self, args);
+    test_expect_exit(&r, 0, NULL, "(d) OpenCL, one process");
+    for (int k = 2; k <= 2; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "opencl-np%d.bin", k);
+        test_shell_quote(qout, sizeof qout, test_temp_path(name));
+        snprintf(cmd, sizeof cmd, TIMEOUT_S " %s%d %s worker %s %s", MPIRUN, k, qself, qout, qin);
+        r = test_run_program("timeout", cmd);
+        test_expect_exit(&r, 0, NULL, "(d) OpenCL under mpirun");
+        same_file(plain, test_temp_path(name));
+        printf("(d) OpenCL, %d rank%s: loss, gradient and residuals byte-identical to one process (%.1f s)\n%s", k,
+               k == 1 ? "" : "s", r.seconds, r.out);
+    }
+    printf("test_mpi_fit opencl: OK\n");
+    return 0;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "worker") == 0)
-        return worker(argc, argv, argv[2]);
-    const char *part = argc >= 2 ? argv[1] : "objective"; /* "objective": (a); "fit": (b) and (c) */
+        return worker(argc, argv, argv[2], argc >= 4 ? argv[3] : NULL);
+    /* "objective": (a); "fit": (b) and (c); "opencl": (d) */
+    const char *part = argc >= 2 ? argv[1] : "objective";
     const int part_a = strcmp(part, "objective") == 0, part_bc = strcmp(part, "fit") == 0;
     const char *self = argv[0];
     const char *hessfit = test_program_path(argv[0], "hessfit");
@@ -242,6 +308,8 @@ int main(int argc, char **argv)
     test_shell_quote(qhessfit, sizeof qhessfit, hessfit);
 
     test_run_result r;
+    if (strcmp(part, "opencl") == 0)
+        return opencl(self, qself);
     if (!part_a)
         goto fit;
     /* (a) */
