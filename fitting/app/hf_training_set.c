@@ -1211,6 +1211,8 @@ void hf_training_set_free(hf_training_set *set)
     free(set->group_names);
     free(set->geometry);
     free(set->x_start);
+    free(set->free_param);
+    free(set->free_value);
     free(set->x_compare);
     free(set->lower);
     free(set->upper);
@@ -1287,6 +1289,8 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
     if ((st = nonbonded_options(c, set, &model_options)) != HESSFIT_SUCCESS)
         goto fail;
     set->model_options = model_options;
+    if (options != NULL && options->no_model)
+        goto loaded;
     if ((st = hessfit_model_create(&set->ff, set->mols, set->typed, set->n_mols, &model_options, &set->model)) !=
         HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the fit model", c->path);
@@ -1308,15 +1312,20 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
     if (set->settings.start_seminario && (st = seminario_start(set)) != HESSFIT_SUCCESS)
         goto fail;
     set->x_start = malloc((size_t)set->n_free * sizeof *set->x_start);
+    set->free_param = malloc((size_t)set->n_free * sizeof *set->free_param);
+    set->free_value = malloc((size_t)set->n_free * sizeof *set->free_value);
     if (other.params != NULL)
         set->x_compare = malloc((size_t)set->n_free * sizeof *set->x_compare);
-    if (set->x_start == NULL || (other.params != NULL && set->x_compare == NULL)) {
+    if (set->x_start == NULL || set->free_param == NULL || set->free_value == NULL ||
+        (other.params != NULL && set->x_compare == NULL)) {
         st = no_memory("the free values");
         goto fail;
     }
     for (int i = 0; i < set->n_free; i++) {
         int p, v;
         hessfit_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
+        set->free_param[i] = p;
+        set->free_value[i] = v;
         set->x_start[i] = set->ff.params[p].values[v];
         if (set->x_compare != NULL)
             set->x_compare[i] = other.params[p].values[v];
@@ -1327,8 +1336,6 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
         st = prefixed(st, "%s: the start values", c->path);
         goto fail;
     }
-    if (options != NULL && options->no_objective)
-        goto loaded;
     if ((st = hessfit_objective_create(set->model, set->mols, set->n_mols, set->mol_objective, &set->objective)) !=
         HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the %s objective", c->path, set->settings.objective_name);

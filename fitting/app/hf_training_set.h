@@ -76,7 +76,8 @@ typedef struct hf_training_set_options {
     const char *compare_forcefield;    /* hessfit report --forcefield, or NULL */
     const char *output_dir;            /* --output: replaces the input's `output`, or NULL */
     const char *default_output_suffix; /* "<input stem><suffix>" beside the input: "-out" (fit) */
-    int no_objective;                  /* 1: stop after step 9 (no objective: an MPI rank other than 0) */
+    int no_model;                      /* 1: stop before step 6 (no model, no free values, no objective: an
+                                          MPI rank other than 0, which gets them from rank 0, hf_shards_load) */
 } hf_training_set_options;
 
 typedef struct hf_training_set {
@@ -89,8 +90,9 @@ typedef struct hf_training_set {
     hessfit_typed_molecule *typed;
     hessfit_model_options model_options; /* what the model was created with */
     hessfit_model *model;
-    hessfit_objective *objective; /* NULL with no_objective */
+    hessfit_objective *objective; /* NULL with no_model */
     int n_free;            /* all free values of the model */
+    int *free_param, *free_value; /* n_free: free value i is ff.params[free_param[i]].values[free_value[i]] */
     int n_fit;             /* the first n_fit of them are the fit's (the `free` entries) */
     double *x_start;       /* n_free start values (canonical units) */
     double *x_compare;     /* n_free values of the comparison force field, or NULL */

@@ -466,6 +466,15 @@ static int fit(int argc, char **argv)
                1e3 * ss.seconds_compute / (double)ss.evaluations,
                1e3 * (ss.seconds_total - ss.seconds_slowest) / (double)ss.evaluations,
                100.0 * (ss.seconds_total - ss.seconds_slowest) / ss.seconds_total);
+    if (ss.n_ranks > 1 || ss.n_blocks > 1) { /* before the report, which runs on rank 0 alone */
+        double *mib = malloc((size_t)ss.n_ranks * sizeof *mib);
+        if (mib != NULL && hf_shards_peak_memory(shards, mib) == HESSFIT_SUCCESS) {
+            printf("  peak memory (VmHWM) per rank:");
+            for (int r = 0; r < ss.n_ranks; r++)
+                printf(" %.0f MiB%s", mib[r], r + 1 < ss.n_ranks ? "," : "\n");
+        }
+        free(mib);
+    }
 
     /* the outputs: before = the start values, after = the best point (x) */
     if ((st = hf_fit_compare(&set, set.x_start, x, n, &cmp)) != HESSFIT_SUCCESS) {
