@@ -11,7 +11,6 @@
 #include "hf_file_table.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -601,7 +600,12 @@ static hessfit_status evaluate_collective(hf_shards *sh, int want, int res)
     hessfit_status st = hf_comm_gatherv(sh->send, (int)mine + 1, sh->recv, sh->counts, sh->displs);
     if (st != HESSFIT_SUCCESS)
         local = st; /* an MPI failure: still agree, so that no rank waits */
-    return hf_comm_agree(local);
+    /* a stop signal (Ctrl-C, mpirun's or Slurm's SIGTERM) caught by any rank stops the optimiser on rank 0 */
+    int stop = hessfit_optimize_stop_requested();
+    st = hf_comm_agree_stop(local, &stop);
+    if (stop)
+        hessfit_optimize_request_stop();
+    return st;
 }
 
 /* Rank 0: one evaluation at x with the derivatives `want` (WANT_GRADIENT: into d; WANT_NORMAL: J^T r
@@ -723,8 +727,11 @@ hessfit_status hf_shards_peak_memory(hf_shards *sh, double *mib)
 hessfit_status hf_shards_serve(hf_shards *sh)
 {
     hessfit_status st;
-    /* Ctrl-C is rank 0's to handle (it stops the fit and then these ranks) */
-    signal(SIGINT, SIG_IGN);
+    /* Ctrl-C, or mpirun's or Slurm's SIGTERM, sets the stop flag, which the next evaluation's
+     * agreement takes to rank 0: its optimiser stops, writes the checkpoint and then ends these ranks */
+    hessfit_optimize_clear_stop();
+    hessfit_optimize_catch_sigint(1); /* sigaction cannot fail with these arguments */
+    hessfit_optimize_catch_sigterm(1);
     for (;;) {
         if ((st = hf_comm_bcast(sh->message, (size_t)(HEADER + sh->n_free) * sizeof *sh->message)) != HESSFIT_SUCCESS)
             return st;

@@ -438,9 +438,15 @@ static int fit(int argc, char **argv)
     fflush(stdout);
 
     hessfit_optimize_clear_stop();
+    /* Ctrl-C stops the fit cleanly; under MPI also SIGTERM, which mpirun (on Ctrl-C) and Slurm send
+     * every rank: any rank's signal reaches this optimiser through the evaluations' agreement */
+    const int mpi = hf_comm_size() > 1;
     hessfit_optimize_catch_sigint(1);
+    if (mpi)
+        hessfit_optimize_catch_sigterm(1);
     st = hessfit_optimize_run(opt, x, &result);
     hessfit_optimize_catch_sigint(0);
+    hessfit_optimize_catch_sigterm(0);
     if (st != HESSFIT_SUCCESS) {
         char why[HESSFIT_ERROR_MESSAGE_SIZE];
         snprintf(why, sizeof why, "%s", hessfit_last_error());
@@ -451,7 +457,7 @@ static int fit(int argc, char **argv)
     }
     const int interrupted = hessfit_optimize_stop_requested();
     printf("  %s: loss %.10g -> %.10g in %lld evaluations (%lld in this run, %.2f s, %.1f eval/s)\n",
-           interrupted ? "stopped (Ctrl-C)" : "done", result.initial_loss, result.loss, result.evaluations,
+           interrupted ? (mpi ? "stopped (Ctrl-C or SIGTERM)" : "stopped (Ctrl-C)") : "done", result.initial_loss, result.loss, result.evaluations,
            result.run_evaluations, result.seconds,
            result.seconds > 0 ? (double)result.run_evaluations / result.seconds : 0.0);
     printf("  outcome: %s\n", hessfit_opt_outcome_string(result.outcome));
@@ -515,7 +521,8 @@ static int fit(int argc, char **argv)
     write_openmm(&set, dir);
 
     char status[512];
-    snprintf(status, sizeof status, "%s%s", interrupted ? "stopped by Ctrl-C (SIGINT): " : "",
+    snprintf(status, sizeof status, "%s%s",
+             interrupted ? (mpi ? "stopped by Ctrl-C or SIGTERM: " : "stopped by Ctrl-C (SIGINT): ") : "",
              hessfit_opt_outcome_string(result.outcome));
     hessfit_report report;
     hf_fit_comparison_report(&cmp, &report);

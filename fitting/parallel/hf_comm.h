@@ -49,6 +49,9 @@ hessfit_status hf_comm_gather_bytes(const void *send, size_t bytes, void *recv);
  * every rank takes part.
  */
 hessfit_status hf_comm_agree(hessfit_status st);
+/** hf_comm_agree, and in the same reduction a stop request: *stop (in: this rank's, 0 or 1) becomes
+ * 1 on every rank when it was 1 on any rank (a signal caught by any rank stops the fit). */
+hessfit_status hf_comm_agree_stop(hessfit_status st, int *stop);
 
 /** MPI_Abort(code) of every rank (exit(code) without MPI); does not return. */
 void hf_comm_abort(int code);

@@ -172,13 +172,22 @@ hessfit_status hf_comm_gather_bytes(const void *send, size_t bytes, void *recv)
 
 hessfit_status hf_comm_agree(hessfit_status st)
 {
+    return hf_comm_agree_stop(st, NULL);
+}
+
+hessfit_status hf_comm_agree_stop(hessfit_status st, int *stop)
+{
     const int size = hf_comm_size(), me = hf_comm_rank();
-    /* the lowest failing rank (size when none), then its status and message from it */
+    /* the lowest failing rank (size when none) and whether none asks to stop, by one MPI_MIN; then
+     * the failing rank's status and message from it */
     if (size == 1)
-        return st; /* one rank: its own status and message */
-    int mine = st != HESSFIT_SUCCESS ? me : size, first = size, rc;
-    if ((rc = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD)) != MPI_SUCCESS)
+        return st; /* one rank: its own status, message and request */
+    int mine[2] = {st != HESSFIT_SUCCESS ? me : size, stop != NULL && *stop ? 0 : 1}, all[2] = {size, 1}, rc;
+    if ((rc = MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD)) != MPI_SUCCESS)
         return mpi_failure("MPI_Allreduce", rc);
+    const int first = all[0];
+    if (stop != NULL)
+        *stop = all[1] == 0;
     if (first == size)
         return HESSFIT_SUCCESS;
     struct {

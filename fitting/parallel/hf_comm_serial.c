@@ -71,6 +71,12 @@ hessfit_status hf_comm_agree(hessfit_status st)
     return st; /* one rank: its own status and message */
 }
 
+hessfit_status hf_comm_agree_stop(hessfit_status st, int *stop)
+{
+    (void)stop; /* one rank: its own request */
+    return st;
+}
+
 void hf_comm_abort(int code)
 {
     fflush(stdout);

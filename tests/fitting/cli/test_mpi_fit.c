@@ -21,11 +21,14 @@
  *      and 2 ranks write the same bytes.
  *  (d) `platform = OpenCL`, `device = auto` (PoCL's one device: every rank takes device 0): the
  *      objective's loss, gradient and residuals from one process and from 2 ranks are byte-identical.
+ *  (e) stop signals: SIGTERM to one rank stops a 2-rank fit cleanly (exit 0, outputs, checkpoint);
+ *      after SIGINT to mpirun (which sends every rank SIGTERM, then SIGKILL) the job ends; both
+ *      checkpoints resume.
  *  (c) HESSFIT_TEST_FAIL_RANK=1 (test builds: rank 1's first block fails at evaluation 4) under
  *      `timeout`: exit status 1 (not a hang), one message on stderr naming the rank, its host, the
  *      block's structures and the molecule, and the checkpoint holds the best point of the two
  *      evaluations before.
- * Three CTest entries: test_mpi_fit (a), test_mpi_fit_cli (b, c), test_mpi_fit_opencl (d). Skipped (77) in a build
+ * Three CTest entries: test_mpi_fit (a), test_mpi_fit_cli (b, e, c), test_mpi_fit_opencl (d). Skipped (77) in a build
  * without MPI (HESSFIT_WITH_MPI off).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -36,8 +39,12 @@
 #include "hf_training_set.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #ifndef HESSFIT_TEST_MPIEXEC
 int main(void)
@@ -294,11 +301,138 @@ static int opencl(const char *self, const char *qself)
 #endif
 }
 
+/* (e) Stop signals. Open MPI 4's mpirun answers SIGINT (Ctrl-C) or SIGTERM by sending every rank
+ * SIGCONT, SIGTERM after odls_base_sigkill_timeout seconds (1 by default), SIGKILL after as many more,
+ * and stops forwarding the ranks' output. Every rank catches the first SIGINT or SIGTERM, and the next
+ * evaluation's agreement takes the request to rank 0, whose optimiser stops as after a one-process
+ * Ctrl-C. Two runs of a 2-rank L-BFGS fit with a long budget, signalled after the first progress line:
+ *   - SIGTERM to rank 1 alone: the fit stops cleanly (exit 0, the stop message, fitted.fld) and its
+ *     checkpoint resumes in one process;
+ *   - SIGINT to mpirun: the job ends (no hang) and its checkpoint resumes in one process. */
+static void nap(void)
+{
+    const struct timespec t = {0, 200000000L};
+    nanosleep(&t, NULL);
+}
+
+/* mpirun -np 2 hessfit fit in (a child, its output in log), once it printed its first progress line. */
+static pid_t start_long_fit(const char *qhessfit, const char *qin, const char *dir, const char *log)
+{
+    char cmd[20000], qdir[4096], qlog[4096];
+    test_shell_quote(qdir, sizeof qdir, dir);
+    test_shell_quote(qlog, sizeof qlog, log);
+    snprintf(cmd, sizeof cmd, "exec %s2 %s fit %s --output %s >%s 2>&1", MPIRUN, qhessfit, qin, qdir, qlog);
+    pid_t pid = fork();
+    CHECK(pid >= 0, "(e) fork failed");
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    for (const double t0 = test_now_s(); test_now_s() - t0 < 600.0; nap()) {
+        char *text = access(log, R_OK) == 0 ? test_load_file(log, NULL) : NULL;
+        const int started = text != NULL && strstr(text, "  eval ") != NULL;
+        CHECK(started || waitpid(pid, &status, WNOHANG) == 0, "(e) mpirun ended before its first evaluation: %s",
+              text != NULL ? text : "");
+        free(text);
+        if (started)
+            return pid;
+    }
+    kill(pid, SIGKILL);
+    CHECK(0, "(e) no progress line after 600 s");
+    return pid;
+}
+
+/* The exit status of child pid within limit seconds (128 + signal when a signal ended it); a hang fails. */
+static int end_status(pid_t pid, double limit)
+{
+    int status = 0, done = 0;
+    for (const double t0 = test_now_s(); test_now_s() - t0 < limit && !done; nap())
+        done = waitpid(pid, &status, WNOHANG) == pid;
+    if (!done)
+        kill(pid, SIGKILL);
+    CHECK(done, "(e) mpirun did not end within %.0f s of the signal (a hang)", limit);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The rank-1 process among mpirun's children (its environment's OMPI_COMM_WORLD_RANK). */
+static pid_t rank_one(pid_t mpirun)
+{
+    char cmd[64], line[64];
+    snprintf(cmd, sizeof cmd, "pgrep -P %d", (int)mpirun);
+    FILE *p = popen(cmd, "r");
+    pid_t found = -1;
+    while (p != NULL && found < 0 && fgets(line, sizeof line, p) != NULL) {
+        char path[64], env[65536];
+        snprintf(path, sizeof path, "/proc/%d/environ", atoi(line));
+        FILE *f = fopen(path, "rb"); /* a /proc file: no size to seek to */
+        const size_t n = f != NULL ? fread(env, 1, sizeof env - 1, f) : 0;
+        if (f != NULL)
+            fclose(f);
+        env[n] = '\0';
+        for (size_t at = 0; at < n; at += strlen(env + at) + 1)
+            if (strcmp(env + at, "OMPI_COMM_WORLD_RANK=1") == 0)
+                found = atoi(line);
+    }
+    if (p != NULL)
+        pclose(p);
+    CHECK(found > 0, "(e) no rank 1 among mpirun %d's children", (int)mpirun);
+    return found;
+}
+
+/* The checkpoint in dir holds evaluations and resumes in one process. */
+static void resumes(const char *hessfit, const char *qin, const char *dir, const char *what)
+{
+    char path[4096], qdir[4096], args[16384];
+    snprintf(path, sizeof path, "%s/checkpoint.txt", dir);
+    char *cp = test_load_file(path, NULL);
+    const char *e = strstr(cp, "\nevaluations ");
+    CHECK(e != NULL && atoi(e + 13) >= 1, "(e) %s: checkpoint: %.300s", what, cp);
+    free(cp);
+    test_shell_quote(qdir, sizeof qdir, dir);
+    snprintf(args, sizeof args, "fit %s --output %s --resume --max-time 2", qin, qdir);
+    test_run_result r = test_run_program(hessfit, args);
+    test_expect_exit(&r, 0, NULL, "(e) --resume of the stopped 2-rank fit");
+    test_expect_output(&r, "resuming from", "(e) resumed");
+    free(r.out);
+}
+
+static void stop_signals(const char *hessfit, const char *qhessfit)
+{
+    char qin[4096], path[4096];
+    const char *in = input_variant("mpi-rh-enamide-long.fit", "max-evaluations = 100000\noptimizer = lbfgs\nftol = 0");
+    test_shell_quote(qin, sizeof qin, in);
+
+    const char *dir = test_temp_path("fit-sigterm"), *log = test_temp_path("fit-sigterm.log");
+    pid_t pid = start_long_fit(qhessfit, qin, dir, log);
+    double t0 = test_now_s();
+    CHECK(kill(rank_one(pid), SIGTERM) == 0, "(e) kill(rank 1, SIGTERM) failed");
+    int code = end_status(pid, 300.0);
+    char *text = test_load_file(log, NULL);
+    CHECK(code == 0 && strstr(text, "stopped (Ctrl-C or SIGTERM)") != NULL,
+          "(e) SIGTERM to rank 1: exit status %d, output: %s", code, text);
+    snprintf(path, sizeof path, "%s/fitted.fld", dir);
+    CHECK(access(path, R_OK) == 0, "(e) SIGTERM to rank 1: no fitted.fld");
+    printf("(e) SIGTERM to rank 1: the fit stopped cleanly, exit 0 after %.1f s: %s", test_now_s() - t0,
+           strstr(text, "  stopped (Ctrl-C or SIGTERM)"));
+    free(text);
+    resumes(hessfit, qin, dir, "SIGTERM to rank 1");
+
+    dir = test_temp_path("fit-sigint");
+    log = test_temp_path("fit-sigint.log");
+    pid = start_long_fit(qhessfit, qin, dir, log);
+    t0 = test_now_s();
+    CHECK(kill(pid, SIGINT) == 0, "(e) kill(mpirun, SIGINT) failed");
+    code = end_status(pid, 120.0);
+    printf("(e) SIGINT to mpirun: the job ended after %.1f s, exit status %d\n", test_now_s() - t0, code);
+    resumes(hessfit, qin, dir, "SIGINT to mpirun");
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "worker") == 0)
         return worker(argc, argv, argv[2], argc >= 4 ? argv[3] : NULL);
-    /* "objective": (a); "fit": (b) and (c); "opencl": (d) */
+    /* "objective": (a); "fit": (b), (e) and (c); "opencl": (d); "signals": (e) */
     const char *part = argc >= 2 ? argv[1] : "objective";
     const int part_a = strcmp(part, "objective") == 0, part_bc = strcmp(part, "fit") == 0;
     const char *self = argv[0];
@@ -310,6 +444,10 @@ int main(int argc, char **argv)
     test_run_result r;
     if (strcmp(part, "opencl") == 0)
         return opencl(self, qself);
+    if (strcmp(part, "signals") == 0) { /* (e) alone, by hand */
+        stop_signals(hessfit, qhessfit);
+        return 0;
+    }
     if (!part_a)
         goto fit;
     /* (a) */
@@ -402,6 +540,8 @@ fit:
         same_outputs(da, db);
         printf("(b) hessfit fit (L-BFGS) on 2 ranks: byte-identical to one process (%.1f s)\n", r.seconds);
     }
+
+    stop_signals(hessfit, qhessfit);
 
     /* (c) */
     {
