@@ -95,7 +95,7 @@ static hessfit_status share_free_values(hf_training_set *set, int rank)
         (st = hf_comm_bcast(set->x_start, n * sizeof(double))) != HESSFIT_SUCCESS)
         return st;
     for (size_t i = 0; rank != 0 && i < n; i++) {
-        if (set->free_param[i] < 0 || set->free_param[i] >= set->ff.n_params ||
+        if (set->free_param[i] < 0 || set->free_param[i] >= set->ff.n_params || set->free_value[i] < 0 ||
             set->free_value[i] >= set->ff.params[set->free_param[i]].n_values)
             return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "MPI: rank %d's force field lacks rank 0's free value %zu",
                                  rank, i + 1);
@@ -448,7 +448,7 @@ static const char *property(OpenMM_Context *context, const char *name)
 static hessfit_status exchange_devices(hf_shards *sh)
 {
     char mine[DEVICE_TEXT];
-    int n = snprintf(mine, sizeof mine, "rank %d (host %s): ", sh->rank, hf_comm_host());
+    int n = snprintf(mine, sizeof mine, "rank %d (host %.100s): ", sh->rank, hf_comm_host());
     const block *k = NULL;
     for (int b = 0; b < sh->n_blocks && k == NULL; b++)
         if (sh->blocks[b].rank == sh->rank)
@@ -457,10 +457,12 @@ static hessfit_status exchange_devices(hf_shards *sh)
     if (context == NULL)
         snprintf(mine + n, sizeof mine - (size_t)n, "no blocks");
     else {
+        const char *platform = OpenMM_Platform_getName(OpenMM_Context_getPlatform(context));
         const char *index = property(context, "DeviceIndex");
-        snprintf(mine + n, sizeof mine - (size_t)n, "%s%s%s%s%s%s", OpenMM_Platform_getName(OpenMM_Context_getPlatform(context)),
-                 index[0] != '\0' ? " device " : "", index, index[0] != '\0' ? " '" : "", property(context, "DeviceName"),
-                 index[0] != '\0' ? "'" : "");
+        if (index[0] == '\0') /* Reference, CPU */
+            snprintf(mine + n, sizeof mine - (size_t)n, "%s", platform);
+        else
+            snprintf(mine + n, sizeof mine - (size_t)n, "%s device %s '%s'", platform, index, property(context, "DeviceName"));
     }
     return hf_comm_gather_bytes(mine, DEVICE_TEXT, sh->devices);
 }

@@ -274,9 +274,10 @@ static int opencl(const char *self, const char *qself)
 #else
     char qin[4096], qout[4096], args[16384], cmd[20000];
     const char *in = input_variant("mpi-rh-enamide-opencl.fit", "max-evaluations = 4\nplatform = OpenCL\ndevice = auto");
-    char *text = test_load_file(in, NULL), *g = strstr(text, "\ngeometry = ");
-    CHECK(g != NULL, "no geometry line in %s", in);
-    memmove(g + 1, strchr(g + 1, '\n') + 1, strlen(strchr(g + 1, '\n') + 1) + 1);
+    char *text = test_load_file(in, NULL), *g;
+    CHECK(strstr(text, "\ngeometry = ") != NULL, "no geometry line in %s", in);
+    while ((g = strstr(text, "\ngeometry = ")) != NULL) /* every geometry line */
+        memmove(g + 1, strchr(g + 1, '\n') + 1, strlen(strchr(g + 1, '\n') + 1) + 1);
     in = test_write_text("mpi-rh-enamide-opencl.fit", text);
     free(text);
     test_shell_quote(qin, sizeof qin, in);
