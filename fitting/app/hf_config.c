@@ -31,6 +31,7 @@ static hessfit_status check_energy_weight(const char *path, int line, char **wor
 static hessfit_status check_geometry(const char *path, int line, char **word, int n);
 static hessfit_status check_geometry_weight(const char *path, int line, char **word, int n);
 static hessfit_status check_scale14(const char *path, int line, char **word, int n);
+static hessfit_status check_device(const char *path, int line, char **word, int n);
 
 static const key_rule rules[] = {
     {"forcefield", 0, 1, VALUE_PATH, NULL, 0, 0, NULL, -1},
@@ -58,6 +59,9 @@ static const key_rule rules[] = {
     {"ftol", 0, 0, VALUE_NUMBER, NULL, 0, 1, NULL, -1},
     {"output", 0, 0, VALUE_PATH, NULL, 0, 0, NULL, -1},
     {"blocks", 0, 0, VALUE_NUMBER, NULL, 1, 1e6, NULL, -1},
+    {"platform", 0, 0, VALUE_CHOICE, "Reference|CPU|OpenCL|CUDA", 0, 0, NULL, -1},
+    {"precision", 0, 0, VALUE_CHOICE, "single|mixed|double", 0, 0, NULL, -1},
+    {"device", 0, 0, VALUE_TEXT, NULL, 0, 0, check_device, -1},
 };
 #define N_RULES (sizeof rules / sizeof rules[0])
 
@@ -219,6 +223,19 @@ static hessfit_status check_geometry(const char *path, int line, char **word, in
 
 /* geometry-weight = bond W | angle W | torsion W */
 /* scale14 = COULOMB LJ: the 1-4 pairs' scales, numbers in [0, 1] */
+/* device = auto | N (a device index, a whole number >= 0) */
+static hessfit_status check_device(const char *path, int line, char **word, int n)
+{
+    if (n == 1 && strcmp(word[0], "auto") == 0)
+        return HESSFIT_SUCCESS;
+    char *end = NULL;
+    const long v = n == 1 ? strtol(word[0], &end, 10) : -1;
+    if (n != 1 || end == word[0] || *end != '\0' || v < 0 || v > 1000000)
+        return hessfit_error(HESSFIT_ERROR_PARSE, "%s:%d: device is auto or a device index (0, 1, ...), not '%.60s'", path,
+                             line, n >= 1 ? word[0] : "");
+    return HESSFIT_SUCCESS;
+}
+
 static hessfit_status check_scale14(const char *path, int line, char **word, int n)
 {
     if (n != 2)

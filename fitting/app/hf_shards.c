@@ -11,7 +11,6 @@
 #include "hf_file_table.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +18,7 @@
 #include <time.h>
 
 /* The command rank 0 broadcasts before each evaluation (the first double of the message). */
-enum { CMD_EVALUATE = 1, CMD_FINISH = 2 };
+enum { CMD_EVALUATE = 1, CMD_FINISH = 2, CMD_PEAK_MEMORY = 3 };
 /* The message: command, derivatives wanted (below), residuals wanted, rank 0's status (CMD_FINISH), then x. */
 #define HEADER 4
 /* The derivatives of an evaluation: none (the loss alone), the gradient, or the normal equations
@@ -51,8 +50,12 @@ struct hf_shards {
     double *send, *recv;            /* this rank's packets; rank 0: everyone's */
     int *counts, *displs;           /* rank 0: doubles per rank */
     double *x_block;                /* a block's free values */
+    char *devices;                  /* rank 0: every rank's device, DEVICE_TEXT bytes each */
     hf_shards_stats stats;
 };
+
+/* Bytes of a rank's device description (hf_shards_device). */
+#define DEVICE_TEXT 192
 
 static double now(void)
 {
@@ -66,6 +69,41 @@ static hessfit_status no_memory(void)
     return hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "MPI blocks: no memory");
 }
 
+/* Rank 0's free values to every rank: counts, the (parameter, value) list and the start values; the
+ * other ranks (loaded without a model) take them, and the start values into their force field as
+ * rank 0's has them (a Seminario start changes them). */
+static hessfit_status share_free_values(hf_training_set *set, int rank)
+{
+    hessfit_status st;
+    int counts[2] = {set->n_fit, set->n_free};
+    if ((st = hf_comm_bcast(counts, sizeof counts)) != HESSFIT_SUCCESS)
+        return st;
+    const size_t n = (size_t)counts[1];
+    if (rank != 0) {
+        set->n_fit = counts[0];
+        set->n_free = counts[1];
+        set->free_param = malloc((n + 1) * sizeof *set->free_param);
+        set->free_value = malloc((n + 1) * sizeof *set->free_value);
+        set->x_start = malloc((n + 1) * sizeof *set->x_start);
+    }
+    if (set->free_param == NULL || set->free_value == NULL || set->x_start == NULL) { /* the others wait in a broadcast */
+        fprintf(stderr, "hessfit: rank %d (host %s): no memory for %zu free values\n", rank, hf_comm_host(), n);
+        hf_comm_abort(1);
+    }
+    if ((st = hf_comm_bcast(set->free_param, n * sizeof(int))) != HESSFIT_SUCCESS ||
+        (st = hf_comm_bcast(set->free_value, n * sizeof(int))) != HESSFIT_SUCCESS ||
+        (st = hf_comm_bcast(set->x_start, n * sizeof(double))) != HESSFIT_SUCCESS)
+        return st;
+    for (size_t i = 0; rank != 0 && i < n; i++) {
+        if (set->free_param[i] < 0 || set->free_param[i] >= set->ff.n_params || set->free_value[i] < 0 ||
+            set->free_value[i] >= set->ff.params[set->free_param[i]].n_values)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "MPI: rank %d's force field lacks rank 0's free value %zu",
+                                 rank, i + 1);
+        set->ff.params[set->free_param[i]].values[set->free_value[i]] = set->x_start[i];
+    }
+    return HESSFIT_SUCCESS;
+}
+
 hessfit_status hf_shards_load(const char *input, const hf_training_set_options *options, hf_training_set *set)
 {
     const int rank = hf_comm_rank();
@@ -76,7 +114,7 @@ hessfit_status hf_shards_load(const char *input, const hf_training_set_options *
     memset(set, 0, sizeof *set);
     if (hf_comm_size() == 1)
         return hf_training_set_load(input, &opt, set);
-    opt.no_objective = rank != 0;
+    opt.no_model = rank != 0;
     if (rank == 0) { /* reads each file once, keeping its bytes */
         hf_files_set_mode(HF_FILES_RECORD);
         st = loaded = hf_training_set_load(input, &opt, set);
@@ -95,7 +133,8 @@ hessfit_status hf_shards_load(const char *input, const hf_training_set_options *
             st = loaded = hf_training_set_load(input, &opt, set);
             hf_files_set_mode(HF_FILES_DISK);
         }
-        st = hf_comm_agree(st);
+        if ((st = hf_comm_agree(st)) == HESSFIT_SUCCESS)
+            st = hf_comm_agree(share_free_values(set, rank));
     }
     hf_files_clear();
     free(packed);
@@ -249,10 +288,8 @@ static hessfit_status build_block(hf_shards *sh, int b)
     if ((st = hessfit_model_create(&set->ff, set->mols + k->begin, set->typed + k->begin, n, &set->model_options,
                                    &k->model)) != HESSFIT_SUCCESS)
         return st;
-    for (int i = 0; i < set->n_free; i++) {
-        int p, v;
-        if ((st = hessfit_model_free_parameter(set->model, i, &p, &v, NULL, NULL)) != HESSFIT_SUCCESS)
-            return st;
+    for (int i = 0; i < set->n_free; i++) { /* the set's free values in its order (hf_shards_load) */
+        const int p = set->free_param[i], v = set->free_value[i];
         if (!hessfit_model_parameter_used(k->model, p))
             continue;
         if ((st = hessfit_model_add_free(k->model, p, v)) != HESSFIT_SUCCESS)
@@ -315,6 +352,7 @@ void hf_shards_destroy(hf_shards *sh)
     free(sh->counts);
     free(sh->displs);
     free(sh->x_block);
+    free(sh->devices);
     free(sh);
 }
 
@@ -394,6 +432,46 @@ done:
     return st;
 }
 
+/* OpenMM's value of a platform property of the Context, "" when the platform has no such property. */
+static const char *property(OpenMM_Context *context, const char *name)
+{
+    const OpenMM_Platform *platform = OpenMM_Context_getPlatform(context);
+    const OpenMM_StringArray *names = OpenMM_Platform_getPropertyNames(platform);
+    for (int i = 0; i < OpenMM_StringArray_getSize(names); i++)
+        if (strcmp(OpenMM_StringArray_get(names, i), name) == 0)
+            return OpenMM_Platform_getPropertyValue(platform, context, name);
+    return "";
+}
+
+/* Rank 0 learns every rank's device: "rank R (host H): OpenCL device 0 'name'", from the Context of
+ * the rank's first block (its platform's DeviceIndex and DeviceName properties). */
+static hessfit_status exchange_devices(hf_shards *sh)
+{
+    char mine[DEVICE_TEXT];
+    int n = snprintf(mine, sizeof mine, "rank %d (host %.100s): ", sh->rank, hf_comm_host());
+    const block *k = NULL;
+    for (int b = 0; b < sh->n_blocks && k == NULL; b++)
+        if (sh->blocks[b].rank == sh->rank)
+            k = &sh->blocks[b];
+    OpenMM_Context *context = k != NULL ? hessfit_model_context(k->model) : NULL;
+    if (context == NULL)
+        snprintf(mine + n, sizeof mine - (size_t)n, "no blocks");
+    else {
+        const char *platform = OpenMM_Platform_getName(OpenMM_Context_getPlatform(context));
+        const char *index = property(context, "DeviceIndex");
+        if (index[0] == '\0') /* Reference, CPU */
+            snprintf(mine + n, sizeof mine - (size_t)n, "%s", platform);
+        else
+            snprintf(mine + n, sizeof mine - (size_t)n, "%s device %s '%s'", platform, index, property(context, "DeviceName"));
+    }
+    return hf_comm_gather_bytes(mine, DEVICE_TEXT, sh->devices);
+}
+
+const char *hf_shards_device(const hf_shards *sh, int rank)
+{
+    return sh->rank == 0 && rank >= 0 && rank < sh->size ? sh->devices + (size_t)rank * DEVICE_TEXT : "";
+}
+
 hessfit_status hf_shards_create(const hf_training_set *set, hf_shards **out)
 {
     hessfit_status st;
@@ -411,7 +489,8 @@ hessfit_status hf_shards_create(const hf_training_set *set, hf_shards **out)
     sh->x_block = malloc((size_t)(sh->n_free + 1) * sizeof *sh->x_block);
     sh->counts = calloc((size_t)sh->size, sizeof *sh->counts);
     sh->displs = calloc((size_t)sh->size, sizeof *sh->displs);
-    if (st == HESSFIT_SUCCESS && (!sh->message || !sh->x_block || !sh->counts || !sh->displs))
+    sh->devices = malloc((size_t)(sh->rank == 0 ? sh->size : 1) * DEVICE_TEXT); /* rank 0: everyone's */
+    if (st == HESSFIT_SUCCESS && (!sh->message || !sh->x_block || !sh->counts || !sh->displs || !sh->devices))
         st = no_memory();
     long long my_packets = 0, all_packets = 0;
     for (int b = 0; b < sh->n_blocks && st == HESSFIT_SUCCESS; b++) {
@@ -429,7 +508,8 @@ hessfit_status hf_shards_create(const hf_training_set *set, hf_shards **out)
                 k->n_hessian = count;
         }
     }
-    if ((st = hf_comm_agree(st)) == HESSFIT_SUCCESS && (st = exchange_layout(sh)) == HESSFIT_SUCCESS) {
+    if ((st = hf_comm_agree(st)) == HESSFIT_SUCCESS && (st = exchange_layout(sh)) == HESSFIT_SUCCESS &&
+        (st = exchange_devices(sh)) == HESSFIT_SUCCESS) {
         sh->n_residuals = (long long)set->n_energies + set->n_geometry;
         for (int b = 0; b < sh->n_blocks; b++) {
             sh->n_residuals += sh->blocks[b].n_hessian;
@@ -522,7 +602,12 @@ static hessfit_status evaluate_collective(hf_shards *sh, int want, int res)
     hessfit_status st = hf_comm_gatherv(sh->send, (int)mine + 1, sh->recv, sh->counts, sh->displs);
     if (st != HESSFIT_SUCCESS)
         local = st; /* an MPI failure: still agree, so that no rank waits */
-    return hf_comm_agree(local);
+    /* a stop signal (Ctrl-C, mpirun's or Slurm's SIGTERM) caught by any rank stops the optimiser on rank 0 */
+    int stop = hessfit_optimize_stop_requested();
+    st = hf_comm_agree_stop(local, &stop);
+    if (stop)
+        hessfit_optimize_request_stop();
+    return st;
 }
 
 /* Rank 0: one evaluation at x with the derivatives `want` (WANT_GRADIENT: into d; WANT_NORMAL: J^T r
@@ -540,7 +625,9 @@ static hessfit_status evaluate(hf_shards *sh, const double *x, int want, double 
     memcpy(sh->message + HEADER, x, (size_t)n * sizeof *x);
     if ((st = hf_comm_bcast(sh->message, (size_t)(HEADER + n) * sizeof *sh->message)) != HESSFIT_SUCCESS ||
         (st = evaluate_collective(sh, want, want_res)) != HESSFIT_SUCCESS) {
-        sh->stats.evaluations++;
+        sh->stats.evaluations++; /* a failed one (an undefined trial point): all of it counts as blocks */
+        sh->stats.seconds_total += now() - t0;
+        sh->stats.seconds_slowest += now() - t0;
         return st;
     }
     /* the sums in block order: each block's partials are the same on any rank */
@@ -604,16 +691,59 @@ hessfit_status hf_shards_normal_equations(hf_shards *sh, const double *x, double
     return evaluate(sh, x, WANT_NORMAL, loss, jtr, jtj, NULL);
 }
 
+/* This process's peak resident memory (VmHWM of /proc/self/status), MiB; NaN when unknown. */
+static double peak_memory_mib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double kib = NAN;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            kib = strtod(line + 6, NULL);
+    if (f != NULL)
+        fclose(f);
+    return kib / 1024.0;
+}
+
+/* Every rank: its peak memory to rank 0, at recv[rank]. */
+static hessfit_status gather_peak_memory(hf_shards *sh, double *recv)
+{
+    const double mine = peak_memory_mib();
+    for (int r = 0; r < sh->size; r++) {
+        sh->counts[r] = 1;
+        sh->displs[r] = r;
+    }
+    return hf_comm_gatherv(&mine, 1, recv, sh->counts, sh->displs);
+}
+
+hessfit_status hf_shards_peak_memory(hf_shards *sh, double *mib)
+{
+    hessfit_status st;
+    memset(sh->message, 0, (size_t)(HEADER + sh->n_free) * sizeof *sh->message);
+    sh->message[0] = CMD_PEAK_MEMORY;
+    if ((st = hf_comm_bcast(sh->message, (size_t)(HEADER + sh->n_free) * sizeof *sh->message)) != HESSFIT_SUCCESS)
+        return st;
+    return gather_peak_memory(sh, mib);
+}
+
 hessfit_status hf_shards_serve(hf_shards *sh)
 {
     hessfit_status st;
-    /* Ctrl-C is rank 0's to handle (it stops the fit and then these ranks) */
-    signal(SIGINT, SIG_IGN);
+    /* Ctrl-C, or mpirun's or Slurm's SIGTERM, sets the stop flag, which the next evaluation's
+     * agreement takes to rank 0: its optimiser stops, writes the checkpoint and then ends these ranks */
+    hessfit_optimize_clear_stop();
+    hessfit_optimize_catch_sigint(1); /* sigaction cannot fail with these arguments */
+    hessfit_optimize_catch_sigterm(1);
     for (;;) {
         if ((st = hf_comm_bcast(sh->message, (size_t)(HEADER + sh->n_free) * sizeof *sh->message)) != HESSFIT_SUCCESS)
             return st;
         if (sh->message[0] == CMD_FINISH)
             return (hessfit_status)(int)sh->message[3];
+        if (sh->message[0] == CMD_PEAK_MEMORY) {
+            if ((st = gather_peak_memory(sh, NULL)) != HESSFIT_SUCCESS)
+                return st;
+            continue;
+        }
         evaluate_collective(sh, (int)sh->message[1], sh->message[2] != 0.0);
         sh->stats.evaluations++;
     }

@@ -32,9 +32,10 @@ typedef struct hf_shards hf_shards;
 
 /**
  * hf_training_set_load on every rank, collectively. Rank 0 reads every input file once and loads
- * the set (with its objective); then it broadcasts the files' bytes (hf_file_table.h) and the
- * other ranks load the same set from them (without the whole set's objective: options->no_objective
- * is set there). A failure on any rank fails every rank, with its message (hf_comm_agree); the set
+ * the set (with its model and objective); then it broadcasts the files' bytes (hf_file_table.h) and
+ * the other ranks load the same set from them without the whole set's model and objective
+ * (options->no_model is set there: a rank builds only its blocks' models, hf_shards_create), and
+ * take rank 0's free values (set->free_param, free_value, n_fit, n_free, x_start). A failure on any rank fails every rank, with its message (hf_comm_agree); the set
  * is then freed.
  */
 hessfit_status hf_shards_load(const char *input, const hf_training_set_options *options, hf_training_set *set);
@@ -58,8 +59,15 @@ hessfit_status hf_shards_normal_equations(hf_shards *shards, const double *x, do
 /** The other ranks: evaluate their blocks whenever rank 0 asks, until hf_shards_finish; returns
  * the status rank 0 finished with (HESSFIT_SUCCESS, or a failure whose message rank 0 printed). */
 hessfit_status hf_shards_serve(hf_shards *shards);
+/** Rank 0: every rank's peak resident memory so far (VmHWM), MiB, into mib[rank] (hf_comm_size()
+ * values; NaN where /proc is not there). The other ranks answer in hf_shards_serve. */
+hessfit_status hf_shards_peak_memory(hf_shards *shards, double *mib);
 /** Rank 0: ends hf_shards_serve on every other rank, passing st (0: the fit succeeded). */
 hessfit_status hf_shards_finish(hf_shards *shards, hessfit_status st);
+
+/** Rank 0: the device of rank r's Contexts, as "rank R (host H): OpenCL device 0 'its name'"
+ * (Reference, CPU: the platform's name alone; "no blocks" for a rank without blocks); "" elsewhere. */
+const char *hf_shards_device(const hf_shards *shards, int r);
 
 /** What the blocks are and did (rank 0: the whole run's evaluations). */
 typedef struct hf_shards_stats {

@@ -6,6 +6,8 @@
 #include "hessfit_path.h"
 #include "hessfit_seminario.h"
 #include "hessfit_units.h"
+#include "hf_comm.h"
+#include "hf_devices.h"
 #include "hf_lines.h"
 #include "hf_vec3.h"
 
@@ -92,6 +94,40 @@ hessfit_status hf_cli_load_plugins(void)
     }
     return hessfit_error(HESSFIT_ERROR_OPENMM, "no hessfit OpenMM plugin found in %s%s%s (set HESSFIT_PLUGIN_DIR)", dirs[0],
                     n_dirs > 1 ? " or " : "", n_dirs > 1 ? dirs[n_dirs - 1] : "");
+}
+
+/* Whether OpenMM has a platform of that name registered. */
+static int have_platform(const char *name)
+{
+    for (int i = 0; i < OpenMM_Platform_getNumPlatforms(); i++)
+        if (strcmp(OpenMM_Platform_getName(OpenMM_Platform_getPlatform(i)), name) == 0)
+            return 1;
+    return 0;
+}
+
+hessfit_status hf_cli_load_platform(const char *platform)
+{
+    if (have_platform(platform))
+        return HESSFIT_SUCCESS;
+    const char *dir = getenv("OPENMM_PLUGIN_DIR");
+    if (dir == NULL || dir[0] == '\0')
+        dir = HESSFIT_APP_OPENMM_PLUGIN_DIR;
+    OpenMM_StringArray *loaded = OpenMM_Platform_loadPluginsFromDirectory(dir);
+    OpenMM_StringArray *failures = OpenMM_Platform_getPluginLoadFailures();
+    char why[1024] = "";
+    for (int i = 0; i < OpenMM_StringArray_getSize(failures); i++) { /* the platform's own library's failure */
+        const char *f = OpenMM_StringArray_get(failures, i);
+        char library[64];
+        snprintf(library, sizeof library, "libOpenMM%s.so", platform);
+        if (strstr(f, library) != NULL)
+            snprintf(why, sizeof why, ": %s", f);
+    }
+    OpenMM_StringArray_destroy(loaded);
+    OpenMM_StringArray_destroy(failures);
+    if (!have_platform(platform))
+        return hessfit_error(HESSFIT_ERROR_OPENMM, "OpenMM has no %s platform here (its plugins from %s%s)", platform, dir,
+                             why[0] != '\0' ? why : ": none for it");
+    return HESSFIT_SUCCESS;
 }
 
 /* mkdir -p */
@@ -266,6 +302,10 @@ static hessfit_status read_settings(const hessfit_config *c, const hf_training_s
     if ((st = whole_number(c, "blocks", 1e6, 1, &v)) != HESSFIT_SUCCESS)
         return st;
     s->blocks = (int)v;
+    s->platform = hessfit_config_get(c, "platform", "Reference");
+    s->precision = hessfit_config_get(c, "precision", "double");
+    value = hessfit_config_get(c, "device", "auto"); /* the config checked its form */
+    s->device = strcmp(value, "auto") == 0 ? -1 : atoi(value);
     if ((st = hessfit_config_number(c, "max-time", 0, 1e9, 0, &s->max_time)) != HESSFIT_SUCCESS ||
         (st = hessfit_config_number(c, "ftol", 0, 1, 1e-8, &s->ftol)) != HESSFIT_SUCCESS)
         return st;
@@ -1109,6 +1149,45 @@ static hessfit_status bounds_and_steps(hf_training_set *set)
     return HESSFIT_SUCCESS;
 }
 
+/* ---- the platform and the device ------------------------------------------------------------------ */
+
+/*
+ * The device this process's Contexts take (hessfit_model_options.device_index): `device = N` on
+ * every rank; `device = auto` the platform's choice in one process, and under MPI with several
+ * ranks the rank's local rank modulo the node's devices (hf_devices.h), one device per rank.
+ */
+static hessfit_status choose_device(const hessfit_config *c, const hf_fit_settings *s, int *index)
+{
+    const hessfit_config_entry *e = hessfit_config_entry_at(c, "device", 0);
+    const hessfit_config_entry *pe = hessfit_config_entry_at(c, "platform", 0);
+    const int line = e != NULL ? e->line : pe != NULL ? pe->line : 0;
+    char what[64];
+    int n = 0;
+    hessfit_status st;
+    *index = -1;
+    if (s->device >= 0)
+        snprintf(what, sizeof what, "device = %d", s->device);
+    else
+        snprintf(what, sizeof what, "device = auto (%d ranks, one device each)", hf_comm_size());
+    if (!hf_platform_has_devices(s->platform)) {
+        if (s->device >= 0)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                                 "%s:%d: %s: the %s platform has no devices to choose from (device = auto, or "
+                                 "platform = CUDA or OpenCL)",
+                                 c->path, line, what, s->platform);
+        return HESSFIT_SUCCESS;
+    }
+    if (s->device < 0 && hf_comm_size() == 1) /* OpenMM's choice: its fastest device */
+        return HESSFIT_SUCCESS;
+    if ((st = hf_device_count(s->platform, &n)) != HESSFIT_SUCCESS)
+        return prefixed(st, "%s:%d: %s", c->path, line, what);
+    if (n < 1 || s->device >= n)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s:%d: %s: the %s platform has %d device%s here%s", c->path,
+                             line, what, s->platform, n, n == 1 ? "" : "s", n > 1 ? " (0 and up)" : n == 1 ? " (0)" : "");
+    *index = s->device >= 0 ? s->device : hf_device_for_local_rank(hf_comm_local_rank(), n);
+    return HESSFIT_SUCCESS;
+}
+
 /* ---- load -------------------------------------------------------------------------------------- */
 
 void hf_training_set_free(hf_training_set *set)
@@ -1132,6 +1211,8 @@ void hf_training_set_free(hf_training_set *set)
     free(set->group_names);
     free(set->geometry);
     free(set->x_start);
+    free(set->free_param);
+    free(set->free_value);
     free(set->x_compare);
     free(set->lower);
     free(set->upper);
@@ -1191,13 +1272,25 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
         (st = molecule_objectives(c, set, requests, n_requests)) != HESSFIT_SUCCESS ||
         (st = type_structures(c, set)) != HESSFIT_SUCCESS || (st = build_geometry(c, set, requests, n_requests)) != HESSFIT_SUCCESS)
         goto fail;
+    if (strcmp(set->settings.platform, "Reference") != 0 &&
+        (st = hf_cli_load_platform(set->settings.platform)) != HESSFIT_SUCCESS) {
+        const hessfit_config_entry *e = hessfit_config_entry_at(c, "platform", 0);
+        st = prefixed(st, "%s:%d: platform = %s", c->path, e != NULL ? e->line : 0, set->settings.platform);
+        goto fail;
+    }
     if ((st = hf_cli_load_plugins()) != HESSFIT_SUCCESS)
         goto fail;
     hessfit_model_options model_options = hessfit_model_default_options();
     model_options.form = set->settings.form;
+    model_options.platform = set->settings.platform;
+    model_options.precision = set->settings.precision;
+    if ((st = choose_device(c, &set->settings, &model_options.device_index)) != HESSFIT_SUCCESS)
+        goto fail;
     if ((st = nonbonded_options(c, set, &model_options)) != HESSFIT_SUCCESS)
         goto fail;
     set->model_options = model_options;
+    if (options != NULL && options->no_model)
+        goto loaded;
     if ((st = hessfit_model_create(&set->ff, set->mols, set->typed, set->n_mols, &model_options, &set->model)) !=
         HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the fit model", c->path);
@@ -1219,15 +1312,20 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
     if (set->settings.start_seminario && (st = seminario_start(set)) != HESSFIT_SUCCESS)
         goto fail;
     set->x_start = malloc((size_t)set->n_free * sizeof *set->x_start);
+    set->free_param = malloc((size_t)set->n_free * sizeof *set->free_param);
+    set->free_value = malloc((size_t)set->n_free * sizeof *set->free_value);
     if (other.params != NULL)
         set->x_compare = malloc((size_t)set->n_free * sizeof *set->x_compare);
-    if (set->x_start == NULL || (other.params != NULL && set->x_compare == NULL)) {
+    if (set->x_start == NULL || set->free_param == NULL || set->free_value == NULL ||
+        (other.params != NULL && set->x_compare == NULL)) {
         st = no_memory("the free values");
         goto fail;
     }
     for (int i = 0; i < set->n_free; i++) {
         int p, v;
         hessfit_model_free_parameter(set->model, i, &p, &v, NULL, NULL);
+        set->free_param[i] = p;
+        set->free_value[i] = v;
         set->x_start[i] = set->ff.params[p].values[v];
         if (set->x_compare != NULL)
             set->x_compare[i] = other.params[p].values[v];
@@ -1238,8 +1336,6 @@ hessfit_status hf_training_set_load(const char *input, const hf_training_set_opt
         st = prefixed(st, "%s: the start values", c->path);
         goto fail;
     }
-    if (options != NULL && options->no_objective)
-        goto loaded;
     if ((st = hessfit_objective_create(set->model, set->mols, set->n_mols, set->mol_objective, &set->objective)) !=
         HESSFIT_SUCCESS) {
         st = prefixed(st, "%s: the %s objective", c->path, set->settings.objective_name);

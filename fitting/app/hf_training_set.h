@@ -66,6 +66,9 @@ typedef struct hf_fit_settings {
     double ftol;               /* NLopt's ftol_rel, default 1e-8 */
     int start_seminario;
     int blocks;       /* `blocks`: the fixed evaluation blocks of the objective (hf_shards.h); default 1 */
+    const char *platform;  /* `platform`: OpenMM's Reference (default), CPU, OpenCL or CUDA (into config) */
+    const char *precision; /* `precision`: single, mixed or double (default; GPU platforms) */
+    int device;            /* `device`: -1 auto (default), else the device index on every rank */
     char *output_dir; /* malloc'ed */
 } hf_fit_settings;
 
@@ -73,7 +76,8 @@ typedef struct hf_training_set_options {
     const char *compare_forcefield;    /* hessfit report --forcefield, or NULL */
     const char *output_dir;            /* --output: replaces the input's `output`, or NULL */
     const char *default_output_suffix; /* "<input stem><suffix>" beside the input: "-out" (fit) */
-    int no_objective;                  /* 1: stop after step 9 (no objective: an MPI rank other than 0) */
+    int no_model;                      /* 1: stop before step 6 (no model, no free values, no objective: an
+                                          MPI rank other than 0, which gets them from rank 0, hf_shards_load) */
 } hf_training_set_options;
 
 typedef struct hf_training_set {
@@ -86,8 +90,9 @@ typedef struct hf_training_set {
     hessfit_typed_molecule *typed;
     hessfit_model_options model_options; /* what the model was created with */
     hessfit_model *model;
-    hessfit_objective *objective; /* NULL with no_objective */
+    hessfit_objective *objective; /* NULL with no_model */
     int n_free;            /* all free values of the model */
+    int *free_param, *free_value; /* n_free: free value i is ff.params[free_param[i]].values[free_value[i]] */
     int n_fit;             /* the first n_fit of them are the fit's (the `free` entries) */
     double *x_start;       /* n_free start values (canonical units) */
     double *x_compare;     /* n_free values of the comparison force field, or NULL */
@@ -121,6 +126,11 @@ void hf_param_types_text(const hessfit_ff_param *p, char *out, size_t size);
 /* Load the hessfit OpenMM plugins (once): $HESSFIT_PLUGIN_DIR, else the directory beside the
  * program (<bin>/../lib/plugins, build and install trees alike), else the build tree's. */
 hessfit_status hf_cli_load_plugins(void);
+/* OpenMM's own plugins ($OPENMM_PLUGIN_DIR, else the OpenMM this build found) unless the platform is
+ * registered already; an error when the platform is still missing then, with its plugin's failure.
+ * Call it before hf_cli_load_plugins: hessfit's GPU kernels register with the platforms that exist
+ * when they load. */
+hessfit_status hf_cli_load_platform(const char *platform);
 /* mkdir -p: path and its missing parents; an existing directory is fine. */
 hessfit_status hf_cli_make_directory(const char *path);
 

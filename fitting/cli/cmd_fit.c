@@ -429,12 +429,24 @@ static int fit(int argc, char **argv)
                ss.n_blocks, ss.n_blocks == 1 ? "" : "s", ss.n_ranks, ss.n_ranks == 1 ? "" : "s",
                hf_comm_have_mpi() ? "yes" : "no", 100.0 * ss.max_block_cost_share,
                set.settings.algorithm == HESSFIT_OPT_LM ? ss.packet_doubles_normal : ss.packet_doubles);
+    if (strcmp(set.settings.platform, "Reference") != 0 || ss.n_ranks > 1) { /* where each rank evaluates */
+        printf("  platform %s, precision %s, device %s:\n", set.settings.platform, set.settings.precision,
+               hessfit_config_get(&set.config, "device", "auto"));
+        for (int r = 0; r < ss.n_ranks; r++)
+            printf("    %s\n", hf_shards_device(shards, r));
+    }
     fflush(stdout);
 
     hessfit_optimize_clear_stop();
+    /* Ctrl-C stops the fit cleanly; under MPI also SIGTERM, which mpirun (on Ctrl-C) and Slurm send
+     * every rank: any rank's signal reaches this optimiser through the evaluations' agreement */
+    const int mpi = hf_comm_size() > 1;
     hessfit_optimize_catch_sigint(1);
+    if (mpi)
+        hessfit_optimize_catch_sigterm(1);
     st = hessfit_optimize_run(opt, x, &result);
     hessfit_optimize_catch_sigint(0);
+    hessfit_optimize_catch_sigterm(0);
     if (st != HESSFIT_SUCCESS) {
         char why[HESSFIT_ERROR_MESSAGE_SIZE];
         snprintf(why, sizeof why, "%s", hessfit_last_error());
@@ -445,7 +457,7 @@ static int fit(int argc, char **argv)
     }
     const int interrupted = hessfit_optimize_stop_requested();
     printf("  %s: loss %.10g -> %.10g in %lld evaluations (%lld in this run, %.2f s, %.1f eval/s)\n",
-           interrupted ? "stopped (Ctrl-C)" : "done", result.initial_loss, result.loss, result.evaluations,
+           interrupted ? (mpi ? "stopped (Ctrl-C or SIGTERM)" : "stopped (Ctrl-C)") : "done", result.initial_loss, result.loss, result.evaluations,
            result.run_evaluations, result.seconds,
            result.seconds > 0 ? (double)result.run_evaluations / result.seconds : 0.0);
     printf("  outcome: %s\n", hessfit_opt_outcome_string(result.outcome));
@@ -460,6 +472,15 @@ static int fit(int argc, char **argv)
                1e3 * ss.seconds_compute / (double)ss.evaluations,
                1e3 * (ss.seconds_total - ss.seconds_slowest) / (double)ss.evaluations,
                100.0 * (ss.seconds_total - ss.seconds_slowest) / ss.seconds_total);
+    if (ss.n_ranks > 1 || ss.n_blocks > 1) { /* before the report, which runs on rank 0 alone */
+        double *mib = malloc((size_t)ss.n_ranks * sizeof *mib);
+        if (mib != NULL && hf_shards_peak_memory(shards, mib) == HESSFIT_SUCCESS) {
+            printf("  peak memory (VmHWM) per rank:");
+            for (int r = 0; r < ss.n_ranks; r++)
+                printf(" %.0f MiB%s", mib[r], r + 1 < ss.n_ranks ? "," : "\n");
+        }
+        free(mib);
+    }
 
     /* the outputs: before = the start values, after = the best point (x) */
     if ((st = hf_fit_compare(&set, set.x_start, x, n, &cmp)) != HESSFIT_SUCCESS) {
@@ -500,7 +521,8 @@ static int fit(int argc, char **argv)
     write_openmm(&set, dir);
 
     char status[512];
-    snprintf(status, sizeof status, "%s%s", interrupted ? "stopped by Ctrl-C (SIGINT): " : "",
+    snprintf(status, sizeof status, "%s%s",
+             interrupted ? (mpi ? "stopped by Ctrl-C or SIGTERM: " : "stopped by Ctrl-C (SIGINT): ") : "",
              hessfit_opt_outcome_string(result.outcome));
     hessfit_report report;
     hf_fit_comparison_report(&cmp, &report);

@@ -99,6 +99,7 @@ typedef struct hessfit_model_options {
     hessfit_model_form form;          /* default HESSFIT_MODEL_FORM_HARMONIC */
     const char *platform;             /* OpenMM platform name; default "Reference" */
     const char *precision;            /* "single", "mixed", "double" or NULL (platform default) */
+    int device_index;                 /* the GPU platform's DeviceIndex; default -1 (the platform's choice) */
     hessfit_mass_kind masses;              /* System masses; default HESSFIT_MASS_MONOISOTOPIC */
     int nonbonded;                    /* 1: Lennard-Jones + Coulomb; default 0 (bonded terms only) */
     hessfit_combining_rule combining;  /* default HESSFIT_COMBINE_LORENTZ_BERTHELOT */

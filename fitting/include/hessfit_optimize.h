@@ -251,6 +251,9 @@ int hessfit_optimize_stop_requested(void);
 /** enable 1: SIGINT sets the stop flag, and a second SIGINT kills the program as usual (the handler
  * restores the default action after the first); 0: the action that was there before. */
 hessfit_status hessfit_optimize_catch_sigint(int enable);
+/** The same for SIGTERM (what mpirun and Slurm send every rank to end a job): the first sets the
+ * stop flag, a second kills. */
+hessfit_status hessfit_optimize_catch_sigterm(int enable);
 
 /** ---- checkpoints ---------------------------------------------------------------------- */
 typedef struct hessfit_opt_checkpoint {

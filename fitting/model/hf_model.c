@@ -24,6 +24,7 @@ hessfit_model_options hessfit_model_default_options(void)
     o.form = HESSFIT_MODEL_FORM_HARMONIC;
     o.platform = "Reference";
     o.precision = NULL;
+    o.device_index = -1;
     o.masses = HESSFIT_MASS_MONOISOTOPIC;
     o.nonbonded = 0;
     o.combining = HESSFIT_COMBINE_LORENTZ_BERTHELOT;

@@ -208,9 +208,9 @@ hessfit_status hf_model_evaluator_build(hessfit_model *m, int mol_begin, int mol
         goto fail;
     }
     ev->integrator = (OpenMM_Integrator *)OpenMM_VerletIntegrator_create(0.001);
-    if ((hs = hessfit_context_create(ev->system, ev->integrator, m->platform, m->precision, &ev->context)) !=
-        HESSFIT_SUCCESS) {
-        st = hf_model_hessfit_error(hs, "hessfit_context_create");
+    if ((hs = hessfit_context_create_on_device(ev->system, ev->integrator, m->platform, m->precision,
+                                               m->opt.device_index, &ev->context)) != HESSFIT_SUCCESS) {
+        st = hf_model_hessfit_error(hs, "hessfit_context_create_on_device");
         ev->context = NULL;
         goto fail;
     }

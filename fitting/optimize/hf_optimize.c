@@ -428,8 +428,6 @@ hessfit_status hessfit_optimize_sensitivity_ranking(const hessfit_optimize *opt,
 /* ---- the stop flag ------------------------------------------------------------------------------ */
 
 static volatile sig_atomic_t hf_opt_stop_flag = 0;
-static struct sigaction hf_opt_previous_sigint;
-static int hf_opt_sigint_installed = 0;
 
 void hessfit_optimize_request_stop(void)
 {
@@ -446,29 +444,49 @@ int hessfit_optimize_stop_requested(void)
     return hf_opt_stop_flag != 0;
 }
 
-static void hf_opt_on_sigint(int sig)
+static void hf_opt_on_signal(int sig)
 {
     (void)sig;
     hf_opt_stop_flag = 1; /* the only thing a handler may do here; SA_RESETHAND restores the default */
 }
 
-hessfit_status hessfit_optimize_catch_sigint(int enable)
+/* A caught signal: its action before, while the handler is installed. */
+typedef struct {
+    int sig, installed;
+    struct sigaction previous;
+    const char *caller;
+} hf_opt_caught;
+
+static hf_opt_caught hf_opt_sigint = {.sig = SIGINT, .caller = "hessfit_optimize_catch_sigint"};
+static hf_opt_caught hf_opt_sigterm = {.sig = SIGTERM, .caller = "hessfit_optimize_catch_sigterm"};
+
+static hessfit_status hf_opt_catch(hf_opt_caught *c, int enable)
 {
     if (enable) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = hf_opt_on_sigint;
+        sa.sa_handler = hf_opt_on_signal;
         sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends the program */
-        if (sigaction(SIGINT, &sa, hf_opt_sigint_installed ? NULL : &hf_opt_previous_sigint) != 0)
-            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_catch_sigint: sigaction failed");
-        hf_opt_sigint_installed = 1;
-    } else if (hf_opt_sigint_installed) {
-        if (sigaction(SIGINT, &hf_opt_previous_sigint, NULL) != 0)
-            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_catch_sigint: sigaction failed");
-        hf_opt_sigint_installed = 0;
+        sa.sa_flags = SA_RESETHAND; /* a second signal ends the program */
+        if (sigaction(c->sig, &sa, c->installed ? NULL : &c->previous) != 0)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: sigaction failed", c->caller);
+        c->installed = 1;
+    } else if (c->installed) {
+        if (sigaction(c->sig, &c->previous, NULL) != 0)
+            return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: sigaction failed", c->caller);
+        c->installed = 0;
     }
     return HESSFIT_SUCCESS;
+}
+
+hessfit_status hessfit_optimize_catch_sigint(int enable)
+{
+    return hf_opt_catch(&hf_opt_sigint, enable);
+}
+
+hessfit_status hessfit_optimize_catch_sigterm(int enable)
+{
+    return hf_opt_catch(&hf_opt_sigterm, enable);
 }
 
 /* ---- one evaluation ----------------------------------------------------------------------------- */

@@ -23,8 +23,9 @@ void hf_comm_finalize(void);
 /** This process's rank (0 without MPI) and the number of ranks (1 without MPI). */
 int hf_comm_rank(void);
 int hf_comm_size(void);
-/** The rank's index among the ranks of its node (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID), 0
- * when unknown. */
+/** The rank's index among the ranks of its node: its rank in MPI_Comm_split_type(MPI_COMM_TYPE_SHARED),
+ * taken once by hf_comm_init; without MPI running, the launcher's OMPI_COMM_WORLD_LOCAL_RANK,
+ * SLURM_LOCALID, ... ; 0 when unknown. */
 int hf_comm_local_rank(void);
 /** The host name (MPI_Get_processor_name, else gethostname). */
 const char *hf_comm_host(void);
@@ -37,6 +38,10 @@ hessfit_status hf_comm_bcast(void *buf, size_t bytes);
  * counts, displs and recv are read on rank 0 only. */
 hessfit_status hf_comm_gatherv(const double *send, int n_send, double *recv, const int *counts, const int *displs);
 
+/** Rank 0 receives every rank's `bytes` bytes of send, rank r's at recv + r * bytes (recv is read on
+ * rank 0 only). */
+hessfit_status hf_comm_gather_bytes(const void *send, size_t bytes, void *recv);
+
 /**
  * Every rank passes its status st (and the thread's message when it failed). Returns on every
  * rank HESSFIT_SUCCESS when all succeeded, else the failure of the lowest failing rank with its
@@ -44,6 +49,9 @@ hessfit_status hf_comm_gatherv(const double *send, int n_send, double *recv, con
  * every rank takes part.
  */
 hessfit_status hf_comm_agree(hessfit_status st);
+/** hf_comm_agree, and in the same reduction a stop request: *stop (in: this rank's, 0 or 1) becomes
+ * 1 on every rank when it was 1 on any rank (a signal caught by any rank stops the fit). */
+hessfit_status hf_comm_agree_stop(hessfit_status st, int *stop);
 
 /** MPI_Abort(code) of every rank (exit(code) without MPI); does not return. */
 void hf_comm_abort(int code);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 static int initialised_here; /* hf_comm_init called MPI_Init */
+static int node_rank = -1;     /* the rank among its node's ranks (hf_comm_init), -1: not known */
 
 /* Tasks of this Slurm job step (srun -n), 0 outside one. */
 static int slurm_tasks(void)
@@ -55,6 +56,14 @@ hessfit_status hf_comm_init(int *argc, char ***argv)
     /* errors come back as codes (checked) instead of MPI's default abort without a message */
     if ((rc = MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)) != MPI_SUCCESS)
         return mpi_failure("MPI_Comm_set_errhandler", rc);
+    MPI_Comm node; /* the ranks sharing this rank's memory: its node */
+    if ((rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, hf_comm_rank(), MPI_INFO_NULL, &node)) !=
+        MPI_SUCCESS)
+        return mpi_failure("MPI_Comm_split_type", rc);
+    rc = MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_free(&node);
+    if (rc != MPI_SUCCESS)
+        return mpi_failure("MPI_Comm_rank", rc);
     if (slurm_tasks() > 1 && hf_comm_size() == 1) /* K copies that do not know one another */
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
                              "MPI: Slurm started %d tasks but MPI sees one: run srun with the MPI plugin your MPI "
@@ -95,6 +104,8 @@ int hf_comm_size(void)
 
 int hf_comm_local_rank(void)
 {
+    if (node_rank >= 0)
+        return node_rank;
     static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID",
                                         "MV2_COMM_WORLD_LOCAL_RANK"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -146,15 +157,37 @@ hessfit_status hf_comm_gatherv(const double *send, int n_send, double *recv, con
     return rc == MPI_SUCCESS ? HESSFIT_SUCCESS : mpi_failure("MPI_Gatherv", rc);
 }
 
+hessfit_status hf_comm_gather_bytes(const void *send, size_t bytes, void *recv)
+{
+    if (hf_comm_size() == 1) {
+        if (bytes > 0 && recv != send)
+            memmove(recv, send, bytes);
+        return HESSFIT_SUCCESS;
+    }
+    if (bytes > (size_t)INT_MAX)
+        return hessfit_error(HESSFIT_ERROR_OVERFLOW, "MPI: a gather of %zu bytes per rank", bytes);
+    int rc = MPI_Gather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? HESSFIT_SUCCESS : mpi_failure("MPI_Gather", rc);
+}
+
 hessfit_status hf_comm_agree(hessfit_status st)
 {
+    return hf_comm_agree_stop(st, NULL);
+}
+
+hessfit_status hf_comm_agree_stop(hessfit_status st, int *stop)
+{
     const int size = hf_comm_size(), me = hf_comm_rank();
-    /* the lowest failing rank (size when none), then its status and message from it */
+    /* the lowest failing rank (size when none) and whether none asks to stop, by one MPI_MIN; then
+     * the failing rank's status and message from it */
     if (size == 1)
-        return st; /* one rank: its own status and message */
-    int mine = st != HESSFIT_SUCCESS ? me : size, first = size, rc;
-    if ((rc = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD)) != MPI_SUCCESS)
+        return st; /* one rank: its own status, message and request */
+    int mine[2] = {st != HESSFIT_SUCCESS ? me : size, stop != NULL && *stop ? 0 : 1}, all[2] = {size, 1}, rc;
+    if ((rc = MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD)) != MPI_SUCCESS)
         return mpi_failure("MPI_Allreduce", rc);
+    const int first = all[0];
+    if (stop != NULL)
+        *stop = all[1] == 0;
     if (first == size)
         return HESSFIT_SUCCESS;
     struct {

@@ -59,9 +59,22 @@ hessfit_status hf_comm_gatherv(const double *send, int n_send, double *recv, con
     return HESSFIT_SUCCESS;
 }
 
+hessfit_status hf_comm_gather_bytes(const void *send, size_t bytes, void *recv)
+{
+    if (bytes > 0 && recv != send)
+        memmove(recv, send, bytes);
+    return HESSFIT_SUCCESS;
+}
+
 hessfit_status hf_comm_agree(hessfit_status st)
 {
     return st; /* one rank: its own status and message */
+}
+
+hessfit_status hf_comm_agree_stop(hessfit_status st, int *stop)
+{
+    (void)stop; /* one rank: its own request */
+    return st;
 }
 
 void hf_comm_abort(int code)

@@ -912,6 +912,23 @@ hessfit_status hessfit_force_validate(const hessfit_force *force, const OpenMM_S
 hessfit_status hessfit_context_create(const OpenMM_System *system, OpenMM_Integrator *integrator,
                                       const char *platform_name, const char *precision, OpenMM_Context **context);
 /**
+ * hessfit_context_create on one device of a GPU platform: its DeviceIndex property (CUDA, OpenCL;
+ * for OpenCL the index among the devices of its OpenCL platform).
+ *
+ * @param system         the System
+ * @param integrator     the Integrator (owned by the caller, must outlive the Context)
+ * @param platform_name  the platform ("Reference", "CPU", "OpenCL", "CUDA"), or NULL for OpenMM's choice
+ * @param precision      "single", "mixed" or "double", or NULL (as hessfit_context_create)
+ * @param device_index   the device (>= 0), or -1 for the platform's choice
+ * @param[out] context   the new Context (NULL on failure); free it with OpenMM_Context_destroy
+ * @return HESSFIT_SUCCESS; HESSFIT_ERROR_INVALID_ARGUMENT for a device_index below -1, or >= 0 on a
+ *         platform without a DeviceIndex property (or with a NULL platform_name); otherwise as
+ *         hessfit_context_create (a device the platform does not have is HESSFIT_ERROR_OPENMM)
+ */
+hessfit_status hessfit_context_create_on_device(const OpenMM_System *system, OpenMM_Integrator *integrator,
+                                                const char *platform_name, const char *precision, int device_index,
+                                                OpenMM_Context **context);
+/**
  * OpenMM's LocalEnergyMinimizer::minimize (L-BFGS on the Context's positions, which it updates)
  * with errors as a status instead of a C++ exception.
  *

@@ -1095,12 +1095,22 @@ hessfit_status hessfit_force_validate(const hessfit_force *force, const OpenMM_S
 
 hessfit_status hessfit_context_create(const OpenMM_System *system, OpenMM_Integrator *integrator,
                                       const char *platform_name, const char *precision, OpenMM_Context **context) {
+    return hessfit_context_create_on_device(system, integrator, platform_name, precision, -1, context);
+}
+
+hessfit_status hessfit_context_create_on_device(const OpenMM_System *system, OpenMM_Integrator *integrator,
+                                                const char *platform_name, const char *precision, int device_index,
+                                                OpenMM_Context **context) {
     if (context != nullptr)
         *context = nullptr;
     return guarded(__func__, [&]() {
         requireArg(system, "system");
         requireArg(integrator, "integrator");
         requireArg(context, "context");
+        if (device_index < -1 || (device_index >= 0 && platform_name == nullptr))
+            throwError(HESSFIT_ERROR_INVALID_ARGUMENT, "device index " + std::to_string(device_index) +
+                                                           (device_index < -1 ? ": must be >= 0, or -1 for the platform's choice"
+                                                                              : " without a platform name"));
         const OpenMM::System& s = *reinterpret_cast<const OpenMM::System*>(system);
         OpenMM::Integrator& i = *reinterpret_cast<OpenMM::Integrator*>(integrator);
         OpenMM::Context* created;
@@ -1111,8 +1121,14 @@ hessfit_status hessfit_context_create(const OpenMM_System *system, OpenMM_Integr
                 OpenMM::Platform& platform = OpenMM::Platform::getPlatformByName(platform_name);
                 std::map<string, string> properties;
                 const vector<string>& names = platform.getPropertyNames();
-                if (precision != nullptr && std::find(names.begin(), names.end(), "Precision") != names.end())
+                const auto has = [&](const char* name) { return std::find(names.begin(), names.end(), name) != names.end(); };
+                if (precision != nullptr && has("Precision"))
                     properties["Precision"] = precision;
+                if (device_index >= 0 && !has("DeviceIndex"))
+                    throwError(HESSFIT_ERROR_INVALID_ARGUMENT, string("device index ") + std::to_string(device_index) +
+                                                                   ": the " + platform_name + " platform has no devices to choose from");
+                if (device_index >= 0)
+                    properties["DeviceIndex"] = std::to_string(device_index);
                 created = new OpenMM::Context(s, i, platform, properties);
             }
         } catch (const HessianForceException&) {

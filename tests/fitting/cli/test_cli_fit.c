@@ -125,6 +125,19 @@ static void test_bad_input(void)
     snprintf(text, sizeof text, BASE "hessian = %s\nfree = bond k\n", ff, xyz,
              test_source_path("examples/data/sn2/sn2-ts-hessian.npy"));
     expect_bad("wrong-hessian.fit", text, 1, "wrong-hessian.fit:3: hessian", NULL);
+    /* the platform and the device (docs/fitting.md "Platform and device"): errors naming the key's line */
+    snprintf(text, sizeof text, BASE "hessian = %s\nfree = bond k\nplatform = Metal\n", ff, xyz, npy);
+    expect_bad("bad-platform.fit", text, 1, "bad-platform.fit:5: platform is one of Reference|CPU|OpenCL|CUDA",
+               "not 'Metal'");
+    snprintf(text, sizeof text, BASE "hessian = %s\nfree = bond k\ndevice = first\n", ff, xyz, npy);
+    expect_bad("bad-device.fit", text, 1, "bad-device.fit:5: device is auto or a device index", NULL);
+    snprintf(text, sizeof text, BASE "hessian = %s\nfree = bond k\ndevice = 1\n", ff, xyz, npy);
+    expect_bad("reference-device.fit", text, 1, "reference-device.fit:5: device = 1: the Reference platform has no devices",
+               NULL);
+#ifdef HESSFIT_TEST_HAVE_OPENCL
+    snprintf(text, sizeof text, BASE "hessian = %s\nfree = bond k\nplatform = OpenCL\ndevice = 99\n", ff, xyz, npy);
+    expect_bad("opencl-device.fit", text, 1, "opencl-device.fit:6: device = 99: the OpenCL platform has", "device");
+#endif
     /* usage errors: exit 2 */
     test_run_result r = run("fit");
     test_expect_exit(&r, 2, NULL, "fit without input");
