@@ -10,6 +10,20 @@ int add_slot(hessfit_force *f, double value) {
     return s;
 }
 
+/* A random unit vector: a point of the unit ball (not too near the centre), normalised. */
+static void random_direction(double u[3]) {
+    double n2;
+    do {
+        n2 = 0.0;
+        for (int c = 0; c < 3; c++) {
+            u[c] = test_uniform(-1.0, 1.0);
+            n2 += u[c] * u[c];
+        }
+    } while (n2 < 0.01 || n2 > 1.0);
+    for (int c = 0; c < 3; c++)
+        u[c] /= sqrt(n2);
+}
+
 static void add_slots(hessfit_force *f, const double *values, int n) {
     for (int i = 0; i < n; i++)
         add_slot(f, values[i]);
@@ -138,15 +152,9 @@ void mm3_star5_positions(double *pos) {
     for (;;) {
         pos[0] = pos[1] = pos[2] = 0.0;
         for (int a = 1; a < 5; a++) {
-            double u[3], n2;
-            do {
-                n2 = 0.0;
-                for (int c = 0; c < 3; c++) {
-                    u[c] = test_uniform(-1.0, 1.0);
-                    n2 += u[c] * u[c];
-                }
-            } while (n2 < 0.01 || n2 > 1.0);
-            const double r = test_uniform(0.09, 0.16) / sqrt(n2);
+            double u[3];
+            random_direction(u);
+            const double r = test_uniform(0.09, 0.16);
             for (int c = 0; c < 3; c++)
                 pos[3 * a + c] = r * u[c];
         }
@@ -347,18 +355,8 @@ double mm3_pairs_energy(const double *x, const double *p, double *scale) {
 void mm3_pair_positions(double *pos) {
     for (;;) {
         double u[4][3];
-        for (int t = 0; t < 4; t++) { /* random unit directions */
-            double n2;
-            do {
-                n2 = 0.0;
-                for (int c = 0; c < 3; c++) {
-                    u[t][c] = test_uniform(-1.0, 1.0);
-                    n2 += u[t][c] * u[t][c];
-                }
-            } while (n2 < 0.01 || n2 > 1.0);
-            for (int c = 0; c < 3; c++)
-                u[t][c] /= sqrt(n2);
-        }
+        for (int t = 0; t < 4; t++)
+            random_direction(u[t]);
         /* 0 at the origin; 1, 2 from 0; 3 from 2; 4 from 1 (the bands of pairs 0, 3, 1, 2) */
         const double r01 = test_uniform(mm3_pairs[0].lo, mm3_pairs[0].hi), r02 = test_uniform(mm3_pairs[3].lo, mm3_pairs[3].hi);
         const double r23 = test_uniform(mm3_pairs[1].lo, mm3_pairs[1].hi), r14 = test_uniform(mm3_pairs[2].lo, mm3_pairs[2].hi);
@@ -408,15 +406,9 @@ void hbond_positions(double *pos) {
         for (int c = 0; c < 3; c++)
             pos[c] = 0.0;
         for (int a = 1; a < 4; a++) { /* a chain 0-1-2-3 of random directions */
-            double u[3], n2;
-            do {
-                n2 = 0.0;
-                for (int c = 0; c < 3; c++) {
-                    u[c] = test_uniform(-1.0, 1.0);
-                    n2 += u[c] * u[c];
-                }
-            } while (n2 < 0.01 || n2 > 1.0);
-            const double r = test_uniform(0.14, 0.4) / sqrt(n2);
+            double u[3];
+            random_direction(u);
+            const double r = test_uniform(0.14, 0.4);
             for (int c = 0; c < 3; c++)
                 pos[3 * a + c] = pos[3 * (a - 1) + c] + r * u[c];
         }

@@ -48,6 +48,17 @@ static int count_hbond_entries(const char *text)
     return n;
 }
 
+/* The temporary directory's fitted.xml and fitted-<k>.pdb (dir 1024, xml 1100, names 1100 each). */
+static void output_paths(char *dir, char *xml, char pdb_names[][1100], const char **pdb)
+{
+    snprintf(dir, 1024, "%s", test_temp_dir());
+    snprintf(xml, 1100, "%s/fitted.xml", dir);
+    for (int m = 0; m < N_STRUCTURES; m++) {
+        snprintf(pdb_names[m], 1100, "%s/fitted-%d.pdb", dir, m + 1);
+        pdb[m] = pdb_names[m];
+    }
+}
+
 /*
  * The constructed case with hydrogen bonds (test_rh_hbond_case; the nine structures have none), all
  * nine structures: conformers share a template, which lists every 1-5-or-farther candidate with the
@@ -76,12 +87,7 @@ static void check_hbond_case(hf_training_set *set, const char *python, const cha
     test_temp_clear();
     char dir[1024], xml[1100], pdb_names[N_STRUCTURES][1100], reference[1200], args[4096], qs[1200], qd[1200];
     const char *pdb[N_STRUCTURES];
-    snprintf(dir, sizeof dir, "%s", test_temp_dir());
-    snprintf(xml, sizeof xml, "%s/fitted.xml", dir);
-    for (int m = 0; m < N_STRUCTURES; m++) {
-        snprintf(pdb_names[m], sizeof pdb_names[m], "%s/fitted-%d.pdb", dir, m + 1);
-        pdb[m] = pdb_names[m];
-    }
+    output_paths(dir, xml, pdb_names, pdb);
     HF_CALL(hessfit_mm3_ffxml_write(xml, pdb, &set->ff, set->mols, set->typed, N_STRUCTURES, NULL));
     char *text = test_load_file(xml, NULL);
     const int n_entries = count_hbond_entries(text);
@@ -125,12 +131,7 @@ int main(void)
 
     char dir[1024], xml[1100], pdb_names[N_STRUCTURES][1100];
     const char *pdb[N_STRUCTURES];
-    snprintf(dir, sizeof dir, "%s", test_temp_dir());
-    snprintf(xml, sizeof xml, "%s/fitted.xml", dir);
-    for (int m = 0; m < N_STRUCTURES; m++) {
-        snprintf(pdb_names[m], sizeof pdb_names[m], "%s/fitted-%d.pdb", dir, m + 1);
-        pdb[m] = pdb_names[m];
-    }
+    output_paths(dir, xml, pdb_names, pdb);
     int n_templates = 0;
     HF_CALL(hessfit_mm3_ffxml_write(xml, pdb, &set.ff, set.mols, set.typed, set.n_mols, &n_templates));
     char *text = test_load_file(xml, NULL);
