@@ -167,6 +167,18 @@ static inline double molecule_weight(const accumulator *acc, int mol)
     return acc->mol_weights ? acc->mol_weights[mol] : 1.0;
 }
 
+/* dedp += w de/dslot over the term's n_slots slot entries, w its molecule's weight (a zero weight
+ * adds exactly 0, even where a slot derivative is infinite: hf_terms.c). */
+static inline void add_slot_derivatives(accumulator *acc, int mol, const hf_term *t, const double *de_dp, int n_slots)
+{
+    const double w = molecule_weight(acc, mol);
+    if (acc->dedp == NULL || w == 0.0)
+        return;
+    for (int s = 0; s < n_slots; s++)
+        if (t->slots[s] != HF_NO_SLOT)
+            acc->dedp[t->slots[s]] += w * de_dp[s];
+}
+
 /* A cross term (hf_cross.c): its gradient and Hessian over its atom entries, added as for any term.
  * Entries a < b naming one particle (a bend-bend whose angles share an outer atom) add
  * X + X^T to that particle's diagonal block, X = the term's block (a, b). Returns 0 or -1. */
@@ -203,11 +215,7 @@ static int accumulate_cross_term(const hf_model *model, const hf_term *t, const 
                 }
         }
     }
-    const double w = molecule_weight(acc, mol);
-    if (acc->dedp && w != 0.0)
-        for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
-            if (t->slots[s] != HF_NO_SLOT)
-                acc->dedp[t->slots[s]] += w * ev.v.de_dp[s];
+    add_slot_derivatives(acc, mol, t, ev.v.de_dp, HF_MAX_CROSS_SLOTS);
     return 0;
 }
 
@@ -240,11 +248,7 @@ static int accumulate_switched_pair(const hf_model *model, const hf_term *t, con
                 add_upper_block(k[p][q], 3 * (ptrdiff_t)model->atom_local[sp.particle[p]],
                                 3 * (ptrdiff_t)model->atom_local[sp.particle[q]], bdim, block);
     }
-    const double w = molecule_weight(acc, mol);
-    if (acc->dedp && w != 0.0)
-        for (int s = 0; s < HF_MAX_CROSS_SLOTS; s++)
-            if (t->slots[s] != HF_NO_SLOT)
-                acc->dedp[t->slots[s]] += w * sp.v.de_dp[s];
+    add_slot_derivatives(acc, mol, t, sp.v.de_dp, HF_MAX_CROSS_SLOTS);
     return 0;
 }
 
@@ -286,14 +290,7 @@ static int accumulate_term(const hf_model *model, const hf_term *t, const double
         default: add_term_hessian(4, lrow, dim, v.d2e, v.de, cache->q, grad, hess, block); break;
         }
     }
-    if (acc->dedp) {
-        /* a zero weight adds exactly 0, even where a slot derivative is infinite (hf_terms.c) */
-        const double w = molecule_weight(acc, mol);
-        if (w != 0.0)
-            for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
-                if (t->slots[s] != HF_NO_SLOT)
-                    acc->dedp[t->slots[s]] += w * v.de_dp[s];
-    }
+    add_slot_derivatives(acc, mol, t, v.de_dp, HF_MAX_TERM_SLOTS);
     return 0;
 }
 
