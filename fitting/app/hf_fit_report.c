@@ -418,14 +418,23 @@ void hf_fit_warn_stationarity(const hf_training_set *set, const hf_fit_compariso
         }
         if (!(s->bond_shift > HF_FIT_STATIONARITY_BOND_A || s->angle_shift > HF_FIT_STATIONARITY_ANGLE_DEG))
             continue;
+        int has_targets = 0;
+        for (int i = 0; i < c->n_geometry && !has_targets; i++)
+            has_targets = c->geometry[i].structure == m + 1;
         fprintf(out,
                 "warning: %s: the QM geometry is far from a stationary point of the %s model: its minimum moves "
                 "bond %d-%d by %.3f A and angle %d-%d-%d by %.1f deg (largest force at the QM geometry %.3g "
-                "kcal/mol/A, atom %d). Frequencies alone do not pin the equilibrium values: add geometry targets "
-                "(`geometry = %d` or `geometry = all` in the input, docs/fitting.md).\n",
+                "kcal/mol/A, atom %d). ",
                 set->labels[m], after ? "fitted" : "starting", s->bond_atoms[0], s->bond_atoms[1], s->bond_shift,
                 s->angle_atoms[0], s->angle_atoms[1], s->angle_atoms[2], s->angle_shift, s->max_force,
-                s->max_force_atom, m + 1);
+                s->max_force_atom);
+        if (has_targets)
+            fprintf(out, "Its geometry targets are in the fit, weighed against the other parts: raise `geometry-weight` "
+                         "(docs/fitting.md) to hold this structure closer.\n");
+        else
+            fprintf(out, "Frequencies alone do not pin the equilibrium values: add geometry targets (`geometry = %d` or "
+                         "`geometry = all` in the input, docs/fitting.md).\n",
+                    m + 1);
     }
 }
 

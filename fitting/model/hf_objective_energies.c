@@ -213,11 +213,12 @@ void hf_energy_part_values(const hf_energy_part *p, double *qm, double *mm)
     }
 }
 
-hessfit_status hf_energy_part_jacobian(hf_energy_part *p, hessfit_model *model, double *jac_t)
+hessfit_status hf_energy_part_jacobian(hf_energy_part *p, hessfit_model *model, const int *used, int n_used,
+                                       double *jac_t)
 {
     const int n_slots = hessfit_model_n_slots(model);
-    memset(jac_t, 0, (size_t)n_slots * (size_t)p->n * sizeof *jac_t);
-    if (n_slots == 0)
+    memset(jac_t, 0, (size_t)n_used * (size_t)p->n * sizeof *jac_t);
+    if (n_slots == 0 || n_used == 0)
         return HESSFIT_SUCCESS;
     double *de = malloc((size_t)n_slots * sizeof *de);
     if (de == NULL)
@@ -242,8 +243,8 @@ hessfit_status hf_energy_part_jacobian(hf_energy_part *p, hessfit_model *model, 
             const double c = (i == t ? -1.0 : 1.0) * p->targets[i].weight * HESSFIT_KJ_TO_KCAL;
             if (c == 0.0)
                 continue;
-            for (int s = 0; s < n_slots; s++)
-                jac_t[(size_t)s * p->n + i] += c * de[s];
+            for (int k = 0; k < n_used; k++)
+                jac_t[(size_t)k * p->n + i] += c * de[used[k]];
         }
     }
     free(de);

@@ -949,15 +949,16 @@ static hessfit_status molecule_contraction(hf_geometry_part *p, int first, int d
  * (Per-free-value solves, d x_min / dp = -H^-1 d(grad E)/dp, would need D as well, and then a solve per
  * slot the molecule uses: never fewer passes than the cheaper of the two.)
  */
-hessfit_status hf_geometry_part_jacobian(hf_geometry_part *p, hessfit_model *model, double *jac_t)
+hessfit_status hf_geometry_part_jacobian(hf_geometry_part *p, hessfit_model *model, const int *used, int n_used,
+                                         double *jac_t)
 {
     hessfit_status st = HESSFIT_SUCCESS;
     const int n_slots = hessfit_model_n_slots(model);
-    memset(jac_t, 0, (size_t)n_slots * (size_t)p->n * sizeof *jac_t);
+    memset(jac_t, 0, (size_t)n_used * (size_t)p->n * sizeof *jac_t);
     if (!p->last_ok)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "objective: geometry: the Jacobian needs a successful evaluation "
                         "at the same parameters first");
-    if (n_slots == 0)
+    if (n_slots == 0 || n_used == 0)
         return HESSFIT_SUCCESS;
     if ((st = reserve_slots(p, n_slots)) != HESSFIT_SUCCESS)
         return st;
@@ -977,14 +978,16 @@ hessfit_status hf_geometry_part_jacobian(hf_geometry_part *p, hessfit_model *mod
             n_t += p->targets[i].mol == mol;
         const int by_coordinate = n_t > dim;
         if (by_coordinate) {
-            if (d == NULL && (d = malloc((size_t)p->max_dim * (size_t)n_slots * sizeof *d)) == NULL) {
+            if (d == NULL && (d = malloc((size_t)p->max_dim * (size_t)n_used * sizeof *d)) == NULL) {
                 st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for the Jacobian");
                 break;
             }
             for (int c = 0; c < dim && st == HESSFIT_SUCCESS; c++) {
                 unit[c] = 1.0;
-                st = molecule_contraction(p, first, dim, unit, n_slots, d + (size_t)c * n_slots);
+                st = molecule_contraction(p, first, dim, unit, n_slots, p->d_slot);
                 unit[c] = 0.0;
+                for (int k = 0; k < n_used; k++) /* D's row c on the used slots */
+                    d[(size_t)c * n_used + k] = p->d_slot[used[k]];
             }
             if (st != HESSFIT_SUCCESS)
                 break;
@@ -1008,13 +1011,13 @@ hessfit_status hf_geometry_part_jacobian(hf_geometry_part *p, hessfit_model *mod
                 break;
             if (by_coordinate) { /* d r_i/dslot = -lambda_i^T D */
                 for (int c = 0; c < dim; c++)
-                    for (int s = 0; s < n_slots; s++)
-                        jac_t[(size_t)s * p->n + i] -= lambda[c] * d[(size_t)c * n_slots + s];
+                    for (int k = 0; k < n_used; k++)
+                        jac_t[(size_t)k * p->n + i] -= lambda[c] * d[(size_t)c * n_used + k];
             } else {
                 if ((st = molecule_contraction(p, first, dim, lambda, n_slots, p->d_slot)) != HESSFIT_SUCCESS)
                     break;
-                for (int s = 0; s < n_slots; s++)
-                    jac_t[(size_t)s * p->n + i] = -p->d_slot[s];
+                for (int k = 0; k < n_used; k++)
+                    jac_t[(size_t)k * p->n + i] = -p->d_slot[used[k]];
             }
         }
     }

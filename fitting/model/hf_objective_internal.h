@@ -75,10 +75,12 @@ const hessfit_energy_target *hf_energy_part_target(const hf_energy_part *part, i
  * be NULL) and, when d_slot is not NULL, dL/dslot ADDED to d_slot (n_slots entries). */
 hessfit_status hf_energy_part_evaluate(hf_energy_part *part, hessfit_model *model, double *loss, double *d_slot,
                                   double *residuals);
-/* After hf_energy_part_evaluate at the same table: jac_t[s * size + i] = d r_i / d slot_s (slot-major,
- * overwritten): -w_i (dE_i/dslot - dE_ref/dslot) in kcal/mol, one kernel call per molecule with a
- * target (its dE_m/dslot: hessfit_force_get_molecule_energy_derivatives with a unit weight). */
-hessfit_status hf_energy_part_jacobian(hf_energy_part *part, hessfit_model *model, double *jac_t);
+/* After hf_energy_part_evaluate at the same table: jac_t[k * size + i] = d r_i / d slot_s for the
+ * n_used slots s = used[k] (slot-major, overwritten): -w_i (dE_i/dslot - dE_ref/dslot) in kcal/mol,
+ * one kernel call per molecule with a target (its dE_m/dslot: hessfit_force_get_molecule_energy_derivatives
+ * with a unit weight). */
+hessfit_status hf_energy_part_jacobian(hf_energy_part *part, hessfit_model *model, const int *used, int n_used,
+                                       double *jac_t);
 /* QM and MM energies (kcal/mol) relative to each group's reference, of the last evaluation. */
 void hf_energy_part_values(const hf_energy_part *part, double *qm, double *mm);
 
@@ -128,9 +130,11 @@ const hessfit_geometry_target *hf_geometry_part_target(const hf_geometry_part *p
 hessfit_status hf_geometry_part_evaluate(hf_geometry_part *part, hessfit_model *model, double *loss, double *d_slot,
                                     double *residuals);
 /* After a successful hf_geometry_part_evaluate at the same table (the minima x* and their Hessians
- * in place): jac_t[s * size + i] = d r_i / d slot_s (slot-major, overwritten) by implicit
- * differentiation, d r_i/dp = -lambda_i . d(grad E)/dp with (P H P + s B^T B) lambda_i = P dr_i/dx. */
-hessfit_status hf_geometry_part_jacobian(hf_geometry_part *part, hessfit_model *model, double *jac_t);
+ * in place): jac_t[k * size + i] = d r_i / d slot_s for the n_used slots s = used[k] (slot-major,
+ * overwritten) by implicit differentiation, d r_i/dp = -lambda_i . d(grad E)/dp with
+ * (P H P + s B^T B) lambda_i = P dr_i/dx. */
+hessfit_status hf_geometry_part_jacobian(hf_geometry_part *part, hessfit_model *model, const int *used, int n_used,
+                                         double *jac_t);
 /* After a whole evaluation: its minima become where the next minimisations start when total_loss
  * is the lowest so far (and the part's evaluation succeeded). */
 void hf_geometry_part_keep(hf_geometry_part *part, double total_loss);

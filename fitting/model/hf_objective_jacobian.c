@@ -4,7 +4,7 @@
  * Levenberg-Marquardt step solves.
  *
  * One call: hessfit_objective_evaluate (the residuals of every part and the frequency pairing),
- * then the parts' rows in slot space, slot-major (n_slots x rows: each term's update streams over
+ * then the parts' rows in slot space, slot-major (the used slots x rows: each term's update streams over
  * the rows), a block at a time:
  *   Hessian-space  one kernel call per molecule with targets (hessfit_force_compute_hessian_objective_jacobian:
  *                  bilinear forms u^T dH/dslot w in one pass over its terms);
@@ -99,13 +99,13 @@ done:
     return st;
 }
 
-/* jf (n_free x n, free-major, overwritten) = C^T js for js slot-major: every slot's row (used 0),
- * or the used slots' rows in their order (used 1). */
-static void chain_block(const slot_chain *c, const double *js, int used, long long n, double *jf)
+/* jf (n_free x n, free-major, overwritten) = C^T js for js slot-major over the used slots, in their
+ * order. */
+static void chain_block(const slot_chain *c, const double *js, long long n, double *jf)
 {
     memset(jf, 0, (size_t)c->n_free * (size_t)n * sizeof *jf);
-    for (int k = 0; k < (used ? c->n_used : c->n_slots); k++) {
-        const int s = used ? c->used[k] : k;
+    for (int k = 0; k < c->n_used; k++) {
+        const int s = c->used[k];
         for (int e = c->begin[s]; e < c->begin[s + 1]; e++)
             cblas_daxpy((int)n, c->coef[e], js + (size_t)k * n, 1, jf + (size_t)c->free[e] * n, 1);
     }
@@ -156,7 +156,7 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
     slot_chain chain;
     if ((st = slot_chain_build(obj->model, &chain)) != HESSFIT_SUCCESS)
         return st;
-    const size_t n_slots = (size_t)chain.n_slots, n_free = (size_t)chain.n_free;
+    const size_t n_used = (size_t)chain.n_used, n_free = (size_t)chain.n_free;
     double *js = NULL, *jf = NULL, *r = NULL;
     size_t cap_js = 0, cap_jf = 0, cap_r = 0;
     hessfit_force *force = hessfit_model_force(obj->model);
@@ -166,7 +166,7 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
         const long long first = obj->mol_res[m], n = obj->mol_res[m + 1] - first;
         if (n == 0)
             continue;
-        if ((st = reserve(&js, &cap_js, n_slots * (size_t)n)) != HESSFIT_SUCCESS ||
+        if ((st = reserve(&js, &cap_js, n_used * (size_t)n)) != HESSFIT_SUCCESS ||
             (st = reserve(&jf, &cap_jf, n_free * (size_t)n)) != HESSFIT_SUCCESS ||
             (st = reserve(&r, &cap_r, (size_t)n)) != HESSFIT_SUCCESS)
             break;
@@ -180,7 +180,7 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
                                hessfit_status_string(hs), hessfit_last_error());
             break;
         }
-        chain_block(&chain, js, 1, n, jf);
+        chain_block(&chain, js, n, jf);
         sink_block(sink, first, n, res + first, jf);
     }
     for (int part = 0; part < 2 && st == HESSFIT_SUCCESS; part++) {
@@ -188,14 +188,14 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
         hessfit_objective_part_range(obj, part == 0 ? HESSFIT_OBJ_PART_ENERGIES : HESSFIT_OBJ_PART_GEOMETRY, &first, &n);
         if (n == 0)
             continue;
-        if ((st = reserve(&js, &cap_js, n_slots * (size_t)n)) != HESSFIT_SUCCESS ||
+        if ((st = reserve(&js, &cap_js, n_used * (size_t)n)) != HESSFIT_SUCCESS ||
             (st = reserve(&jf, &cap_jf, n_free * (size_t)n)) != HESSFIT_SUCCESS)
             break;
-        st = part == 0 ? hf_energy_part_jacobian(obj->energies, obj->model, js)
-                       : hf_geometry_part_jacobian(obj->geometry, obj->model, js);
+        st = part == 0 ? hf_energy_part_jacobian(obj->energies, obj->model, chain.used, chain.n_used, js)
+                       : hf_geometry_part_jacobian(obj->geometry, obj->model, chain.used, chain.n_used, js);
         if (st != HESSFIT_SUCCESS)
             break;
-        chain_block(&chain, js, 0, n, jf);
+        chain_block(&chain, js, n, jf);
         sink_block(sink, first, n, res + first, jf);
     }
     free(js);

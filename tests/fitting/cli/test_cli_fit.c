@@ -582,7 +582,7 @@ static void test_rh_enamide(void)
     const char *input = test_source_path_dup("examples/rh-enamide.fit");
     printf("rh-enamide (examples/rh-enamide.fit)\n");
 
-    /* the fit, as the README's main command runs it */
+    /* the fit of frequencies alone, as the README's examples list gives it */
     snprintf(dir, sizeof dir, "%s", test_temp_path("rh-fit"));
     snprintf(args, sizeof args, "fit '%s' --output '%s'", input, dir);
     test_run_result r = run(args);
@@ -769,10 +769,99 @@ static void test_rh_enamide(void)
     free((void *)input);
 }
 
+/* The objective whose kind starts with `kind` in report.json's "objectives". */
+static const gj_value *objective_of_kind(const gj_value *report, const char *kind)
+{
+    const gj_value *objs = gj_array(report, "objectives");
+    for (size_t k = 0; k < objs->n; k++) {
+        const gj_value *v = gj_get(&objs->items[k], "kind");
+        if (v != NULL && v->type == GJ_STRING && strncmp(v->string, kind, strlen(kind)) == 0)
+            return &objs->items[k];
+    }
+    CHECK(0, "report.json has no objective of kind %s", kind);
+    return NULL;
+}
+
+/*
+ * The README's main job, as scripts/setup-and-run runs it: the Q2MM-style MM3* fit of the
+ * rh-enamide set (examples/rh-enamide-q2mm-style.fit: frequencies, the minimised bonds and angles,
+ * the conformer energies), its report before/after and a .fld in which only fitted lines change.
+ * The README's and docs/fitting.md's numbers are asserted to half their last printed digit: the
+ * fit is deterministic (L-BFGS, 150 evaluations), so only another BLAS or libm, or a change of the
+ * model's last bits, moves them.
+ */
+static void test_main_job(void)
+{
+    char args[4096], dir[1024], path[1200];
+    const char *input = test_source_path_dup("examples/rh-enamide-q2mm-style.fit");
+    printf("the README's main job (examples/rh-enamide-q2mm-style.fit)\n");
+    snprintf(dir, sizeof dir, "%s", test_temp_path("rh-main-job"));
+    snprintf(args, sizeof args, "fit '%s' --output '%s'", input, dir);
+    test_run_result r = run(args);
+    test_expect_exit(&r, 0, NULL, "the main job's fit");
+    const double evaluations = number_after(strstr(r.out, "  done:"), " in ");
+    printf("  %.0f evaluations, %.1f s (program wall time, the report included)\n", evaluations, r.seconds);
+    CHECK(evaluations == 150, "%.0f evaluations, the input's budget is 150", evaluations);
+    /* every structure has geometry targets: a stationarity warning must not ask for them */
+    CHECK(strstr(r.out, "add geometry targets") == NULL &&
+              (strstr(r.out, "far from a stationary point") == NULL || strstr(r.out, "raise `geometry-weight`") != NULL),
+          "stationarity warning: %.3000s", r.out);
+    double before, after;
+    check_rh_report(dir, &before, &after); /* the frequencies' per-mode rows */
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    gj_value *rep = gj_read_file(path);
+    /* per part: loss and RMSD before -> after as docs/fitting.md and the README print them (measured
+     * 616231.5636 -> 3392.134308; frequencies 3157.566944 -> 394.5788085, RMSD 153.448 -> 54.2441 cm^-1;
+     * energies 586278.5551 -> 43.59396472, 2.66084 -> 0.0351483 kcal/mol; bonds 4517.315418 ->
+     * 219.5193952, 0.0300577 -> 0.006626 A; angles 22278.12615 -> 2734.44214, 2.31304 -> 0.810362 deg) */
+    static const struct {
+        const char *kind;
+        double loss[2], rmsd[2], rmsd_tol[2];
+    } parts[] = {
+        {"frequencies", {3158, 395}, {153, 54}, {0.5, 0.5}},
+        {"relative energies", {586279, 44}, {2.66, 0.035}, {0.005, 0.0005}},
+        {"bond lengths", {4517, 220}, {0.030, 0.0066}, {0.0005, 0.00005}},
+        {"angles", {22278, 2734}, {2.31, 0.81}, {0.005, 0.005}},
+    };
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+        const gj_value *o = objective_of_kind(rep, parts[k].kind);
+        const double lb = gj_number(o, "loss_before"), la = gj_number(o, "loss_after");
+        const double rb = gj_number(o, "rmsd_before"), ra = gj_number(o, "rmsd_after");
+        printf("  %-17s loss %.10g -> %.10g, RMSD %.6g -> %.6g\n", parts[k].kind, lb, la, rb, ra);
+        CHECK(fabs(lb - parts[k].loss[0]) <= 0.5 && fabs(la - parts[k].loss[1]) <= 0.5 &&
+                  fabs(rb - parts[k].rmsd[0]) <= parts[k].rmsd_tol[0] && fabs(ra - parts[k].rmsd[1]) <= parts[k].rmsd_tol[1],
+              "%s: loss %.10g -> %.10g, RMSD %.6g -> %.6g; docs/fitting.md says %g -> %g, %g -> %g", parts[k].kind, lb,
+              la, rb, ra, parts[k].loss[0], parts[k].loss[1], parts[k].rmsd[0], parts[k].rmsd[1]);
+    }
+    const char *done = strstr(r.out, "  done: loss ");
+    const double total_before = number_after(done, "loss "), total_after = number_after(done, "-> ");
+    CHECK(fabs(total_before - 616232) <= 0.5 && fabs(total_after - 3392) <= 0.5,
+          "loss %.10g -> %.10g, the README says 616232 -> 3392", total_before, total_after);
+    CHECK(fabs(before - gj_number(objective_of_kind(rep, "frequencies"), "loss_before")) == 0.0 && after < before,
+          "the frequencies' rows");
+    static const char *const outputs[] = {"fitted.fld",      "report.txt",   "report.json",  "frequencies.svg",
+                                          "convergence.svg", "targets.txt",  "targets.json", "fitted.xml",
+                                          "fitted-1.pdb",    "fitted-9.pdb", "checkpoint.txt"};
+    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", dir, outputs[k]);
+        CHECK(stat(path, &sb) == 0 && sb.st_size > 0, "no output %s", path);
+    }
+    char fitted[1200];
+    snprintf(fitted, sizeof fitted, "%s/fitted.fld", dir);
+    check_fitted_fld(test_source_path("examples/data/rh-enamide/ff/rh_hyd_enamide_seminario.fld"), fitted, rep);
+    gj_free(rep);
+    free(r.out);
+}
+
 int main(int argc, char **argv)
 {
-    (void)argc;
     hessfit = test_program_path(argv[0], "hessfit");
+    if (argc > 1 && strcmp(argv[1], "main-job") == 0) { /* the CTest test_cli_fit_main_job */
+        test_main_job();
+        printf("test_cli_fit main-job: all checks passed\n");
+        return 0;
+    }
 
     test_bad_input();
     test_ch3f();
