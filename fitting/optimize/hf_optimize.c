@@ -1032,12 +1032,10 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
 
     if (opt->algorithm == HESSFIT_OPT_GRAD_SIMP) {
         st = hf_opt_run_grad_simp(opt, opt->start_y, &outcome, &last_nlopt);
-    } else if (opt->algorithm == HESSFIT_OPT_LM) {
+    } else if (hessfit_opt_algorithm_is_least_squares(opt->algorithm)) {
         opt->phase = HESSFIT_OPT_PHASE_MAIN;
-        st = hf_opt_run_lm(opt, opt->start_y, &outcome);
-    } else if (opt->algorithm == HESSFIT_OPT_TRF) {
-        opt->phase = HESSFIT_OPT_PHASE_MAIN;
-        st = hf_opt_run_trf(opt, opt->start_y, &outcome);
+        st = opt->algorithm == HESSFIT_OPT_LM ? hf_opt_run_lm(opt, opt->start_y, &outcome)
+                                              : hf_opt_run_trf(opt, opt->start_y, &outcome);
     } else {
         opt->phase = HESSFIT_OPT_PHASE_MAIN;
         last_nlopt = hf_opt_nlopt_pass(opt, nlopt_algorithm_of(opt->algorithm), NULL, opt->n, opt->start_y, 0);
