@@ -733,7 +733,7 @@ static int usage(FILE *out, int rc)
                  "  --lbfgs-memory M   L-BFGS correction pairs (default 0: NLopt's)\n"
                  "  --max-evaluations N  the fit's evaluation budget instead of the input's max-evaluations\n"
                  "  --trace            a line per fit evaluation on stderr (LM: the trial step's damping, length,\n"
-                 "                     free variables, predicted gain and gain ratio)\n"
+                 "                     free variables, predicted gain and gain ratio; TRF: its radius for the damping)\n"
                  "  --eigensolvers     only time LAPACK's eigensolvers on the inputs' mass-weighted Hessians\n");
     return rc;
 }

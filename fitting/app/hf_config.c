@@ -52,7 +52,7 @@ static const key_rule rules[] = {
     {"geometry", 1, 0, VALUE_TEXT, NULL, 0, 0, check_geometry, -1},
     {"geometry-weight", 1, 0, VALUE_TEXT, NULL, 0, 0, check_geometry_weight, -1},
     {"start", 0, 0, VALUE_CHOICE, "forcefield|seminario", 0, 0, NULL, -1},
-    {"optimizer", 0, 0, VALUE_CHOICE, "lm|lbfgs|slsqp|nelder-mead|sbplx|grad-simp", 0, 0, NULL, -1},
+    {"optimizer", 0, 0, VALUE_CHOICE, "lm|trf|lbfgs|slsqp|nelder-mead|sbplx|grad-simp", 0, 0, NULL, -1},
     {"bounds", 0, 0, VALUE_CHOICE, "q2mm|none", 0, 0, NULL, -1},
     {"max-evaluations", 0, 0, VALUE_NUMBER, NULL, 1, 1e9, NULL, -1},
     {"max-time", 0, 0, VALUE_NUMBER, NULL, 0, 1e9, NULL, -1},

@@ -52,7 +52,7 @@ hessfit_status hf_fit_optimizer_create(hf_training_set *set, hf_shards *shards, 
     if ((st = hessfit_optimize_create(algorithm, set->n_fit, &o)) != HESSFIT_SUCCESS)
         return st;
     const long long m = hessfit_objective_n_residuals(set->objective);
-    if (algorithm == HESSFIT_OPT_LM)
+    if (hessfit_opt_algorithm_is_least_squares(algorithm))
         st = shards != NULL ? hessfit_optimize_set_least_squares(o, shards_lsq, m, shards)
                             : hessfit_optimize_set_least_squares(o, fit_lsq, m, set->objective);
     else
@@ -85,7 +85,7 @@ hessfit_status hf_fit_uncertainty(hf_training_set *set, hf_shards *shards, const
         goto done;
     }
     /* the LM run's own normal equations when x is its best point: no extra evaluation */
-    if (opt == NULL || hessfit_optimize_algorithm(opt) != HESSFIT_OPT_LM ||
+    if (opt == NULL || !hessfit_opt_algorithm_is_least_squares(hessfit_optimize_algorithm(opt)) ||
         hessfit_optimize_best(opt, best, &loss) != HESSFIT_SUCCESS ||
         memcmp(best, x, (size_t)n * sizeof *x) != 0 ||
         hessfit_optimize_best_normal_equations(opt, jtj, jtr, &m) != HESSFIT_SUCCESS) {

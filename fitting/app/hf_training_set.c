@@ -294,6 +294,7 @@ static hessfit_status read_settings(const hessfit_config *c, const hf_training_s
                    : strcmp(value, "nelder-mead") == 0 ? HESSFIT_OPT_NELDER_MEAD
                    : strcmp(value, "sbplx") == 0       ? HESSFIT_OPT_SUBPLEX
                    : strcmp(value, "grad-simp") == 0   ? HESSFIT_OPT_GRAD_SIMP
+                   : strcmp(value, "trf") == 0         ? HESSFIT_OPT_TRF
                                                        : HESSFIT_OPT_LM;
     s->bounds = strcmp(hessfit_config_get(c, "bounds", "q2mm"), "none") != 0;
     if ((st = whole_number(c, "max-evaluations", 1e9, 1000, &v)) != HESSFIT_SUCCESS)

@@ -428,7 +428,7 @@ static int fit(int argc, char **argv)
                "doubles gathered per evaluation\n",
                ss.n_blocks, ss.n_blocks == 1 ? "" : "s", ss.n_ranks, ss.n_ranks == 1 ? "" : "s",
                hf_comm_have_mpi() ? "yes" : "no", 100.0 * ss.max_block_cost_share,
-               set.settings.algorithm == HESSFIT_OPT_LM ? ss.packet_doubles_normal : ss.packet_doubles);
+               hessfit_opt_algorithm_is_least_squares(set.settings.algorithm) ? ss.packet_doubles_normal : ss.packet_doubles);
     if (strcmp(set.settings.platform, "Reference") != 0 || ss.n_ranks > 1) { /* where each rank evaluates */
         printf("  platform %s, precision %s, device %s:\n", set.settings.platform, set.settings.precision,
                hessfit_config_get(&set.config, "device", "auto"));

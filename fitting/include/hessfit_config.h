@@ -33,7 +33,7 @@
  *                               its QM geometry (repeatable)
  *   geometry-weight = bond W | angle W | torsion W   per Angstrom / degree (repeatable)
  *   start         = forcefield|seminario   starting values (default forcefield)
- *   optimizer     = lbfgs|slsqp|nelder-mead|sbplx|grad-simp   (default lbfgs)
+ *   optimizer     = lm|trf|lbfgs|slsqp|nelder-mead|sbplx|grad-simp   (default lm)
  *   bounds        = q2mm|none   parameter bounds (default q2mm)
  *   max-evaluations = N         (default 1000)
  *   max-time      = SECONDS     (default 0: none)

@@ -26,11 +26,12 @@
  *     hessfit_optimize_catch_sigint(1);
  *     st = hessfit_optimize_run(opt, x, &result);          (x: start in, best out)
  *
- * HESSFIT_OPT_LM (a bounded Levenberg-Marquardt method) takes a least-squares objective instead:
+ * HESSFIT_OPT_LM (a bounded Levenberg-Marquardt method) and HESSFIT_OPT_TRF (Coleman-Li's trust-region
+ * reflective method) take a least-squares objective instead:
  * hessfit_optimize_set_least_squares(opt, fit_lsq, m, objective), fit_lsq returning
  * hessfit_objective_normal_equations(data, x, &loss, jtj, jtr) (jtj, jtr NULL: the loss alone).
  *
- * The algorithms (L-BFGS, SLSQP, Nelder-Mead, Subplex, q2mm's grad-simp cycle, LM), the objective's
+ * The algorithms (L-BFGS, SLSQP, Nelder-Mead, Subplex, q2mm's grad-simp cycle, LM, TRF), the objective's
  * contract, stopping, progress, checkpoints and resume, scaling and the L-BFGS memory are described
  * in docs/design.md, section "Optimisers"; each setter below says what it sets.
  *
@@ -53,20 +54,24 @@ typedef enum hessfit_opt_algorithm {
     HESSFIT_OPT_GRAD_SIMP = 3,
     HESSFIT_OPT_SLSQP = 4,
     HESSFIT_OPT_LM = 5,          /* bounded Levenberg-Marquardt on a least-squares callback (hessfit's own) */
+    HESSFIT_OPT_TRF = 6,         /* Coleman-Li's trust-region reflective method on the same callback (hessfit's own) */
     HESSFIT_NUM_OPT_ALGORITHMS
 } hessfit_opt_algorithm;
 
-/** "LD_LBFGS", "LN_NELDERMEAD", "LN_SBPLX", "GRAD_SIMP", "LD_SLSQP" (NLopt's names), "LM" (the
+/** "LD_LBFGS", "LN_NELDERMEAD", "LN_SBPLX", "GRAD_SIMP", "LD_SLSQP" (NLopt's names), "LM", "TRF" (the
  * checkpoint's tokens); "unknown" outside the enum. */
 const char *hessfit_opt_algorithm_name(hessfit_opt_algorithm algorithm);
 /** The algorithm of such a name (case-insensitive; "lbfgs", "neldermead", "sbplx", "grad-simp", "slsqp",
- * "levenberg-marquardt" also accepted); HESSFIT_ERROR_INVALID_ARGUMENT listing the names otherwise. */
+ * "levenberg-marquardt", "trust-region-reflective" also accepted); HESSFIT_ERROR_INVALID_ARGUMENT listing the names otherwise. */
 hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_algorithm *algorithm);
+
+/** 1 for the algorithms that take a least-squares objective (HESSFIT_OPT_LM, HESSFIT_OPT_TRF), 0 otherwise. */
+int hessfit_opt_algorithm_is_least_squares(hessfit_opt_algorithm algorithm);
 
 /** The objective: L(x), grad[0..n) = dL/dx when grad != NULL; failure through *status (above). */
 typedef double (*hessfit_opt_objective)(int n, const double *x, double *grad, void *data, hessfit_status *status);
 
-/** A least-squares objective (HESSFIT_OPT_LM): returns L(x) = sum_i r_i(x)^2 and, when jtj and jtr are
+/** A least-squares objective (HESSFIT_OPT_LM, HESSFIT_OPT_TRF): returns L(x) = sum_i r_i(x)^2 and, when jtj and jtr are
  * not NULL, the normal equations at x: jtj[0..n*n) = J^T J (row-major, both triangles), jtr[0..n) =
  * J^T r, J = dr/dx (so dL/dx = 2 J^T r); both NULL: the loss only. Failure through *status (as the
  * objective above). In a fit, a three-line adapter around hessfit_objective_normal_equations. */
@@ -106,7 +111,7 @@ typedef struct hessfit_opt_result {
     double seconds;            /* wall time of this run */
     int cycles;                /* grad-simp cycles done in all; 0 for the other algorithms */
     int last_nlopt_result;     /* the last NLopt pass's nlopt_result (0 if none ran, LM) */
-    double lm_lambda;          /* LM: the damping of the last step tried (0 for the other algorithms) */
+    double lm_lambda;          /* LM: the damping of the last step tried; TRF: the trust-region radius (0 for the others) */
 } hessfit_opt_result;
 
 /** ---- grad-simp ------------------------------------------------------------------------ */
@@ -170,9 +175,10 @@ typedef struct hessfit_opt_progress {
     double evaluations_per_second; /* this run's evaluations / this run's wall time */
     double seconds;                /* wall time of this run so far */
     const hessfit_opt_cycle *cycle_info;/* the cycle just done (HESSFIT_OPT_EVENT_CYCLE), else NULL */
-    /* LM's trial step (HESSFIT_OPT_LM, an evaluation event at a trial point; NaN, and lm_free 0, for
-       the run's start, the other algorithms and the cycle events): what its damping and progress were */
-    double lm_lambda;              /* the damping the step was solved with (relative to More's D) */
+    /* LM's trial step (HESSFIT_OPT_LM, HESSFIT_OPT_TRF, an evaluation event at a trial point; NaN, and lm_free 0,
+       for the run's start, the other algorithms and the cycle events): what its damping and progress were */
+    double lm_lambda;              /* the damping the step was solved with (relative to More's D); TRF: the
+                                      trust-region radius (in Coleman-Li's scaled variables) */
     double lm_step_norm;           /* |p|, the step after the projection into the box, in y */
     double lm_predicted;           /* the Gauss-Newton model's gain pred = L - |r + J p|^2 */
     double lm_gain_ratio;          /* rho = (L at the accepted point - this loss) / pred: > 0 accepts */
@@ -192,7 +198,7 @@ hessfit_opt_algorithm hessfit_optimize_algorithm(const hessfit_optimize *opt);
 int hessfit_optimize_dimension(const hessfit_optimize *opt);
 
 hessfit_status hessfit_optimize_set_objective(hessfit_optimize *opt, hessfit_opt_objective f, void *data);
-/** The least-squares objective of HESSFIT_OPT_LM (the other algorithms take set_objective's) with its
+/** The least-squares objective of HESSFIT_OPT_LM and HESSFIT_OPT_TRF (the other algorithms take set_objective's) with its
  * residual count m >= 1 (kept for hessfit_optimize_best_normal_equations). */
 hessfit_status hessfit_optimize_set_least_squares(hessfit_optimize *opt, hessfit_opt_lsq f, long long n_residuals,
                                                   void *data);
@@ -209,7 +215,8 @@ hessfit_status hessfit_optimize_set_lbfgs_memory(hessfit_optimize *opt, int pair
 hessfit_status hessfit_optimize_set_ftol_rel(hessfit_optimize *opt, double ftol_rel);
 hessfit_status hessfit_optimize_set_xtol_rel(hessfit_optimize *opt, double xtol_rel);
 /** LM: stop when the norm of dL/dy (the scaled variables) without the components pushing against an
- * active bound is <= gtol (>= 0; default 0: only an exactly zero one). The NLopt passes ignore it. */
+ * active bound is <= gtol (>= 0; default 0: only an exactly zero one); TRF: when max_i |v_i dL/dy_i| <= gtol,
+ * v_i the distance to the bound -dL/dy_i points toward (1 if none). The NLopt passes ignore it. */
 hessfit_status hessfit_optimize_set_gtol(hessfit_optimize *opt, double gtol);
 /** Evaluations in all (>= 0; 0: no limit). */
 hessfit_status hessfit_optimize_set_maxeval(hessfit_optimize *opt, long long maxeval);
@@ -228,7 +235,7 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
 /** The best point of the last (or current) run and its loss; HESSFIT_ERROR_INVALID_ARGUMENT when no
  * evaluation has succeeded yet. Either output may be NULL. */
 hessfit_status hessfit_optimize_best(const hessfit_optimize *opt, double *x, double *loss);
-/** LM: J^T J (n*n, row-major) and J^T r (n) at the best point, exactly as the least-squares callback
+/** LM, TRF: J^T J (n*n, row-major) and J^T r (n) at the best point, exactly as the least-squares callback
  * returned them there, and the residual count m (for hessfit_uncertainty_compute, with no extra
  * evaluation). Any output may be NULL; HESSFIT_ERROR_INVALID_ARGUMENT when the best point was not
  * evaluated with its normal equations. */
@@ -264,8 +271,9 @@ typedef struct hessfit_opt_checkpoint {
     long long evaluations;
     int cycle;             /* grad-simp cycles done; 0 for the other algorithms */
     double lm_lambda;      /* LM: the damping of the step that reached the best point, > 0 (line
-                              "lm_lambda", written for LM only); 0: none (the other algorithms, or
-                              an LM file without it: the run starts from the default damping) */
+                              "lm_lambda", written for LM and TRF only; TRF: the trust-region radius);
+                              0: none (the other algorithms, or an LM file without it: the run starts
+                              from the default damping) */
 } hessfit_opt_checkpoint;
 
 /* Plain text, every double as %.17g (read back bit-identical), written atomically:
@@ -279,7 +287,7 @@ typedef struct hessfit_opt_checkpoint {
  *     x 0 0.99999999427478364
  *     x 1 0.99999998833657181
  *     end
- * n <= HESSFIT_OPT_CHECKPOINT_MAX_N; x finite; best_loss finite. An LM checkpoint has one more line,
+ * n <= HESSFIT_OPT_CHECKPOINT_MAX_N; x finite; best_loss finite. An LM (TRF) checkpoint has one more line,
  * "lm_lambda 0.0011111111111111111" (finite, > 0), before "end"; files without it still read. */
 #define HESSFIT_OPT_CHECKPOINT_MAX_N (1 << 20)
 hessfit_status hessfit_optimize_save_checkpoint(const char *path, const hessfit_opt_checkpoint *checkpoint);

@@ -27,9 +27,15 @@ const char *hessfit_opt_algorithm_name(hessfit_opt_algorithm algorithm)
     case HESSFIT_OPT_GRAD_SIMP: return "GRAD_SIMP";
     case HESSFIT_OPT_SLSQP: return "LD_SLSQP";
     case HESSFIT_OPT_LM: return "LM";
+    case HESSFIT_OPT_TRF: return "TRF";
     case HESSFIT_NUM_OPT_ALGORITHMS: break;
     }
     return "unknown";
+}
+
+int hessfit_opt_algorithm_is_least_squares(hessfit_opt_algorithm algorithm)
+{
+    return algorithm == HESSFIT_OPT_LM || algorithm == HESSFIT_OPT_TRF;
 }
 
 hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_algorithm *algorithm)
@@ -43,7 +49,8 @@ hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_alg
                  {"sbplx", HESSFIT_OPT_SUBPLEX},            {"subplex", HESSFIT_OPT_SUBPLEX},
                  {"GRAD_SIMP", HESSFIT_OPT_GRAD_SIMP},      {"grad-simp", HESSFIT_OPT_GRAD_SIMP},
                  {"LD_SLSQP", HESSFIT_OPT_SLSQP},           {"slsqp", HESSFIT_OPT_SLSQP},
-                 {"LM", HESSFIT_OPT_LM},                     {"levenberg-marquardt", HESSFIT_OPT_LM}};
+                 {"LM", HESSFIT_OPT_LM},                     {"levenberg-marquardt", HESSFIT_OPT_LM},
+                 {"TRF", HESSFIT_OPT_TRF},                   {"trust-region-reflective", HESSFIT_OPT_TRF}};
     if (name == NULL || algorithm == NULL)
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_opt_algorithm_from_name: %s is NULL",
                         name == NULL ? "name" : "algorithm");
@@ -53,7 +60,7 @@ hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_alg
             return HESSFIT_SUCCESS;
         }
     return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
-                    "unknown optimiser '%.40s' (known: LD_LBFGS, LN_NELDERMEAD, LN_SBPLX, GRAD_SIMP, LD_SLSQP, LM)", name);
+                    "unknown optimiser '%.40s' (known: LD_LBFGS, LN_NELDERMEAD, LN_SBPLX, GRAD_SIMP, LD_SLSQP, LM, TRF)", name);
 }
 
 const char *hessfit_opt_outcome_string(hessfit_opt_outcome outcome)
@@ -68,7 +75,7 @@ const char *hessfit_opt_outcome_string(hessfit_opt_outcome outcome)
     case HESSFIT_OPT_STOPPED: return "stopped on request (stop flag, Ctrl-C or the progress callback)";
     case HESSFIT_OPT_CYCLE_CONVERGED: return "a grad-simp cycle improved the loss by less than the threshold";
     case HESSFIT_OPT_MAX_CYCLES: return "the grad-simp cycle limit was reached";
-    case HESSFIT_OPT_GTOL_REACHED: return "the projected gradient norm fell to gtol (LM)";
+    case HESSFIT_OPT_GTOL_REACHED: return "the projected gradient norm fell to gtol (LM; TRF: the Coleman-Li scaled one)";
     case HESSFIT_NUM_OPT_OUTCOMES: break;
     }
     return "unknown outcome";
@@ -731,7 +738,7 @@ hessfit_status hf_opt_write_checkpoint(hessfit_optimize *opt)
     cp.best_loss = opt->best_loss;
     cp.evaluations = opt->evaluations;
     cp.cycle = opt->cycles_done;
-    cp.lm_lambda = opt->algorithm == HESSFIT_OPT_LM ? opt->best_lm_lambda : 0.0;
+    cp.lm_lambda = hessfit_opt_algorithm_is_least_squares(opt->algorithm) ? opt->best_lm_lambda : 0.0;
     st = hessfit_optimize_save_checkpoint(opt->checkpoint_path, &cp);
     if (st != HESSFIT_SUCCESS) {
         fail_run(opt, st);
@@ -963,10 +970,10 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
     HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_run");
     if (x == NULL)
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_optimize_run: x is NULL");
-    if (opt->algorithm == HESSFIT_OPT_LM && opt->lsq == NULL)
+    if (hessfit_opt_algorithm_is_least_squares(opt->algorithm) && opt->lsq == NULL)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
-                             "hessfit_optimize_run: LM needs a least-squares objective (hessfit_optimize_set_least_squares)");
-    if (opt->algorithm != HESSFIT_OPT_LM && opt->f == NULL)
+                             "hessfit_optimize_run: LM and TRF need a least-squares objective (hessfit_optimize_set_least_squares)");
+    if (!hessfit_opt_algorithm_is_least_squares(opt->algorithm) && opt->f == NULL)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_run: no objective (hessfit_optimize_set_objective)");
     for (int i = 0; i < opt->n; i++) {
         if (!isfinite(x[i]))
@@ -1025,9 +1032,10 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
 
     if (opt->algorithm == HESSFIT_OPT_GRAD_SIMP) {
         st = hf_opt_run_grad_simp(opt, opt->start_y, &outcome, &last_nlopt);
-    } else if (opt->algorithm == HESSFIT_OPT_LM) {
+    } else if (hessfit_opt_algorithm_is_least_squares(opt->algorithm)) {
         opt->phase = HESSFIT_OPT_PHASE_MAIN;
-        st = hf_opt_run_lm(opt, opt->start_y, &outcome);
+        st = opt->algorithm == HESSFIT_OPT_LM ? hf_opt_run_lm(opt, opt->start_y, &outcome)
+                                              : hf_opt_run_trf(opt, opt->start_y, &outcome);
     } else {
         opt->phase = HESSFIT_OPT_PHASE_MAIN;
         last_nlopt = hf_opt_nlopt_pass(opt, nlopt_algorithm_of(opt->algorithm), NULL, opt->n, opt->start_y, 0);
@@ -1064,7 +1072,7 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
         result->seconds = hf_opt_now() - opt->t_start;
         result->cycles = opt->cycles_done;
         result->last_nlopt_result = last_nlopt;
-        result->lm_lambda = opt->algorithm == HESSFIT_OPT_LM ? opt->lm_lambda : 0.0;
+        result->lm_lambda = hessfit_opt_algorithm_is_least_squares(opt->algorithm) ? opt->lm_lambda : 0.0;
     }
     return HESSFIT_SUCCESS;
 }

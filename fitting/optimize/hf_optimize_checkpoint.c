@@ -39,7 +39,7 @@ static hessfit_status check_checkpoint(const char *what, const hessfit_opt_check
     if (!(cp->lm_lambda >= 0.0) || isinf(cp->lm_lambda))
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: the LM damping is %g (finite, >= 0; 0: none)", what,
                              cp->lm_lambda);
-    if (cp->lm_lambda > 0.0 && cp->algorithm != HESSFIT_OPT_LM)
+    if (cp->lm_lambda > 0.0 && !hessfit_opt_algorithm_is_least_squares(cp->algorithm))
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: an LM damping in a checkpoint of %s", what,
                              hessfit_opt_algorithm_name(cp->algorithm));
     if (cp->evaluations < 0 || cp->cycle < 0)
@@ -167,7 +167,7 @@ static hessfit_status parse_line(const char *path, int line, char **tok, int nto
                 return hessfit_error(HESSFIT_ERROR_FORMAT, "%s:%d: 'end' without the '%s' line", path, line, key_names[k]);
         if (*next_x != cp->n)
             return hessfit_error(HESSFIT_ERROR_COUNT, "%s:%d: 'end' after %d of n = %d x values", path, line, *next_x, cp->n);
-        if (seen[KEY_LM_LAMBDA] && cp->algorithm != HESSFIT_OPT_LM)
+        if (seen[KEY_LM_LAMBDA] && !hessfit_opt_algorithm_is_least_squares(cp->algorithm))
             return hessfit_error(HESSFIT_ERROR_FORMAT, "%s:%d: an 'lm_lambda' line in a checkpoint of %s", path, line,
                                  hessfit_opt_algorithm_name(cp->algorithm));
         *ended = 1;
@@ -258,7 +258,7 @@ hessfit_status hessfit_optimize_get_checkpoint(const hessfit_optimize *opt, hess
     cp->best_loss = opt->best_loss;
     cp->evaluations = opt->evaluations;
     cp->cycle = opt->cycles_done;
-    cp->lm_lambda = opt->algorithm == HESSFIT_OPT_LM ? opt->best_lm_lambda : 0.0;
+    cp->lm_lambda = hessfit_opt_algorithm_is_least_squares(opt->algorithm) ? opt->best_lm_lambda : 0.0;
     return HESSFIT_SUCCESS;
 }
 

@@ -125,5 +125,7 @@ void hf_opt_report_cycle(hessfit_optimize *opt, const hessfit_opt_cycle *cycle);
 hessfit_status hf_opt_run_grad_simp(hessfit_optimize *opt, const double *x, hessfit_opt_outcome *outcome, int *last_nlopt);
 /* The bounded Levenberg-Marquardt run (hf_optimize_lm.c); y is the start point. */
 hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y, hessfit_opt_outcome *outcome);
+/* The trust-region reflective run (hf_optimize_trf.c); y is the start point. */
+hessfit_status hf_opt_run_trf(hessfit_optimize *opt, const double *y, hessfit_opt_outcome *outcome);
 
 #endif

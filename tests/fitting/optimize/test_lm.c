@@ -6,7 +6,10 @@
  * scaling; maxeval, the stop request, a failing and a NaN-returning callback; checkpoints with the
  * LM damping, resumed to the same minimum, an older checkpoint without it, and the damping's
  * errors; the normal equations at the best point; the trial steps in the progress reports (damping,
- * length, free count, predicted gain, gain ratio). */
+ * length, free count, predicted gain, gain ratio). The trust-region reflective method (HESSFIT_OPT_TRF,
+ * hf_optimize_trf.c) on the same problems: against scipy's least_squares(method='trf'), whose rules it
+ * follows, evaluation by evaluation; active bounds, a fixed value, a start on a bound, undefined trial
+ * points, its step reports, and a checkpoint with its trust-region radius, resumed. */
 #include "hessfit_optimize.h"
 #include "test_util.h"
 
@@ -149,12 +152,17 @@ static void gradient(const double *x, double *g)
         g[i] = 2.0 * jtr[i];
 }
 
-static hessfit_optimize *make_lm(void)
+static hessfit_optimize *make_optimizer(hessfit_opt_algorithm algorithm)
 {
     hessfit_optimize *opt;
-    HF_CALL(hessfit_optimize_create(HESSFIT_OPT_LM, P.n, &opt));
+    HF_CALL(hessfit_optimize_create(algorithm, P.n, &opt));
     HF_CALL(hessfit_optimize_set_least_squares(opt, lsq, P.m, NULL));
     return opt;
+}
+
+static hessfit_optimize *make_lm(void)
+{
+    return make_optimizer(HESSFIT_OPT_LM);
 }
 
 static hessfit_opt_result run(hessfit_optimize *opt, double *x)
@@ -555,8 +563,9 @@ static int check_step(const hessfit_opt_progress *p, void *data)
     return 0;
 }
 
-/* Rosenbrock with x1 <= 0.5 (test_active_bounds): every trial step reported, the bound held in some. */
-static void test_step_reports(void)
+/* Rosenbrock with x1 <= 0.5 (test_active_bounds): every trial step reported; LM: the bound held in some
+ * (TRF stays strictly inside: every value free). */
+static void test_step_reports(hessfit_opt_algorithm algorithm)
 {
     double x[MAX_N], lo[MAX_N] = {-2.0, -2.0}, hi[MAX_N] = {0.5, 2.0};
     step_log log;
@@ -564,19 +573,203 @@ static void test_step_reports(void)
     hessfit_optimize *opt;
     memset(&log, 0, sizeof log);
     problem_reset(P_ROSENBROCK, 0.0);
-    opt = make_lm();
+    opt = make_optimizer(algorithm);
     HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
     HF_CALL(hessfit_optimize_set_progress(opt, check_step, &log));
     x[0] = -1.2, x[1] = 1.0;
     res = run(opt, x);
     CHECK(log.reports == res.evaluations && log.trials == res.evaluations - 1, "%d reports, %d trials, %lld evaluations",
           log.reports, log.trials, res.evaluations);
-    CHECK(log.accepted > 0 && log.accepted < log.trials && log.bound_held > 0,
+    CHECK(log.accepted > 0 && log.accepted < log.trials && (log.bound_held > 0) == (algorithm == HESSFIT_OPT_LM),
           "%d trials, %d accepted, %d with the bound held", log.trials, log.accepted, log.bound_held);
-    printf("  bounded Rosenbrock: %d trial steps reported (%d accepted, %d with x1 held on its bound), each with "
+    printf("  bounded Rosenbrock (%s): %d trial steps reported (%d accepted, %d with x1 held on its bound), each with "
            "its damping, length, predicted gain and gain ratio\n",
-           log.trials, log.accepted, log.bound_held);
+           hessfit_opt_algorithm_name(algorithm), log.trials, log.accepted, log.bound_held);
     hessfit_optimize_destroy(opt);
+}
+
+/* ---- TRF ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    double loss[64];
+    int n;
+} loss_log;
+
+static int log_loss(const hessfit_opt_progress *p, void *data)
+{
+    loss_log *l = data;
+    if (l->n < 64)
+        l->loss[l->n++] = p->loss;
+    return 0;
+}
+
+/* scipy 1.17.1 least_squares(fun, x0, jac, bounds, method='trf', x_scale=1, ftol=1e-8, xtol=1e-15,
+ * gtol=1e-15) on the same residuals: its evaluation count, end point and the losses (sum r^2, 10 digits)
+ * of its evaluations. TRF follows scipy's rules, so each evaluation must match. */
+static void test_trf_against_scipy(void)
+{
+    static const double inf = HUGE_VAL;
+    static const struct {
+        const char *name;
+        problem_kind kind;
+        double noise, x0[3], lo[3], hi[3];
+        int nfev;
+        double loss, x[3];
+        int n_seq;
+        double seq[12];
+    } cases[] = {
+        {"Rosenbrock, x1 <= 0.8", P_ROSENBROCK, 0.0, {-1.2, 1.0}, {-inf, -inf}, {0.8, inf}, 30, 0.040000000000000382,
+         {0.799999999999999, 0.6399999999818646}, 12,
+         {24.2, 4.665543122, 11.05776774, 4.10026233, 3.764647355, 2.476718218, 3.218960265, 2.100698727, 1.680627503,
+          1.949272833, 1.352307169, 1.057812045}},
+        {"decay, c <= 0.3", P_DECAY, 0.01, {1.0, 0.5, 0.0}, {0.0, 0.0, -1.0}, {10.0, 10.0, 0.3}, 11, 0.043212485385000325,
+         {2.548736598099907, 1.1478012972414544, 0.29999999999999993}, 11,
+         {15.24713792, 1.650696313, 0.3281130496, 0.1232324393, 0.05749566012, 0.04951223401, 0.04352879146,
+          0.04321305117, 0.04321248742, 0.04321248539, 0.04321248539}},
+        {"decay, c <= 1", P_DECAY, 0.01, {1.0, 0.5, 0.0}, {0.0, 0.0, -1.0}, {10.0, 10.0, 1.0}, 8, 0.0013490039251492108,
+         {2.503699866960421, 1.3107957587165626, 0.4045936077245441}, 8,
+         {15.24713792, 1.663639093, 0.235824114, 0.06378373919, 0.001518711139, 0.001349008382, 0.001349003925,
+          0.001349003925}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        double x[MAX_N], worst = 0.0;
+        loss_log log = {{0.0}, 0};
+        hessfit_opt_result res;
+        hessfit_optimize *opt;
+        problem_reset(cases[c].kind, cases[c].noise);
+        opt = make_optimizer(HESSFIT_OPT_TRF);
+        HF_CALL(hessfit_optimize_set_bounds(opt, cases[c].lo, cases[c].hi));
+        HF_CALL(hessfit_optimize_set_progress(opt, log_loss, &log));
+        memcpy(x, cases[c].x0, sizeof x);
+        res = run(opt, x);
+        for (int k = 0; k < cases[c].n_seq; k++)
+            worst = fmax(worst, fabs(log.loss[k] - cases[c].seq[k]) / cases[c].seq[k]);
+        CHECK(res.evaluations == cases[c].nfev && res.outcome == HESSFIT_OPT_FTOL_REACHED,
+              "%s: %lld evaluations (scipy %d), %s", cases[c].name, res.evaluations, cases[c].nfev,
+              hessfit_opt_outcome_string(res.outcome));
+        CHECK(worst <= 1e-9, "%s: the losses of the evaluations differ from scipy's by %.3g relative", cases[c].name, worst);
+        CHECK(fabs(res.loss - cases[c].loss) <= 1e-13 * cases[c].loss && test_max_abs_diff(x, cases[c].x, P.n) <= 1e-12,
+              "%s: loss %.17g (scipy %.17g), x off by %g", cases[c].name, res.loss, cases[c].loss,
+              test_max_abs_diff(x, cases[c].x, P.n));
+        printf("  %s: %lld evaluations as scipy's, each loss within %.2g of its, end point within %.2g\n", cases[c].name,
+               res.evaluations, worst, test_max_abs_diff(x, cases[c].x, P.n));
+        hessfit_optimize_destroy(opt);
+    }
+}
+
+/* Active bounds (the iterates stay strictly inside: the bound met to ~1e-9), a fixed value, a start on a
+ * bound, and trial points where the objective is undefined. */
+static void test_trf_bounds(void)
+{
+    double x[MAX_N], g[MAX_N], lo[MAX_N] = {-2.0, -2.0}, hi[MAX_N] = {0.5, 2.0};
+    hessfit_opt_result res;
+    hessfit_optimize *opt;
+    hessfit_opt_algorithm a;
+
+    problem_reset(P_ROSENBROCK, 0.0);
+    opt = make_optimizer(HESSFIT_OPT_TRF);
+    HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hessfit_optimize_set_ftol_rel(opt, 1e-15));
+    x[0] = -1.2, x[1] = 1.0;
+    res = run(opt, x);
+    gradient(x, g);
+    CHECK(x[0] < 0.5 && 0.5 - x[0] <= 1e-9 && fabs(x[1] - 0.25) <= 1e-8 && g[0] < 0.0 && fabs(g[1]) <= 1e-6,
+          "TRF, bounded Rosenbrock: (%.17g, %.17g), grad (%g, %g)", x[0], x[1], g[0], g[1]);
+    printf("  Rosenbrock, x1 <= 0.5: %lld evaluations, 0.5 - x1 = %.2g, |x2 - 0.25| %.2g, dL/dx2 %.2g (%s)\n",
+           res.evaluations, 0.5 - x[0], fabs(x[1] - 0.25), g[1], hessfit_opt_outcome_string(res.outcome));
+    hessfit_optimize_destroy(opt);
+
+    /* b fixed at 1.1 (lo = hi): a and c fitted, b untouched */
+    problem_reset(P_DECAY, 0.0);
+    opt = make_optimizer(HESSFIT_OPT_TRF);
+    lo[0] = 0.0, lo[1] = 1.1, lo[2] = -1.0, hi[0] = 10.0, hi[1] = 1.1, hi[2] = 1.0;
+    HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hessfit_optimize_set_ftol_rel(opt, 1e-15));
+    x[0] = 1.0, x[1] = 1.1, x[2] = 0.0;
+    res = run(opt, x);
+    gradient(x, g);
+    CHECK(x[1] == 1.1 && hypot(g[0], g[2]) <= 1e-7, "TRF, b fixed: b %.17g, gradient (%g, %g)", x[1], g[0], g[2]);
+    printf("  decay with b fixed at 1.1: %lld evaluations, b untouched, |dL/d(a, c)| %.2g\n", res.evaluations,
+           hypot(g[0], g[2]));
+    hessfit_optimize_destroy(opt);
+
+    /* a start exactly on the active bound c = 0.3 (moved inside by 1e-10): scipy's minimum of the run above */
+    problem_reset(P_DECAY, 0.01);
+    opt = make_optimizer(HESSFIT_OPT_TRF);
+    lo[1] = 0.0, hi[1] = 10.0, hi[2] = 0.3;
+    HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
+    x[0] = 1.0, x[1] = 0.5, x[2] = 0.3;
+    res = run(opt, x);
+    CHECK(fabs(res.loss - 0.043212485385000325) <= 1e-9 * 0.0432 && x[2] < 0.3 && 0.3 - x[2] <= 1e-9,
+          "TRF from the bound: loss %.17g, c %.17g", res.loss, x[2]);
+    printf("  decay from c = 0.3 on its bound: %lld evaluations, loss %.12g (from inside: 0.043212485385)\n",
+           res.evaluations, res.loss);
+    hessfit_optimize_destroy(opt);
+
+    /* trial points 2-4 undefined: each a rejected step with a quarter of the radius */
+    problem_reset(P_ROSENBROCK, 0.0);
+    P.undefined_from = 2, P.undefined_to = 4;
+    opt = make_optimizer(HESSFIT_OPT_TRF);
+    x[0] = -1.2, x[1] = 1.0;
+    HF_CALL(hessfit_optimize_run(opt, x, &res));
+    CHECK(res.undefined_trials == 3 && fabs(x[0] - 1.0) <= 1e-8 && fabs(x[1] - 1.0) <= 1e-8,
+          "TRF with undefined trials: %lld undefined, x (%.17g, %.17g)", res.undefined_trials, x[0], x[1]);
+    printf("  Rosenbrock with trial points 2-4 undefined: %lld evaluations, 3 rejected as undefined, x = (1, 1) to %.2g\n",
+           res.evaluations, fmax(fabs(x[0] - 1.0), fabs(x[1] - 1.0)));
+    hessfit_optimize_destroy(opt);
+
+    HF_CALL(hessfit_opt_algorithm_from_name("trust-region-reflective", &a));
+    CHECK(a == HESSFIT_OPT_TRF && strcmp(hessfit_opt_algorithm_name(a), "TRF") == 0 && hessfit_opt_algorithm_is_least_squares(a) &&
+              !hessfit_opt_algorithm_is_least_squares(HESSFIT_OPT_SLSQP),
+          "TRF's names");
+}
+
+/* A decay fit cut at 5 evaluations, its checkpoint (with the trust-region radius) resumed to the same minimum. */
+static void test_trf_checkpoint_resume(void)
+{
+    double xa[MAX_N] = {1.0, 0.5, 0.0}, xb[MAX_N] = {1.0, 0.5, 0.0}, xr[MAX_N];
+    const double lo[MAX_N] = {0.0, 0.0, -1.0}, hi[MAX_N] = {10.0, 10.0, 0.3};
+    const char *path = test_temp_path("trf.checkpoint");
+    hessfit_opt_result ra, rb, rr;
+    hessfit_opt_checkpoint cp;
+    hessfit_optimize *opt;
+    size_t len;
+    char *text;
+
+    problem_reset(P_DECAY, 0.01);
+    opt = make_optimizer(HESSFIT_OPT_TRF);
+    HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
+    ra = run(opt, xa);
+    hessfit_optimize_destroy(opt);
+
+    problem_reset(P_DECAY, 0.01);
+    opt = make_optimizer(HESSFIT_OPT_TRF);
+    HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hessfit_optimize_set_maxeval(opt, 5));
+    HF_CALL(hessfit_optimize_set_checkpoint_file(opt, path, 0.0));
+    rb = run(opt, xb);
+    CHECK(rb.outcome == HESSFIT_OPT_MAXEVAL_REACHED, "TRF cut run: %s", hessfit_opt_outcome_string(rb.outcome));
+    hessfit_optimize_destroy(opt);
+    text = test_load_file(path, &len);
+    CHECK(strstr(text, "algorithm TRF\n") != NULL && strstr(text, "\nlm_lambda ") != NULL, "TRF checkpoint:\n%s", text);
+    free(text);
+    HF_CALL(hessfit_optimize_load_checkpoint(path, &cp));
+    CHECK(cp.algorithm == HESSFIT_OPT_TRF && cp.evaluations == 5 && cp.lm_lambda > 0.0 && cp.best_loss == rb.loss,
+          "TRF checkpoint: %lld evaluations, radius %g", cp.evaluations, cp.lm_lambda);
+
+    problem_reset(P_DECAY, 0.01);
+    opt = make_optimizer(HESSFIT_OPT_TRF);
+    HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
+    HF_CALL(hessfit_optimize_resume(opt, &cp, xr));
+    HF_CALL(hessfit_optimize_run(opt, xr, &rr));
+    CHECK(rr.evaluations == 5 + rr.run_evaluations && fabs(rr.loss - ra.loss) <= 1e-10 * ra.loss &&
+              test_max_abs_diff(xr, xa, 3) <= 1e-6,
+          "TRF resumed: loss %.17g vs %.17g, x apart by %g", rr.loss, ra.loss, test_max_abs_diff(xr, xa, 3));
+    printf("  decay, c <= 0.3, cut at 5 of %lld evaluations (radius %.3g saved), resumed: %lld more, loss %.12g "
+           "(uninterrupted %.12g), x apart by %.2g\n",
+           ra.evaluations, cp.lm_lambda, rr.run_evaluations, rr.loss, ra.loss, test_max_abs_diff(xr, xa, 3));
+    hessfit_optimize_destroy(opt);
+    hessfit_opt_checkpoint_free(&cp);
 }
 
 int main(void)
@@ -585,12 +778,17 @@ int main(void)
     test_known_minima();
     printf("LM with active bounds:\n");
     test_active_bounds();
-    test_step_reports();
+    test_step_reports(HESSFIT_OPT_LM);
     printf("LM limits and failures:\n");
     test_limits_and_failures();
     test_best_normal_equations();
     printf("LM checkpoints:\n");
     test_checkpoint_resume();
+    printf("TRF against scipy, with active bounds and checkpoints:\n");
+    test_trf_against_scipy();
+    test_trf_bounds();
+    test_step_reports(HESSFIT_OPT_TRF);
+    test_trf_checkpoint_resume();
     printf("test_lm: OK\n");
     return 0;
 }
