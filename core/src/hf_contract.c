@@ -17,6 +17,7 @@
 #include "hf_reduction.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Atoms per side of a tile of the plain-pair loop. */
@@ -30,6 +31,8 @@ typedef struct {
     double *dgdp;          /* out: y . d(grad E)/dp_s */
     const unsigned char *wanted; /* per slot: wanted (NULL: all; a slot >= n_wanted is wanted) */
     int n_wanted;
+    const unsigned char *mol_idle; /* per molecule: y is 0 on all its atoms and there is no adjoint, so
+                                      its terms contribute exactly 0 (weighted); NULL: none idle */
 } contraction;
 
 /* Whether any of the term's slots is wanted (else it is skipped). */
@@ -200,7 +203,7 @@ static int contract_switched_pair(const hf_model *model, const hf_term *t, const
 static int contract_term(const hf_model *model, const hf_term *t, const double *table, const double *pos,
                          const contraction *c, hf_coordinate_cache *cache)
 {
-    if (!term_wanted(c, t))
+    if (!term_wanted(c, t) || (c->mol_idle != NULL && c->mol_idle[model->atom_mol[t->atoms[0]]]))
         return 0;
     if (hf_term_uses_cross_path(t, pos))
         return t->kind == HF_TERM_MM3_PAIR_SWITCHED ? contract_switched_pair(model, t, table, pos, c)
@@ -259,6 +262,8 @@ static int contract(const hf_model *model, const double *table, const double *po
     for (int m = 0; m < model->n_molecules; m++) {
         const int *atoms = model->mol_atoms + model->mol_offset[m];
         const int nm = model->mol_offset[m + 1] - model->mol_offset[m];
+        if (c->mol_idle != NULL && c->mol_idle[m])
+            continue;
         const unsigned char *excl = model->excluded ? model->excluded + model->excl_offset[m] : NULL;
         /* pairs in tiles of PAIR_TILE x PAIR_TILE atoms, so that the blocks G_ab and G_ba they
          * read stay in cache (row by row, G_ba would be a column walk through the whole block) */
@@ -295,7 +300,7 @@ int hf_hessian_contraction_derivatives_of(const hf_model *model, const double *t
     if (model->n_reduced > 0)
         return hf_reduced_hessian_contraction_derivatives(model, table, pos, adjoint, wanted, n_wanted, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
-    const contraction c = {adjoint, out, NULL, NULL, wanted, n_wanted};
+    const contraction c = {adjoint, out, NULL, NULL, wanted, n_wanted, NULL};
     return contract(model, table, pos, &c, bad_term);
 }
 
@@ -305,6 +310,18 @@ int hf_gradient_contraction_derivatives(const hf_model *model, const double *tab
     if (model->n_reduced > 0)
         return hf_reduced_gradient_contraction_derivatives(model, table, pos, y, out, bad_term);
     memset(out, 0, (size_t)model->n_slots * sizeof(double));
-    const contraction c = {NULL, NULL, y, out, NULL, 0};
-    return contract(model, table, pos, &c, bad_term);
+    /* the molecules where y is 0 (a geometry Jacobian's y lives on one molecule): skipped */
+    unsigned char *idle = malloc(model->n_molecules > 0 ? (size_t)model->n_molecules : 1);
+    if (idle != NULL)
+        for (int m = 0; m < model->n_molecules; m++) {
+            idle[m] = 1;
+            for (int k = model->mol_offset[m]; k < model->mol_offset[m + 1] && idle[m]; k++) {
+                const double *ya = y + 3 * (ptrdiff_t)model->mol_atoms[k];
+                idle[m] = ya[0] == 0.0 && ya[1] == 0.0 && ya[2] == 0.0;
+            }
+        }
+    const contraction c = {NULL, NULL, y, out, NULL, 0, idle};
+    const int rc = contract(model, table, pos, &c, bad_term);
+    free(idle);
+    return rc;
 }

@@ -41,6 +41,7 @@
 
 #include "hessfit_vib.h"
 
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -1010,9 +1011,9 @@ hessfit_status hf_geometry_part_jacobian(hf_geometry_part *p, hessfit_model *mod
             if ((st = solve_constrained(p, mol, dim, p->n_kinks[k], scale, NULL, lambda, NULL)) != HESSFIT_SUCCESS)
                 break;
             if (by_coordinate) { /* d r_i/dslot = -lambda_i^T D */
-                for (int c = 0; c < dim; c++)
-                    for (int k = 0; k < n_used; k++)
-                        jac_t[(size_t)k * p->n + i] -= lambda[c] * d[(size_t)c * n_used + k];
+                cblas_dgemv(CblasRowMajor, CblasTrans, dim, n_used, -1.0, d, n_used, lambda, 1, 0.0, p->d_slot, 1);
+                for (int k = 0; k < n_used; k++)
+                    jac_t[(size_t)k * p->n + i] = p->d_slot[k];
             } else {
                 if ((st = molecule_contraction(p, first, dim, lambda, n_slots, p->d_slot)) != HESSFIT_SUCCESS)
                     break;
