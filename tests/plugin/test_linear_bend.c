@@ -26,6 +26,9 @@
  *       pi - theta near linear). O(t) for the harmonic bend too: its E is C^inf but its third
  *       derivatives are not zero at linear (in the plane, end atom at (b + dx, dy):
  *       t^2 = atan(dy / (b + dx))^2, d3/(dy2 dx) = -4/b^3); MM3*'s |t|^3 terms add O(t) as well.
+ *   (e) on a GPU platform, against the same force on Reference: energy 1e-12, forces 1e-9 (fixed-point
+ *       accumulation), Hessian and contractions 1e-12 relative at exactly linear, 1e-12 + 1e-15 / t
+ *       off it (the ordinary form's 1/sin theta amplifies rounding), theta0's NaN on both.
  * Errors (HESSFIT_ERROR_GEOMETRY naming the term): the bend with theta0 = 179 degrees at exactly
  * linear (a cusp); a stretch-bend at a linear angle.
  */
@@ -103,7 +106,7 @@ static void place(int n, const double *e, const double *p, const double *q, doub
 
 /* The bend (0, 1, 2) of the given kind and theta0; for the nitrile (n = 6) its bonds and the
  * H-C-C and H-C-H angles, harmonic, r0 2 % off the geometry so that the bonds pull. */
-static void build(lb_case *c, int kind, int n, double theta0, const double *pos) {
+static void build(lb_case *c, const char *platform, int kind, int n, double theta0, const double *pos) {
     memset(c, 0, sizeof *c);
     c->kind = kind;
     c->n = n;
@@ -159,7 +162,7 @@ static void build(lb_case *c, int kind, int n, double theta0, const double *pos)
     OpenMM_System_addForce(c->stock_sys, (OpenMM_Force *) angles);
     HF_OK(hessfit_force_get_num_parameters(c->f, &c->n_slots));
     HF_OK(hessfit_force_add_to_system(c->f, c->sys, NULL));
-    c->ctx = test_create_context(c->sys, platform_name, pos, n, 0.001, &c->integ);
+    c->ctx = test_create_context(c->sys, platform, pos, n, 0.001, &c->integ);
     c->stock_ctx = test_create_context(c->stock_sys, "Reference", pos, n, 0.001, &c->stock_integ);
 }
 
@@ -389,7 +392,47 @@ static void check_geometry(lb_case *c, const double *pos, int linear, double *h,
     }
 }
 
-/* One molecule (n = 3 or 6), one kind: (a)-(d) at linear, 1e-7 and 1e-4 rad off. */
+/* (e) a GPU platform against Reference (the same force built twice): energy, forces, Hessian and
+ * both contractions at pos (theta0's entries NaN on both or neither). */
+static void compare_with_reference(lb_case *c, lb_case *ref, const double *pos, double t, const char *what) {
+    const int d = 3 * c->n, dd = d * d;
+    double e[2], f[2][3 * MAXN], h[2][9 * MAXN * MAXN], dh[2][64], dg[2][64], g[9 * MAXN * MAXN], y[3 * MAXN];
+    for (int i = 0; i < d; i++) {
+        y[i] = cos(1.0 + i);
+        for (int j = 0; j < d; j++)
+            g[i * d + j] = cos(0.3 * (i + j) + 0.1 * i * j);
+    }
+    for (int k = 0; k < 2; k++) {
+        lb_case *x = k == 0 ? c : ref;
+        set_positions(x, pos);
+        memset(f[k], 0, sizeof f[k]);
+        e[k] = energy_forces(x, f[k]);
+        hessian(x, h[k]);
+        HF_OK(hessfit_force_get_hessian_contraction_derivatives(x->f, x->ctx, g, dd, dh[k], x->n_slots));
+        HF_OK(hessfit_force_get_gradient_contraction_derivatives(x->f, x->ctx, y, d, dg[k], x->n_slots));
+    }
+    const double hs = test_max_abs(h[1], (size_t) dd), fd = test_max_abs_diff(f[0], f[1], (size_t) d);
+    const double hd = test_max_abs_diff(h[0], h[1], (size_t) dd) / hs;
+    double cd = 0.0;
+    for (int s = 0; s < c->n_slots; s++) {
+        CHECK(isnan(dh[0][s]) == isnan(dh[1][s]) && isnan(dg[0][s]) == isnan(dg[1][s]),
+              "%s: slot %d undefined on one platform only: %g %g, %g %g", what, s, dh[0][s], dh[1][s], dg[0][s], dg[1][s]);
+        if (!isnan(dh[1][s]))
+            cd = fmax(cd, fabs(dh[0][s] - dh[1][s]) / fmax(fabs(dh[1][s]), hs));
+        if (!isnan(dg[1][s]))
+            cd = fmax(cd, fabs(dg[0][s] - dg[1][s]) / fmax(fabs(dg[1][s]), 1.0));
+    }
+    printf("  %-8s %-14s %s vs Reference: energy %.1e, forces %.1e, Hessian %.1e, contractions %.1e\n",
+           kind_name[c->kind], what, platform_name, fabs(e[0] - e[1]), fd, hd, cd);
+    CHECK_CLOSE(e[0], e[1], 1e-12, fmax(fabs(e[1]), 1.0), "energy vs Reference");
+    CHECK(fd <= 1e-9 * fmax(test_max_abs(f[1], (size_t) d), 1.0), "%s: forces vs Reference %.3g", what, fd);
+    /* off linear the ordinary form's 1/sin theta amplifies the rounding of the positions by 1/t */
+    const double tol = 1e-12 + (t > 0.0 ? 1e-15 / t : 0.0);
+    CHECK(hd <= tol, "%s: Hessian vs Reference %.3g", what, hd);
+    CHECK(cd <= tol, "%s: contractions vs Reference %.3g", what, cd);
+}
+
+/* One molecule (n = 3 or 6), one kind: (a)-(d) at linear, 1e-7 and 1e-4 rad off; (e) on a GPU. */
 static void check_case(int kind, int n) {
     double e[3], p[3], q[3], pos[3 * MAXN];
     random_unit(e);
@@ -397,11 +440,17 @@ static void check_case(int kind, int n) {
     const double la = n == 6 ? 0.146 : 0.11, lb = n == 6 ? 0.116 : 0.13;
     place(n, e, p, q, la, lb, 0.0, pos);
     lb_case c;
-    build(&c, kind, n, PI, pos);
+    build(&c, platform_name, kind, n, PI, pos);
+    const int gpu = strcmp(platform_name, "Reference") != 0 && strcmp(platform_name, "CPU") != 0;
+    lb_case ref;
+    if (gpu)
+        build(&ref, "Reference", kind, n, PI, pos);
     printf("%s bend, %d atoms, theta0 = 180 degrees, on %s:\n", kind_name[kind], n, platform_name);
     static double h0[9 * MAXN * MAXN], h[9 * MAXN * MAXN];
     const int dd = 9 * n * n;
     check_geometry(&c, pos, 1, h0, "linear");
+    if (gpu)
+        compare_with_reference(&c, &ref, pos, 0.0, "linear");
     const double norm0 = frobenius(h0, dd);
     const double offsets[2] = {1e-7, 1e-4};
     for (int i = 0; i < 2; i++) {
@@ -411,6 +460,8 @@ static void check_case(int kind, int n) {
         char what[32];
         snprintf(what, sizeof what, "%.0e rad off", t);
         check_geometry(&c, x, 0, h, what);
+        if (gpu)
+            compare_with_reference(&c, &ref, x, t, what);
         double diff[9 * MAXN * MAXN];
         for (int j = 0; j < dd; j++)
             diff[j] = h[j] - h0[j];
@@ -421,6 +472,8 @@ static void check_case(int kind, int n) {
         CHECK(rel <= bound, "%s: Hessian continuity at t = %g: %.3g > %.3g", kind_name[kind], t, rel, bound);
     }
     destroy(&c);
+    if (gpu)
+        destroy(&ref);
 }
 
 /* The errors: theta0 = 179 degrees at exactly linear (a cusp), a stretch-bend at a linear angle. */
@@ -431,7 +484,7 @@ static void check_errors(void) {
     place(3, e, p, q, 0.11, 0.13, 0.0, pos);
     for (int kind = 0; kind < 2; kind++) {
         lb_case c;
-        build(&c, kind, 3, 179.0 * PI / 180.0, pos);
+        build(&c, platform_name, kind, 3, 179.0 * PI / 180.0, pos);
         double en, hb[81];
         HF_FAILS(hessfit_force_get_energy_forces(c.f, c.ctx, &en, NULL), HESSFIT_ERROR_GEOMETRY);
         CHECK(strstr(hessfit_last_error(), "angle 0") != NULL || strstr(hessfit_last_error(), "MM3") != NULL,
