@@ -67,6 +67,7 @@ typedef enum {
  * taken as undefined: its gradient direction and its Hessian (~ 1/sin, 1/sin^2) are then
  * dominated by rounding (hf_geometry.c). */
 #define HF_MIN_SINE 1e-12
+/* pi: the angle of an exactly linear bend (hf_geometry.c). */
 #define HF_PI 3.14159265358979323846
 /* The period of a harmonic dihedral's wrapped difference (hf_terms.c). */
 #define HF_TWO_PI 6.28318530717958647692

@@ -8,9 +8,9 @@
  * Defines from the host (CommonHessianProgram.cpp, hessianProgramDefines; the host's values are the
  * only definitions): from the math core's hf_core.h the term kinds HF_TERM_BOND .. HF_TERM_HBOND_10_12,
  * HF_NO_SLOT (the parameter is zero), HF_COMBINE_LORENTZ_BERTHELOT, HF_MIN_SINE (below it an angle
- * or dihedral is undefined; an exactly linear angle is HF_GEOMETRY_LINEAR), HF_PI, HF_TWO_PI, HF_ONE_4PI_EPS0 (Coulomb constant) and the MM3* stretch
- * and bend coefficients HF_MM3_BOND_CUBIC .. HF_MM3_ANGLE_SEXTIC (per nm, per rad), the MM3* vdW
- * constants HF_MM3_BUCKINGHAM_A/B/C and switch HF_MM3_SWITCH_ON/OFF (nm), all doubles with
+ * or dihedral is undefined, except an exactly linear angle: HF_GEOMETRY_LINEAR), HF_PI, HF_TWO_PI,
+ * HF_ONE_4PI_EPS0 (Coulomb constant) and the MM3* stretch and bend coefficients HF_MM3_BOND_CUBIC
+ * .. HF_MM3_ANGLE_SEXTIC (per nm, per rad), the MM3* vdW constants HF_MM3_BUCKINGHAM_A/B/C and switch HF_MM3_SWITCH_ON/OFF (nm), all doubles with
  * every digit; HF_TERM_PLAIN_PAIR, the device kind of a plain nonbonded pair (an
  * HF_TERM_PAIR_COMBINED term with scales 1 that is skipped when it has no energy, as the Reference
  * platform's fast pair path skips it, except where parameter derivatives are computed); the
