@@ -236,7 +236,8 @@ int hf_molecule_energy_derivatives(const hf_model *model, const double *table, c
  * O(term size^2) work per term; no Hessian is formed. Every term of the energy takes part (the
  * plain nonbonded pairs through the general term path, which has the slot derivatives). Where a
  * slot derivative is infinite (an epsilon of 0 whose partner's is not, see hf_terms.c) the result
- * is infinite or NaN, except that a term whose contraction weight is 0 adds exactly 0.
+ * is infinite or NaN, except that a term whose contraction weight is 0 adds exactly 0; theta0 of an
+ * exactly linear bend (hf_evaluate_term) gives NaN whatever the weight (undefined there).
  * Return 0, or -1 on undefined geometry (term index, or HF_BAD_NONBONDED_PAIR, in *bad_term),
  * exactly where hf_parameter_derivatives fails (and hf_hessian_blocks, except that its fast pair
  * path skips pairs with zero energy, whose slot derivatives need not be zero).
