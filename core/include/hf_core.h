@@ -67,6 +67,8 @@ typedef enum {
  * taken as undefined: its gradient direction and its Hessian (~ 1/sin, 1/sin^2) are then
  * dominated by rounding (hf_geometry.c). */
 #define HF_MIN_SINE 1e-12
+/* pi: the angle of an exactly linear bend (hf_geometry.c). */
+#define HF_PI 3.14159265358979323846
 /* The period of a harmonic dihedral's wrapped difference (hf_terms.c). */
 #define HF_TWO_PI 6.28318530717958647692
 
@@ -176,7 +178,13 @@ typedef struct {
 /* Geometry: the internal coordinate of n atoms (2: distance, 3: angle at the middle atom,
  * 4: IUPAC dihedral) with, if grad != NULL, its gradient (3n) and, if hess != NULL, its Hessian
  * (3n x 3n row-major); either may be NULL.
- * Returns 0, or -1 when the coordinate is undefined (coincident atoms, collinear dihedral atoms). */
+ * Returns 0, -1 when the coordinate is undefined (coincident atoms, an angle of 0, collinear
+ * dihedral atoms), or HF_COORDINATE_LINEAR for an exactly linear angle (sine <= HF_MIN_SINE, cosine
+ * < 0): theta is not differentiable there; q = pi, grad = 0 and hess = M, the Hessian of cos theta
+ * there (M_aa = P/|a|^2, M_bb = P/|b|^2, M_ab = P/(|a||b|) over the arms a = x0 - x1, b = x2 - x1,
+ * P = I - u u^T), which a bend with f'(pi) = 0 uses in place of d2q/dx2 with f''(pi) in place of
+ * f' (hf_evaluate_term; hf_geometry.c's linear_angle has the derivation). */
+#define HF_COORDINATE_LINEAR 1
 int hf_coordinate(int n_atoms, const double *const x[4], double *q, double *grad, double *hess);
 
 /* f, f', f'' and parameter derivatives of one term at coordinate value q. For pair terms q = r. */
@@ -228,7 +236,8 @@ int hf_molecule_energy_derivatives(const hf_model *model, const double *table, c
  * O(term size^2) work per term; no Hessian is formed. Every term of the energy takes part (the
  * plain nonbonded pairs through the general term path, which has the slot derivatives). Where a
  * slot derivative is infinite (an epsilon of 0 whose partner's is not, see hf_terms.c) the result
- * is infinite or NaN, except that a term whose contraction weight is 0 adds exactly 0.
+ * is infinite or NaN, except that a term whose contraction weight is 0 adds exactly 0; theta0 of an
+ * exactly linear bend (hf_evaluate_term) gives NaN whatever the weight (undefined there).
  * Return 0, or -1 on undefined geometry (term index, or HF_BAD_NONBONDED_PAIR, in *bad_term),
  * exactly where hf_parameter_derivatives fails (and hf_hessian_blocks, except that its fast pair
  * path skips pairs with zero energy, whose slot derivatives need not be zero).
@@ -269,6 +278,7 @@ int hf_bilinear_hessian_derivatives(const hf_model *model, const double *table, 
  * Set n = 0 before the first use. */
 typedef struct {
     int n, atoms[4], has_grad, has_hess;
+    int linear;  /* hf_coordinate gave HF_COORDINATE_LINEAR: hess holds M, not d2q/dx2 */
     double q, grad[12], hess[144];
 } hf_coordinate_cache;
 
@@ -276,7 +286,14 @@ typedef struct {
  * in the cache, then its f, f', f'' and slot derivatives in *value. Returns the number of atoms
  * n, or -1 when the geometry is undefined (or the kind is unknown or a cross kind). A switched
  * MM3* pair is evaluated here as the pair on its atoms i, j (n = 2) with S of its switch distance
- * and S' = 0: its value wherever hf_term_uses_cross_path is 0. */
+ * and S' = 0: its value wherever hf_term_uses_cross_path is 0.
+ * An exactly linear bend (HF_TERM_ANGLE, HF_TERM_MM3_ANGLE; HF_COORDINATE_LINEAR) is smooth where
+ * f'(pi) = 0 exactly (theta0 = pi): then value->de = f''(pi) and value->dde_dp = df''/dslot (the
+ * coefficients of M, which the cache holds in place of d2q/dx2, with dq/dx = 0), value->d2de_dp = 0,
+ * and dde_dp = NaN for a slot whose df'(pi)/dslot != 0 (theta0): the derivative of the forces and
+ * Hessian with respect to it is undefined there (for theta0 != pi the energy has a cusp). So every
+ * composer of f'' g g^T + f' Hq and of its slot derivatives gets the limit without knowing, and NaN
+ * in theta0's entry. f'(pi) != 0 gives -1 (a cusp). */
 int hf_evaluate_term(const hf_model *model, const hf_term *term, const double *table, const double *pos,
                      int want_grad, int want_hess, hf_coordinate_cache *cache, hf_term_value *value);
 

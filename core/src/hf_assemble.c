@@ -14,6 +14,7 @@
 #include "hf_pair.h"
 #include "hf_reduction.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -50,6 +51,31 @@ int hf_term_atom_entries(int kind)
 }
 
 /*
+ * An exactly linear bend (hf_geometry.c's linear_angle: q = pi, dq/dx = 0, M in place of d2q/dx2):
+ * E = f(theta) with f'(pi) = 0 has grad E = 0 and H = f''(pi) M there, and d/dslot of them
+ * (df''/dslot) M for a slot p that keeps f'(pi) = 0 (df'(pi)/dp = 0: k when theta0 = pi). The
+ * composers form d2e g g^T + de Hq and (d2de_dp) g g^T + (dde_dp) Hq, so with g = 0 the
+ * coefficients of M go where they use f' and df'/dp: de = f''(pi), dde_dp = d2de_dp (the slot
+ * derivatives of f''); d2de_dp multiplies g g^T = 0 and becomes 0. A slot with df'(pi)/dp != 0
+ * (theta0: -f''(pi)) moves the bend off f'(pi) = 0, where the energy has a cusp at the linear
+ * geometry: the derivative of the forces and Hessian with respect to it is undefined there, so NaN,
+ * which a composer that uses it carries into that slot's entry only (the fitting layer stops when
+ * a free value's gradient is NaN). Returns 0, or -1 when the term is not a bend or f'(pi) != 0
+ * (theta0 != pi: a cusp, not smooth).
+ */
+static int linear_bend_limit(const hf_term *t, hf_term_value *v)
+{
+    if ((t->kind != HF_TERM_ANGLE && t->kind != HF_TERM_MM3_ANGLE) || v->de != 0.0)
+        return -1;
+    v->de = v->d2e;
+    for (int s = 0; s < HF_MAX_TERM_SLOTS; s++) {
+        v->dde_dp[s] = v->dde_dp[s] == 0.0 ? v->d2de_dp[s] : NAN;
+        v->d2de_dp[s] = 0.0;
+    }
+    return 0;
+}
+
+/*
  * The one shared step (also used by hf_contract.c): the term's coordinate q with its gradient
  * (3n, if want_grad) and Hessian (3n x 3n, if want_hess) in the cache, then its scalar f, f', f''
  * and parameter derivatives. Returns the number of atoms n, or -1 when the geometry is undefined
@@ -71,8 +97,10 @@ int hf_evaluate_term(const hf_model *model, const hf_term *t, const double *tabl
         for (int k = 0; k < n; k++)
             x[k] = pos + 3 * (ptrdiff_t)t->atoms[k];
         c->n = 0;
-        if (hf_coordinate(n, x, &c->q, want_grad ? c->grad : NULL, want_hess ? c->hess : NULL) != 0)
+        const int rc = hf_coordinate(n, x, &c->q, want_grad ? c->grad : NULL, want_hess ? c->hess : NULL);
+        if (rc != 0 && rc != HF_COORDINATE_LINEAR)
             return -1;
+        c->linear = rc == HF_COORDINATE_LINEAR;
         c->n = n;
         for (int k = 0; k < n; k++)
             c->atoms[k] = t->atoms[k];
@@ -87,6 +115,8 @@ int hf_evaluate_term(const hf_model *model, const hf_term *t, const double *tabl
     } else {
         hf_term_scalar(model, t, table, c->q, v);
     }
+    if (c->linear && linear_bend_limit(t, v) != 0)
+        return -1;
     return n;
 }
 

@@ -27,8 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* d w, except that a zero weight gives exactly 0 even where a slot derivative d is infinite. */
-static inline double weighted(double d, double w) { return w == 0.0 ? 0.0 : d * w; }
+/* d w, except that a zero weight gives exactly 0 even where a slot derivative d is infinite; an
+ * undefined d (NaN: theta0 of an exactly linear bend, hf_evaluate_term) stays NaN. */
+static inline double weighted(double d, double w) { return w == 0.0 && !isnan(d) ? 0.0 : d * w; }
 
 typedef struct {
     int dim, n_vectors, n_pairs;

@@ -16,6 +16,7 @@
 #include "hf_mm3_pair.h"
 #include "hf_reduction.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,19 +36,26 @@ typedef struct {
                                       its terms contribute exactly 0 (weighted); NULL: none idle */
 } contraction;
 
+/* Whether slot (not HF_NO_SLOT) is wanted. */
+static inline int slot_wanted(const contraction *c, int slot)
+{
+    return c->wanted == NULL || slot >= c->n_wanted || c->wanted[slot];
+}
+
 /* Whether any of the term's slots is wanted (else it is skipped). */
 static inline int term_wanted(const contraction *c, const hf_term *t)
 {
     if (c->wanted == NULL)
         return 1;
     for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
-        if (t->slots[s] != HF_NO_SLOT && (t->slots[s] >= c->n_wanted || c->wanted[t->slots[s]]))
+        if (t->slots[s] != HF_NO_SLOT && slot_wanted(c, t->slots[s]))
             return 1;
     return 0;
 }
 
-/* d w, except that a zero weight gives exactly 0 even where a slot derivative d is infinite. */
-static inline double weighted(double d, double w) { return w == 0.0 ? 0.0 : d * w; }
+/* d w, except that a zero weight gives exactly 0 even where a slot derivative d is infinite; an
+ * undefined d (NaN: theta0 of an exactly linear bend, hf_evaluate_term) stays NaN. */
+static inline double weighted(double d, double w) { return w == 0.0 && !isnan(d) ? 0.0 : d * w; }
 
 /*
  * gGg = g^T G g and gh = <G, Hq> over a term of n atoms; G's 3x3 block (a, b) starts at
@@ -227,8 +235,9 @@ static int contract_term(const hf_model *model, const hf_term *t, const double *
         case 3: contract_adjoint(3, lrow, dim, block, cache->q, g, cache->hess, &gGg, &gh); break;
         default: contract_adjoint(4, lrow, dim, block, cache->q, g, cache->hess, &gGg, &gh); break;
         }
+        /* only the wanted slots: an unwanted one may be undefined (NaN) at an exactly linear bend */
         for (int s = 0; s < HF_MAX_TERM_SLOTS; s++)
-            if (t->slots[s] != HF_NO_SLOT)
+            if (t->slots[s] != HF_NO_SLOT && slot_wanted(c, t->slots[s]))
                 c->dhdp[t->slots[s]] += weighted(v.d2de_dp[s], gGg) + weighted(v.dde_dp[s], gh);
     }
     if (c->y) {

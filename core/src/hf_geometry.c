@@ -180,6 +180,48 @@ static int distance(const double *const x[4], double *q, double *grad, double *h
  * 1/s^3 and the cancellations between the two terms are gone, and s, n, e_a, e_b come from the
  * cross product, so angles near 0 and 180 degrees keep full relative accuracy.
  */
+/*
+ * ---- the exactly linear angle (s = |u x v| <= HF_MIN_SINE, c < 0) ---------------------------
+ * theta is not differentiable there, but a bend E = f(theta) with f'(pi) = 0 is smooth in
+ * Cartesians (C^inf for a harmonic f, C^2 for MM3's sextic, whose odd powers give |t|^3 terms,
+ * t = pi - theta). Through c = cos theta, E = g(c) with g'(c) = -f'(theta)/sin theta -> f''(pi)
+ * as theta -> pi, so grad E = g'(c) grad c and H = g'(c) hess c + g''(c) grad c grad c^T become,
+ * with grad c = (v - c u)/|a|, (u - c v)/|b| = 0 there:
+ *     grad E = 0,   H = f''(pi) M,   M = hess c = [[P/|a|^2, P/(|a||b|)], [P/(|a||b|), P/|b|^2]]
+ * over (a, b), P = I - u u^T the projector perpendicular to the axis (d2c/dada = [-(v u^T + u v^T)
+ * + 3c u u^T - c I]/|a|^2 and d2c/dadb = [I - v v^T - u u^T + c u v^T]/(|a||b|) at v = -u, c = -1).
+ * Check: moving both end atoms by delta perpendicular to the axis bends by t = delta (1/|a| + 1/|b|)
+ * and (delta e)^T M (delta e) summed over the blocks is t^2, so E = f''/2 t^2.
+ * So the coordinate reports q = pi, dq/dx = 0 and, in place of d2q/dx2, M: the composers' form
+ * f'' g g^T + f' Hq gives the limit once f' is replaced by f''(pi) (hf_evaluate_term does that).
+ */
+static int linear_angle(const double *a, const double *b, double la, double lb, double *q, double *grad, double *hess)
+{
+    static const double C[2 * 3] = {1.0, -1.0, 0.0, 0.0, -1.0, 1.0};
+    double u[3], gv[6], hv[36];
+    for (int i = 0; i < 3; i++)
+        u[i] = (a[i] / la - b[i] / lb) * 0.5; /* the axis, from both arms (v = -u up to rounding) */
+    const double lu = sqrt(dot3(u, u));
+    for (int i = 0; i < 3; i++) {
+        u[i] /= lu;
+        gv[i] = gv[3 + i] = 0.0;
+    }
+    *q = HF_PI;
+    if (hess) {
+        const double iaa = 1.0 / (la * la), ibb = 1.0 / (lb * lb), iab = 1.0 / (la * lb);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                const double p = (i == j ? 1.0 : 0.0) - u[i] * u[j];
+                hv[i * 6 + j] = p * iaa;
+                hv[(3 + i) * 6 + 3 + j] = p * ibb;
+                hv[i * 6 + 3 + j] = p * iab;
+                hv[(3 + i) * 6 + j] = p * iab;
+            }
+    }
+    map_to_atoms(2, 3, C, gv, hess ? hv : NULL, grad, hess);
+    return HF_COORDINATE_LINEAR;
+}
+
 static int angle(const double *const x[4], double *q, double *grad, double *hess)
 {
     static const double C[2 * 3] = {1.0, -1.0, 0.0,   /* a = x0 - x1 */
@@ -196,8 +238,8 @@ static int angle(const double *const x[4], double *q, double *grad, double *hess
     }
     cross3(u, v, w);
     const double s = sqrt(dot3(w, w)), c = dot3(u, v);
-    if (!(s > HF_MIN_SINE))
-        return -1; /* linear (or folded): theta is not differentiable there */
+    if (!(s > HF_MIN_SINE)) /* linear, or folded (theta = 0: undefined) */
+        return c < 0.0 ? linear_angle(a, b, la, lb, q, grad, hess) : -1;
     *q = atan2(s, c);
     for (int i = 0; i < 3; i++)
         n[i] = w[i] / s;
@@ -311,7 +353,8 @@ static int dihedral(const double *const x[4], double *q, double *grad, double *h
     return 0;
 }
 
-/* The gradient output may also be NULL (only q is then computed, plus hess if asked). */
+/* The gradient output may also be NULL (only q is then computed, plus hess if asked).
+ * HF_COORDINATE_LINEAR: an exactly linear angle (linear_angle above). */
 int hf_coordinate(int n_atoms, const double *const x[4], double *q, double *grad, double *hess)
 {
     switch (n_atoms) {

@@ -270,6 +270,21 @@ hessfit_status hessfit_model_write_back(const hessfit_model *m, hessfit_forcefie
     return HESSFIT_SUCCESS;
 }
 
+hessfit_status hf_model_undefined_derivative(const hessfit_model *m, int i, const char *where)
+{
+    char name[256];
+    const int p = m->free_param[i], v = m->free_value[i];
+    hf_model_param_name(m, p, name, sizeof name);
+    if (m->params[p].kind == HESSFIT_PARAM_ANGLE && v == 1)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
+                             "%s: theta0 of angle %s (free value %d) cannot be a free value at an exactly linear geometry: "
+                             "a structure has that angle at 180 degrees, where the forces and Hessian have no derivative "
+                             "in theta0 (the energy has a cusp for theta0 != 180); fix theta0 there",
+                             where, name, i + 1);
+    return hessfit_error(HESSFIT_ERROR_NONFINITE, "%s: the derivative with respect to free value %d (%s, value %d) is "
+                         "undefined (NaN) at this geometry", where, i + 1, name, v + 1);
+}
+
 hessfit_status hessfit_model_slot_gradient_to_free(const hessfit_model *m, const double *d_slot, double *d_free)
 {
     if (m == NULL || (m->n_free > 0 && (d_slot == NULL || d_free == NULL)))
@@ -280,6 +295,8 @@ hessfit_status hessfit_model_slot_gradient_to_free(const hessfit_model *m, const
         for (int s = m->slot_of[(size_t)m->free_param[i] * HESSFIT_FF_MAX_VALUES + (size_t)m->free_value[i]]; s >= 0;
              s = m->slots[s].next)
             d_free[i] += m->slots[s].factor * d_slot[s];
+        if (isnan(d_free[i]))
+            return hf_model_undefined_derivative(m, i, "fit model: gradient");
     }
     return hf_model_mm3_derived_gradient(m, d_slot, d_free);
 }

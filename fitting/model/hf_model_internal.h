@@ -216,6 +216,12 @@ void hf_model_slot_chain_free(hf_model_slot_chain *ch);
  * slot): each free value's slots, and the MM3* derived slots when a free value feeds them; decided
  * by structure, not by the current values. *slots (malloc'ed, ascending, the caller frees) and *n. */
 hessfit_status hf_model_gradient_slots(const hessfit_model *m, int **slots, int *n);
+/* The error for a free value whose derivative (gradient entry or Jacobian column) is NaN: the
+ * plugin's mark of an undefined derivative, that of theta0 of an angle term at an exactly linear
+ * geometry (docs/mm3.md "linear"): HESSFIT_ERROR_INVALID_ARGUMENT naming that angle (not GEOMETRY, which
+ * an LM run takes as an undefined trial point and steps back from), HESSFIT_ERROR_NONFINITE naming
+ * another free value; where: the caller. */
+hessfit_status hf_model_undefined_derivative(const hessfit_model *m, int free_index, const char *where);
 /* Appends a term to the model's list. */
 hessfit_status hf_model_append_term(hessfit_model *m, const hf_model_term *t);
 

@@ -311,9 +311,9 @@ static hessfit_status minimisation_error(const hf_geometry_part *p, hessfit_stat
                     "%d..%d, whose particles count from molecule %d's first atom, 0-based): %s%s", p->ev.mol_begin + 1,
                     p->ev.mol_end, p->ev.mol_begin + 1, hessfit_last_error(),
                     hs != HESSFIT_ERROR_GEOMETRY ? ""
-                                                 : ". An angle term whose minimum is linear (theta0 = 180 degrees, nothing "
-                                                   "else bending it) drives the structure to where HessianForce's angle is "
-                                                   "undefined: such a structure cannot have geometry targets");
+                                                 : ". A structure driven to an exactly linear angle can have geometry "
+                                                   "targets only where that angle's terms are smooth there: angle terms of "
+                                                   "theta0 = 180 degrees, no stretch-bend or bend-bend on it");
 }
 
 /* Back to the QM geometry after a failure. */

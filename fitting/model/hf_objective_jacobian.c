@@ -22,6 +22,7 @@
 #include "hf_model_internal.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,17 @@ static void chain_block(const slot_chain *c, const double *js, long long n, doub
     }
 }
 
+/* HESSFIT_SUCCESS, or the error naming the first free value whose row of jf (n_free x n) has a NaN
+ * (an undefined derivative: theta0 of an angle at an exactly linear geometry). */
+static hessfit_status check_block(const hessfit_model *model, const double *jf, int n_free, long long n)
+{
+    for (int j = 0; j < n_free; j++)
+        for (long long i = 0; i < n; i++)
+            if (isnan(jf[(size_t)j * n + i]))
+                return hf_model_undefined_derivative(model, j, "objective: Jacobian");
+    return HESSFIT_SUCCESS;
+}
+
 /* Where the blocks go: a dense J, or the normal equations. */
 typedef struct {
     int n_free;
@@ -181,6 +193,8 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
             break;
         }
         chain_block(&chain, js, n, jf);
+        if ((st = check_block(obj->model, jf, chain.n_free, n)) != HESSFIT_SUCCESS)
+            break;
         sink_block(sink, first, n, res + first, jf);
     }
     for (int part = 0; part < 2 && st == HESSFIT_SUCCESS; part++) {
@@ -196,6 +210,8 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
         if (st != HESSFIT_SUCCESS)
             break;
         chain_block(&chain, js, n, jf);
+        if ((st = check_block(obj->model, jf, chain.n_free, n)) != HESSFIT_SUCCESS)
+            break;
         sink_block(sink, first, n, res + first, jf);
     }
     free(js);

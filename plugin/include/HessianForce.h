@@ -1120,7 +1120,10 @@ public:
      * G = dL/dH, e.g. G = sum_k c_k w_k w_k^T for a weighted sum of eigenvalues with eigenvectors
      * w_k. Throws HessianForceException: Size (wrong size), Value (a non-finite entry, named),
      * Geometry (an undefined coordinate, as getHessianBlocks). Where a slot's dE/dslot is
-     * infinite (see getParameterDerivatives) the result is not finite.
+     * infinite (see getParameterDerivatives) the result is not finite. An angle or MM3* angle of
+     * theta0 = 180 degrees at an exactly linear geometry is evaluated in its smooth limit (grad E = 0,
+     * H = f''(pi) times the Hessian of cos theta); its theta0 slot's entry is NaN there (the forces
+     * and Hessian have no derivative in theta0 at that geometry), the others are exact.
      *
      * @param context           a Context whose System holds this force
      * @param adjoint           G in the layout of getHessianBlocks (getHessianSize() entries, one

@@ -199,3 +199,9 @@ std::string FlatHessianModel::describeTerm(int flatIndex) const {
     s << ")";
     return s.str();
 }
+
+std::string FlatHessianModel::undefinedGeometryMessage(int flatIndex) const {
+    return "HessianForce: the geometry of " + describeTerm(flatIndex) +
+           " is undefined (coincident particles, collinear dihedral atoms, or an exactly linear angle where the energy "
+           "has a cusp: in a stretch-bend or bend-bend, or in an angle term whose theta0 is not 180 degrees)";
+}

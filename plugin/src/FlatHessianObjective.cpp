@@ -55,9 +55,7 @@ void FlatHessianObjective::check(const FlatHessianModel& model, int status, cons
     if (status == HF_OBJECTIVE_MEMORY || (status == HF_OBJECTIVE_GEOMETRY && error.bad_term == HF_BAD_OUT_OF_MEMORY))
         throw std::bad_alloc();
     if (status == HF_OBJECTIVE_GEOMETRY)
-        throw HessianForceException(HessianForceException::Geometry,
-                                    "HessianForce: the geometry of " + model.describeTerm(error.bad_term) +
-                                    " is undefined (coincident particles, a linear angle or collinear dihedral atoms)");
+        throw HessianForceException(HessianForceException::Geometry, model.undefinedGeometryMessage(error.bad_term));
     std::ostringstream msg;
     msg << "HessianForce: Hessian objective, molecule " << error.molecule << ": ";
     if (status == HF_OBJECTIVE_NONFINITE)

@@ -241,9 +241,7 @@ void CommonCalcHessianForceKernel::checkGeometryFlag() {
         return;
     const int term = lists.numTerms() - flag;
     throw HessianForceException(HessianForceException::Geometry,
-                                "HessianForce: the geometry of " +
-                                    flat.describeTerm(term < lists.numListed ? term : HF_BAD_NONBONDED_PAIR) +
-                                    " is undefined (coincident particles, a linear angle or collinear dihedral atoms)");
+                                flat.undefinedGeometryMessage(term < lists.numListed ? term : HF_BAD_NONBONDED_PAIR));
 }
 
 void CommonCalcHessianForceKernel::checkSize(size_t given, size_t expected, const char* what) const {

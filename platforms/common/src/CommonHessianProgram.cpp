@@ -44,6 +44,7 @@ std::map<std::string, std::string> HessFit::hessianProgramDefines(bool mixedPrec
     defines["HF_ONE_4PI_EPS0"] = defineText(HF_ONE_4PI_EPS0);
     defines["HF_MIN_SINE"] = defineText(HF_MIN_SINE);
     defines["HF_TWO_PI"] = defineText(HF_TWO_PI);
+    defines["HF_PI"] = defineText(HF_PI);
     defines["HF_MM3_BOND_CUBIC"] = defineText(HF_MM3_BOND_CUBIC);
     defines["HF_MM3_BOND_QUARTIC"] = defineText(HF_MM3_BOND_QUARTIC);
     defines["HF_MM3_ANGLE_CUBIC"] = defineText(HF_MM3_ANGLE_CUBIC);

@@ -20,7 +20,7 @@ enum SlotValueMode { ModeEnergyDerivatives = 0, ModeMoleculeWeights = 1, ModeHes
 std::string hessianProgramSource();
 /**
  * The program's defines: from hf_core.h the term kinds HF_TERM_*, HF_NO_SLOT, the combining rule
- * HF_COMBINE_LORENTZ_BERTHELOT, HF_MIN_SINE, HF_TWO_PI and HF_ONE_4PI_EPS0; the device kind of a
+ * HF_COMBINE_LORENTZ_BERTHELOT, HF_MIN_SINE, HF_PI, HF_TWO_PI and HF_ONE_4PI_EPS0; the device kind of a
  * plain nonbonded pair HF_TERM_PLAIN_PAIR; the per-term layout HF_ATOMS, HF_SLOTS, HF_FORCE_STRIDE;
  * the modes HF_MODE_*; HF_REDUCE_BLOCK (a power of two) and, in mixed precision,
  * HF_POSITION_CORRECTION.

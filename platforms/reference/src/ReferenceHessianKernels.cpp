@@ -32,9 +32,7 @@ void ReferenceCalcHessianForceKernel::check(int status, int badTerm) const {
     if (status != 0 && badTerm == HF_BAD_OUT_OF_MEMORY)
         throw std::bad_alloc();  // the reduced particles' work arrays (hf_reduction.c)
     if (status != 0)
-        throw HessianForceException(HessianForceException::Geometry,
-                                    "HessianForce: the geometry of " + model.describeTerm(badTerm) +
-                                    " is undefined (coincident particles, a linear angle or collinear dihedral atoms)");
+        throw HessianForceException(HessianForceException::Geometry, model.undefinedGeometryMessage(badTerm));
 }
 
 double ReferenceCalcHessianForceKernel::execute(ContextImpl& context, bool includeForces, bool) {

@@ -21,6 +21,10 @@ public:
     const hf_model& model() const { return flat; }
     /** "angle 3 (particles 4, 5, 6)" for a flattened term index, or a nonbonded-pair note. */
     std::string describeTerm(int flatIndex) const;
+    /** The Geometry error's message for a flattened term index whose geometry is undefined
+     *  (hf_core's -1), naming the term and the cases (an exactly linear angle is one only where the
+     *  energy has a cusp: a stretch-bend, a bend-bend, an angle term whose theta0 is not 180 degrees). */
+    std::string undefinedGeometryMessage(int flatIndex) const;
 private:
     struct Origin { int kind, index; };
     std::vector<hf_term> terms;

@@ -17,8 +17,10 @@
  *     before and after geometry evaluations).
  *   - Bad input: a target on a molecule without coordinates, atoms out of range or repeated,
  *     collinear atoms, a molecule out of range, a second geometry part: errors naming the target.
- *     rh-enamide without nonbonded terms: its nitrile bend (theta0 = 180) minimises to an exactly
- *     linear angle, which HessianForce cannot evaluate: a clear error, not a crash.
+ *   - rh-enamide without nonbonded terms: its nitrile bend (theta0 = 180) minimises to an exactly
+ *     linear angle, which HessianForce evaluates in its smooth limit: the minimum is found and the
+ *     gradient (angle k free) matches central differences; with theta0 free the gradient is an
+ *     error naming theta0 of that angle (undefined there), the loss alone is not.
  *   - `hessfit fit` with `geometry = 1` on CH3F (q2mm frequencies + geometry) writes targets.txt /
  *     targets.json; `hessfit check` fails before any work on a structure or atom that does not
  *     exist and on geometry-weight without geometry.
@@ -221,15 +223,50 @@ static void test_rh(void)
     printf("  rh-enamide structures 1 and 2: %d bonds, %d angles, %d torsions\n", count[0], count[1], count[2]);
     CHECK(count[0] > 70 && count[1] > 100 && count[2] > 100, "too few targets");
 
-    /* without nonbonded terms the nitrile bend (mm3.fld line 414, theta0 = 180) ends exactly linear */
+    /* without nonbonded terms the nitrile bend (mm3.fld line 414, theta0 = 180) ends exactly linear:
+     * evaluated in its smooth limit there (HessianForce's linear bend), the minimum is found and the
+     * gradient (angle k free) matches central differences; theta0 free there is an error naming it */
     {
         hessfit_model *bonded;
         HF_CALL(hessfit_model_create(&ff, mmo.items, typed, TEST_RH_MOLECULES, NULL, &bonded));
+        HF_CALL(hessfit_model_add_free_kind(bonded, HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_K, NULL));
+        const int nb = hessfit_model_n_free(bonded);
+        double *xb = calloc((size_t)nb, sizeof *xb), *gb = calloc((size_t)nb, sizeof *gb);
+        CHECK(xb != NULL && gb != NULL, "out of memory");
+        HF_CALL(hessfit_model_get_free(bonded, xb));
         hessfit_objective *lin = geometry_objective(bonded, mmo.items, typed, TEST_RH_MOLECULES, sel, 1);
-        test_expect_error(hessfit_objective_evaluate(lin, NULL, &loss, NULL, NULL), HESSFIT_ERROR_GEOMETRY,
-                          "cannot have geometry targets", "angle 31", "a minimum with a linear angle (bonded model)");
+        HF_CALL(hessfit_objective_evaluate(lin, xb, &loss, gb, NULL));
+        hessfit_objective_geometry_stats sl;
+        HF_CALL(hessfit_objective_geometry_stats_get(lin, &sl));
+        CHECK(sl.max_gradient <= 1e-9, "bonded rh-enamide 1, linear nitrile: largest gradient component %.3g",
+              sl.max_gradient);
+        const objective_fd_stats fdl = objective_fd_check(lin, xb, nb, 1e-4, 1, "rh-enamide 1 bonded, linear nitrile, angle k");
+        /* (step 1e-4: the loss, 1.4e4, has rounding ~1e-11; 1e-5 on a k of 0.065 gives FD noise ~2e-6) */
+        CHECK(fdl.max_rel <= 1e-6, "bonded rh-enamide geometry gradient error %.3g (free %d)", fdl.max_rel, fdl.worst);
+        printf("  rh-enamide 1 without nonbonded terms (its nitrile minimises to exactly 180 degrees): loss %.6g, "
+               "largest gradient component %.2g kJ/mol/nm, %d Newton steps, gradient vs FD %.2g (%d angle k)\n",
+               loss, sl.max_gradient, sl.last_newton_steps, fdl.max_rel, nb);
         hessfit_objective_destroy(lin);
         hessfit_model_destroy(bonded);
+        free(xb);
+        free(gb);
+
+        HF_CALL(hessfit_model_create(&ff, mmo.items, typed, TEST_RH_MOLECULES, NULL, &bonded));
+        HF_CALL(hessfit_model_add_free_kind(bonded, HESSFIT_PARAM_ANGLE, HESSFIT_MODEL_FREE_K | HESSFIT_MODEL_FREE_X0, NULL));
+        const int nx = hessfit_model_n_free(bonded);
+        xb = calloc((size_t)nx, sizeof *xb), gb = calloc((size_t)nx, sizeof *gb);
+        CHECK(xb != NULL && gb != NULL, "out of memory");
+        HF_CALL(hessfit_model_get_free(bonded, xb));
+        lin = geometry_objective(bonded, mmo.items, typed, TEST_RH_MOLECULES, sel, 1);
+        HF_CALL(hessfit_objective_evaluate(lin, xb, &loss, NULL, NULL)); /* the loss alone needs no theta0 derivative */
+        test_expect_error(hessfit_objective_evaluate(lin, xb, &loss, gb, NULL), HESSFIT_ERROR_INVALID_ARGUMENT,
+                          "cannot be a free value at an exactly linear geometry", "theta0 of angle",
+                          "theta0 free at a linear minimum");
+        CHECK(strstr(hessfit_last_error(), ":414 (") != NULL, "the message names the .fld line: %s", hessfit_last_error());
+        hessfit_objective_destroy(lin);
+        hessfit_model_destroy(bonded);
+        free(xb);
+        free(gb);
     }
     /* timing: cold start, then warm evaluations with and without the gradient */
     double *g = calloc((size_t)n, sizeof *g);

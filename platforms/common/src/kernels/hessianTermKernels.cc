@@ -39,13 +39,12 @@ KERNEL void computeTermEnergyForces(int numTerms, int wantForces, GLOBAL const i
                         grad[i] += value.f[c] * g[c * HF_FORCE_STRIDE + i];
             }
         } else if (!hfPlainPairIsEmpty(kind, slots, table)) {
-            real v[9], gv[9], hv[1], q;
-            hfTermVectors(n, t, termAtoms, posq, posqCorrection, atomPos, v);
-            if (hfCoordinate(n, v, 0, &q, gv, hv) != 0) {
+            real gv[9], hv[1], q;
+            HfTermValue value;
+            if (hfEvaluateTerm(t, n, kind, sv, slots, termInfo, termAtoms, termScalars, combining, posq, posqCorrection,
+                               atomPos, 0, &q, gv, hv, &value) != 0) {
                 hfFlagUndefined(errorFlag, numTerms, t);
             } else {
-                HfTermValue value;
-                hfEvaluateScalar(t, kind, sv, slots, termInfo, termScalars, combining, q, &value);
                 energy = value.e;
                 for (int a = 0; a < n; a++) {
                     real ga[3];
@@ -79,7 +78,7 @@ KERNEL void computeTermHessians(int numTerms, GLOBAL const int* RESTRICT termInf
         const int numBlocks = n == 2 ? 1 : n * (n + 1) / 2;
         GLOBAL real* out = termHessian + termHessOffset[t];
         int defined = 0;
-        real v[9], gv[9], hv[81], q;
+        real gv[9], hv[81], q;
         HfTermValue value;
         if (hfIsCrossKind(kind)) {
             real g[HF_CROSS_COORDS * HF_FORCE_STRIDE];
@@ -95,13 +94,11 @@ KERNEL void computeTermHessians(int numTerms, GLOBAL const int* RESTRICT termInf
             continue;
         }
         if (!hfPlainPairIsEmpty(kind, slots, table)) {
-            hfTermVectors(n, t, termAtoms, posq, posqCorrection, atomPos, v);
-            if (hfCoordinate(n, v, 1, &q, gv, hv) != 0) {
+            if (hfEvaluateTerm(t, n, kind, sv, slots, termInfo, termAtoms, termScalars, combining, posq, posqCorrection,
+                               atomPos, 1, &q, gv, hv, &value) != 0)
                 hfFlagUndefined(errorFlag, numTerms, t);
-            } else {
-                hfEvaluateScalar(t, kind, sv, slots, termInfo, termScalars, combining, q, &value);
+            else
                 defined = 1;
-            }
         }
         if (!defined) {
             for (int i = 0; i < 9 * numBlocks; i++)
@@ -129,9 +126,10 @@ KERNEL void computeTermHessians(int numTerms, GLOBAL const int* RESTRICT termInf
  *   HF_MODE_HESSIAN_CONTRACTION   tr(G^T dH/dslot_s) = (df''/dp_s) g^T G g + (df'/dp_s) <G, d2q/dx2>
  *   HF_MODE_GRADIENT_CONTRACTION  y . d(grad E)/dslot_s = (df'/dp_s) g . y */
 
-/* d w, except that a zero weight gives exactly 0 even where d is infinite */
+/* d w, except that a zero weight gives exactly 0 even where d is infinite; an undefined d (NaN:
+ * theta0 of an exactly linear bend, hfLinearBendLimit) stays NaN */
 DEVICE double hfWeighted(real d, double w) {
-    return w == 0.0 ? 0.0 : (double) d * w;
+    return w == 0.0 && !isnan(d) ? 0.0 : (double) d * w;
 }
 
 /*
@@ -150,7 +148,7 @@ KERNEL void computeTermSlotValues(int numTerms, int mode, GLOBAL const int* REST
         GLOBAL const double* RESTRICT molWeights, GLOBAL real* RESTRICT slotValues, GLOBAL int* RESTRICT errorFlag) {
     for (int t = GLOBAL_ID; t < numTerms; t += GLOBAL_SIZE) {
         int kind, slots[HF_SLOTS];
-        real sv[HF_SLOTS], v[9], gv[9], hv[81], q;
+        real sv[HF_SLOTS], gv[9], hv[81], q;
         double out[HF_SLOTS];
         const int n = hfTermSetup(t, termInfo, termSlots, table, &kind, slots, sv);
         for (int s = 0; s < HF_SLOTS; s++)
@@ -168,12 +166,11 @@ KERNEL void computeTermSlotValues(int numTerms, int mode, GLOBAL const int* REST
                 slotValues[HF_SLOTS * t + s] = (real) out[s];
             continue;
         }
-        hfTermVectors(n, t, termAtoms, posq, posqCorrection, atomPos, v);
-        if (hfCoordinate(n, v, mode == HF_MODE_HESSIAN_CONTRACTION, &q, gv, hv) != 0) {
+        HfTermValue value;
+        if (hfEvaluateTerm(t, n, kind, sv, slots, termInfo, termAtoms, termScalars, combining, posq, posqCorrection,
+                           atomPos, mode == HF_MODE_HESSIAN_CONTRACTION, &q, gv, hv, &value) != 0) {
             hfFlagUndefined(errorFlag, numTerms, t);
         } else {
-            HfTermValue value;
-            hfEvaluateScalar(t, kind, sv, slots, termInfo, termScalars, combining, q, &value);
             if (mode == HF_MODE_ENERGY_DERIVATIVES) {
                 for (int s = 0; s < HF_SLOTS; s++)
                     out[s] = value.dp[s];

@@ -8,9 +8,9 @@
  * Defines from the host (CommonHessianProgram.cpp, hessianProgramDefines; the host's values are the
  * only definitions): from the math core's hf_core.h the term kinds HF_TERM_BOND .. HF_TERM_HBOND_10_12,
  * HF_NO_SLOT (the parameter is zero), HF_COMBINE_LORENTZ_BERTHELOT, HF_MIN_SINE (below it an angle
- * or dihedral is undefined), HF_TWO_PI, HF_ONE_4PI_EPS0 (Coulomb constant) and the MM3* stretch
- * and bend coefficients HF_MM3_BOND_CUBIC .. HF_MM3_ANGLE_SEXTIC (per nm, per rad), the MM3* vdW
- * constants HF_MM3_BUCKINGHAM_A/B/C and switch HF_MM3_SWITCH_ON/OFF (nm), all doubles with
+ * or dihedral is undefined, except an exactly linear angle: HF_GEOMETRY_LINEAR), HF_PI, HF_TWO_PI,
+ * HF_ONE_4PI_EPS0 (Coulomb constant) and the MM3* stretch and bend coefficients HF_MM3_BOND_CUBIC
+ * .. HF_MM3_ANGLE_SEXTIC (per nm, per rad), the MM3* vdW constants HF_MM3_BUCKINGHAM_A/B/C and switch HF_MM3_SWITCH_ON/OFF (nm), all doubles with
  * every digit; HF_TERM_PLAIN_PAIR, the device kind of a plain nonbonded pair (an
  * HF_TERM_PAIR_COMBINED term with scales 1 that is skipped when it has no energy, as the Reference
  * platform's fast pair path skips it, except where parameter derivatives are computed); the
@@ -26,10 +26,14 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define HF_ATOMIC_MAX(p, v) atomic_max(p, v)
 #define HF_INFINITY ((real) INFINITY)
+#define HF_NAN ((real) NAN)
 #else
 #define HF_ATOMIC_MAX(p, v) atomicMax(p, v)
 #define HF_INFINITY ((real) __longlong_as_double(0x7ff0000000000000LL))
+#define HF_NAN ((real) __longlong_as_double(0x7ff8000000000000LL))
 #endif
+/* hfCoordinate's return for an exactly linear angle (hf_core.h's HF_COORDINATE_LINEAR) */
+#define HF_GEOMETRY_LINEAR 2
 
 /* The term's atom entries (hf_core.h's hf_term_atom_entries; a bend-bend's 5 may name one particle twice). */
 DEVICE int hfTermAtomCount(int kind) {
@@ -139,8 +143,10 @@ DEVICE void hfMirrorBlock(real* hv, int ld, int k, int l) {
 
 /*
  * q, its gradient gv (3 nv) and, if wantHess, its Hessian hv ((3 nv)^2) with respect to the
- * difference vectors v (nv = n - 1). Returns 0, or 1 when the coordinate is undefined (coincident
- * atoms, a linear angle, collinear dihedral atoms), exactly where hf_coordinate fails.
+ * difference vectors v (nv = n - 1). Returns 0, 1 when the coordinate is undefined (coincident
+ * atoms, an angle of 0, collinear dihedral atoms), exactly where hf_coordinate fails, or
+ * HF_GEOMETRY_LINEAR for an exactly linear angle: q = pi, gv = 0 and hv = M, the Hessian of
+ * cos theta there (hf_geometry.c's linear_angle).
  */
 DEVICE int hfCoordinate(int n, const real* v, int wantHess, real* q, real* gv, real* hv) {
     if (n == 2) {
@@ -170,8 +176,32 @@ DEVICE int hfCoordinate(int n, const real* v, int wantHess, real* q, real* gv, r
         }
         hfCross3(u, w, cr);
         const real s = sqrt(hfDot3(cr, cr)), c = hfDot3(u, w);
-        if (!(s > (real) HF_MIN_SINE))
+        if (!(s > (real) HF_MIN_SINE) && !(c < 0))
             return 1;
+        if (!(s > (real) HF_MIN_SINE)) {
+            /* exactly linear: M_aa = P/|a|^2, M_bb = P/|b|^2, M_ab = P/(|a||b|), P = I - e e^T, e the axis */
+            real e[3];
+            for (int i = 0; i < 3; i++)
+                e[i] = (u[i] - w[i]) * (real) 0.5;
+            const real le = sqrt(hfDot3(e, e));
+            for (int i = 0; i < 3; i++) {
+                e[i] /= le;
+                gv[i] = gv[3 + i] = 0;
+            }
+            *q = (real) HF_PI;
+            if (wantHess) {
+                const real iaa = 1 / (la * la), ibb = 1 / (lb * lb), iab = 1 / (la * lb);
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) {
+                        const real p = (i == j ? (real) 1 : (real) 0) - e[i] * e[j];
+                        hv[i * 6 + j] = p * iaa;
+                        hv[(3 + i) * 6 + 3 + j] = p * ibb;
+                        hv[i * 6 + 3 + j] = p * iab;
+                        hv[(3 + i) * 6 + j] = p * iab;
+                    }
+            }
+            return HF_GEOMETRY_LINEAR;
+        }
         *q = atan2(s, c);
         for (int i = 0; i < 3; i++)
             nrm[i] = cr[i] / s;
@@ -609,6 +639,40 @@ DEVICE void hfEvaluateScalar(int t, int kind, const real* sv, const int* slots, 
     hfTermScalar(kind, termInfo[2 * t + 1], sv, slots[1], (real) termScalars[HF_SCALARS * t + 1],
                  (real) termScalars[HF_SCALARS * t], (real) termScalars[HF_SCALARS * t + 2],
                  (real) termScalars[HF_SCALARS * t + 3], (real) termScalars[HF_SCALARS * t + 4], combining, q, value);
+}
+
+/*
+ * An exactly linear bend (hfCoordinate's HF_GEOMETRY_LINEAR: gv = 0, hv = M): where f'(pi) = 0 the
+ * coefficients of M go where the kernels use f' and df'/dslot: de = f''(pi), ddp = d2dp, d2dp = 0,
+ * and NaN for a slot with df'(pi)/dslot != 0 (theta0: undefined there). hf_assemble.c's
+ * linear_bend_limit has the derivation. Returns 0, or 1 when the term is not a bend or f'(pi) != 0
+ * (a cusp: undefined).
+ */
+DEVICE int hfLinearBendLimit(int kind, HfTermValue* value) {
+    if ((kind != HF_TERM_ANGLE && kind != HF_TERM_MM3_ANGLE) || value->de != 0)
+        return 1;
+    value->de = value->d2e;
+    for (int s = 0; s < HF_SLOTS; s++) {
+        value->ddp[s] = value->ddp[s] == 0 ? value->d2dp[s] : HF_NAN;
+        value->d2dp[s] = 0;
+    }
+    return 0;
+}
+
+/* A term of one coordinate (n atoms): its q, gv, hv (if wantHess; hfCoordinate) and value, with
+ * an exactly linear bend's limit (hfLinearBendLimit). Returns 0, or 1 when undefined. */
+DEVICE int hfEvaluateTerm(int t, int n, int kind, const real* sv, const int* slots, GLOBAL const int* RESTRICT termInfo,
+                          GLOBAL const int* RESTRICT termAtoms, GLOBAL const double* RESTRICT termScalars, int combining,
+                          GLOBAL const real* RESTRICT posq, GLOBAL const real* RESTRICT posqCorrection,
+                          GLOBAL const int* RESTRICT atomPos, int wantHess, real* q, real* gv, real* hv,
+                          HfTermValue* value) {
+    real v[9];
+    hfTermVectors(n, t, termAtoms, posq, posqCorrection, atomPos, v);
+    const int geometry = hfCoordinate(n, v, wantHess, q, gv, hv);
+    if (geometry != 0 && geometry != HF_GEOMETRY_LINEAR)
+        return 1;
+    hfEvaluateScalar(t, kind, sv, slots, termInfo, termScalars, combining, *q, value);
+    return geometry == HF_GEOMETRY_LINEAR ? hfLinearBendLimit(kind, value) : 0;
 }
 
 /* Record an undefined geometry: the flag keeps numTerms - t of the lowest such term (0: none). */
