@@ -3,8 +3,7 @@
  * for `hessfit fit` input files (loaded exactly as `hessfit fit` loads them, hf_training_set.h).
  *
  *   ./build/bin/fit_bench [--json FILE] [--min-repeats N] [--min-seconds S] [--threads LIST]
- *                         [--optimizer NAME] [--lbfgs-memory M] [--max-evaluations N] [--warmup W] [--trace] [--no-fit]
- *                         [--eigensolvers]
+ *                         [--optimizer NAME] [--lbfgs-memory M] [--max-evaluations N] [--trace] [--no-fit] [--eigensolvers]
  *                         A.fit [B.fit ...]
  *
  * Per input file (one record; the system is the file's stem without a "-q2mm" suffix):
@@ -61,7 +60,6 @@ typedef struct {
     hessfit_opt_algorithm optimizer;
     int lbfgs_memory;                          /* 0: NLopt's default */
     int max_evaluations;                       /* the fit's evaluation budget instead of the input's; 0: the input's */
-    int warmup;                                /* slsqp-trf's warm-up instead of the input's; -1: the input's */
     int eigensolvers;                          /* time LAPACK's eigensolvers only */
     int trace;                                 /* a line per fit evaluation on stderr */
 } bench_settings;
@@ -215,9 +213,6 @@ typedef struct {
 static int on_progress(const hessfit_opt_progress *p, void *data)
 {
     fit_progress *f = data;
-    if (p->event == HESSFIT_OPT_EVENT_SWITCH)
-        fprintf(stderr, "  fit: %.1f s, %lld evaluations, best loss %.10g: TRF from here\n", p->seconds, p->evaluations,
-                p->best_loss);
     if (p->event != HESSFIT_OPT_EVENT_EVALUATION)
         return 0;
     if (f->trace) {
@@ -250,8 +245,6 @@ static hessfit_status run_fit(hf_training_set *set, const bench_settings *b, rec
     const hessfit_opt_algorithm algorithm = b->override_optimizer ? b->optimizer : set->settings.algorithm;
     if (b->max_evaluations > 0)
         set->settings.max_evaluations = b->max_evaluations;
-    if (b->warmup >= 0)
-        set->settings.warmup_evaluations = b->warmup;
     if ((st = hf_fit_optimizer_create(set, NULL, algorithm, &opt)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_lbfgs_memory(opt, b->lbfgs_memory)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_progress(opt, on_progress, &progress)) != HESSFIT_SUCCESS)
@@ -728,7 +721,7 @@ static void print_table(const record *recs, int n, const bench_settings *b)
 static int usage(FILE *out, int rc)
 {
     fprintf(out, "usage: fit_bench [--json FILE] [--min-repeats N] [--min-seconds S] [--threads LIST]\n"
-                 "                 [--optimizer NAME] [--lbfgs-memory M] [--max-evaluations N] [--warmup W] [--trace] [--no-fit]\n"
+                 "                 [--optimizer NAME] [--lbfgs-memory M] [--max-evaluations N] [--trace] [--no-fit]\n"
                  "                 [--eigensolvers] INPUT.fit ...\n"
                  "  times each input's objective (alone and with its gradient), one full fit, and the other\n"
                  "  objectives (frequencies-q2mm, eigenmatrix, overlap frequencies) on the same model (Reference\n"
@@ -739,7 +732,6 @@ static int usage(FILE *out, int rc)
                  "  --optimizer NAME   the fit's optimiser instead of the input's (lbfgs, slsqp, ...)\n"
                  "  --lbfgs-memory M   L-BFGS correction pairs (default 0: NLopt's)\n"
                  "  --max-evaluations N  the fit's evaluation budget instead of the input's max-evaluations\n"
-                 "  --warmup W         slsqp-trf's SLSQP evaluations instead of the input's warmup-evaluations\n"
                  "  --trace            a line per fit evaluation on stderr (LM: the trial step's damping, length,\n"
                  "                     free variables, predicted gain and gain ratio; TRF: its radius for the damping)\n"
                  "  --eigensolvers     only time LAPACK's eigensolvers on the inputs' mass-weighted Hessians\n");
@@ -770,7 +762,6 @@ int main(int argc, char **argv)
     b.min_repeats = 30;
     b.min_seconds = 2.0;
     b.do_fit = 1;
-    b.warmup = -1;
     b.n_threads = 1; /* threads[0] = 0: unset */
     /* the count without --threads: HESSFIT_NUM_THREADS from the environment, else what OpenMP takes
      * (OMP_NUM_THREADS, else the cores) */
@@ -810,9 +801,6 @@ int main(int argc, char **argv)
                 return usage(stderr, 2);
         } else if (strcmp(argv[i], "--max-evaluations") == 0 && i + 1 < argc) {
             if (!bench_parse_int(argv[++i], 1, 1000000000, &b.max_evaluations))
-                return usage(stderr, 2);
-        } else if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc) {
-            if (!bench_parse_int(argv[++i], 0, 1000000000, &b.warmup))
                 return usage(stderr, 2);
         } else if (strcmp(argv[i], "--trace") == 0) {
             b.trace = 1;

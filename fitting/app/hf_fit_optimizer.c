@@ -52,14 +52,12 @@ hessfit_status hf_fit_optimizer_create(hf_training_set *set, hf_shards *shards, 
     if ((st = hessfit_optimize_create(algorithm, set->n_fit, &o)) != HESSFIT_SUCCESS)
         return st;
     const long long m = hessfit_objective_n_residuals(set->objective);
-    /* the loss and gradient for the NLopt methods (slsqp-trf's warm-up too), the normal equations for LM and TRF */
-    st = shards != NULL ? hessfit_optimize_set_objective(o, shards_loss, shards)
-                        : hessfit_optimize_set_objective(o, fit_loss, set->objective);
-    if (st == HESSFIT_SUCCESS && hessfit_opt_algorithm_is_least_squares(algorithm))
+    if (hessfit_opt_algorithm_is_least_squares(algorithm))
         st = shards != NULL ? hessfit_optimize_set_least_squares(o, shards_lsq, m, shards)
                             : hessfit_optimize_set_least_squares(o, fit_lsq, m, set->objective);
-    if (st == HESSFIT_SUCCESS && set->settings.warmup_evaluations >= 0)
-        st = hessfit_optimize_set_warmup(o, set->settings.warmup_evaluations);
+    else
+        st = shards != NULL ? hessfit_optimize_set_objective(o, shards_loss, shards)
+                            : hessfit_optimize_set_objective(o, fit_loss, set->objective);
     if (st != HESSFIT_SUCCESS || (st = hessfit_optimize_set_bounds(o, set->lower, set->upper)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_initial_step(o, set->step)) != HESSFIT_SUCCESS ||
         (st = hessfit_optimize_set_scale(o, set->step)) != HESSFIT_SUCCESS ||

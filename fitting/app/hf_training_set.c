@@ -295,20 +295,11 @@ static hessfit_status read_settings(const hessfit_config *c, const hf_training_s
                    : strcmp(value, "sbplx") == 0       ? HESSFIT_OPT_SUBPLEX
                    : strcmp(value, "grad-simp") == 0   ? HESSFIT_OPT_GRAD_SIMP
                    : strcmp(value, "trf") == 0         ? HESSFIT_OPT_TRF
-                   : strcmp(value, "slsqp-trf") == 0   ? HESSFIT_OPT_SLSQP_TRF
                                                        : HESSFIT_OPT_LM;
     s->bounds = strcmp(hessfit_config_get(c, "bounds", "q2mm"), "none") != 0;
     if ((st = whole_number(c, "max-evaluations", 1e9, 1000, &v)) != HESSFIT_SUCCESS)
         return st;
     s->max_evaluations = (long long)v;
-    s->warmup_evaluations = -1;
-    if (has_key(c, "warmup-evaluations")) {
-        if ((st = hessfit_config_number(c, "warmup-evaluations", 0, 1e9, 0, &v)) != HESSFIT_SUCCESS)
-            return st;
-        if (v != floor(v))
-            return hessfit_error(HESSFIT_ERROR_PARSE, "%s: warmup-evaluations = %g is not a whole number", c->path, v);
-        s->warmup_evaluations = (long long)v;
-    }
     if ((st = whole_number(c, "blocks", 1e6, 1, &v)) != HESSFIT_SUCCESS)
         return st;
     s->blocks = (int)v;

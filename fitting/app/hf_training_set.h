@@ -62,7 +62,6 @@ typedef struct hf_fit_settings {
     hessfit_opt_algorithm algorithm;
     int bounds;                /* 1: q2mm's boxes; 0: none */
     long long max_evaluations; /* default 1000 */
-    long long warmup_evaluations; /* `warmup-evaluations`: slsqp-trf's SLSQP evaluations; -1 (unset): the optimiser's rule */
     double max_time;           /* seconds, 0: none */
     double ftol;               /* NLopt's ftol_rel, default 1e-8 */
     int start_seminario;

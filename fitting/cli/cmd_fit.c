@@ -130,11 +130,6 @@ static int on_progress(const hessfit_opt_progress *p, void *data)
         fflush(stdout);
         return 0;
     }
-    if (p->event == HESSFIT_OPT_EVENT_SWITCH) {
-        printf("  eval %7lld  TRF from here, from the warm-up's best point (loss %.10g)\n", p->evaluations, p->best_loss);
-        fflush(stdout);
-        return 0;
-    }
     record(h, p);
     if (!p->new_best)
         return 0;

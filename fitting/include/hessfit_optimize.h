@@ -55,20 +55,17 @@ typedef enum hessfit_opt_algorithm {
     HESSFIT_OPT_SLSQP = 4,
     HESSFIT_OPT_LM = 5,          /* bounded Levenberg-Marquardt on a least-squares callback (hessfit's own) */
     HESSFIT_OPT_TRF = 6,         /* Coleman-Li's trust-region reflective method on the same callback (hessfit's own) */
-    HESSFIT_OPT_SLSQP_TRF = 7,   /* SLSQP for the warm-up evaluations (set_objective's), then TRF from its best point
-                                    (set_least_squares'); needs both objectives */
     HESSFIT_NUM_OPT_ALGORITHMS
 } hessfit_opt_algorithm;
 
-/** "LD_LBFGS", "LN_NELDERMEAD", "LN_SBPLX", "GRAD_SIMP", "LD_SLSQP" (NLopt's names), "LM", "TRF", "SLSQP_TRF"
- * (the checkpoint's tokens); "unknown" outside the enum. */
+/** "LD_LBFGS", "LN_NELDERMEAD", "LN_SBPLX", "GRAD_SIMP", "LD_SLSQP" (NLopt's names), "LM", "TRF" (the
+ * checkpoint's tokens); "unknown" outside the enum. */
 const char *hessfit_opt_algorithm_name(hessfit_opt_algorithm algorithm);
 /** The algorithm of such a name (case-insensitive; "lbfgs", "neldermead", "sbplx", "grad-simp", "slsqp",
- * "levenberg-marquardt", "trust-region-reflective", "slsqp-trf" also accepted); HESSFIT_ERROR_INVALID_ARGUMENT listing the names otherwise. */
+ * "levenberg-marquardt", "trust-region-reflective" also accepted); HESSFIT_ERROR_INVALID_ARGUMENT listing the names otherwise. */
 hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_algorithm *algorithm);
 
-/** 1 for the algorithms that take a least-squares objective (HESSFIT_OPT_LM, HESSFIT_OPT_TRF, HESSFIT_OPT_SLSQP_TRF), 0
- * otherwise. */
+/** 1 for the algorithms that take a least-squares objective (HESSFIT_OPT_LM, HESSFIT_OPT_TRF), 0 otherwise. */
 int hessfit_opt_algorithm_is_least_squares(hessfit_opt_algorithm algorithm);
 
 /** The objective: L(x), grad[0..n) = dL/dx when grad != NULL; failure through *status (above). */
@@ -112,8 +109,7 @@ typedef struct hessfit_opt_result {
                                    (undefined there, e.g. a geometry target without an MM minimum): counted as
                                    evaluations and rejected as steps; any other error stops the run */
     double seconds;            /* wall time of this run */
-    int cycles;                /* grad-simp cycles done in all; SLSQP_TRF: the phase reached (1 warm-up, 2 TRF); 0 for the
-                                  other algorithms */
+    int cycles;                /* grad-simp cycles done in all; 0 for the other algorithms */
     int last_nlopt_result;     /* the last NLopt pass's nlopt_result (0 if none ran, LM) */
     double lm_lambda;          /* LM: the damping of the last step tried; TRF: the trust-region radius (0 for the others) */
 } hessfit_opt_result;
@@ -156,21 +152,13 @@ typedef enum hessfit_opt_phase {
     HESSFIT_OPT_PHASE_MAIN = 0,        /* the single pass of L-BFGS, Nelder-Mead, Subplex */
     HESSFIT_OPT_PHASE_FULL = 1,        /* grad-simp: the L-BFGS pass */
     HESSFIT_OPT_PHASE_SENSITIVITY = 2, /* grad-simp: the central differences */
-    HESSFIT_OPT_PHASE_SIMPLEX = 3,     /* grad-simp: the Nelder-Mead pass */
-    HESSFIT_OPT_PHASE_WARMUP = 4,      /* slsqp-trf: the SLSQP warm-up */
-    HESSFIT_OPT_PHASE_TRF = 5          /* slsqp-trf: TRF from the warm-up's best point */
+    HESSFIT_OPT_PHASE_SIMPLEX = 3      /* grad-simp: the Nelder-Mead pass */
 } hessfit_opt_phase;
 
-/** "run", "full pass", "sensitivity analysis", "simplex pass", "SLSQP warm-up", "TRF". */
+/** "run", "full pass", "sensitivity analysis", "simplex pass". */
 const char *hessfit_opt_phase_name(hessfit_opt_phase phase);
 
-/** EVALUATION: one evaluation; CYCLE: a grad-simp cycle done; SWITCH: slsqp-trf starts TRF (phase HESSFIT_OPT_PHASE_TRF,
- * evaluations and best_loss at the switch, no evaluation of its own). */
-typedef enum hessfit_opt_event {
-    HESSFIT_OPT_EVENT_EVALUATION = 0,
-    HESSFIT_OPT_EVENT_CYCLE = 1,
-    HESSFIT_OPT_EVENT_SWITCH = 2
-} hessfit_opt_event;
+typedef enum hessfit_opt_event { HESSFIT_OPT_EVENT_EVALUATION = 0, HESSFIT_OPT_EVENT_CYCLE = 1 } hessfit_opt_event;
 
 typedef struct hessfit_opt_progress {
     hessfit_opt_event event;
@@ -232,9 +220,6 @@ hessfit_status hessfit_optimize_set_xtol_rel(hessfit_optimize *opt, double xtol_
 hessfit_status hessfit_optimize_set_gtol(hessfit_optimize *opt, double gtol);
 /** Evaluations in all (>= 0; 0: no limit). */
 hessfit_status hessfit_optimize_set_maxeval(hessfit_optimize *opt, long long maxeval);
-/** HESSFIT_OPT_SLSQP_TRF: SLSQP's evaluations before TRF starts (>= 0; unset: the default rule, ceil(0.4 n) for n
- * parameters). The other algorithms ignore it. */
-hessfit_status hessfit_optimize_set_warmup(hessfit_optimize *opt, long long evaluations);
 /** Seconds (>= 0; 0: no limit). */
 hessfit_status hessfit_optimize_set_maxtime(hessfit_optimize *opt, double seconds);
 hessfit_status hessfit_optimize_set_grad_simp(hessfit_optimize *opt, const hessfit_opt_grad_simp_options *options);
@@ -284,7 +269,7 @@ typedef struct hessfit_opt_checkpoint {
     double *x;             /* n values; malloc'ed by load and get, freed by hessfit_opt_checkpoint_free */
     double best_loss;
     long long evaluations;
-    int cycle;             /* grad-simp cycles done; SLSQP_TRF: the phase (1 the SLSQP warm-up, 2 TRF); 0 for the others */
+    int cycle;             /* grad-simp cycles done; 0 for the other algorithms */
     double lm_lambda;      /* LM: the damping of the step that reached the best point, > 0 (line
                               "lm_lambda", written for LM and TRF only; TRF: the trust-region radius);
                               0: none (the other algorithms, or an LM file without it: the run starts

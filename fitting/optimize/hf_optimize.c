@@ -28,7 +28,6 @@ const char *hessfit_opt_algorithm_name(hessfit_opt_algorithm algorithm)
     case HESSFIT_OPT_SLSQP: return "LD_SLSQP";
     case HESSFIT_OPT_LM: return "LM";
     case HESSFIT_OPT_TRF: return "TRF";
-    case HESSFIT_OPT_SLSQP_TRF: return "SLSQP_TRF";
     case HESSFIT_NUM_OPT_ALGORITHMS: break;
     }
     return "unknown";
@@ -36,7 +35,7 @@ const char *hessfit_opt_algorithm_name(hessfit_opt_algorithm algorithm)
 
 int hessfit_opt_algorithm_is_least_squares(hessfit_opt_algorithm algorithm)
 {
-    return algorithm == HESSFIT_OPT_LM || algorithm == HESSFIT_OPT_TRF || algorithm == HESSFIT_OPT_SLSQP_TRF;
+    return algorithm == HESSFIT_OPT_LM || algorithm == HESSFIT_OPT_TRF;
 }
 
 hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_algorithm *algorithm)
@@ -51,8 +50,7 @@ hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_alg
                  {"GRAD_SIMP", HESSFIT_OPT_GRAD_SIMP},      {"grad-simp", HESSFIT_OPT_GRAD_SIMP},
                  {"LD_SLSQP", HESSFIT_OPT_SLSQP},           {"slsqp", HESSFIT_OPT_SLSQP},
                  {"LM", HESSFIT_OPT_LM},                     {"levenberg-marquardt", HESSFIT_OPT_LM},
-                 {"TRF", HESSFIT_OPT_TRF},                   {"trust-region-reflective", HESSFIT_OPT_TRF},
-                 {"SLSQP_TRF", HESSFIT_OPT_SLSQP_TRF},       {"slsqp-trf", HESSFIT_OPT_SLSQP_TRF}};
+                 {"TRF", HESSFIT_OPT_TRF},                   {"trust-region-reflective", HESSFIT_OPT_TRF}};
     if (name == NULL || algorithm == NULL)
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_opt_algorithm_from_name: %s is NULL",
                         name == NULL ? "name" : "algorithm");
@@ -62,7 +60,7 @@ hessfit_status hessfit_opt_algorithm_from_name(const char *name, hessfit_opt_alg
             return HESSFIT_SUCCESS;
         }
     return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
-                    "unknown optimiser '%.40s' (known: LD_LBFGS, LN_NELDERMEAD, LN_SBPLX, GRAD_SIMP, LD_SLSQP, LM, TRF, SLSQP_TRF)", name);
+                    "unknown optimiser '%.40s' (known: LD_LBFGS, LN_NELDERMEAD, LN_SBPLX, GRAD_SIMP, LD_SLSQP, LM, TRF)", name);
 }
 
 const char *hessfit_opt_outcome_string(hessfit_opt_outcome outcome)
@@ -158,7 +156,6 @@ hessfit_status hessfit_optimize_create(hessfit_opt_algorithm algorithm, int n, h
     o->algorithm = algorithm;
     o->n = n;
     o->ftol_rel = 1e-8;
-    o->warmup = -1;
     o->gs = hessfit_opt_grad_simp_default_options();
     *opt = o;
     return HESSFIT_SUCCESS;
@@ -283,15 +280,6 @@ hessfit_status hessfit_optimize_set_lbfgs_memory(hessfit_optimize *opt, int pair
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_set_lbfgs_memory: %d correction pairs (>= 0; 0: "
                                                    "NLopt's default)", pairs);
     opt->lbfgs_memory = pairs;
-    return HESSFIT_SUCCESS;
-}
-
-hessfit_status hessfit_optimize_set_warmup(hessfit_optimize *opt, long long evaluations)
-{
-    HF_OPT_CHECK_HANDLE(opt, "hessfit_optimize_set_warmup");
-    if (evaluations < 0)
-        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_set_warmup: %lld evaluations (>= 0)", evaluations);
-    opt->warmup = evaluations;
     return HESSFIT_SUCCESS;
 }
 
@@ -517,8 +505,6 @@ const char *hessfit_opt_phase_name(hessfit_opt_phase phase)
     case HESSFIT_OPT_PHASE_FULL: return "full pass";
     case HESSFIT_OPT_PHASE_SENSITIVITY: return "sensitivity analysis";
     case HESSFIT_OPT_PHASE_SIMPLEX: return "simplex pass";
-    case HESSFIT_OPT_PHASE_WARMUP: return "SLSQP warm-up";
-    case HESSFIT_OPT_PHASE_TRF: return "TRF";
     }
     return "pass";
 }
@@ -986,10 +972,9 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
         return hessfit_error(HESSFIT_ERROR_NULL_ARGUMENT, "hessfit_optimize_run: x is NULL");
     if (hessfit_opt_algorithm_is_least_squares(opt->algorithm) && opt->lsq == NULL)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT,
-                             "hessfit_optimize_run: LM, TRF and SLSQP_TRF need a least-squares objective (hessfit_optimize_set_least_squares)");
-    if ((!hessfit_opt_algorithm_is_least_squares(opt->algorithm) || opt->algorithm == HESSFIT_OPT_SLSQP_TRF) && opt->f == NULL)
-        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_run: no objective (hessfit_optimize_set_objective%s)",
-                             opt->algorithm == HESSFIT_OPT_SLSQP_TRF ? "; SLSQP_TRF's warm-up takes it beside the least-squares one" : "");
+                             "hessfit_optimize_run: LM and TRF need a least-squares objective (hessfit_optimize_set_least_squares)");
+    if (!hessfit_opt_algorithm_is_least_squares(opt->algorithm) && opt->f == NULL)
+        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "hessfit_optimize_run: no objective (hessfit_optimize_set_objective)");
     for (int i = 0; i < opt->n; i++) {
         if (!isfinite(x[i]))
             return hessfit_error(HESSFIT_ERROR_NONFINITE, "hessfit_optimize_run: start value of parameter %d is %g", i, x[i]);
@@ -1015,7 +1000,6 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
     memcpy(opt->start_user, x, (size_t)opt->n * sizeof *x);
 
     /* A fresh run, or the continuation of a checkpoint. */
-    const int resume_phase = opt->resume_pending && opt->algorithm == HESSFIT_OPT_SLSQP_TRF ? opt->resume_cycle : 0;
     opt->evaluations = opt->resume_pending ? opt->resume_evaluations : 0;
     opt->cycles_done = opt->resume_pending && opt->algorithm == HESSFIT_OPT_GRAD_SIMP ? opt->resume_cycle : 0;
     opt->have_best = opt->resume_pending;
@@ -1048,8 +1032,6 @@ hessfit_status hessfit_optimize_run(hessfit_optimize *opt, double *x, hessfit_op
 
     if (opt->algorithm == HESSFIT_OPT_GRAD_SIMP) {
         st = hf_opt_run_grad_simp(opt, opt->start_y, &outcome, &last_nlopt);
-    } else if (opt->algorithm == HESSFIT_OPT_SLSQP_TRF) {
-        st = hf_opt_run_slsqp_trf(opt, opt->start_y, resume_phase, &outcome, &last_nlopt);
     } else if (hessfit_opt_algorithm_is_least_squares(opt->algorithm)) {
         opt->phase = HESSFIT_OPT_PHASE_MAIN;
         st = opt->algorithm == HESSFIT_OPT_LM ? hf_opt_run_lm(opt, opt->start_y, &outcome)

@@ -42,9 +42,6 @@ static hessfit_status check_checkpoint(const char *what, const hessfit_opt_check
     if (cp->lm_lambda > 0.0 && !hessfit_opt_algorithm_is_least_squares(cp->algorithm))
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: an LM damping in a checkpoint of %s", what,
                              hessfit_opt_algorithm_name(cp->algorithm));
-    if (cp->algorithm == HESSFIT_OPT_SLSQP_TRF && cp->cycle > 2)
-        return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: phase (cycle) %d of SLSQP_TRF (1: the warm-up, 2: TRF)", what,
-                             cp->cycle);
     if (cp->evaluations < 0 || cp->cycle < 0)
         return hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "%s: negative count (evaluations %lld, cycle %d)", what,
                         cp->evaluations, cp->cycle);

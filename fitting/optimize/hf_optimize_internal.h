@@ -21,7 +21,6 @@ struct hessfit_optimize {
     double *lo, *hi, *step;    /* y: user_lo / s etc., set by hessfit_optimize_run */
     int have_steps;
     int lbfgs_memory;          /* L-BFGS correction pairs; 0: NLopt's default */
-    long long warmup;          /* slsqp-trf: SLSQP's evaluations before TRF; < 0: the default rule */
     hessfit_opt_objective f;
     void *f_data;
     hessfit_opt_lsq lsq;       /* LM's least-squares objective */
@@ -128,13 +127,5 @@ hessfit_status hf_opt_run_grad_simp(hessfit_optimize *opt, const double *x, hess
 hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y, hessfit_opt_outcome *outcome);
 /* The trust-region reflective run (hf_optimize_trf.c); y is the start point. */
 hessfit_status hf_opt_run_trf(hessfit_optimize *opt, const double *y, hessfit_opt_outcome *outcome);
-/* slsqp-trf's default warm-up: ceil(HF_OPT_WARMUP_PER_VALUE n) evaluations for n values. */
-#define HF_OPT_WARMUP_PER_VALUE 0.4
-/* slsqp-trf's warm-up evaluations W: the set one, else the default rule. */
-long long hf_opt_warmup_evaluations(const hessfit_optimize *opt);
-/* The SLSQP warm-up, then TRF from its best point (hf_optimize_hybrid.c); y is the start point,
- * resume_phase the checkpoint's phase (0 for a fresh run: 1). */
-hessfit_status hf_opt_run_slsqp_trf(hessfit_optimize *opt, const double *y, int resume_phase, hessfit_opt_outcome *outcome,
-                                    int *last_nlopt);
 
 #endif

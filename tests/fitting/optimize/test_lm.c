@@ -9,10 +9,7 @@
  * length, free count, predicted gain, gain ratio). The trust-region reflective method (HESSFIT_OPT_TRF,
  * hf_optimize_trf.c) on the same problems: against scipy's least_squares(method='trf'), whose rules it
  * follows, evaluation by evaluation; active bounds, a fixed value, a start on a bound, undefined trial
- * points, its step reports, and a checkpoint with its trust-region radius, resumed. SLSQP's warm-up then TRF
- * (HESSFIT_OPT_SLSQP_TRF, hf_optimize_hybrid.c): an active bound at the minimum, the phase switch (one report,
- * at W evaluations, the phases of the evaluations around it), the default W, a missing plain objective, and
- * checkpoints cut in either phase, resumed to the uninterrupted run's minimum. */
+ * points, its step reports, and a checkpoint with its trust-region radius, resumed. */
 #include "hessfit_optimize.h"
 #include "test_util.h"
 
@@ -775,146 +772,6 @@ static void test_trf_checkpoint_resume(void)
     hessfit_opt_checkpoint_free(&cp);
 }
 
-/* ---- SLSQP's warm-up, then TRF ------------------------------------------------------------------ */
-
-typedef struct {
-    int switches, wrong_phase;
-    long long switch_at;
-} phase_log;
-
-/* Counts the switches and the evaluations reported in the wrong phase (the warm-up before the switch, TRF after). */
-static int log_phase(const hessfit_opt_progress *p, void *data)
-{
-    phase_log *log = data;
-    if (p->event == HESSFIT_OPT_EVENT_SWITCH) {
-        log->switches++;
-        log->switch_at = p->evaluations;
-        log->wrong_phase += p->phase != HESSFIT_OPT_PHASE_TRF;
-    } else if (p->event == HESSFIT_OPT_EVENT_EVALUATION) {
-        log->wrong_phase += p->phase != (log->switches > 0 ? HESSFIT_OPT_PHASE_TRF : HESSFIT_OPT_PHASE_WARMUP);
-    }
-    return 0;
-}
-
-/* slsqp-trf on the current problem: both objectives, W warm-up evaluations (< 0: the default), a phase log. */
-static hessfit_optimize *make_hybrid(long long warmup, phase_log *log)
-{
-    hessfit_optimize *opt = make_optimizer(HESSFIT_OPT_SLSQP_TRF);
-    HF_CALL(hessfit_optimize_set_objective(opt, plain, NULL));
-    if (warmup >= 0)
-        HF_CALL(hessfit_optimize_set_warmup(opt, warmup));
-    memset(log, 0, sizeof *log);
-    HF_CALL(hessfit_optimize_set_progress(opt, log_phase, log));
-    return opt;
-}
-
-/* Bounded Rosenbrock (x1 <= 0.5: the minimum (0.5, 0.25) on the bound) through 5 SLSQP evaluations and TRF. */
-static void test_hybrid_bound_and_switch(void)
-{
-    double x[MAX_N], g[MAX_N], lo[MAX_N] = {-2.0, -2.0}, hi[MAX_N] = {0.5, 2.0};
-    hessfit_opt_result res;
-    hessfit_optimize *opt;
-    hessfit_opt_algorithm a;
-    phase_log log;
-
-    problem_reset(P_ROSENBROCK, 0.0);
-    opt = make_hybrid(5, &log);
-    HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
-    HF_CALL(hessfit_optimize_set_ftol_rel(opt, 1e-15));
-    x[0] = -1.2, x[1] = 1.0;
-    res = run(opt, x);
-    gradient(x, g);
-    CHECK(x[0] <= 0.5 && 0.5 - x[0] <= 1e-9 && fabs(x[1] - 0.25) <= 1e-8 && g[0] < 0.0 && fabs(g[1]) <= 1e-6,
-          "slsqp-trf, bounded Rosenbrock: (%.17g, %.17g), grad (%g, %g)", x[0], x[1], g[0], g[1]);
-    CHECK(log.switches == 1 && log.switch_at == 5 && log.wrong_phase == 0 && res.cycles == 2,
-          "slsqp-trf switch: %d reports, at %lld, %d in the wrong phase, phase %d", log.switches, log.switch_at,
-          log.wrong_phase, res.cycles);
-    printf("  Rosenbrock, x1 <= 0.5, 5 SLSQP evaluations then TRF: %lld evaluations, 0.5 - x1 = %.2g, "
-           "|x2 - 0.25| %.2g (%s)\n",
-           res.evaluations, 0.5 - x[0], fabs(x[1] - 0.25), hessfit_opt_outcome_string(res.outcome));
-    hessfit_optimize_destroy(opt);
-
-    /* the default W for n = 2: ceil(0.4 * 2) = 1 */
-    problem_reset(P_ROSENBROCK, 0.0);
-    opt = make_hybrid(-1, &log);
-    x[0] = -1.2, x[1] = 1.0;
-    res = run(opt, x);
-    CHECK(log.switches == 1 && log.switch_at == 1 && fabs(x[0] - 1.0) <= 1e-8 && fabs(x[1] - 1.0) <= 1e-8,
-          "slsqp-trf, default W: switch at %lld, x (%.17g, %.17g)", log.switch_at, x[0], x[1]);
-    hessfit_optimize_destroy(opt);
-
-    /* no plain objective: a clear error before any evaluation */
-    problem_reset(P_ROSENBROCK, 0.0);
-    opt = make_optimizer(HESSFIT_OPT_SLSQP_TRF);
-    x[0] = -1.2, x[1] = 1.0;
-    HF_FAILS(hessfit_optimize_run(opt, x, &res), HESSFIT_ERROR_INVALID_ARGUMENT);
-    CHECK(P.calls == 0, "slsqp-trf without its plain objective evaluated %lld times", P.calls);
-    HF_FAILS(hessfit_optimize_set_warmup(opt, -1), HESSFIT_ERROR_INVALID_ARGUMENT);
-    hessfit_optimize_destroy(opt);
-
-    HF_CALL(hessfit_opt_algorithm_from_name("slsqp-trf", &a));
-    CHECK(a == HESSFIT_OPT_SLSQP_TRF && strcmp(hessfit_opt_algorithm_name(a), "SLSQP_TRF") == 0 &&
-              hessfit_opt_algorithm_is_least_squares(a),
-          "slsqp-trf's names");
-}
-
-/* A bounded decay fit with W = 6, cut at 3 (the warm-up) and at 10 evaluations (TRF), each checkpoint resumed to
- * the uninterrupted run's minimum: the warm-up resumed for its 3 evaluations left, TRF continued without a switch. */
-static void test_hybrid_checkpoint_resume(void)
-{
-    const double lo[MAX_N] = {0.0, 0.0, -1.0}, hi[MAX_N] = {10.0, 10.0, 0.3}, start[MAX_N] = {1.0, 0.5, 0.0};
-    const char *path = test_temp_path("slsqp-trf.checkpoint");
-    const long long cuts[2] = {3, 10};
-    double xa[MAX_N], xb[MAX_N], xr[MAX_N];
-    hessfit_opt_result ra, rb, rr;
-    hessfit_opt_checkpoint cp;
-    hessfit_optimize *opt;
-    phase_log log;
-
-    problem_reset(P_DECAY, 0.01);
-    opt = make_hybrid(6, &log);
-    HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
-    memcpy(xa, start, sizeof xa);
-    ra = run(opt, xa);
-    hessfit_optimize_destroy(opt);
-    CHECK(log.switch_at == 6 && ra.evaluations > 10, "slsqp-trf decay: switch at %lld, %lld evaluations", log.switch_at,
-          ra.evaluations);
-
-    for (int c = 0; c < 2; c++) {
-        const int phase = c + 1;
-        problem_reset(P_DECAY, 0.01);
-        opt = make_hybrid(6, &log);
-        HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
-        HF_CALL(hessfit_optimize_set_maxeval(opt, cuts[c]));
-        HF_CALL(hessfit_optimize_set_checkpoint_file(opt, path, 0.0));
-        memcpy(xb, start, sizeof xb);
-        rb = run(opt, xb);
-        CHECK(rb.outcome == HESSFIT_OPT_MAXEVAL_REACHED && rb.cycles == phase, "slsqp-trf cut at %lld: %s, phase %d",
-              cuts[c], hessfit_opt_outcome_string(rb.outcome), rb.cycles);
-        hessfit_optimize_destroy(opt);
-        HF_CALL(hessfit_optimize_load_checkpoint(path, &cp));
-        CHECK(cp.algorithm == HESSFIT_OPT_SLSQP_TRF && cp.evaluations == cuts[c] && cp.cycle == phase &&
-                  cp.best_loss == rb.loss,
-              "slsqp-trf checkpoint at %lld: phase %d, %lld evaluations", cuts[c], cp.cycle, cp.evaluations);
-
-        problem_reset(P_DECAY, 0.01);
-        opt = make_hybrid(6, &log);
-        HF_CALL(hessfit_optimize_set_bounds(opt, lo, hi));
-        HF_CALL(hessfit_optimize_resume(opt, &cp, xr));
-        HF_CALL(hessfit_optimize_run(opt, xr, &rr));
-        CHECK(rr.evaluations == cuts[c] + rr.run_evaluations && fabs(rr.loss - ra.loss) <= 1e-10 * ra.loss &&
-                  test_max_abs_diff(xr, xa, 3) <= 1e-6 && rr.cycles == 2 &&
-                  log.switches == (phase == 1) && (phase == 2 || log.switch_at == 6),
-              "slsqp-trf resumed in phase %d: loss %.17g vs %.17g, x apart by %g, %d switches at %lld", phase, rr.loss,
-              ra.loss, test_max_abs_diff(xr, xa, 3), log.switches, log.switch_at);
-        printf("  decay, c <= 0.3, W = 6, cut at %lld (phase %d), resumed: %lld more, loss %.12g (uninterrupted %.12g "
-               "after %lld), x apart by %.2g\n",
-               cuts[c], phase, rr.run_evaluations, rr.loss, ra.loss, ra.evaluations, test_max_abs_diff(xr, xa, 3));
-        hessfit_optimize_destroy(opt);
-        hessfit_opt_checkpoint_free(&cp);
-    }
-}
-
 int main(void)
 {
     printf("LM on problems with known minima:\n");
@@ -932,9 +789,6 @@ int main(void)
     test_trf_bounds();
     test_step_reports(HESSFIT_OPT_TRF);
     test_trf_checkpoint_resume();
-    printf("SLSQP's warm-up, then TRF:\n");
-    test_hybrid_bound_and_switch();
-    test_hybrid_checkpoint_resume();
     printf("test_lm: OK\n");
     return 0;
 }
