@@ -516,7 +516,7 @@ double hf_opt_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-void hf_opt_request_stop_reason(hessfit_optimize *opt, hessfit_opt_outcome reason)
+int hf_opt_request_stop_reason(hessfit_optimize *opt, hessfit_opt_outcome reason)
 {
     if (!opt->stop) {
         opt->stop = 1;
@@ -524,6 +524,7 @@ void hf_opt_request_stop_reason(hessfit_optimize *opt, hessfit_opt_outcome reaso
     }
     if (opt->current != NULL)
         nlopt_force_stop(opt->current);
+    return 1;
 }
 
 /* Records an error of the run (the first one wins) and stops it. */

@@ -107,8 +107,9 @@ hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, doubl
 hf_opt_eval_result hf_opt_evaluate_lsq(hessfit_optimize *opt, const double *x, double *jtj, double *grad, double *loss);
 /* sqrt(sum g_i^2) over the components of g (dL/dy at y) that do not push against an active bound. */
 double hf_opt_projected_gradient_norm(const hessfit_optimize *opt, const double *y, const double *g);
-/* Marks the run as stopping for reason (the first reason wins) and stops the NLopt pass. */
-void hf_opt_request_stop_reason(hessfit_optimize *opt, hessfit_opt_outcome reason);
+/* Marks the run as stopping for reason (the first reason wins) and stops the NLopt pass. Returns 1
+ * (an iteration loop's "done"). */
+int hf_opt_request_stop_reason(hessfit_optimize *opt, hessfit_opt_outcome reason);
 /* One NLopt pass with algorithm alg over the parameters idx[0..m) (NULL: all n, m = n), the
  * others held at start[]; starts at start (a full point). Returns the nlopt_result; the best
  * point is tracked by hf_opt_evaluate. pass_maxeval caps this pass (0: only the run's budget). */

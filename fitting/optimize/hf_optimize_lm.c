@@ -196,19 +196,12 @@ static void accept_trial(lm_work *w)
     t = w->g, w->g = w->gt, w->gt = t;
 }
 
-/* Stops the run for reason unless something stopped it already; returns 1. */
-static int finish(hessfit_optimize *opt, hessfit_opt_outcome reason)
-{
-    hf_opt_request_stop_reason(opt, reason);
-    return 1;
-}
-
 /* A rejected step: lambda *= nu, nu *= 2; returns 1 (the run stops, roundoff limited) beyond LM_LAMBDA_MAX. */
 static int raise_damping(hessfit_optimize *opt, double *nu)
 {
     opt->lm_lambda *= *nu;
     *nu *= 2.0;
-    return opt->lm_lambda > LM_LAMBDA_MAX ? finish(opt, HESSFIT_OPT_ROUNDOFF_LIMITED) : 0;
+    return opt->lm_lambda > LM_LAMBDA_MAX ? hf_opt_request_stop_reason(opt, HESSFIT_OPT_ROUNDOFF_LIMITED) : 0;
 }
 
 hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y0, hessfit_opt_outcome *outcome)
@@ -229,14 +222,14 @@ hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y0, hessfit_op
         update_scaling(&w, n, 1);
     while (!done) {
         if (loss == 0.0 || hf_opt_projected_gradient_norm(opt, w.y, w.g) <= opt->gtol) {
-            done = finish(opt, HESSFIT_OPT_GTOL_REACHED);
+            done = hf_opt_request_stop_reason(opt, HESSFIT_OPT_GTOL_REACHED);
             break;
         }
         st = factor_free(opt, &w);
         if (st != HESSFIT_SUCCESS)
             break;
         if (w.m == 0) { /* every variable held by its bound: a stationary point of the box */
-            done = finish(opt, HESSFIT_OPT_GTOL_REACHED);
+            done = hf_opt_request_stop_reason(opt, HESSFIT_OPT_GTOL_REACHED);
             break;
         }
         for (;;) { /* steps from y until one is accepted */
@@ -244,7 +237,7 @@ hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y0, hessfit_op
             int moved;
             pred = projected_step(opt, &w, opt->lm_lambda, &moved);
             if (isfinite(pred) && !moved) {
-                done = finish(opt, HESSFIT_OPT_ROUNDOFF_LIMITED);
+                done = hf_opt_request_stop_reason(opt, HESSFIT_OPT_ROUNDOFF_LIMITED);
                 break;
             }
             if (!(pred > 0.0)) { /* clipped into a step the model does not like: shorter, unevaluated */
@@ -271,9 +264,9 @@ hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y0, hessfit_op
             actual = loss - trial_loss;
             rho = actual / pred;
             if (fabs(actual) <= opt->ftol_rel * loss && pred <= opt->ftol_rel * loss && rho <= 2.0)
-                done = finish(opt, HESSFIT_OPT_FTOL_REACHED);
+                done = hf_opt_request_stop_reason(opt, HESSFIT_OPT_FTOL_REACHED);
             else if (norm2(w.p, n) <= opt->xtol_rel * norm2(w.y, n))
-                done = finish(opt, HESSFIT_OPT_XTOL_REACHED);
+                done = hf_opt_request_stop_reason(opt, HESSFIT_OPT_XTOL_REACHED);
             if (opt->stop) /* one of the above, or the evaluation's own stop (flag, callback, limit) */
                 done = 1;
             if (rho > 0.0) {

@@ -371,12 +371,6 @@ static void accept_trial(trf_work *w)
     t = w->g, w->g = w->gt, w->gt = t;
 }
 
-static int finish(hessfit_optimize *opt, hessfit_opt_outcome reason)
-{
-    hf_opt_request_stop_reason(opt, reason);
-    return 1;
-}
-
 hessfit_status hf_opt_run_trf(hessfit_optimize *opt, const double *y0, hessfit_opt_outcome *outcome)
 {
     const int n = opt->n;
@@ -407,7 +401,7 @@ hessfit_status hf_opt_run_trf(hessfit_optimize *opt, const double *y0, hessfit_o
     }
     if (w.m == 0) {
         if (hf_opt_evaluate_lsq(opt, w.y, w.a, w.g, &loss) != HF_OPT_EVAL_REFUSED)
-            finish(opt, HESSFIT_OPT_GTOL_REACHED);
+            hf_opt_request_stop_reason(opt, HESSFIT_OPT_GTOL_REACHED);
         done = 1;
     } else if (hf_opt_evaluate_lsq(opt, w.y, w.a, w.g, &loss) == HF_OPT_EVAL_REFUSED || opt->stop) {
         done = 1;
@@ -424,7 +418,7 @@ hessfit_status hf_opt_run_trf(hessfit_optimize *opt, const double *y0, hessfit_o
             delta = delta > 0.0 ? sqrt(delta) : 1.0;
         }
         if (loss == 0.0 || 2.0 * g_norm <= opt->gtol) {
-            done = finish(opt, HESSFIT_OPT_GTOL_REACHED);
+            done = hf_opt_request_stop_reason(opt, HESSFIT_OPT_GTOL_REACHED);
             break;
         }
         const double theta = fmax(0.995, 1.0 - g_norm);
@@ -434,7 +428,7 @@ hessfit_status hf_opt_run_trf(hessfit_optimize *opt, const double *y0, hessfit_o
             pred = 2.0 * select_step(&w, delta, theta); /* in L units */
             step_h_norm = sqrt(dot(w.step_h, w.step_h, w.m));
             if (!trial_point(opt, &w) || !(delta > TRF_RADIUS_MIN)) {
-                done = finish(opt, HESSFIT_OPT_ROUNDOFF_LIMITED);
+                done = hf_opt_request_stop_reason(opt, HESSFIT_OPT_ROUNDOFF_LIMITED);
                 break;
             }
             opt->lm_lambda = delta;
@@ -461,9 +455,9 @@ hessfit_status hf_opt_run_trf(hessfit_optimize *opt, const double *y0, hessfit_o
             else if (rho > 0.75 && step_h_norm > 0.95 * delta)
                 new_delta = 2.0 * delta;
             if (actual < opt->ftol_rel * loss && rho > 0.25) /* check_termination */
-                done = finish(opt, HESSFIT_OPT_FTOL_REACHED);
+                done = hf_opt_request_stop_reason(opt, HESSFIT_OPT_FTOL_REACHED);
             else if (sqrt(dot(w.step, w.step, w.m)) < opt->xtol_rel * (opt->xtol_rel + sqrt(dot(w.y, w.y, n))))
-                done = finish(opt, HESSFIT_OPT_XTOL_REACHED);
+                done = hf_opt_request_stop_reason(opt, HESSFIT_OPT_XTOL_REACHED);
             if (opt->stop)
                 done = 1;
             if (!done && new_delta > 0.0)
