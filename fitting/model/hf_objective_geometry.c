@@ -85,7 +85,7 @@ struct hf_geometry_part {
     hf_kink *kinks;              /* HF_GEOMETRY_MAX_KINKS per molecule */
     int *n_kinks;
     /* work of one molecule */
-    double *m, *basis, *g, *b, *coords_a, *ones;
+    double *m, *m_projected, *bb, *basis, *g, *b, *coords_a, *ones;
     double *rows, *z;            /* kink rows dr'/dx (MAX_KINKS x dim), solves (dim x (MAX_KINKS + 1)) */
     hessfit_objective_geometry_stats stats;
 };
@@ -121,6 +121,8 @@ void hf_geometry_part_destroy(hf_geometry_part *p)
     free(p->done);
     free(p->pending);
     free(p->m);
+    free(p->m_projected);
+    free(p->bb);
     free(p->basis);
     free(p->g);
     free(p->b);
@@ -259,6 +261,8 @@ hessfit_status hf_geometry_part_create(hessfit_model *model, const hessfit_molec
     p->done = malloc(k);
     p->pending = malloc(k);
     p->m = malloc(d * d * sizeof *p->m);
+    p->m_projected = malloc(d * d * sizeof *p->m_projected);
+    p->bb = malloc(d * d * sizeof *p->bb);
     p->basis = malloc(6 * d * sizeof *p->basis);
     p->g = malloc(d * sizeof *p->g);
     p->b = malloc(d * sizeof *p->b);
@@ -270,7 +274,7 @@ hessfit_status hf_geometry_part_create(hessfit_model *model, const hessfit_molec
     p->rows = malloc(HF_GEOMETRY_MAX_KINKS * d * sizeof *p->rows);
     p->z = malloc(d * (HF_GEOMETRY_MAX_KINKS + 1) * sizeof *p->z);
     if (!p->start || !p->kinks || !p->n_kinks || !p->rows || !p->z || !p->pos || !p->trial || !p->forces || !p->y || !p->blocks || !p->energies || !p->old_energies || !p->gmax ||
-        !p->step || !p->alpha || !p->done || !p->pending || !p->m || !p->basis || !p->g || !p->b || !p->coords_a ||
+        !p->step || !p->alpha || !p->done || !p->pending || !p->m || !p->m_projected || !p->bb || !p->basis || !p->g || !p->b || !p->coords_a ||
         !p->ones) {
         st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: geometry: no memory for %d particles", p->n_particles);
         goto done;
@@ -350,50 +354,70 @@ static void molecule_layout(const hf_geometry_part *p, const hessfit_model *mode
 }
 
 /*
- * p->m = A = P (H + sum_i lambda_i d2r'_i/dx2) P + s B^T B (+ mu P) + s sum_i J_i^T J_i for molecule mol at
- * p->pos and its n_k held corners (J_i = dr'_i/dx into p->rows), factored by Cholesky (lower,
- * row-major); p->basis / *n_ext: B; *scale: s = mean |H_ii|. A corner's lambda d2r'/dx2 is its
- * constraint's curvature in the Lagrangian's Hessian K; s J^T J (an augmented Lagrangian) leaves the
- * constrained solutions of K as they are (solve_constrained) and makes A positive definite along
- * the corner where the energy alone need not be. Returns 0 when the factorisation succeeded, else
- * LAPACK's info (-1 with *st set when the basis or the projection failed).
+ * A = P (H + sum_i lambda_i d2r'_i/dx2) P + s B^T B (+ mu P) + s sum_i J_i^T J_i for molecule mol at
+ * p->pos and its n_k held corners (J_i = dr'_i/dx into p->rows); p->basis / *n_ext: B; *scale:
+ * s = mean |H_ii|. A corner's lambda d2r'/dx2 is its constraint's curvature in the Lagrangian's
+ * Hessian K; s J^T J (an augmented Lagrangian) leaves the constrained solutions of K as they are
+ * (solve_constrained) and makes A positive definite along the corner where the energy alone need
+ * not be. In two steps, so that a Newton step that raises mu projects once:
+ *   project_molecule  everything but the mu-dependent part into p->m_projected, B^T B into p->bb;
+ *                     returns 0, or -1 with *st set when the basis or the projection failed;
+ *   factor_damped     p->m = that + (s - mu) B^T B + mu 1 (= s B^T B + mu P) on the lower triangle,
+ *                     factored by Cholesky (lower, row-major); returns LAPACK's info.
  */
-static int factor_projected(hf_geometry_part *p, const hessfit_model *model, int mol, double mu, const hf_kink *kinks,
-                            int n_k, int *n_ext, double *scale, hessfit_status *st)
+static int project_molecule(hf_geometry_part *p, const hessfit_model *model, int mol, const hf_kink *kinks, int n_k,
+                            int *n_ext, double *scale, hessfit_status *st)
 {
     int local, first, n;
     molecule_layout(p, model, mol, &local, &first, &n);
     const int dim = 3 * n;
     const double *h = p->blocks + p->block_offset[local];
-    double s = 0.0;
+    double *m = p->m_projected, s = 0.0;
     *st = HESSFIT_SUCCESS;
-    memcpy(p->m, h, (size_t)dim * dim * sizeof *p->m);
+    memcpy(m, h, (size_t)dim * dim * sizeof *m);
     for (int i = 0; i < dim; i++)
         s += fabs(h[(size_t)i * dim + i]);
     s = s > 0.0 ? s / dim : 1.0;
     *scale = s;
     for (int i = 0; i < n_k; i++)
-        hf_kink_add_curvature(&kinks[i], kinks[i].lambda, dim, p->m);
+        hf_kink_add_curvature(&kinks[i], kinks[i].lambda, dim, m);
     if ((*st = hessfit_vib_external_basis(p->ones, p->pos + 3 * (size_t)first, n, p->basis, n_ext)) != HESSFIT_SUCCESS ||
-        (*st = hessfit_vib_project(p->m, p->basis, *n_ext, n)) != HESSFIT_SUCCESS)
+        (*st = hessfit_vib_project(m, p->basis, *n_ext, n)) != HESSFIT_SUCCESS)
         return -1;
     for (int i = 0; i < n_k; i++) {
         double *row = p->rows + (size_t)i * dim;
         hf_kink_row(&kinks[i], dim, row);
         for (int a = 0; a < dim; a++)
             for (int b = 0; b <= a; b++)
-                p->m[(size_t)a * dim + b] += s * row[a] * row[b];
+                m[(size_t)a * dim + b] += s * row[a] * row[b];
     }
-    /* + (s - mu) B^T B + mu 1  =  s B^T B + mu P */
-    for (int i = 0; i < dim; i++) {
+    for (int i = 0; i < dim; i++)
         for (int j = 0; j <= i; j++) {
             double bb = 0.0;
             for (int r = 0; r < *n_ext; r++)
                 bb += p->basis[(size_t)r * dim + i] * p->basis[(size_t)r * dim + j];
-            p->m[(size_t)i * dim + j] += (s - mu) * bb + (i == j ? mu : 0.0);
+            p->bb[(size_t)i * dim + j] = bb;
         }
-    }
+    return 0;
+}
+
+static int factor_damped(hf_geometry_part *p, int dim, double s, double mu)
+{
+    for (int i = 0; i < dim; i++)
+        for (int j = 0; j <= i; j++) {
+            const size_t ij = (size_t)i * dim + j;
+            p->m[ij] = p->m_projected[ij] + ((s - mu) * p->bb[ij] + (i == j ? mu : 0.0));
+        }
     return (int)LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', dim, p->m, dim);
+}
+
+/* Both steps (above) with mu = 0: A factored in p->m; -1 with *st set on a failure of the first. */
+static int factor_projected(hf_geometry_part *p, const hessfit_model *model, int mol, const hf_kink *kinks, int n_k,
+                            int *n_ext, double *scale, hessfit_status *st)
+{
+    if (project_molecule(p, model, mol, kinks, n_k, n_ext, scale, st) != 0)
+        return -1;
+    return factor_damped(p, 3 * hessfit_model_n_atoms(model, mol), *scale, 0.0);
 }
 
 /* v <- P v for the molecule's B. */
@@ -523,10 +547,10 @@ static hessfit_status newton_step(hf_geometry_part *p, const hessfit_model *mode
      * the step would cross, and solve again */
     for (int round = 0;; round++) {
         double c[HF_GEOMETRY_MAX_KINKS], lambda[HF_GEOMETRY_MAX_KINKS];
+        if (project_molecule(p, model, mol, held, *n_held, &n_ext, &s, &st) != 0)
+            return st;
         for (int attempt = 0;; attempt++) {
-            info = factor_projected(p, model, mol, mu, held, *n_held, &n_ext, &s, &st);
-            if (st != HESSFIT_SUCCESS)
-                return st;
+            info = factor_damped(p, dim, s, mu);
             if (info == 0)
                 break;
             if (attempt > 16)
@@ -775,7 +799,7 @@ static hessfit_status minimise_and_measure(hf_geometry_part *p, hessfit_model *m
         const int mol = p->mols[k];
         molecule_layout(p, model, mol, &local, &first, &n);
         const hf_kink *held = p->kinks + (size_t)k * HF_GEOMETRY_MAX_KINKS;
-        const int info = factor_projected(p, model, mol, 0.0, held, p->n_kinks[k], &n_ext, &scale, &st);
+        const int info = factor_projected(p, model, mol, held, p->n_kinks[k], &n_ext, &scale, &st);
         if (st != HESSFIT_SUCCESS)
             return st;
         if (info != 0)
@@ -994,7 +1018,7 @@ hessfit_status hf_geometry_part_jacobian(hf_geometry_part *p, hessfit_model *mod
                 break;
         }
         const hf_kink *held = p->kinks + (size_t)k * HF_GEOMETRY_MAX_KINKS;
-        const int info = factor_projected(p, model, mol, 0.0, held, p->n_kinks[k], &n_ext, &scale, &st);
+        const int info = factor_projected(p, model, mol, held, p->n_kinks[k], &n_ext, &scale, &st);
         if (st != HESSFIT_SUCCESS)
             break;
         if (info != 0) {
