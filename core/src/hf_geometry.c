@@ -167,20 +167,6 @@ static int distance(const double *const x[4], double *q, double *grad, double *h
 }
 
 /*
- * ---- angle theta at x1 between a = x0 - x1 and b = x2 - x1 --------------------------------
- * With u = a/|a|, v = b/|b|, c = u.v, n = (u x v)/s, s = |u x v|, theta = atan2(s, c) and the
- * in-plane unit vectors e_a = n x u (perpendicular to a, towards b), e_b = v x n:
- *     dtheta/da = -e_a/|a|,   dtheta/db = -e_b/|b|,
- *     d2theta/dada = [(c/s) n n^T + e_a u^T + u e_a^T] / |a|^2,
- *     d2theta/dbdb = [(c/s) n n^T + e_b v^T + v e_b^T] / |b|^2,
- *     d2theta/dadb = -n n^T / (s |a| |b|).
- * These are exactly theta'(c) d2c + theta''(c) dc dc^T with theta' = -1/s, theta'' = -c/s^3 and
- * dc/da = (v - c u)/|a|, d2c/dada = [-(v u^T + u v^T) + 3c u u^T - c I]/|a|^2,
- * d2c/dadb = [I - v v^T - u u^T + c u v^T]/(|a||b|), rewritten in the frame (u, e_a, n): the
- * 1/s^3 and the cancellations between the two terms are gone, and s, n, e_a, e_b come from the
- * cross product, so angles near 0 and 180 degrees keep full relative accuracy.
- */
-/*
  * ---- the exactly linear angle (s = |u x v| <= HF_MIN_SINE, c < 0) ---------------------------
  * theta is not differentiable there, but a bend E = f(theta) with f'(pi) = 0 is smooth in
  * Cartesians (C^inf for a harmonic f, C^2 for MM3's sextic, whose odd powers give |t|^3 terms,
@@ -222,6 +208,20 @@ static int linear_angle(const double *a, const double *b, double la, double lb, 
     return HF_COORDINATE_LINEAR;
 }
 
+/*
+ * ---- angle theta at x1 between a = x0 - x1 and b = x2 - x1 --------------------------------
+ * With u = a/|a|, v = b/|b|, c = u.v, n = (u x v)/s, s = |u x v|, theta = atan2(s, c) and the
+ * in-plane unit vectors e_a = n x u (perpendicular to a, towards b), e_b = v x n:
+ *     dtheta/da = -e_a/|a|,   dtheta/db = -e_b/|b|,
+ *     d2theta/dada = [(c/s) n n^T + e_a u^T + u e_a^T] / |a|^2,
+ *     d2theta/dbdb = [(c/s) n n^T + e_b v^T + v e_b^T] / |b|^2,
+ *     d2theta/dadb = -n n^T / (s |a| |b|).
+ * These are exactly theta'(c) d2c + theta''(c) dc dc^T with theta' = -1/s, theta'' = -c/s^3 and
+ * dc/da = (v - c u)/|a|, d2c/dada = [-(v u^T + u v^T) + 3c u u^T - c I]/|a|^2,
+ * d2c/dadb = [I - v v^T - u u^T + c u v^T]/(|a||b|), rewritten in the frame (u, e_a, n): the
+ * 1/s^3 and the cancellations between the two terms are gone, and s, n, e_a, e_b come from the
+ * cross product, so angles near 0 and 180 degrees keep full relative accuracy.
+ */
 static int angle(const double *const x[4], double *q, double *grad, double *hess)
 {
     static const double C[2 * 3] = {1.0, -1.0, 0.0,   /* a = x0 - x1 */
