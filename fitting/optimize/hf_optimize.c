@@ -727,6 +727,19 @@ hf_opt_eval_result hf_opt_evaluate_lsq(hessfit_optimize *opt, const double *x, d
     return evaluate(opt, x, grad, jtj, loss);
 }
 
+hf_opt_eval_result hf_opt_evaluate_trial(hessfit_optimize *opt, double from_loss, double step_norm, double predicted,
+                                         int n_free, const double *x, double *jtj, double *grad, double *loss)
+{
+    opt->lm_trial.valid = 1;
+    opt->lm_trial.from_loss = from_loss;
+    opt->lm_trial.step_norm = step_norm;
+    opt->lm_trial.predicted = predicted;
+    opt->lm_trial.n_free = n_free;
+    const hf_opt_eval_result result = evaluate(opt, x, grad, jtj, loss);
+    opt->lm_trial.valid = 0;
+    return result;
+}
+
 hessfit_status hf_opt_write_checkpoint(hessfit_optimize *opt)
 {
     hessfit_opt_checkpoint cp;

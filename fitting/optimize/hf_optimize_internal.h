@@ -105,6 +105,10 @@ hf_opt_eval_result hf_opt_evaluate(hessfit_optimize *opt, const double *x, doubl
 /* The same through the least-squares callback with its normal equations: jtj (n*n) gets J^T J in y,
  * s_i s_j (J^T J)_ij, and grad dL/dy = 2 s_i (J^T r)_i. */
 hf_opt_eval_result hf_opt_evaluate_lsq(hessfit_optimize *opt, const double *x, double *jtj, double *grad, double *loss);
+/* hf_opt_evaluate_lsq at a trial step of LM or TRF from the accepted point's loss from_loss, whose
+ * length, predicted reduction and number of moving values go into the evaluation's progress report. */
+hf_opt_eval_result hf_opt_evaluate_trial(hessfit_optimize *opt, double from_loss, double step_norm, double predicted,
+                                         int n_free, const double *x, double *jtj, double *grad, double *loss);
 /* sqrt(sum g_i^2) over the components of g (dL/dy at y) that do not push against an active bound. */
 double hf_opt_projected_gradient_norm(const hessfit_optimize *opt, const double *y, const double *g);
 /* Marks the run as stopping for reason (the first reason wins) and stops the NLopt pass. Returns 1

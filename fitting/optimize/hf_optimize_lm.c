@@ -245,13 +245,8 @@ hessfit_status hf_opt_run_lm(hessfit_optimize *opt, const double *y0, hessfit_op
                     break;
                 continue;
             }
-            opt->lm_trial.valid = 1; /* the step's values for the evaluation's progress report */
-            opt->lm_trial.from_loss = loss;
-            opt->lm_trial.step_norm = norm2(w.p, n);
-            opt->lm_trial.predicted = pred;
-            opt->lm_trial.n_free = w.m;
-            const hf_opt_eval_result trial = hf_opt_evaluate_lsq(opt, w.yt, w.at, w.gt, &trial_loss);
-            opt->lm_trial.valid = 0;
+            const hf_opt_eval_result trial =
+                hf_opt_evaluate_trial(opt, loss, norm2(w.p, n), pred, w.m, w.yt, w.at, w.gt, &trial_loss);
             if (trial == HF_OPT_EVAL_REFUSED) {
                 done = 1;
                 break;

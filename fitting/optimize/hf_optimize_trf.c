@@ -432,13 +432,8 @@ hessfit_status hf_opt_run_trf(hessfit_optimize *opt, const double *y0, hessfit_o
                 break;
             }
             opt->lm_lambda = delta;
-            opt->lm_trial.valid = 1;
-            opt->lm_trial.from_loss = loss;
-            opt->lm_trial.step_norm = sqrt(dot(w.step, w.step, w.m));
-            opt->lm_trial.predicted = pred;
-            opt->lm_trial.n_free = w.m;
-            const hf_opt_eval_result trial = hf_opt_evaluate_lsq(opt, w.yt, w.at, w.gt, &trial_loss);
-            opt->lm_trial.valid = 0;
+            const hf_opt_eval_result trial = hf_opt_evaluate_trial(opt, loss, sqrt(dot(w.step, w.step, w.m)), pred, w.m,
+                                                                   w.yt, w.at, w.gt, &trial_loss);
             if (trial == HF_OPT_EVAL_REFUSED) {
                 done = 1;
                 break;
