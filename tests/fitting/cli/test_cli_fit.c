@@ -576,6 +576,31 @@ static int fit_interrupted(const char *input, const char *dir, int n_lines, char
     return WEXITSTATUS(w);
 }
 
+/* "hessfit fit INPUT --output DIR" with DIR the test's temporary temp_name: exit 0 expected; the
+ * evaluations of its "done:" line in *evaluations. */
+static test_run_result fit_into(const char *input, const char *temp_name, char *dir, size_t dir_size,
+                                double *evaluations)
+{
+    char args[4096];
+    snprintf(dir, dir_size, "%s", test_temp_path(temp_name));
+    snprintf(args, sizeof args, "fit '%s' --output '%s'", input, dir);
+    test_run_result r = run(args);
+    test_expect_exit(&r, 0, NULL, input);
+    *evaluations = number_after(strstr(r.out, "  done:"), " in ");
+    return r;
+}
+
+/* Every file of names[0..n) is in dir and not empty. */
+static void expect_outputs(const char *dir, const char *const *names, size_t n)
+{
+    char path[1200];
+    for (size_t k = 0; k < n; k++) {
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        CHECK(stat(path, &sb) == 0 && sb.st_size > 0, "no output %s", path);
+    }
+}
+
 static void test_rh_enamide(void)
 {
     char args[4096], dir[1024], path[1200];
@@ -583,13 +608,9 @@ static void test_rh_enamide(void)
     printf("rh-enamide (examples/rh-enamide.fit)\n");
 
     /* the fit of frequencies alone, as the README's examples list gives it */
-    snprintf(dir, sizeof dir, "%s", test_temp_path("rh-fit"));
-    snprintf(args, sizeof args, "fit '%s' --output '%s'", input, dir);
-    test_run_result r = run(args);
-    test_expect_exit(&r, 0, NULL, "rh-enamide fit");
-    double before, after;
+    double evaluations, before, after;
+    test_run_result r = fit_into(input, "rh-fit", dir, sizeof dir, &evaluations);
     check_rh_report(dir, &before, &after);
-    const double evaluations = number_after(strstr(r.out, "  done:"), " in ");
     printf("  fit: loss %.10g -> %.10g in %.0f evaluations, %.2f s (program wall time)\n", before, after, evaluations,
            r.seconds);
     /* the README's numbers for the MM3* form, "loss 31.6 -> 2.434": within half their last printed
@@ -607,11 +628,7 @@ static void test_rh_enamide(void)
     static const char *const outputs[] = {"fitted.fld",      "report.txt",      "report.json",  "frequencies.svg",
                                           "convergence.svg", "checkpoint.txt",  "fitted.xml",   "fitted-1.pdb",
                                           "fitted-9.pdb"};
-    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
-        struct stat sb;
-        snprintf(path, sizeof path, "%s/%s", dir, outputs[k]);
-        CHECK(stat(path, &sb) == 0 && sb.st_size > 0, "no output %s", path);
-    }
+    expect_outputs(dir, outputs, sizeof outputs / sizeof outputs[0]);
     static const char *const harmonic_outputs[] = {"fitted.frcmod", "frcmod-omitted.txt"};
     for (size_t k = 0; k < sizeof harmonic_outputs / sizeof harmonic_outputs[0]; k++) {
         struct stat sb;
@@ -650,11 +667,7 @@ static void test_rh_enamide(void)
         snprintf(args, sizeof args, "fit '%s' --output '%s'", test_write_text("rh-harmonic.fit", harmonic), hdir);
         test_run_result h = run(args);
         test_expect_exit(&h, 0, NULL, "rh-enamide fit, form = harmonic");
-        for (size_t k = 0; k < sizeof harmonic_outputs / sizeof harmonic_outputs[0]; k++) {
-            struct stat sb;
-            snprintf(path, sizeof path, "%s/%s", hdir, harmonic_outputs[k]);
-            CHECK(stat(path, &sb) == 0 && sb.st_size > 0, "form = harmonic: no output %s", path);
-        }
+        expect_outputs(hdir, harmonic_outputs, sizeof harmonic_outputs / sizeof harmonic_outputs[0]);
         snprintf(path, sizeof path, "%s/frcmod-omitted.txt", hdir);
         char *omitted = test_load_file(path, NULL);
         CHECK(strstr(omitted, "line 1862 bond 2-3: MM3* substructure parameter") != NULL, "omitted: %.300s", omitted);
@@ -792,14 +805,11 @@ static const gj_value *objective_of_kind(const gj_value *report, const char *kin
  */
 static void test_main_job(void)
 {
-    char args[4096], dir[1024], path[1200];
+    char dir[1024], path[1200];
     const char *input = test_source_path_dup("examples/rh-enamide-q2mm-style.fit");
     printf("the README's main job (examples/rh-enamide-q2mm-style.fit)\n");
-    snprintf(dir, sizeof dir, "%s", test_temp_path("rh-main-job"));
-    snprintf(args, sizeof args, "fit '%s' --output '%s'", input, dir);
-    test_run_result r = run(args);
-    test_expect_exit(&r, 0, NULL, "the main job's fit");
-    const double evaluations = number_after(strstr(r.out, "  done:"), " in ");
+    double evaluations;
+    test_run_result r = fit_into(input, "rh-main-job", dir, sizeof dir, &evaluations);
     printf("  %.0f evaluations, %.1f s (program wall time, the report included)\n", evaluations, r.seconds);
     CHECK(evaluations == 150, "%.0f evaluations, the input's budget is 150", evaluations);
     /* every structure has geometry targets: a stationarity warning must not ask for them */
@@ -842,11 +852,7 @@ static void test_main_job(void)
     static const char *const outputs[] = {"fitted.fld",      "report.txt",   "report.json",  "frequencies.svg",
                                           "convergence.svg", "targets.txt",  "targets.json", "fitted.xml",
                                           "fitted-1.pdb",    "fitted-9.pdb", "checkpoint.txt"};
-    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
-        struct stat sb;
-        snprintf(path, sizeof path, "%s/%s", dir, outputs[k]);
-        CHECK(stat(path, &sb) == 0 && sb.st_size > 0, "no output %s", path);
-    }
+    expect_outputs(dir, outputs, sizeof outputs / sizeof outputs[0]);
     char fitted[1200];
     snprintf(fitted, sizeof fitted, "%s/fitted.fld", dir);
     check_fitted_fld(test_source_path("examples/data/rh-enamide/ff/rh_hyd_enamide_seminario.fld"), fitted, rep);
