@@ -105,11 +105,23 @@ typedef enum {
  *   off = 0.8 nm (MacroModel: on the TRUE distance of the atoms; HF_TERM_MM3_PAIR takes it on its own
  *   distance, HF_TERM_MM3_PAIR_SWITCHED on another one, e.g. that of the reduced hydrogens' true
  *   positions). S is only continuous: S' jumps at on and off, and so do the forces (MacroModel's form).
+ * Below r = R / HF_MM3_BUCKINGHAM_WALL (R/2) the bracket is replaced by M (R / r)^12, M = (A exp(-b / 2)
+ * - c 2^6) / 2^12 (the same value at R/2): Tinker's MM3 rule (ebuck.f, "switch from exponential to
+ * R^12 at very short range"), since the exp-6 form turns over near 0.28 R and falls to -infinity (the
+ * Buckingham catastrophe) where a minimisation from a strained start could otherwise fuse two atoms.
+ * MacroModel's own soft cut cannot be recovered from its report (no pair there is closer than 0.668 R);
+ * at and above R/2 the form is MacroModel's.
  * The term adds the Coulomb energy HF_ONE_4PI_EPS0 qq / r (constant dielectric, no cutoff).
  */
 #define HF_MM3_BUCKINGHAM_A 184000.0
 #define HF_MM3_BUCKINGHAM_B 12.0
 #define HF_MM3_BUCKINGHAM_C 2.25
+#define HF_MM3_BUCKINGHAM_WALL 2.0 /* R / r beyond which the r^-12 wall replaces the exp-6 form */
+/* M = (A exp(-b / WALL) - c WALL^6) / WALL^12 (0.0761939...; needs <math.h>) */
+#define HF_MM3_BUCKINGHAM_WALL_M                                                                           \
+    ((HF_MM3_BUCKINGHAM_A * exp(-HF_MM3_BUCKINGHAM_B / HF_MM3_BUCKINGHAM_WALL) -                          \
+      HF_MM3_BUCKINGHAM_C * pow(HF_MM3_BUCKINGHAM_WALL, 6.0)) /                                          \
+     pow(HF_MM3_BUCKINGHAM_WALL, 12.0))
 #define HF_MM3_SWITCH_ON 0.6  /* nm */
 #define HF_MM3_SWITCH_OFF 0.8 /* nm */
 

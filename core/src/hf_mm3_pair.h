@@ -31,13 +31,25 @@ static inline void hf_mm3_switch(double r, double sw[3])
  * in r and bR = (dB/dR, dB'/dR, dB''/dR):
  *     B' = -(A b / R) u + 6 c R^6 / r^7,     B'' = (A b^2 / R^2) u - 42 c R^6 / r^8,
  *     dB/dR = A b r u / R^2 - 6 c R^5 / r^6,  dB'/dR = A b u (R - b r) / R^3 + 36 c R^5 / r^7,
- *     dB''/dR = A b^2 u (b r - 2 R) / R^4 - 252 c R^5 / r^8.
+ *     dB''/dR = A b^2 u (b r - 2 R) / R^4 - 252 c R^5 / r^8;
+ * below r = R / HF_MM3_BUCKINGHAM_WALL the wall B = M (R / r)^12 (hf_core.h).
  */
 static inline void hf_mm3_buckingham(double r, double R, double bb[3], double bR[3])
 {
     const double A = HF_MM3_BUCKINGHAM_A, b = HF_MM3_BUCKINGHAM_B, c = HF_MM3_BUCKINGHAM_C;
-    const double inv_r = 1.0 / r, inv_R = 1.0 / R, u = exp(-b * r * inv_R);
+    const double inv_r = 1.0 / r, inv_R = 1.0 / R;
     const double x = R * inv_r, x2 = x * x, x6 = x2 * x2 * x2; /* (R / r)^6 */
+    if (x > HF_MM3_BUCKINGHAM_WALL) { /* the r^-12 wall: B = M x^12, B' = -12 B / r, B'' = 156 B / r^2 */
+        const double w = HF_MM3_BUCKINGHAM_WALL_M * x6 * x6;
+        bb[0] = w;
+        bb[1] = -12.0 * w * inv_r;
+        bb[2] = 156.0 * w * inv_r * inv_r;
+        bR[0] = 12.0 * w * inv_R;
+        bR[1] = -144.0 * w * inv_R * inv_r;
+        bR[2] = 1872.0 * w * inv_R * inv_r * inv_r;
+        return;
+    }
+    const double u = exp(-b * r * inv_R);
     bb[0] = A * u - c * x6;
     bb[1] = -A * b * inv_R * u + 6.0 * c * x6 * inv_r;
     bb[2] = A * b * b * inv_R * inv_R * u - 42.0 * c * x6 * inv_r * inv_r;

@@ -129,6 +129,7 @@ typedef struct hessfit_mm3_atom {
 /** A nonbonded pair (not 1-2, not 1-3; 1-4 unscaled):
  *   E_vdW = F_VDW eps S(r) (184000 exp(-12 r'/R) - 2.25 (R/r')^6), S on the TRUE distance r:
  *           1 (r <= 6), (64 - r^2)/28 (6 < r < 8), 0 (r >= 8) (MacroModel's 7 +- 1 A run setting);
+ *           below r' = R/2 the bracket is M (R/r')^12 of its value there (Tinker's MM3 wall, hf_core.h);
  *   E_ele = F_ELE q_i q_j / r' (no cutoff). r' the reduced distance. */
 typedef struct hessfit_mm3_pair {
     int atoms[2];

@@ -71,6 +71,18 @@ static double dihedral(const double *x, int a, int b, int c, int d)
     return atan2(sqrt(bb) * m1, n12);
 }
 
+/* MM3*'s Buckingham bracket A exp(-b r / R) - c (R / r)^6 at the reduced distance r, R = R*_i + R*_j,
+ * and below r = R / HF_MM3_BUCK_WALL the r^-12 wall of the same value there (hf_core.h). */
+static double buckingham(double R, double r)
+{
+    const double q = R / r, q6 = pow(q, 6.0);
+    if (q > HF_MM3_BUCK_WALL) {
+        const double w6 = pow(HF_MM3_BUCK_WALL, 6.0);
+        return (HF_MM3_BUCK_A * exp(-HF_MM3_BUCK_B / HF_MM3_BUCK_WALL) - HF_MM3_BUCK_C * w6) / (w6 * w6) * q6 * q6;
+    }
+    return HF_MM3_BUCK_A * exp(-HF_MM3_BUCK_B * r / R) - HF_MM3_BUCK_C * q6;
+}
+
 double hessfit_mm3_evaluate(const hessfit_mm3_model *m, const double *coords, double totals[HESSFIT_MM3_NUM_KINDS],
                             double *const per[HESSFIT_MM3_NUM_KINDS])
 {
@@ -144,8 +156,7 @@ double hessfit_mm3_evaluate(const hessfit_mm3_model *m, const double *coords, do
                          : r >= HF_MM3_SWITCH_OFF ? 0.0
                                                   : (HF_MM3_SWITCH_OFF * HF_MM3_SWITCH_OFF - r * r) /
                                                         (HF_MM3_SWITCH_OFF * HF_MM3_SWITCH_OFF - HF_MM3_SWITCH_ON * HF_MM3_SWITCH_ON);
-        const double q6 = pow(p->r / rr, 6.0);
-        const double evdw = S == 0.0 ? 0.0 : F->vdw * p->eps * S * (HF_MM3_BUCK_A * exp(-HF_MM3_BUCK_B * rr / p->r) - HF_MM3_BUCK_C * q6);
+        const double evdw = S == 0.0 ? 0.0 : F->vdw * p->eps * S * buckingham(p->r, rr);
         PUT(HESSFIT_MM3_VDW, i, evdw);
         PUT(HESSFIT_MM3_ELECTROSTATIC, i, F->ele * p->qq / rr);
     }
@@ -171,7 +182,5 @@ double hessfit_mm3_evaluate(const hessfit_mm3_model *m, const double *coords, do
 double hessfit_mm3_vdw_switch_kink(double r_star_sum, double eps, double r_reduced)
 {
     const double on = HF_MM3_SWITCH_ON, off = HF_MM3_SWITCH_OFF;
-    const double q = r_star_sum / r_reduced, q2 = q * q;
-    const double b = HF_MM3_BUCK_A * exp(-HF_MM3_BUCK_B * r_reduced / r_star_sum) - HF_MM3_BUCK_C * q2 * q2 * q2;
-    return eps * (-2.0 * on / (off * off - on * on)) * b;
+    return eps * (-2.0 * on / (off * off - on * on)) * buckingham(r_star_sum, r_reduced);
 }

@@ -36,11 +36,14 @@
 #define STRETCH_ENERGY "k*d^2*(1 - 25.5*d + 379.3125*d^2); d = s*r - r0"
 #define BEND_ENERGY                                                                                                    \
     "k*d^2*(1 - 0.014*D + 5.6e-5*D^2 - 7.0e-7*D^3 + 2.2e-8*D^4); D = d*57.295779513082320876; d = theta - theta0"
-/* the switch S(r) = 1, (0.8^2 - r^2) / (0.8^2 - 0.6^2), 0 on the particles' (reduced) distance (the
+/* B: the Buckingham form with its r^-12 wall below R/2 (hf_core.h, HF_MM3_BUCKINGHAM_WALL; the wall's
+ * coefficient M = (184000 exp(-6) - 2.25 2^6) / 2^12 = 0.0761939454361840698); the switch S(r) = 1,
+ * (0.8^2 - r^2) / (0.8^2 - 0.6^2), 0 on the particles' (reduced) distance (the
  * Script's "pair-switch" terms move it to the true distance within a molecule); the special pairs
  * (.fld code 6) from tables indexed by the particles' pair classes c */
 #define PAIR_ENERGY_FORMAT                                                                                             \
-    "eps*S*(184000*exp(-12*r/R) - 2.25*(R/r)^6) + %s*q1*q2/r;"                                                         \
+    "eps*S*B + %s*q1*q2/r;"                                                                                            \
+    " B = select(step(2*r - R), 184000*exp(-12*r/R) - 2.25*(R/r)^6, 0.07619394543618407*(R/r)^12);"                   \
     " S = select(step(r - 0.8), 0, select(step(r - 0.6), (0.64 - r^2)/0.28, 1));"                                      \
     " eps = select(special(c1, c2), specialEps(c1, c2), sqrt(eps1*eps2));"                                             \
     " R = select(special(c1, c2), specialR(c1, c2), R1 + R2)"
@@ -61,7 +64,8 @@ static const char script_code[] =
     "    ('torsion-stretch', 4, 'k*(s*distance(p2,p3) - r0)*(1 + cos(3*dihedral(p1,p2,p3,p4)))', ('k', 'r0', 's')),\n"
     "    # a pair with a reduced hydrogen (p1, p2 its particles, p3, p4 its atoms): MacroModel's switch is on\n"
     "    # the atoms' true distance rt, the pair force's on the particles' rr; this adds the difference\n"
-    "    ('pair-switch', 4, 'eps*(St - Sr)*(184000*exp(-12*rr/R) - 2.25*(R/rr)^6);'\n"
+    "    ('pair-switch', 4, 'eps*(St - Sr)*select(step(2*rr - R), 184000*exp(-12*rr/R) - 2.25*(R/rr)^6,'\n"
+    "     ' 0.07619394543618407*(R/rr)^12);'\n"
     "     ' St = select(step(rt - 0.8), 0, select(step(rt - 0.6), (0.64 - rt^2)/0.28, 1));'\n"
     "     ' Sr = select(step(rr - 0.8), 0, select(step(rr - 0.6), (0.64 - rr^2)/0.28, 1));'\n"
     "     ' rt = distance(p3, p4); rr = distance(p1, p2)', ('R', 'eps')),\n"

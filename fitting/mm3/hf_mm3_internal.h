@@ -22,6 +22,7 @@
 #define HF_MM3_BUCK_A 184000.0
 #define HF_MM3_BUCK_B 12.0
 #define HF_MM3_BUCK_C 2.25
+#define HF_MM3_BUCK_WALL 2.0                   /* R/r' beyond which the r^-12 wall replaces exp-6 (hf_core.h) */
 #define HF_MM3_SWITCH_ON 6.0                   /* A, MacroModel's 7 +- 1 A van der Waals cutoff */
 #define HF_MM3_SWITCH_OFF 8.0
 #define HF_MM3_DEBYE_PER_E_A HESSFIT_MM3_DEBYE_PER_E_A  /* hessfit_mm3.h */

@@ -22,7 +22,8 @@
  *                        theta0 in rad, D the same difference in degrees       k: kJ/mol/rad^2, theta0: rad
  *   MM3* pair            E = eps S(r) (184000 exp(-12 r/R) - 2.25 (R/r)^6) + ONE_4PI_EPS0 qq / r, S the
  *                        6-8 Angstrom switch (continuous,   R: nm, eps: kJ/mol, qq: e^2
- *                        its derivative is not)
+ *                        its derivative is not); below r = R/2 the bracket is M (R/r)^12 of its
+ *                        value there (Tinker's MM3 wall against the exp-6 collapse)
  *   MM3* stretch-bend    E = k (dra + drb) dtheta, dra = sa r_ij - r0a, drb = sb r_kj - r0b, dtheta =
  *                        theta_ijk - theta0 (j the centre)   k: kJ/mol/nm/rad, r0a, r0b: nm, theta0: rad
  *   MM3* bend-bend       E = k dtheta1 dtheta2, angles a-c-b and d-c-e at one centre c (sharing one outer
@@ -884,7 +885,10 @@ public:
      * E = eps S(r) (184000 exp(-12 r / R) - 2.25 (R / r)^6) + ONE_4PI_EPS0 qq / r, with MacroModel's
      * 6-8 Angstrom switch S(r) = 1 (r <= 0.6 nm), (0.8^2 - r^2) / (0.8^2 - 0.6^2) (0.6 < r < 0.8 nm),
      * 0 (r >= 0.8 nm). S is continuous with its first derivative, not its second (the Hessian
-     * jumps at 0.6 and 0.8 nm). The Coulomb part has no cutoff; 1-4 scaling is the caller's.
+     * jumps at 0.6 and 0.8 nm). Below r = R/2 the bracket is M (R / r)^12, M = (184000 exp(-6) -
+     * 2.25 2^6) / 2^12 (its value at R/2; the force jumps there): Tinker's MM3 rule, a wall where the
+     * exp-6 form would turn over near 0.28 R and fall without bound. The Coulomb part has no cutoff;
+     * 1-4 scaling is the caller's.
      *
      * @param p1              the index of the first particle
      * @param p2              the index of the second particle

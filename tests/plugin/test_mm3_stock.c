@@ -335,12 +335,14 @@ static void check_by_hand(const char *platform) {
 /* MacroModel's MM3* pair in Angstrom (rA, RA) and kJ/mol, the switch by step/select; the Coulomb
  * constant (kJ A / (mol e^2)) is printed in by mm3_pair_expression. */
 static const char *pair_expression_format =
-    "eps*S*(184000*exp(-12*rA/RA) - 2.25*(RA/rA)^6) + %.17g*qq/rA;"
+    "eps*S*B + %.17g*qq/rA;"
+    " B = select(step(2*rA - RA), 184000*exp(-12*rA/RA) - 2.25*(RA/rA)^6, (184000*exp(-6) - 144)/4096*(RA/rA)^12);"
     " S = select(step(rA - 8), 0, select(step(rA - 6), (64 - rA^2)/(64 - 36), 1)); rA = 10*r; RA = 10*R";
 
 /*
  * Every same-molecule pair beyond 1-3 (1-4 unscaled, as MacroModel) as a CustomBondForce with the
- * Angstrom expression and as an MM3* pair with the same R, eps and qq; counts the pairs inside
+ * Angstrom expression (the r^-12 wall below R/2 included, though no pair here comes that close) and as
+ * an MM3* pair with the same R, eps and qq; counts the pairs inside
  * 0.6 nm, in the switch and beyond 0.8 nm at the built geometry into n_zone.
  */
 static void add_mm3_pairs(sm_pair *s, const sm_mol *m, int n_zone[3]) {
@@ -533,12 +535,12 @@ static void one_pair(const char *platform, int switched, double r, double *out) 
 }
 
 /* A switched pair on itself is the MM3* pair: bit for bit (energy, forces, Hessian, dE/dslot) with
- * the distance inside 0.6 nm or beyond 0.8 nm (the same code path on Reference), to rounding in the
+ * the distance inside 0.6 nm (on the r^-12 wall at 0.15 nm too) or beyond 0.8 nm (the same code path on Reference), to rounding in the
  * switch (the two-coordinate path; the GPU kernels take it at every distance). */
 static void check_switched_equals_pair(const char *platform) {
-    const double r[3] = {0.45, 0.7, 0.9};
+    const double r[4] = {0.15, 0.45, 0.7, 0.9};
     const int exact = strcmp(platform, "Reference") == 0 || strcmp(platform, "CPU") == 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         double a[46], b[46], worst = 0.0, scale = 0.0;
         one_pair(platform, 0, r[k], a);
         one_pair(platform, 1, r[k], b);
@@ -548,7 +550,7 @@ static void check_switched_equals_pair(const char *platform) {
         }
         printf("switched pair on itself vs MM3* pair at %.2f nm: max |difference| %.3g (of max %.3g)\n", r[k], worst,
                scale);
-        if (exact && k != 1)
+        if (exact && k != 2)
             CHECK(worst == 0.0, "r = %.2f nm: switched pair differs from the MM3* pair by %.3g", r[k], worst);
         else
             CHECK(worst <= 1e-12 * scale, "r = %.2f nm: switched pair differs from the MM3* pair by %.3g", r[k], worst);
@@ -632,6 +634,32 @@ static void check_pairs_by_hand(const char *platform) {
     close_by_hand(f, system, context, integrator);
 }
 
+/*
+ * The r^-12 wall below R/2 (hf_core.h; Tinker's MM3 rule), by hand: R = 0.41 nm, eps = 0.3 kJ/mol,
+ * qq = -0.07 at r = 0.15 nm: M = (184000 exp(-6) - 2.25 2^6) / 2^12 = 0.0761939454361840698,
+ * (R / r)^12 = 173904.640910844098, vdW = 0.3 M (R / r)^12 = 3975.14421619801174,
+ * Coulomb = -0.07 C / 0.15 = -64.8365469007116166, E = 3910.30766929730012 kJ/mol (30-digit arithmetic).
+ * At r = R/2 the wall and the exp-6 form meet (eps (184000 exp(-6) - 144) = 0.3 x 312.090400506610);
+ * the force jumps there (a kink, as in Tinker: -12 B / r against the exp-6 slope).
+ */
+static void check_wall_by_hand(const char *platform) {
+    double out[46], below[46], above[46];
+    one_pair(platform, 0, 0.15, out);
+    CHECK_CLOSE(out[0], 3910.30766929730012, 1e-12, 3910.30766929730012, "MM3* pair on the wall at 0.15 nm");
+    CHECK_CLOSE(mm3_pair_energy(0.15, 0.41, 0.3, -0.07), 3910.30766929730012, 1e-12, 3910.30766929730012,
+                "mm3_pair_energy on the wall at 0.15 nm");
+    one_pair(platform, 0, 0.205 - 1e-10, below);
+    one_pair(platform, 0, 0.205 + 1e-10, above);
+    const double coulomb = -0.07 * COULOMB / 0.205, meet = 0.3 * 312.090400506610 + coulomb;
+    printf("the wall: %.15g kJ/mol at 0.15 nm (hand 3910.30766929730); at R/2 -+ 1e-10 nm %.12g, %.12g (hand %.12g)\n",
+           out[0], below[0], above[0], meet);
+    CHECK_CLOSE(below[0], meet, 1e-7, meet, "the wall just below R/2");
+    CHECK_CLOSE(above[0], meet, 1e-7, meet, "the exp-6 form just above R/2");
+    /* the wall repels: the force on particle 1 points away from particle 0 (along +u) */
+    CHECK(out[4] > 0.0 && below[4] > 0.0, "the wall's force on particle 1 is %g, %g along x (expected > 0)", out[4],
+          below[4]);
+}
+
 int main(int argc, char **argv) {
     const char *platform = test_platform_name(argc, argv);
     printf("test_mm3_stock on %s (stock on Reference)\n", platform);
@@ -643,6 +671,7 @@ int main(int argc, char **argv) {
     check_pairs_by_hand(platform);
     check_switched_pairs_against_stock(platform);
     check_switched_equals_pair(platform);
+    check_wall_by_hand(platform);
     check_hbonds_against_stock(platform);
     printf("test_mm3_stock: OK\n");
     return 0;

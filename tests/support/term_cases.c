@@ -312,7 +312,7 @@ static const struct {
     int i, j, slots[3];
     double lo, hi;
 } mm3_pairs[4] = {
-    {0, 1, {0, 1, 2}, 0.30, 0.50}, /* inside 0.6 nm */
+    {0, 1, {0, 1, 2}, 0.15, 0.19}, /* inside R/2 = 0.2 nm: the r^-12 wall */
     {3, 2, {3, 4, 5}, 0.63, 0.77}, /* in the switch */
     {1, 4, {6, 7, 2}, 0.85, 1.00}, /* beyond 0.8 nm: Coulomb only */
     {0, 2, {0, 4, 5}, 0.30, 0.55}, /* inside 0.6 nm, slots shared with the others */
@@ -336,7 +336,9 @@ double mm3_switched_pair_energy(double r, double rs, double R, double eps, doubl
     const double ra = 10.0 * r, Ra = 10.0 * R, rsa = 10.0 * rs; /* Angstrom */
     const double s = rsa <= 6.0 ? 1.0 : rsa >= 8.0 ? 0.0 : (64.0 - rsa * rsa) / (64.0 - 36.0);
     const double coulomb = 1.0 / (4.0 * PI * (1e-6 * 8.8541878128e-12 / (1.602176634e-19 * 1.602176634e-19 * 6.02214076e23)));
-    return eps * s * (184000.0 * exp(-12.0 * ra / Ra) - 2.25 * pow(Ra / ra, 6)) + coulomb * qq / r;
+    /* below R/2 the r^-12 wall of the exp-6 value there (Tinker's MM3 rule, hf_core.h) */
+    const double wall = (184000.0 * exp(-6.0) - 2.25 * 64.0) / 4096.0 * pow(Ra / ra, 12);
+    return eps * s * (Ra / ra > 2.0 ? wall : 184000.0 * exp(-12.0 * ra / Ra) - 2.25 * pow(Ra / ra, 6)) + coulomb * qq / r;
 }
 
 double mm3_pairs_energy(const double *x, const double *p, double *scale) {
@@ -367,7 +369,7 @@ void mm3_pair_positions(double *pos) {
             pos[9 + c] = pos[6 + c] + r23 * u[2][c];
             pos[12 + c] = pos[3 + c] + r14 * u[3][c];
         }
-        if (test_min_pair_distance(pos, 5) >= 0.25)
+        if (test_min_pair_distance(pos, 5) >= 0.14)
             break;
     }
     test_random_pose(pos, 5);

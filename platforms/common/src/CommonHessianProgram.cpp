@@ -2,6 +2,7 @@
 #include "CommonHessFitKernelSources.h"
 #include "CommonTermLists.h"
 #include "hf_core.h"
+#include <cmath>
 #include <cstdio>
 
 std::string HessFit::defineText(double value) {
@@ -54,6 +55,8 @@ std::map<std::string, std::string> HessFit::hessianProgramDefines(bool mixedPrec
     defines["HF_MM3_BUCKINGHAM_A"] = defineText(HF_MM3_BUCKINGHAM_A);
     defines["HF_MM3_BUCKINGHAM_B"] = defineText(HF_MM3_BUCKINGHAM_B);
     defines["HF_MM3_BUCKINGHAM_C"] = defineText(HF_MM3_BUCKINGHAM_C);
+    defines["HF_MM3_BUCKINGHAM_WALL"] = defineText(HF_MM3_BUCKINGHAM_WALL);
+    defines["HF_MM3_BUCKINGHAM_WALL_M"] = defineText(HF_MM3_BUCKINGHAM_WALL_M);
     defines["HF_MM3_SWITCH_ON"] = defineText(HF_MM3_SWITCH_ON);
     defines["HF_MM3_SWITCH_OFF"] = defineText(HF_MM3_SWITCH_OFF);
     if (mixedPrecision)

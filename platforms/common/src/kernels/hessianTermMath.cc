@@ -10,8 +10,9 @@
  * HF_NO_SLOT (the parameter is zero), HF_COMBINE_LORENTZ_BERTHELOT, HF_MIN_SINE (below it an angle
  * or dihedral is undefined, except an exactly linear angle: HF_GEOMETRY_LINEAR), HF_PI, HF_TWO_PI,
  * HF_ONE_4PI_EPS0 (Coulomb constant) and the MM3* stretch and bend coefficients HF_MM3_BOND_CUBIC
- * .. HF_MM3_ANGLE_SEXTIC (per nm, per rad), the MM3* vdW constants HF_MM3_BUCKINGHAM_A/B/C and switch HF_MM3_SWITCH_ON/OFF (nm), all doubles with
- * every digit; HF_TERM_PLAIN_PAIR, the device kind of a plain nonbonded pair (an
+ * .. HF_MM3_ANGLE_SEXTIC (per nm, per rad), the MM3* vdW constants HF_MM3_BUCKINGHAM_A/B/C, its short-range
+ * wall HF_MM3_BUCKINGHAM_WALL/WALL_M and switch HF_MM3_SWITCH_ON/OFF (nm), all doubles with every digit;
+ * HF_TERM_PLAIN_PAIR, the device kind of a plain nonbonded pair (an
  * HF_TERM_PAIR_COMBINED term with scales 1 that is skipped when it has no energy, as the Reference
  * platform's fast pair path skips it, except where parameter derivatives are computed); the
  * per-term layout of the arrays built by the host (CommonTermLists): HF_ATOMS atom entries, HF_SLOTS
@@ -399,12 +400,23 @@ DEVICE void hfMM3Switch(real r, real* sw) {
     }
 }
 
-/* The Buckingham B = A exp(-b r / R) - c (R / r)^6: bb = (B, B', B'') in r, bR = their R-derivatives
- * (hf_mm3_pair.h's hf_mm3_buckingham) */
+/* The Buckingham B = A exp(-b r / R) - c (R / r)^6, M (R / r)^12 below R / WALL: bb = (B, B', B'') in r,
+ * bR = their R-derivatives (hf_mm3_pair.h's hf_mm3_buckingham) */
 DEVICE void hfMM3Buckingham(real r, real R, real* bb, real* bR) {
     const real A = (real) HF_MM3_BUCKINGHAM_A, b = (real) HF_MM3_BUCKINGHAM_B, c = (real) HF_MM3_BUCKINGHAM_C;
-    const real inv_r = 1 / r, inv_R = 1 / R, u = exp(-b * r * inv_R);
+    const real inv_r = 1 / r, inv_R = 1 / R;
     const real x = R * inv_r, x2 = x * x, x6 = x2 * x2 * x2;
+    if (x > (real) HF_MM3_BUCKINGHAM_WALL) { /* the r^-12 wall below R / WALL (hf_core.h) */
+        const real w = (real) HF_MM3_BUCKINGHAM_WALL_M * x6 * x6;
+        bb[0] = w;
+        bb[1] = -12 * w * inv_r;
+        bb[2] = 156 * w * inv_r * inv_r;
+        bR[0] = 12 * w * inv_R;
+        bR[1] = -144 * w * inv_R * inv_r;
+        bR[2] = 1872 * w * inv_R * inv_r * inv_r;
+        return;
+    }
+    const real u = exp(-b * r * inv_R);
     bb[0] = A * u - c * x6;
     bb[1] = -A * b * inv_R * u + 6 * c * x6 * inv_r;
     bb[2] = A * b * b * inv_R * inv_R * u - 42 * c * x6 * inv_r * inv_r;
