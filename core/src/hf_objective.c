@@ -1007,8 +1007,7 @@ static int jacobian_task(const hf_model *model, const double *table, const doubl
 
 /* The shared preparation of a list call: the listed molecules' positions (pos_of[m], -1: not
  * listed), their residual offsets (res_at, n_list + 1) and the wanted slots' rows (slot_row, with
- * slots only). Returns 0, HF_OBJECTIVE_LIST (error->molecule: the list position) or
- * HF_OBJECTIVE_MEMORY. */
+ * slots only). Returns 0, or HF_OBJECTIVE_LIST (error->molecule: the list position). */
 static int jacobian_list(const hf_objective_state *st, const hf_model *model, const int *molecules, int n_list,
                          const int *slots, int n_wanted, int *pos_of, long long *res_at, int *slot_row,
                          hf_objective_error *error)
