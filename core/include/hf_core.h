@@ -451,22 +451,32 @@ void hf_objective_state_pairing(const hf_objective_state *state, int *modes, int
 long long hf_objective_state_molecule_residuals(const hf_objective_state *state, int m, long long *first);
 
 /*
- * The residual Jacobian of molecule m's targets at (table, pos): its residuals (the evaluation's
- * values, n of them = hf_objective_state_molecule_residuals) and jac_t[k * n + i] = d r_i / d slot_s
- * for the wanted slots s = slots[k], k < n_wanted (slots NULL: all, k = s) (slot-major; overwritten), exact:
+ * The residual Jacobian of the listed molecules' targets at (table, pos), in one call:
+ * molecules[0..n_molecules) (distinct, in range; any order). For each listed molecule m, in list
+ * order, its n_m residuals (the evaluation's values, n_m = hf_objective_state_molecule_residuals)
+ * and its slot-major block jac_t[k * n_m + i] = d r_i / d slot_s for the wanted slots s = slots[k],
+ * k < n_wanted (slots NULL: all, k = s); the molecules' residuals concatenated in residuals and
+ * their blocks concatenated in jac_t (the block of list position p starts at n_rows times the
+ * residuals listed before it; n_rows = n_wanted, or n_slots; overwritten). Exact:
  *   frequency k paired with mode j: -w_k F / (2 sqrt|l_j|) u_j^T dH/dp u_j, u_j = M^-1/2 v_j (the
  *       gradient's |l| floor; with the projection P v_j = v_j, so P drops out), 0 when unpaired;
  *   eigenmatrix (a, b): -w_ab u_a^T dH/dp u_b, u_a = M^-1/2 q_a (the fixed vectors);
  *   Hessian element (i, j): -w_ij dH_ij/dp,
- * all in one hf_bilinear_hessian_derivatives pass. paired: the mode of each of m's frequency
- * targets to use (e.g. a GPU evaluation's pairing); NULL: paired as an evaluation pairs now (the
- * position-paired selection made first if it is not made yet). Returns 0, an HF_OBJECTIVE_ code, or
- * HF_OBJECTIVE_MEMORY.
+ * all of a molecule in one hf_bilinear_hessian_derivatives pass. paired: the mode of every
+ * frequency target of the model (molecules concatenated, as hf_objective_state_pairing; e.g. a
+ * GPU evaluation's pairing); NULL: paired as an evaluation pairs now (the position-paired
+ * selection made first if it is not made yet). The molecules run in threads as in
+ * hf_objective_compute (HESSFIT_NUM_THREADS, OpenBLAS single-threaded meanwhile), each writing only
+ * its own output ranges: the results are bit for bit those of one-molecule calls, whatever the
+ * thread count. Returns 0, HF_OBJECTIVE_MEMORY, HF_OBJECTIVE_LIST (error->molecule: the list
+ * position of a molecule out of range or listed twice; nothing computed), or the HF_OBJECTIVE_ code
+ * of the failing molecule at the lowest list position (its error fields).
  */
 #define HF_OBJECTIVE_MEMORY (-4)
+#define HF_OBJECTIVE_LIST (-5)
 int hf_objective_jacobian(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
-                          hf_objective_state *state, int m, const int *paired, const int *slots, int n_wanted,
-                          double *residuals, double *jac_t, hf_objective_error *error);
+                          hf_objective_state *state, const int *molecules, int n_molecules, const int *paired,
+                          const int *slots, int n_wanted, double *residuals, double *jac_t, hf_objective_error *error);
 
 /* ---- helpers of the objective (hf_rigid_body.c, hf_assignment.c) ------------------------------- */
 

@@ -35,7 +35,10 @@
  * residual order (as a single pass over the molecules sums it, so that a caller summing the
  * residuals gets the same bits) and dL/dslot over the molecules' vectors in molecule order. The
  * thread count is HESSFIT_NUM_THREADS when set (a whole number >= 1), else OpenMP's
- * (OMP_NUM_THREADS, else the cores).
+ * (OMP_NUM_THREADS, else the cores), read at every call. The residual Jacobian of a list of
+ * molecules (hf_objective_jacobian) runs its molecules the same way: the shared preparation (the
+ * term grouping, the list's offsets, the wanted slots' rows, the workspaces) first, then one task
+ * per listed molecule writing only its block, residual range, selection, pairing and output ranges.
  *
  * The view of one molecule: an hf_model whose only molecule is m (its offsets, exclusion matrix and
  * a block at offset 0), whose terms are m's listed terms in the model's order (copied, grouped by
@@ -736,19 +739,43 @@ static int requested_threads(void)
 static int compute(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
                    hf_objective_state *st, double *loss, double *dldslot, double *residuals, hf_objective_error *error);
 
-/* OpenBLAS runs single-threaded for the duration of the call (restored after): at these sizes
- * (3n up to a few hundred) its threads cost more than they give, several times over on a busy
- * two-core machine, and the molecules run in threads of their own. */
-int hf_objective_compute(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
-                         hf_objective_state *st, double *loss, double *dldslot, double *residuals,
-                         hf_objective_error *error)
+/* The threads for n_tasks independent tasks (at most the requested ones), with a workspace each,
+ * made when first needed (fewer threads if memory runs out). */
+static int thread_workspaces(hf_objective_state *st, int n_tasks)
+{
+    int n_threads = requested_threads();
+    if (n_threads > n_tasks)
+        n_threads = n_tasks > 0 ? n_tasks : 1;
+    while (st->n_workspaces < n_threads && workspace_alloc(&st->ws[st->n_workspaces], st) == 0)
+        st->n_workspaces++;
+    return n_threads < st->n_workspaces ? n_threads : st->n_workspaces;
+}
+
+/* OpenBLAS runs single-threaded for the duration of a call (restored after: blas_restore): at these
+ * sizes (3n up to a few hundred) its threads cost more than they give, several times over on a busy
+ * two-core machine, and the molecules run in threads of their own. Returns the thread count before. */
+static int blas_single_threaded(void)
 {
     const int threads = openblas_get_num_threads();
     if (threads != 1)
         openblas_set_num_threads(1);
-    const int status = compute(model, table, pos, spec, st, loss, dldslot, residuals, error);
+    return threads;
+}
+
+/* Restores what blas_single_threaded returned. */
+static void blas_restore(int threads)
+{
     if (threads != 1)
         openblas_set_num_threads(threads);
+}
+
+int hf_objective_compute(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
+                         hf_objective_state *st, double *loss, double *dldslot, double *residuals,
+                         hf_objective_error *error)
+{
+    const int blas = blas_single_threaded();
+    const int status = compute(model, table, pos, spec, st, loss, dldslot, residuals, error);
+    blas_restore(blas);
     return status;
 }
 
@@ -794,14 +821,7 @@ static int compute(const hf_model *model, const double *table, const double *pos
     if (reserve(st, model) != 0)
         return compute_whole(model, table, pos, spec, st, loss, dldslot, residuals, error);
     group_terms(st, model);
-    /* a workspace per thread, made when first needed (fewer threads if memory runs out) */
-    int n_threads = requested_threads();
-    if (n_threads > nm)
-        n_threads = nm > 0 ? nm : 1;
-    while (st->n_workspaces < n_threads && workspace_alloc(&st->ws[st->n_workspaces], st) == 0)
-        st->n_workspaces++;
-    if (n_threads > st->n_workspaces)
-        n_threads = st->n_workspaces;
+    const int n_threads = thread_workspaces(st, nm);
 
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads) if (n_threads > 1)
@@ -848,7 +868,7 @@ static int compute(const hf_model *model, const double *table, const double *pos
     return 0;
 }
 
-/* ---- the residual Jacobian of one molecule ------------------------------------------------- */
+/* ---- the residual Jacobian of listed molecules ---------------------------------------------- */
 
 long long hf_objective_state_molecule_residuals(const hf_objective_state *st, int m, long long *first)
 {
@@ -913,21 +933,20 @@ static int jacobian_pairs(const hf_objective_molecule *om, const workspace *ws, 
     return nv;
 }
 
-int hf_objective_jacobian(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
-                          hf_objective_state *st, int m, const int *paired, const int *slots, int n_wanted,
-                          double *residuals, double *jac_t, hf_objective_error *error)
+/* Molecule m's residuals (n of them) and slot-major rows jac_t (n_rows x n) with workspace ws (see
+ * hf_core.h). paired: m's own pairing or NULL; slot_row: each slot's row (-1: not wanted), NULL: all.
+ * Touches only m's pieces of st (block, residual range, selection and pairing) and its own scratch,
+ * so that the molecules of a list run in threads. Returns 0 or an HF_OBJECTIVE_ code (in *error). */
+static int jacobian_task(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
+                         hf_objective_state *st, workspace *ws, int m, const int *paired, const int *slot_row,
+                         size_t n_rows, double *residuals, double *jac_t, hf_objective_error *error)
 {
     mol_state *ms = &st->mols[m];
     const hf_objective_molecule *om = &spec->molecules[m];
     long long first = 0;
     const long long n = hf_objective_state_molecule_residuals(st, m, &first);
-    const size_t n_rows = slots != NULL ? (size_t)n_wanted : (size_t)model->n_slots;
-    if (reserve(st, model) != 0)
-        return HF_OBJECTIVE_MEMORY;
-    group_terms(st, model);
     molecule_view v;
     make_view(st, model, m, &v);
-    workspace *ws = &st->ws[0];
     double *h = st->blocks + model->block_offset[m];
     int bad = 0, info = 0;
     if (hf_hessian_blocks(&v.model, table, pos, h, &bad) != 0) {
@@ -964,13 +983,8 @@ int hf_objective_jacobian(const hf_model *model, const double *table, const doub
     double *u = malloc((n_vec_max > 0 ? n_vec_max : 1) * (size_t)dim * sizeof *u);
     int *pairs = malloc(2 * (size_t)n * sizeof *pairs);
     double *coef = malloc((size_t)n * sizeof *coef);
-    int *slot_row = slots != NULL ? malloc((size_t)(model->n_slots > 0 ? model->n_slots : 1) * sizeof *slot_row) : NULL;
     status = HF_OBJECTIVE_MEMORY;
-    if (u != NULL && pairs != NULL && coef != NULL && (slots == NULL || slot_row != NULL)) {
-        for (int s = 0; slots != NULL && s < model->n_slots; s++)
-            slot_row[s] = -1;
-        for (int k = 0; slots != NULL && k < n_wanted; k++)
-            slot_row[slots[k]] = k;
+    if (u != NULL && pairs != NULL && coef != NULL) {
         const int nv = jacobian_pairs(om, ws, dim, n_modes, spec->frequency_factor, paired ? paired : ms->paired,
                                       paired != NULL, u, pairs, coef, residuals);
         status = 0;
@@ -988,6 +1002,91 @@ int hf_objective_jacobian(const hf_model *model, const double *table, const doub
     free(u);
     free(pairs);
     free(coef);
+    return status;
+}
+
+/* The shared preparation of a list call: the listed molecules' positions (pos_of[m], -1: not
+ * listed), their residual offsets (res_at, n_list + 1) and the wanted slots' rows (slot_row, with
+ * slots only). Returns 0, or HF_OBJECTIVE_LIST (error->molecule: the list position). */
+static int jacobian_list(const hf_objective_state *st, const hf_model *model, const int *molecules, int n_list,
+                         const int *slots, int n_wanted, int *pos_of, long long *res_at, int *slot_row,
+                         hf_objective_error *error)
+{
+    for (int m = 0; m < st->n_molecules; m++)
+        pos_of[m] = -1;
+    res_at[0] = 0;
+    for (int p = 0; p < n_list; p++) {
+        const int m = molecules[p];
+        if (m < 0 || m >= st->n_molecules || pos_of[m] >= 0) {
+            error->molecule = p;
+            return HF_OBJECTIVE_LIST;
+        }
+        pos_of[m] = p;
+        res_at[p + 1] = res_at[p] + hf_objective_state_molecule_residuals(st, m, NULL);
+    }
+    for (int s = 0; slots != NULL && s < model->n_slots; s++)
+        slot_row[s] = -1;
+    for (int k = 0; slots != NULL && k < n_wanted; k++)
+        slot_row[slots[k]] = k;
+    return 0;
+}
+
+static int jacobian(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
+                    hf_objective_state *st, const int *molecules, int n_list, const int *paired, const int *slots,
+                    int n_wanted, double *residuals, double *jac_t, hf_objective_error *error)
+{
+    const size_t n_rows = slots != NULL ? (size_t)n_wanted : (size_t)model->n_slots;
+    const int nm = st->n_molecules;
+    if (reserve(st, model) != 0)
+        return HF_OBJECTIVE_MEMORY;
+    group_terms(st, model);
+    int *pos_of = alloc_array((size_t)nm, sizeof *pos_of), *status = alloc_array((size_t)n_list, sizeof *status);
+    long long *res_at = alloc_array((size_t)n_list + 1, sizeof *res_at);
+    hf_objective_error *errors = alloc_array((size_t)n_list, sizeof *errors);
+    int *slot_row = slots != NULL ? alloc_array((size_t)model->n_slots, sizeof *slot_row) : NULL;
+    int result = HF_OBJECTIVE_MEMORY;
+    if (pos_of == NULL || status == NULL || res_at == NULL || errors == NULL || (slots != NULL && slot_row == NULL))
+        goto done;
+    if ((result = jacobian_list(st, model, molecules, n_list, slots, n_wanted, pos_of, res_at, slot_row, error)) != 0)
+        goto done;
+    const int n_threads = thread_workspaces(st, n_list);
+    /* the listed molecules, costliest first; each writes only its own output ranges */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads) if (n_threads > 1)
+#endif
+    for (int k = 0; k < nm; k++) {
+        const int m = st->order[k], p = pos_of[m];
+        if (p < 0)
+            continue;
+#ifdef _OPENMP
+        workspace *ws = &st->ws[omp_get_thread_num()];
+#else
+        workspace *ws = &st->ws[0];
+#endif
+        const int *own = paired != NULL ? paired + (st->mols[m].paired - (st->int_store + st->n_freq_total)) : NULL;
+        errors[p] = *error;
+        status[p] = jacobian_task(model, table, pos, spec, st, ws, m, own, slot_row, n_rows, residuals + res_at[p],
+                                  jac_t + n_rows * (size_t)res_at[p], &errors[p]);
+    }
+    for (int p = 0; p < n_list && result == 0; p++) /* the first failure in list order */
+        if ((result = status[p]) != 0)
+            *error = errors[p];
+done:
+    free(pos_of);
+    free(status);
+    free(res_at);
+    free(errors);
     free(slot_row);
+    return result;
+}
+
+int hf_objective_jacobian(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
+                          hf_objective_state *st, const int *molecules, int n_molecules, const int *paired,
+                          const int *slots, int n_wanted, double *residuals, double *jac_t, hf_objective_error *error)
+{
+    const int blas = blas_single_threaded();
+    const int status = jacobian(model, table, pos, spec, st, molecules, n_molecules, paired, slots, n_wanted, residuals,
+                                jac_t, error);
+    blas_restore(blas);
     return status;
 }

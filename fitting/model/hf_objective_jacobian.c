@@ -6,8 +6,11 @@
  * One call: hessfit_objective_evaluate (the residuals of every part and the frequency pairing),
  * then the parts' rows in slot space, slot-major (the used slots x rows: each term's update streams over
  * the rows), a block at a time:
- *   Hessian-space  one kernel call per molecule with targets (hessfit_force_compute_hessian_objective_jacobian:
- *                  bilinear forms u^T dH/dslot w in one pass over its terms);
+ *   Hessian-space  one kernel call per block of consecutive molecules with targets
+ *                  (hessfit_force_compute_hessian_objective_jacobians: the molecules in threads, each
+ *                  molecule's bilinear forms u^T dH/dslot w in one pass over its terms; a block's
+ *                  slot-space rows within JACOBIAN_BLOCK_BYTES), each molecule's rows chained and
+ *                  sunk in molecule order as below;
  *   energies       hf_energy_part_jacobian;   geometry   hf_geometry_part_jacobian;
  * and the chain to the free values, J_free = J_slot C with C[s][j] = d slot_s / d x_j. The chain is
  * linear in the slot gradient (hessfit_model_slot_gradient_to_free, the MM3* derived slots
@@ -15,8 +18,10 @@
  * O(the slot's uses)); C is sparse (a slot follows
  * one free value, a derived one a few), kept as lists per slot; the kernel computes the rows of the
  * slots with any entry alone (a fit of bonded values skips every nonbonded pair). Each block's J^T (free-major) is
- * then copied into J, or accumulated into J^T J (dsyrk) and J^T r, so that the normal equations never
- * hold more than one molecule's block (~10^4 eigenmatrix rows of a 50-atom molecule).
+ * then copied into J, or accumulated into J^T J (dsyrk) and J^T r, one molecule at a time (the sums
+ * in the same order whatever the blocks), so that the normal equations never hold more than one
+ * block of slot-space rows and one molecule's free-space block (~10^4 eigenmatrix rows of a 50-atom
+ * molecule).
  */
 #include "hf_objective_internal.h"
 #include "hf_model_internal.h"
@@ -25,6 +30,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The Hessian-space rows of consecutive molecules are computed in one kernel call (the molecules in
+ * threads) while their slot-space block stays within this; a molecule above it is a block alone. */
+#define JACOBIAN_BLOCK_BYTES (64.0 * 1024 * 1024)
 
 /* C = d slot / d x as sparse rows: slot s's entries at [begin[s], begin[s + 1]) of free / coef; the
  * slots with any entry (the only ones whose rows the kernel needs to compute) in used[0..n_used). */
@@ -174,29 +183,51 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
     hessfit_force *force = hessfit_model_force(obj->model);
     OpenMM_Context *context = hessfit_model_context(obj->model);
     const int n_mols = hessfit_model_n_molecules(obj->model);
-    for (int m = 0; m < n_mols && st == HESSFIT_SUCCESS; m++) {
-        const long long first = obj->mol_res[m], n = obj->mol_res[m + 1] - first;
-        if (n == 0)
-            continue;
-        if ((st = reserve(&js, &cap_js, n_used * (size_t)n)) != HESSFIT_SUCCESS ||
-            (st = reserve(&jf, &cap_jf, n_free * (size_t)n)) != HESSFIT_SUCCESS ||
-            (st = reserve(&r, &cap_r, (size_t)n)) != HESSFIT_SUCCESS)
+    int *list = malloc((size_t)(n_mols > 0 ? n_mols : 1) * sizeof *list);
+    if (list == NULL)
+        st = hessfit_error(HESSFIT_ERROR_OUT_OF_MEMORY, "objective: Jacobian: no memory for %d molecules", n_mols);
+    for (int next = 0; next < n_mols && st == HESSFIT_SUCCESS;) {
+        /* a block: the next molecules with residuals while their slot-space rows fit the budget */
+        int n_list = 0;
+        long long rows = 0;
+        for (; next < n_mols; next++) {
+            const long long n = obj->mol_res[next + 1] - obj->mol_res[next];
+            if (n == 0)
+                continue;
+            if (n_list > 0 && (double)n_used * (double)(rows + n) * sizeof(double) > JACOBIAN_BLOCK_BYTES)
+                break;
+            list[n_list++] = next;
+            rows += n;
+        }
+        if (n_list == 0)
+            break;
+        if ((st = reserve(&js, &cap_js, n_used * (size_t)rows)) != HESSFIT_SUCCESS ||
+            (st = reserve(&r, &cap_r, (size_t)rows)) != HESSFIT_SUCCESS)
             break;
         /* only the slots a free value moves: the kernel skips the terms of the others */
         const hessfit_status hs = chain.n_used == 0 ? HESSFIT_SUCCESS
-                                                    : hessfit_force_compute_hessian_objective_jacobian(
-                                                          force, context, m, chain.used, chain.n_used, r, n, js,
-                                                          (long long)chain.n_used * n);
+                                                    : hessfit_force_compute_hessian_objective_jacobians(
+                                                          force, context, list, n_list, chain.used, chain.n_used, r,
+                                                          rows, js, (long long)chain.n_used * rows);
         if (hs != HESSFIT_SUCCESS) {
-            st = hessfit_error(hs, "objective: Jacobian: hessfit_force_compute_hessian_objective_jacobian: %s: %s",
+            st = hessfit_error(hs, "objective: Jacobian: hessfit_force_compute_hessian_objective_jacobians: %s: %s",
                                hessfit_status_string(hs), hessfit_last_error());
             break;
         }
-        chain_block(&chain, js, n, jf);
-        if ((st = check_block(obj->model, jf, chain.n_free, n)) != HESSFIT_SUCCESS)
-            break;
-        sink_block(sink, first, n, res + first, jf);
+        /* the molecules' blocks in list order: molecule m's n rows at n_used times the rows before it */
+        const double *block = js;
+        for (int p = 0; p < n_list && st == HESSFIT_SUCCESS; p++) {
+            const long long first = obj->mol_res[list[p]], n = obj->mol_res[list[p] + 1] - first;
+            if ((st = reserve(&jf, &cap_jf, n_free * (size_t)n)) != HESSFIT_SUCCESS)
+                break;
+            chain_block(&chain, block, n, jf);
+            if ((st = check_block(obj->model, jf, chain.n_free, n)) != HESSFIT_SUCCESS)
+                break;
+            sink_block(sink, first, n, res + first, jf);
+            block += n_used * (size_t)n;
+        }
     }
+    free(list);
     for (int part = 0; part < 2 && st == HESSFIT_SUCCESS; part++) {
         long long first = 0, n = 0;
         hessfit_objective_part_range(obj, part == 0 ? HESSFIT_OBJ_PART_ENERGIES : HESSFIT_OBJ_PART_GEOMETRY, &first, &n);

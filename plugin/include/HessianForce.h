@@ -1252,6 +1252,26 @@ public:
      */
     void computeHessianObjectiveJacobian(OpenMM::Context& context, int molecule, const std::vector<int>& slots,
                                          std::vector<double>& residuals, std::vector<double>& jacobian) const;
+    /**
+     * Compute the residuals and their exact Jacobian of several molecules in one call, the
+     * molecules in threads (HESSFIT_NUM_THREADS, as computeHessianObjective); bit for bit the
+     * one-molecule calls' results, concatenated, whatever the thread count. Frequency targets keep
+     * the last evaluation's pairing. Errors as the one-molecule form's (the failing molecule at the
+     * lowest list position), and Size for an empty list or a molecule out of range, Value for a
+     * molecule listed twice.
+     *
+     * @param context         a Context whose System holds this force
+     * @param molecules       the molecules (0-based, distinct, at least one), in any order
+     * @param slots           the slots wanted (distinct, in range; empty: all)
+     * @param[out] residuals  the listed molecules' residuals, concatenated in list order
+     * @param[out] jacobian   the listed molecules' blocks, concatenated in list order; molecule m's
+     *                        block is slot-major, block[k * n_m + i] = d r_i / d slot_{slots[k]} for
+     *                        its n_m residuals (all slots: k = s), and starts at slots.size() (or the
+     *                        slot count) times the residuals listed before it
+     */
+    void computeHessianObjectiveJacobian(OpenMM::Context& context, const std::vector<int>& molecules,
+                                         const std::vector<int>& slots, std::vector<double>& residuals,
+                                         std::vector<double>& jacobian) const;
 
     /**
      * Get whether this force uses periodic boundary conditions: never (isolated molecules).

@@ -162,21 +162,24 @@ public:
      */
     virtual void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) = 0;
     /**
-     * Compute the residual Jacobian of one molecule's objective at the Context's positions and
-     * parameters (the rows d r_i / d slot of its residuals, exact: bilinear forms u^T dH/dslot w,
-     * hf_objective_jacobian). Frequency targets keep the pairing of the last evaluation (an
-     * evaluation at the same parameters pairs them so). Requires a set objective and a valid
-     * molecule (checked by the caller).
+     * Compute the residual Jacobian of the listed molecules' objective at the Context's positions
+     * and parameters, in one call (the rows d r_i / d slot of their residuals, exact: bilinear
+     * forms u^T dH/dslot w, hf_objective_jacobian, the molecules in threads). Frequency targets
+     * keep the pairing of the last evaluation (an evaluation at the same parameters pairs them
+     * so). Requires a set objective and a valid list (checked by the caller).
      *
      * @param context         the Context's implementation
-     * @param molecule        the molecule
+     * @param molecules       the molecules, distinct and in range (checked by the caller), in any order
      * @param slots           the slots wanted, distinct and in range (checked by the caller); empty: all
-     * @param[out] residuals  its residuals (Molecule::numResiduals), as computeHessianObjective's
-     * @param[out] jacobian   slot-major, jacobian[k * n_res + i] = d r_i / d slot_{slots[k]}
-     *                        (slots.size() x n_res; all slots: k = s)
+     * @param[out] residuals  the listed molecules' residuals (Molecule::numResiduals each, as
+     *                        computeHessianObjective's), concatenated in list order
+     * @param[out] jacobian   each listed molecule's block in list order, concatenated; a block is
+     *                        slot-major, block[k * n_m + i] = d r_i / d slot_{slots[k]} (slots.size() x
+     *                        n_m for its n_m residuals; all slots: k = s)
      */
-    virtual void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, const std::vector<int>& slots,
-                                                 std::vector<double>& residuals, std::vector<double>& jacobian) = 0;
+    virtual void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, const std::vector<int>& molecules,
+                                                 const std::vector<int>& slots, std::vector<double>& residuals,
+                                                 std::vector<double>& jacobian) = 0;
 };
 
 } // namespace HessFit

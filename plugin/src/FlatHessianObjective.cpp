@@ -6,6 +6,7 @@
 #include "HessianForceException.h"
 #include <new>
 #include <sstream>
+#include <string>
 
 using namespace HessFit;
 using std::vector;
@@ -56,6 +57,10 @@ void FlatHessianObjective::check(const FlatHessianModel& model, int status, cons
         throw std::bad_alloc();
     if (status == HF_OBJECTIVE_GEOMETRY)
         throw HessianForceException(HessianForceException::Geometry, model.undefinedGeometryMessage(error.bad_term));
+    if (status == HF_OBJECTIVE_LIST)
+        throw HessianForceException(HessianForceException::Value, "HessianForce: Hessian objective's Jacobian: entry " +
+                                                                      std::to_string(error.molecule) +
+                                                                      " of the molecule list is out of range or repeated");
     std::ostringstream msg;
     msg << "HessianForce: Hessian objective, molecule " << error.molecule << ": ";
     if (status == HF_OBJECTIVE_NONFINITE)
@@ -83,17 +88,20 @@ double FlatHessianObjective::compute(const FlatHessianModel& model, const vector
 }
 
 void FlatHessianObjective::jacobian(const FlatHessianModel& model, const vector<double>& table, const double* positions,
-                                    int molecule, const int* paired, const vector<int>& slots, vector<double>& residuals,
-                                    vector<double>& jacobian) {
+                                    const vector<int>& molecules, const int* paired, const vector<int>& slots,
+                                    vector<double>& residuals, vector<double>& jacobian) {
     if (!state)
         throw HessianForceException(HessianForceException::Value, "HessianForce: no Hessian objective is set in this Context");
-    const long long n = hf_objective_state_molecule_residuals(state.get(), molecule, nullptr);
+    long long n = 0;
+    for (int m : molecules)
+        n += hf_objective_state_molecule_residuals(state.get(), m, nullptr);
     residuals.assign((size_t) n, 0.0);
     jacobian.assign((size_t) n * (slots.empty() ? table.size() : slots.size()), 0.0);
     hf_objective_error error = {0, 0, 0};
-    const int status = hf_objective_jacobian(&model.model(), table.data(), positions, &flat, state.get(), molecule, paired,
-                                             slots.empty() ? nullptr : slots.data(), (int) slots.size(), residuals.data(),
-                                             jacobian.data(), &error);
+    const int status = hf_objective_jacobian(&model.model(), table.data(), positions, &flat, state.get(),
+                                             molecules.data(), (int) molecules.size(), paired,
+                                             slots.empty() ? nullptr : slots.data(), (int) slots.size(),
+                                             residuals.data(), jacobian.data(), &error);
     check(model, status, error);
 }
 

@@ -735,5 +735,11 @@ void HessianForce::setHessianObjectiveGradientSlots(Context& context, const vect
 
 void HessianForce::computeHessianObjectiveJacobian(Context& context, int molecule, const vector<int>& slots,
                                                    vector<double>& residuals, vector<double>& jacobian) const {
-    getImpl(context).computeHessianObjectiveJacobian(getContextImpl(context), molecule, slots, residuals, jacobian);
+    computeHessianObjectiveJacobian(context, vector<int>(1, molecule), slots, residuals, jacobian);
+}
+
+void HessianForce::computeHessianObjectiveJacobian(Context& context, const vector<int>& molecules,
+                                                   const vector<int>& slots, vector<double>& residuals,
+                                                   vector<double>& jacobian) const {
+    getImpl(context).computeHessianObjectiveJacobian(getContextImpl(context), molecules, slots, residuals, jacobian);
 }

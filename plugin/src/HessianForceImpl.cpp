@@ -349,14 +349,25 @@ void HessianForceImpl::setHessianObjectiveGradientSlots(ContextImpl& context, co
         objectiveGradientSlots[(size_t) s] = 1;
 }
 
-void HessianForceImpl::computeHessianObjectiveJacobian(ContextImpl& context, int molecule, const vector<int>& slots,
-                                                       vector<double>& residuals, vector<double>& jacobian) {
+void HessianForceImpl::computeHessianObjectiveJacobian(ContextImpl& context, const vector<int>& molecules,
+                                                       const vector<int>& slots, vector<double>& residuals,
+                                                       vector<double>& jacobian) {
     if (!hasObjective)
         fail(HessianForceException::Value, "no Hessian objective is set in this Context (call setHessianObjective first)");
     const int n = (int) kernelMoleculeParticles(context).size();
-    if (molecule < 0 || molecule >= n)
-        fail(HessianForceException::Size, "the Hessian objective's Jacobian: molecule " + std::to_string(molecule) +
-                                              " is outside 0.." + std::to_string(n - 1));
+    if (molecules.empty())
+        fail(HessianForceException::Size, "the Hessian objective's Jacobian: the molecule list is empty");
+    vector<char> listed((size_t) n, 0);
+    for (size_t k = 0; k < molecules.size(); k++) {
+        const int m = molecules[k];
+        if (m < 0 || m >= n)
+            fail(HessianForceException::Size, "the Hessian objective's Jacobian: molecule " + std::to_string(m) +
+                                                  " (entry " + std::to_string(k) + ") is outside 0.." +
+                                                  std::to_string(n - 1));
+        if (listed[(size_t) m]++)
+            fail(HessianForceException::Value, "the Hessian objective's Jacobian: molecule " + std::to_string(m) +
+                                                   " is listed twice (entry " + std::to_string(k) + ")");
+    }
     checkSlotList(slots, owner.getNumParameters(), "the Hessian objective's Jacobian");
-    kernel.getAs<CalcHessianForceKernel>().computeHessianObjectiveJacobian(context, molecule, slots, residuals, jacobian);
+    kernel.getAs<CalcHessianForceKernel>().computeHessianObjectiveJacobian(context, molecules, slots, residuals, jacobian);
 }

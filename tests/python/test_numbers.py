@@ -115,3 +115,9 @@ def test_hessian_objective(platform):
     assert dLdslot == pytest.approx(force.getHessianContractionDerivatives(context, adjoint), rel=1e-9)
     loss_only, none, _ = force.computeHessianObjective(context, False)
     assert none is None and loss_only == loss
+    # the residual Jacobian of molecule 0 (residuals from the host: a GPU platform's H differs in the
+    # last bits, 3e-11 of these residuals), and of the list [0] (the same call underneath)
+    res, jac = force.computeHessianObjectiveJacobian(context, 0, [])
+    res_list, jac_list = force.computeHessianObjectiveJacobian(context, [0], [])
+    assert res == pytest.approx(residuals, abs=1e-9) and len(jac) == 45 * force.getNumParameters()
+    assert np.array_equal(res_list, res) and np.array_equal(jac_list, jac)

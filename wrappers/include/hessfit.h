@@ -1205,6 +1205,33 @@ hessfit_status hessfit_force_get_hessian_objective_pairing(hessfit_force *force,
 hessfit_status hessfit_force_compute_hessian_objective_jacobian(hessfit_force *force, OpenMM_Context *context, int molecule,
                                                                 const int *slots, int n_slots, double *residuals,
                                                                 long long n_res, double *jacobian, long long n_jac);
+/**
+ * Several molecules' residuals and their exact Jacobian in one kernel call, the molecules in threads
+ * (HessianForce::computeHessianObjectiveJacobian with a list; HESSFIT_NUM_THREADS): bit for bit the
+ * one-molecule calls' results, concatenated in list order, whatever the thread count. Frequency
+ * targets keep the last evaluation's pairing, so evaluate first at the same parameters.
+ *
+ * @param force           the handle
+ * @param context         a Context whose System holds the force
+ * @param molecules       the molecules (0-based, distinct, at least one), in any order
+ * @param n_molecules     the length of molecules
+ * @param slots           the slots wanted (distinct, in range), or NULL with n_slots = 0 for all
+ * @param n_slots         the length of slots
+ * @param[out] residuals  the listed molecules' residuals, concatenated in list order
+ * @param n_res           the sum of the listed molecules' residual counts
+ * @param[out] jacobian   the listed molecules' blocks in list order: molecule m's (n_m residuals)
+ *                        is slot-major, block[k * n_m + i] = d r_i / d slot_{slots[k]} (all: k = s),
+ *                        and starts at n_slots (all: the number of slots) times the residuals of
+ *                        the molecules listed before it
+ * @param n_jac           the length of jacobian: n_res times n_slots (all: the number of slots)
+ * @return HESSFIT_SUCCESS, HESSFIT_ERROR_SIZE (a wrong count, an empty list, a molecule out of
+ *         range), HESSFIT_ERROR_VALUE (a molecule listed twice), or an error as
+ *         hessfit_force_compute_hessian_objective's (the failing molecule at the lowest list position)
+ */
+hessfit_status hessfit_force_compute_hessian_objective_jacobians(hessfit_force *force, OpenMM_Context *context,
+                                                                 const int *molecules, int n_molecules, const int *slots,
+                                                                 int n_slots, double *residuals, long long n_res,
+                                                                 double *jacobian, long long n_jac);
 
 #ifdef __cplusplus
 }

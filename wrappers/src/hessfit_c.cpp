@@ -1064,22 +1064,43 @@ hessfit_status hessfit_force_get_hessian_objective_pairing(hessfit_force *force,
     });
 }
 
+/** The body of the two Jacobian calls (throws): the checks, the call, the copies out. */
+static void computeJacobians(hessfit_force *force, OpenMM_Context *context, const int *molecules, int n_molecules,
+                             const int *slots, int n_slots, double *residuals, long long n_res, double *jacobian,
+                             long long n_jac) {
+    HessianForce& f = forceOf(force);
+    OpenMM::Context& c = contextOf(context);
+    requireArray(molecules, n_molecules, "molecules");
+    requireArray(slots, n_slots, "slots");
+    requireArray(residuals, n_res, "residuals");
+    requireArray(jacobian, n_jac, "jacobian");
+    const vector<int> listed(molecules, molecules + (molecules != nullptr && n_molecules > 0 ? n_molecules : 0));
+    const vector<int> wanted(slots, slots + (slots != nullptr ? n_slots : 0));
+    vector<double> res, jac;
+    f.computeHessianObjectiveJacobian(c, listed, wanted, res, jac);
+    requireSize(n_res, (long long) res.size(), "residuals",
+                n_molecules == 1 ? "the molecule's residual count" : "the listed molecules' residual count");
+    requireSize(n_jac, (long long) jac.size(), "jacobian",
+                n_molecules == 1 ? "the molecule's residual count times the slots wanted"
+                                 : "the listed molecules' residual count times the slots wanted");
+    std::copy(res.begin(), res.end(), residuals);
+    std::copy(jac.begin(), jac.end(), jacobian);
+}
+
 hessfit_status hessfit_force_compute_hessian_objective_jacobian(hessfit_force *force, OpenMM_Context *context, int molecule,
                                                                 const int *slots, int n_slots, double *residuals,
                                                                 long long n_res, double *jacobian, long long n_jac) {
     return guarded(__func__, [&]() {
-        HessianForce& f = forceOf(force);
-        OpenMM::Context& c = contextOf(context);
-        requireArray(slots, n_slots, "slots");
-        requireArray(residuals, n_res, "residuals");
-        requireArray(jacobian, n_jac, "jacobian");
-        const vector<int> wanted(slots, slots + (slots != nullptr ? n_slots : 0));
-        vector<double> res, jac;
-        f.computeHessianObjectiveJacobian(c, molecule, wanted, res, jac);
-        requireSize(n_res, (long long) res.size(), "residuals", "the molecule's residual count");
-        requireSize(n_jac, (long long) jac.size(), "jacobian", "the molecule's residual count times the slots wanted");
-        std::copy(res.begin(), res.end(), residuals);
-        std::copy(jac.begin(), jac.end(), jacobian);
+        computeJacobians(force, context, &molecule, 1, slots, n_slots, residuals, n_res, jacobian, n_jac);
+    });
+}
+
+hessfit_status hessfit_force_compute_hessian_objective_jacobians(hessfit_force *force, OpenMM_Context *context,
+                                                                 const int *molecules, int n_molecules, const int *slots,
+                                                                 int n_slots, double *residuals, long long n_res,
+                                                                 double *jacobian, long long n_jac) {
+    return guarded(__func__, [&]() {
+        computeJacobians(force, context, molecules, n_molecules, slots, n_slots, residuals, n_res, jacobian, n_jac);
     });
 }
 

@@ -403,7 +403,7 @@ void CommonCalcHessianForceKernel::getHessianObjectivePairing(ContextImpl&, vect
     objective->getPairing(modes);
 }
 
-void CommonCalcHessianForceKernel::computeHessianObjectiveJacobian(ContextImpl& context, int molecule,
+void CommonCalcHessianForceKernel::computeHessianObjectiveJacobian(ContextImpl& context, const vector<int>& molecules,
                                                                    const vector<int>& slots, vector<double>& residuals,
                                                                    vector<double>& jacobian) {
     if (!objective)
@@ -414,15 +414,12 @@ void CommonCalcHessianForceKernel::computeHessianObjectiveJacobian(ContextImpl& 
     vector<double> hostTable((size_t) numSlots);
     if (numSlots > 0)
         table.download(hostTable);
-    vector<int> modes;
+    vector<int> modes; /* every frequency target's mode; the core takes each molecule's at its offset */
     objective->getPairing(modes);
-    size_t first = 0;
-    for (int m = 0; m < molecule; m++)
-        first += hostObjective.spec().molecules[m].frequencyTargets.size();
     vector<double> pos(3 * positions.size());
     for (size_t i = 0; i < positions.size(); i++)
         for (int c = 0; c < 3; c++)
             pos[3 * i + c] = positions[i][c];
-    hostObjective.jacobian(flat, hostTable, pos.empty() ? nullptr : pos.data(), molecule,
-                           modes.empty() ? nullptr : modes.data() + first, slots, residuals, jacobian);
+    hostObjective.jacobian(flat, hostTable, pos.empty() ? nullptr : pos.data(), molecules,
+                           modes.empty() ? nullptr : modes.data(), slots, residuals, jacobian);
 }

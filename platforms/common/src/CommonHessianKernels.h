@@ -54,10 +54,10 @@ public:
     double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
                                    std::vector<double>* residuals) override;
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) override;
-    /** On the host (exact): the math core's hf_objective_jacobian on the downloaded table and the
-     *  Context's positions, with the device evaluation's pairing. */
-    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, const std::vector<int>& slots,
-                                         std::vector<double>& residuals,
+    /** On the host (exact): one call of the math core's hf_objective_jacobian for all listed
+     *  molecules on the table and positions downloaded once, with the device evaluation's pairing. */
+    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, const std::vector<int>& molecules,
+                                         const std::vector<int>& slots, std::vector<double>& residuals,
                                          std::vector<double>& jacobian) override;
 
 private:

@@ -152,9 +152,9 @@ void ReferenceCalcHessianForceKernel::getHessianObjectivePairing(ContextImpl&, v
     objective.pairing(modes);
 }
 
-void ReferenceCalcHessianForceKernel::computeHessianObjectiveJacobian(ContextImpl& context, int molecule,
+void ReferenceCalcHessianForceKernel::computeHessianObjectiveJacobian(ContextImpl& context, const vector<int>& molecules,
                                                                       const vector<int>& slots, vector<double>& residuals,
                                                                       vector<double>& jacobian) {
-    objective.jacobian(model, table, model.model().n_particles > 0 ? positionsOf(context) : nullptr, molecule, nullptr,
+    objective.jacobian(model, table, model.model().n_particles > 0 ? positionsOf(context) : nullptr, molecules, nullptr,
                        slots, residuals, jacobian);
 }

@@ -31,8 +31,8 @@ public:
                                    std::vector<double>* residuals) override;
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) override;
     void setHessianObjectiveGradientSlots(OpenMM::ContextImpl& context, const std::vector<int>& slots) override;
-    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, const std::vector<int>& slots,
-                                         std::vector<double>& residuals,
+    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, const std::vector<int>& molecules,
+                                         const std::vector<int>& slots, std::vector<double>& residuals,
                                          std::vector<double>& jacobian) override;
 private:
     /** Throws HessianForceException(Geometry) naming the term when the core returned an error. */

@@ -26,15 +26,17 @@ public:
     double compute(const FlatHessianModel& model, const std::vector<double>& table, const double* positions,
                    std::vector<double>* dLdslot, std::vector<double>* residuals);
     /**
-     * hf_objective_jacobian for one molecule: its residuals and jacobian (slot-major, slots x
-     * n_res: jacobian[k * n_res + i] = d r_i / d slot_{slots[k]}; slots empty: all, k = s), resized.
+     * hf_objective_jacobian for a list of molecules (distinct, in range; in one core call, the
+     * molecules in threads): their residuals and Jacobian blocks in list order, each block
+     * slot-major (slots x n_m: block[k * n_m + i] = d r_i / d slot_{slots[k]}; slots empty: all,
+     * k = s), concatenated; resized.
      *
-     * @param paired  the mode of each of the molecule's frequency targets (NULL: as an evaluation
-     *                pairs them now)
+     * @param paired  the mode of every frequency target of the objective (molecules concatenated,
+     *                as pairing()); NULL: as an evaluation pairs them now
      */
-    void jacobian(const FlatHessianModel& model, const std::vector<double>& table, const double* positions, int molecule,
-                  const int* paired, const std::vector<int>& slots, std::vector<double>& residuals,
-                  std::vector<double>& jacobian);
+    void jacobian(const FlatHessianModel& model, const std::vector<double>& table, const double* positions,
+                  const std::vector<int>& molecules, const int* paired, const std::vector<int>& slots,
+                  std::vector<double>& residuals, std::vector<double>& jacobian);
     /** The last evaluation's pairing of every frequency target (-1: none). */
     void pairing(std::vector<int>& modes) const;
     /** compute's dLdslot is exact for these slots (in range) only, of a table of numSlots (slots

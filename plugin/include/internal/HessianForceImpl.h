@@ -66,9 +66,11 @@ public:
     void setHessianObjectiveGradientSlots(OpenMM::ContextImpl& context, const std::vector<int>& slots);
     /** The MM mode each frequency target was paired with in the last evaluation (-1: none). */
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes);
-    /** One molecule's residuals and residual Jacobian (slot-major; see HessianForce). */
-    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, int molecule, const std::vector<int>& slots,
-                                         std::vector<double>& residuals,
+    /** The listed molecules' residuals and residual Jacobian blocks (slot-major each, in list order;
+     *  see HessianForce), after checking the molecules (each in range, distinct, at least one) and
+     *  the slots. */
+    void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, const std::vector<int>& molecules,
+                                         const std::vector<int>& slots, std::vector<double>& residuals,
                                          std::vector<double>& jacobian);
     /** Check a Hessian-space objective against the molecules (particles of each, block order):
      *  throws HessianForceException (Size, Value) naming the molecule, the field and the entry. */

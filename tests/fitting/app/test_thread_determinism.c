@@ -234,6 +234,59 @@ static void expect_identical(const Result *a, const Result *b, int n_slots, cons
           what);
 }
 
+/* Molecule m's residual count for its target kinds (make_targets). */
+static long long residuals_of(const Targets *t, int kinds)
+{
+    const long long dim = t->dim, tri = dim * (dim + 1) / 2;
+    return (kinds & 3 ? dim - 6 : 0) + (kinds & 4 ? tri : 0) + (kinds & 8 ? tri : 0);
+}
+
+/* The residual Jacobian of every molecule in one call (the list in reverse order), at each thread
+ * count, equals the one-molecule calls' (made with 1 thread) concatenated in list order (memcmp). */
+static void expect_jacobian_threads(System *s, const Targets t[N_MOLS], const int kinds[N_MOLS],
+                                    const char *const *counts, int n_counts)
+{
+    int list[N_MOLS];
+    long long n_res[N_MOLS], total = 0;
+    for (int m = 0; m < N_MOLS; m++) {
+        list[m] = N_MOLS - 1 - m;
+        n_res[m] = residuals_of(&t[m], kinds[m]);
+        total += n_res[m];
+    }
+    const size_t ns = (size_t)s->n_slots;
+    double *res = malloc((size_t)total * sizeof *res), *jac = malloc((size_t)total * ns * sizeof *jac);
+    double *want_res = malloc((size_t)total * sizeof *res), *want_jac = malloc((size_t)total * ns * sizeof *jac);
+    CHECK(res && jac && want_res && want_jac, "out of memory");
+    CHECK(setenv("HESSFIT_NUM_THREADS", "1", 1) == 0, "setenv");
+    long long at = 0;
+    for (int p = 0; p < N_MOLS; p++) {
+        const int m = list[p];
+        HF_OK(hessfit_force_compute_hessian_objective_jacobian(s->pair.hf, s->pair.our_ctx, m, NULL, 0, want_res + at,
+                                                               n_res[m], want_jac + (size_t)at * ns,
+                                                               n_res[m] * s->n_slots));
+        at += n_res[m];
+    }
+    for (int c = 0; c < n_counts; c++) {
+        CHECK(setenv("HESSFIT_NUM_THREADS", counts[c], 1) == 0, "setenv");
+        HF_OK(hessfit_force_compute_hessian_objective_jacobians(s->pair.hf, s->pair.our_ctx, list, N_MOLS, NULL, 0, res,
+                                                                total, jac, total * s->n_slots));
+        CHECK(memcmp(res, want_res, (size_t)total * sizeof *res) == 0 &&
+                  memcmp(jac, want_jac, (size_t)total * ns * sizeof *jac) == 0,
+              "HESSFIT_NUM_THREADS=%s: the molecules' Jacobian in one call differs from the one-molecule calls'",
+              counts[c]);
+    }
+    unsetenv("HESSFIT_NUM_THREADS");
+    printf("  the Jacobian of all molecules in one call (%lld residuals x %d slots), HESSFIT_NUM_THREADS=", total,
+           s->n_slots);
+    for (int c = 0; c < n_counts; c++)
+        printf("%s%s", counts[c], c + 1 < n_counts ? ", " : "");
+    printf(": bit-identical to the one-molecule calls\n");
+    free(res);
+    free(jac);
+    free(want_res);
+    free(want_jac);
+}
+
 static void test_kernel(void)
 {
     System s;
@@ -280,6 +333,7 @@ static void test_kernel(void)
     printf("  a second evaluation: identical again (and to the first)\n");
     result_free(&again1);
     result_free(&again2);
+    expect_jacobian_threads(&s, t, kinds, counts, (int)(sizeof counts / sizeof counts[0]));
 
     /* the molecules are independent: sums of one-molecule objectives, in molecule order */
     double *grad_sum = calloc((size_t)s.n_slots, sizeof *grad_sum);
