@@ -12,6 +12,8 @@ energy and forces of hessfit's HessianForce (the fit model) at those positions.
    constraints), the reference positions set (virtual sites computed by OpenMM), Reference platform:
    energy and forces equal HessianForce's to 1e-10 relative (forces: max |dF| / max |F|). The PDB's
    positions equal the reference to its 3 decimals.
+   For structure 1 also the exported pair energy alone (a 2-particle copy of its CustomNonbondedForce)
+   at r/R = 0.3 .. 0.6 against the formula, across the r^-12 wall below R/2, to 1e-12 relative.
 2. NVE, structure 1: 10 ps of VerletIntegrator (0.5 fs) from the QM geometry with velocities of
    100 K (seeded), CPU platform; the same run with the van der Waals switch replaced by 1 (a smooth
    force: the integrator's own error) is the baseline. Prints the drift (slope of a straight line
@@ -22,6 +24,7 @@ Exits 0 when every check passes, 1 when one fails, 77 when openmm cannot be impo
 """
 import math
 import os
+import re
 import sys
 import time
 
@@ -48,6 +51,65 @@ def make_context(openmm, app, forcefield, pdb, switch=True, platform="Reference"
                 force.setEnergyFunction("0")
     integrator = openmm.VerletIntegrator(0.0005)
     return system, openmm.Context(system, integrator, openmm.Platform.getPlatformByName(platform))
+
+
+def check_wall(openmm, system):
+    """The exported pair energy on both sides of R/2 (the r^-12 wall below, hf_core.h) for one
+    non-special, non-excluded pair of the system, the force alone in a 2-particle copy against the
+    formula; returns a failure text or None."""
+    force = next(f for f in system.getForces() if isinstance(f, openmm.CustomNonbondedForce))
+    names = [force.getPerParticleParameterName(k) for k in range(force.getNumPerParticleParameters())]
+    excluded = {tuple(sorted(force.getExclusionParticles(k))) for k in range(force.getNumExclusions())}
+    special = None
+    for k in range(force.getNumTabulatedFunctions()):
+        if force.getTabulatedFunctionName(k) == "special":
+            special = force.getTabulatedFunction(k).getFunctionParameters()  # (xsize, ysize, values)
+    n = force.getNumParticles()
+    pair = None
+    for i in range(n):
+        for j in range(i + 1, n):
+            if (i, j) in excluded:
+                continue
+            pi, pj = (dict(zip(names, force.getParticleParameters(a))) for a in (i, j))
+            if special is not None and special[2][int(pi["c"]) + special[0] * int(pj["c"])] != 0:
+                continue
+            if pi["eps"] > 0 and pj["eps"] > 0 and pi["q"] * pj["q"] != 0:
+                pair = (i, j, pi, pj)
+                break
+        if pair:
+            break
+    if pair is None:
+        return "no plain charged pair to check the wall on"
+    i, j, pi, pj = pair
+    copy = openmm.CustomNonbondedForce(force.getEnergyFunction())
+    for name in names:
+        copy.addPerParticleParameter(name)
+    for k in range(force.getNumGlobalParameters()):
+        copy.addGlobalParameter(force.getGlobalParameterName(k), force.getGlobalParameterDefaultValue(k))
+    for k in range(force.getNumTabulatedFunctions()):
+        copy.addTabulatedFunction(force.getTabulatedFunctionName(k),
+                                  openmm.XmlSerializer.clone(force.getTabulatedFunction(k)))
+    copy.addParticle([pi[name] for name in names])
+    copy.addParticle([pj[name] for name in names])
+    small = openmm.System()
+    small.addParticle(1.0)
+    small.addParticle(1.0)
+    small.addForce(copy)
+    context = openmm.Context(small, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("Reference"))
+    R, eps = pi["R"] + pj["R"], math.sqrt(pi["eps"] * pj["eps"])
+    coulomb = float(re.search(r"\+ ([0-9.eE+-]+)\*q1\*q2/r;", force.getEnergyFunction()).group(1))  # as exported
+    wall = (184000.0 * math.exp(-6.0) - 2.25 * 64.0) / 4096.0
+    worst = 0.0
+    for x in (0.3, 0.45, 0.4999, 0.5001, 0.6):  # r / R
+        r = x * R
+        context.setPositions([openmm.Vec3(0, 0, 0), openmm.Vec3(r, 0, 0)])
+        e = context.getState(getEnergy=True).getPotentialEnergy()._value
+        b = wall / x ** 12 if x < 0.5 else 184000.0 * math.exp(-12.0 * x) - 2.25 / x ** 6
+        expected = eps * b + coulomb * pi["q"] * pj["q"] / r
+        worst = max(worst, abs(e - expected) / abs(expected))
+    print("the wall below R/2: particles %d, %d (R %.4f nm, eps %.4f kJ/mol), exported pair energy at r/R = 0.3 .. 0.6 "
+          "against the formula: %.2e relative" % (i, j, R, eps, worst))
+    return None if worst <= 1e-12 else "the exported pair energy on the wall: %.3g relative (1e-12)" % worst
 
 
 def nve(context, steps, every):
@@ -110,6 +172,9 @@ def main(argv):
             failures.append("structure %d: energy %.3g, forces %.3g relative (1e-10)" % (index, de, df))
         if first is None:
             first = (index, pdb, positions)
+            wall_failure = check_wall(openmm, system)
+            if wall_failure:
+                failures.append(wall_failure)
     print("largest: energy %.2e, forces %.2e relative; PDB positions within %.2e nm" % (worst_e, worst_f, worst_pdb))
     if worst_pdb > 0.5e-4 + 1e-9:
         failures.append("PDB positions off by %.3g nm" % worst_pdb)
