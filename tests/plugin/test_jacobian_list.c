@@ -16,51 +16,26 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hessfit_fitting.h"
 #include "test_util.h"
+#include "triatomics.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define NMOL 9
 #define NP (3 * NMOL)
 #define DIM 9
-#define NSLOT 4
+#define NSLOT TRIATOMIC_SLOTS
 #define NFREQ 3
 #define NHESS (DIM * (DIM + 1) / 2)
 #define MAX_RES (NMOL * (NFREQ + NHESS))
-
-static const double masses[3] = {15.994915, 1.007825, 1.007825};
 
 static int has_freq(int m) { return m % 3 != 2; }
 static int has_hess(int m) { return m % 3 != 1 && m != 2; }
 static long long n_res_of(int m) { return (has_freq(m) ? NFREQ : 0) + (has_hess(m) ? NHESS : 0); }
 
-typedef struct {
-    OpenMM_System *system;
-    hessfit_force *force;
-    OpenMM_Integrator *integrator;
-    OpenMM_Context *context;
-} Setup;
-
-static void setup_create(Setup *s, const char *platform, const double *pos)
+/* The set with its objective (above), evaluated once (the pairing). */
+static void setup_create(triatomic_set *s, const char *platform, const double *pos)
 {
-    s->system = OpenMM_System_create();
-    HF_OK(hessfit_force_create(&s->force));
-    const double table[NSLOT] = {2.0e5, 0.0957, 350.0, 1.824};
-    for (int k = 0; k < NSLOT; k++)
-        HF_OK(hessfit_force_add_parameter(s->force, table[k], NULL));
-    for (int m = 0; m < NMOL; m++) {
-        int atoms[3];
-        for (int a = 0; a < 3; a++) {
-            OpenMM_System_addParticle(s->system, masses[a]);
-            HF_OK(hessfit_force_add_particle(s->force, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, &atoms[a]));
-        }
-        HF_OK(hessfit_force_add_bond(s->force, atoms[0], atoms[1], 0, 1, NULL));
-        HF_OK(hessfit_force_add_bond(s->force, atoms[0], atoms[2], 0, 1, NULL));
-        HF_OK(hessfit_force_add_angle(s->force, atoms[1], atoms[0], atoms[2], 2, 3, NULL));
-        HF_OK(hessfit_force_add_molecule(s->force, atoms, 3, NULL));
-    }
-    HF_OK(hessfit_force_add_to_system(s->force, s->system, NULL));
-    s->context = test_create_context(s->system, platform, pos, NP, 0.001, &s->integrator);
-
+    triatomic_set_create(s, NMOL, platform, pos);
     static const double freq_targets[NFREQ] = {1500.0, 3600.0, 3800.0}, freq_weights[NFREQ] = {1.0, 0.5, 0.25};
     static double hess_targets[DIM * DIM], hess_weights[DIM * DIM];
     for (int i = 0; i < DIM * DIM; i++)
@@ -68,7 +43,7 @@ static void setup_create(Setup *s, const char *platform, const double *pos)
     hessfit_molecule_objective mol[NMOL];
     for (int m = 0; m < NMOL; m++) {
         hessfit_molecule_objective_init(&mol[m]);
-        mol[m].masses = masses;
+        mol[m].masses = triatomic_masses;
         mol[m].n_masses = 3;
         if (has_freq(m)) {
             mol[m].frequency_pairing = HESSFIT_PAIR_BY_POSITION;
@@ -95,14 +70,6 @@ static void setup_create(Setup *s, const char *platform, const double *pos)
     HF_OK(hessfit_force_compute_hessian_objective(s->force, s->context, &loss, NULL, 0, res, n_res));
 }
 
-static void setup_destroy(Setup *s)
-{
-    OpenMM_Context_destroy(s->context);
-    OpenMM_Integrator_destroy(s->integrator);
-    hessfit_force_destroy(s->force);
-    OpenMM_System_destroy(s->system);
-}
-
 /* The one-molecule calls' results: per molecule its residuals and Jacobian, all slots and the list. */
 typedef struct {
     double res[NMOL][NFREQ + NHESS];
@@ -111,7 +78,7 @@ typedef struct {
 
 static const int slot_list[2] = {3, 0};
 
-static void one_molecule_calls(Setup *s, references *ref)
+static void one_molecule_calls(triatomic_set *s, references *ref)
 {
     for (int m = 0; m < NMOL; m++)
         for (int with_list = 0; with_list < 2; with_list++) {
@@ -123,7 +90,7 @@ static void one_molecule_calls(Setup *s, references *ref)
 }
 
 /* (a) for one list: the list call against the references, memcmp. */
-static void check_list(Setup *s, const references *ref, const int *list, int n_list, const char *what)
+static void check_list(triatomic_set *s, const references *ref, const int *list, int n_list, const char *what)
 {
     for (int with_list = 0; with_list < 2; with_list++) {
         const int n_slots = with_list ? 2 : NSLOT;
@@ -153,7 +120,7 @@ static void check_list(Setup *s, const references *ref, const int *list, int n_l
 }
 
 /* (b) */
-static void check_errors(Setup *s)
+static void check_errors(triatomic_set *s)
 {
     double res[MAX_RES], jac[NSLOT * MAX_RES];
     const int out_of_range[2] = {0, NMOL}, negative[1] = {-1}, twice[3] = {1, 4, 1}, two[2] = {0, 1};
@@ -201,7 +168,7 @@ int main(int argc, char **argv)
             x[i] = p[i] + off[i % 3];
         test_rotate(x, 3, (double[3]){test_uniform(-1, 1), test_uniform(-1, 1), 1.0}, test_uniform(0, 3));
     }
-    Setup s;
+    triatomic_set s;
     setup_create(&s, platform, pos);
     static references ref;
     CHECK(setenv("HESSFIT_NUM_THREADS", "1", 1) == 0, "setenv");
@@ -215,7 +182,7 @@ int main(int argc, char **argv)
         check_list(&s, &ref, subset + 3, 1, "molecule 0 alone");
     }
     check_errors(&s);
-    setup_destroy(&s);
+    triatomic_set_destroy(&s);
     printf("test_jacobian_list: all checks passed\n");
     return 0;
 }

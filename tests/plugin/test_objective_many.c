@@ -14,56 +14,18 @@
  */
 #include "hessfit_fitting.h"
 #include "test_util.h"
+#include "triatomics.h"
 #include <string.h>
 
 #define NMOL 50
 #define NP (3 * NMOL)
 #define DIM 9
-#define NSLOT 4
+#define NSLOT TRIATOMIC_SLOTS
 #define NFREQ 3 /* the three highest of the nine unprojected modes (above 50 cm^-1) */
-
-typedef struct {
-    OpenMM_System *system;
-    hessfit_force *force;
-    OpenMM_Integrator *integrator;
-    OpenMM_Context *context;
-} Setup;
-
-static const double masses[3] = {15.994915, 1.007825, 1.007825};
-
-static void setup_create(Setup *s, const char *platform, const double *pos)
-{
-    s->system = OpenMM_System_create();
-    HF_OK(hessfit_force_create(&s->force));
-    const double table[NSLOT] = {2.0e5, 0.0957, 350.0, 1.824};
-    for (int k = 0; k < NSLOT; k++)
-        HF_OK(hessfit_force_add_parameter(s->force, table[k], NULL));
-    for (int m = 0; m < NMOL; m++) {
-        int atoms[3];
-        for (int a = 0; a < 3; a++) {
-            OpenMM_System_addParticle(s->system, masses[a]);
-            HF_OK(hessfit_force_add_particle(s->force, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, HESSFIT_NO_SLOT, &atoms[a]));
-        }
-        HF_OK(hessfit_force_add_bond(s->force, atoms[0], atoms[1], 0, 1, NULL));
-        HF_OK(hessfit_force_add_bond(s->force, atoms[0], atoms[2], 0, 1, NULL));
-        HF_OK(hessfit_force_add_angle(s->force, atoms[1], atoms[0], atoms[2], 2, 3, NULL));
-        HF_OK(hessfit_force_add_molecule(s->force, atoms, 3, NULL));
-    }
-    HF_OK(hessfit_force_add_to_system(s->force, s->system, NULL));
-    s->context = test_create_context(s->system, platform, pos, NP, 0.001, &s->integrator);
-}
-
-static void setup_destroy(Setup *s)
-{
-    OpenMM_Context_destroy(s->context);
-    OpenMM_Integrator_destroy(s->integrator);
-    hessfit_force_destroy(s->force);
-    OpenMM_System_destroy(s->system);
-}
 
 /* Every molecule: NFREQ position-paired frequency targets, and Hessian-element targets 0 with
  * weight 1e-3 (kJ/mol/nm^2)^-1. */
-static void set_objective(Setup *s, const double *freq_targets)
+static void set_objective(triatomic_set *s, const double *freq_targets)
 {
     static double weights[NFREQ] = {1.0, 0.5, 0.25}, hess_targets[DIM * DIM], hess_weights[DIM * DIM];
     for (int i = 0; i < DIM * DIM; i++)
@@ -71,7 +33,7 @@ static void set_objective(Setup *s, const double *freq_targets)
     hessfit_molecule_objective mol[NMOL];
     for (int m = 0; m < NMOL; m++) {
         hessfit_molecule_objective_init(&mol[m]);
-        mol[m].masses = masses;
+        mol[m].masses = triatomic_masses;
         mol[m].n_masses = 3;
         mol[m].frequency_pairing = HESSFIT_PAIR_BY_POSITION;
         mol[m].frequency_targets = freq_targets + NFREQ * m;
@@ -93,8 +55,8 @@ static void set_objective(Setup *s, const double *freq_targets)
 static void evaluate(const char *platform, const double *pos, double *loss, double *grad, double *res)
 {
     static const double weights[NFREQ] = {1.0, 0.5, 0.25};
-    Setup s;
-    setup_create(&s, platform, pos);
+    triatomic_set s;
+    triatomic_set_create(&s, NMOL, platform, pos);
     double targets[NMOL * NFREQ] = {0};
     long long n_res = 0;
     set_objective(&s, targets);
@@ -118,7 +80,7 @@ static void evaluate(const char *platform, const double *pos, double *loss, doub
     CHECK(worst <= 1e-8, "%s: a frequency residual misses 10 w by %.3g", platform, worst);
     CHECK(fabs(*loss - sum) <= 1e-12 * sum, "%s: loss %.17g, sum of squared residuals %.17g", platform, *loss, sum);
     printf("%-10s %d molecules: loss %.12g, frequency residuals within %.2e of 10 w\n", platform, NMOL, *loss, worst);
-    setup_destroy(&s);
+    triatomic_set_destroy(&s);
 }
 
 static double max_rel(const double *a, const double *b, size_t n)
