@@ -953,9 +953,10 @@ static int jacobian_task(const hf_model *model, const double *table, const doubl
         error->bad_term = model_term(st, m, bad);
         return HF_OBJECTIVE_GEOMETRY;
     }
-    memset(jac_t, 0, n_rows * (size_t)n * sizeof *jac_t);
-    if (!ms->active || n == 0)
+    if (!ms->active || n == 0) { /* no rows to form: zeros (hf_bilinear_hessian_derivatives zeroes the others) */
+        memset(jac_t, 0, n_rows * (size_t)n * sizeof *jac_t);
         return 0;
+    }
     const int nf = om->pairing != HF_PAIR_NONE ? om->n_freq : 0, dim = ms->dim;
     if (paired != NULL && om->pairing == HF_PAIR_BY_POSITION) {
         memcpy(ms->selected, paired, (size_t)nf * sizeof *paired);

@@ -167,6 +167,22 @@ static hessfit_status reserve(double **buf, size_t *cap, size_t n)
     return HESSFIT_SUCCESS;
 }
 
+/* Rows first .. first + n - 1 of the objective, slot-major in js: chained to the free values (into
+ * *jf, grown as needed), checked for undefined derivatives, then into the sink. */
+static hessfit_status chain_into_sink(const hessfit_model *model, const slot_chain *chain, const double *js,
+                                      long long first, long long n, const double *res, const jacobian_sink *sink,
+                                      double **jf, size_t *cap_jf)
+{
+    hessfit_status st = reserve(jf, cap_jf, (size_t)chain->n_free * (size_t)n);
+    if (st != HESSFIT_SUCCESS)
+        return st;
+    chain_block(chain, js, n, *jf);
+    if ((st = check_block(model, *jf, chain->n_free, n)) != HESSFIT_SUCCESS)
+        return st;
+    sink_block(sink, first, n, res + first, *jf);
+    return HESSFIT_SUCCESS;
+}
+
 /* Evaluate (residuals into res, every part's), then every block of rows into the sink. */
 static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_free, double *loss, double *res,
                                       const jacobian_sink *sink)
@@ -177,7 +193,7 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
     slot_chain chain;
     if ((st = slot_chain_build(obj->model, &chain)) != HESSFIT_SUCCESS)
         return st;
-    const size_t n_used = (size_t)chain.n_used, n_free = (size_t)chain.n_free;
+    const size_t n_used = (size_t)chain.n_used;
     double *js = NULL, *jf = NULL, *r = NULL;
     size_t cap_js = 0, cap_jf = 0, cap_r = 0;
     hessfit_force *force = hessfit_model_force(obj->model);
@@ -218,12 +234,7 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
         const double *block = js;
         for (int p = 0; p < n_list && st == HESSFIT_SUCCESS; p++) {
             const long long first = obj->mol_res[list[p]], n = obj->mol_res[list[p] + 1] - first;
-            if ((st = reserve(&jf, &cap_jf, n_free * (size_t)n)) != HESSFIT_SUCCESS)
-                break;
-            chain_block(&chain, block, n, jf);
-            if ((st = check_block(obj->model, jf, chain.n_free, n)) != HESSFIT_SUCCESS)
-                break;
-            sink_block(sink, first, n, res + first, jf);
+            st = chain_into_sink(obj->model, &chain, block, first, n, res, sink, &jf, &cap_jf);
             block += n_used * (size_t)n;
         }
     }
@@ -233,17 +244,12 @@ static hessfit_status jacobian_blocks(hessfit_objective *obj, const double *x_fr
         hessfit_objective_part_range(obj, part == 0 ? HESSFIT_OBJ_PART_ENERGIES : HESSFIT_OBJ_PART_GEOMETRY, &first, &n);
         if (n == 0)
             continue;
-        if ((st = reserve(&js, &cap_js, n_used * (size_t)n)) != HESSFIT_SUCCESS ||
-            (st = reserve(&jf, &cap_jf, n_free * (size_t)n)) != HESSFIT_SUCCESS)
+        if ((st = reserve(&js, &cap_js, n_used * (size_t)n)) != HESSFIT_SUCCESS)
             break;
         st = part == 0 ? hf_energy_part_jacobian(obj->energies, obj->model, chain.used, chain.n_used, js)
                        : hf_geometry_part_jacobian(obj->geometry, obj->model, chain.used, chain.n_used, js);
-        if (st != HESSFIT_SUCCESS)
-            break;
-        chain_block(&chain, js, n, jf);
-        if ((st = check_block(obj->model, jf, chain.n_free, n)) != HESSFIT_SUCCESS)
-            break;
-        sink_block(sink, first, n, res + first, jf);
+        if (st == HESSFIT_SUCCESS)
+            st = chain_into_sink(obj->model, &chain, js, first, n, res, sink, &jf, &cap_jf);
     }
     free(js);
     free(jf);

@@ -31,20 +31,8 @@ static void set_objective(triatomic_set *s, const double *freq_targets)
     for (int i = 0; i < DIM * DIM; i++)
         hess_weights[i] = 1e-3;
     hessfit_molecule_objective mol[NMOL];
-    for (int m = 0; m < NMOL; m++) {
-        hessfit_molecule_objective_init(&mol[m]);
-        mol[m].masses = triatomic_masses;
-        mol[m].n_masses = 3;
-        mol[m].frequency_pairing = HESSFIT_PAIR_BY_POSITION;
-        mol[m].frequency_targets = freq_targets + NFREQ * m;
-        mol[m].n_frequency_targets = NFREQ;
-        mol[m].frequency_weights = weights;
-        mol[m].n_frequency_weights = NFREQ;
-        mol[m].hessian_targets = hess_targets;
-        mol[m].n_hessian_targets = DIM * DIM;
-        mol[m].hessian_weights = hess_weights;
-        mol[m].n_hessian_weights = DIM * DIM;
-    }
+    for (int m = 0; m < NMOL; m++)
+        triatomic_objective(&mol[m], freq_targets + NFREQ * m, weights, NFREQ, hess_targets, hess_weights);
     HF_OK(hessfit_force_set_hessian_objective(s->force, s->context, mol, NMOL, hessfit_frequency_factor_kj_mol_nm2_amu()));
 }
 
@@ -94,16 +82,7 @@ int main(int argc, char **argv)
     test_load_plugins();
     test_seed(20261121ULL);
     double pos[3 * NP];
-    for (int m = 0; m < NMOL; m++) {
-        double *x = pos + 9 * m;
-        const double r1 = test_uniform(0.092, 0.100), r2 = test_uniform(0.092, 0.100);
-        const double theta = test_uniform(1.75, 1.95);
-        const double off[3] = {0.5 * m, test_uniform(-0.1, 0.1), test_uniform(-0.1, 0.1)};
-        const double p[9] = {0, 0, 0, r1, 0, 0, r2 * cos(theta), r2 * sin(theta), 0};
-        for (int i = 0; i < 9; i++)
-            x[i] = p[i] + off[i % 3];
-        test_rotate(x, 3, (double[3]){test_uniform(-1, 1), test_uniform(-1, 1), 1.0}, test_uniform(0, 3));
-    }
+    triatomic_positions(pos, NMOL);
     double loss, grad[NSLOT], res[NRES];
     evaluate(platform, pos, &loss, grad, res);
     if (strcmp(platform, "Reference") != 0) {
