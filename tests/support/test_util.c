@@ -28,6 +28,9 @@ const char *test_platform_name(int argc, char **argv) {
     return name;
 }
 
+/* What OpenMM said when its CUDA plugin failed to load (test_load_plugins): why that platform is absent. */
+static char openmm_load_failures[4096];
+
 /* Whether OpenMM has registered a platform of that name. */
 static int platform_registered(const char *name) {
     for (int i = 0; i < OpenMM_Platform_getNumPlatforms(); i++)
@@ -41,7 +44,8 @@ void test_require_platform(const char *name) {
     const int is_cuda = strcmp(name, "CUDA") == 0;
     if (!platform_registered(name)) {
         if (is_cuda) {
-            printf("no CUDA platform (OpenMM's CUDA plugin did not load: no CUDA driver here): skipped\n");
+            printf("no CUDA platform (OpenMM's CUDA plugin did not load%s%s): skipped\n",
+                   openmm_load_failures[0] ? ": " : ": no CUDA driver here", openmm_load_failures);
             exit(TEST_SKIPPED);
         }
         CHECK(0, "OpenMM has no platform named %s", name);
@@ -94,6 +98,15 @@ void test_load_plugins(void) {
     const char *hessfit_dir = test_env_or("HESSFIT_PLUGIN_DIR", HESSFIT_PLUGIN_DIR);
     OpenMM_StringArray *platforms = OpenMM_Platform_loadPluginsFromDirectory(openmm_dir);
     OpenMM_StringArray_destroy(platforms);
+    OpenMM_StringArray *openmm_failures = OpenMM_Platform_getPluginLoadFailures();
+    for (int i = 0; i < OpenMM_StringArray_getSize(openmm_failures); i++) {
+        if (!strstr(OpenMM_StringArray_get(openmm_failures, i), "/libOpenMMCUDA.so:"))
+            continue; /* the other plugins' failures follow from it, or do not matter here */
+        size_t used = strlen(openmm_load_failures);
+        snprintf(openmm_load_failures + used, sizeof openmm_load_failures - used, "%s%s", used ? "; " : "",
+                 OpenMM_StringArray_get(openmm_failures, i));
+    }
+    OpenMM_StringArray_destroy(openmm_failures);
     OpenMM_StringArray *names = OpenMM_Platform_loadPluginsFromDirectory(hessfit_dir);
     OpenMM_StringArray *failures = OpenMM_Platform_getPluginLoadFailures();
     int nfail = OpenMM_StringArray_getSize(failures);
