@@ -544,6 +544,18 @@ static hessfit_status row_free_values(const bench *b, row *r)
                          : hessfit_error(HESSFIT_ERROR_INVALID_ARGUMENT, "the row's structures use none of the free values");
 }
 
+/* The input's model options (its functional form, MM3* or harmonic, and its nonbonded settings) on the
+ * given platform and precision, the platform's default device. */
+static hessfit_model_options row_model_options(const hf_training_set *set, const char *platform, const char *precision)
+{
+    hessfit_model_options options = set->model_options;
+    const hessfit_model_options defaults = hessfit_model_default_options();
+    options.platform = platform;
+    options.precision = precision;
+    options.device_index = defaults.device_index;
+    return options;
+}
+
 /* Builds row r's model and objectives and times them. */
 static hessfit_status run_row(bench *b, row *r)
 {
@@ -585,9 +597,7 @@ static hessfit_status run_row(bench *b, row *r)
         goto done;
     }
     reset_peak_rss();
-    hessfit_model_options mopt = hessfit_model_default_options();
-    mopt.platform = r->platform;
-    mopt.precision = is_reference(r) ? NULL : r->precision;
+    hessfit_model_options mopt = row_model_options(set, r->platform, is_reference(r) ? NULL : r->precision);
     double t0 = bench_now_s();
     if ((st = hessfit_model_create(&set->ff, mols, typed, n, &mopt, &model)) != HESSFIT_SUCCESS)
         goto done;
@@ -671,7 +681,8 @@ static hessfit_status structure_losses(bench *b)
     for (int s = 0; s < set->n_mols; s++) {
         hessfit_model *model = NULL;
         hessfit_objective *objective = NULL;
-        hessfit_status st = hessfit_model_create(&set->ff, &set->mols[s], &set->typed[s], 1, NULL, &model);
+        const hessfit_model_options options = row_model_options(set, "Reference", NULL);
+        hessfit_status st = hessfit_model_create(&set->ff, &set->mols[s], &set->typed[s], 1, &options, &model);
         if (st == HESSFIT_SUCCESS)
             st = hessfit_objective_create(model, &set->mols[s], 1, &set->mol_objective[s], &objective);
         if (st == HESSFIT_SUCCESS)
