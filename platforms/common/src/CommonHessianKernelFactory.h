@@ -3,7 +3,8 @@
 /*
  * The kernel factory of a GPU platform: the one platform-specific step is finding the platform's
  * ComputeContext in the ContextImpl (PlatformData: OpenCLPlatform::PlatformData,
- * CudaPlatform::PlatformData, each holding a vector `contexts` of its context type).
+ * CudaPlatform::PlatformData, each holding a vector `contexts` of its context type), and the
+ * platform's library eigensolver where it has one (CUDA: cuSOLVER).
  */
 #include "CommonHessianKernels.h"
 #include "HessianForceException.h"
@@ -17,6 +18,9 @@ namespace HessFit {
 template <class PlatformData>
 class CommonHessianKernelFactory : public OpenMM::KernelFactory {
 public:
+    /** makeEigensolver: the platform's library eigensolver for the objective (null: the Jacobi kernel). */
+    explicit CommonHessianKernelFactory(CommonBatchedEigensolverFactory makeEigensolver = nullptr)
+        : makeEigensolver(makeEigensolver) {}
     OpenMM::KernelImpl* createKernelImpl(std::string name, const OpenMM::Platform& platform,
                                          OpenMM::ContextImpl& context) const override {
         if (name != CalcHessianForceKernel::Name())
@@ -28,8 +32,10 @@ public:
                 << "this Context uses " << data.contexts.size() << " (set the DeviceIndex property to one device)";
             throw HessianForceException(HessianForceException::Unsupported, msg.str());
         }
-        return new CommonCalcHessianForceKernel(name, platform, *data.contexts[0]);
+        return new CommonCalcHessianForceKernel(name, platform, *data.contexts[0], makeEigensolver);
     }
+private:
+    CommonBatchedEigensolverFactory makeEigensolver;
 };
 
 } // namespace HessFit

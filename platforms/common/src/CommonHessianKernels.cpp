@@ -57,8 +57,9 @@ private:
     CommonCalcHessianForceKernel& owner;
 };
 
-CommonCalcHessianForceKernel::CommonCalcHessianForceKernel(std::string name, const Platform& platform, ComputeContext& cc)
-    : CalcHessianForceKernel(name, platform), cc(cc), reduction(cc) {
+CommonCalcHessianForceKernel::CommonCalcHessianForceKernel(std::string name, const Platform& platform, ComputeContext& cc,
+                                                           CommonBatchedEigensolverFactory makeEigensolver)
+    : CalcHessianForceKernel(name, platform), cc(cc), makeEigensolver(makeEigensolver), reduction(cc) {
 }
 
 CommonCalcHessianForceKernel::~CommonCalcHessianForceKernel() {
@@ -372,7 +373,7 @@ void CommonCalcHessianForceKernel::setHessianObjective(ContextImpl&, const Hessi
     layout.moleculeAtoms.assign(m.mol_atoms, m.mol_atoms + m.mol_offset[m.n_molecules]);
     layout.blockOffset.assign(m.block_offset, m.block_offset + m.n_molecules + 1);
     objective.reset();
-    objective.reset(new CommonHessianObjective(cc, layout, spec));
+    objective.reset(new CommonHessianObjective(cc, layout, spec, makeEigensolver));
     hostObjective.set(flat, spec);
     objectiveFrequencyTargets = spec.numFrequencyTargets();
 }

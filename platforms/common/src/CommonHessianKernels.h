@@ -17,6 +17,7 @@
  * difference vectors of a term are formed in double before rounding); every sum over terms, the
  * Hessian blocks, the derivatives and the contractions are double.
  */
+#include "CommonBatchedEigensolver.h"
 #include "CommonLaunch.h"
 #include "CommonReduction.h"
 #include "CommonTermLists.h"
@@ -35,7 +36,9 @@ class CommonHessianObjective;
 
 class CommonCalcHessianForceKernel : public CalcHessianForceKernel {
 public:
-    CommonCalcHessianForceKernel(std::string name, const OpenMM::Platform& platform, OpenMM::ComputeContext& cc);
+    /** makeEigensolver: the platform's library eigensolver for the objective (null: the Jacobi kernel). */
+    CommonCalcHessianForceKernel(std::string name, const OpenMM::Platform& platform, OpenMM::ComputeContext& cc,
+                                 CommonBatchedEigensolverFactory makeEigensolver = nullptr);
     ~CommonCalcHessianForceKernel() override;
     void initialize(const OpenMM::System& system, const HessianForce& force) override;
     double execute(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy) override;
@@ -90,6 +93,7 @@ private:
     void checkSize(size_t given, size_t expected, const char* what) const;
 
     OpenMM::ComputeContext& cc;
+    CommonBatchedEigensolverFactory makeEigensolver;
     FlatHessianModel flat;
     CommonTermLists lists;
     CommonReduction reduction;  // the reduced particles' map (no work without any)

@@ -4,7 +4,8 @@
  *
  * Per evaluation, each kernel launched once for all molecules (one work-group per molecule of a
  * list): gather the positions of projecting molecules (posq through the atom order), mass weighting
- * and the finiteness check, the eigenmatrix, the frequency matrix and its Jacobi eigendecomposition,
+ * and the finiteness check, the eigenmatrix, the frequency matrix and its eigendecomposition (the Jacobi
+ * kernel, or the platform's library eigensolver: CommonBatchedEigensolver.h),
  * the pairing with frequency residuals and coefficients, the Hessian-element residuals with the
  * adjoint G, and the loss with the first failure. One download of {loss, failure} per evaluation;
  * the residuals only when asked. The spec is uploaded here, once.
@@ -19,6 +20,7 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -89,8 +91,12 @@ struct CommonHessianObjective::Impl {
     ComputeArray eigVectors, eigTargets, eigWeights, hessTargets, hessWeights, slotOfParticle, positions;
     ComputeArray scratch, intScratch, status, nModes, selectionDone, selected, paired, residuals, result;
     ComputeArray active, eigen, frequency, hessian, all;
-    ComputeKernel gatherKernel, massWeightKernel, eigenmatrixKernel, eigenmodesKernel, frequenciesKernel;
-    ComputeKernel adjointKernel, lossKernel;
+    ComputeKernel gatherKernel, massWeightKernel, eigenmatrixKernel, projectModesKernel, jacobiModesKernel;
+    ComputeKernel frequenciesKernel, adjointKernel, lossKernel;
+    ComputeProgram program;
+    bool anyOverlapPairing = false;
+    vector<CommonBatchedEigensolver::Matrix> frequencyMatrices;
+    std::unique_ptr<CommonBatchedEigensolver> eigensolver; /* null: the Jacobi kernel */
 
     Impl(ComputeContext& cc) : cc(cc) {}
     void upload(const CommonMoleculeLayout& layout, const HessianObjectiveSpec& spec);
@@ -168,7 +174,11 @@ void CommonHessianObjective::Impl::upload(const CommonMoleculeLayout& layout, co
         }
         if (freq || k > 0 || hess)
             activeList.push_back(m);
+        if (freq)
+            anyOverlapPairing = anyOverlapPairing || mol.frequencyPairing == HessianObjectiveSpec::PairByOverlap;
         if (freq || k > 0) {
+            if (freq)
+                frequencyMatrices.push_back({m, dim, realAt});
             l[MlScratch] = realAt;
             l[MlIntScratch] = intAt;
             realAt += realScratchSize(dim, k);
@@ -209,6 +219,7 @@ void CommonHessianObjective::Impl::upload(const CommonMoleculeLayout& layout, co
     uploadArray(cc, paired, none, "hfObjPaired");
     positions.initialize<double>(cc, std::max<size_t>(3 * layout.moleculeAtoms.size(), 1), "hfObjPositions");
     scratch.initialize(cc, (size_t) std::max(realAt, 1LL), realSize, "hfObjScratch");
+    cc.clearBuffer(scratch); /* a library eigensolver also reads the matrices of failed molecules */
     intScratch.initialize<int>(cc, (size_t) std::max(intAt, 1LL), "hfObjIntScratch");
     residuals.initialize<double>(cc, (size_t) std::max(numResiduals, 1LL), "hfObjResiduals");
     cc.clearBuffer(residuals);
@@ -227,24 +238,25 @@ void CommonHessianObjective::Impl::compile() {
     const std::string source = CommonHessFitKernelSources::objectiveCommon + CommonHessFitKernelSources::objectiveRigidBody +
                                CommonHessFitKernelSources::objectiveJacobi +
                                CommonHessFitKernelSources::objectiveAssignment +
-                               CommonHessFitKernelSources::objectiveKernels;
+                               CommonHessFitKernelSources::objectiveKernels + CommonHessFitKernelSources::objectiveBatch;
     /* the per-molecule kernels use a power-of-two work-group (group sums); smaller if a kernel needs it */
     groupSize = 1;
     while (2 * groupSize <= std::min(256, cc.getMaxThreadBlockSize()))
         groupSize *= 2;
     for (;;) {
         defines["OBJ_GROUP_SIZE"] = std::to_string(groupSize);
-        ComputeProgram program = cc.compileProgram(source, defines);
+        program = cc.compileProgram(source, defines);
         gatherKernel = program->createKernel("objectiveGatherPositions");
         massWeightKernel = program->createKernel("objectiveMassWeight");
         eigenmatrixKernel = program->createKernel("objectiveEigenmatrix");
-        eigenmodesKernel = program->createKernel("objectiveEigenmodes");
+        projectModesKernel = program->createKernel("objectiveProjectModes");
+        jacobiModesKernel = program->createKernel("objectiveJacobiModes");
         frequenciesKernel = program->createKernel("objectiveFrequencies");
         adjointKernel = program->createKernel("objectiveAdjoint");
         lossKernel = program->createKernel("objectiveLoss");
         int fits = INT_MAX;
-        for (ComputeKernel* k : {&massWeightKernel, &eigenmatrixKernel, &eigenmodesKernel, &frequenciesKernel,
-                                 &adjointKernel, &lossKernel})
+        for (ComputeKernel* k : {&massWeightKernel, &eigenmatrixKernel, &projectModesKernel, &jacobiModesKernel,
+                                 &frequenciesKernel, &adjointKernel, &lossKernel})
             fits = std::min(fits, (*k)->getMaxBlockSize());
         if (fits >= groupSize)
             break;
@@ -273,9 +285,11 @@ void CommonHessianObjective::Impl::compile() {
     for (ArrayInterface* a : {&eigen, &molInt, &molLong, &eigVectors, &eigTargets, &eigWeights, &scratch, &status, &residuals})
         eigenmatrixKernel->addArg(*a);
 
-    for (ArrayInterface* a : {&frequency, &molInt, &molLong, &masses, &positions, &scratch, &intScratch, &status, &nModes})
-        eigenmodesKernel->addArg(*a);
-    eigenmodesKernel->addArg(0); /* 9: vectorsWanted */
+    for (ArrayInterface* a : {&frequency, &molInt, &molLong, &masses, &positions, &scratch, &status, &nModes})
+        projectModesKernel->addArg(*a);
+    for (ArrayInterface* a : {&frequency, &molInt, &molLong, &scratch, &intScratch, &status})
+        jacobiModesKernel->addArg(*a);
+    jacobiModesKernel->addArg(0); /* 6: vectorsWanted */
 
     for (ArrayInterface* a : {&frequency, &molInt, &molLong, &freqTargets, &freqWeights, &freqThresholds, &freqVectors,
                               &scratch, &intScratch, &status, &nModes, &selectionDone, &selected, &paired, &residuals})
@@ -292,7 +306,8 @@ void CommonHessianObjective::Impl::compile() {
     adjointKernel->addArg(); /* 12: adjoint */
     adjointKernel->addArg(0); /* 13: writeAdjoint */
     /* the last argument of every per-molecule kernel: the start of the chunk of its list (launch) */
-    for (ComputeKernel* k : {&massWeightKernel, &eigenmatrixKernel, &eigenmodesKernel, &frequenciesKernel, &adjointKernel})
+    for (ComputeKernel* k : {&massWeightKernel, &eigenmatrixKernel, &projectModesKernel, &jacobiModesKernel,
+                             &frequenciesKernel, &adjointKernel})
         (*k)->addArg(0);
 
     lossKernel->addArg(residuals);
@@ -305,7 +320,9 @@ void CommonHessianObjective::Impl::compile() {
 void CommonHessianObjective::Impl::fail(int molecule, int code) const {
     std::ostringstream msg;
     msg << "HessianForce: Hessian objective, molecule " << molecule << ": ";
-    if (code == StatusNotConverged)
+    if (code == StatusNotConverged && eigensolver)
+        msg << "the eigensolver (" << eigensolver->name() << ") failed on its frequency matrix";
+    else if (code == StatusNotConverged)
         msg << "the Jacobi eigensolver did not converge in " << JacobiMaxSweeps << " sweeps";
     else
         msg << "the Hessian block or its modes are not finite at these parameters";
@@ -313,7 +330,8 @@ void CommonHessianObjective::Impl::fail(int molecule, int code) const {
 }
 
 CommonHessianObjective::CommonHessianObjective(ComputeContext& cc, const CommonMoleculeLayout& layout,
-                                               const HessianObjectiveSpec& spec)
+                                               const HessianObjectiveSpec& spec,
+                                               CommonBatchedEigensolverFactory makeEigensolver)
     : impl(new Impl(cc)) {
     try {
         if (!cc.getSupportsDoublePrecision())
@@ -323,6 +341,12 @@ CommonHessianObjective::CommonHessianObjective(ComputeContext& cc, const CommonM
         ContextSelector selector(cc);
         impl->upload(layout, spec);
         impl->compile();
+        if (makeEigensolver != nullptr && !impl->frequencyMatrices.empty())
+            impl->eigensolver.reset(makeEigensolver(cc));
+        if (impl->eigensolver)
+            impl->eigensolver->initialize({impl->program, &impl->scratch, &impl->status,
+                                           cc.getUseDoublePrecision() || cc.getUseMixedPrecision(),
+                                           impl->frequencyMatrices});
     }
     catch (...) {
         delete impl;
@@ -359,8 +383,13 @@ double CommonHessianObjective::evaluate(ComputeArray& blocks, ComputeArray* adjo
     d.massWeightKernel->setArg(3, blocks);
     launch(d.massWeightKernel, 7, d.activeList);
     launch(d.eigenmatrixKernel, 9, d.eigenList);
-    d.eigenmodesKernel->setArg(9, gradient ? 1 : 0);
-    launch(d.eigenmodesKernel, 10, d.frequencyList);
+    launch(d.projectModesKernel, 8, d.frequencyList);
+    if (d.eigensolver)
+        d.eigensolver->solve(gradient || d.anyOverlapPairing);
+    else {
+        d.jacobiModesKernel->setArg(6, gradient ? 1 : 0);
+        launch(d.jacobiModesKernel, 7, d.frequencyList);
+    }
     d.frequenciesKernel->setArg(16, gradient ? 1 : 0);
     launch(d.frequenciesKernel, 17, d.frequencyList);
     d.adjointKernel->setArg(0, gradient ? d.all : d.hessian);

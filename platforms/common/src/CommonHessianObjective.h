@@ -13,6 +13,7 @@
  * (mass weighting, projection, eigensolver, overlaps) runs in double in the double and mixed
  * precision modes and in float in single precision.
  */
+#include "CommonBatchedEigensolver.h"
 #include "HessianObjective.h"
 #include "openmm/common/ComputeArray.h"
 #include "openmm/common/ComputeContext.h"
@@ -30,8 +31,13 @@ struct CommonMoleculeLayout {
 
 class CommonHessianObjective {
 public:
-    /** Uploads the spec (validated by the caller against the layout) and compiles the kernels. */
-    CommonHessianObjective(OpenMM::ComputeContext& cc, const CommonMoleculeLayout& layout, const HessianObjectiveSpec& spec);
+    /**
+     * Uploads the spec (validated by the caller against the layout) and compiles the kernels. With
+     * makeEigensolver (and it returning a solver) the frequency matrices are diagonalised by that
+     * library solver instead of the Jacobi kernel.
+     */
+    CommonHessianObjective(OpenMM::ComputeContext& cc, const CommonMoleculeLayout& layout, const HessianObjectiveSpec& spec,
+                           CommonBatchedEigensolverFactory makeEigensolver = nullptr);
     ~CommonHessianObjective();
     /**
      * One evaluation. blocks: the device array (double) of all Hessian blocks at the Context's

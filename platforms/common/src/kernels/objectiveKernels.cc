@@ -112,22 +112,19 @@ KERNEL void objectiveEigenmatrix(GLOBAL const int* RESTRICT list, GLOBAL const i
 }
 
 /*
- * Frequency molecules: the frequency matrix (A, projected on request: P A P + s (I - P), so the
- * vibrations are the lowest dim - r modes) diagonalised by Jacobi. vectorsWanted: the gradient is
- * asked for (overlap pairing always needs the vectors). Sets nModes[m].
+ * Frequency molecules: the frequency matrix A, projected on request (P A P + s (I - P), so the
+ * vibrations are the lowest dim - r modes). Sets nModes[m].
  */
-KERNEL void objectiveEigenmodes(GLOBAL const int* RESTRICT list, GLOBAL const int* RESTRICT molInt,
-                                GLOBAL const mm_long* RESTRICT molLong, GLOBAL const double* RESTRICT masses,
-                                GLOBAL const double* RESTRICT positions, GLOBAL hsreal* RESTRICT scratch,
-                                GLOBAL int* RESTRICT intScratch, GLOBAL int* RESTRICT status, GLOBAL int* RESTRICT nModes,
-                                int vectorsWanted, int listOffset) {
+KERNEL void objectiveProjectModes(GLOBAL const int* RESTRICT list, GLOBAL const int* RESTRICT molInt,
+                                  GLOBAL const mm_long* RESTRICT molLong, GLOBAL const double* RESTRICT masses,
+                                  GLOBAL const double* RESTRICT positions, GLOBAL hsreal* RESTRICT scratch,
+                                  GLOBAL const int* RESTRICT status, GLOBAL int* RESTRICT nModes, int listOffset) {
     LOCAL hsreal red[OBJ_GROUP_SIZE];
     const int m = list[listOffset + GROUP_ID];
     GLOBAL const int* mi = molInt + MOL_INT * m;
-    /* a failed molecule works on an empty matrix (no early return: the barriers must be reached by all) */
+    /* a failed molecule does nothing (no early return: the barriers must be reached by all) */
     const int ok = status[m] == 0, dim = ok ? mi[MI_DIM] : 0;
     GLOBAL hsreal* scr = scratch + molLong[MOL_LONG * m + ML_SCRATCH];
-    GLOBAL int* iscr = intScratch + molLong[MOL_LONG * m + ML_INT_SCRATCH];
     int r = 0;
     if (ok && mi[MI_PROJECT]) {
         GLOBAL hsreal* basis = scr + SCR_BASIS(dim);
@@ -135,14 +132,31 @@ KERNEL void objectiveEigenmodes(GLOBAL const int* RESTRICT list, GLOBAL const in
         r = rigidBodyBasis(mi[MI_ATOMS], dim, masses + first, positions + 3 * first, basis, red);
         projectRigidBody(dim, r, scr + SCR_A(dim), basis, basis + 6 * dim, basis + 12 * dim, basis + 18 * dim, red);
     }
+    if (LOCAL_ID == 0 && ok)
+        nModes[m] = dim - r;
+}
+
+/*
+ * Frequency molecules: the (projected) frequency matrix diagonalised by Jacobi, where the platform
+ * has no library eigensolver (CommonBatchedEigensolver). vectorsWanted: the gradient is asked for
+ * (overlap pairing always needs the vectors).
+ */
+KERNEL void objectiveJacobiModes(GLOBAL const int* RESTRICT list, GLOBAL const int* RESTRICT molInt,
+                                 GLOBAL const mm_long* RESTRICT molLong, GLOBAL hsreal* RESTRICT scratch,
+                                 GLOBAL int* RESTRICT intScratch, GLOBAL int* RESTRICT status, int vectorsWanted,
+                                 int listOffset) {
+    LOCAL hsreal red[OBJ_GROUP_SIZE];
+    const int m = list[listOffset + GROUP_ID];
+    GLOBAL const int* mi = molInt + MOL_INT * m;
+    /* a failed molecule works on an empty matrix (no early return: the barriers must be reached by all) */
+    const int ok = status[m] == 0, dim = ok ? mi[MI_DIM] : 0;
+    GLOBAL hsreal* scr = scratch + molLong[MOL_LONG * m + ML_SCRATCH];
+    GLOBAL int* iscr = intScratch + molLong[MOL_LONG * m + ML_INT_SCRATCH];
     const int vectors = vectorsWanted || mi[MI_PAIRING] == PAIR_BY_OVERLAP;
     const int converged = jacobiEigen(dim, vectors, scr + SCR_A(dim), scr + SCR_Z(dim), scr + SCR_W(dim), scr + SCR_ROT(dim),
                                iscr + ISCR_PAIRS(dim), iscr + ISCR_RANK(dim), red);
-    if (LOCAL_ID == 0 && ok) {
-        nModes[m] = dim - r;
-        if (!converged)
-            status[m] = STATUS_NOT_CONVERGED;
-    }
+    if (LOCAL_ID == 0 && ok && !converged)
+        status[m] = STATUS_NOT_CONVERGED;
 }
 
 /*
