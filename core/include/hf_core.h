@@ -472,6 +472,22 @@ long long hf_objective_state_molecule_residuals(const hf_objective_state *state,
  * position of a molecule out of range or listed twice; nothing computed), or the HF_OBJECTIVE_ code
  * of the failing molecule at the lowest list position (its error fields).
  */
+/*
+ * The objective's eigenproblem for a GPU platform that solves on the host (platforms/common,
+ * CommonHostEigensolver): count symmetric matrices, matrix k of dims[k] x dims[k] at matrices[k]
+ * (only the lower triangle of its column-major layout is read, so a row-major symmetric matrix
+ * serves as it is), each diagonalised in place by LAPACK's divide and conquer (?syevd, as
+ * hf_objective_compute): values[k] receives its eigenvalues ascending and, with vectors, matrices[k]
+ * its unit eigenvectors as columns, that is as rows of a row-major matrix. info[k]: LAPACK's info
+ * (0: success; a failure, out of memory included, is the caller's to report). The matrices run in
+ * threads (HESSFIT_NUM_THREADS, OpenBLAS single-threaded meanwhile); each result is the same at any
+ * thread count. The _float form is the same in single precision (?ssyevd).
+ */
+void hf_symmetric_eigen_list(int count, const int *dims, double *const *matrices, double *const *values, int vectors,
+                             int *info);
+void hf_symmetric_eigen_list_float(int count, const int *dims, float *const *matrices, float *const *values,
+                                   int vectors, int *info);
+
 #define HF_OBJECTIVE_MEMORY (-4)
 #define HF_OBJECTIVE_LIST (-5)
 int hf_objective_jacobian(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,

@@ -769,6 +769,39 @@ static void blas_restore(int threads)
         openblas_set_num_threads(threads);
 }
 
+/* The threads for a list of count independent tasks: the requested ones, at most count. */
+static int list_threads(int count)
+{
+    const int n_threads = requested_threads();
+    return n_threads > count ? (count > 0 ? count : 1) : n_threads;
+}
+
+void hf_symmetric_eigen_list(int count, const int *dims, double *const *matrices, double *const *values, int vectors,
+                             int *info)
+{
+    const int blas = blas_single_threaded(), n_threads = list_threads(count);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads) if (n_threads > 1)
+#endif
+    for (int k = 0; k < count; k++)
+        info[k] = (int)LAPACKE_dsyevd(LAPACK_COL_MAJOR, vectors ? 'V' : 'N', 'L', dims[k], matrices[k], dims[k],
+                                      values[k]);
+    blas_restore(blas);
+}
+
+void hf_symmetric_eigen_list_float(int count, const int *dims, float *const *matrices, float *const *values,
+                                   int vectors, int *info)
+{
+    const int blas = blas_single_threaded(), n_threads = list_threads(count);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads) if (n_threads > 1)
+#endif
+    for (int k = 0; k < count; k++)
+        info[k] = (int)LAPACKE_ssyevd(LAPACK_COL_MAJOR, vectors ? 'V' : 'N', 'L', dims[k], matrices[k], dims[k],
+                                      values[k]);
+    blas_restore(blas);
+}
+
 int hf_objective_compute(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
                          hf_objective_state *st, double *loss, double *dldslot, double *residuals,
                          hf_objective_error *error)

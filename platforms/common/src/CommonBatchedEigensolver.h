@@ -1,13 +1,17 @@
 #ifndef HESSFIT_COMMON_BATCHED_EIGENSOLVER_H_
 #define HESSFIT_COMMON_BATCHED_EIGENSOLVER_H_
 /*
- * A library eigensolver a GPU platform may put in place of the objective's own Jacobi kernel
- * (objectiveJacobi.cc) for the frequency matrices: CUDA uses cuSOLVER's batched symmetric solver
- * (platforms/cuda, CudaBatchedEigensolver.cpp); OpenCL has none and keeps the Jacobi kernel.
- *
- * The frequency matrices stay in the objective's scratch (objectiveCommon.cc's layout); the solver
- * copies them into its own batches with the objective kernels objectiveBatchGather and
- * objectiveBatchScatter, which also turn a failed solve into the molecule's status.
+ * The eigensolver of the objective's frequency matrices on a GPU platform. Three exist:
+ *   jacobi    the objective's own kernel (kernels/objectiveJacobi.cc): one work-group per molecule;
+ *   host      CommonHostEigensolver: the matrices downloaded, LAPACK in threads, uploaded;
+ *   library   the platform's device library where it has one (CUDA: cuSOLVER's batched syev,
+ *             platforms/cuda/src/CudaBatchedEigensolver.cpp); OpenCL has none.
+ * chooseBatchedEigensolver picks one: HESSFIT_GPU_EIGENSOLVER = auto (or unset), host, jacobi or
+ * library. auto is the fastest measured (docs/benchmarks.md, "Measured on an NVIDIA H200"): the
+ * library for more than HostEigensolverMaxMatrices matrices, else the host. Any other value is an
+ * error. The solvers other than Jacobi copy the matrices into batches of one dimension
+ * (CommonEigenBatches.h) with the objective kernels objectiveBatchGather and objectiveBatchScatter,
+ * which also turn a failed solve into the molecule's status.
  */
 #include "openmm/common/ComputeArray.h"
 #include "openmm/common/ComputeContext.h"
@@ -34,7 +38,7 @@ public:
         std::vector<Matrix> matrices;
     };
     virtual ~CommonBatchedEigensolver() {}
-    /** The name in messages ("cuSOLVER's batched syev"). */
+    /** The name in messages ("cuSOLVER's batched syev", "LAPACK ?syevd on the host"). */
     virtual std::string name() const = 0;
     /** Allocates the batches and the library's workspace (the ComputeContext is current). */
     virtual void initialize(const Setup& setup) = 0;
@@ -47,8 +51,20 @@ public:
     virtual void solve(bool vectors) = 0;
 };
 
-/** Makes the platform's batched eigensolver for a context, or returns null to keep the Jacobi kernel. */
+/** Makes the platform's library eigensolver for a context. */
 typedef CommonBatchedEigensolver* (*CommonBatchedEigensolverFactory)(OpenMM::ComputeContext& cc);
+
+/** auto takes the library above this many frequency matrices, else the host (measured on an H200). */
+const int HostEigensolverMaxMatrices = 100;
+
+/**
+ * The eigensolver for numMatrices frequency matrices as HESSFIT_GPU_EIGENSOLVER says (above);
+ * makeLibrary: the platform's library solver, or null where it has none. Returns null for the
+ * Jacobi kernel. Throws HessianForceException (Unsupported) for an unknown value, or for library
+ * on a platform without one.
+ */
+CommonBatchedEigensolver* chooseBatchedEigensolver(OpenMM::ComputeContext& cc, int numMatrices,
+                                                   CommonBatchedEigensolverFactory makeLibrary);
 
 } // namespace HessFit
 

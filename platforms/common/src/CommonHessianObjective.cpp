@@ -5,7 +5,7 @@
  * Per evaluation, each kernel launched once for all molecules (one work-group per molecule of a
  * list): gather the positions of projecting molecules (posq through the atom order), mass weighting
  * and the finiteness check, the eigenmatrix, the frequency matrix and its eigendecomposition (the Jacobi
- * kernel, or the platform's library eigensolver: CommonBatchedEigensolver.h),
+ * kernel, LAPACK on the host or the platform's library: CommonBatchedEigensolver.h),
  * the pairing with frequency residuals and coefficients, the Hessian-element residuals with the
  * adjoint G, and the loss with the first failure. One download of {loss, failure} per evaluation;
  * the residuals only when asked. The spec is uploaded here, once.
@@ -341,8 +341,9 @@ CommonHessianObjective::CommonHessianObjective(ComputeContext& cc, const CommonM
         ContextSelector selector(cc);
         impl->upload(layout, spec);
         impl->compile();
-        if (makeEigensolver != nullptr && !impl->frequencyMatrices.empty())
-            impl->eigensolver.reset(makeEigensolver(cc));
+        if (!impl->frequencyMatrices.empty())
+            impl->eigensolver.reset(
+                chooseBatchedEigensolver(cc, (int) impl->frequencyMatrices.size(), makeEigensolver));
         if (impl->eigensolver)
             impl->eigensolver->initialize({impl->program, &impl->scratch, &impl->status,
                                            cc.getUseDoublePrecision() || cc.getUseMixedPrecision(),

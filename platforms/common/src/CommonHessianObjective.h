@@ -32,9 +32,9 @@ struct CommonMoleculeLayout {
 class CommonHessianObjective {
 public:
     /**
-     * Uploads the spec (validated by the caller against the layout) and compiles the kernels. With
-     * makeEigensolver (and it returning a solver) the frequency matrices are diagonalised by that
-     * library solver instead of the Jacobi kernel.
+     * Uploads the spec (validated by the caller against the layout) and compiles the kernels.
+     * makeEigensolver: the platform's library eigensolver, if it has one; which eigensolver the
+     * frequency matrices get is chooseBatchedEigensolver's choice (CommonBatchedEigensolver.h).
      */
     CommonHessianObjective(OpenMM::ComputeContext& cc, const CommonMoleculeLayout& layout, const HessianObjectiveSpec& spec,
                            CommonBatchedEigensolverFactory makeEigensolver = nullptr);
