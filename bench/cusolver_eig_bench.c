@@ -98,6 +98,23 @@ typedef struct {
     size_t device_bytes, host_bytes;
 } Batch;
 
+/* Every batch's work matrices set back to its inputs (the solvers overwrite them), on the stream. */
+static void restore_inputs(const Batch *batches, int n, cudaStream_t stream) {
+    for (int k = 0; k < n; k++)
+        CUDA_OK(cudaMemcpyAsync(batches[k].work, batches[k].input,
+                                (size_t) (batches[k].n * batches[k].n * batches[k].count) * sizeof(double),
+                                cudaMemcpyDeviceToDevice, stream));
+}
+
+/* Records stop on the stream, waits for it and returns the ms since start. */
+static double stop_timer(cudaEvent_t start, cudaEvent_t stop, cudaStream_t stream) {
+    float ms = 0.0f;
+    CUDA_OK(cudaEventRecord(stop, stream));
+    CUDA_OK(cudaEventSynchronize(stop));
+    CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
+    return ms;
+}
+
 int main(int argc, char **argv) {
     long dims[MAX_DIMS] = {108, 114, 114, 186, 186, 174, 174, 174, 174};
     int n_dims = 9;
@@ -244,10 +261,7 @@ int main(int argc, char **argv) {
         }
         double samples[MAX_REPEATS + 1];
         for (long t = 0; t <= repeats; t++) {
-            for (int k = 0; k < n_distinct; k++)
-                CUDA_OK(cudaMemcpyAsync(batches[k].work, batches[k].input,
-                                        (size_t) (batches[k].n * batches[k].n * batches[k].count) * sizeof(double),
-                                        cudaMemcpyDeviceToDevice, stream));
+            restore_inputs(batches, n_distinct, stream);
             CUDA_OK(cudaEventRecord(start, stream));
             for (int k = 0; k < n_distinct; k++) {
                 Batch *b = &batches[k];
@@ -256,11 +270,7 @@ int main(int argc, char **argv) {
                                                  CUDA_R_64F, b->device_buffer, b->device_bytes, b->host_buffer,
                                                  b->host_bytes, b->info, b->count));
             }
-            CUDA_OK(cudaEventRecord(stop, stream));
-            CUDA_OK(cudaEventSynchronize(stop));
-            float ms = 0.0f;
-            CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
-            samples[t] = ms;
+            samples[t] = stop_timer(start, stop, stream);
         }
         const double median = median_of(samples, repeats);
         /* A small set also with the one-matrix solver, one call per matrix on the same stream. */
@@ -279,10 +289,7 @@ int main(int argc, char **argv) {
             void *device_buffer, *host_buffer = malloc(most_host ? most_host : 1);
             CUDA_OK(cudaMalloc(&device_buffer, most_device ? most_device : 1));
             for (long t = 0; t <= repeats; t++) {
-                for (int k = 0; k < n_distinct; k++)
-                    CUDA_OK(cudaMemcpyAsync(batches[k].work, batches[k].input,
-                                            (size_t) (batches[k].n * batches[k].n * batches[k].count) * sizeof(double),
-                                            cudaMemcpyDeviceToDevice, stream));
+                restore_inputs(batches, n_distinct, stream);
                 CUDA_OK(cudaEventRecord(start, stream));
                 for (int k = 0; k < n_distinct; k++)
                     for (long m = 0; m < batches[k].count; m++)
@@ -291,11 +298,7 @@ int main(int argc, char **argv) {
                                                    batches[k].n, CUDA_R_64F, batches[k].eigenvalues + batches[k].n * m,
                                                    CUDA_R_64F, device_buffer, most_device, host_buffer, most_host,
                                                    batches[k].info + m));
-                CUDA_OK(cudaEventRecord(stop, stream));
-                CUDA_OK(cudaEventSynchronize(stop));
-                float ms = 0.0f;
-                CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
-                loop_samples[t] = ms;
+                loop_samples[t] = stop_timer(start, stop, stream);
             }
             CUDA_OK(cudaFree(device_buffer));
             free(host_buffer);

@@ -776,31 +776,19 @@ static int list_threads(int count)
     return n_threads > count ? (count > 0 ? count : 1) : n_threads;
 }
 
-void hf_symmetric_eigen_list(int count, const int *dims, double *const *matrices, double *const *values, int vectors,
-                             int *info)
-{
-    const int blas = blas_single_threaded(), n_threads = list_threads(count);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads) if (n_threads > 1)
-#endif
-    for (int k = 0; k < count; k++)
-        info[k] = (int)LAPACKE_dsyevd(LAPACK_COL_MAJOR, vectors ? 'V' : 'N', 'L', dims[k], matrices[k], dims[k],
-                                      values[k]);
-    blas_restore(blas);
-}
-
-void hf_symmetric_eigen_list_float(int count, const int *dims, float *const *matrices, float *const *values,
-                                   int vectors, int *info)
-{
-    const int blas = blas_single_threaded(), n_threads = list_threads(count);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads) if (n_threads > 1)
-#endif
-    for (int k = 0; k < count; k++)
-        info[k] = (int)LAPACKE_ssyevd(LAPACK_COL_MAJOR, vectors ? 'V' : 'N', 'L', dims[k], matrices[k], dims[k],
-                                      values[k]);
-    blas_restore(blas);
-}
+/* hf_symmetric_eigen_list and its _float form: REAL matrices, LAPACKE's SYEVD. */
+#define DEFINE_SYMMETRIC_EIGEN_LIST(NAME, REAL, SYEVD)                                                          \
+    void NAME(int count, const int *dims, REAL *const *matrices, REAL *const *values, int vectors, int *info)   \
+    {                                                                                                         \
+        const int blas = blas_single_threaded(), n_threads = list_threads(count);                             \
+        _Pragma("omp parallel for schedule(dynamic, 1) num_threads(n_threads) if (n_threads > 1)")             \
+        for (int k = 0; k < count; k++)                                                                       \
+            info[k] = (int)SYEVD(LAPACK_COL_MAJOR, vectors ? 'V' : 'N', 'L', dims[k], matrices[k], dims[k],    \
+                                 values[k]);                                                                  \
+        blas_restore(blas);                                                                                   \
+    }
+DEFINE_SYMMETRIC_EIGEN_LIST(hf_symmetric_eigen_list, double, LAPACKE_dsyevd)
+DEFINE_SYMMETRIC_EIGEN_LIST(hf_symmetric_eigen_list_float, float, LAPACKE_ssyevd)
 
 int hf_objective_compute(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
                          hf_objective_state *st, double *loss, double *dldslot, double *residuals,
