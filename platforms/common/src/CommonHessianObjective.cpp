@@ -219,7 +219,7 @@ void CommonHessianObjective::Impl::upload(const CommonMoleculeLayout& layout, co
     uploadArray(cc, paired, none, "hfObjPaired");
     positions.initialize<double>(cc, std::max<size_t>(3 * layout.moleculeAtoms.size(), 1), "hfObjPositions");
     scratch.initialize(cc, (size_t) std::max(realAt, 1LL), realSize, "hfObjScratch");
-    cc.clearBuffer(scratch); /* a library eigensolver also reads the matrices of failed molecules */
+    cc.clearBuffer(scratch); /* a batched eigensolver also reads the matrices of failed molecules */
     intScratch.initialize<int>(cc, (size_t) std::max(intAt, 1LL), "hfObjIntScratch");
     residuals.initialize<double>(cc, (size_t) std::max(numResiduals, 1LL), "hfObjResiduals");
     cc.clearBuffer(residuals);
