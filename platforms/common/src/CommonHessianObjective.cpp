@@ -98,7 +98,9 @@ struct CommonHessianObjective::Impl {
     vector<CommonBatchedEigensolver::Matrix> frequencyMatrices;
     std::unique_ptr<CommonBatchedEigensolver> eigensolver; /* null: the Jacobi kernel */
 
-    Impl(ComputeContext& cc) : cc(cc) {}
+    const bool doubleArithmetic; /* the Hessian-space arithmetic (hsreal): double in double and mixed precision */
+
+    Impl(ComputeContext& cc) : cc(cc), doubleArithmetic(cc.getUseDoublePrecision() || cc.getUseMixedPrecision()) {}
     void upload(const CommonMoleculeLayout& layout, const HessianObjectiveSpec& spec);
     void compile();
     [[noreturn]] void fail(int molecule, int code) const;
@@ -190,7 +192,6 @@ void CommonHessianObjective::Impl::upload(const CommonMoleculeLayout& layout, co
         throw HessianForceException(HessianForceException::Size,
                                     "HessianForce: the Hessian objective is too large for the device objective (" +
                                         std::to_string(numResiduals) + " residuals)");
-    const bool doubleArithmetic = cc.getUseDoublePrecision() || cc.getUseMixedPrecision();
     const int realSize = doubleArithmetic ? sizeof(double) : sizeof(float);
     uploadArray(cc, molInt, mi, "hfObjMolInt");
     uploadArray(cc, molLong, ml, "hfObjMolLong");
@@ -228,7 +229,7 @@ void CommonHessianObjective::Impl::upload(const CommonMoleculeLayout& layout, co
 
 void CommonHessianObjective::Impl::compile() {
     std::map<std::string, std::string> defines = kernelDefines();
-    if (cc.getUseDoublePrecision() || cc.getUseMixedPrecision()) {
+    if (doubleArithmetic) {
         defines["HS_DOUBLE"] = "1";
         defines["JACOBI_TOLERANCE"] = "1e-15";
     }
@@ -346,7 +347,7 @@ CommonHessianObjective::CommonHessianObjective(ComputeContext& cc, const CommonM
                 chooseBatchedEigensolver(cc, (int) impl->frequencyMatrices.size(), makeEigensolver));
         if (impl->eigensolver)
             impl->eigensolver->initialize({impl->program, &impl->scratch, &impl->status,
-                                           cc.getUseDoublePrecision() || cc.getUseMixedPrecision(),
+                                           impl->doubleArithmetic,
                                            impl->frequencyMatrices});
     }
     catch (...) {

@@ -6,6 +6,19 @@ using namespace HessFit;
 using namespace OpenMM;
 using std::vector;
 
+/* Every matrix of every batch, in batch order: where it and its eigenvalues lie in the host arrays. */
+template <class Real>
+static void listOf(const CommonEigenBatches& batches, const vector<long long>& matrixAt, const vector<long long>& valueAt,
+                   vector<Real>& matrices, vector<Real>& values, vector<Real*>& matrixList, vector<Real*>& valueList) {
+    for (size_t i = 0; i < batches.batches.size(); i++) {
+        const CommonEigenBatches::Batch& b = *batches.batches[i];
+        for (int k = 0; k < b.count; k++) {
+            matrixList.push_back(matrices.data() + matrixAt[i] + (long long) b.dim * b.dim * k);
+            valueList.push_back(values.data() + valueAt[i] + (long long) b.dim * k);
+        }
+    }
+}
+
 void CommonHostEigensolver::initialize(const Setup& setup) {
     doubleArithmetic = setup.doubleArithmetic;
     batches.initialize(cc, setup);
@@ -21,23 +34,12 @@ void CommonHostEigensolver::initialize(const Setup& setup) {
     if (doubleArithmetic) {
         matrices.resize((size_t) matrixSize);
         values.resize((size_t) valueSize);
+        listOf(batches, matrixAt, valueAt, matrices, values, matrixList, valueList);
     }
     else {
         matricesFloat.resize((size_t) matrixSize);
         valuesFloat.resize((size_t) valueSize);
-    }
-}
-
-/* The k-th matrix of every batch, in batch order: its place in the host arrays. */
-template <class Real>
-static void listOf(const CommonEigenBatches& batches, const vector<long long>& matrixAt, const vector<long long>& valueAt,
-                   vector<Real>& matrices, vector<Real>& values, vector<Real*>& matrixList, vector<Real*>& valueList) {
-    for (size_t i = 0; i < batches.batches.size(); i++) {
-        const CommonEigenBatches::Batch& b = *batches.batches[i];
-        for (int k = 0; k < b.count; k++) {
-            matrixList.push_back(matrices.data() + matrixAt[i] + (long long) b.dim * b.dim * k);
-            valueList.push_back(values.data() + valueAt[i] + (long long) b.dim * k);
-        }
+        listOf(batches, matrixAt, valueAt, matricesFloat, valuesFloat, matrixListFloat, valueListFloat);
     }
 }
 
@@ -49,16 +51,12 @@ void CommonHostEigensolver::solve(bool vectors) {
         batches.gather(*batches.batches[i]);
         batches.batches[i]->matrices.download(hostMatrices + real * matrixAt[i]);
     }
-    if (doubleArithmetic) {
-        vector<double*> m, w;
-        listOf(batches, matrixAt, valueAt, matrices, values, m, w);
-        hf_symmetric_eigen_list((int) dims.size(), dims.data(), m.data(), w.data(), vectors ? 1 : 0, info.data());
-    }
-    else {
-        vector<float*> m, w;
-        listOf(batches, matrixAt, valueAt, matricesFloat, valuesFloat, m, w);
-        hf_symmetric_eigen_list_float((int) dims.size(), dims.data(), m.data(), w.data(), vectors ? 1 : 0, info.data());
-    }
+    if (doubleArithmetic)
+        hf_symmetric_eigen_list((int) dims.size(), dims.data(), matrixList.data(), valueList.data(), vectors ? 1 : 0,
+                                info.data());
+    else
+        hf_symmetric_eigen_list_float((int) dims.size(), dims.data(), matrixListFloat.data(), valueListFloat.data(),
+                                      vectors ? 1 : 0, info.data());
     int at = 0;
     for (size_t i = 0; i < batches.batches.size(); i++) {
         CommonEigenBatches::Batch& b = *batches.batches[i];

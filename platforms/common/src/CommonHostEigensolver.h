@@ -28,6 +28,8 @@ private:
     std::vector<long long> matrixAt, valueAt; /* where each batch starts in the host arrays */
     std::vector<double> matrices, values;     /* double and mixed precision */
     std::vector<float> matricesFloat, valuesFloat;
+    std::vector<double*> matrixList, valueList; /* per matrix, into the arrays above (made once) */
+    std::vector<float*> matrixListFloat, valueListFloat;
 };
 
 } // namespace HessFit
