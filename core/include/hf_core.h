@@ -494,6 +494,32 @@ int hf_objective_jacobian(const hf_model *model, const double *table, const doub
                           hf_objective_state *state, const int *molecules, int n_molecules, const int *paired,
                           const int *slots, int n_wanted, double *residuals, double *jac_t, hf_objective_error *error);
 
+/*
+ * For a device that forms the bilinear forms itself (platforms/common's Jacobian kernel): what
+ * hf_objective_jacobian hands to hf_bilinear_hessian_derivatives for each listed molecule, so that
+ *     d r_i / d slot_s = coef_i u_a^T (dH/dslot_s) u_b,  (a, b) = pairs[2i], pairs[2i + 1],
+ * with coef_i = 0 giving exactly 0 and a negative index or n_vectors = 0 a zero row. The vectors
+ * are rows over the molecule's 3 n_m coordinates (dim) with the reduced particles' entries already
+ * mapped (M u), so that they contract with the terms' Hessians at the reduced positions directly.
+ */
+typedef struct {
+    int dim;            /* 3 n_m */
+    int n_vectors;      /* rows of vectors (0: every row of the molecule is zero) */
+    long long n_pairs;  /* the molecule's residuals */
+    double *vectors;    /* n_vectors x dim */
+    int *pairs;         /* 2 per residual */
+    double *coef;       /* per residual */
+} hf_jacobian_pairs;
+
+/* The list call of hf_objective_jacobian up to the bilinear forms: residuals as there, and
+ * pairs[p] (n_molecules of them, overwritten; free with hf_jacobian_pairs_free) for list position p.
+ * Same arguments, threads and returns; on failure nothing is left allocated. */
+int hf_objective_jacobian_pairs(const hf_model *model, const double *table, const double *pos,
+                                const hf_objective_spec *spec, hf_objective_state *state, const int *molecules,
+                                int n_molecules, const int *paired, double *residuals, hf_jacobian_pairs *pairs,
+                                hf_objective_error *error);
+void hf_jacobian_pairs_free(hf_jacobian_pairs *pairs, int n);
+
 /* ---- helpers of the objective (hf_rigid_body.c, hf_assignment.c) ------------------------------- */
 
 /* A rotation whose remainder after Gram-Schmidt is below this fraction of the largest rotation

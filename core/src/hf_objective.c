@@ -48,6 +48,7 @@
  * model, in the same order: the block is bit-identical to the whole-model one.
  */
 #include "hf_core.h"
+#include "hf_reduction.h"
 
 #include <cblas.h>
 #include <float.h>
@@ -954,18 +955,22 @@ static int jacobian_pairs(const hf_objective_molecule *om, const workspace *ws, 
     return nv;
 }
 
-/* Molecule m's residuals (n of them) and slot-major rows jac_t (n_rows x n) with workspace ws (see
- * hf_core.h). paired: m's own pairing or NULL; slot_row: each slot's row (-1: not wanted), NULL: all.
- * Touches only m's pieces of st (block, residual range, selection and pairing) and its own scratch,
- * so that the molecules of a list run in threads. Returns 0 or an HF_OBJECTIVE_ code (in *error). */
-static int jacobian_task(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
-                         hf_objective_state *st, workspace *ws, int m, const int *paired, const int *slot_row,
-                         size_t n_rows, double *residuals, double *jac_t, hf_objective_error *error)
+/* The ingredients of molecule m's rows (see hf_core.h): its residuals (residuals, n of them) and in
+ * *jp its vectors, pairs and factors (allocated here; map: reduced particles' entries mapped, M u, as a
+ * device wants them). paired: m's own pairing or NULL. Touches only m's pieces of st (block, residual
+ * range, selection and pairing) and its own scratch, so that the molecules of a list run in threads.
+ * Returns 0 or an HF_OBJECTIVE_ code (in *error). */
+static int jacobian_prepare(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
+                            hf_objective_state *st, workspace *ws, int m, const int *paired, int map,
+                            double *residuals, hf_jacobian_pairs *jp, hf_objective_error *error)
 {
     mol_state *ms = &st->mols[m];
     const hf_objective_molecule *om = &spec->molecules[m];
     long long first = 0;
     const long long n = hf_objective_state_molecule_residuals(st, m, &first);
+    memset(jp, 0, sizeof *jp);
+    jp->dim = ms->dim;
+    jp->n_pairs = n;
     molecule_view v;
     make_view(st, model, m, &v);
     double *h = st->blocks + model->block_offset[m];
@@ -974,10 +979,8 @@ static int jacobian_task(const hf_model *model, const double *table, const doubl
         error->bad_term = model_term(st, m, bad);
         return HF_OBJECTIVE_GEOMETRY;
     }
-    if (!ms->active || n == 0) { /* no rows to form: zeros (hf_bilinear_hessian_derivatives zeroes the others) */
-        memset(jac_t, 0, n_rows * (size_t)n * sizeof *jac_t);
+    if (!ms->active || n == 0) /* no rows to form (n_vectors 0: zero rows) */
         return 0;
-    }
     const int nf = om->pairing != HF_PAIR_NONE ? om->n_freq : 0, dim = ms->dim;
     if (paired != NULL && om->pairing == HF_PAIR_BY_POSITION) {
         memcpy(ms->selected, paired, (size_t)nf * sizeof *paired);
@@ -1002,28 +1005,56 @@ static int jacobian_task(const hf_model *model, const double *table, const doubl
         }
     }
     const size_t n_vec_max = (size_t)nf + (size_t)om->n_eig + (om->hess_target != NULL ? (size_t)dim : 0);
-    double *u = malloc((n_vec_max > 0 ? n_vec_max : 1) * (size_t)dim * sizeof *u);
-    int *pairs = malloc(2 * (size_t)n * sizeof *pairs);
-    double *coef = malloc((size_t)n * sizeof *coef);
-    status = HF_OBJECTIVE_MEMORY;
-    if (u != NULL && pairs != NULL && coef != NULL) {
-        const int nv = jacobian_pairs(om, ws, dim, n_modes, spec->frequency_factor, paired ? paired : ms->paired,
-                                      paired != NULL, u, pairs, coef, residuals);
-        status = 0;
-        if (hf_bilinear_hessian_derivatives(&v.model, table, pos, 0, nv, u, (int)n, pairs, slot_row, (int)n_rows, jac_t,
-                                            &bad) != 0) {
+    jp->vectors = malloc((n_vec_max > 0 ? n_vec_max : 1) * (size_t)dim * sizeof *jp->vectors);
+    jp->pairs = malloc(2 * (size_t)n * sizeof *jp->pairs);
+    jp->coef = malloc((size_t)n * sizeof *jp->coef);
+    if (jp->vectors == NULL || jp->pairs == NULL || jp->coef == NULL)
+        return HF_OBJECTIVE_MEMORY;
+    jp->n_vectors = jacobian_pairs(om, ws, dim, n_modes, spec->frequency_factor, paired ? paired : ms->paired,
+                                   paired != NULL, jp->vectors, jp->pairs, jp->coef, residuals);
+    if (map && model->n_reduced > 0)
+        hf_reduced_map_molecule_vectors(model, m, jp->n_vectors, jp->vectors);
+    return 0;
+}
+
+void hf_jacobian_pairs_free(hf_jacobian_pairs *pairs, int n)
+{
+    for (int p = 0; pairs != NULL && p < n; p++) {
+        free(pairs[p].vectors);
+        free(pairs[p].pairs);
+        free(pairs[p].coef);
+        memset(&pairs[p], 0, sizeof pairs[p]);
+    }
+}
+
+/* Molecule m's residuals (n of them) and slot-major rows jac_t (n_rows x n) with workspace ws (see
+ * hf_core.h): jacobian_prepare, then one hf_bilinear_hessian_derivatives pass. slot_row: each
+ * slot's row (-1: not wanted), NULL: all. Returns 0 or an HF_OBJECTIVE_ code (in *error). */
+static int jacobian_task(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
+                         hf_objective_state *st, workspace *ws, int m, const int *paired, const int *slot_row,
+                         size_t n_rows, double *residuals, double *jac_t, hf_objective_error *error)
+{
+    hf_jacobian_pairs jp;
+    int status = jacobian_prepare(model, table, pos, spec, st, ws, m, paired, 0, residuals, &jp, error);
+    const long long n = jp.n_pairs;
+    if (status == 0 && jp.n_vectors == 0) /* no rows to form (hf_bilinear_hessian_derivatives zeroes the others) */
+        memset(jac_t, 0, n_rows * (size_t)n * sizeof *jac_t);
+    else if (status == 0) {
+        molecule_view v;
+        make_view(st, model, m, &v);
+        int bad = 0;
+        if (hf_bilinear_hessian_derivatives(&v.model, table, pos, 0, jp.n_vectors, jp.vectors, (int)n, jp.pairs,
+                                            slot_row, (int)n_rows, jac_t, &bad) != 0) {
             error->bad_term = model_term(st, m, bad);
             status = bad == HF_BAD_OUT_OF_MEMORY ? HF_OBJECTIVE_MEMORY : HF_OBJECTIVE_GEOMETRY;
         }
         for (size_t s = 0; status == 0 && s < n_rows; s++) { /* d r / dp = coef u^T dH/dp w; weight 0: exactly 0 */
             double *row = jac_t + s * (size_t)n;
             for (long long r = 0; r < n; r++)
-                row[r] = coef[r] == 0.0 ? 0.0 : coef[r] * row[r];
+                row[r] = jp.coef[r] == 0.0 ? 0.0 : jp.coef[r] * row[r];
         }
     }
-    free(u);
-    free(pairs);
-    free(coef);
+    hf_jacobian_pairs_free(&jp, 1);
     return status;
 }
 
@@ -1053,9 +1084,10 @@ static int jacobian_list(const hf_objective_state *st, const hf_model *model, co
     return 0;
 }
 
+/* hf_objective_jacobian (jp NULL) or hf_objective_jacobian_pairs (jp: one per list position). */
 static int jacobian(const hf_model *model, const double *table, const double *pos, const hf_objective_spec *spec,
                     hf_objective_state *st, const int *molecules, int n_list, const int *paired, const int *slots,
-                    int n_wanted, double *residuals, double *jac_t, hf_objective_error *error)
+                    int n_wanted, double *residuals, double *jac_t, hf_jacobian_pairs *jp, hf_objective_error *error)
 {
     const size_t n_rows = slots != NULL ? (size_t)n_wanted : (size_t)model->n_slots;
     const int nm = st->n_molecules;
@@ -1087,8 +1119,12 @@ static int jacobian(const hf_model *model, const double *table, const double *po
 #endif
         const int *own = paired != NULL ? paired + (st->mols[m].paired - (st->int_store + st->n_freq_total)) : NULL;
         errors[p] = *error;
-        status[p] = jacobian_task(model, table, pos, spec, st, ws, m, own, slot_row, n_rows, residuals + res_at[p],
-                                  jac_t + n_rows * (size_t)res_at[p], &errors[p]);
+        if (jp != NULL)
+            status[p] = jacobian_prepare(model, table, pos, spec, st, ws, m, own, 1, residuals + res_at[p], &jp[p],
+                                         &errors[p]);
+        else
+            status[p] = jacobian_task(model, table, pos, spec, st, ws, m, own, slot_row, n_rows, residuals + res_at[p],
+                                      jac_t + n_rows * (size_t)res_at[p], &errors[p]);
     }
     for (int p = 0; p < n_list && result == 0; p++) /* the first failure in list order */
         if ((result = status[p]) != 0)
@@ -1108,7 +1144,23 @@ int hf_objective_jacobian(const hf_model *model, const double *table, const doub
 {
     const int blas = blas_single_threaded();
     const int status = jacobian(model, table, pos, spec, st, molecules, n_molecules, paired, slots, n_wanted, residuals,
-                                jac_t, error);
+                                jac_t, NULL, error);
     blas_restore(blas);
+    return status;
+}
+
+int hf_objective_jacobian_pairs(const hf_model *model, const double *table, const double *pos,
+                                const hf_objective_spec *spec, hf_objective_state *st, const int *molecules,
+                                int n_molecules, const int *paired, double *residuals, hf_jacobian_pairs *pairs,
+                                hf_objective_error *error)
+{
+    for (int p = 0; p < n_molecules; p++)
+        memset(&pairs[p], 0, sizeof pairs[p]);
+    const int blas = blas_single_threaded();
+    const int status = jacobian(model, table, pos, spec, st, molecules, n_molecules, paired, NULL, 0, residuals, NULL,
+                                pairs, error);
+    blas_restore(blas);
+    if (status != 0)
+        hf_jacobian_pairs_free(pairs, n_molecules);
     return status;
 }

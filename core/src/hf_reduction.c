@@ -264,6 +264,21 @@ static int bilinear_at_reduced(const hf_model *model, const double *table, const
                                                             slot_row, n_rows, out, bad_term));
 }
 
+void hf_reduced_map_molecule_vectors(const hf_model *model, int m, int n_vectors, double *vectors)
+{
+    const size_t dim = 3 * (size_t)(model->mol_offset[m + 1] - model->mol_offset[m]);
+    for (int v = 0; v < n_vectors; v++) {
+        double *row = vectors + (size_t)v * dim;
+        for (int r = model->reduced_offset[m]; r < model->reduced_offset[m + 1]; r++) {
+            const hf_reduced_particle *rp = &model->reduced[r];
+            double *vh = row + 3 * (ptrdiff_t)model->atom_local[rp->particle];
+            const double *vp = row + 3 * (ptrdiff_t)model->atom_local[rp->partner];
+            for (int c = 0; c < 3; c++)
+                vh[c] = rp->factor * vh[c] + (1.0 - rp->factor) * vp[c];
+        }
+    }
+}
+
 /* u^T dH/dp w = (M u)^T dH'/dp (M w): every vector of molecule m mapped (its local rows). */
 int hf_reduced_bilinear_hessian_derivatives(const hf_model *model, const double *table, const double *pos, int m,
                                             int n_vectors, const double *vectors, int n_pairs, const int *pairs,
@@ -275,16 +290,7 @@ int hf_reduced_bilinear_hessian_derivatives(const hf_model *model, const double 
     if (mv == NULL)
         return out_of_memory(bad_term);
     memcpy(mv, vectors, size * sizeof *mv);
-    for (int v = 0; v < n_vectors; v++) {
-        double *row = mv + (size_t)v * dim;
-        for (int r = model->reduced_offset[m]; r < model->reduced_offset[m + 1]; r++) {
-            const hf_reduced_particle *rp = &model->reduced[r];
-            double *vh = row + 3 * (ptrdiff_t)model->atom_local[rp->particle];
-            const double *vp = row + 3 * (ptrdiff_t)model->atom_local[rp->partner];
-            for (int c = 0; c < 3; c++)
-                vh[c] = rp->factor * vh[c] + (1.0 - rp->factor) * vp[c];
-        }
-    }
+    hf_reduced_map_molecule_vectors(model, m, n_vectors, mv);
     const int rc = bilinear_at_reduced(model, table, pos, m, n_vectors, mv, n_pairs, pairs, slot_row, n_rows, out,
                                        bad_term);
     free(mv);

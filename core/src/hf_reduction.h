@@ -26,5 +26,8 @@ int hf_reduced_gradient_contraction_derivatives(const hf_model *model, const dou
 int hf_reduced_bilinear_hessian_derivatives(const hf_model *model, const double *table, const double *pos, int m,
                                             int n_vectors, const double *vectors, int n_pairs, const int *pairs,
                                             const int *slot_row, int n_rows, double *out, int *bad_term);
+/* u -> M u for n_vectors rows of molecule m's 3 n_m coordinates, in place (the vectors of
+ * hf_reduced_bilinear_hessian_derivatives; hf_objective_jacobian_pairs hands them over mapped). */
+void hf_reduced_map_molecule_vectors(const hf_model *model, int m, int n_vectors, double *vectors);
 
 #endif

@@ -164,7 +164,8 @@ public:
     /**
      * Compute the residual Jacobian of the listed molecules' objective at the Context's positions
      * and parameters, in one call (the rows d r_i / d slot of their residuals, exact: bilinear
-     * forms u^T dH/dslot w, hf_objective_jacobian, the molecules in threads). Frequency targets
+     * forms u^T dH/dslot w, hf_objective_jacobian, the molecules in threads; the GPU platforms form
+     * the bilinear forms on the device, docs/design.md). Frequency targets
      * keep the pairing of the last evaluation (an evaluation at the same parameters pairs them
      * so). Requires a set objective and a valid list (checked by the caller).
      *

@@ -105,6 +105,24 @@ void FlatHessianObjective::jacobian(const FlatHessianModel& model, const vector<
     check(model, status, error);
 }
 
+void FlatHessianObjective::jacobianPairs(const FlatHessianModel& model, const vector<double>& table,
+                                         const double* positions, const vector<int>& molecules, const int* paired,
+                                         vector<double>& residuals, Pairs& pairs) {
+    if (!state)
+        throw HessianForceException(HessianForceException::Value, "HessianForce: no Hessian objective is set in this Context");
+    long long n = 0;
+    for (int m : molecules)
+        n += hf_objective_state_molecule_residuals(state.get(), m, nullptr);
+    residuals.assign((size_t) n, 0.0);
+    hf_jacobian_pairs_free(pairs.molecules.data(), (int) pairs.molecules.size());
+    pairs.molecules.assign(molecules.size(), hf_jacobian_pairs{});
+    hf_objective_error error = {0, 0, 0};
+    const int status = hf_objective_jacobian_pairs(&model.model(), table.data(), positions, &flat, state.get(),
+                                                   molecules.data(), (int) molecules.size(), paired,
+                                                   residuals.data(), pairs.molecules.data(), &error);
+    check(model, status, error);
+}
+
 void FlatHessianObjective::setGradientSlots(const vector<int>& slots, int numSlots) {
     gradientSlots.clear();
     if (!slots.empty()) {

@@ -1207,8 +1207,9 @@ hessfit_status hessfit_force_compute_hessian_objective_jacobian(hessfit_force *f
                                                                 long long n_res, double *jacobian, long long n_jac);
 /**
  * Several molecules' residuals and their exact Jacobian in one kernel call, the molecules in threads
- * (HessianForce::computeHessianObjectiveJacobian with a list; HESSFIT_NUM_THREADS): bit for bit the
- * one-molecule calls' results, concatenated in list order, whatever the thread count. Frequency
+ * (HessianForce::computeHessianObjectiveJacobian with a list; HESSFIT_NUM_THREADS; on the GPU
+ * platforms the bilinear forms u^T dH/dslot w on the device): bit for bit the one-molecule calls'
+ * results, concatenated in list order, whatever the thread count. Frequency
  * targets keep the last evaluation's pairing, so evaluate first at the same parameters.
  *
  * @param force           the handle

@@ -6,6 +6,7 @@
 #include "openmm/common/ContextSelector.h"
 #include "openmm/internal/ContextImpl.h"
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <string>
@@ -109,7 +110,15 @@ void CommonCalcHessianForceKernel::initialize(const System&, const HessianForce&
     gatherHessianBlocks.kernel = program->createKernel("gatherHessianBlocks");
     reduceSegments.kernel = program->createKernel("reduceSegments");
     addTotalEnergy.kernel = program->createKernel("addTotalEnergy");
+    termBilinearValues.kernel = program->createKernel("computeTermBilinearValues");
+    reduceBilinearRows.kernel = program->createKernel("reduceBilinearRows");
     reduction.createKernels(program);
+    const char* jacobianRoute = std::getenv("HESSFIT_GPU_JACOBIAN");
+    const std::string route = jacobianRoute != nullptr && jacobianRoute[0] != '\0' ? jacobianRoute : "device";
+    if (route != "device" && route != "host")
+        throw HessianForceException(HessianForceException::Unsupported, "HessianForce: HESSFIT_GPU_JACOBIAN = '" +
+                                                                            route + "': use device (the default) or host");
+    jacobianOnHost = route == "host";
 
     uploadModel(force);
     uploadArray(table, force.getParameters(), "hessfitTable");
@@ -421,6 +430,96 @@ void CommonCalcHessianForceKernel::computeHessianObjectiveJacobian(ContextImpl& 
     for (size_t i = 0; i < positions.size(); i++)
         for (int c = 0; c < 3; c++)
             pos[3 * i + c] = positions[i][c];
-    hostObjective.jacobian(flat, hostTable, pos.empty() ? nullptr : pos.data(), molecules,
-                           modes.empty() ? nullptr : modes.data(), slots, residuals, jacobian);
+    const int* paired = modes.empty() ? nullptr : modes.data();
+    if (jacobianOnHost) {
+        hostObjective.jacobian(flat, hostTable, pos.empty() ? nullptr : pos.data(), molecules, paired, slots, residuals,
+                               jacobian);
+        return;
+    }
+    FlatHessianObjective::Pairs pairs;
+    hostObjective.jacobianPairs(flat, hostTable, pos.empty() ? nullptr : pos.data(), molecules, paired, residuals, pairs);
+    const size_t nRows = slots.empty() ? (size_t) numSlots : slots.size();
+    jacobian.assign(nRows * residuals.size(), 0.0);
+    vector<int> rowOf((size_t) numSlots, -1);
+    for (size_t k = 0; k < nRows; k++)
+        rowOf[slots.empty() ? k : (size_t) slots[k]] = (int) k;
+    clearGeometryFlag();
+    reduction.mapPositions(atomPos);
+    size_t first = 0; /* the molecule's first residual in the list's concatenation */
+    for (size_t p = 0; p < molecules.size(); p++) {
+        const hf_jacobian_pairs& jp = pairs.molecules[p];
+        if (jp.n_vectors > 0)
+            bilinearRows(molecules[p], jp, rowOf, jacobian.data() + nRows * first);
+        first += (size_t) jp.n_pairs;
+    }
+    checkGeometryFlag();
+}
+
+void CommonCalcHessianForceKernel::bilinearRows(int molecule, const hf_jacobian_pairs& jp, const vector<int>& rowOf,
+                                                double* block) {
+    const int S = CommonTermLists::SlotsPerTerm;
+    // the molecule's terms with a wanted slot, and per wanted row its entries i S + s into their values
+    vector<int> termList, rowEntries, rowCount(rowOf.size() + 1, 0);
+    vector<std::pair<int, int>> entries; /* (row, entry) */
+    for (int e = lists.moleculeStart[molecule]; e < lists.moleculeStart[molecule + 1]; e++) {
+        const int t = lists.moleculeEntries[e];
+        bool wanted = false;
+        for (int s = 0; s < S; s++) {
+            const int slot = lists.slots[(size_t) S * t + s];
+            if (slot != HF_NO_SLOT && rowOf[slot] >= 0) {
+                entries.push_back({rowOf[slot], (int) termList.size() * S + s});
+                wanted = true;
+            }
+        }
+        if (wanted)
+            termList.push_back(t);
+    }
+    if (termList.empty())
+        return;
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const std::pair<int, int>& a, const std::pair<int, int>& b) { return a.first < b.first; });
+    vector<int> segmentRow, segmentStart(1, 0), segmentEntries;
+    for (size_t k = 0; k < entries.size(); k++) {
+        if (k == 0 || entries[k].first != entries[k - 1].first) {
+            if (k > 0)
+                segmentStart.push_back((int) k);
+            segmentRow.push_back(entries[k].first);
+        }
+        segmentEntries.push_back(entries[k].second);
+    }
+    segmentStart.push_back((int) entries.size());
+    const int numListed = (int) termList.size(), numSegments = (int) segmentRow.size(), dim = jp.dim;
+    const long long n = jp.n_pairs;
+    uploadArray(jacTermList, termList, "hessfitJacobianTerms");
+    uploadArray(jacSegmentStart, segmentStart, "hessfitJacobianSegmentStart");
+    uploadArray(jacSegmentEntries, segmentEntries, "hessfitJacobianSegmentEntries");
+    uploadArray(jacVectors, vector<double>(jp.vectors, jp.vectors + (size_t) jp.n_vectors * dim), "hessfitJacobianVectors");
+    uploadArray(jacPairs, vector<int>(jp.pairs, jp.pairs + 2 * n), "hessfitJacobianPairs");
+    // pairs in chunks whose values (numListed x S doubles per pair) stay within 64 MiB
+    const long long perPair = (long long) numListed * S * (long long) sizeof(double);
+    const int chunk = (int) std::max<long long>(1, std::min<long long>(n, (64LL << 20) / perPair));
+    sizeArray(jacValues, (size_t) chunk * numListed * S, sizeof(double), "hessfitJacobianValues");
+    sizeArray(jacRows, (size_t) chunk * numSegments, sizeof(double), "hessfitJacobianRows");
+    vector<double> rows((size_t) chunk * numSegments);
+    ArrayInterface& posq = reduction.positions();
+    ArrayInterface& correction = reduction.positionCorrection();
+    for (long long r0 = 0; r0 < n; r0 += chunk) {
+        const int count = (int) std::min<long long>(chunk, n - r0);
+        Arguments{termBilinearValues}(numListed)(count)((int) r0)(lists.numTerms())(jacTermList)(jacPairs)(jacVectors)
+            (dim)(termInfo)(termAtoms)(termSlots)(termScalars)(table)(flat.model().combining)(posq)(correction)(atomPos)
+            (termLocal)(termMolecule)(molBlockOffset)(molDim)(jacValues)(geometryFlag);
+        const long long runs = (count + BilinearRun - 1) / BilinearRun;
+        termBilinearValues.kernel->execute((int) std::min<long long>(numListed * runs, 1LL << 30));
+        Arguments{reduceBilinearRows}(numSegments)(count)(jacSegmentStart)(jacSegmentEntries)(numListed * S)(jacValues)
+            (jacRows);
+        reduceBilinearRows.kernel->execute((int) std::min<long long>((long long) numSegments * count, 1LL << 30));
+        jacRows.download(rows.data(), true);  /* the whole array: it may be larger than this chunk */
+        for (int k = 0; k < numSegments; k++) {
+            double* row = block + (size_t) segmentRow[k] * (size_t) n;
+            for (int r = 0; r < count; r++) {
+                const double c = jp.coef[r0 + r]; /* d r / dp = coef u^T dH/dp w; weight 0: exactly 0 */
+                row[r0 + r] = c == 0.0 ? 0.0 : c * rows[(size_t) k * count + r];
+            }
+        }
+    }
 }

@@ -57,8 +57,11 @@ public:
     double computeHessianObjective(OpenMM::ContextImpl& context, std::vector<double>* dLdslot,
                                    std::vector<double>* residuals) override;
     void getHessianObjectivePairing(OpenMM::ContextImpl& context, std::vector<int>& modes) override;
-    /** On the host (exact): one call of the math core's hf_objective_jacobian for all listed
-     *  molecules on the table and positions downloaded once, with the device evaluation's pairing. */
+    /** The rows' ingredients on the host (one call of the math core's hf_objective_jacobian_pairs
+     *  for all listed molecules on the table and positions downloaded once, with the device
+     *  evaluation's pairing: residuals, eigenvectors, pairs and factors), the bilinear forms
+     *  u^T dH/dslot w on the device (bilinearRows). HESSFIT_GPU_JACOBIAN = host: the whole Jacobian
+     *  on the host (hf_objective_jacobian), for comparison. */
     void computeHessianObjectiveJacobian(OpenMM::ContextImpl& context, const std::vector<int>& molecules,
                                          const std::vector<int>& slots, std::vector<double>& residuals,
                                          std::vector<double>& jacobian) override;
@@ -87,6 +90,10 @@ private:
                            int numSegments, OpenMM::ComputeArray& out);
     /** Slot values of the given mode summed per slot, downloaded into derivatives (checks geometry). */
     void slotDerivatives(int mode, std::vector<double>& derivatives);
+    /** One molecule's Jacobian block (slot-major, rowOf[slot] its row, -1 not wanted; nRows rows x
+     *  the molecule's residuals, zero on entry) from its pairs: computeTermBilinearValues over its
+     *  terms with a wanted slot and chunks of its pairs, reduceBilinearRows per wanted slot. */
+    void bilinearRows(int molecule, const hf_jacobian_pairs& pairs, const std::vector<int>& rowOf, double* block);
     /** Clear the undefined-geometry flag before a computation; after it, throw naming the term. */
     void clearGeometryFlag();
     void checkGeometryFlag();
@@ -109,6 +116,10 @@ private:
     OpenMM::ComputeArray termEnergy, termForce, termHessian, slotValues, hessianBlocks, adjoint, yVector, molWeights;
     OpenMM::ComputeArray slotSums, moleculeSums, geometryFlag;
     Launch termEnergyForces, termHessians, termSlotValues, gatherForces, gatherHessianBlocks, reduceSegments, addTotalEnergy;
+    // the Jacobian's rows (bilinearRows)
+    OpenMM::ComputeArray jacTermList, jacSegmentStart, jacSegmentEntries, jacVectors, jacPairs, jacValues, jacRows;
+    Launch termBilinearValues, reduceBilinearRows;
+    bool jacobianOnHost = false;  // HESSFIT_GPU_JACOBIAN = host
     // the Hessian-space objective
     std::unique_ptr<CommonHessianObjective> objective;
     FlatHessianObjective hostObjective;  // the same spec for the host route to the Jacobian

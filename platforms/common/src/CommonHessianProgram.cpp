@@ -37,7 +37,8 @@ std::map<std::string, std::string> HessFit::hessianProgramDefines(bool mixedPrec
         {"HF_FORCE_STRIDE", CommonTermLists::ForceStride}, {"HF_SCALARS", CommonTermLists::ScalarsPerTerm},
         {"HF_MODE_ENERGY_DERIVATIVES", ModeEnergyDerivatives}, {"HF_MODE_MOLECULE_WEIGHTS", ModeMoleculeWeights},
         {"HF_MODE_HESSIAN_CONTRACTION", ModeHessianContraction},
-        {"HF_MODE_GRADIENT_CONTRACTION", ModeGradientContraction}, {"HF_REDUCE_BLOCK", reduceBlock}};
+        {"HF_MODE_GRADIENT_CONTRACTION", ModeGradientContraction}, {"HF_REDUCE_BLOCK", reduceBlock},
+        {"HF_BILINEAR_RUN", BilinearRun}};
     std::map<std::string, std::string> defines;
     for (const auto& v : ints)
         defines[v.first] = defineText(v.second);

@@ -37,6 +37,18 @@ public:
     void jacobian(const FlatHessianModel& model, const std::vector<double>& table, const double* positions,
                   const std::vector<int>& molecules, const int* paired, const std::vector<int>& slots,
                   std::vector<double>& residuals, std::vector<double>& jacobian);
+    /**
+     * hf_objective_jacobian_pairs: the same list call up to the bilinear forms, for a device that forms
+     * them (the GPU platforms' Jacobian kernel): the residuals as jacobian's, and per list position its
+     * vectors, pairs and factors (owned by the result).
+     */
+    struct Pairs {
+        std::vector<hf_jacobian_pairs> molecules;
+        ~Pairs() { hf_jacobian_pairs_free(molecules.data(), (int) molecules.size()); }
+    };
+    void jacobianPairs(const FlatHessianModel& model, const std::vector<double>& table, const double* positions,
+                       const std::vector<int>& molecules, const int* paired, std::vector<double>& residuals,
+                       Pairs& pairs);
     /** The last evaluation's pairing of every frequency target (-1: none). */
     void pairing(std::vector<int>& modes) const;
     /** compute's dLdslot is exact for these slots (in range) only, of a table of numSlots (slots

@@ -296,26 +296,27 @@ DEVICE void hfCrossSlotValues(int t, int kind, int mode, int n, const real* g, c
                               GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos,
                               GLOBAL const int* RESTRICT termLocal, GLOBAL const int* RESTRICT termMolecule,
                               GLOBAL const mm_long* RESTRICT molBlockOffset, GLOBAL const int* RESTRICT molDim,
-                              GLOBAL const double* RESTRICT adjoint, GLOBAL const double* RESTRICT yVector,
+                              GLOBAL const double* RESTRICT adjoint, int bilinear, GLOBAL const double* RESTRICT u,
+                              GLOBAL const double* RESTRICT w, GLOBAL const double* RESTRICT yVector,
                               GLOBAL const double* RESTRICT molWeights, double* out) {
     const int nc = hfCrossNumCoordinates(kind);
     if (mode == HF_MODE_ENERGY_DERIVATIVES || mode == HF_MODE_MOLECULE_WEIGHTS) {
-        const double w = mode == HF_MODE_MOLECULE_WEIGHTS ? molWeights[termMolecule[t]] : 1.0;
+        const double mw = mode == HF_MODE_MOLECULE_WEIGHTS ? molWeights[termMolecule[t]] : 1.0;
         for (int s = 0; s < HF_CROSS_SLOTS; s++)
-            out[s] = w == 0.0 ? 0.0 : (double) value->dp[s] * w;
+            out[s] = mw == 0.0 ? 0.0 : (double) value->dp[s] * mw;
     } else if (mode == HF_MODE_HESSIAN_CONTRACTION) {
         /* gGg_cd = g_c^T G g_d, gh_c = <G, Hq_c>, G read at the entries' particles */
         const int m = termMolecule[t], dim = molDim[m];
-        GLOBAL const double* block = adjoint + molBlockOffset[m];
+        GLOBAL const double* block = bilinear ? u : adjoint + molBlockOffset[m];
         double gGg[9], gh[3];
         for (int i = 0; i < 9; i++)
             gGg[i] = 0.0;
         for (int a = 0; a < n; a++)
             for (int b = 0; b < n; b++) {
-                GLOBAL const double* gab = block + (mm_long) termLocal[HF_ATOMS * t + a] * dim + termLocal[HF_ATOMS * t + b];
+                const int ra = termLocal[HF_ATOMS * t + a], rb = termLocal[HF_ATOMS * t + b];
                 for (int i = 0; i < 3; i++)
                     for (int j = 0; j < 3; j++) {
-                        const double gij = gab[(mm_long) i * dim + j];
+                        const double gij = hfAdjointAt(bilinear, block, dim, u, w, ra + i, rb + j);
                         for (int c = 0; c < nc; c++)
                             for (int d = 0; d < nc; d++)
                                 gGg[3 * c + d] += (double) g[c * HF_FORCE_STRIDE + 3 * a + i] * gij *
@@ -323,21 +324,20 @@ DEVICE void hfCrossSlotValues(int t, int kind, int mode, int n, const real* g, c
                     }
             }
         for (int c = 0; c < nc; c++) {
-            real q, gv[9], hv[81], w[4];
+            real q, gv[9], hv[81], pw[4];
             int e[4], pt[4], nGeom;
             const int cm = hfCrossCoordinate(kind, c, t, termAtoms, termScalars, posq, posqCorrection, atomPos, 1, &q, gv,
-                                             hv, e, &nGeom, pt, w);
+                                             hv, e, &nGeom, pt, pw);
             gh[c] = 0.0;
             for (int k = 0; k < cm; k++)
                 for (int l = 0; l < cm; l++) {
                     real blk[9];
                     hfCoordinateHessianBlock(nGeom, hv, pt[k], pt[l], blk);
-                    GLOBAL const double* gkl = block + (mm_long) termLocal[HF_ATOMS * t + e[k]] * dim +
-                                               termLocal[HF_ATOMS * t + e[l]];
-                    const double wkl = (double) (w[k] * w[l]);
+                    const int rk = termLocal[HF_ATOMS * t + e[k]], rl = termLocal[HF_ATOMS * t + e[l]];
+                    const double wkl = (double) (pw[k] * pw[l]);
                     for (int i = 0; i < 3; i++)
                         for (int j = 0; j < 3; j++)
-                            gh[c] += gkl[(mm_long) i * dim + j] * wkl * (double) blk[3 * i + j];
+                            gh[c] += hfAdjointAt(bilinear, block, dim, u, w, rk + i, rl + j) * wkl * (double) blk[3 * i + j];
                 }
         }
         for (int s = 0; s < HF_CROSS_SLOTS; s++) {

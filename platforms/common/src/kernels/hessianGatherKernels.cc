@@ -97,3 +97,18 @@ KERNEL void addTotalEnergy(int numMolecules, GLOBAL const double* RESTRICT molec
     if (LOCAL_ID == 0)
         energyBuffer[0] += (mixed) partial[0];
 }
+
+/* One molecule's Jacobian rows, slot-major: out[k numPairs + r] = the sum over segment k's entries e
+ * (start[k] .. start[k + 1], in order) of values[r stride + e] (computeTermBilinearValues' values). */
+KERNEL void reduceBilinearRows(int numSegments, int numPairs, GLOBAL const int* RESTRICT start,
+                               GLOBAL const int* RESTRICT entries, int stride, GLOBAL const double* RESTRICT values,
+                               GLOBAL double* RESTRICT out) {
+    const mm_long work = (mm_long) numSegments * numPairs;
+    for (mm_long k = GLOBAL_ID; k < work; k += GLOBAL_SIZE) {
+        const int seg = (int) (k / numPairs), r = (int) (k % numPairs);
+        double sum = 0.0;
+        for (int e = start[seg]; e < start[seg + 1]; e++)
+            sum += values[(mm_long) r * stride + entries[e]];
+        out[k] = sum;
+    }
+}
