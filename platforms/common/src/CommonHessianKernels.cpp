@@ -507,7 +507,7 @@ void CommonCalcHessianForceKernel::bilinearRows(int molecule, const hf_jacobian_
         const int count = (int) std::min<long long>(chunk, n - r0);
         Arguments{termBilinearValues}(numListed)(count)((int) r0)(lists.numTerms())(jacTermList)(jacPairs)(jacVectors)
             (dim)(termInfo)(termAtoms)(termSlots)(termScalars)(table)(flat.model().combining)(posq)(correction)(atomPos)
-            (termLocal)(termMolecule)(molBlockOffset)(molDim)(jacValues)(geometryFlag);
+            (termLocal)(jacValues)(geometryFlag);
         const long long runs = (count + BilinearRun - 1) / BilinearRun;
         termBilinearValues.kernel->execute((int) std::min<long long>(numListed * runs, 1LL << 30));
         Arguments{reduceBilinearRows}(numSegments)(count)(jacSegmentStart)(jacSegmentEntries)(numListed * S)(jacValues)

@@ -296,27 +296,26 @@ DEVICE void hfCrossSlotValues(int t, int kind, int mode, int n, const real* g, c
                               GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos,
                               GLOBAL const int* RESTRICT termLocal, GLOBAL const int* RESTRICT termMolecule,
                               GLOBAL const mm_long* RESTRICT molBlockOffset, GLOBAL const int* RESTRICT molDim,
-                              GLOBAL const double* RESTRICT adjoint, int bilinear, GLOBAL const double* RESTRICT u,
-                              GLOBAL const double* RESTRICT w, GLOBAL const double* RESTRICT yVector,
+                              GLOBAL const double* RESTRICT adjoint, GLOBAL const double* RESTRICT yVector,
                               GLOBAL const double* RESTRICT molWeights, double* out) {
     const int nc = hfCrossNumCoordinates(kind);
     if (mode == HF_MODE_ENERGY_DERIVATIVES || mode == HF_MODE_MOLECULE_WEIGHTS) {
-        const double mw = mode == HF_MODE_MOLECULE_WEIGHTS ? molWeights[termMolecule[t]] : 1.0;
+        const double w = mode == HF_MODE_MOLECULE_WEIGHTS ? molWeights[termMolecule[t]] : 1.0;
         for (int s = 0; s < HF_CROSS_SLOTS; s++)
-            out[s] = mw == 0.0 ? 0.0 : (double) value->dp[s] * mw;
+            out[s] = w == 0.0 ? 0.0 : (double) value->dp[s] * w;
     } else if (mode == HF_MODE_HESSIAN_CONTRACTION) {
         /* gGg_cd = g_c^T G g_d, gh_c = <G, Hq_c>, G read at the entries' particles */
         const int m = termMolecule[t], dim = molDim[m];
-        GLOBAL const double* block = bilinear ? u : adjoint + molBlockOffset[m];
+        GLOBAL const double* block = adjoint + molBlockOffset[m];
         double gGg[9], gh[3];
         for (int i = 0; i < 9; i++)
             gGg[i] = 0.0;
         for (int a = 0; a < n; a++)
             for (int b = 0; b < n; b++) {
-                const int ra = termLocal[HF_ATOMS * t + a], rb = termLocal[HF_ATOMS * t + b];
+                GLOBAL const double* gab = block + (mm_long) termLocal[HF_ATOMS * t + a] * dim + termLocal[HF_ATOMS * t + b];
                 for (int i = 0; i < 3; i++)
                     for (int j = 0; j < 3; j++) {
-                        const double gij = hfAdjointAt(bilinear, block, dim, u, w, ra + i, rb + j);
+                        const double gij = gab[(mm_long) i * dim + j];
                         for (int c = 0; c < nc; c++)
                             for (int d = 0; d < nc; d++)
                                 gGg[3 * c + d] += (double) g[c * HF_FORCE_STRIDE + 3 * a + i] * gij *
@@ -324,20 +323,21 @@ DEVICE void hfCrossSlotValues(int t, int kind, int mode, int n, const real* g, c
                     }
             }
         for (int c = 0; c < nc; c++) {
-            real q, gv[9], hv[81], pw[4];
+            real q, gv[9], hv[81], w[4];
             int e[4], pt[4], nGeom;
             const int cm = hfCrossCoordinate(kind, c, t, termAtoms, termScalars, posq, posqCorrection, atomPos, 1, &q, gv,
-                                             hv, e, &nGeom, pt, pw);
+                                             hv, e, &nGeom, pt, w);
             gh[c] = 0.0;
             for (int k = 0; k < cm; k++)
                 for (int l = 0; l < cm; l++) {
                     real blk[9];
                     hfCoordinateHessianBlock(nGeom, hv, pt[k], pt[l], blk);
-                    const int rk = termLocal[HF_ATOMS * t + e[k]], rl = termLocal[HF_ATOMS * t + e[l]];
-                    const double wkl = (double) (pw[k] * pw[l]);
+                    GLOBAL const double* gkl = block + (mm_long) termLocal[HF_ATOMS * t + e[k]] * dim +
+                                               termLocal[HF_ATOMS * t + e[l]];
+                    const double wkl = (double) (w[k] * w[l]);
                     for (int i = 0; i < 3; i++)
                         for (int j = 0; j < 3; j++)
-                            gh[c] += hfAdjointAt(bilinear, block, dim, u, w, rk + i, rl + j) * wkl * (double) blk[3 * i + j];
+                            gh[c] += gkl[(mm_long) i * dim + j] * wkl * (double) blk[3 * i + j];
                 }
         }
         for (int s = 0; s < HF_CROSS_SLOTS; s++) {
@@ -365,5 +365,38 @@ DEVICE void hfCrossSlotValues(int t, int kind, int mode, int n, const real* g, c
                 sum += (double) value->dfdp[3 * s + c] * gy[c];
             out[s] = sum;
         }
+    }
+}
+
+/* For the Jacobian's bilinear rows (computeTermBilinearValues) of cross term t (n atom entries, g from
+ * hfCrossEvaluate): per coordinate c, gu[c] = g_c . u and hu[HF_FORCE_STRIDE c + 3 a + i] = (Hq_c u) at
+ * entry a, coordinate i, with u read at the entries' rows of the molecule (termLocal). Then
+ * u^T dH/dslot_s w = sum_c (df_c/dp_s) w . hu_c + sum_cd (df_cd/dp_s) gu[c] (g_d . w) (Hq_c symmetric). */
+DEVICE void hfCrossApply(int t, int kind, int n, const real* g, GLOBAL const int* RESTRICT termAtoms,
+                         GLOBAL const double* RESTRICT termScalars, GLOBAL const real* RESTRICT posq,
+                         GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos,
+                         GLOBAL const int* RESTRICT termLocal, GLOBAL const double* RESTRICT u, double* gu, double* hu) {
+    const int nc = hfCrossNumCoordinates(kind);
+    for (int c = 0; c < nc; c++) {
+        gu[c] = 0.0;
+        for (int a = 0; a < n; a++)
+            for (int i = 0; i < 3; i++)
+                gu[c] += (double) g[c * HF_FORCE_STRIDE + 3 * a + i] * u[termLocal[HF_ATOMS * t + a] + i];
+        for (int p = 0; p < HF_FORCE_STRIDE; p++)
+            hu[c * HF_FORCE_STRIDE + p] = 0.0;
+        real q, gv[9], hv[81], pw[4];
+        int e[4], pt[4], nGeom;
+        const int cm = hfCrossCoordinate(kind, c, t, termAtoms, termScalars, posq, posqCorrection, atomPos, 1, &q, gv, hv,
+                                         e, &nGeom, pt, pw);
+        for (int k = 0; k < cm; k++)
+            for (int l = 0; l < cm; l++) {
+                real blk[9];
+                hfCoordinateHessianBlock(nGeom, hv, pt[k], pt[l], blk);
+                const double wkl = (double) (pw[k] * pw[l]);
+                const int rl = termLocal[HF_ATOMS * t + e[l]];
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++)
+                        hu[c * HF_FORCE_STRIDE + 3 * e[k] + i] += wkl * (double) blk[3 * i + j] * u[rl + j];
+            }
     }
 }

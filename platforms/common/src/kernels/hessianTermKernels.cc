@@ -161,8 +161,7 @@ KERNEL void computeTermSlotValues(int numTerms, int mode, GLOBAL const int* REST
                 hfFlagUndefined(errorFlag, numTerms, t);
             else
                 hfCrossSlotValues(t, kind, mode, n, g, &crossValue, termAtoms, termScalars, posq, posqCorrection, atomPos, termLocal,
-                                  termMolecule, molBlockOffset, molDim, adjoint, 0, adjoint, adjoint, yVector, molWeights,
-                                  out);
+                                  termMolecule, molBlockOffset, molDim, adjoint, yVector, molWeights, out);
             for (int s = 0; s < HF_SLOTS; s++)
                 slotValues[HF_SLOTS * t + s] = (real) out[s];
             continue;
@@ -222,8 +221,11 @@ KERNEL void computeTermSlotValues(int numTerms, int mode, GLOBAL const int* REST
  * computeHessianObjectiveJacobian): for its terms termList[0..numListed) (those with a wanted slot)
  * and the bilinear pairs r = 0..numPairs of vectors (rows of dim; pairs[2 (firstPair + r)] and
  * [.. + 1], negative: a zero row), values[(r numListed + i) HF_SLOTS + s] = u_r^T (dH_t/dslot_s) w_r
- * in double, t = termList[i]: the Hessian contraction with G = u w^T (hf_bilinear.c's forms). One
- * work-item per term and run of HF_BILINEAR_RUN pairs, the term evaluated once for its run.
+ * in double, t = termList[i], by hf_bilinear.c's forms: for a term of one coordinate
+ *     u^T dH/dslot_s w = (df''/dp_s)(g . u)(g . w) + (df'/dp_s) w . (Hq u),
+ * a cross term per coordinate (hfCrossApply). One work-item per term and run of HF_BILINEAR_RUN
+ * consecutive pairs: the term is evaluated once for its run, and g . u and Hq u are kept while
+ * consecutive pairs share u (an eigenmatrix's (a, b <= a) and the Hessian elements' (i, j <= i)).
  * numTerms: the whole list's, for the undefined-geometry flag.
  */
 KERNEL void computeTermBilinearValues(int numListed, int numPairs, int firstPair, int numTerms,
@@ -232,9 +234,7 @@ KERNEL void computeTermBilinearValues(int numListed, int numPairs, int firstPair
         GLOBAL const int* RESTRICT termAtoms, GLOBAL const int* RESTRICT termSlots,
         GLOBAL const double* RESTRICT termScalars, GLOBAL const double* RESTRICT table, int combining,
         GLOBAL const real* RESTRICT posq, GLOBAL const real* RESTRICT posqCorrection, GLOBAL const int* RESTRICT atomPos,
-        GLOBAL const int* RESTRICT termLocal, GLOBAL const int* RESTRICT termMolecule,
-        GLOBAL const mm_long* RESTRICT molBlockOffset, GLOBAL const int* RESTRICT molDim,
-        GLOBAL double* RESTRICT values, GLOBAL int* RESTRICT errorFlag) {
+        GLOBAL const int* RESTRICT termLocal, GLOBAL double* RESTRICT values, GLOBAL int* RESTRICT errorFlag) {
     const int runs = (numPairs + HF_BILINEAR_RUN - 1) / HF_BILINEAR_RUN;
     const mm_long work = (mm_long) numListed * runs;
     for (mm_long k = GLOBAL_ID; k < work; k += GLOBAL_SIZE) {
@@ -246,58 +246,78 @@ KERNEL void computeTermBilinearValues(int numListed, int numPairs, int firstPair
         HfCrossValue crossValue;
         HfTermValue value;
         const int n = hfTermSetup(t, termInfo, termSlots, table, &kind, slots, sv);
-        const int cross = hfIsCrossKind(kind);
+        const int cross = hfIsCrossKind(kind), nc = cross ? hfCrossNumCoordinates(kind) : 1;
         const int bad = cross ? hfCrossEvaluate(t, kind, sv, slots, termAtoms, termScalars, posq, posqCorrection, atomPos,
                                                 g, &crossValue)
                               : hfEvaluateTerm(t, n, kind, sv, slots, termInfo, termAtoms, termScalars, combining, posq,
                                                posqCorrection, atomPos, 1, &q, gv, hv, &value);
         if (bad != 0)
             hfFlagUndefined(errorFlag, numTerms, t);
-        /* a one-coordinate term's g and Hq over its 3n coordinates, expanded once for the run:
-         * u^T dH/dslot_s w = (df''/dp_s)(g . u)(g . w) + (df'/dp_s) u^T Hq w (hf_bilinear.c) */
-        real gl[3 * HF_ATOMS], hl[9 * HF_ATOMS * HF_ATOMS];
-        const int nc = 3 * n;
+        /* a one-coordinate term's g and Hq over its 3n coordinates (in g's cross layout, c = 0), once */
+        real hl[9 * HF_ATOMS * HF_ATOMS];
+        const int n3 = 3 * n;
         for (int a = 0; !cross && bad == 0 && a < n; a++) {
-            hfAtomGradient(n, gv, a, gl + 3 * a);
+            hfAtomGradient(n, gv, a, g + 3 * a);
             for (int b = a; b < n; b++) {
                 real hq[9];
                 hfAtomHessianBlock(n, hv, a, b, hq);
                 for (int x = 0; x < 3; x++)
                     for (int y = 0; y < 3; y++)
-                        hl[(3 * a + x) * nc + 3 * b + y] = hl[(3 * b + y) * nc + 3 * a + x] = hq[3 * x + y];
+                        hl[(3 * a + x) * n3 + 3 * b + y] = hl[(3 * b + y) * n3 + 3 * a + x] = hq[3 * x + y];
             }
         }
+        double gu[HF_CROSS_COORDS], hu[HF_CROSS_COORDS * HF_FORCE_STRIDE];
+        int heldU = -1; /* the vector gu and hu belong to */
         for (int r = r0; r < r1; r++) {
             const int pu = pairs[2 * (firstPair + r)], pw = pairs[2 * (firstPair + r) + 1];
             double out[HF_SLOTS];
             for (int s = 0; s < HF_SLOTS; s++)
                 out[s] = 0.0;
             if (bad == 0 && pu >= 0 && pw >= 0) {
-                GLOBAL const double* u = vectors + (mm_long) pu * dim;
                 GLOBAL const double* w = vectors + (mm_long) pw * dim;
-                if (cross)
-                    hfCrossSlotValues(t, kind, HF_MODE_HESSIAN_CONTRACTION, n, g, &crossValue, termAtoms, termScalars,
-                                      posq, posqCorrection, atomPos, termLocal, termMolecule, molBlockOffset, molDim,
-                                      vectors, 1, u, w, vectors, vectors, out);
-                else {
-                    double ul[3 * HF_ATOMS], wl[3 * HF_ATOMS], gu = 0.0, gw = 0.0, uhw = 0.0;
+                if (pu != heldU) {
+                    GLOBAL const double* u = vectors + (mm_long) pu * dim;
+                    if (cross)
+                        hfCrossApply(t, kind, n, g, termAtoms, termScalars, posq, posqCorrection, atomPos, termLocal, u,
+                                     gu, hu);
+                    else {
+                        double ul[3 * HF_ATOMS];
+                        for (int a = 0; a < n; a++)
+                            for (int x = 0; x < 3; x++)
+                                ul[3 * a + x] = u[termLocal[HF_ATOMS * t + a] + x];
+                        gu[0] = 0.0;
+                        for (int p = 0; p < n3; p++) {
+                            gu[0] += (double) g[p] * ul[p];
+                            hu[p] = 0.0;
+                            for (int c = 0; c < n3; c++)
+                                hu[p] += (double) hl[p * n3 + c] * ul[c];
+                        }
+                    }
+                    heldU = pu;
+                }
+                double gw[HF_CROSS_COORDS], whu[HF_CROSS_COORDS];
+                for (int c = 0; c < nc; c++) {
+                    gw[c] = whu[c] = 0.0;
                     for (int a = 0; a < n; a++)
                         for (int x = 0; x < 3; x++) {
-                            const int row = termLocal[HF_ATOMS * t + a] + x;
-                            ul[3 * a + x] = u[row];
-                            wl[3 * a + x] = w[row];
+                            const double wa = w[termLocal[HF_ATOMS * t + a] + x];
+                            gw[c] += (double) g[c * HF_FORCE_STRIDE + 3 * a + x] * wa;
+                            whu[c] += wa * hu[c * HF_FORCE_STRIDE + 3 * a + x];
                         }
-                    for (int p = 0; p < nc; p++) {
-                        gu += (double) gl[p] * ul[p];
-                        gw += (double) gl[p] * wl[p];
-                        double hw = 0.0;
-                        for (int c = 0; c < nc; c++)
-                            hw += (double) hl[p * nc + c] * wl[c];
-                        uhw += ul[p] * hw;
-                    }
-                    for (int s = 0; s < HF_SLOTS; s++)
-                        out[s] = hfWeighted(value.d2dp[s], gu * gw) + hfWeighted(value.ddp[s], uhw);
                 }
+                if (cross)
+                    for (int s = 0; s < HF_CROSS_SLOTS; s++) {
+                        double sum = 0.0;
+                        for (int c = 0; c < nc; c++) {
+                            sum += (double) crossValue.dfdp[3 * s + c] * whu[c];
+                            for (int d = 0; d < nc; d++)
+                                sum += (double) crossValue.d2fdp[9 * s + 3 * c + d] * gu[c] * gw[d];
+                        }
+                        out[s] = sum;
+                    }
+                else
+                    for (int s = 0; s < HF_SLOTS; s++)
+                        out[s] = hfWeighted(value.d2dp[s], gu[0] * gw[0]) + hfWeighted(value.ddp[s], whu[0]);
             }
             GLOBAL double* dst = values + ((mm_long) r * numListed + i) * HF_SLOTS;
             for (int s = 0; s < HF_SLOTS; s++)

@@ -691,12 +691,3 @@ DEVICE int hfEvaluateTerm(int t, int n, int kind, const real* sv, const int* slo
 DEVICE void hfFlagUndefined(GLOBAL int* errorFlag, int numTerms, int t) {
     HF_ATOMIC_MAX(errorFlag, numTerms - t);
 }
-
-/* The adjoint's entry (row, col) of a term's molecule (rows: 3 x the atom's index in its molecule + the
- * coordinate) for the Hessian contraction <G, dH/dp>: the adjoint block's (bilinear 0; block: the
- * molecule's, dim its rows), or for one bilinear pair G = u w^T (bilinear 1; u, w: the molecule's
- * vectors), u_row w_col, so that the contraction is u^T dH/dp w, a residual Jacobian's entry. */
-DEVICE double hfAdjointAt(int bilinear, GLOBAL const double* RESTRICT block, int dim, GLOBAL const double* RESTRICT u,
-                          GLOBAL const double* RESTRICT w, int row, int col) {
-    return bilinear ? u[row] * w[col] : block[(mm_long) row * dim + col];
-}
