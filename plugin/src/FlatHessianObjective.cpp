@@ -87,15 +87,20 @@ double FlatHessianObjective::compute(const FlatHessianModel& model, const vector
     return loss;
 }
 
-void FlatHessianObjective::jacobian(const FlatHessianModel& model, const vector<double>& table, const double* positions,
-                                    const vector<int>& molecules, const int* paired, const vector<int>& slots,
-                                    vector<double>& residuals, vector<double>& jacobian) {
+long long FlatHessianObjective::listResiduals(const vector<int>& molecules, vector<double>& residuals) const {
     if (!state)
         throw HessianForceException(HessianForceException::Value, "HessianForce: no Hessian objective is set in this Context");
     long long n = 0;
     for (int m : molecules)
         n += hf_objective_state_molecule_residuals(state.get(), m, nullptr);
     residuals.assign((size_t) n, 0.0);
+    return n;
+}
+
+void FlatHessianObjective::jacobian(const FlatHessianModel& model, const vector<double>& table, const double* positions,
+                                    const vector<int>& molecules, const int* paired, const vector<int>& slots,
+                                    vector<double>& residuals, vector<double>& jacobian) {
+    const long long n = listResiduals(molecules, residuals);
     jacobian.assign((size_t) n * (slots.empty() ? table.size() : slots.size()), 0.0);
     hf_objective_error error = {0, 0, 0};
     const int status = hf_objective_jacobian(&model.model(), table.data(), positions, &flat, state.get(),
@@ -108,12 +113,7 @@ void FlatHessianObjective::jacobian(const FlatHessianModel& model, const vector<
 void FlatHessianObjective::jacobianPairs(const FlatHessianModel& model, const vector<double>& table,
                                          const double* positions, const vector<int>& molecules, const int* paired,
                                          vector<double>& residuals, Pairs& pairs) {
-    if (!state)
-        throw HessianForceException(HessianForceException::Value, "HessianForce: no Hessian objective is set in this Context");
-    long long n = 0;
-    for (int m : molecules)
-        n += hf_objective_state_molecule_residuals(state.get(), m, nullptr);
-    residuals.assign((size_t) n, 0.0);
+    listResiduals(molecules, residuals);
     hf_jacobian_pairs_free(pairs.molecules.data(), (int) pairs.molecules.size());
     pairs.molecules.assign(molecules.size(), hf_jacobian_pairs{});
     hf_objective_error error = {0, 0, 0};

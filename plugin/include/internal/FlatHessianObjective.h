@@ -56,6 +56,8 @@ public:
     void setGradientSlots(const std::vector<int>& slots, int numSlots);
 
 private:
+    /** The listed molecules' residual count, residuals sized to it (zeros); throws without a set objective. */
+    long long listResiduals(const std::vector<int>& molecules, std::vector<double>& residuals) const;
     /** Throws for a non-zero hf_objective status. */
     void check(const FlatHessianModel& model, int status, const hf_objective_error& error) const;
     HessianObjectiveSpec objective;
