@@ -459,7 +459,7 @@ void CommonCalcHessianForceKernel::bilinearRows(int molecule, const hf_jacobian_
                                                 double* block) {
     const int S = CommonTermLists::SlotsPerTerm;
     // the molecule's terms with a wanted slot, and per wanted row its entries i S + s into their values
-    vector<int> termList, rowEntries, rowCount(rowOf.size() + 1, 0);
+    vector<int> termList;
     vector<std::pair<int, int>> entries; /* (row, entry) */
     for (int e = lists.moleculeStart[molecule]; e < lists.moleculeStart[molecule + 1]; e++) {
         const int t = lists.moleculeEntries[e];
@@ -513,7 +513,7 @@ void CommonCalcHessianForceKernel::bilinearRows(int molecule, const hf_jacobian_
         Arguments{reduceBilinearRows}(numSegments)(count)(jacSegmentStart)(jacSegmentEntries)(numListed * S)(jacValues)
             (jacRows);
         reduceBilinearRows.kernel->execute((int) std::min<long long>((long long) numSegments * count, 1LL << 30));
-        jacRows.download(rows.data(), true);  /* the whole array: it may be larger than this chunk */
+        jacRows.download(rows.data(), true); /* numSegments x count of it hold this chunk */
         for (int k = 0; k < numSegments; k++) {
             double* row = block + (size_t) segmentRow[k] * (size_t) n;
             for (int r = 0; r < count; r++) {
