@@ -86,6 +86,21 @@ void CommonCalcHessianForceKernel::uploadArray(ComputeArray& array, const vector
         array.upload(values.data(), true);
 }
 
+void CommonCalcHessianForceKernel::growArray(ComputeArray& array, size_t count, int elementSize, const char* name) {
+    const size_t n = std::max<size_t>(count, 1);
+    if (!array.isInitialized())
+        array.initialize(cc, n, elementSize, name);
+    else if (array.getSize() < n)
+        array.resize(n);
+}
+
+template <class T>
+void CommonCalcHessianForceKernel::growAndUpload(ComputeArray& array, const T* values, size_t count, const char* name) {
+    growArray(array, count, sizeof(T), name);
+    if (count > 0)
+        array.uploadSubArray(values, 0, (int) count, true);
+}
+
 void CommonCalcHessianForceKernel::initialize(const System&, const HessianForce& force) {
     ContextSelector selector(cc);
     if (!cc.getSupportsDoublePrecision())
@@ -490,17 +505,19 @@ void CommonCalcHessianForceKernel::bilinearRows(int molecule, const hf_jacobian_
     segmentStart.push_back((int) entries.size());
     const int numListed = (int) termList.size(), numSegments = (int) segmentRow.size(), dim = jp.dim;
     const long long n = jp.n_pairs;
-    uploadArray(jacTermList, termList, "hessfitJacobianTerms");
-    uploadArray(jacSegmentStart, segmentStart, "hessfitJacobianSegmentStart");
-    uploadArray(jacSegmentEntries, segmentEntries, "hessfitJacobianSegmentEntries");
-    uploadArray(jacVectors, vector<double>(jp.vectors, jp.vectors + (size_t) jp.n_vectors * dim), "hessfitJacobianVectors");
-    uploadArray(jacPairs, vector<int>(jp.pairs, jp.pairs + 2 * n), "hessfitJacobianPairs");
+    // the scratch arrays only grow (one Jacobian call visits molecules of every size): no reallocation
+    // once the largest molecule has been seen
+    growAndUpload(jacTermList, termList.data(), termList.size(), "hessfitJacobianTerms");
+    growAndUpload(jacSegmentStart, segmentStart.data(), segmentStart.size(), "hessfitJacobianSegmentStart");
+    growAndUpload(jacSegmentEntries, segmentEntries.data(), segmentEntries.size(), "hessfitJacobianSegmentEntries");
+    growAndUpload(jacVectors, jp.vectors, (size_t) jp.n_vectors * dim, "hessfitJacobianVectors");
+    growAndUpload(jacPairs, jp.pairs, 2 * (size_t) n, "hessfitJacobianPairs");
     // pairs in chunks whose values (numListed x S doubles per pair) stay within 64 MiB
     const long long perPair = (long long) numListed * S * (long long) sizeof(double);
     const int chunk = (int) std::max<long long>(1, std::min<long long>(n, (64LL << 20) / perPair));
-    sizeArray(jacValues, (size_t) chunk * numListed * S, sizeof(double), "hessfitJacobianValues");
-    sizeArray(jacRows, (size_t) chunk * numSegments, sizeof(double), "hessfitJacobianRows");
-    vector<double> rows((size_t) chunk * numSegments);
+    growArray(jacValues, (size_t) chunk * numListed * S, sizeof(double), "hessfitJacobianValues");
+    growArray(jacRows, (size_t) chunk * numSegments, sizeof(double), "hessfitJacobianRows");
+    vector<double> rows(jacRows.getSize()); /* download takes the whole array */
     ArrayInterface& posq = reduction.positions();
     ArrayInterface& correction = reduction.positionCorrection();
     for (long long r0 = 0; r0 < n; r0 += chunk) {
@@ -513,7 +530,7 @@ void CommonCalcHessianForceKernel::bilinearRows(int molecule, const hf_jacobian_
         Arguments{reduceBilinearRows}(numSegments)(count)(jacSegmentStart)(jacSegmentEntries)(numListed * S)(jacValues)
             (jacRows);
         reduceBilinearRows.kernel->execute((int) std::min<long long>((long long) numSegments * count, 1LL << 30));
-        jacRows.download(rows.data(), true); /* numSegments x count of it hold this chunk */
+        jacRows.download(rows.data(), true); /* its first numSegments x count hold this chunk */
         for (int k = 0; k < numSegments; k++) {
             double* row = block + (size_t) segmentRow[k] * (size_t) n;
             for (int r = 0; r < count; r++) {

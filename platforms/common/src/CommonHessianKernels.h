@@ -80,6 +80,11 @@ private:
     void sizeArray(OpenMM::ComputeArray& array, size_t count, int elementSize, const char* name);
     template <class T>
     void uploadArray(OpenMM::ComputeArray& array, const std::vector<T>& values, const char* name);
+    /** Size array to at least count elements (growing only, the contents then undefined). */
+    void growArray(OpenMM::ComputeArray& array, size_t count, int elementSize, const char* name);
+    /** growArray, then count values into its first elements. */
+    template <class T>
+    void growAndUpload(OpenMM::ComputeArray& array, const T* values, size_t count, const char* name);
     int realSize() const;
 
     // launches (all terms of all molecules in one launch each)
