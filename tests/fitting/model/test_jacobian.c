@@ -14,7 +14,9 @@
  *     evaluate's; normal_equations = J^T J and J^T r of the dense J.
  * Argument: a platform name (default Reference), so that the GPU platforms' route is checked too;
  * there without geometry targets (OpenMM's LocalEnergyMinimizer, which the geometry part runs,
- * crashes inside PoCL's getScale kernel here).
+ * crashes inside PoCL's getScale kernel here), and rh-enamide's J against Reference's row by row:
+ * with its bilinear forms on the device (the default), and (LJ + Coulomb) with HESSFIT_GPU_JACOBIAN=host;
+ * a bad value of that variable is refused at model creation, naming it.
  * Tolerances: the frequencies' step is 1e-5 relative; the relative energies' central differences
  * lose digits to the cancellation of two molecule energies (~1e3 kJ/mol each), measured ~1e-6.
  */
@@ -295,6 +297,50 @@ static hessfit_objective *rh_objective(rh_set *s, hessfit_model *model)
     return obj;
 }
 
+/* J of the same training set and free values (x) on a model created with opt: jac (nr x n_free). */
+static void jacobian_like(rh_set *s, const hessfit_model_options *opt, hessfit_model *like, const double *x, long long nr,
+                          double *jac)
+{
+    hessfit_model *model;
+    HF_CALL(hessfit_model_create(&s->ff, s->mols, s->typed_pair, PAIR, opt, &model));
+    const int n = hessfit_model_n_free(like);
+    for (int i = 0; i < n; i++) {
+        int p, v;
+        HF_CALL(hessfit_model_free_parameter(like, i, &p, &v, NULL, NULL));
+        HF_CALL(hessfit_model_add_free(model, p, v));
+    }
+    hessfit_objective *obj = rh_objective(s, model);
+    CHECK(hessfit_objective_n_residuals(obj) == nr, "residual counts differ");
+    double *r = alloc_doubles((size_t)nr);
+    HF_CALL(hessfit_objective_jacobian(obj, x, NULL, r, jac));
+    free(r);
+    hessfit_objective_destroy(obj);
+    hessfit_model_destroy(model);
+}
+
+/* ja against jb (row-major, nr residuals x n free values): the largest difference of max |J|, and of
+ * each residual's row relative to that row's largest entry (rows below 1e-12 of max |J| against
+ * max |J|); at most 1e-10 and 1e-9. */
+static void compare_rows(const double *ja, const double *jb, long long nr, int n, const char *label, const char *what)
+{
+    double jmax = 0.0, diff = 0.0, row_worst = 0.0;
+    for (size_t i = 0; i < (size_t)nr * n; i++)
+        jmax = fmax(jmax, fabs(jb[i]));
+    for (long long i = 0; i < nr; i++) {
+        double rmax = 0.0, rdiff = 0.0;
+        for (int j = 0; j < n; j++) {
+            rmax = fmax(rmax, fabs(jb[(size_t)i * n + j]));
+            rdiff = fmax(rdiff, fabs(ja[(size_t)i * n + j] - jb[(size_t)i * n + j]));
+        }
+        diff = fmax(diff, rdiff);
+        row_worst = fmax(row_worst, rdiff / fmax(rmax, 1e-12 * jmax));
+    }
+    printf("  %s: %s on %s: %.2g of max |J|, %.2g of its row's max at worst\n", label, what, platform, diff / jmax,
+           row_worst);
+    CHECK(diff <= 1e-10 * jmax, "%s: %s on %s: %.3g of max |J|", label, what, platform, diff / jmax);
+    CHECK(row_worst <= 1e-9, "%s: %s on %s: a row differs by %.3g of its largest entry", label, what, platform, row_worst);
+}
+
 static void test_rh(rh_set *s, int mm3)
 {
     hessfit_model_options mo = model_options();
@@ -315,47 +361,29 @@ static void test_rh(rh_set *s, int mm3)
     const char *label = mm3 ? "rh-enamide x2, MM3* form, all parts" : "rh-enamide x2, LJ + Coulomb, all parts";
     /* every 7th column: the geometry part re-minimises at each stencil point */
     expect(check_jacobian(obj, model, x, 1e-5, 7, label), 3e-6, label);
-    if (platform != NULL) { /* the same Jacobian on Reference */
+    if (platform != NULL) { /* the same Jacobian on Reference, and on this platform by the host route */
         hessfit_model_options ro = mo;
         ro.platform = "Reference";
         ro.precision = NULL;
-        hessfit_model *ref;
-        HF_CALL(hessfit_model_create(&s->ff, s->mols, s->typed_pair, PAIR, &ro, &ref));
-        for (int i = 0; i < n; i++) {
-            int p, v;
-            HF_CALL(hessfit_model_free_parameter(model, i, &p, &v, NULL, NULL));
-            HF_CALL(hessfit_model_add_free(ref, p, v));
-        }
-        hessfit_objective *robj = rh_objective(s, ref);
         const long long nr = hessfit_objective_n_residuals(obj);
-        CHECK(nr == hessfit_objective_n_residuals(robj), "%s: residual counts differ", label);
         double *ja = alloc_doubles((size_t)nr * n), *jb = alloc_doubles((size_t)nr * n), *r = alloc_doubles((size_t)nr);
         HF_CALL(hessfit_objective_jacobian(obj, x, NULL, r, ja));
-        HF_CALL(hessfit_objective_jacobian(robj, x, NULL, r, jb));
-        /* J's layout is row-major (residual x free value): the largest difference of each residual's
-         * row relative to that row's largest entry (rows below 1e-12 of max |J| against max |J|) */
-        double jmax = 0.0, diff = 0.0, row_worst = 0.0;
-        for (size_t i = 0; i < (size_t)nr * n; i++)
-            jmax = fmax(jmax, fabs(jb[i]));
-        for (long long i = 0; i < nr; i++) {
-            double rmax = 0.0, rdiff = 0.0;
-            for (int j = 0; j < n; j++) {
-                rmax = fmax(rmax, fabs(jb[(size_t)i * n + j]));
-                rdiff = fmax(rdiff, fabs(ja[(size_t)i * n + j] - jb[(size_t)i * n + j]));
-            }
-            diff = fmax(diff, rdiff);
-            row_worst = fmax(row_worst, rdiff / fmax(rmax, 1e-12 * jmax));
+        jacobian_like(s, &ro, model, x, nr, jb);
+        compare_rows(ja, jb, nr, n, label, "J on the device route vs Reference");
+        if (!mm3) { /* HESSFIT_GPU_JACOBIAN: the whole Jacobian on the host, and a bad value refused */
+            CHECK(setenv("HESSFIT_GPU_JACOBIAN", "host", 1) == 0, "setenv");
+            jacobian_like(s, &mo, model, x, nr, ja);
+            compare_rows(ja, jb, nr, n, label, "J on the host route vs Reference");
+            CHECK(setenv("HESSFIT_GPU_JACOBIAN", "gpu", 1) == 0, "setenv");
+            hessfit_model *bad = NULL;
+            test_expect_error(hessfit_model_create(&s->ff, s->mols, s->typed_pair, PAIR, &mo, &bad),
+                              HESSFIT_ERROR_UNSUPPORTED, "HESSFIT_GPU_JACOBIAN = 'gpu'", "use device (the default) or host",
+                              "a bad HESSFIT_GPU_JACOBIAN");
+            CHECK(unsetenv("HESSFIT_GPU_JACOBIAN") == 0, "unsetenv");
         }
-        printf("  %s: J on %s vs Reference: %.2g of max |J|, %.2g of its row's max at worst\n", label, platform,
-               diff / jmax, row_worst);
-        CHECK(diff <= 1e-10 * jmax, "%s: J on %s differs from Reference's by %.3g of max |J|", label, platform, diff / jmax);
-        CHECK(row_worst <= 1e-9, "%s: a row of J on %s differs from Reference's by %.3g of its largest entry", label,
-              platform, row_worst);
         free(ja);
         free(jb);
         free(r);
-        hessfit_objective_destroy(robj);
-        hessfit_model_destroy(ref);
     }
     free(x);
     hessfit_objective_destroy(obj);
