@@ -70,12 +70,13 @@ int CommonCalcHessianForceKernel::realSize() const {
     return cc.getUseDoublePrecision() ? (int) sizeof(double) : (int) sizeof(float);
 }
 
-void CommonCalcHessianForceKernel::sizeArray(ComputeArray& array, size_t count, int elementSize, const char* name) {
+void CommonCalcHessianForceKernel::sizeArray(ComputeArray& array, size_t count, int elementSize, const char* name,
+                                             bool growOnly) {
     // An array keeps its element size for the Context's life (the precision does not change).
     const size_t n = std::max<size_t>(count, 1);
     if (!array.isInitialized())
         array.initialize(cc, n, elementSize, name);
-    else if (array.getSize() != n)
+    else if (growOnly ? array.getSize() < n : array.getSize() != n)
         array.resize(n);
 }
 
@@ -86,17 +87,9 @@ void CommonCalcHessianForceKernel::uploadArray(ComputeArray& array, const vector
         array.upload(values.data(), true);
 }
 
-void CommonCalcHessianForceKernel::growArray(ComputeArray& array, size_t count, int elementSize, const char* name) {
-    const size_t n = std::max<size_t>(count, 1);
-    if (!array.isInitialized())
-        array.initialize(cc, n, elementSize, name);
-    else if (array.getSize() < n)
-        array.resize(n);
-}
-
 template <class T>
 void CommonCalcHessianForceKernel::growAndUpload(ComputeArray& array, const T* values, size_t count, const char* name) {
-    growArray(array, count, sizeof(T), name);
+    sizeArray(array, count, sizeof(T), name, true);
     if (count > 0)
         array.uploadSubArray(values, 0, (int) count, true);
 }
@@ -515,8 +508,8 @@ void CommonCalcHessianForceKernel::bilinearRows(int molecule, const hf_jacobian_
     // pairs in chunks whose values (numListed x S doubles per pair) stay within 64 MiB
     const long long perPair = (long long) numListed * S * (long long) sizeof(double);
     const int chunk = (int) std::max<long long>(1, std::min<long long>(n, (64LL << 20) / perPair));
-    growArray(jacValues, (size_t) chunk * numListed * S, sizeof(double), "hessfitJacobianValues");
-    growArray(jacRows, (size_t) chunk * numSegments, sizeof(double), "hessfitJacobianRows");
+    sizeArray(jacValues, (size_t) chunk * numListed * S, sizeof(double), "hessfitJacobianValues", true);
+    sizeArray(jacRows, (size_t) chunk * numSegments, sizeof(double), "hessfitJacobianRows", true);
     vector<double> rows(jacRows.getSize()); /* download takes the whole array */
     ArrayInterface& posq = reduction.positions();
     ArrayInterface& correction = reduction.positionCorrection();

@@ -76,13 +76,12 @@ private:
     void uploadModel(const HessianForce& force);
     /** The inverse of the context's atom order: atomPos[particle] = its row in posq. */
     void uploadAtomOrder();
-    /** Size (and create) a device array of count elements of elementSize bytes (count 0: 1 element). */
-    void sizeArray(OpenMM::ComputeArray& array, size_t count, int elementSize, const char* name);
+    /** Size (and create) a device array of count elements of elementSize bytes (count 0: 1 element);
+     *  growOnly: at least count elements, a larger array kept (its contents then undefined). */
+    void sizeArray(OpenMM::ComputeArray& array, size_t count, int elementSize, const char* name, bool growOnly = false);
     template <class T>
     void uploadArray(OpenMM::ComputeArray& array, const std::vector<T>& values, const char* name);
-    /** Size array to at least count elements (growing only, the contents then undefined). */
-    void growArray(OpenMM::ComputeArray& array, size_t count, int elementSize, const char* name);
-    /** growArray, then count values into its first elements. */
+    /** sizeArray growing only, then count values into its first elements. */
     template <class T>
     void growAndUpload(OpenMM::ComputeArray& array, const T* values, size_t count, const char* name);
     int realSize() const;
